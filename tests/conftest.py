@@ -1,0 +1,56 @@
+"""Shared fixtures: an isolated environment, the fake OpenAI server, settings bound to it, a temp store."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ifworld.config import Settings, load_settings
+from ifworld.store import RunStore
+from tests.fixtures.fake_openai import FakeOpenAI
+
+LEAKY_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL")
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """No test sees the developer's keys or run store."""
+    for key in list(os.environ):
+        if key.startswith("IFWORLD_") or key in LEAKY_ENV:
+            monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("IFWORLD_DB", str(tmp_path / "runs.sqlite"))
+    yield
+
+
+@pytest.fixture
+def fake_server() -> Iterator[FakeOpenAI]:
+    """A fresh fake OpenAI-compatible server on 127.0.0.1 with all subsystem scripts loaded."""
+    with FakeOpenAI() as fake:
+        yield fake
+
+
+@pytest.fixture
+def settings(fake_server: FakeOpenAI) -> Settings:
+    """Settings pointing at the fake server; no retries, short timeouts (tests of retries override)."""
+    return load_settings({"base_url": fake_server.url, "model": "fake-model", "max_retries": 0,
+                          "timeout_s": 5, "retry_backoff_s": 0.01, "max_concurrency": 8})
+
+
+@pytest.fixture
+def llm_env(fake_server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> FakeOpenAI:
+    """Environment variables pointing at the fake server (for CLI and AppTest)."""
+    monkeypatch.setenv("IFWORLD_BASE_URL", fake_server.url)
+    monkeypatch.setenv("IFWORLD_MODEL", "fake-model")
+    monkeypatch.setenv("IFWORLD_MAX_RETRIES", "0")
+    monkeypatch.setenv("IFWORLD_TIMEOUT_S", "5")
+    return fake_server
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[RunStore]:
+    s = RunStore(tmp_path / "store.sqlite")
+    yield s
+    s.close()
