@@ -1,0 +1,42 @@
+"""About & settings: what is configured (never the key), where runs live, how to connect a model."""
+
+import streamlit as st
+
+from ui.common import current_settings, model_ready, store
+
+st.title("⚙️ About & settings")
+settings = current_settings()
+
+st.subheader("Model connection")
+if model_ready("The what-if engine, the RWS patterns and LLM belief agents"):
+    st.success(f"Connected to **{settings.endpoint_label}**, default model **{settings.model}**.")
+public = settings.public_dict()
+st.dataframe(
+    [{"setting": k, "value": str(v)} for k, v in public.items() if k != "role_models"],
+    hide_index=True, width="stretch",
+)
+if settings.role_models:
+    st.write("Per-role model overrides")
+    st.dataframe([{"role": r, "model": m} for r, m in settings.role_models.items()], hide_index=True)
+
+st.subheader("Run store")
+runs = store().list_runs(limit=10_000)
+st.write(f"`{settings.db_path}` — {len(runs)} saved runs. Set `IFWORLD_DB` to use another file.")
+
+st.subheader("Environment variables")
+st.markdown(
+    """
+| variable | meaning |
+|---|---|
+| `IFWORLD_BASE_URL` | OpenAI-compatible endpoint, e.g. `http://localhost:11434/v1` (Ollama) |
+| `IFWORLD_API_KEY` / `OPENAI_API_KEY` | API key (with only `OPENAI_API_KEY`, the endpoint is OpenAI's) |
+| `IFWORLD_MODEL` | default model name |
+| `IFWORLD_MODEL_<ROLE>` | per-role model, e.g. `IFWORLD_MODEL_JUDGE=gpt-4o` (`__` = `.`) |
+| `IFWORLD_TEMPERATURE`, `IFWORLD_MAX_CONCURRENCY`, `IFWORLD_TIMEOUT_S`, `IFWORLD_MAX_RETRIES` | call behaviour |
+| `IFWORLD_DB` | run store file (default `~/.ifworld/runs.sqlite`) |
+
+The same names can be put at the top level of `.streamlit/secrets.toml`. The sidebar overrides both for this
+browser session only.
+"""
+)
+st.caption("IF-World Studio binds 127.0.0.1 by default; see the README to share it with a workshop.")

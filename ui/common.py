@@ -1,0 +1,87 @@
+"""Shared page furniture: session settings, the model-connection sidebar, the store, the no-model panel."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from ifworld.config import Settings, load_settings
+from ifworld.llm import NO_MODEL_HELP, test_connection
+from ifworld.store import RunStore, get_store
+
+SIDEBAR_KEYS = ("base_url", "model", "api_key")
+
+
+def init_state() -> None:
+    """Global session keys (page-specific keys are prefixed with the page name)."""
+    st.session_state.setdefault("conn_base_url", "")
+    st.session_state.setdefault("conn_model", "")
+    st.session_state.setdefault("conn_api_key", "")
+    st.session_state.setdefault("conn_report", None)
+
+
+def overrides() -> dict[str, Any]:
+    return {k: st.session_state.get(f"conn_{k}", "") for k in SIDEBAR_KEYS}
+
+
+def current_settings() -> Settings:
+    """Settings with the sidebar's values on top of environment and secrets.toml."""
+    return load_settings(overrides())
+
+
+@st.cache_resource(show_spinner=False)
+def _store(path: str) -> RunStore:
+    return get_store(path)
+
+
+def store() -> RunStore:
+    """The run store for this process (shared by all sessions; safe across threads)."""
+    return _store(str(current_settings().db_path))
+
+
+def sidebar() -> None:
+    """Model connection panel: endpoint, model, key (never stored), test button."""
+    settings = current_settings()
+    with st.sidebar.expander("Model connection", expanded=not settings.enabled):
+        st.text_input("Base URL", key="conn_base_url", placeholder=settings.base_url or "http://localhost:11434/v1",
+                      help="Any OpenAI-compatible endpoint. Empty = IFWORLD_BASE_URL, or OpenAI if only a key is set.")
+        st.text_input("Model", key="conn_model", placeholder=settings.model)
+        st.text_input("API key", key="conn_api_key", type="password",
+                      placeholder="set" if settings.api_key else "not set",
+                      help="Kept in this browser session only; never written to the run store, logs or exports.")
+        if st.button("Test connection", key="conn_test", disabled=not settings.enabled):
+            with st.spinner("Calling the model…"):
+                st.session_state["conn_report"] = test_connection(current_settings())
+        report = st.session_state.get("conn_report")
+        if report is not None:
+            if report.ok:
+                st.success(f"{report.model}: {report.latency_s * 1000:.0f} ms — {report.message}")
+            else:
+                st.error(f"{report.model}: {report.message}")
+    status = f"🟢 {settings.model} @ {settings.endpoint_label}" if settings.enabled else "⚪ no model connected"
+    st.sidebar.caption(status)
+    st.sidebar.caption(f"Run store: `{settings.db_path}`")
+
+
+def model_ready(feature: str) -> bool:
+    """True when a model is configured; otherwise show how to connect one and return False."""
+    if current_settings().enabled:
+        return True
+    st.info(
+        f"**{feature} needs a language model.** {NO_MODEL_HELP}\n\n"
+        "Examples:\n"
+        "- OpenAI: `export OPENAI_API_KEY=sk-…`\n"
+        "- Ollama: `ollama serve`, then `export IFWORLD_BASE_URL=http://localhost:11434/v1 "
+        "IFWORLD_MODEL=llama3.1`\n"
+        "- vLLM / LM Studio / llama.cpp server: their `/v1` URL as `IFWORLD_BASE_URL`\n"
+        "- No model at all: `python -m tests.fixtures.fake_openai --port 8765` serves scripted demo answers; "
+        "use `http://127.0.0.1:8765/v1` as base URL.\n\n"
+        "Everything that needs no model (simulations, grading, browsing and replaying saved runs) works now.",
+        icon="🔌",
+    )
+    return False
+
+
+def coming_soon(what: str) -> None:
+    st.info(f"{what} is coming in the next release.", icon="🚧")
