@@ -1,0 +1,335 @@
+"""The causal graph of a what-if run: every expert's causal edges plus the report's causal map, merged.
+
+A node is a mechanism or quantity (labels merged case- and whitespace-insensitively) with the domain
+that mentions it most; an edge keeps its sign, strength, the domains involved and *who* said it
+(``"economics r1"``, ``"report"``) so the map stays traceable to the experts. Metrics (influence,
+feedback loops), filtering, a deterministic layout and a plotly figure are built from that one graph.
+No streamlit here: the pages only call these functions.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+import networkx as nx
+import numpy as np
+import plotly.graph_objects as go
+
+MAX_CYCLE_LENGTH = 6
+MAX_CYCLES = 50
+PAGERANK_DAMPING = 0.85
+PAGERANK_ITERATIONS = 100
+UNKNOWN_DOMAIN = "unspecified"
+SIGN_COLOURS = {"+": "#2e7d32", "-": "#c62828", "±": "#757575"}
+CROSS_DOMAIN_COLOUR = "rgba(255, 179, 0, 0.45)"
+CYCLE_COLOUR = "rgba(123, 31, 162, 0.45)"
+DOMAIN_PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+                  "#17becf", "#bcbd22", "#7f7f7f")
+_NEGATIVE_SIGNS = {"-", "−", "negative", "neg", "decrease", "decreases", "reduces", "inhibits", "down"}
+_POSITIVE_SIGNS = {"+", "positive", "pos", "increase", "increases", "raises", "amplifies", "up"}
+
+
+def normalise_label(label: Any) -> str:
+    """Merge key for a node label: lower case, single spaces, no surrounding punctuation."""
+    return re.sub(r"\s+", " ", str(label or "")).strip().strip(".;:,").strip().lower()
+
+
+def _sign(value: Any) -> str:
+    text = str(value or "+").strip().lower()
+    if text in _NEGATIVE_SIGNS:
+        return "-"
+    if text in _POSITIVE_SIGNS:
+        return "+"
+    return "±" if text in ("±", "+/-", "mixed", "ambiguous") else "+"
+
+
+def _strength(value: Any) -> int:
+    try:
+        return min(3, max(1, int(round(float(value)))))
+    except (TypeError, ValueError):
+        return 2
+
+
+def _as_dict(obj: Any) -> dict[str, Any]:
+    if isinstance(obj, dict):
+        return obj
+    dump = getattr(obj, "model_dump", None)
+    return dump() if callable(dump) else {}
+
+
+def _edge_domains(edge: dict[str, Any]) -> list[str]:
+    domains = edge.get("domains") or []
+    if isinstance(domains, str):
+        domains = [d for d in re.split(r"[,/]", domains) if d.strip()]
+    return [str(d).strip() for d in domains if str(d).strip()]
+
+
+def collect_edges(record: dict[str, Any]) -> list[tuple[dict[str, Any], str, str | None]]:
+    """All causal edges in a record as ``(edge, source_tag, default_domain)`` (experts first, then report)."""
+    found: list[tuple[dict[str, Any], str, str | None]] = []
+    for i, rnd in enumerate(record.get("rounds") or []):
+        rnd = _as_dict(rnd)
+        number = rnd.get("round", i + 1)
+        for domain, output in (rnd.get("experts") or {}).items():
+            for edge in _as_dict(output).get("key_causal_edges") or []:
+                if isinstance(_as_dict(edge), dict) and _as_dict(edge):
+                    found.append((_as_dict(edge), f"{domain} r{number}", domain))
+    cmap = _as_dict((_as_dict(record.get("report")) or {}).get("causal_map"))
+    ids = {str(n.get("id")): n for n in (cmap.get("nodes") or []) if isinstance(n, dict)}
+    for edge in cmap.get("edges") or []:
+        edge = dict(_as_dict(edge))
+        for end in ("source", "target"):
+            node = ids.get(str(edge.get(end)))
+            if node:
+                edge[end] = node.get("label") or node.get("id")
+                edge.setdefault(f"_{end}_domain", node.get("domain"))
+        found.append((edge, "report", None))
+    return found
+
+
+def build_causal_graph(record: dict[str, Any]) -> nx.DiGraph:
+    """Merge every expert's ``key_causal_edges`` (all rounds) and the report's ``causal_map``.
+
+    Node attributes: ``label``, ``domain`` (most frequent), ``domains`` (counts), ``mentions``.
+    Edge attributes: ``sign`` (majority; ``±`` on a tie), ``strength`` (rounded mean, 1–3),
+    ``domains``, ``sources``, ``count``, ``mechanisms``, ``cross_domain``, ``weight``.
+    """
+    graph = nx.DiGraph()
+    node_domains: dict[str, Counter] = {}
+    labels: dict[str, Counter] = {}
+    edges: dict[tuple[str, str], dict[str, Any]] = {}
+    cmap = _as_dict((_as_dict(record.get("report")) or {}).get("causal_map"))
+    for node in cmap.get("nodes") or []:
+        if isinstance(node, dict) and normalise_label(node.get("label") or node.get("id")):
+            key = normalise_label(node.get("label") or node.get("id"))
+            labels.setdefault(key, Counter())[str(node.get("label") or node.get("id")).strip()] += 1
+            node_domains.setdefault(key, Counter())[str(node.get("domain") or UNKNOWN_DOMAIN)] += 1
+    for edge, tag, default_domain in collect_edges(record):
+        src, dst = normalise_label(edge.get("source")), normalise_label(edge.get("target"))
+        if not src or not dst:
+            continue
+        doms = _edge_domains(edge)
+        first, last = (doms[0], doms[-1]) if doms else (default_domain, default_domain)
+        ends = ((src, edge.get("source"), edge.get("_source_domain") or first),
+                (dst, edge.get("target"), edge.get("_target_domain") or last))
+        for key, raw, dom in ends:
+            labels.setdefault(key, Counter())[re.sub(r"\s+", " ", str(raw)).strip()] += 1
+            node_domains.setdefault(key, Counter())[str(dom or UNKNOWN_DOMAIN)] += 1
+        acc = edges.setdefault((src, dst), {"signs": Counter(), "strengths": [], "domains": set(),
+                                            "sources": [], "mechanisms": []})
+        acc["signs"][_sign(edge.get("sign"))] += 1
+        acc["strengths"].append(_strength(edge.get("strength")))
+        acc["domains"].update(doms or ([default_domain] if default_domain else []))
+        acc["sources"].append(tag)
+        mech = str(edge.get("mechanism") or "").strip()
+        if mech and mech not in acc["mechanisms"]:
+            acc["mechanisms"].append(mech)
+    for key, counts in labels.items():
+        domains = node_domains.get(key, Counter())
+        known = Counter({d: c for d, c in domains.items() if d != UNKNOWN_DOMAIN}) or domains
+        graph.add_node(key, label=counts.most_common(1)[0][0], domain=_top(known) or UNKNOWN_DOMAIN,
+                       domains=dict(domains), mentions=sum(counts.values()))
+    for (src, dst), acc in edges.items():
+        top = acc["signs"].most_common()
+        sign = "±" if len(top) > 1 and top[0][1] == top[1][1] else top[0][0]
+        strength = _strength(sum(acc["strengths"]) / len(acc["strengths"]))
+        cross = graph.nodes[src]["domain"] != graph.nodes[dst]["domain"] or len(acc["domains"]) > 1
+        graph.add_edge(src, dst, sign=sign, strength=strength, weight=float(strength),
+                       domains=sorted(acc["domains"]), sources=acc["sources"], count=len(acc["sources"]),
+                       mechanisms=acc["mechanisms"], cross_domain=bool(cross))
+    return graph
+
+
+def _top(counter: Counter) -> str | None:
+    if not counter:
+        return None
+    best = max(counter.values())
+    return sorted(k for k, v in counter.items() if v == best)[0]
+
+
+def pagerank(graph: nx.DiGraph, damping: float = PAGERANK_DAMPING) -> dict[str, float]:
+    """Strength-weighted PageRank by power iteration (numpy only; networkx's version needs scipy)."""
+    nodes = list(graph.nodes)
+    n = len(nodes)
+    if n == 0:
+        return {}
+    index = {v: i for i, v in enumerate(nodes)}
+    matrix = np.zeros((n, n))
+    for u, v, data in graph.edges(data=True):
+        matrix[index[v], index[u]] += float(data.get("weight", 1.0))
+    out = matrix.sum(axis=0)
+    dangling = out == 0
+    matrix[:, ~dangling] /= out[~dangling]
+    rank = np.full(n, 1.0 / n)
+    for _ in range(PAGERANK_ITERATIONS):
+        new = damping * (matrix @ rank + rank[dangling].sum() / n) + (1 - damping) / n
+        if np.abs(new - rank).sum() < 1e-10:
+            rank = new
+            break
+        rank = new
+    return {v: float(rank[i]) for v, i in index.items()}
+
+
+def influential_nodes(graph: nx.DiGraph, top: int = 10) -> list[dict[str, Any]]:
+    """Nodes ranked by strength-weighted out-degree, then PageRank: what drives the most."""
+    ranks = pagerank(graph)
+    rows = [{"node": n, "label": d.get("label", n), "domain": d.get("domain", UNKNOWN_DOMAIN),
+             "out_strength": float(graph.out_degree(n, weight="weight")),
+             "in_strength": float(graph.in_degree(n, weight="weight")),
+             "pagerank": round(ranks.get(n, 0.0), 4), "mentions": d.get("mentions", 0)}
+            for n, d in graph.nodes(data=True)]
+    rows.sort(key=lambda r: (-r["out_strength"], -r["pagerank"], r["label"]))
+    return rows[:top]
+
+
+def feedback_loops(graph: nx.DiGraph, max_length: int = MAX_CYCLE_LENGTH,
+                   max_count: int = MAX_CYCLES) -> list[dict[str, Any]]:
+    """Feedback loops (simple cycles up to ``max_length`` nodes, at most ``max_count``).
+
+    A loop with an even number of ``-`` edges is *reinforcing*, an odd number *balancing*.
+    """
+    loops: list[dict[str, Any]] = []
+    for cycle in nx.simple_cycles(graph, length_bound=max_length):
+        pairs = list(zip(cycle, cycle[1:] + cycle[:1], strict=True))
+        signs = [graph.edges[u, v].get("sign", "+") for u, v in pairs]
+        kind = "mixed" if "±" in signs else ("balancing" if signs.count("-") % 2 else "reinforcing")
+        loops.append({"nodes": list(cycle), "labels": [graph.nodes[n].get("label", n) for n in cycle],
+                      "length": len(cycle), "kind": kind,
+                      "strength": min(graph.edges[u, v].get("strength", 1) for u, v in pairs),
+                      "cross_domain": len({graph.nodes[n].get("domain") for n in cycle}) > 1})
+        if len(loops) >= max_count:
+            break
+    loops.sort(key=lambda c: (c["length"], -c["strength"], c["labels"]))
+    return loops
+
+
+def cycle_edges(loops: Iterable[dict[str, Any]]) -> set[tuple[str, str]]:
+    """The edges that lie on any of the given loops."""
+    found: set[tuple[str, str]] = set()
+    for loop in loops:
+        nodes = loop["nodes"]
+        found.update(zip(nodes, nodes[1:] + nodes[:1], strict=True))
+    return found
+
+
+def domains_of(graph: nx.DiGraph) -> list[str]:
+    return sorted({d.get("domain", UNKNOWN_DOMAIN) for _, d in graph.nodes(data=True)})
+
+
+def filter_graph(graph: nx.DiGraph, domains: Iterable[str] | None = None, min_strength: int = 1,
+                 cross_domain_only: bool = False) -> nx.DiGraph:
+    """A copy keeping nodes of ``domains`` (None = all) and edges with strength ≥ ``min_strength``
+    (only cross-domain ones if asked); nodes left without any edge by the edge filters are dropped."""
+    keep_domains = set(domains) if domains is not None else None
+    nodes = [n for n, d in graph.nodes(data=True)
+             if keep_domains is None or d.get("domain", UNKNOWN_DOMAIN) in keep_domains]
+    sub = graph.subgraph(nodes).copy()
+    drop = [(u, v) for u, v, d in sub.edges(data=True)
+            if d.get("strength", 1) < min_strength or (cross_domain_only and not d.get("cross_domain"))]
+    sub.remove_edges_from(drop)
+    if drop or cross_domain_only or min_strength > 1:
+        sub.remove_nodes_from([n for n in list(sub.nodes) if sub.degree(n) == 0 and graph.degree(n) > 0])
+    return sub
+
+
+def layout(graph: nx.DiGraph, seed: int = 0) -> dict[str, tuple[float, float]]:
+    """Deterministic node positions (spring layout with a fixed seed, nodes in sorted order)."""
+    if graph.number_of_nodes() == 0:
+        return {}
+    ordered = nx.DiGraph()
+    ordered.add_nodes_from(sorted(graph.nodes))
+    edges = sorted((u, v, {"weight": d.get("weight", 1.0)}) for u, v, d in graph.edges(data=True))
+    ordered.add_edges_from(edges)
+    k = 2.0 / math.sqrt(max(1, graph.number_of_nodes()))
+    pos = nx.spring_layout(ordered.to_undirected(), seed=seed, k=k, iterations=100)
+    return {n: (float(x), float(y)) for n, (x, y) in pos.items()}
+
+
+def domain_colours(domains: Iterable[str]) -> dict[str, str]:
+    return {d: DOMAIN_PALETTE[i % len(DOMAIN_PALETTE)] for i, d in enumerate(sorted(set(domains)))}
+
+
+def _edge_hover(graph: nx.DiGraph, u: str, v: str, data: dict[str, Any]) -> str:
+    mech = "<br>".join(data.get("mechanisms", [])[:3]) or "—"
+    return (f"<b>{graph.nodes[u].get('label', u)} → {graph.nodes[v].get('label', v)}</b><br>"
+            f"sign {data.get('sign')} · strength {data.get('strength')}"
+            f"{' · cross-domain' if data.get('cross_domain') else ''}<br>"
+            f"domains: {', '.join(data.get('domains', [])) or '—'}<br>mentioned by ({data.get('count', 0)}): "
+            f"{', '.join(data.get('sources', [])[:6])}<br>{mech}")
+
+
+def causal_figure(graph: nx.DiGraph, highlight_cycles: bool = False, highlight_cross_domain: bool = True,
+                  *, seed: int = 0, loops: list[dict[str, Any]] | None = None, height: int = 620,
+                  title: str | None = None) -> go.Figure:
+    """Interactive network: nodes coloured by domain (size by influence), edges coloured by sign and
+    as wide as their strength, arrows to the effect, hover with mechanism and sources; cross-domain
+    edges get an amber halo and feedback loops a purple one."""
+    pos = layout(graph, seed)
+    fig = go.Figure()
+    on_cycle: set[tuple[str, str]] = set()
+    if highlight_cycles:
+        on_cycle = cycle_edges(loops if loops is not None else feedback_loops(graph))
+    for u, v in sorted(on_cycle):
+        if u != v:
+            _halo(fig, pos, u, v, CYCLE_COLOUR, 10, "feedback loop")
+    if highlight_cross_domain:
+        for u, v, d in graph.edges(data=True):
+            if d.get("cross_domain") and u != v:
+                _halo(fig, pos, u, v, CROSS_DOMAIN_COLOUR, 7, "cross-domain", dash="dot")
+    annotations, mids = [], {"x": [], "y": [], "text": []}
+    for u, v, d in graph.edges(data=True):
+        (x0, y0), (x1, y1) = pos[u], pos[v]
+        if u == v:
+            continue
+        annotations.append(dict(x=x1, y=y1, ax=x0, ay=y0, xref="x", yref="y", axref="x", ayref="y", text="",
+                                showarrow=True, arrowhead=2, arrowsize=1.1, standoff=12, startstandoff=8,
+                                arrowwidth=0.8 + 0.9 * d.get("strength", 1),
+                                arrowcolor=SIGN_COLOURS.get(d.get("sign"), SIGN_COLOURS["±"])))
+        mids["x"].append((x0 + x1) / 2)
+        mids["y"].append((y0 + y1) / 2)
+        mids["text"].append(_edge_hover(graph, u, v, d))
+    fig.add_trace(go.Scatter(**mids, mode="markers", hoverinfo="text", showlegend=False, name="edges",
+                             marker=dict(size=10, color="rgba(0,0,0,0)")))
+    colours = domain_colours(domains_of(graph))
+    cycle_nodes = {n for e in on_cycle for n in e}
+    for domain, colour in colours.items():
+        nodes = sorted(n for n, d in graph.nodes(data=True) if d.get("domain", UNKNOWN_DOMAIN) == domain)
+        sizes = [14 + 4 * graph.degree(n, weight="weight") ** 0.5 for n in nodes]
+        fig.add_trace(go.Scatter(
+            x=[pos[n][0] for n in nodes], y=[pos[n][1] for n in nodes], mode="markers+text", name=domain,
+            text=[graph.nodes[n].get("label", n) for n in nodes], textposition="top center",
+            hovertext=[_node_hover(graph, n) for n in nodes], hoverinfo="text",
+            marker=dict(size=sizes, color=colour, line=dict(
+                width=[4 if n in cycle_nodes else 1 for n in nodes],
+                color=["#7b1fa2" if n in cycle_nodes else "#ffffff" for n in nodes]))))
+    fig.update_layout(annotations=annotations, height=height, title=title, hovermode="closest",
+                      xaxis=dict(visible=False), yaxis=dict(visible=False), plot_bgcolor="white",
+                      legend=dict(title="domain"), margin=dict(l=10, r=10, t=40 if title else 10, b=10))
+    return fig
+
+
+def _halo(fig: go.Figure, pos: dict, u: str, v: str, colour: str, width: float, name: str,
+          dash: str = "solid") -> None:
+    (x0, y0), (x1, y1) = pos[u], pos[v]
+    fig.add_trace(go.Scatter(x=[x0, x1], y=[y0, y1], mode="lines", hoverinfo="skip", showlegend=False,
+                             name=name, line=dict(color=colour, width=width, dash=dash)))
+
+
+def _node_hover(graph: nx.DiGraph, n: str) -> str:
+    d = graph.nodes[n]
+    doms = ", ".join(f"{k} ×{c}" for k, c in sorted(d.get("domains", {}).items()))
+    return (f"<b>{d.get('label', n)}</b><br>domain: {d.get('domain')} ({doms})<br>"
+            f"mentions: {d.get('mentions', 0)} · out {graph.out_degree(n)} · in {graph.in_degree(n)}")
+
+
+def edge_rows(graph: nx.DiGraph) -> list[dict[str, Any]]:
+    """Tidy rows of the edges (for tables and exports)."""
+    return [{"source": graph.nodes[u].get("label", u), "target": graph.nodes[v].get("label", v),
+             "sign": d.get("sign"), "strength": d.get("strength"), "cross_domain": d.get("cross_domain"),
+             "domains": ", ".join(d.get("domains", [])), "count": d.get("count", 0),
+             "sources": ", ".join(d.get("sources", [])), "mechanism": "; ".join(d.get("mechanisms", []))}
+            for u, v, d in sorted(graph.edges(data=True), key=lambda e: (-e[2].get("count", 0), e[0], e[1]))]

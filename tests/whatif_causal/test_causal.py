@@ -1,0 +1,111 @@
+"""The causal graph: merging, flags, metrics, filtering, layout and figure."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+from ifworld.whatif import causal
+from tests.whatif_causal.records import edge, expert, sample_record
+
+
+def test_duplicate_labels_merge_case_and_whitespace() -> None:
+    g = causal.build_causal_graph(sample_record())
+    assert "tides" in g and "ocean mixing" in g
+    assert not any(n != causal.normalise_label(n) for n in g.nodes)
+    assert g.nodes["tides"]["label"] == "Tides"
+    # "Tides → Ocean mixing" said by geophysics in both rounds: one edge, two sources
+    e = g.edges["tides", "ocean mixing"]
+    assert e["count"] == 2 and e["sources"] == ["geophysics r1", "geophysics r2"]
+    assert e["strength"] == 3 and e["sign"] == "+"
+
+
+def test_report_causal_map_ids_resolve_to_labels() -> None:
+    g = causal.build_causal_graph(sample_record())
+    e = g.edges["climate stability", "gdp"]
+    assert e["sources"] == ["report"]
+    assert g.nodes["climate stability"]["domain"] == "climate"
+    assert g.nodes["gdp"]["domain"] == "economics"
+
+
+def test_cross_domain_flag() -> None:
+    g = causal.build_causal_graph(sample_record())
+    assert g.edges["climate stability", "gdp"]["cross_domain"]
+    assert g.edges["tides", "coastal flooding"]["cross_domain"]
+    assert not g.edges["coastal flooding", "gdp"]["cross_domain"]
+
+
+def test_cycle_found_and_classified() -> None:
+    g = causal.build_causal_graph(sample_record())
+    loops = causal.feedback_loops(g)
+    assert [sorted(loop["nodes"]) for loop in loops] == [["climate stability", "ocean mixing"]]
+    assert loops[0]["kind"] == "reinforcing" and loops[0]["cross_domain"]
+
+
+def test_balancing_loop_and_caps() -> None:
+    record = {"rounds": [{"round": 1, "experts": {"x": expert("v", [
+        edge("a", "b", "+"), edge("b", "c", "-"), edge("c", "a", "+"),
+        edge("a", "c", "+"), edge("c", "b", "+"),
+    ])}}]}
+    g = causal.build_causal_graph(record)
+    loops = causal.feedback_loops(g)
+    kinds = {tuple(sorted(loop["nodes"])): loop["kind"] for loop in loops}
+    assert kinds[("a", "b", "c")] in ("balancing", "reinforcing")
+    assert any(k == "balancing" for k in kinds.values())
+    assert len(causal.feedback_loops(g, max_count=1)) == 1
+    assert all(loop["length"] <= 2 for loop in causal.feedback_loops(g, max_length=2))
+
+
+def test_conflicting_signs_tie_is_ambiguous() -> None:
+    record = {"rounds": [{"round": 1, "experts": {"x": expert("v", [edge("a", "b", "+")]),
+                                                  "y": expert("v", [edge("A", "B", "-")])}}]}
+    assert causal.build_causal_graph(record).edges["a", "b"]["sign"] == "±"
+
+
+def test_influential_nodes_rank_by_weighted_out_degree() -> None:
+    g = causal.build_causal_graph(sample_record())
+    top = causal.influential_nodes(g, top=3)
+    assert top[0]["node"] in ("tides", "ocean mixing")
+    assert top[0]["out_strength"] >= top[1]["out_strength"]
+    ranks = causal.pagerank(g)
+    assert abs(sum(ranks.values()) - 1.0) < 1e-6
+
+
+def test_filter_by_domain_strength_and_cross_domain() -> None:
+    g = causal.build_causal_graph(sample_record())
+    only_econ = causal.filter_graph(g, domains=["economics"])
+    assert set(only_econ.nodes) == {"coastal flooding", "gdp"}
+    strong = causal.filter_graph(g, min_strength=3)
+    assert set(strong.edges) == {("tides", "ocean mixing")}
+    cross = causal.filter_graph(g, cross_domain_only=True)
+    assert all(d["cross_domain"] for _, _, d in cross.edges(data=True))
+    assert ("coastal flooding", "gdp") not in cross.edges
+    assert g.number_of_edges() > cross.number_of_edges()  # original untouched
+
+
+def test_layout_is_deterministic() -> None:
+    g = causal.build_causal_graph(sample_record())
+    assert causal.layout(g, seed=3) == causal.layout(g, seed=3)
+    assert causal.layout(causal.build_causal_graph({}), seed=0) == {}
+
+
+def test_figure_has_domains_arrows_and_highlights() -> None:
+    g = causal.build_causal_graph(sample_record())
+    fig = causal.causal_figure(g, highlight_cycles=True, highlight_cross_domain=True)
+    assert isinstance(fig, go.Figure)
+    names = {t.name for t in fig.data}
+    assert {"geophysics", "economics", "climate", "feedback loop", "cross-domain"} <= names
+    assert len(fig.layout.annotations) == g.number_of_edges()
+    plain = causal.causal_figure(g, highlight_cycles=False, highlight_cross_domain=False)
+    assert not {"feedback loop", "cross-domain"} & {t.name for t in plain.data}
+
+
+def test_defensive_on_missing_or_odd_fields() -> None:
+    record = {"rounds": [{"experts": {"x": {"key_causal_edges": [
+        {"source": "a", "target": "b", "sign": "negative", "strength": "7"},
+        {"source": "", "target": "b"}, {"target": "c"}]}, "y": None}}], "report": None}
+    g = causal.build_causal_graph(record)
+    assert list(g.edges(data="sign")) == [("a", "b", "-")]
+    assert g.edges["a", "b"]["strength"] == 3
+    assert causal.edge_rows(g)[0]["source"] == "a"
+    assert causal.build_causal_graph({}).number_of_nodes() == 0
+    causal.causal_figure(causal.build_causal_graph({}))
