@@ -20,6 +20,7 @@ from ifworld.beliefs.config import BeliefConfig
 FAMILY_TYPES = ("parent", "sibling", "marriage", "grandparent", "cousin")
 ABSTRACT_TYPE = "abstract"
 NEGATIVE_CATEGORY = "negative"
+SYMMETRIC = frozenset({"sibling", "marriage", "cousin"})
 CATEGORIES = (*FAMILY_TYPES, ABSTRACT_TYPE, NEGATIVE_CATEGORY)
 NEGATIVE_TRUTH_SHARE = 0.3  # share of pairs whose true member is the negation
 NAMES_FILE = Path(__file__).resolve().parents[2] / "data" / "family_names.txt"
@@ -185,7 +186,8 @@ class _FamilyTree:
         """K distinct (type, a, b, holds) statements, or None if the tree is too small."""
         everyone = self.names
         positives = {
-            kind: [(kind, a, b) for a in everyone for b in everyone if a != b and self.holds(kind, a, b)]
+            kind: [(kind, a, b) for a in everyone for b in everyone
+                   if a != b and (kind not in SYMMETRIC or a < b) and self.holds(kind, a, b)]
             for kind in FAMILY_TYPES
         }
         n_neg = int(round(pairs * NEGATIVE_TRUTH_SHARE))
@@ -207,6 +209,8 @@ class _FamilyTree:
                 return None
             kind = FAMILY_TYPES[len(chosen) % len(FAMILY_TYPES)]
             a, b = (everyone[int(i)] for i in rng.choice(len(everyone), 2, replace=False))
+            if kind in SYMMETRIC:
+                a, b = min(a, b), max(a, b)
             if (kind, a, b) in seen or self.holds(kind, a, b):
                 continue
             seen.add((kind, a, b))

@@ -8,7 +8,8 @@ State is ``beliefs[run, agent, fact]`` (see :mod:`ifworld.beliefs.rules` for uni
    ties broken at random; liars send the negation of each pick, and ``noise`` flips each sent fact
    with that probability; every message carries the sender's normalised confidence in its pick;
 3. update - reports reach the partner (reciprocal) and the rule applies them (``np.add.at``);
-4. stop vote - an agent votes STOP when its beliefs did not change during the round, or when it has an opinion on every pair and each is at least
+4. stop vote - an agent votes STOP when its beliefs did not change during the round, or when it
+   has an opinion on every pair and each is at least
    ``STOP_CONFIDENCE_PCT`` % sure. A run ends when at least ``stop_share`` of its agents vote STOP
    (converged) or at the round cap; finished runs are dropped from the working arrays.
 
@@ -181,14 +182,15 @@ def select_shares(
     out = np.full((rows, bandwidth), -1, dtype=np.int64)
     for start in range(0, rows, ROW_BLOCK):
         block = b2[start:start + ROW_BLOCK]
-        tie = rng.integers(0, 1 << 16, size=block.shape, dtype=np.int32)
-        key = (block.astype(np.int32) << 16) | tie if strategy == "highest_confidence" else tie
-        key[~rule.believes(block)] = -1
+        known = rule.believes(block)
+        # rank << 16 | random 16-bit tie-breaker; believed facts always outrank the others
+        rank = block if strategy == "highest_confidence" else known
+        key = np.frombuffer(rng.bytes(2 * block.size), dtype=np.uint16).reshape(block.shape).astype(np.int32)
+        key |= rank.astype(np.int32) << 16
         ar = np.arange(block.shape[0])
         for c in range(bandwidth):
             j = key.argmax(axis=1)
-            valid = key[ar, j] >= 0
-            out[start:start + len(block), c] = np.where(valid, j, -1)
+            out[start:start + len(block), c] = np.where(known[ar, j], j, -1)
             key[ar, j] = -1
     safe = np.maximum(out, 0)
     mine = np.take_along_axis(b2, safe, axis=1).astype(np.float32)
@@ -238,9 +240,12 @@ def opinion_views(beliefs: np.ndarray) -> np.ndarray:
 def stop_votes(beliefs: np.ndarray, changed: np.ndarray) -> np.ndarray:
     """(runs, agents) STOP votes: beliefs unchanged this round, or every pair decided and sure."""
     unchanged = ~changed
-    pair = beliefs.reshape(*beliefs.shape[:-1], -1, 2).astype(np.int32)
-    total = pair.sum(axis=-1)
-    sure = (total > 0) & (100 * pair.max(axis=-1) >= STOP_CONFIDENCE_PCT * total)
+    b0 = beliefs[..., 0::2].astype(np.int32)
+    b1 = beliefs[..., 1::2].astype(np.int32)
+    low = np.minimum(b0, b1)
+    high = b0 + b1 - low
+    # high / (high + low) >= pct  <=>  (100 - pct) * high >= pct * low, and the pair must be known
+    sure = (high > 0) & ((100 - STOP_CONFIDENCE_PCT) * high >= STOP_CONFIDENCE_PCT * low)
     return unchanged | sure.all(axis=-1)
 
 

@@ -1,0 +1,109 @@
+"""``ifworld beliefs`` commands: run one condition, sweep a grid, trace the phase transition."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ifworld.beliefs.config import BeliefConfig
+from ifworld.beliefs.engine import simulate, summarise
+from ifworld.beliefs.sweep import load_grid, run_sweep
+
+app = typer.Typer(help="Belief exchange: collective truth reconstruction (heuristic agents).",
+                  no_args_is_help=True)
+BAD_USAGE = 2
+DEFAULT_OUT = Path("results.csv")
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(BAD_USAGE)
+
+
+@app.command("run")
+def run_cmd(
+    agents: int = typer.Option(20, help="Population size N."),
+    facts: int = typer.Option(20, help="Number of proposition pairs K."),
+    true: int = typer.Option(5, "--true", help="True facts per agent at start (M_T)."),
+    false: int = typer.Option(3, "--false", help="False facts per agent at start (M_F)."),
+    bandwidth: int = typer.Option(3, help="Facts shared per agent per round (C)."),
+    rounds: int = typer.Option(20, help="Round cap."),
+    strategy: str = typer.Option("highest_confidence", help="highest_confidence | strategic."),
+    rule: str = typer.Option("additive", help="additive | bounded."),
+    threshold: float = typer.Option(0.5, help="Collective acceptance threshold."),
+    stop_share: float = typer.Option(0.75, help="Share of STOP votes that ends a run."),
+    domain: str = typer.Option("family", help="family | abstract."),
+    liars: float = typer.Option(0.0, help="Fraction of agents that lie."),
+    noise: float = typer.Option(0.0, help="Probability a shared fact is flipped."),
+    runs: int = typer.Option(100, help="Independent runs."),
+    seed: int = typer.Option(0, help="Random seed."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+) -> None:
+    """Simulate one condition and print its summary."""
+    try:
+        config = BeliefConfig(
+            agents=agents, facts=facts, true_facts=true, false_facts=false, bandwidth=bandwidth,
+            rounds=rounds, strategy=strategy, rule=rule, threshold=threshold, stop_share=stop_share,
+            domain=domain, liars=liars, noise=noise,
+        )
+        summary = summarise(simulate(config, seed=seed, runs=runs))
+    except ValueError as exc:
+        raise _fail(str(exc)) from None
+    if as_json:
+        typer.echo(json.dumps(summary))
+        return
+    for key, value in summary.items():
+        typer.echo(f"{key:>15}: {value:.4f}" if isinstance(value, float) else f"{key:>15}: {value}")
+
+
+@app.command("sweep")
+def sweep_cmd(
+    grid: Annotated[Path, typer.Option(exists=True, dir_okay=False, help="Grid YAML file.")],
+    out: Annotated[Path, typer.Option(help="Output .csv or .parquet (parts kept beside it).")] = DEFAULT_OUT,
+    backend: str = typer.Option("local", help="local | dask (ray is not supported)."),
+    workers: int = typer.Option(0, help="Worker processes (0 = all cores / 2 Dask workers)."),
+    scheduler: str = typer.Option("", help="Dask scheduler address; empty starts a LocalCluster."),
+) -> None:
+    """Run a grid sweep to a tidy table, resuming finished chunks."""
+    if backend == "ray":
+        raise _fail("backend ray is not supported; use --backend dask (or local)")
+    try:
+        spec = load_grid(grid)
+    except (ValueError, OSError) as exc:
+        raise _fail(str(exc)) from None
+
+    def show(done: int, total: int) -> None:
+        typer.echo(f"\rchunks {done}/{total}", err=True, nl=done == total)
+
+    try:
+        frame = run_sweep(spec, out=out, backend=backend, workers=workers or None,
+                          scheduler=scheduler or None, progress=show)
+    except ValueError as exc:
+        raise _fail(str(exc)) from None
+    typer.echo(f"{len(frame)} rows -> {out}")
+
+
+@app.command("phase")
+def phase_cmd(
+    true: int = typer.Option(5, "--true", help="True facts per agent (M_T), held fixed."),
+    max_false: int = typer.Option(15, help="Largest M_F (ratio M_F/M_T from 0)."),
+    runs: int = typer.Option(200, help="Runs per ratio."),
+    seed: int = typer.Option(0, help="Random seed."),
+    rule: str = typer.Option("additive", help="additive | bounded."),
+    out: Annotated[Path | None, typer.Option(help="Write the curve as CSV.")] = None,
+) -> None:
+    """Trace F1 and lock-on-falsehood share against misinformation load M_F/M_T."""
+    from ifworld.beliefs.phase import critical_ratio, phase_transition
+
+    try:
+        base = BeliefConfig(true_facts=true, rule=rule)
+        curve = phase_transition(base, range(0, max_false + 1), runs=runs, seed=seed)
+    except ValueError as exc:
+        raise _fail(str(exc)) from None
+    if out:
+        curve.to_csv(out, index=False)
+    typer.echo(curve[["ratio", "f1", "f1_lo", "f1_hi", "lock_share"]].to_string(index=False))
+    typer.echo(f"critical ratio (lock share crosses 0.5): {critical_ratio(curve)}")

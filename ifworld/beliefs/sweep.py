@@ -1,0 +1,263 @@
+"""Parameter sweeps: grid YAML -> tidy rows (one per run), local process pool or Dask, resumable.
+
+Grid file::
+
+    base: {facts: 20}                 # fixed BeliefConfig parameters (optional)
+    grid:                             # every combination of these lists
+      agents: [10, 20, 50]
+      strategy: [highest_confidence, strategic]
+    seeds: [0, 1, 2]                  # or `repeats: 3` (seeds seed_base .. seed_base+2)
+    runs: 20                          # runs per (config, seed), vectorised in one simulate call
+    chunk_size: 8                     # (config, seed) tasks per chunk
+
+Resume: each finished chunk is written to ``<out>.parts/<hash>.jsonl`` where the hash covers the
+chunk's parameters, seeds and runs; rerunning the same sweep skips chunks whose file exists.
+Rows are identical whichever backend ran them (all randomness comes from the task's seed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import os
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import yaml
+
+from ifworld.beliefs.config import BeliefConfig
+from ifworld.beliefs.engine import simulate
+
+BACKENDS = ("local", "dask")
+DEFAULT_CHUNK_SIZE = 8
+DEFAULT_RUNS = 10
+MAX_TASKS = 1_000_000
+SPEC_KEYS = ("base", "grid", "seeds", "repeats", "seed_base", "runs", "chunk_size")
+Progress = Callable[[int, int], None]
+Task = tuple[tuple[tuple[str, Any], ...], int]  # (sorted config items, seed)
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    """A validated sweep: base parameters, grid lists, seeds, runs per task and chunking."""
+
+    base: tuple[tuple[str, Any], ...]
+    grid: tuple[tuple[str, tuple[Any, ...]], ...]
+    seeds: tuple[int, ...]
+    runs: int = DEFAULT_RUNS
+    chunk_size: int = DEFAULT_CHUNK_SIZE
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> SweepSpec:
+        """Validate a grid mapping; every error names the offending key."""
+        if not isinstance(data, dict):
+            raise ValueError("grid file must be a mapping with keys base, grid, seeds|repeats, runs")
+        unknown = sorted(set(data) - set(SPEC_KEYS))
+        if unknown:
+            raise ValueError(f"unknown grid key(s): {', '.join(unknown)}; allowed: {', '.join(SPEC_KEYS)}")
+        known = {f.name for f in fields(BeliefConfig)}
+        base = _mapping(data.get("base", {}), "base")
+        grid = _mapping(data.get("grid", {}), "grid")
+        for section, mapping in (("base", base), ("grid", grid)):
+            for key in mapping:
+                if key not in known:
+                    raise ValueError(f"{section}.{key} is not a parameter; known: {', '.join(sorted(known))}")
+        for key, values in grid.items():
+            if not isinstance(values, list) or not values:
+                raise ValueError(f"grid.{key} must be a non-empty list")
+        runs = _positive(data.get("runs", DEFAULT_RUNS), "runs")
+        chunk = _positive(data.get("chunk_size", DEFAULT_CHUNK_SIZE), "chunk_size")
+        spec = cls(tuple(sorted(base.items())), tuple((k, tuple(v)) for k, v in sorted(grid.items())),
+                   _seeds(data), runs, chunk)
+        for params in spec.configs():  # validate every combination up front
+            try:
+                BeliefConfig.from_dict(params)
+            except ValueError as exc:
+                raise ValueError(f"grid combination {params}: {exc}") from None
+        return spec
+
+    def configs(self) -> Iterator[dict[str, Any]]:
+        """Every parameter combination (base overridden by grid values)."""
+        keys = [k for k, _ in self.grid]
+        for combo in itertools.product(*(v for _, v in self.grid)):
+            yield {**dict(self.base), **dict(zip(keys, combo, strict=True))}
+
+    def tasks(self) -> list[Task]:
+        """(config, seed) tasks in a fixed order: configs outer, seeds inner."""
+        tasks = [(tuple(sorted(p.items())), s) for p in self.configs() for s in self.seeds]
+        if len(tasks) > MAX_TASKS:
+            raise ValueError(f"grid has {len(tasks)} tasks, more than MAX_TASKS={MAX_TASKS}")
+        return tasks
+
+    def chunks(self) -> list[list[Task]]:
+        """Tasks grouped into chunks of ``chunk_size``."""
+        tasks = self.tasks()
+        return [tasks[i:i + self.chunk_size] for i in range(0, len(tasks), self.chunk_size)]
+
+
+def load_grid(path: str | Path) -> SweepSpec:
+    """Read and validate a grid YAML file."""
+    with open(path, encoding="utf-8") as fh:
+        return SweepSpec.from_dict(yaml.safe_load(fh) or {})
+
+
+def run_chunk(chunk: list[Task], runs: int) -> list[dict[str, Any]]:
+    """Simulate every task of a chunk; tidy rows in task order (top-level so workers can pickle it)."""
+    rows: list[dict[str, Any]] = []
+    for items, seed in chunk:
+        rows.extend(simulate(BeliefConfig(**dict(items)), seed=seed, runs=runs).rows())
+    return rows
+
+
+def chunk_key(chunk: list[Task], runs: int) -> str:
+    """Stable hash of a chunk's parameters, seeds and runs (names its part file)."""
+    payload = json.dumps([[list(map(list, items)), seed] for items, seed in chunk] + [runs], sort_keys=True)
+    return hashlib.sha256(payload.encode()).hexdigest()[:20]
+
+
+def parts_dir(out: str | Path) -> Path:
+    """Directory holding finished chunk files for output ``out``."""
+    return Path(str(out) + ".parts")
+
+
+def run_sweep(
+    spec: SweepSpec,
+    out: str | Path | None = None,
+    backend: str = "local",
+    workers: int | None = None,
+    scheduler: str | None = None,
+    progress: Progress | None = None,
+    max_chunks: int | None = None,
+) -> pd.DataFrame:
+    """Run a sweep and return its tidy rows; with ``out`` also write CSV/Parquet and resume parts.
+
+    ``max_chunks`` stops after that many newly computed chunks (an interruption, for resume tests);
+    ``progress(done, total)`` is called with chunk counts, finished parts included.
+    """
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}; got {backend!r}")
+    chunks = spec.chunks()
+    keys = [chunk_key(c, spec.runs) for c in chunks]
+    store = parts_dir(out) if out is not None else None
+    results: dict[str, list[dict[str, Any]]] = {}
+    if store is not None:
+        store.mkdir(parents=True, exist_ok=True)
+        for key in keys:
+            if (store / f"{key}.jsonl").exists():
+                results[key] = _read_part(store / f"{key}.jsonl")
+    pending = [(k, c) for k, c in zip(keys, chunks, strict=True) if k not in results]
+    if max_chunks is not None:
+        pending = pending[:max_chunks]
+    done, total = len(results), len(chunks)
+    if progress:
+        progress(done, total)
+
+    def finished(key: str, rows: list[dict[str, Any]]) -> None:
+        nonlocal done
+        results[key] = rows
+        if store is not None:
+            _write_part(store / f"{key}.jsonl", rows)
+        done += 1
+        if progress:
+            progress(done, total)
+
+    runner = _run_dask if backend == "dask" else _run_local
+    runner(pending, spec.runs, workers, scheduler, finished)
+    frame = pd.DataFrame([row for key in keys if key in results for row in results[key]])
+    if out is not None and len(results) == len(chunks):
+        write_table(frame, out)
+    return frame
+
+
+def _run_local(pending, runs, workers, scheduler, finished) -> None:
+    n = workers if workers is not None else (os.cpu_count() or 1)
+    if n <= 1 or len(pending) <= 1:
+        for key, chunk in pending:
+            finished(key, run_chunk(chunk, runs))
+        return
+    with ProcessPoolExecutor(max_workers=n) as pool:
+        futures = {pool.submit(run_chunk, chunk, runs): key for key, chunk in pending}
+        for fut in as_completed(futures):
+            finished(futures[fut], fut.result())
+
+
+def _run_dask(pending, runs, workers, scheduler, finished) -> None:
+    try:
+        from dask.distributed import Client, LocalCluster
+        from dask.distributed import as_completed as dask_completed
+    except ImportError as exc:  # pragma: no cover - depends on the [cluster] extra
+        raise ValueError("backend dask needs the [cluster] extra: pip install 'ifworld[cluster]'") from exc
+    cluster = None
+    if scheduler:
+        client = Client(scheduler)
+    else:
+        cluster = LocalCluster(n_workers=workers or 2, threads_per_worker=1, processes=True,
+                               dashboard_address=None)
+        client = Client(cluster)
+    try:
+        futures = {client.submit(run_chunk, chunk, runs, key=f"beliefs-{key}"): key for key, chunk in pending}
+        for fut in dask_completed(list(futures)):
+            finished(futures[fut], fut.result())
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def write_table(frame: pd.DataFrame, out: str | Path) -> None:
+    """Write rows as Parquet (``.parquet``) or CSV (anything else)."""
+    if str(out).endswith(".parquet"):
+        frame.to_parquet(out, index=False)
+    else:
+        frame.to_csv(out, index=False)
+
+
+def read_table(path: str | Path) -> pd.DataFrame:
+    """Read rows written by :func:`write_table`."""
+    return pd.read_parquet(path) if str(path).endswith(".parquet") else pd.read_csv(path)
+
+
+def _write_part(path: Path, rows: list[dict[str, Any]]) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    tmp.replace(path)  # atomic: a crash never leaves a half-written part
+
+
+def _read_part(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def _mapping(value: Any, key: str) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ValueError(f"{key} must be a mapping of parameter: value")
+    return value
+
+
+def _positive(value: Any, key: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{key} must be a positive integer, got {value!r}")
+    return value
+
+
+def _seeds(data: dict[str, Any]) -> tuple[int, ...]:
+    if "seeds" in data and "repeats" in data:
+        raise ValueError("give either seeds or repeats, not both")
+    if "seeds" in data:
+        seeds = data["seeds"]
+        if not isinstance(seeds, list) or not seeds or not all(
+            isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in seeds
+        ):
+            raise ValueError("seeds must be a non-empty list of non-negative integers")
+        return tuple(seeds)
+    base = data.get("seed_base", 0)
+    if isinstance(base, bool) or not isinstance(base, int) or base < 0:
+        raise ValueError(f"seed_base must be a non-negative integer, got {base!r}")
+    repeats = _positive(data.get("repeats", 1), "repeats")
+    return tuple(range(base, base + repeats))
