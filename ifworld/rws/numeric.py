@@ -1,0 +1,148 @@
+"""Numeric stage: compare values with units within a relative tolerance, element-wise for lists.
+
+The prediction is converted into the ground truth's units before comparing, so ``0.0488 km/ms`` and
+``48.8 km/s`` agree. A bare number against a gold value with units is "missing units" — except for
+angles and percentages, where the bare number is read in the gold unit (models routinely drop the
+degree sign when the question says "in degrees"), and when the caller passes ``units``.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pint
+
+from ifworld.rws.result import (
+    FORMAT_VIOLATION,
+    MISSING_UNITS,
+    PARSE_FAILURE,
+    TOLERANCE_MISS,
+    UNIT_MISMATCH,
+    UNSCORED_GOLD,
+    CheckResult,
+)
+from ifworld.rws.units import Scalar, UnitError, join_thousands, parse_scalar, parse_unit, registry
+
+REL_TOLERANCE = 0.05
+"""Relative tolerance for numeric answers (5 %)."""
+ABS_TOLERANCE_AT_ZERO = 1e-12
+"""Absolute tolerance used only when the gold value is exactly zero."""
+
+_SOFT_UNITS = {"degree", "percent", "radian"}
+
+
+def _result(verdict: str, reason: str, pred: str, gold: str, notes: list[str] | None = None,
+            rel: float | None = None) -> CheckResult:
+    """Build a numeric-stage result."""
+    return CheckResult(verdict=verdict, type="numeric", reason=reason, pred_norm=pred, gt_norm=gold,
+                       stage="numeric", annotations=notes or [], rel_error=rel)
+
+
+def split_values(text: str) -> list[str]:
+    """Split ``a = 1 km/s, b = 2 nT`` or ``1, 2 and 3`` into value segments (braces respected)."""
+    text = join_thousands(text.strip().strip("$").strip())
+    text = re.sub(r"^\\?[\[(]|\\?[\])]$", "", text) if re.match(r"^\\?[\[(].*,.*\\?[\])]$", text) else text
+    parts: list[str] = []
+    depth = 0
+    current = ""
+    for char in text:
+        depth += char in "{(["
+        depth -= char in "})]"
+        if depth <= 0 and char in ",;":
+            parts.append(current)
+            current = ""
+            continue
+        current += char
+    parts.append(current)
+    segments: list[str] = []
+    for part in parts:
+        segments.extend(re.split(r"\s+(?:and|or)\s+|\\quad|\\text\{\s*(?:and|or)\s*\}", part))
+    return [seg.strip() for seg in segments if seg.strip() and re.search(r"\d", seg)]
+
+
+def _fmt(scalar: Scalar) -> str:
+    """Normalised display of a parsed value."""
+    unit = f" {scalar.unit:~}" if scalar.unit is not None and str(scalar.unit) != "dimensionless" else ""
+    label = f"{scalar.label} = " if scalar.label else ""
+    return f"{label}{scalar.value:.6g}{unit}"
+
+
+def _compare(pred: Scalar, gold: Scalar, units: str | None) -> tuple[str, str, list[str], float | None]:
+    """Compare two scalars: (verdict, reason, annotations, relative error)."""
+    ureg = registry()
+    gold_unit = gold.unit
+    if gold_unit is None and units:
+        gold_unit = parse_unit(units)
+    pred_unit = pred.unit
+    if pred_unit is None and gold_unit is not None:
+        if units or str(gold_unit) in _SOFT_UNITS:
+            pred_unit = gold_unit
+        else:
+            return "incorrect", f"missing units (expected {gold_unit:~})", [MISSING_UNITS], None
+    try:
+        pred_q = ureg.Quantity(pred.value, pred_unit if pred_unit is not None else "dimensionless")
+        gold_q = ureg.Quantity(gold.value, gold_unit if gold_unit is not None else "dimensionless")
+        converted = pred_q.to(gold_q.units).magnitude
+    except pint.DimensionalityError:
+        return "incorrect", f"unit mismatch: {pred_unit} vs {gold_unit}", [UNIT_MISMATCH], None
+    target = float(gold_q.magnitude)
+    if target == 0:
+        ok = abs(converted) <= ABS_TOLERANCE_AT_ZERO
+        return ("correct", "equal to zero", [], None) if ok else (
+            "incorrect", "gold is zero, prediction is not", [TOLERANCE_MISS], None)
+    rel = abs(float(converted) - target) / abs(target)
+    if rel <= REL_TOLERANCE:
+        return "correct", f"within {REL_TOLERANCE:.0%} (rel. error {rel:.2%})", [], rel
+    return "incorrect", f"tolerance miss: rel. error {rel:.2%} > {REL_TOLERANCE:.0%}", [TOLERANCE_MISS], rel
+
+
+def _pair(preds: list[Scalar], golds: list[Scalar]) -> list[tuple[Scalar, Scalar]]:
+    """Pair values by label when both sides label every value identically, else by position."""
+    gold_labels = [g.label for g in golds]
+    pred_labels = {p.label: p for p in preds}
+    if all(gold_labels) and len(set(gold_labels)) == len(golds) and set(gold_labels) == set(pred_labels):
+        return [(pred_labels[g.label], g) for g in golds]
+    return list(zip(preds, golds, strict=True))
+
+
+def check_numeric(pred: str, gold: str, units: str | None = None) -> CheckResult:
+    """Grade a numeric answer (possibly several values) against the gold within :data:`REL_TOLERANCE`."""
+    try:
+        golds = [parse_scalar(seg) for seg in split_values(gold)]
+        if units:
+            parse_unit(units)
+    except UnitError as exc:
+        return _result("not_sure", f"unscored gold: {exc}", pred, gold, [UNSCORED_GOLD])
+    if not golds:
+        return _result("not_sure", "unscored gold: no number in the gold answer", pred, gold, [UNSCORED_GOLD])
+    gold_norm = ", ".join(_fmt(g) for g in golds)
+    segments = split_values(pred)
+    if not segments:
+        return _result("incorrect", "format violation: no number in the answer", pred, gold_norm,
+                       [FORMAT_VIOLATION])
+    try:
+        preds = [parse_scalar(seg) for seg in segments]
+    except UnitError as exc:
+        return _result("not_sure", f"parse failure: {exc}", pred, gold_norm, [PARSE_FAILURE])
+    pred_norm = ", ".join(_fmt(p) for p in preds)
+    if len(preds) != len(golds):
+        what = "multiple answers" if len(golds) == 1 else f"expected {len(golds)} values"
+        return _result("incorrect", f"format violation: {what}, got {len(preds)}", pred_norm, gold_norm,
+                       [FORMAT_VIOLATION])
+    verdicts, reasons, notes, rels = [], [], [], []
+    for p, g in _pair(preds, golds):
+        try:
+            verdict, reason, extra, rel = _compare(p, g, units)
+        except UnitError as exc:
+            verdict, reason, extra, rel = "not_sure", f"parse failure: {exc}", [PARSE_FAILURE], None
+        verdicts.append(verdict)
+        reasons.append(reason)
+        notes.extend(n for n in extra if n not in notes)
+        rels.append(rel)
+    worst = max((r for r in rels if r is not None), default=None)
+    if all(v == "correct" for v in verdicts):
+        final = "correct"
+    else:
+        final = "incorrect" if "incorrect" in verdicts else "not_sure"
+    reason = reasons[0] if len(reasons) == 1 else "; ".join(f"#{i + 1}: {r}" for i, r in enumerate(reasons))
+    return _result(final, reason, pred_norm, gold_norm, notes, worst)

@@ -1,0 +1,152 @@
+"""A warm, killable worker process for symbolic checks — time limits without ``signal.alarm``.
+
+Why a process: sympy can hang (``simplify((x+1)**99999999)``) and ``signal.alarm`` only works on the
+main thread, while Streamlit runs scripts on other threads. The worker is spawned once and reused; the
+first request waits up to :data:`STARTUP_TIMEOUT_S` for it to import sympy, each check then gets its
+own ``timeout_s``. On a timeout the worker is killed and a fresh one starts on the next call. A lock
+serialises requests, so any number of threads may call :func:`run_symbolic` at once.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import select
+import subprocess
+import sys
+import threading
+import time
+
+DEFAULT_TIMEOUT_S = 5.0
+"""Hard time limit for one symbolic check once the worker is warm."""
+STARTUP_TIMEOUT_S = 60.0
+"""Budget for starting the worker (python + sympy + antlr imports) — the "first call" budget."""
+
+
+class SymbolicWorker:
+    """One worker process speaking the JSON-lines protocol of :mod:`ifworld.rws.symworker`."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen | None = None
+        self._buffer = b""
+        self._next_id = 0
+        self.restarts = 0
+
+    def _spawn(self) -> None:
+        """Start the process (no waiting)."""
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "ifworld.rws.symworker"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            start_new_session=True, close_fds=True,
+        )
+        self._buffer = b""
+
+    def _readline(self, deadline: float) -> bytes | None:
+        """Read one line from the worker before the deadline; None on timeout or EOF."""
+        assert self._proc is not None and self._proc.stdout is not None
+        fd = self._proc.stdout.fileno()
+        while b"\n" not in self._buffer:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            ready, _, _ = select.select([fd], [], [], remaining)
+            if not ready:
+                return None
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                return None
+            self._buffer += chunk
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        return line
+
+    def _kill(self) -> None:
+        """Kill the current process (if any) and forget it."""
+        if self._proc is not None:
+            try:
+                self._proc.kill()
+                self._proc.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+            for stream in (self._proc.stdin, self._proc.stdout):
+                try:
+                    stream.close()
+                except (OSError, AttributeError):
+                    pass
+        self._proc = None
+
+    def _ensure(self) -> bool:
+        """Make sure a warm worker is running; False when it failed to start in time."""
+        if self._proc is not None and self._proc.poll() is None:
+            return True
+        if self._proc is not None:
+            self._kill()
+            self.restarts += 1
+        self._spawn()
+        line = self._readline(time.monotonic() + STARTUP_TIMEOUT_S)
+        if line is None or b"ready" not in line:
+            self._kill()
+            return False
+        return True
+
+    def warm(self) -> bool:
+        """Start the worker now (e.g. in the background before a batch) so the first check is fast."""
+        with self._lock:
+            return self._ensure()
+
+    def request(self, pred: str, gold: str, timeout_s: float) -> dict | None:
+        """Send one comparison; the reply dict, or None if it did not answer within timeout_s."""
+        with self._lock:
+            if not self._ensure():
+                return None
+            assert self._proc is not None and self._proc.stdin is not None
+            self._next_id += 1
+            payload = json.dumps({"id": self._next_id, "pred": pred, "gold": gold}) + "\n"
+            try:
+                self._proc.stdin.write(payload.encode("utf-8"))
+                self._proc.stdin.flush()
+            except (BrokenPipeError, OSError):
+                self._kill()
+                return None
+            deadline = time.monotonic() + timeout_s
+            while True:
+                line = self._readline(deadline)
+                if line is None:
+                    self._kill()
+                    self.restarts += 1
+                    return None
+                reply = json.loads(line)
+                if reply.get("id") == self._next_id:
+                    return reply
+
+    def close(self) -> None:
+        """Stop the worker."""
+        with self._lock:
+            self._kill()
+
+    @property
+    def pid(self) -> int | None:
+        """Process id of the live worker, if any (for tests and diagnostics)."""
+        return self._proc.pid if self._proc is not None and self._proc.poll() is None else None
+
+
+_WORKER = SymbolicWorker()
+atexit.register(_WORKER.close)
+
+
+def worker() -> SymbolicWorker:
+    """The shared worker used by :func:`run_symbolic`."""
+    return _WORKER
+
+
+def run_symbolic(pred: str, gold: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> dict | None:
+    """Compare cleaned LaTeX strings in the shared worker; None means it timed out (and was killed)."""
+    return _WORKER.request(pred, gold, timeout_s)
+
+
+def warm_up_async() -> threading.Thread:
+    """Start the shared worker in a background thread; returns the thread (join it if you must)."""
+    thread = threading.Thread(target=_WORKER.warm, name="ifworld-symworker-warmup", daemon=True)
+    thread.start()
+    return thread

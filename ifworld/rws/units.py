@@ -1,0 +1,208 @@
+"""Quantities with units: LaTeX-ish text → (magnitude, pint unit), with a private registry.
+
+pint 0.25 has traps for heliophysics text, measured on this machine: ``AU`` parses as the absorbance
+unit, ``Rs`` as a ronnasecond, ``Re`` as a ronna-elementary-charge, ``R_E`` is undefined and ``G``
+(gauss) converts to tesla only inside pint's Gaussian context. We fix these by rewriting unit tokens
+before pint sees them and by defining the missing units in our own ``UnitRegistry`` (never pint's
+global one). Numbers are parsed here, not by pint, so ``10**10**10`` can never reach pint's evaluator.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+from dataclasses import dataclass
+
+import pint
+
+MAX_EXPONENT = 400
+"""Decimal exponents beyond this are refused (a float cannot hold them anyway)."""
+MAX_UNIT_POWER = 12
+"""Unit powers beyond this (``m^99``) are refused rather than handed to pint."""
+MAX_UNIT_CHARS = 80
+
+_DEFINITIONS = (
+    "earth_radius = 6371 km = R_E = R_earth",
+    "solar_radius = 695700 km = R_sun = R_sol",
+    "jupiter_radius = 71492 km = R_J",
+    "gauss_si = 1e-4 tesla",
+)
+_TOKEN_MAP = {
+    "AU": "astronomical_unit", "au": "astronomical_unit", "ua": "astronomical_unit",
+    "Rs": "solar_radius", "R_s": "solar_radius", "R_S": "solar_radius", "Rsun": "solar_radius",
+    "R_sun": "solar_radius", "R_odot": "solar_radius", "Rsol": "solar_radius",
+    "Re": "earth_radius", "RE": "earth_radius", "R_e": "earth_radius", "R_E": "earth_radius",
+    "R_oplus": "earth_radius", "R_earth": "earth_radius", "R_Earth": "earth_radius",
+    "G": "gauss_si", "gauss": "gauss_si", "Gauss": "gauss_si", "gamma": "nanotesla",
+    "deg": "degree", "degrees": "degree", "circ": "degree", "percent": "percent",
+    "amu": "unified_atomic_mass_unit", "days": "day", "hours": "hour", "hrs": "hour", "hr": "hour",
+    "sec": "second", "secs": "second", "yrs": "year", "Ang": "angstrom", "AA": "angstrom",
+}
+_LATEX_WRAPPERS = re.compile(r"\\(?:mathrm|text|textrm|mathit|rm|operatorname|mbox|unit|si)\s*\{([^{}]*)\}")
+_NUMBER = re.compile(
+    r"(?P<sign>[-+−–]?)\s*(?:10\s*(?:\^|\*\*)\s*\{?\s*(?P<p>[-+−]?\s*\d+)\s*\}?|(?P<mant>\d+(?:\.\d*)?|\.\d+)(?:[eE](?P<e>[-+−]?\d+))?"
+    r"(?:\s*(?:\\times|\\cdot|×|·|\*|x)\s*10\s*(?:\^|\*\*)\s*\{?\s*(?P<x>[-+−]?\s*\d+)\s*\}?)?"
+    r")"
+)
+_PROSE_WORDS = frozenset(
+    "at in for of and or the with which is are near about from to on by as if so this that it its be "
+    "approximately roughly around inside outside above below".split()
+)
+_REGISTRY: pint.UnitRegistry | None = None
+_REGISTRY_LOCK = threading.Lock()
+
+
+class UnitError(ValueError):
+    """A unit string we refuse or pint cannot read."""
+
+
+@dataclass(frozen=True)
+class Scalar:
+    """One parsed value: magnitude, unit (None when absent), label (e.g. "v_A") and the source text."""
+
+    value: float
+    unit: pint.Unit | None
+    label: str
+    text: str
+
+
+def registry() -> pint.UnitRegistry:
+    """Return the grader's private pint registry, created once (thread-safe)."""
+    global _REGISTRY
+    with _REGISTRY_LOCK:
+        if _REGISTRY is None:
+            try:  # pint's own definitions cache cuts registry start-up from ~0.6 s to ~0.05 s
+                reg = pint.UnitRegistry(autoconvert_offset_to_baseunit=True, on_redefinition="ignore",
+                                        cache_folder=":auto:")
+            except OSError:
+                reg = pint.UnitRegistry(autoconvert_offset_to_baseunit=True, on_redefinition="ignore")
+            for line in _DEFINITIONS:
+                reg.define(line)
+            _REGISTRY = reg
+        return _REGISTRY
+
+
+def _latex_units_to_plain(text: str) -> str:
+    """Turn LaTeX unit markup (``\\mathrm{km}\\,s^{-1}``, ``^\\circ``, ``\\%``) into pint syntax."""
+    s = re.sub(r"\^\s*\{\s*([-+−]?\s*\d+)\s*\}", r"^\1", text)
+    for _ in range(3):
+        s = _LATEX_WRAPPERS.sub(r" \1 ", s)
+    s = s.replace("$", " ").replace("\\%", " percent ").replace("%", " percent ").replace("°", " degree ")
+    s = re.sub(r"\^\s*\{?\s*\\circ\s*\}?", " degree ", s)
+    s = re.sub(r"\\(odot|oplus|odot)", r"\1", s).replace("⊙", "odot").replace("⊕", "oplus")
+    s = re.sub(r"\\(?:,|;|:|!|quad|qquad| )", " ", s).replace("~", " ")
+    s = re.sub(r"\\(?:cdot|times)|·|×", "*", s)
+    s = re.sub(r"\\mu\s*|μ|µ", "u", s)
+    s = s.replace("\\AA", "angstrom").replace("Å", "angstrom").replace("Ω", "ohm").replace("\\Omega", "ohm")
+    s = re.sub(r"[{}]", " ", s).replace("\\", " ")
+    s = re.sub(r"\bper\b", "/", s)
+    s = re.sub(r"([A-Za-z])\s*\^\s*([-+−]?)\s*(\d+)", r"\1^\2\3", s)
+    s = re.sub(r"([A-Za-z])(-\d+)\b", r"\1^\2", s)  # km s-1 → km s^-1
+    s = s.replace("−", "-")
+    s = re.sub(r"_\s+", "_", s)
+    return " ".join(s.split())
+
+
+def _rewrite_tokens(text: str) -> str:
+    """Map unit names pint misreads (AU, Rs, R_E, G, gamma, …) onto our definitions."""
+    return re.sub(r"[A-Za-z_]+", lambda m: _TOKEN_MAP.get(m.group(0), m.group(0)), text)
+
+
+def parse_unit(text: str) -> pint.Unit | None:
+    """Parse a unit string (LaTeX or plain) into a pint unit; None for an empty string.
+
+    Raises :class:`UnitError` for anything suspicious (huge powers, numbers, over-long) or unknown.
+    """
+    plain = _rewrite_tokens(_latex_units_to_plain(text)).strip(" .;,")
+    if not plain:
+        return None
+    if len(plain) > MAX_UNIT_CHARS:
+        raise UnitError("unit string too long")
+    if not re.fullmatch(r"[A-Za-z_ */^()0-9.\-]+", plain):
+        raise UnitError(f"unexpected characters in unit {plain!r}")
+    for power in re.findall(r"(?:\^|\*\*)\s*\(?\s*-?\s*(\d+)", plain):
+        if int(power) > MAX_UNIT_POWER:
+            raise UnitError(f"unit power {power} too large")
+    if re.search(r"(\^|\*\*)[^A-Za-z]*(\^|\*\*)", plain):
+        raise UnitError("chained powers in unit")
+    if re.search(r"(?<![\^\-*(/])\b\d", plain.replace("1/", "/")):
+        raise UnitError(f"stray number in unit {plain!r}")
+    try:
+        quantity = registry().parse_expression(plain)
+    except Exception as exc:  # pint raises a zoo of exception types
+        raise UnitError(f"unknown unit {text.strip()!r}") from exc
+    if not isinstance(quantity, pint.Quantity) or not math.isclose(float(quantity.magnitude), 1.0):
+        raise UnitError(f"not a unit: {text.strip()!r}")
+    return quantity.units
+
+
+def _to_float(sign: str, mant: str | None, exp: str | None, times_exp: str | None,
+              pow_only: str | None) -> float:
+    """Assemble a float from the regex groups, refusing absurd exponents."""
+    total_exp = 0
+    for part in (exp, times_exp, pow_only):
+        if part:
+            total_exp += int(part.replace("−", "-").replace(" ", ""))
+    if abs(total_exp) > MAX_EXPONENT:
+        raise UnitError(f"exponent {total_exp} out of range")
+    base = float(mant) if mant else 1.0
+    value = base * 10.0 ** total_exp
+    if not math.isfinite(value):
+        raise UnitError("number out of range")
+    return -value if sign in ("-", "−", "–") else value
+
+
+def find_number(text: str) -> tuple[float, int, int] | None:
+    """Locate the first number (plain, e-notation or ×10^n) in text: (value, start, end)."""
+    match = _NUMBER.search(text)
+    if match is None:
+        return None
+    value = _to_float(match["sign"], match["mant"], match["e"], match["x"], match["p"])
+    return value, match.start(), match.end()
+
+
+def _best_unit_prefix(rest: str) -> pint.Unit | None:
+    """Parse the longest leading run of tokens in `rest` that is a unit (``km/s at 1 AU`` → km/s)."""
+    tokens = rest.split()
+    for index, token in enumerate(tokens):
+        if token.lower().strip(",.;()") in _PROSE_WORDS:
+            tokens = tokens[:index]
+            break
+    last_error: UnitError | None = None
+    for size in range(len(tokens), 0, -1):
+        try:
+            return parse_unit(" ".join(tokens[:size]))
+        except UnitError as exc:
+            last_error = last_error or exc
+    if last_error is not None:
+        raise last_error
+    return None
+
+
+def parse_scalar(text: str) -> Scalar:
+    """Parse one labelled or bare value with optional unit, e.g. ``v_A \\approx 4.9\\times10^{1} km/s``."""
+    label, body = split_label(join_thousands(text))
+    found = find_number(body)
+    if found is None:
+        raise UnitError("no number found")
+    value, _start, end = found
+    rest = body[end:].strip()
+    rest = re.sub(r"^\)\s*", "", rest).strip(" .")
+    unit = _best_unit_prefix(rest) if rest else None
+    return Scalar(value=value, unit=unit, label=label, text=text.strip())
+
+
+def join_thousands(text: str) -> str:
+    """Join digit groups split by thin spaces or spaces (``31\\,000`` and ``31 000`` → ``31000``)."""
+    return re.sub(r"(?<=\d)(?:\\,|\\ |\s|\{,\}|,)(?=\d{3}(?!\d))", "", text)
+
+
+def split_label(text: str) -> tuple[str, str]:
+    """Split ``label = value`` (also ≈, \\approx, \\sim, :) into (label, value); label may be empty."""
+    parts = re.split(r"\\approx|≈|\\simeq|\\sim(?![a-z])|~|(?<![<>!])=(?!=)|:(?!\d)", text)
+    if len(parts) == 1:
+        return "", text
+    label = parts[-2].strip() if len(parts) >= 2 else ""
+    label = re.sub(r"[\\{}\s$]", "", label)
+    return (label if len(label) <= 20 else ""), parts[-1]
