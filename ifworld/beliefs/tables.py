@@ -31,10 +31,10 @@ def table1_by_condition(rows: pd.DataFrame) -> pd.DataFrame:
 def table2_by_fact_type(rows: pd.DataFrame) -> pd.DataFrame:
     """Table 2: recall per fact category (true negations = ``negative``) per condition, long form."""
     cols = [f"recall_{c}" for c in CATEGORIES if f"recall_{c}" in rows]
-    long = rows.melt(id_vars=["condition"], value_vars=cols, var_name="category", value_name="recall")
+    long = rows.melt(id_vars=["condition"], value_vars=cols, var_name="category", value_name="value")
     long["category"] = long["category"].str.removeprefix("recall_")
-    long = long.dropna(subset=["recall"])
-    out = long.groupby(["condition", "category"])["recall"].agg(["mean", "std", "count"]).reset_index()
+    long = long.dropna(subset=["value"])
+    out = long.groupby(["condition", "category"])["value"].agg(["mean", "std", "count"]).reset_index()
     return out.rename(columns={"mean": "recall", "std": "recall_std", "count": "runs"})
 
 
