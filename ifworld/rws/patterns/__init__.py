@@ -1,0 +1,94 @@
+"""The five RWS agentic patterns, each an explicit LangGraph state machine over one item.
+
+Public API:
+
+* :data:`PATTERNS` — names in benchmark order: single, hmaw, pace, phase, schema.
+* :func:`build_pattern_graph` — the uncompiled ``StateGraph`` of one pattern (its roles, then ``finish``,
+  which extracts and grades the final output). Compile it alone, or add it as a node of a run graph.
+* :func:`run_pattern` — solve one item with one pattern now and return its result record.
+* :data:`EXPECTED_CALLS` — model calls per role on the accept path and on the reject (retry) path.
+* :data:`GATE_CONFIDENCE` — the gates' confidence threshold.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+from langgraph.graph import END, StateGraph
+
+from ifworld.config import Settings
+from ifworld.events import emit
+from ifworld.rws.dataset import RWSItem
+from ifworld.rws.patterns import hmaw, pace, phase, schema, single
+from ifworld.rws.patterns.base import GATE_CONFIDENCE, PatternOutput, PatternState, final_line
+from ifworld.rws.verifier import LLMVerifier, grade_output
+
+MODULES: dict[str, ModuleType] = {"single": single, "hmaw": hmaw, "pace": pace, "phase": phase, "schema": schema}
+PATTERNS: tuple[str, ...] = tuple(MODULES)
+EXPECTED_CALLS: dict[str, dict[str, dict[str, int]]] = {name: mod.CALLS for name, mod in MODULES.items()}
+
+__all__ = ["PATTERNS", "EXPECTED_CALLS", "GATE_CONFIDENCE", "build_pattern_graph", "run_pattern", "initial_state",
+           "calls_range"]
+
+
+def check_pattern(name: str) -> str:
+    """Validate a pattern name (accepts "single-shot" for "single")."""
+    key = name.strip().lower().replace("single-shot", "single").replace("_", "")
+    if key not in MODULES:
+        raise ValueError(f"unknown pattern {name!r}; choose from {', '.join(PATTERNS)}")
+    return key
+
+
+def calls_range(name: str) -> tuple[int, int]:
+    """(fewest, most) model calls one item costs with this pattern (accept path, reject path)."""
+    paths = EXPECTED_CALLS[check_pattern(name)]
+    totals = [sum(p.values()) for p in paths.values()]
+    return min(totals), max(totals)
+
+
+def _finish(settings: Settings):
+    def finish(state: PatternState) -> dict:
+        item = state["item"]
+        raw = state.get("final_text") or ""
+        verifier = LLMVerifier(settings) if state.get("verify") and settings.enabled else None
+        grade = grade_output(item, raw, verifier=verifier)
+        trace = state.get("trace") or []
+        record = {
+            "item_id": item["id"], "pattern": state["pattern"], "model": state.get("model") or settings.model,
+            "type": item["type"], "topic": (item.get("meta") or {}).get("topic", ""),
+            "source": (item.get("meta") or {}).get("source", ""), "question": item["question"], "gold": item["final"],
+            "raw_output": raw, "answer": final_line(raw), "grade": grade,
+            "annotations": list(state.get("annotations") or []), "trace": trace,
+            "calls": sum(1 for t in trace if not str(t.get("status", "")).startswith("ok (code)")),
+            "degraded": any(t.get("status") == "degraded" for t in trace),
+        }
+        emit("item_done", node="finish", item=item["id"], pattern=state["pattern"], model=record["model"],
+             verdict=grade["verdict"], calls=record["calls"])
+        return {"results": [record]}
+    return finish
+
+
+def build_pattern_graph(name: str, settings: Settings) -> StateGraph:
+    """One pattern's state machine: its roles (gates as conditional edges), then ``finish``."""
+    g = StateGraph(PatternState, output_schema=PatternOutput)
+    last = MODULES[check_pattern(name)].add_nodes(g, settings)
+    g.add_node("finish", _finish(settings))
+    g.add_edge(last, "finish")
+    g.add_edge("finish", END)
+    return g
+
+
+def initial_state(item: RWSItem | dict, pattern: str, model: str | None = None, verify: bool = False) -> dict:
+    """The input of a pattern graph for one item."""
+    data = item.model_dump() if isinstance(item, RWSItem) else dict(item)
+    return {"item": data, "pattern": check_pattern(pattern), "model": model or "", "verify": verify,
+            "out": {}, "trace": [], "annotations": []}
+
+
+def run_pattern(name: str, item: RWSItem | dict, settings: Settings, *, model: str | None = None,
+                verify: bool = False, config: dict | None = None) -> dict[str, Any]:
+    """Solve one item with one pattern (no checkpointer) and return its result record."""
+    graph = build_pattern_graph(name, settings).compile()
+    out = graph.invoke(initial_state(item, name, model, verify), config or {})
+    return out["results"][0]

@@ -1,0 +1,164 @@
+"""What every RWS pattern shares: the per-(item, pattern) state, role calls that leave a trace, the gate.
+
+A pattern is an explicit LangGraph state machine; its nodes call :func:`text_role` / :func:`json_role`, which
+render the role's prompt file (``prompts/rws/<pattern>/<role>.txt``: system text, a ``---- USER ----`` line,
+then the user text), call the model through :mod:`ifworld.llm`, and return a state update that appends one
+trace entry (the role's input and raw output). A JSON role that is still invalid after the repair turn
+degrades: the caller gets ``None`` and the trace/annotations say so; transport errors propagate so the run
+stops and can be resumed.
+"""
+
+from __future__ import annotations
+
+import json
+import operator
+from typing import Annotated, Any, TypedDict
+
+from pydantic import BaseModel
+
+from ifworld import llm, prompts
+from ifworld.config import Settings
+from ifworld.rws.extract import extract_answer
+
+GATE_CONFIDENCE = 0.7
+"""Gates pass when the reviewer accepts *and* its confidence is at least this."""
+USER_MARKER = "---- USER ----"
+FINAL_PREFIX = "Final Answer:"
+SYSTEM_LABEL = "rws"
+
+
+def _merge(left: dict | None, right: dict | None) -> dict:
+    return {**(left or {}), **(right or {})}
+
+
+class PatternState(TypedDict, total=False):
+    """State of one (item, pattern, model) solve; ``out`` holds each step's parsed output by step name."""
+
+    item: dict
+    pattern: str
+    model: str
+    verify: bool
+    out: Annotated[dict, _merge]
+    trace: Annotated[list[dict], operator.add]
+    annotations: Annotated[list[str], operator.add]
+    final_text: str
+    results: Annotated[list[dict], operator.add]
+
+
+class PatternOutput(TypedDict, total=False):
+    """What a pattern subgraph hands back to the run graph: one result record."""
+
+    results: Annotated[list[dict], operator.add]
+
+
+def role_settings(settings: Settings, state: PatternState) -> Settings:
+    """The run's settings with the task's model (benchmarks compare models through one endpoint)."""
+    model = state.get("model")
+    return settings.model_copy(update={"model": model}) if model and model != settings.model else settings
+
+
+def item_block(item: dict) -> str:
+    """The question as every role sees it: preamble (earlier parts), question, answer-format hint."""
+    parts = []
+    preamble = [p for p in item.get("preamble") or [] if p]
+    if preamble:
+        parts.append("Context from earlier parts:\n" + "\n".join(f"- {p}" for p in preamble))
+    parts.append(f"Question: {item['question']}")
+    if item.get("hint"):
+        parts.append(f"Answer format: {item['hint']}")
+    return "\n\n".join(parts)
+
+
+def render_role(pattern: str, role: str, **values: Any) -> tuple[str, str]:
+    """(system, user) for a role from its prompt file."""
+    text = prompts.render(f"rws/{pattern}/{role}", **values)
+    system, _, user = text.partition(USER_MARKER)
+    return system.strip(), user.strip()
+
+
+def _entry(role: str, step: str, user: str, output: str, status: str = "ok", error: str = "",
+           parsed: Any = None) -> dict:
+    entry = {"role": role, "step": step, "input": user, "output": output, "status": status}
+    if parsed is not None:
+        entry["parsed"] = parsed
+    if error:
+        entry["error"] = error
+    return entry
+
+
+def text_role(settings: Settings, state: PatternState, role: str, step: str, *, prompt: str | None = None,
+              **values: Any) -> tuple[str, dict]:
+    """Call a free-text role; returns (text, state update with its trace entry and ``out[step]``).
+
+    ``prompt`` names the prompt file when it differs from the role (a retry of the same role).
+    """
+    pattern = state["pattern"]
+    system, user = render_role(pattern, prompt or role, **values)
+    text = llm.complete(f"rws.{pattern}.{role}", [("system", system), ("user", user)],
+                        settings=role_settings(settings, state), meta={"system": SYSTEM_LABEL})
+    return text, {"trace": [_entry(f"rws.{pattern}.{role}", step, user, text)], "out": {step: text}}
+
+
+def json_role(settings: Settings, state: PatternState, role: str, step: str, schema: type[BaseModel], *,
+              prompt: str | None = None, **values: Any) -> tuple[dict | None, dict]:
+    """Call a JSON role (with the model layer's repair turn); ``None`` when it still fails (degraded)."""
+    pattern = state["pattern"]
+    full = f"rws.{pattern}.{role}"
+    system, user = render_role(pattern, prompt or role, **values)
+    try:
+        value = llm.structured(full, [("system", system), ("user", user)], schema,
+                               settings=role_settings(settings, state), meta={"system": SYSTEM_LABEL})
+    except llm.StructuredOutputError as exc:
+        note = f"degraded: {full} gave no valid JSON after repair"
+        return None, {"trace": [_entry(full, step, user, exc.raw, "degraded", str(exc))],
+                      "annotations": [note], "out": {step: None}}
+    data = value.model_dump()
+    return data, {"trace": [_entry(full, step, user, json.dumps(data), parsed=data)], "out": {step: data}}
+
+
+def passes(review: dict | None) -> bool:
+    """The gate: accept and confidence ≥ :data:`GATE_CONFIDENCE` (a missing review passes: nothing to act on)."""
+    if review is None:
+        return True
+    return bool(review.get("accept")) and float(review.get("confidence") or 0) >= GATE_CONFIDENCE
+
+
+def merge_updates(*updates: dict) -> dict:
+    """Combine several node updates (trace/annotations appended, out merged)."""
+    merged: dict[str, Any] = {}
+    for upd in updates:
+        for key, value in upd.items():
+            if key in ("trace", "annotations"):
+                merged[key] = merged.get(key, []) + list(value)
+            elif key == "out":
+                merged[key] = {**merged.get(key, {}), **value}
+            else:
+                merged[key] = value
+    return merged
+
+
+def final_line(text: str) -> str:
+    """The answer in a role's output (its ``Final Answer:`` line, else the extractor's best guess)."""
+    return extract_answer(text or "").answer
+
+
+def canonical(reasoning: str, answer: str) -> str:
+    """The canonical two-part output every pattern ends with."""
+    return f"Reasoning: {reasoning.strip() or '(none given)'}\n{FINAL_PREFIX} {answer.strip()}"
+
+
+def ensure_final(formatted: str, fallback_text: str, step: str) -> tuple[str, list[str]]:
+    """Keep a formatter's output if it has a final line; else rebuild it from the best earlier answer."""
+    if formatted and FINAL_PREFIX.lower() in formatted.lower():
+        return formatted.strip(), []
+    return canonical(fallback_text[:1500], final_line(fallback_text)), [
+        f"{step} output had no 'Final Answer:' line; rebuilt from the best earlier answer"]
+
+
+def as_text(value: Any) -> str:
+    """Compact text for putting a JSON role's output into the next prompt."""
+    if value is None:
+        return "(not available)"
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, indent=1)

@@ -1,0 +1,75 @@
+"""PACE: Planner (JSON) → Answer → Critic (JSON) → gate → [one Answer retry with the critic's fix] → Encloser.
+
+The gate is a conditional edge: the answer stands when the critic accepts with confidence ≥ GATE_CONFIDENCE.
+"""
+
+from __future__ import annotations
+
+from langgraph.graph import START, StateGraph
+
+from ifworld.config import Settings
+from ifworld.rws.patterns.base import (
+    PatternState,
+    as_text,
+    ensure_final,
+    item_block,
+    json_role,
+    passes,
+    text_role,
+)
+from ifworld.rws.patterns.schemas import Plan, Review
+
+
+def _best_answer(state: PatternState) -> str:
+    out = state["out"]
+    return out.get("answer_retry") or out.get("answer") or ""
+
+
+def add_nodes(g: StateGraph, settings: Settings) -> str:
+    def planner(state: PatternState) -> dict:
+        _, upd = json_role(settings, state, "planner", "planner", Plan, item=item_block(state["item"]))
+        return upd
+
+    def answer(state: PatternState) -> dict:
+        _, upd = text_role(settings, state, "answer", "answer", item=item_block(state["item"]),
+                           plan=as_text(state["out"].get("planner")))
+        return upd
+
+    def critic(state: PatternState) -> dict:
+        _, upd = json_role(settings, state, "critic", "critic", Review, item=item_block(state["item"]),
+                           plan=as_text(state["out"].get("planner")), answer=state["out"]["answer"])
+        return upd
+
+    def answer_retry(state: PatternState) -> dict:
+        review = state["out"].get("critic") or {}
+        _, upd = text_role(settings, state, "answer", "answer_retry", prompt="answer_retry", item=item_block(state["item"]),
+                           plan=as_text(state["out"].get("planner")), answer=state["out"]["answer"],
+                           issues="; ".join(review.get("issues") or []) or "(none listed)",
+                           fix=review.get("fix") or "(no fix given)")
+        return upd
+
+    def encloser(state: PatternState) -> dict:
+        best = _best_answer(state)
+        text, upd = text_role(settings, state, "encloser", "encloser", item=item_block(state["item"]), answer=best)
+        final, notes = ensure_final(text, best, "rws.pace.encloser")
+        return {**upd, "final_text": final, "annotations": notes}
+
+    def gate(state: PatternState) -> str:
+        return "encloser" if passes(state["out"].get("critic")) else "answer_retry"
+
+    for name, fn in (("planner", planner), ("answer", answer), ("critic", critic),
+                     ("answer_retry", answer_retry), ("encloser", encloser)):
+        g.add_node(name, fn)
+    g.add_edge(START, "planner")
+    g.add_edge("planner", "answer")
+    g.add_edge("answer", "critic")
+    g.add_conditional_edges("critic", gate, ["encloser", "answer_retry"])
+    g.add_edge("answer_retry", "encloser")
+    return "encloser"
+
+
+ROLES = ("planner", "answer", "critic", "encloser")
+CALLS = {
+    "accept": {"planner": 1, "answer": 1, "critic": 1, "encloser": 1},
+    "reject": {"planner": 1, "answer": 2, "critic": 1, "encloser": 1},
+}

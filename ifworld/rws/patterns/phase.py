@@ -1,0 +1,100 @@
+"""PHASE: Planner → Hypothesizer → Analyzer → Solver → Evaluator → gate → [Solver retry → Evaluator] → Finalizer.
+
+Planner and Hypothesizer lay the problem out (JSON), the Analyzer derives a candidate, the Solver commits to
+an answer, the Evaluator reviews it (JSON). On rejection the Solver gets one retry with the fix and the
+retry is evaluated once more; the Finalizer formats whichever answer the reviews trust more.
+"""
+
+from __future__ import annotations
+
+from langgraph.graph import START, StateGraph
+
+from ifworld.config import Settings
+from ifworld.rws.patterns.base import (
+    PatternState,
+    as_text,
+    ensure_final,
+    item_block,
+    json_role,
+    passes,
+    text_role,
+)
+from ifworld.rws.patterns.schemas import Hypotheses, PhasePlan, Review
+
+
+def best_answer(out: dict) -> tuple[str, str]:
+    """(answer text, which) — the retry unless its review trusts it less than the original's review."""
+    if not out.get("solver_retry"):
+        return out.get("solver") or out.get("analyzer") or "", "solver"
+    first, second = out.get("evaluator") or {}, out.get("evaluator_retry")
+    if second is None or passes(second):
+        return out["solver_retry"], "solver_retry"
+    if float(first.get("confidence") or 0) > float(second.get("confidence") or 0):
+        return out.get("solver") or "", "solver"
+    return out["solver_retry"], "solver_retry"
+
+
+def add_nodes(g: StateGraph, settings: Settings) -> str:
+    def ctx(state: PatternState) -> dict:
+        out = state["out"]
+        return {"item": item_block(state["item"]), "plan": as_text(out.get("planner")),
+                "hypotheses": as_text(out.get("hypothesizer"))}
+
+    def planner(state: PatternState) -> dict:
+        return json_role(settings, state, "planner", "planner", PhasePlan, item=item_block(state["item"]))[1]
+
+    def hypothesizer(state: PatternState) -> dict:
+        return json_role(settings, state, "hypothesizer", "hypothesizer", Hypotheses, item=item_block(state["item"]),
+                         plan=as_text(state["out"].get("planner")))[1]
+
+    def analyzer(state: PatternState) -> dict:
+        return text_role(settings, state, "analyzer", "analyzer", **ctx(state))[1]
+
+    def solver(state: PatternState) -> dict:
+        return text_role(settings, state, "solver", "solver", analysis=state["out"]["analyzer"], **ctx(state))[1]
+
+    def evaluator(state: PatternState) -> dict:
+        return json_role(settings, state, "evaluator", "evaluator", Review, answer=state["out"]["solver"],
+                         **ctx(state))[1]
+
+    def solver_retry(state: PatternState) -> dict:
+        review = state["out"].get("evaluator") or {}
+        return text_role(settings, state, "solver", "solver_retry", prompt="solver_retry",
+                         answer=state["out"]["solver"], issues="; ".join(review.get("issues") or []) or "(none)",
+                         fix=review.get("fix") or "(no fix given)", **ctx(state))[1]
+
+    def evaluator_retry(state: PatternState) -> dict:
+        return json_role(settings, state, "evaluator", "evaluator_retry", Review,
+                         answer=state["out"]["solver_retry"], **ctx(state))[1]
+
+    def finalizer(state: PatternState) -> dict:
+        best, which = best_answer(state["out"])
+        text, upd = text_role(settings, state, "finalizer", "finalizer", item=item_block(state["item"]), answer=best)
+        final, notes = ensure_final(text, best, "rws.phase.finalizer")
+        if which == "solver" and state["out"].get("solver_retry"):
+            notes.append("phase: kept the first solution (its review was more confident than the retry's)")
+        return {**upd, "final_text": final, "annotations": notes}
+
+    def gate(state: PatternState) -> str:
+        return "finalizer" if passes(state["out"].get("evaluator")) else "solver_retry"
+
+    for name, fn in (("planner", planner), ("hypothesizer", hypothesizer), ("analyzer", analyzer),
+                     ("solver", solver), ("evaluator", evaluator), ("solver_retry", solver_retry),
+                     ("evaluator_retry", evaluator_retry), ("finalizer", finalizer)):
+        g.add_node(name, fn)
+    g.add_edge(START, "planner")
+    g.add_edge("planner", "hypothesizer")
+    g.add_edge("hypothesizer", "analyzer")
+    g.add_edge("analyzer", "solver")
+    g.add_edge("solver", "evaluator")
+    g.add_conditional_edges("evaluator", gate, ["finalizer", "solver_retry"])
+    g.add_edge("solver_retry", "evaluator_retry")
+    g.add_edge("evaluator_retry", "finalizer")
+    return "finalizer"
+
+
+ROLES = ("planner", "hypothesizer", "analyzer", "solver", "evaluator", "finalizer")
+CALLS = {
+    "accept": {"planner": 1, "hypothesizer": 1, "analyzer": 1, "solver": 1, "evaluator": 1, "finalizer": 1},
+    "reject": {"planner": 1, "hypothesizer": 1, "analyzer": 1, "solver": 2, "evaluator": 2, "finalizer": 1},
+}
