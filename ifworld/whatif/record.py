@@ -1,0 +1,74 @@
+"""Run parameters (defaults, budget estimate) and the final run record shared by every method."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ifworld.llm import usage_totals
+from ifworld.whatif.propositions import (
+    DEFAULT_EXPERTS, METHODS, normalize_experts, validate_proposition, validate_rounds,
+)
+
+DEFAULT_ROUNDS = 2
+DEFAULT_BREADTH = 3
+DEFAULT_DEPTH = 2
+DEFAULT_DEBATE_ROUNDS = 2
+SWITCHES = ("no_debate", "no_conflict", "no_shared_frame", "no_refine")
+CALL_KEYS = ("role", "round", "start", "end", "prompt_tokens", "completion_tokens", "status", "latency_s",
+             "retries", "model", "error")
+RECORD_KEYS = ("proposition", "method", "scenario", "rounds", "report", "calls", "usage", "params", "degraded",
+               "frame_diffs", "judge")
+
+
+def default_params(proposition: str, method: str = "ifworld", **overrides: Any) -> dict[str, Any]:
+    """A complete, validated params dict (the Workflow contract) with defaults filled in."""
+    if method not in METHODS:
+        raise ValueError(f"Unknown method {method!r}; choose one of {', '.join(METHODS)}.")
+    params: dict[str, Any] = {
+        "proposition": validate_proposition(proposition), "method": method, "experts": list(DEFAULT_EXPERTS),
+        "rounds": DEFAULT_ROUNDS, **{s: False for s in SWITCHES}, "breadth": DEFAULT_BREADTH,
+        "depth": DEFAULT_DEPTH, "debate_rounds": DEFAULT_DEBATE_ROUNDS, "cache": False,
+    }
+    params.update({k: v for k, v in overrides.items() if v is not None})
+    params["experts"] = normalize_experts(params["experts"])
+    params["rounds"] = validate_rounds(int(params["rounds"]))
+    for key in ("breadth", "depth", "debate_rounds"):
+        if int(params[key]) < 1:
+            raise ValueError(f"{key} must be at least 1 (got {params[key]!r}).")
+        params[key] = int(params[key])
+    for key in (*SWITCHES, "cache"):
+        params[key] = bool(params[key])
+    return params
+
+
+def estimate_calls(params: dict[str, Any]) -> int:
+    """Model calls a run will make if nothing fails (repair retries not counted)."""
+    method = params.get("method", "ifworld")
+    if method == "single":
+        return 1
+    if method == "tree":
+        return 2 + 2 * int(params.get("breadth", DEFAULT_BREADTH)) * int(params.get("depth", DEFAULT_DEPTH))
+    if method == "debate":
+        return 2 * int(params.get("debate_rounds", DEFAULT_DEBATE_ROUNDS)) + 1
+    experts = len(params.get("experts") or DEFAULT_EXPERTS)
+    rounds = int(params.get("rounds", DEFAULT_ROUNDS))
+    resolver = 0 if params.get("no_conflict") else 1
+    debate = 0 if params.get("no_debate") else 3
+    refine = 0 if params.get("no_refine") else 1
+    return refine + rounds * experts + (rounds - 1) * (resolver + debate) + resolver + 3
+
+
+def record_calls(calls: list[dict]) -> list[dict]:
+    """The record's call list: accounting fields only (raw outputs stay in the store)."""
+    return [{k: c.get(k) for k in CALL_KEYS} for c in calls]
+
+
+def make_record(method: str, state: dict[str, Any], params: dict[str, Any], calls: list[dict], *,
+                rounds: list[dict], report: dict, degraded: list[str], frame_diffs: list[dict],
+                **extra: Any) -> dict[str, Any]:
+    """The final run record (DESIGN.md CLI contract) for any method."""
+    return {
+        "proposition": params["proposition"], "method": method, "scenario": state.get("scenario"),
+        "rounds": rounds, "report": report, "calls": record_calls(calls), "usage": usage_totals(calls),
+        "params": params, "degraded": degraded, "frame_diffs": frame_diffs, "judge": None, **extra,
+    }

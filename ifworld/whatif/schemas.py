@@ -1,0 +1,388 @@
+"""Pydantic schemas for every IF-World agent output and the final report.
+
+Models are lenient where real models drift (``"positive"`` → ``"+"``, strength clamped to 1–3,
+percentages clamped to 0–100) and strict where the record shape is a contract (causal edge keys).
+Graph state never holds these objects: nodes store ``model_dump(mode="json")`` dicts.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+Sign = Literal["+", "-"]
+Horizon = Literal["short", "medium", "long"]
+
+
+def _sign(value: Any) -> str:
+    text = str(value).strip().lower()
+    if text in ("-", "−", "negative", "neg", "-1", "decrease", "minus"):
+        return "-"
+    return "+"
+
+
+def _clamp(value: Any, low: float, high: float) -> float:
+    try:
+        number = float(str(value).rstrip("%"))
+    except (TypeError, ValueError):
+        return low
+    return max(low, min(high, number))
+
+
+class _Base(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class CausalEdge(_Base):
+    source: str
+    target: str
+    sign: Sign = "+"
+    strength: int = Field(2, ge=1, le=3)
+    domains: list[str] = Field(default_factory=list)
+    mechanism: str = ""
+
+    @field_validator("sign", mode="before")
+    @classmethod
+    def _v_sign(cls, v: Any) -> str:
+        return _sign(v)
+
+    @field_validator("strength", mode="before")
+    @classmethod
+    def _v_strength(cls, v: Any) -> int:
+        return int(round(_clamp(v, 1, 3)))
+
+    @field_validator("domains", mode="before")
+    @classmethod
+    def _v_domains(cls, v: Any) -> list[str]:
+        return [v] if isinstance(v, str) else list(v or [])
+
+
+class MatrixCell(_Base):
+    mechanism: str
+    domain: str
+    sign: Sign = "+"
+    strength: int = Field(2, ge=1, le=3)
+
+    _v_sign = field_validator("sign", mode="before")(lambda cls, v: _sign(v))
+    _v_strength = field_validator("strength", mode="before")(lambda cls, v: int(round(_clamp(v, 1, 3))))
+
+
+class Probability(_Base):
+    probability_pct: float = Field(50.0, ge=0, le=100)
+
+    @field_validator("probability_pct", mode="before")
+    @classmethod
+    def _v_pct(cls, v: Any) -> float:
+        return _clamp(v, 0, 100)
+
+
+# -- refiner ------------------------------------------------------------------------------------------
+class Variant(_Base):
+    name: str
+    description: str
+
+
+class IndicatorSpec(_Base):
+    name: str
+    unit: str = ""
+    threshold: str = ""
+
+
+class Timescales(_Base):
+    short: str = ""
+    medium: str = ""
+    long: str = ""
+
+
+class Scenario(_Base):
+    restated: str = ""
+    premises: list[str] = Field(default_factory=list)
+    constants: list[str] = Field(default_factory=list, description="constraints held constant")
+    timescales: Timescales = Field(default_factory=Timescales)
+    key_uncertainties: list[str] = Field(default_factory=list)
+    expert_plan: list[str] = Field(default_factory=list, description="domains to involve")
+    variants: list[Variant] = Field(default_factory=list, description="2-3 scenario variants")
+    indicators: list[IndicatorSpec] = Field(default_factory=list, description="3-5 measurable indicators")
+
+
+# -- expert -------------------------------------------------------------------------------------------
+class ReasoningStep(_Base):
+    cause: str
+    effect: str
+    mechanism: str = ""
+    domains: list[str] = Field(default_factory=list)
+
+
+class QuantRange(_Base):
+    quantity: str
+    low: float
+    high: float
+    unit: str = ""
+
+
+class Conclusion(_Base):
+    statement: str
+    ranges: list[QuantRange] = Field(default_factory=list)
+
+
+class FeasibilityAudit(_Base):
+    resources: str = ""
+    technology: str = ""
+    policy: str = ""
+
+
+class FeasibilityRow(_Base):
+    constraint: str
+    estimate: str
+    unit: str = ""
+    bottleneck: str = ""
+    mitigation: str = ""
+
+    @field_validator("estimate", mode="before")
+    @classmethod
+    def _v_est(cls, v: Any) -> str:
+        return str(v)
+
+
+class Assumption(_Base):
+    id: str
+    text: str
+
+
+class Uncertainty(_Base):
+    description: str
+    lever: str = Field("", description="substitution or adaptation lever")
+
+
+class CalibrationRange(_Base):
+    quantity: str
+    unit: str = ""
+    ci50: list[float] = Field(default_factory=list, description="[low, high] 50% interval")
+    ci80: list[float] = Field(default_factory=list)
+    ci95: list[float] = Field(default_factory=list)
+
+
+class Dependency(_Base):
+    domain: str
+    note: str = ""
+
+
+class ScenarioBranch(Probability):
+    name: str
+    description: str = ""
+
+
+class TimelineEntry(Probability):
+    horizon: Horizon = "short"
+    event: str = ""
+
+    @field_validator("horizon", mode="before")
+    @classmethod
+    def _v_h(cls, v: Any) -> str:
+        text = str(v).lower()
+        return next((h for h in ("short", "medium", "long") if h in text), "short")
+
+
+class Indicator(_Base):
+    name: str
+    threshold: str = ""
+    flips_to: str = Field("", description="which branch the indicator flips to")
+
+
+class TraceRow(_Base):
+    assumption_id: str
+    claim: str
+
+
+class ExpertOutput(_Base):
+    domain: str = ""
+    reasoning_steps: list[ReasoningStep] = Field(default_factory=list)
+    verdict: str = Field("", description="one-sentence testable verdict")
+    conclusions: list[Conclusion] = Field(default_factory=list)
+    feasibility_audit: FeasibilityAudit = Field(default_factory=FeasibilityAudit)
+    feasibility_table: list[FeasibilityRow] = Field(default_factory=list)
+    assumptions: list[Assumption] = Field(default_factory=list)
+    uncertainties: list[Uncertainty] = Field(default_factory=list)
+    calibration: list[CalibrationRange] = Field(default_factory=list)
+    dependencies: list[Dependency] = Field(default_factory=list)
+    minimal_change: str = ""
+    scenarios: list[ScenarioBranch] = Field(default_factory=list)
+    timeline: list[TimelineEntry] = Field(default_factory=list)
+    indicators: list[Indicator] = Field(default_factory=list)
+    trace: list[TraceRow] = Field(default_factory=list)
+    causal_matrix: list[MatrixCell] = Field(default_factory=list)
+    key_causal_edges: list[CausalEdge] = Field(default_factory=list)
+    alignment_notes: list[str] = Field(default_factory=list, description="rounds >= 2: how the frame changed this")
+
+
+# -- resolver / debate --------------------------------------------------------------------------------
+class ConsensusPoint(_Base):
+    point: str
+    confidence: float = Field(0.5, ge=0, le=1)
+
+    @field_validator("confidence", mode="before")
+    @classmethod
+    def _v_conf(cls, v: Any) -> float:
+        x = _clamp(v, 0, 100)
+        return x / 100 if x > 1 else x
+
+
+class Conflict(_Base):
+    topic: str
+    kind: Literal["hard", "soft", "granularity"] = "soft"
+    positions: list[str] = Field(default_factory=list)
+    resolution: str = ""
+
+    @field_validator("kind", mode="before")
+    @classmethod
+    def _v_kind(cls, v: Any) -> str:
+        text = str(v).lower()
+        return next((k for k in ("hard", "granularity", "soft") if k in text), "soft")
+
+
+class Branch(Probability):
+    condition: str
+    description: str = ""
+    domains: list[str] = Field(default_factory=list)
+
+
+class DecisionRule(_Base):
+    indicator: str
+    threshold: str = ""
+    branch: str = ""
+
+
+class OpenUncertainty(_Base):
+    description: str
+    indicator: str = ""
+
+
+class Synthesis(_Base):
+    consensus: list[ConsensusPoint] = Field(default_factory=list)
+    conflicts: list[Conflict] = Field(default_factory=list)
+    branches: list[Branch] = Field(default_factory=list)
+    decision_rules: list[DecisionRule] = Field(default_factory=list)
+    uncertainties: list[OpenUncertainty] = Field(default_factory=list)
+    treatment_notes: list[str] = Field(default_factory=list, description="how conflicts were treated")
+
+
+class ContentionPoint(_Base):
+    issue: str
+    pro: str = ""
+    con: str = ""
+    crux: str = Field("", description="what evidence would settle it")
+
+
+class DebateBrief(_Base):
+    points: list[ContentionPoint] = Field(default_factory=list)
+    summary: str = ""
+
+
+# -- report -------------------------------------------------------------------------------------------
+class ExecutiveVerdict(_Base):
+    verdict: str = ""
+    feasibility: str = ""
+    minimal_change: str = ""
+
+
+class Claim(_Base):
+    id: str
+    text: str
+    assumptions: list[str] = Field(default_factory=list)
+
+
+class ReportTrace(_Base):
+    assumption_id: str
+    claim_id: str
+    note: str = ""
+
+
+class MapNode(_Base):
+    id: str
+    label: str = ""
+    domain: str = ""
+
+
+class CausalMap(_Base):
+    nodes: list[MapNode] = Field(default_factory=list)
+    edges: list[CausalEdge] = Field(default_factory=list)
+
+
+class Alignment(_Base):
+    consensus: list[ConsensusPoint] = Field(default_factory=list)
+    branches: list[Branch] = Field(default_factory=list)
+
+
+class ScenarioAnalysis(Probability):
+    name: str
+    drivers: list[str] = Field(default_factory=list)
+    pros: list[str] = Field(default_factory=list)
+    cons: list[str] = Field(default_factory=list)
+    indicators: list[str] = Field(default_factory=list)
+
+
+class ConsistencyChecks(_Base):
+    resolutions: list[str] = Field(default_factory=list)
+    residual_disagreements: list[str] = Field(default_factory=list)
+
+
+class ReportCore(_Base):
+    summary_bullets: list[str] = Field(default_factory=list, description="5 rubric-aligned bullets")
+    executive_verdict: ExecutiveVerdict = Field(default_factory=ExecutiveVerdict)
+    core_conclusions: list[str] = Field(default_factory=list)
+    uncertainty_analysis: list[str] = Field(default_factory=list)
+    assumptions: list[Assumption] = Field(default_factory=list)
+    claims: list[Claim] = Field(default_factory=list)
+    trace_table: list[ReportTrace] = Field(default_factory=list)
+
+
+class ReportAnalysis(_Base):
+    causal_matrix: list[CausalEdge] = Field(default_factory=list, description="top 6-10 edges")
+    causal_map: CausalMap = Field(default_factory=CausalMap)
+    feasibility_table: list[FeasibilityRow] = Field(default_factory=list)
+    calibration_ranges: list[CalibrationRange] = Field(default_factory=list)
+
+
+class ReportScenarios(_Base):
+    scenarios: list[ScenarioAnalysis] = Field(default_factory=list)
+    timeline: list[TimelineEntry] = Field(default_factory=list)
+    decision_table: list[DecisionRule] = Field(default_factory=list)
+
+
+class Report(ReportCore, ReportAnalysis, ReportScenarios):
+    alignment: Alignment = Field(default_factory=Alignment)
+    consistency_checks: ConsistencyChecks = Field(default_factory=ConsistencyChecks)
+    degraded: list[str] = Field(default_factory=list)
+    markdown: str = ""
+
+
+class ReportDraft(Report):
+    """What a single agent / tree node / debate judge writes: a full report (markdown rendered by us)."""
+
+
+# -- baselines and judge ------------------------------------------------------------------------------
+class Critique(_Base):
+    score: float = Field(5.0, ge=0, le=10)
+    reason: str = ""
+
+    @field_validator("score", mode="before")
+    @classmethod
+    def _v_score(cls, v: Any) -> float:
+        return _clamp(v, 0, 10)
+
+
+JUDGE_MAXIMA: dict[str, int] = {
+    "rigor_traceability": 25, "integration_causality": 25, "feasibility_minimality": 20,
+    "uncertainty_adaptation": 15, "decisionability": 15,
+}
+
+
+class Judgement(_Base):
+    rigor_traceability: int = Field(ge=0, le=25)
+    integration_causality: int = Field(ge=0, le=25)
+    feasibility_minimality: int = Field(ge=0, le=20)
+    uncertainty_adaptation: int = Field(ge=0, le=15)
+    decisionability: int = Field(ge=0, le=15)
+    overall: int = Field(ge=0, le=100)
+    rationale: str = ""
