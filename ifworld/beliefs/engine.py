@@ -239,14 +239,17 @@ def opinion_views(beliefs: np.ndarray) -> np.ndarray:
 
 def stop_votes(beliefs: np.ndarray, changed: np.ndarray) -> np.ndarray:
     """(runs, agents) STOP votes: beliefs unchanged this round, or every pair decided and sure."""
-    unchanged = ~changed
-    b0 = beliefs[..., 0::2].astype(np.int32)
-    b1 = beliefs[..., 1::2].astype(np.int32)
-    low = np.minimum(b0, b1)
-    high = b0 + b1 - low
-    # high / (high + low) >= pct  <=>  (100 - pct) * high >= pct * low, and the pair must be known
-    sure = (high > 0) & ((100 - STOP_CONFIDENCE_PCT) * high >= STOP_CONFIDENCE_PCT * low)
-    return unchanged | sure.all(axis=-1)
+    b2 = beliefs.reshape(-1, beliefs.shape[-1])
+    all_sure = np.empty(b2.shape[0], dtype=bool)
+    for start in range(0, b2.shape[0], ROW_BLOCK):  # blocks keep temporaries small
+        block = b2[start:start + ROW_BLOCK]
+        b0, b1 = block[:, 0::2].astype(np.int32), block[:, 1::2].astype(np.int32)
+        low = np.minimum(b0, b1)
+        high = b0 + b1 - low
+        # high / (high + low) >= pct  <=>  (100 - pct) * high >= pct * low, and the pair must be known
+        sure = (high > 0) & ((100 - STOP_CONFIDENCE_PCT) * high >= STOP_CONFIDENCE_PCT * low)
+        all_sure[start:start + ROW_BLOCK] = sure.all(axis=1)
+    return ~changed | all_sure.reshape(changed.shape)
 
 
 def step(
