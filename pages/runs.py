@@ -1,8 +1,162 @@
-"""Placeholder until its issue lands."""
+"""Saved runs of every kind: list, open, resume, replay step by step, compare, export, delete."""
+
+import time
 
 import streamlit as st
 
-from ui.common import coming_soon
+from ifworld import runs
+from ifworld.compare import record_steps
+from ifworld.store import KINDS, STATUSES
+from ui import runs_view, whatif_view
+from ui.common import current_settings, store
+from ui.live_view import follow_run
 
-st.title("The runs browser")
-coming_soon("The runs browser")
+SPEEDS = {"0.25 s": 0.25, "0.5 s": 0.5, "1 s": 1.0, "2 s": 2.0, "4 s": 4.0}
+RESUMABLE = ("interrupted", "failed", "pending")
+
+st.title("🗂️ Runs")
+st.caption("Every run is saved with its checkpoints: reopen, resume, replay round by round "
+           "(no model needed), compare, export or delete.")
+
+f1, f2, f3 = st.columns([3, 1, 1])
+search = f1.text_input("Search title or id", key="runs_search")
+kind = f2.selectbox("Kind", ["all", *KINDS], key="runs_kind")
+status = f3.selectbox("Status", ["all", *STATUSES], key="runs_status")
+infos = store().list_runs(None if kind == "all" else kind, search or None)
+infos = [i for i in infos if status == "all" or i.status == status]
+if not infos:
+    st.info("No saved runs match. Start one on the What-if page (or any other tool) and it appears here.")
+    st.stop()
+
+table = st.dataframe(runs_view.runs_frame(infos), key="runs_table", on_select="rerun",
+                     selection_mode="single-row", hide_index=True, width="stretch")
+ids = [i.id for i in infos]
+by_id = {i.id: i for i in infos}
+picked = table.selection.rows if table and table.selection else []
+if picked and picked[0] < len(ids) and st.session_state.get("runs_picked") != ids[picked[0]]:
+    st.session_state["runs_picked"] = st.session_state["runs_open"] = ids[picked[0]]
+if st.session_state.get("runs_open") not in ids:
+    st.session_state["runs_open"] = ids[0]
+
+
+def export(run_id: str, fmt: str) -> str:
+    try:
+        return runs.export_run(run_id, fmt, store=store())
+    except Exception as exc:  # noqa: BLE001 — a broken renderer must not hide the run; JSON always works
+        st.caption(f"{fmt} export failed ({type(exc).__name__}: {exc}); the JSON export has everything.")
+        return "" if fmt == "json" else export(run_id, "json")
+
+
+def label(run_id: str) -> str:
+    info = by_id[run_id]
+    return f"{info.title[:70]} · {info.status} · {info.created_iso[:16]} · {run_id}"
+
+
+tab_open, tab_replay, tab_compare = st.tabs(["📂 Open", "⏯️ Replay", "⚖️ Compare"])
+
+with tab_open:
+    run_id = st.selectbox("Run", ids, key="runs_open", format_func=label)
+    info = store().get_run(run_id)
+    st.subheader(info.title)
+    st.caption(f"`{info.id}` · {info.kind} · {info.workflow} · {info.status} · created {info.created_iso}")
+    if info.error:
+        st.warning(f"Last error: {info.error}")
+    c1, c2, c3, c4, c5 = st.columns(5)
+    c1.download_button("⬇️ Markdown", export(run_id, "md"), file_name=f"{run_id}.md",
+                       mime="text/markdown", key="runs_dl_md", on_click="ignore")
+    c2.download_button("⬇️ JSON", export(run_id, "json"), file_name=f"{run_id}.json",
+                       mime="application/json", key="runs_dl_json", on_click="ignore")
+    resume = c3.button("▶️ Resume", key="runs_resume", disabled=info.status not in RESUMABLE or
+                       not current_settings().enabled,
+                       help="Continue an interrupted run from its last checkpoint (needs a model).")
+    if c4.button("🗑️ Delete", key="runs_delete"):
+        st.session_state["runs_confirm_delete"] = run_id
+    with c5:
+        if info.kind == "whatif" and info.record:
+            whatif_view.judge_button(run_id, info.record, "runs", current_settings().enabled)
+    if st.session_state.get("runs_confirm_delete") == run_id:
+        st.warning(f"Delete run `{run_id}` with its calls and checkpoints? This cannot be undone.")
+        y, n = st.columns(2)
+        if y.button("Yes, delete it", key="runs_delete_yes", type="primary"):
+            store().delete_run(run_id)
+            st.session_state.pop("runs_confirm_delete", None)
+            st.session_state.pop("runs_open", None)
+            st.toast(f"Deleted {run_id}")
+            st.rerun()
+        if n.button("Cancel", key="runs_delete_no"):
+            st.session_state.pop("runs_confirm_delete", None)
+            st.rerun()
+    if resume:
+        if follow_run(run_id, resume=True) is not None:
+            st.success("Resumed run finished.")
+            info = store().get_run(run_id)
+    runs_view.render_record(info.kind, info.record, key="runs_rec", usage=info.usage)
+
+
+def load_steps(run_id: str) -> tuple[list[dict], str]:
+    """Checkpoint history if there is one, else steps rebuilt from the saved record (works offline)."""
+    try:
+        steps = runs.replay(run_id, store=store(), settings=current_settings())
+    except Exception:  # noqa: BLE001 — an unknown workflow or pruned checkpoints fall back to the record
+        steps = []
+    steps = [s for s in steps if s.get("values")]
+    if steps:
+        return steps, "checkpoint history"
+    return record_steps(store().get_run(run_id).record), "saved record"
+
+
+with tab_replay:
+    rid = st.selectbox("Run to replay", ids, key="runs_replay_id", format_func=label)
+    if st.session_state.get("runs_replay_loaded") != rid:
+        st.session_state["runs_replay_steps"], st.session_state["runs_replay_source"] = load_steps(rid)
+        st.session_state["runs_replay_loaded"] = rid
+        st.session_state["runs_replay_pos"] = 0
+        st.session_state["runs_replay_playing"] = False
+    steps = st.session_state["runs_replay_steps"]
+    if not steps:
+        st.info("Nothing to replay for this run yet.")
+    else:
+        st.caption(f"{len(steps)} steps from the {st.session_state['runs_replay_source']}.")
+        p1, p2, p3 = st.columns([1, 1, 2])
+        playing = st.session_state.get("runs_replay_playing", False)
+        if p1.button("⏸️ Pause" if playing else "▶️ Play", key="runs_replay_play"):
+            st.session_state["runs_replay_playing"] = not playing
+            if not playing and st.session_state["runs_replay_pos"] >= len(steps) - 1:
+                st.session_state["runs_replay_pos"] = 0
+            st.rerun()
+        if p2.button("⏮️ Restart", key="runs_replay_restart"):
+            st.session_state["runs_replay_pos"] = 0
+        speed = p3.select_slider("Seconds per step", list(SPEEDS), value="1 s", key="runs_replay_speed")
+        every = SPEEDS[speed] if st.session_state.get("runs_replay_playing") else None
+
+        @st.fragment(run_every=every)
+        def player() -> None:
+            pos = st.session_state.get("runs_replay_pos", 0)
+            due = time.time() - st.session_state.get("runs_replay_t", 0) >= (every or 0) * 0.9
+            if every and pos < len(steps) - 1 and due:
+                st.session_state["runs_replay_pos"] = pos = pos + 1
+                st.session_state["runs_replay_t"] = time.time()
+            elif every and pos >= len(steps) - 1:
+                st.session_state["runs_replay_playing"] = False
+                st.rerun(scope="app")
+            if len(steps) > 1:
+                st.slider("Step", 0, len(steps) - 1, key="runs_replay_pos")
+            index = st.session_state.get("runs_replay_pos", 0)
+            runs_view.render_replay_state(by_id[rid].kind, steps[index], steps[index - 1] if index else None,
+                                          key=f"runs_replay_{index}")
+
+        player()
+
+with tab_compare:
+    done = [i.id for i in infos if i.kind == "whatif" and i.record and runs_view.is_whatif_record(i.record)]
+    if len(done) < 2:
+        st.info("Comparing needs two finished what-if runs "
+                "(e.g. IF-World and debate on the same proposition).")
+    else:
+        a_col, b_col = st.columns(2)
+        a = a_col.selectbox("Run A", done, key="runs_cmp_a", format_func=label)
+        b = b_col.selectbox("Run B", [i for i in done if i != a], key="runs_cmp_b", format_func=label)
+        ra, rb = store().get_run(a), store().get_run(b)
+        if (ra.record or {}).get("proposition") != (rb.record or {}).get("proposition"):
+            st.caption("Note: the two runs answer different propositions.")
+        runs_view.render_compare(ra, rb, key="runs_cmp")

@@ -11,9 +11,15 @@ def edge(source: str, target: str, sign: str = "+", strength: int = 2, domains: 
             "domains": domains or [], "mechanism": mechanism}
 
 
-def expert(verdict: str, edges: list[dict], confidence: float = 0.8) -> dict[str, Any]:
-    return {"verdict": verdict, "confidence": confidence, "summary": f"{verdict} summary",
-            "key_numbers": [{"name": "GDP change", "value": -2.5, "unit": "%"}], "key_causal_edges": edges}
+def expert(verdict: str, edges: list[dict]) -> dict[str, Any]:
+    """An ExpertOutput-shaped dict (see ifworld/whatif/schemas.py)."""
+    return {"verdict": verdict, "reasoning_steps": [{"cause": "a", "effect": "b", "mechanism": "m"}],
+            "conclusions": [{"statement": f"{verdict}: costs rise",
+                             "ranges": [{"quantity": "GDP change", "low": -4, "high": -1, "unit": "%"}]}],
+            "calibration": [{"quantity": "GDP change", "unit": "%", "ci50": [-3, -1], "ci80": [-4, 0],
+                             "ci95": [-6, 1]}],
+            "scenarios": [{"name": "adapt", "probability_pct": 60}], "minimal_change": "remove the Moon",
+            "key_causal_edges": edges}
 
 
 def sample_record(method: str = "ifworld", proposition: str = "What if the Moon disappeared?",
@@ -36,7 +42,9 @@ def sample_record(method: str = "ifworld", proposition: str = "What if the Moon 
             ]),
         },
         "failed": {},
-        "frame": {"text": "Round 1 frame: tides vanish; mixing weakens.", "consensus": ["tides vanish"]},
+        "frame": {"round": 1, "text": "Round 1 frame: tides vanish; mixing weakens.",
+                  "consensus": [{"point": "tides vanish", "confidence": 0.8}], "conflicts": [],
+                  "branches": [{"condition": "abrupt shift", "description": "fast", "probability_pct": 30}]},
         "debate": None,
     }
     r2 = {
@@ -48,33 +56,24 @@ def sample_record(method: str = "ifworld", proposition: str = "What if the Moon 
             ]),
         },
         "failed": {"economics": "TimeoutError: model did not answer"},
-        "frame": {"text": "Round 2 frame: mixing–climate loop; economic costs uncertain.",
-                  "consensus": ["tides vanish", "mixing weakens"]},
-        "debate": {"pro": "The loop is real.", "con": "Magnitudes are unclear.", "brief": "Keep both."},
+        "frame": {"round": 2, "text": "Round 2 frame: mixing–climate loop; economic costs uncertain.",
+                  "consensus": [{"point": "tides vanish", "confidence": 0.9},
+                                {"point": "mixing weakens", "confidence": 0.7}],
+                  "conflicts": [], "branches": []},
+        "debate": {"pro": "The loop is real.", "con": "Magnitudes are unclear.",
+                   "brief": {"points": [{"issue": "loop strength", "pro": "strong", "con": "weak",
+                                         "crux": "ocean models"}], "summary": "Keep both."}},
     }
     report = {
-        "title": "If the Moon disappeared",
-        "summary": "Tides shrink to the solar component; coastal ecosystems and climate shift.",
-        "markdown": "# If the Moon disappeared\n\nTides shrink.",
-        "calibration": [
-            {"quantity": "Tidal range change", "unit": "%", "median": -65,
-             "p50": [-70, -60], "p80": [-75, -55], "p95": [-80, -50]},
-            {"quantity": "GDP change", "unit": "%", "median": -2.0,
-             "p50": [-3, -1], "p80": [-4, 0], "p95": [-6, 1]},
-        ],
-        "decision_table": [
-            {"option": "Reinforce sea walls", "benefit": "high", "cost": "high", "when": "year 1"},
-            {"option": "Relocate fisheries", "benefit": "medium", "cost": "medium", "when": "year 3"},
-        ],
-        "scenarios": [
-            {"name": "Gradual adaptation", "probability": 0.55, "description": "Slow shift."},
-            {"name": "Abrupt climate shift", "probability": 0.3, "description": "Fast."},
-            {"name": "Little change", "probability": 0.15, "description": "Surprise."},
-        ],
-        "timeline": [
-            {"when": "day 1", "event": "Tides drop to solar-only range"},
-            {"when": "year 1", "event": "Coastal ecosystems reorganise"},
-        ],
+        "summary_bullets": ["Tides shrink to the solar component.", "Coastal ecosystems reorganise."],
+        "executive_verdict": {"verdict": "Survivable but costly", "feasibility": "n/a",
+                              "minimal_change": "the Moon vanishes"},
+        "core_conclusions": ["Tidal range falls by about two thirds."],
+        "uncertainty_analysis": ["Climate feedback magnitude is unknown."],
+        "assumptions": [{"id": "A1", "text": "The Moon vanishes instantly"}],
+        "claims": [{"id": "C1", "text": "Tides shrink", "assumptions": ["A1"]}],
+        "trace_table": [{"assumption_id": "A1", "claim_id": "C1", "note": "direct"}],
+        "causal_matrix": [edge("Tides", "Ocean mixing", "+", 3, ["geophysics"], "tidal energy")],
         "causal_map": {
             "nodes": [{"id": "n1", "label": "Ocean mixing", "domain": "geophysics"},
                       {"id": "n2", "label": "Climate stability", "domain": "climate"},
@@ -82,6 +81,27 @@ def sample_record(method: str = "ifworld", proposition: str = "What if the Moon 
             "edges": [{"source": "n2", "target": "n3", "sign": "+", "strength": 1, "domains": ["climate"],
                        "mechanism": "stable climate supports output"}],
         },
+        "feasibility_table": [{"constraint": "sea walls", "estimate": "10", "unit": "bn EUR",
+                               "bottleneck": "concrete", "mitigation": "phase it"}],
+        "calibration_ranges": [
+            {"quantity": "Tidal range change", "unit": "%", "ci50": [-70, -60], "ci80": [-75, -55],
+             "ci95": [-80, -50]},
+            {"quantity": "GDP change", "unit": "%", "ci50": [-3, -1], "ci80": [-4, 0], "ci95": [-6, 1]},
+        ],
+        "scenarios": [
+            {"name": "Gradual adaptation", "probability_pct": 55, "drivers": ["slow shift"], "pros": ["time"],
+             "cons": ["cost"], "indicators": ["sea level"]},
+            {"name": "Abrupt climate shift", "probability_pct": 30},
+            {"name": "Little change", "probability_pct": 15},
+        ],
+        "timeline": [{"horizon": "short", "event": "Tides drop to solar-only range", "probability_pct": 95},
+                     {"horizon": "long", "event": "Coastal ecosystems reorganise", "probability_pct": 70}],
+        "decision_table": [{"indicator": "Tidal range", "threshold": "< 40 %",
+                            "branch": "Abrupt climate shift"}],
+        "alignment": {"consensus": [{"point": "tides vanish", "confidence": 0.9}], "branches": []},
+        "consistency_checks": {"resolutions": ["mixing sign agreed"], "residual_disagreements": []},
+        "degraded": ["economics (round 2)"],
+        "markdown": "# If the Moon disappeared\n\nTides shrink.",
     }
     return {
         "proposition": proposition, "method": method,
@@ -92,7 +112,7 @@ def sample_record(method: str = "ifworld", proposition: str = "What if the Moon 
         "calls": [{"role": "expert", "round": 1, "start": 0.0, "end": 1.0, "prompt_tokens": 100,
                    "completion_tokens": 50, "status": "ok"}],
         "usage": {"calls": 7, "prompt_tokens": 700, "completion_tokens": 350, "retries": 1, "failures": 1},
-        "degraded": True,
+        "degraded": ["economics (round 2)"],
         "frame_diffs": [{"round": 1, "consensus_gained": ["tides vanish"], "conflicts_resolved": [],
                          "branches_added": ["abrupt shift"], "branches_dropped": []},
                         {"round": 2, "consensus_gained": ["mixing weakens"],

@@ -1,0 +1,167 @@
+"""Pure helpers for looking at saved run records: side-by-side comparison and record-based replay.
+
+Used by the Runs page (compare two what-if runs, e.g. IF-World vs debate on one proposition) and as the
+offline fallback for replay when a run has no checkpoint history (imported or pruned). No streamlit.
+Records are read defensively: a missing section is skipped, never an error.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import plotly.graph_objects as go
+
+JUDGE_MAXIMA: dict[str, int] = {
+    "rigor_traceability": 25, "integration_causality": 25, "feasibility_minimality": 20,
+    "uncertainty_adaptation": 15, "decisionability": 15,
+}
+JUDGE_LABELS: dict[str, str] = {
+    "rigor_traceability": "Rigor & traceability", "integration_causality": "Integration & causality",
+    "feasibility_minimality": "Feasibility & minimality",
+    "uncertainty_adaptation": "Uncertainty & adaptation",
+    "decisionability": "Decisionability",
+}
+USAGE_KEYS = ("calls", "prompt_tokens", "completion_tokens", "retries", "failures", "latency_s")
+
+
+def judge_scores(record: dict[str, Any] | None) -> dict[str, float] | None:
+    """The five judge dimensions plus ``overall`` from a record's ``judge`` (None when not judged)."""
+    judge = (record or {}).get("judge")
+    if not isinstance(judge, dict):
+        return None
+    scores = judge.get("scores") if isinstance(judge.get("scores"), dict) else judge
+    out = {k: float(scores[k]) for k in (*JUDGE_MAXIMA, "overall") if _is_number(scores.get(k))}
+    return out or None
+
+
+def _is_number(value: Any) -> bool:
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def judge_radar(scored: dict[str, dict[str, float]]) -> go.Figure:
+    """Radar of judge dimensions as % of each dimension's maximum, one trace per run label."""
+    fig = go.Figure()
+    theta = [JUDGE_LABELS[k] for k in JUDGE_MAXIMA]
+    for label, scores in scored.items():
+        r = [100 * scores.get(k, 0) / m for k, m in JUDGE_MAXIMA.items()]
+        fig.add_trace(go.Scatterpolar(r=r + r[:1], theta=theta + theta[:1], fill="toself", name=label))
+    fig.update_layout(polar=dict(radialaxis=dict(range=[0, 100], ticksuffix="%")), height=420,
+                      margin=dict(l=40, r=40, t=30, b=30))
+    return fig
+
+
+def judge_bars(scored: dict[str, dict[str, float]]) -> go.Figure:
+    """Grouped bars of raw judge points per dimension (and overall /100)."""
+    keys = [*JUDGE_MAXIMA, "overall"]
+    labels = [f"{JUDGE_LABELS.get(k, 'Overall')} (/{JUDGE_MAXIMA.get(k, 100)})" for k in keys]
+    fig = go.Figure([go.Bar(name=label, x=labels, y=[s.get(k, 0) for k in keys])
+                     for label, s in scored.items()])
+    fig.update_layout(barmode="group", height=380, margin=dict(l=20, r=20, t=30, b=80))
+    return fig
+
+
+def usage_of(record: dict[str, Any] | None, fallback: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Usage counters of a record (its ``usage``, else the store's totals, else counted from ``calls``)."""
+    record = record or {}
+    usage = dict(fallback or {})
+    usage.update({k: v for k, v in (record.get("usage") or {}).items() if v is not None})
+    calls = record.get("calls")
+    if "calls" not in usage and isinstance(calls, list):
+        usage["calls"] = len(calls)
+    if isinstance(usage.get("calls"), list):
+        usage["calls"] = len(usage["calls"])
+    return usage
+
+
+def usage_table(runs: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows ``{metric, <label>: value, …}`` comparing usage counters of several runs."""
+    keys = [k for k in USAGE_KEYS if any(k in u for u in runs.values())]
+    keys += sorted({k for u in runs.values() for k in u if k not in keys and _is_number(u.get(k))})
+    return [{"metric": k, **{label: usage.get(k) for label, usage in runs.items()}} for k in keys]
+
+
+def _bullets(items: Any, key: str | None = None) -> str:
+    lines = []
+    for item in items or []:
+        text = item.get(key) if key and isinstance(item, dict) else item
+        if isinstance(text, dict):
+            text = ", ".join(f"{k}: {v}" for k, v in text.items())
+        if text:
+            lines.append(f"- {text}")
+    return "\n".join(lines)
+
+
+def report_sections(record: dict[str, Any] | None) -> dict[str, str]:
+    """The report as ordered ``{section title: markdown}`` for side-by-side reading (empty ones left out)."""
+    report = (record or {}).get("report") or {}
+    verdict = report.get("executive_verdict") or {}
+    sections = {
+        "Summary": _bullets(report.get("summary_bullets")) or str(report.get("summary") or ""),
+        "Executive verdict": "\n".join(f"**{k.replace('_', ' ').capitalize()}:** {v}"
+                                       for k, v in verdict.items() if v) if isinstance(verdict, dict) else "",
+        "Core conclusions": _bullets(report.get("core_conclusions")),
+        "Uncertainty": _bullets(report.get("uncertainty_analysis")),
+        "Scenarios": "\n".join(f"- **{s.get('name', '?')}** — {s.get('probability_pct', '?')} %"
+                               for s in report.get("scenarios") or [] if isinstance(s, dict)),
+        "Decision rules": "\n".join(f"- {d.get('indicator', '')} {d.get('threshold', '')} → "
+                                    f"{d.get('branch', '')}"
+                                    for d in report.get("decision_table") or [] if isinstance(d, dict)),
+        "Timeline": "\n".join(f"- *{t.get('horizon', '')}* {t.get('event', '')}"
+                              for t in report.get("timeline") or [] if isinstance(t, dict)),
+        "Residual disagreements": _bullets(
+            (report.get("consistency_checks") or {}).get("residual_disagreements")),
+    }
+    return {k: v for k, v in sections.items() if v and v.strip()}
+
+
+def record_steps(record: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """A replay built from the final record alone (no checkpoints needed): scenario, then each expert of
+    each round, the round's frame and debate, then the report. Same item shape as ``runs.replay``."""
+    record = record or {}
+    steps: list[dict[str, Any]] = []
+    state: dict[str, Any] = {"proposition": record.get("proposition"), "rounds": []}
+
+    def push(nodes: list[str], nxt: list[str]) -> None:
+        steps.append({"step": len(steps), "nodes": nodes, "values": _copy(state), "next": nxt})
+
+    push(["__start__"], ["refine"])
+    if record.get("scenario"):
+        state["scenario"] = record["scenario"]
+        push(["refine"], ["experts"])
+    for i, rnd in enumerate(record.get("rounds") or []):
+        if not isinstance(rnd, dict):
+            continue
+        current = {"round": rnd.get("round", i + 1), "experts": {}, "failed": {}, "frame": None,
+                   "debate": None}
+        state["rounds"].append(current)
+        for domain, output in (rnd.get("experts") or {}).items():
+            current["experts"][domain] = output
+            push([f"expert:{domain}"], ["experts"])
+        for domain, error in (rnd.get("failed") or {}).items():
+            current["failed"][domain] = error
+            push([f"expert:{domain}"], ["experts"])
+        if rnd.get("debate"):
+            current["debate"] = rnd["debate"]
+            push(["debate"], ["frame"])
+        if rnd.get("frame"):
+            current["frame"] = rnd["frame"]
+            push(["frame"], ["experts"] if i + 1 < len(record.get("rounds") or []) else ["report"])
+    if record.get("report"):
+        state["report"] = record["report"]
+        push(["report"], [])
+    return steps
+
+
+def _copy(state: dict[str, Any]) -> dict[str, Any]:
+    return {**state, "rounds": [{**r, "experts": dict(r["experts"]), "failed": dict(r["failed"])}
+                                for r in state.get("rounds", [])]}
+
+
+def changed_keys(previous: dict[str, Any] | None, current: dict[str, Any]) -> list[str]:
+    """State keys whose value differs from the previous replay step (what this step wrote)."""
+    previous = previous or {}
+    return [k for k, v in current.items() if previous.get(k) != v]

@@ -1,0 +1,129 @@
+"""Rendering for the Runs page: the run table, a per-kind record dispatch, replay states, comparison.
+
+Other kinds plug in richer views with :func:`register_renderer` (e.g. ``ui/rws_view.py`` calling
+``register_renderer("rws", render_rws_record)`` at import); until then they get the generic JSON view.
+Modules listed in :data:`RENDERER_MODULES` are imported lazily, so a missing one is no error.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from ifworld import compare
+from ifworld.store import RunInfo
+from ui import whatif_view
+
+Renderer = Callable[[dict[str, Any], str], None]  # (record, widget key prefix)
+_RENDERERS: dict[str, Renderer] = {}
+RENDERER_MODULES = ("ui.rws_view", "ui.beliefs_view")
+RUN_COLUMNS = ("id", "kind", "status", "created", "title", "workflow", "calls")
+KIND_TITLES = {"whatif": "What-if run", "rws": "Reasoning With a Star run", "beliefs": "Belief-exchange run"}
+
+
+def register_renderer(kind: str, renderer: Renderer) -> None:
+    """Let a kind's own view module render its records on the Runs page."""
+    _RENDERERS[kind] = renderer
+
+
+def _load_plugins() -> None:
+    for name in RENDERER_MODULES:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            continue
+
+
+def is_whatif_record(record: dict[str, Any]) -> bool:
+    return isinstance(record, dict) and ("report" in record or "rounds" in record) and "proposition" in record
+
+
+def render_record(kind: str, record: dict[str, Any] | None, key: str = "rec",
+                  usage: dict[str, Any] | None = None) -> None:
+    """Render a finished (or partial) record by run kind; unknown kinds get the generic view."""
+    if not record:
+        st.info("No record saved for this run yet (it has not finished). Resume it to complete it.")
+        return
+    _load_plugins()
+    if kind in _RENDERERS:
+        _RENDERERS[kind](record, key)
+    elif kind == "whatif" and is_whatif_record(record):
+        whatif_view.render_whatif_record(record, key, usage)
+    else:
+        render_generic(kind, record)
+
+
+def render_generic(kind: str, record: dict[str, Any]) -> None:
+    """Headline scalars as metrics, list-of-dict sections as tables, the rest as JSON."""
+    st.markdown(f"#### {KIND_TITLES.get(kind, kind)} — record")
+    scalars = {k: v for k, v in record.items() if isinstance(v, int | float | str) and len(str(v)) < 40}
+    if scalars:
+        cols = st.columns(min(4, len(scalars)))
+        for i, (k, v) in enumerate(list(scalars.items())[:8]):
+            cols[i % len(cols)].metric(k, v)
+    for k, v in record.items():
+        if isinstance(v, list) and v and all(isinstance(x, dict) for x in v[:20]):
+            with st.expander(f"{k} ({len(v)})"):
+                st.dataframe(pd.DataFrame(v[:1000]), hide_index=True, width="stretch")
+    with st.expander("Full record (JSON)"):
+        st.json(record, expanded=False)
+
+
+def runs_frame(infos: list[RunInfo]) -> pd.DataFrame:
+    """The runs table (newest first as given)."""
+    return pd.DataFrame([{"id": i.id, "kind": i.kind, "status": i.status, "created": i.created_iso,
+                          "title": i.title, "workflow": i.workflow, "calls": (i.usage or {}).get("calls")}
+                         for i in infos], columns=list(RUN_COLUMNS))
+
+
+def render_replay_state(kind: str, step: dict[str, Any], previous: dict[str, Any] | None, key: str) -> None:
+    """One replay step: which nodes wrote, what changed, and the state rendered like a live run."""
+    values = step.get("values") or {}
+    changed = compare.changed_keys((previous or {}).get("values"), values)
+    st.caption(f"Step {step.get('step')} · wrote: {', '.join(step.get('nodes') or []) or '—'} · "
+               f"next: {', '.join(step.get('next') or []) or 'end'}")
+    if kind == "whatif" and isinstance(values.get("rounds"), list) and values["rounds"]:
+        for i, rnd in enumerate(values["rounds"]):
+            if isinstance(rnd, dict):
+                st.markdown(f"##### Round {rnd.get('round', i + 1)}")
+                whatif_view.render_round(rnd)
+        if values.get("report"):
+            whatif_view.render_report(values, f"{key}_report")
+        return
+    if changed:
+        st.markdown("**Changed in this step:** " + ", ".join(f"`{k}`" for k in changed))
+    st.json({k: values[k] for k in changed} or values, expanded=1)
+
+
+def render_compare(a: RunInfo, b: RunInfo, key: str = "cmp") -> None:
+    """Two runs side by side: judge radar and bars, report sections, usage."""
+    rec_a, rec_b = a.record or {}, b.record or {}
+    label_a = f"A: {rec_a.get('method') or a.workflow}"
+    label_b = f"B: {rec_b.get('method') or b.workflow}"
+    pairs = ((label_a, compare.judge_scores(rec_a)), (label_b, compare.judge_scores(rec_b)))
+    scored = {lab: s for lab, s in pairs if s}
+    if scored:
+        left, right = st.columns(2)
+        left.plotly_chart(compare.judge_radar(scored), key=f"{key}_radar", width="stretch")
+        right.plotly_chart(compare.judge_bars(scored), key=f"{key}_bars", width="stretch")
+    else:
+        st.caption("Neither run is judged yet — open a run and press “Judge this run” to score it.")
+    st.markdown("#### Usage")
+    table = compare.usage_table({label_a: compare.usage_of(rec_a, a.usage),
+                                 label_b: compare.usage_of(rec_b, b.usage)})
+    st.dataframe(pd.DataFrame(table), hide_index=True, width="stretch")
+    sec_a, sec_b = compare.report_sections(rec_a), compare.report_sections(rec_b)
+    for title in list(dict.fromkeys([*sec_a, *sec_b])):
+        st.markdown(f"#### {title}")
+        left, right = st.columns(2)
+        left.markdown(sec_a.get(title, "_—_"))
+        right.markdown(sec_b.get(title, "_—_"))
+    left, right = st.columns(2)
+    for col, rec, tag in ((left, rec_a, "a"), (right, rec_b, "b")):
+        fig = whatif_view.scenario_figure((rec.get("report") or {}).get("scenarios"))
+        if fig:
+            col.plotly_chart(fig, key=f"{key}_{tag}_scen", width="stretch")
