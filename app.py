@@ -25,6 +25,6 @@ PAGES = {
     "Settings": [st.Page("pages/settings.py", title="About & settings", icon="⚙️", url_path="settings")],
 }
 
-page = st.navigation(PAGES)
 sidebar()
+page = st.navigation(PAGES)
 page.run()

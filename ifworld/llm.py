@@ -242,7 +242,8 @@ def _to_messages(messages: Messages) -> list[BaseMessage]:
             out.append(m)
         else:
             kind, text = m
-            out.append(SystemMessage(text) if kind == "system" else AIMessage(text) if kind == "ai" else HumanMessage(text))
+            cls = {"system": SystemMessage, "ai": AIMessage, "assistant": AIMessage}.get(kind, HumanMessage)
+            out.append(cls(text))
     return out
 
 
@@ -255,7 +256,8 @@ def _invoke(role: str, model: Any, messages: list[BaseMessage], settings: Settin
     runnable = model.with_retry(
         retry_if_exception_type=RETRYABLE,
         wait_exponential_jitter=settings.retry_backoff_s > 0,
-        exponential_jitter_params={"initial": max(settings.retry_backoff_s, 0.01), "max": MAX_BACKOFF_S},
+        exponential_jitter_params={"multiplier": max(settings.retry_backoff_s, 0.01), "max": MAX_BACKOFF_S,
+                                   "jitter": settings.retry_backoff_s},
         stop_after_attempt=settings.max_retries + 1,
     )
     with limiter(settings.max_concurrency):

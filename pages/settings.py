@@ -2,14 +2,15 @@
 
 import streamlit as st
 
-from ui.common import current_settings, model_ready, store
+from ui.common import connection_check, current_settings, model_ready, store
 
 st.title("⚙️ About & settings")
 settings = current_settings()
 
 st.subheader("Model connection")
 if model_ready("The what-if engine, the RWS patterns and LLM belief agents"):
-    st.success(f"Connected to **{settings.endpoint_label}**, default model **{settings.model}**.")
+    st.success(f"Configured: **{settings.endpoint_label}**, default model **{settings.model}**.")
+    connection_check("settings_test")
 public = settings.public_dict()
 st.dataframe(
     [{"setting": k, "value": str(v)} for k, v in public.items() if k != "role_models"],

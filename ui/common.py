@@ -50,18 +50,23 @@ def sidebar() -> None:
         st.text_input("API key", key="conn_api_key", type="password",
                       placeholder="set" if settings.api_key else "not set",
                       help="Kept in this browser session only; never written to the run store, logs or exports.")
-        if st.button("Test connection", key="conn_test", disabled=not settings.enabled):
-            with st.spinner("Calling the model…"):
-                st.session_state["conn_report"] = test_connection(current_settings())
-        report = st.session_state.get("conn_report")
-        if report is not None:
-            if report.ok:
-                st.success(f"{report.model}: {report.latency_s * 1000:.0f} ms — {report.message}")
-            else:
-                st.error(f"{report.model}: {report.message}")
+        connection_check("conn_test")
     status = f"🟢 {settings.model} @ {settings.endpoint_label}" if settings.enabled else "⚪ no model connected"
     st.sidebar.caption(status)
     st.sidebar.caption(f"Run store: `{settings.db_path}`")
+
+
+def connection_check(key: str) -> None:
+    """A "Test connection" button making one tiny call; shows latency or the error."""
+    if st.button("Test connection", key=key, disabled=not current_settings().enabled):
+        with st.spinner("Calling the model…"):
+            st.session_state["conn_report"] = test_connection(current_settings())
+    report = st.session_state.get("conn_report")
+    if report is not None:
+        if report.ok:
+            st.success(f"{report.model}: {report.latency_s * 1000:.0f} ms — {report.message}")
+        else:
+            st.error(f"{report.model}: {report.message}")
 
 
 def model_ready(feature: str) -> bool:

@@ -1,0 +1,172 @@
+"""The ``ifworld`` command: ``whatif``, ``rws``, ``beliefs`` and ``runs`` groups, and ``app`` to open the UI.
+
+Each engine owns its sub-app (``ifworld/<engine>/cli.py``); this file only mounts them, plus the
+run-store commands that work for every kind.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ifworld.runs import RunFailed, drive, export_run
+from ifworld.store import KINDS, get_store
+
+app = typer.Typer(
+    help="IF-World Studio: what-if scenarios, belief exchange and Reasoning With a Star.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+runs_app = typer.Typer(help="List, resume, export and delete saved runs (all kinds).", no_args_is_help=True)
+
+ENGINE_HELP = {
+    "whatif": "What-if scenarios: run the IF-World pipeline or a baseline, judge runs, evaluate methods.",
+    "rws": "Reasoning With a Star: check and grade answers, run agentic answer patterns.",
+    "beliefs": "Belief exchange: simulate populations exchanging facts, run parameter sweeps.",
+}
+
+
+def _engine_app(name: str) -> typer.Typer:
+    """The engine's own sub-app, or a placeholder whose commands say 'not implemented yet' (exit 2)."""
+    try:
+        sub = importlib.import_module(f"ifworld.{name}.cli").app
+    except ModuleNotFoundError as exc:
+        if exc.name != f"ifworld.{name}.cli":
+            raise
+        sub = typer.Typer(no_args_is_help=True)
+
+        @sub.command("status")
+        def _not_yet() -> None:
+            """Not implemented yet."""
+            typer.echo(f"ifworld {name}: not implemented yet", err=True)
+            raise typer.Exit(2)
+
+    if name == "rws":
+        try:
+            importlib.import_module("ifworld.rws.bench_cli").register(sub)
+        except ModuleNotFoundError as exc:
+            if exc.name != "ifworld.rws.bench_cli":
+                raise
+    return sub
+
+
+for _name, _help in ENGINE_HELP.items():
+    app.add_typer(_engine_app(_name), name=_name, help=_help)
+app.add_typer(runs_app, name="runs")
+
+
+@runs_app.command("list")
+def runs_list(
+    kind: Annotated[str | None, typer.Option(help=f"Only runs of this kind: {', '.join(KINDS)}.")] = None,
+    search: Annotated[str | None, typer.Option(help="Match id or title.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON (list of {id, kind, status, created, title}).")]
+    = False,
+) -> None:
+    """Saved runs, newest first."""
+    if kind and kind not in KINDS:
+        typer.echo(f"unknown kind {kind!r}; choose from {', '.join(KINDS)}", err=True)
+        raise typer.Exit(2)
+    rows = [r.summary() for r in get_store().list_runs(kind=kind, search=search)]
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    for r in rows:
+        typer.echo(f"{r['id']:<36} {r['kind']:<8} {r['status']:<12} {r['created']}  {r['title'][:60]}")
+
+
+@runs_app.command("resume")
+def runs_resume(
+    run_id: str,
+    out: Annotated[Path | None, typer.Option(help="Write the final record as JSON here.")] = None,
+) -> None:
+    """Continue an interrupted run to the end (finished steps are not re-run)."""
+    store = get_store()
+    try:
+        info = store.get_run(run_id)
+    except KeyError as exc:
+        typer.echo(str(exc.args[0]), err=True)
+        raise typer.Exit(2) from exc
+    if info.status == "completed":
+        typer.echo(f"run {run_id} is already completed", err=True)
+        record = info.record or {}
+    else:
+        typer.echo(f"resuming {run_id} ({info.workflow})", err=True)
+        try:
+            record = _resume(run_id, info.workflow)
+        except RunFailed as exc:
+            typer.echo(str(exc), err=True)
+            raise typer.Exit(1) from exc
+    text = json.dumps(record, indent=2, default=str)
+    if out:
+        out.write_text(text, encoding="utf-8")
+    else:
+        typer.echo(text)
+
+
+def _resume(run_id: str, workflow: str) -> dict:
+    """Resume via the engine's own resume hook when it has one (non-graph runs such as sweeps)."""
+    module = importlib.import_module(f"ifworld.{workflow.split('.')[0]}.workflows") \
+        if workflow.split(".")[0] in ENGINE_HELP else None
+    hook = getattr(module, "resume_run", None) if module else None
+    if hook is not None:
+        record = hook(run_id)
+        if record is not None:
+            return record
+    return drive(run_id)
+
+
+@runs_app.command("export")
+def runs_export(
+    run_id: str,
+    fmt: Annotated[str, typer.Option("--format", help="md or json")] = "json",
+    out: Annotated[Path | None, typer.Option(help="File to write (default: stdout).")] = None,
+) -> None:
+    """Export a run as Markdown or JSON (never includes keys)."""
+    if fmt not in ("md", "json"):
+        typer.echo("--format must be md or json", err=True)
+        raise typer.Exit(2)
+    try:
+        text = export_run(run_id, fmt)
+    except KeyError as exc:
+        typer.echo(str(exc.args[0]), err=True)
+        raise typer.Exit(2) from exc
+    if out:
+        out.write_text(text, encoding="utf-8")
+        typer.echo(f"wrote {out}", err=True)
+    else:
+        typer.echo(text)
+
+
+@runs_app.command("delete")
+def runs_delete(run_id: str) -> None:
+    """Delete a run, its call log and its checkpoints."""
+    try:
+        get_store().delete_run(run_id)
+    except KeyError as exc:
+        typer.echo(str(exc.args[0]), err=True)
+        raise typer.Exit(2) from exc
+    typer.echo(f"deleted {run_id}", err=True)
+
+
+@app.command("app")
+def open_app(
+    port: Annotated[int, typer.Option(help="Port to serve on.")] = 8501,
+    address: Annotated[str, typer.Option(help="Interface to bind (keep 127.0.0.1 unless behind a proxy).")]
+    = "127.0.0.1",
+) -> None:
+    """Launch the Streamlit app."""
+    root = Path(__file__).resolve().parent.parent
+    cmd = [sys.executable, "-m", "streamlit", "run", str(root / "app.py"), "--server.port", str(port),
+           "--server.address", address]
+    raise typer.Exit(subprocess.call(cmd, cwd=root, env=os.environ.copy()))
+
+
+if __name__ == "__main__":
+    app()

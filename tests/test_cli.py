@@ -1,0 +1,53 @@
+"""The ifworld CLI shell and the run-store commands."""
+
+import json
+
+from typer.testing import CliRunner
+
+from ifworld import runs
+from ifworld.cli import app
+
+runner = CliRunner()
+
+
+def test_help_lists_groups() -> None:
+    out = runner.invoke(app, ["--help"]).output
+    for group in ("whatif", "rws", "beliefs", "runs", "app"):
+        assert group in out
+
+
+def test_runs_commands(llm_env) -> None:
+    record = runs.execute("demo.fanout", {"topic": "tides", "workers": 2})
+    listed = json.loads(runner.invoke(app, ["runs", "list", "--json"]).stdout)
+    assert [set(r) for r in listed] == [{"id", "kind", "status", "created", "title"}]
+    run_id = listed[0]["id"]
+    assert listed[0]["status"] == "completed"
+    md = runner.invoke(app, ["runs", "export", run_id, "--format", "md"])
+    assert md.exit_code == 0 and "## Summary" in md.stdout
+    js = json.loads(runner.invoke(app, ["runs", "export", run_id, "--format", "json"]).stdout)
+    assert js["record"] == record
+    resumed = runner.invoke(app, ["runs", "resume", run_id])
+    assert resumed.exit_code == 0 and json.loads(resumed.stdout) == record
+    assert runner.invoke(app, ["runs", "delete", run_id]).exit_code == 0
+    assert json.loads(runner.invoke(app, ["runs", "list", "--json"]).stdout) == []
+
+
+def test_runs_errors_exit_2() -> None:
+    assert runner.invoke(app, ["runs", "export", "nope"]).exit_code == 2
+    assert runner.invoke(app, ["runs", "delete", "nope"]).exit_code == 2
+    assert runner.invoke(app, ["runs", "resume", "nope"]).exit_code == 2
+    assert runner.invoke(app, ["runs", "list", "--kind", "bogus"]).exit_code == 2
+    assert runner.invoke(app, ["runs", "export", "x", "--format", "pdf"]).exit_code == 2
+
+
+def test_resume_interrupted_via_cli(llm_env) -> None:
+    llm_env.inject("500", times=1, match="demo summariser")
+    try:
+        runs.execute("demo.fanout", {"topic": "t", "workers": 2})
+    except runs.RunFailed:
+        pass
+    run_id = json.loads(runner.invoke(app, ["runs", "list", "--json"]).stdout)[0]["id"]
+    before = llm_env.count()
+    result = runner.invoke(app, ["runs", "resume", run_id])
+    assert result.exit_code == 0, result.output
+    assert llm_env.count() - before == 1  # only the summariser
