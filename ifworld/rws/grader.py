@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 
 from ifworld.rws.dataset import RWSItem
-from ifworld.rws.extract import MAX_INPUT_CHARS, extract_answer, strip_wrappers
+from ifworld.rws.extract import MAX_ANSWER_CHARS, MAX_INPUT_CHARS, extract_answer, strip_wrappers
 from ifworld.rws.numeric import REL_TOLERANCE, check_numeric
 from ifworld.rws.result import FORMAT_VIOLATION, CheckResult, GradeReport, ItemGrade
 from ifworld.rws.sandbox import DEFAULT_TIMEOUT_S, warm_up_async
@@ -59,6 +59,10 @@ def check(pred: str, gt: str, type: str, units: str | None = None,  # noqa: A002
     answer = extraction.answer
     notes = [INPUT_TRUNCATED] if extraction.truncated else []
     gold = strip_wrappers(gt)
+    if len(answer) > MAX_ANSWER_CHARS:
+        return CheckResult(verdict="incorrect", type=kind, stage="extract", gt_norm=gold,
+                           reason=f"format violation: answer longer than {MAX_ANSWER_CHARS} characters",
+                           pred_norm=answer[:80] + "…", annotations=[FORMAT_VIOLATION, *notes])
     if not answer.strip():
         return CheckResult(verdict="incorrect", type=kind, reason="format violation: empty answer",
                            pred_norm="", gt_norm=gold, stage="extract",

@@ -28,6 +28,8 @@ REL_TOLERANCE = 0.05
 ABS_TOLERANCE_AT_ZERO = 1e-12
 """Absolute tolerance used only when the gold value is exactly zero."""
 
+MAX_NUMERIC_CHARS = 500
+"""A numeric answer longer than this is a format violation (it is prose, not a value)."""
 _SOFT_UNITS = {"degree", "percent", "radian"}
 
 
@@ -41,6 +43,7 @@ def _result(verdict: str, reason: str, pred: str, gold: str, notes: list[str] | 
 def split_values(text: str) -> list[str]:
     """Split ``a = 1 km/s, b = 2 nT`` or ``1, 2 and 3`` into value segments (braces respected)."""
     text = join_thousands(text.strip().strip("$").strip())
+    text = re.sub(r"\\[,;!: ]", " ", text)
     text = re.sub(r"^\\?[\[(]|\\?[\])]$", "", text) if re.match(r"^\\?[\[(].*,.*\\?[\])]$", text) else text
     parts: list[str] = []
     depth = 0
@@ -116,6 +119,9 @@ def check_numeric(pred: str, gold: str, units: str | None = None) -> CheckResult
     if not golds:
         return _result("not_sure", "unscored gold: no number in the gold answer", pred, gold, [UNSCORED_GOLD])
     gold_norm = ", ".join(_fmt(g) for g in golds)
+    if len(pred) > MAX_NUMERIC_CHARS:
+        return _result("incorrect", f"format violation: longer than {MAX_NUMERIC_CHARS} characters",
+                       pred[:80] + "…", gold_norm, [FORMAT_VIOLATION])
     segments = split_values(pred)
     if not segments:
         return _result("incorrect", "format violation: no number in the answer", pred, gold_norm,

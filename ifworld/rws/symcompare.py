@@ -61,7 +61,7 @@ def parse(text: str) -> sympy.Basic:
     if isinstance(expr, sympy.Eq):
         lhs = _fix_functions(expr.lhs, lhs=True)
         expr = sympy.Eq(_fix_constants(lhs), _fix_constants(_fix_functions(expr.rhs)), evaluate=False)
-    elif isinstance(expr, sympy.Basic) and not isinstance(expr, sympy.logic.boolalg.Boolean):
+    elif isinstance(expr, sympy.Expr):
         expr = _fix_constants(_fix_functions(expr))
     else:
         raise ValueError(f"unsupported relation {type(expr).__name__}")

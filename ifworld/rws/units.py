@@ -21,6 +21,8 @@ MAX_EXPONENT = 400
 MAX_UNIT_POWER = 12
 """Unit powers beyond this (``m^99``) are refused rather than handed to pint."""
 MAX_UNIT_CHARS = 80
+MAX_UNIT_TOKENS = 8
+"""Only this many words after a number are tried as its unit."""
 
 _DEFINITIONS = (
     "earth_radius = 6371 km = R_E = R_earth",
@@ -164,7 +166,7 @@ def find_number(text: str) -> tuple[float, int, int] | None:
 
 def _best_unit_prefix(rest: str) -> pint.Unit | None:
     """Parse the longest leading run of tokens in `rest` that is a unit (``km/s at 1 AU`` → km/s)."""
-    tokens = rest.split()
+    tokens = rest.split()[:MAX_UNIT_TOKENS]
     for index, token in enumerate(tokens):
         if token.lower().strip(",.;()") in _PROSE_WORDS:
             tokens = tokens[:index]
