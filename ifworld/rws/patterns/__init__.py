@@ -18,7 +18,6 @@ from typing import Any
 from langgraph.graph import END, StateGraph
 
 from ifworld.config import Settings
-from ifworld.events import emit
 from ifworld.rws.dataset import RWSItem
 from ifworld.rws.patterns import hmaw, pace, phase, schema, single
 from ifworld.rws.patterns.base import GATE_CONFIDENCE, PatternOutput, PatternState, final_line
@@ -63,8 +62,6 @@ def _finish(settings: Settings):
             "calls": sum(1 for t in trace if not str(t.get("status", "")).startswith("ok (code)")),
             "degraded": any(t.get("status") == "degraded" for t in trace),
         }
-        emit("item_done", node="finish", item=item["id"], pattern=state["pattern"], model=record["model"],
-             verdict=grade["verdict"], calls=record["calls"])
         return {"results": [record]}
     return finish
 

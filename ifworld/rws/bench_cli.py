@@ -1,0 +1,91 @@
+"""``ifworld rws run`` — run agentic answer patterns over an RWS dataset (mounted on the ``rws`` group).
+
+``ifworld rws run --pattern single|hmaw|pace|phase|schema[,…] --data items.jsonl [--limit N] [--models a,b]
+[--verify] [--out results.json]``: the run id goes to stderr at start, progress lines to stderr, the run
+record (results, summary, cost) to ``--out`` or stdout. Without a model the command exits 2 with the
+connection help; bad input lines are listed on stderr and skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ifworld.config import load_settings
+from ifworld.events import Event
+from ifworld.llm import NO_MODEL_HELP
+from ifworld.runs import RunFailed
+from ifworld.rws import benchmark
+from ifworld.rws.dataset import DatasetTooLarge, load_items
+from ifworld.rws.patterns import PATTERNS
+
+
+def _fail(message: str) -> None:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code=2)
+
+
+def _progress(total: int) -> callable:
+    done = {"n": 0}
+
+    def on_event(event: Event) -> None:
+        for row in benchmark.progress_of(event):
+            done["n"] += 1
+            print(f"[{done['n']}/{total}] {row['pattern']:<6} {row['item']} {row['model']}: {row['verdict']}"
+                  f" ({row['calls']} calls)", file=sys.stderr, flush=True)
+        if event.type == "run_failed":
+            print(f"run failed: {event.data.get('error', '')}", file=sys.stderr, flush=True)
+    return on_event
+
+
+def run_cmd(
+    pattern: Annotated[str, typer.Option("--pattern", "-p", help=f"One or more of {', '.join(PATTERNS)}, comma-separated.")],
+    data: Annotated[Path, typer.Option("--data", "-d", help="Items as JSONL (RWS schema).")],
+    limit: Annotated[int | None, typer.Option(help="Only the first N items.")] = None,
+    models: Annotated[str | None, typer.Option(help="Comma-separated model names (same endpoint).")] = None,
+    verify: Annotated[bool, typer.Option(help="Ask the LLM verifier when the grader is not sure.")] = False,
+    out: Annotated[Path | None, typer.Option(help="Write the results JSON here (else stdout).")] = None,
+) -> None:
+    """Solve items with agentic patterns, grade them, report accuracy and cost."""
+    settings = load_settings()
+    if not settings.enabled:
+        typer.echo(NO_MODEL_HELP, err=True)
+        raise typer.Exit(code=2)
+    if not data.is_file():
+        _fail(f"no such file: {data}")
+    try:
+        loaded = load_items(data)
+    except DatasetTooLarge as exc:
+        _fail(str(exc))
+    for err in loaded.errors:
+        typer.echo(f"{data}:{err.line}: skipped: {err.reason}", err=True)
+    try:
+        params = benchmark.benchmark_params(loaded.items, pattern, models=models, limit=limit, verify=verify,
+                                            data_label=data.name)
+    except ValueError as exc:
+        _fail(str(exc))
+    total = benchmark.total_tasks(params)
+    lo, hi = benchmark.estimate_calls(len(params["items"]), params["patterns"], max(1, len(params["models"])))["total"]
+    typer.echo(f"{total} tasks, about {lo}–{hi} model calls", err=True)
+    try:
+        record = benchmark.run_benchmark(params, settings=settings, on_event=_progress(total))
+    except RunFailed as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(code=1) from exc
+    s = record["summary"]
+    typer.echo(f"accuracy {s['accuracy']} — by pattern {json.dumps(s['by_pattern'])}", err=True)
+    text = json.dumps(record, indent=2, default=str)
+    if out:
+        out.write_text(text, encoding="utf-8")
+        typer.echo(f"results written to {out}", err=True)
+    else:
+        typer.echo(text)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``run`` command to the ``rws`` command group."""
+    app.command("run")(run_cmd)
