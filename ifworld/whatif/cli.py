@@ -1,0 +1,181 @@
+"""``ifworld whatif …``: run, judge and evaluate what-if analyses (contracts in DESIGN.md).
+
+Progress goes to stderr (rich); results are JSON on stdout or in ``--out``. Bad input and a missing model
+connection exit with code 2 and a specific message.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from ifworld.config import Settings, load_settings
+from ifworld.events import Event
+from ifworld.llm import NO_MODEL_HELP
+from ifworld.runs import RunFailed
+
+app = typer.Typer(help="IF-World: cross-disciplinary what-if reasoning.", no_args_is_help=True)
+err = Console(stderr=True, soft_wrap=True)
+CALLS_PER_NODE = {"refine": 1, "expert": 1, "resolve": 1, "final_resolve": 1, "debate_pro": 1, "debate_con": 1,
+                  "debate_judge": 1, "report_core": 1, "report_analysis": 1, "report_scenarios": 1, "single": 1,
+                  "draft": 2, "expand": 2, "synthesis": 1}
+JUDGE_KEYS = ("rigor_traceability", "integration_causality", "feasibility_minimality", "uncertainty_adaptation",
+              "decisionability", "overall")
+
+
+def _bad(message: str) -> NoReturn:
+    err.print(f"[red]error:[/red] {message}", highlight=False)
+    raise typer.Exit(2)
+
+
+def _settings() -> Settings:
+    settings = load_settings()
+    if not settings.enabled:
+        _bad(NO_MODEL_HELP)
+    return settings
+
+
+def _write(payload: Any, out: Path | None) -> None:
+    text = json.dumps(payload, indent=2, ensure_ascii=False, default=str)
+    if out is None:
+        sys.stdout.write(text + "\n")
+    else:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text + "\n", encoding="utf-8")
+        err.print(f"wrote {out}")
+
+
+def _progress() -> Progress:
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    console=err, transient=False)
+
+
+def _on_event(progress: Progress, task: Any) -> Any:
+    def handle(event: Event) -> None:
+        kind = event.data.get("kind") if event.type == "progress" else None
+        if kind == "phase":
+            progress.update(task, description=f"round {event.data.get('round')}: {event.data.get('phase')}")
+        elif kind in ("expert_failed",):
+            err.print(f"[yellow]expert {event.data.get('domain')} failed (round {event.data.get('round')}); "
+                      "continuing without it[/yellow]")
+        elif event.type == "step_finished" and event.node in CALLS_PER_NODE:
+            progress.advance(task, CALLS_PER_NODE[event.node])
+        elif event.type == "run_failed":
+            progress.update(task, description="[red]failed")
+    return handle
+
+
+@app.command("run")
+def run_cmd(
+    proposition: str = typer.Argument(..., help="The what-if proposition (any language; report in English)."),
+    method: str = typer.Option("ifworld", "--method", help="ifworld | single | tree | debate"),
+    experts: str | None = typer.Option(None, "--experts", help="Comma-separated expert domains."),
+    rounds: int = typer.Option(2, "--rounds", help="Expert rounds (IF-World)."),
+    no_debate: bool = typer.Option(False, "--no-debate"),
+    no_conflict: bool = typer.Option(False, "--no-conflict"),
+    no_shared_frame: bool = typer.Option(False, "--no-shared-frame"),
+    no_refine: bool = typer.Option(False, "--no-refine"),
+    breadth: int = typer.Option(3, "--breadth", help="Tree baseline: variants per level."),
+    depth: int = typer.Option(2, "--depth", help="Tree baseline: levels."),
+    debate_rounds: int = typer.Option(2, "--debate-rounds", help="Debate baseline: Pro/Con rounds."),
+    cache: bool = typer.Option(False, "--cache", help="Reuse identical finished steps (no new model calls)."),
+    out: Path | None = typer.Option(None, "--out", help="Write the run JSON here (default: stdout)."),
+) -> None:
+    """Run one analysis and write its record (proposition, scenario, rounds, report, calls, usage …)."""
+    from ifworld import runs
+    from ifworld.whatif import estimate_calls, service, workflow_name
+    from ifworld.whatif.record import default_params
+
+    if rounds < 1:
+        _bad(f"--rounds must be at least 1 (got {rounds}).")
+    try:
+        params = default_params(proposition, method, experts=experts.split(",") if experts is not None else None,
+                                rounds=rounds, no_debate=no_debate, no_conflict=no_conflict,
+                                no_shared_frame=no_shared_frame, no_refine=no_refine, breadth=breadth, depth=depth,
+                                debate_rounds=debate_rounds, cache=cache)
+    except ValueError as exc:
+        _bad(str(exc))
+    settings = _settings()
+    run_id = runs.start_run(workflow_name(method), params)
+    err.print(f"run id: {run_id}", highlight=False)
+    with _progress() as progress:
+        task = progress.add_task("starting", total=estimate_calls(params))
+        try:
+            record = service.run(params, settings=settings, run_id=run_id, on_event=_on_event(progress, task))
+        except RunFailed as exc:
+            progress.stop()
+            err.print(f"[red]{exc}[/red]", highlight=False)
+            raise typer.Exit(1) from exc
+        progress.update(task, completed=progress.tasks[0].total, description="done")
+    if record.get("degraded"):
+        err.print(f"[yellow]degraded: {'; '.join(record['degraded'])}[/yellow]", highlight=False)
+    _write(record, out)
+
+
+@app.command("judge")
+def judge_cmd(
+    run_json: Path = typer.Argument(..., help="A run JSON written by `ifworld whatif run --out`."),
+    out: Path | None = typer.Option(None, "--out", help="Write the judgement JSON here (default: stdout)."),
+) -> None:
+    """Score a saved run with the independent judge (five rubric dimensions + overall)."""
+    from ifworld.whatif.judge import judge_record
+
+    try:
+        record = json.loads(run_json.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        _bad(f"cannot read run JSON {run_json}: {exc}")
+    if not isinstance(record, dict) or not isinstance(record.get("report"), dict):
+        _bad(f"{run_json} is not a what-if run record (no 'report' object).")
+    settings = _settings()
+    try:
+        result = judge_record(record, settings)
+    except Exception as exc:  # noqa: BLE001 — shown, exit 1
+        err.print(f"[red]judge failed: {exc}[/red]", highlight=False)
+        raise typer.Exit(1) from exc
+    if result.get("overall_mismatch"):
+        err.print(f"[yellow]judge's overall ({result['reported_overall']}) ≠ sum of dimensions "
+                  f"({result['overall']}); using the sum[/yellow]")
+    _write({**{k: result[k] for k in JUDGE_KEYS}, "overall_mismatch": result["overall_mismatch"],
+            "reported_overall": result["reported_overall"], "rationale": result["rationale"]}, out)
+
+
+@app.command("eval")
+def eval_cmd(
+    methods: str = typer.Option("ifworld,single,tree,debate", "--methods",
+                                help="Comma-separated; ablations as ifworld:no_debate, ifworld:2x1 …"),
+    propositions: str = typer.Option("paper", "--propositions", help="paper | classroom | a file"),
+    repeats: int = typer.Option(1, "--repeats"),
+    out: Path = typer.Option(Path("whatif-eval"), "--out", help="Output directory (CSV, HTML charts)."),
+    experts: str | None = typer.Option(None, "--experts"),
+    rounds: int = typer.Option(2, "--rounds"),
+) -> None:
+    """Run and judge methods × propositions × repeats; write the paper's tables and charts."""
+    from ifworld.whatif.evaluate import parse_method, resolve_propositions, run_eval
+    from ifworld.whatif.propositions import normalize_experts
+
+    specs = [m.strip() for m in methods.split(",") if m.strip()]
+    try:
+        for spec in specs:
+            parse_method(spec)
+        props = resolve_propositions(propositions)
+        base = {"rounds": rounds, **({"experts": normalize_experts(experts)} if experts else {})}
+        if repeats < 1 or rounds < 1:
+            raise ValueError("--repeats and --rounds must be at least 1.")
+    except ValueError as exc:
+        _bad(str(exc))
+    settings = _settings()
+    with _progress() as progress:
+        task = progress.add_task("evaluating", total=len(specs) * len(props) * repeats)
+
+        def tick(done: int, total: int, row: dict) -> None:
+            progress.update(task, completed=done, description=f"{row['method']} · topic {row['topic']}")
+
+        result = run_eval(specs, props, repeats, settings, out, tick, base_params=base)
+    sys.stdout.write(result.macro.to_string() + "\n")
+    err.print(f"wrote {len(result.files)} files to {out}")

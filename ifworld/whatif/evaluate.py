@@ -1,0 +1,166 @@
+"""Evaluation harness: methods × propositions (× repeats) → judged scores and the paper's tables.
+
+Each cell runs a stored workflow and judges the saved record, so every score can be traced to its run.
+Tables: macro-average per dimension ± std (macro over topics), per-topic overall, and the ablation table.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ifworld import runs
+from ifworld.whatif import service
+from ifworld.config import Settings, load_settings
+from ifworld.store import RunStore, get_store
+from ifworld.whatif.judge import DIMENSIONS, judge_record
+from ifworld.whatif.propositions import CLASSROOM_PRESETS, METHODS, PAPER_PROPOSITIONS
+from ifworld.whatif.record import default_params
+
+EVAL_PARALLEL_RUNS = 4
+ABLATIONS: dict[str, dict[str, Any]] = {
+    "no_debate": {"no_debate": True}, "no_conflict": {"no_conflict": True},
+    "no_shared_frame": {"no_shared_frame": True}, "no_refine": {"no_refine": True},
+    "2x1": {"experts": ["physics", "economics"], "rounds": 1},
+}
+SCORE_COLUMNS = [*DIMENSIONS, "overall"]
+
+
+@dataclass
+class EvalResult:
+    scores: pd.DataFrame
+    macro: pd.DataFrame
+    per_topic: pd.DataFrame
+    ablation: pd.DataFrame
+    figures: dict[str, Any] = field(default_factory=dict)
+    files: list[str] = field(default_factory=list)
+
+
+def parse_method(spec: str) -> tuple[str, dict[str, Any]]:
+    """``"ifworld"`` or an ablation like ``"ifworld:no_debate"`` → (method, param overrides)."""
+    method, _, variant = spec.strip().partition(":")
+    if method not in METHODS:
+        raise ValueError(f"Unknown method {method!r}; choose from {', '.join(METHODS)} "
+                         f"(ablations: ifworld:{', ifworld:'.join(ABLATIONS)}).")
+    if variant and (method != "ifworld" or variant not in ABLATIONS):
+        raise ValueError(f"Unknown ablation {spec!r}; use ifworld:{', ifworld:'.join(ABLATIONS)}.")
+    return method, dict(ABLATIONS.get(variant, {}))
+
+
+def resolve_propositions(spec: str | Sequence[str]) -> list[str]:
+    """``paper`` / ``classroom`` / a file (one per line, or a JSON list) / a list of propositions."""
+    if not isinstance(spec, str):
+        return list(spec)
+    if spec == "paper":
+        return list(PAPER_PROPOSITIONS)
+    if spec == "classroom":
+        return list(CLASSROOM_PRESETS)
+    path = Path(spec)
+    if path.is_file():
+        text = path.read_text(encoding="utf-8")
+        return json.loads(text) if text.lstrip().startswith("[") else [ln.strip() for ln in text.splitlines() if ln.strip()]
+    raise ValueError(f"--propositions must be 'paper', 'classroom' or a file; {spec!r} is none of these.")
+
+
+def _cell(spec: str, proposition: str, topic: int, repeat: int, settings: Settings, store: RunStore,
+          base: dict[str, Any]) -> dict[str, Any]:
+    method, overrides = parse_method(spec)
+    params = default_params(proposition, method, **{**base, **overrides})
+    row: dict[str, Any] = {"method": spec, "topic": topic + 1, "proposition": proposition, "repeat": repeat}
+    start = time.perf_counter()
+    try:
+        run_id = runs.start_run(f"whatif.{method}", params, store=store)
+        row["run_id"] = run_id
+        record = service.run(params, settings=settings, store=store, run_id=run_id)
+        judged = judge_record(record, settings, run_id=run_id, store=store)
+        row.update({k: judged[k] for k in SCORE_COLUMNS}, status="ok",
+                   overall_mismatch=judged["overall_mismatch"], calls=record["usage"]["calls"],
+                   tokens=record["usage"]["prompt_tokens"] + record["usage"]["completion_tokens"])
+    except Exception as exc:  # noqa: BLE001 — a failed cell is a row, not a crashed evaluation
+        row.update({k: float("nan") for k in SCORE_COLUMNS}, status=f"failed: {exc}"[:300])
+    row["wall_s"] = round(time.perf_counter() - start, 3)
+    return row
+
+
+def run_eval(methods: Sequence[str], propositions: str | Sequence[str], repeats: int = 1,
+             settings: Settings | None = None, out_dir: str | Path | None = None,
+             on_progress: Callable[[int, int, dict], None] | None = None, *, store: RunStore | None = None,
+             base_params: dict[str, Any] | None = None) -> EvalResult:
+    """Run and judge every (method, proposition, repeat) cell; write CSV + HTML charts to ``out_dir``."""
+    settings = settings or load_settings()
+    store = store or get_store()
+    props = resolve_propositions(propositions)
+    for spec in methods:
+        parse_method(spec)
+    cells = [(m, p, i, k) for i, p in enumerate(props) for m in methods for k in range(repeats)]
+    rows: list[dict[str, Any]] = []
+    with ThreadPoolExecutor(max_workers=EVAL_PARALLEL_RUNS) as pool:
+        futures = [pool.submit(_cell, m, p, i, k, settings, store, base_params or {}) for m, p, i, k in cells]
+        for fut in futures:
+            rows.append(fut.result())
+            if on_progress:
+                on_progress(len(rows), len(cells), rows[-1])
+    result = tables(pd.DataFrame(rows))
+    if out_dir is not None:
+        result.files = write_outputs(result, Path(out_dir))
+    return result
+
+
+def tables(scores: pd.DataFrame) -> EvalResult:
+    """Macro (per dimension mean ± std over topics), per-topic overall and ablation tables, plus figures."""
+    ok = scores[scores["status"] == "ok"] if "status" in scores else scores
+    per_prop = ok.groupby(["method", "topic"])[SCORE_COLUMNS].mean().reset_index()
+    agg = per_prop.groupby("method")[SCORE_COLUMNS].agg(["mean", "std"]).fillna(0.0)
+    macro = pd.DataFrame({c: [f"{agg.loc[m, (c, 'mean')]:.1f} ± {agg.loc[m, (c, 'std')]:.1f}" for m in agg.index]
+                          for c in SCORE_COLUMNS}, index=agg.index)
+    macro.attrs["numeric"] = agg
+    per_topic = per_prop.pivot(index="topic", columns="method", values="overall") if len(per_prop) else pd.DataFrame()
+    abl_rows = [m for m in agg.index if m == "ifworld" or m.startswith("ifworld:")]
+    ablation = pd.DataFrame({"overall_mean": [agg.loc[m, ("overall", "mean")] for m in abl_rows],
+                             "overall_std": [agg.loc[m, ("overall", "std")] for m in abl_rows]}, index=abl_rows)
+    if "ifworld" in abl_rows:
+        ablation["delta_vs_full"] = ablation["overall_mean"] - ablation.loc["ifworld", "overall_mean"]
+    return EvalResult(scores=scores, macro=macro, per_topic=per_topic, ablation=ablation,
+                      figures=figures(agg, per_topic, ablation))
+
+
+def figures(agg: pd.DataFrame, per_topic: pd.DataFrame, ablation: pd.DataFrame) -> dict[str, Any]:
+    """Plotly charts: macro scores by dimension, per-topic overall, ablation deltas."""
+    import plotly.graph_objects as go
+
+    macro = go.Figure([go.Bar(name=m, x=list(DIMENSIONS), y=[agg.loc[m, (d, "mean")] for d in DIMENSIONS],
+                              error_y={"type": "data", "array": [agg.loc[m, (d, "std")] for d in DIMENSIONS]})
+                       for m in agg.index])
+    macro.update_layout(barmode="group", title="Macro-average score per dimension (± std over topics)",
+                        yaxis_title="score")
+    topic = go.Figure([go.Bar(name=str(m), x=[str(t) for t in per_topic.index], y=per_topic[m].tolist())
+                       for m in per_topic.columns])
+    topic.update_layout(barmode="group", title="Overall score per topic", xaxis_title="topic", yaxis_title="overall")
+    abl = go.Figure([go.Bar(x=list(ablation.index), y=ablation["overall_mean"].tolist(),
+                            error_y={"type": "data", "array": ablation["overall_std"].tolist()})])
+    abl.update_layout(title="Ablations (overall)", yaxis_title="overall")
+    return {"macro": macro, "per_topic": topic, "ablation": abl}
+
+
+def write_outputs(result: EvalResult, out_dir: Path) -> list[str]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    files = {"scores.csv": result.scores, "macro.csv": result.macro, "per_topic.csv": result.per_topic,
+             "ablation.csv": result.ablation}
+    written = []
+    for name, df in files.items():
+        df.to_csv(out_dir / name, index=name != "scores.csv")
+        written.append(str(out_dir / name))
+    for name, fig in result.figures.items():
+        fig.write_html(out_dir / f"{name}.html", include_plotlyjs="cdn")
+        written.append(str(out_dir / f"{name}.html"))
+    summary = {"macro": result.macro.to_dict(orient="index"), "cells": len(result.scores),
+               "failed": int((result.scores["status"] != "ok").sum())}
+    (out_dir / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    return [*written, str(out_dir / "summary.json")]

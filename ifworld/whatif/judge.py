@@ -1,0 +1,69 @@
+"""Independent judge: pointwise rubric scores for a saved run's report.
+
+The judge sees only the proposition and the rendered report — never the method name — uses a role-neutral
+system message at temperature 0 and strict JSON (``llm.structured`` makes one repair turn). ``overall`` is
+recomputed from the five dimensions and a mismatch with the model's own sum is flagged. Judgements are
+stored with the run (``record["judge"]`` plus the ``judgements`` log) so results can be re-scored later.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from ifworld import llm
+from ifworld.config import Settings, load_settings
+from ifworld.prompts import load, render
+from ifworld.store import RunStore, get_store
+from ifworld.whatif.agents import proposition_block
+from ifworld.whatif.report import render_report_markdown
+from ifworld.whatif.schemas import JUDGE_MAXIMA, Judgement
+
+JUDGE_ROLE = "whatif.judge"
+ANALYSIS_MAX_CHARS = 24_000
+DIMENSIONS = tuple(JUDGE_MAXIMA)
+_HIDDEN = ("ifworld", "if-world", "single agent", "tree search", "tree-search", "baseline")
+
+
+def analysis_text(record: dict[str, Any]) -> str:
+    """The report Markdown the judge reads (method names scrubbed, size capped)."""
+    report = record.get("report") or {}
+    text = report.get("markdown") or (render_report_markdown(report) if report else "")
+    for word in _HIDDEN:
+        text = text.replace(word, "[method]").replace(word.title(), "[method]")
+    return text[:ANALYSIS_MAX_CHARS]
+
+
+def judge_report(proposition: str, analysis: str, settings: Settings | None = None,
+                 callbacks: list | None = None) -> dict[str, Any]:
+    """Score one analysis text; returns the five dimensions, recomputed ``overall`` and the mismatch flag."""
+    settings = (settings or load_settings()).model_copy(update={"temperature": 0.0})
+    user = render("whatif/judge", proposition_block=proposition_block(proposition), analysis=analysis)
+    j = llm.structured(JUDGE_ROLE, [("system", load("whatif/judge_system")), ("user", user)], Judgement,
+                       settings=settings, meta={"round": None, "system": "whatif"}, callbacks=callbacks)
+    scores = {d: int(getattr(j, d)) for d in DIMENSIONS}
+    total = sum(scores.values())
+    return {**scores, "overall": total, "reported_overall": j.overall, "overall_mismatch": j.overall != total,
+            "rationale": j.rationale, "model": settings.model_for(JUDGE_ROLE), "judged_at": time.time()}
+
+
+def judge_record(record: dict[str, Any], settings: Settings | None = None, *, run_id: str | None = None,
+                 store: RunStore | None = None) -> dict[str, Any]:
+    """Judge a run record. With a run id (argument or ``record["run_id"]``) the judgement and its model call
+    are logged with the stored run; returns the judgement dict."""
+    run_id = run_id or record.get("run_id")
+    info = None
+    if run_id:
+        store = store or get_store()
+        try:
+            info = store.get_run(run_id)
+        except KeyError:
+            info = None
+    callbacks = [llm.UsageTracker(sink=lambda rec: store.add_call(run_id, rec.to_dict()))] if info else None
+    result = judge_report(record.get("proposition", ""), analysis_text(record), settings, callbacks)
+    if info is not None and store is not None:
+        stored = info.record or dict(record)
+        stored["judge"] = result
+        stored["judgements"] = [*stored.get("judgements", []), result]
+        store.save_partial(run_id, stored)
+    return result

@@ -1,0 +1,45 @@
+"""Running and loading IF-World runs for the CLI, the evaluation harness and pages.
+
+The run store scrubs secret-looking keys from stored records, and its pattern also matches
+``prompt_tokens``/``completion_tokens``; :func:`load_record` therefore rebuilds ``calls`` and ``usage`` from
+the store's call log, and :func:`run` returns the record exactly as ``finalize`` built it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ifworld import runs
+from ifworld.config import Settings
+from ifworld.events import Event
+from ifworld.llm import usage_totals
+from ifworld.store import RunStore, get_store
+from ifworld.whatif.propositions import workflow_name
+from ifworld.whatif.record import record_calls
+
+
+def run(params: dict[str, Any], *, settings: Settings | None = None, store: RunStore | None = None,
+        on_event: Callable[[Event], None] | None = None, run_id: str | None = None) -> dict[str, Any]:
+    """Start (or, given ``run_id``, resume) a what-if run and return its full record with ``run_id``.
+
+    Raises :class:`ifworld.runs.RunFailed` (the run stays resumable)."""
+    store = store or get_store()
+    run_id = run_id or runs.start_run(workflow_name(params.get("method", "ifworld")), params, store=store)
+    record: dict[str, Any] = {}
+    for event in runs.stream_run(run_id, store=store, settings=settings):
+        if event.type == "run_finished":
+            record = dict(event.data.get("record") or {})
+        if on_event:
+            on_event(event)
+    return {"run_id": run_id, **record}
+
+
+def load_record(run_id: str, store: RunStore | None = None) -> dict[str, Any]:
+    """A stored run's record with ``calls`` and ``usage`` rebuilt from the call log (token counts intact)."""
+    store = store or get_store()
+    info = store.get_run(run_id)
+    calls = store.calls(run_id)
+    record = dict(info.record or {})
+    record.update(run_id=run_id, calls=record_calls(calls), usage=usage_totals(calls))
+    return record
