@@ -1,8 +1,125 @@
-"""Placeholder until its issue lands."""
+"""What-if: pose a counterfactual, watch the expert panel reason round by round, read the report."""
 
 import streamlit as st
 
-from ui.common import coming_soon
+from ifworld import runs, whatif
+from ui import whatif_view
+from ui.common import model_ready, store
+from ui.live_view import follow_run, show_failure
 
-st.title("What-if")
-coming_soon("What-if")
+CRISIS_PRESETS = [
+    "What if a major river flood cut our town's two bridges for three weeks?",
+    "What if the regional hospital's IT systems were locked by ransomware for ten days?",
+    "What if fuel deliveries to the island stopped for a month?",
+]
+PRESETS = {f"📄 {p}": p for p in whatif.PAPER_PROPOSITIONS}
+PRESETS.update({f"🏫 {p}": p for p in whatif.CLASSROOM_PRESETS})
+PRESETS.update({f"🚨 {p}": p for p in CRISIS_PRESETS})
+METHODS = {"ifworld": "IF-World (panel + shared frame)", "single": "Single agent", "tree": "Tree of thoughts",
+           "debate": "Debate"}
+ABLATIONS = {"no_debate": "No debate", "no_conflict": "No conflict resolver", "no_shared_frame": "No shared frame",
+             "no_refine": "No problem refiner"}
+ss = st.session_state
+ss.setdefault("whatif_prop", whatif.PAPER_PROPOSITIONS[1])
+ss.setdefault("whatif_experts", list(whatif.DEFAULT_EXPERTS[:4]))
+ss.setdefault("whatif_rounds", 2)
+
+
+def use_preset() -> None:
+    if ss.get("whatif_preset"):
+        ss["whatif_prop"] = PRESETS[ss["whatif_preset"]]
+
+
+def quick_preset() -> None:
+    ss["whatif_experts"], ss["whatif_rounds"] = list(whatif.DEFAULT_EXPERTS[:2]), 1
+
+
+def build_params() -> dict:
+    custom = [c.strip() for c in ss.get("whatif_custom", "").split(",") if c.strip()]
+    extra = {k: ss.get(f"whatif_{k}") for k in ("breadth", "depth", "debate_rounds", "cache")}
+    return whatif.default_params(ss["whatif_prop"], ss.get("whatif_method", "ifworld"),
+                                 experts=list(ss["whatif_experts"]) + custom, rounds=int(ss["whatif_rounds"]),
+                                 **{k: bool(ss.get(f"whatif_{k}")) for k in ABLATIONS}, **extra)
+
+
+st.title("🌋 What-if")
+st.caption("A panel of domain experts analyses a counterfactual over rounds, aligned by a shared frame; "
+           "the result is a decision-ready report with calibrated ranges, scenarios and a causal map.")
+ready = model_ready("Running a what-if analysis")
+
+st.selectbox("Presets: 📄 paper · 🏫 classroom · 🚨 crisis planning", list(PRESETS), index=None,
+             key="whatif_preset", on_change=use_preset, placeholder="Pick a preset proposition…")
+st.button("⚡ Quick preset: 2 experts, 1 round", key="whatif_quick", on_click=quick_preset)
+with st.form("whatif_form"):
+    st.text_area("Proposition", key="whatif_prop", height=90, max_chars=whatif.MAX_PROPOSITION_CHARS)
+    c1, c2 = st.columns([4, 1])
+    c1.multiselect("Expert panel", whatif.KNOWN_EXPERTS, key="whatif_experts")
+    c2.number_input("Rounds", min_value=1, max_value=6, key="whatif_rounds")
+    st.text_input("More domains (comma-separated)", key="whatif_custom",
+                  help="Extra expert domains or aliases, e.g. 'ecology, health'.")
+    m1, m2 = st.columns(2)
+    m1.radio("Method", list(METHODS), format_func=METHODS.get, key="whatif_method")
+    with m2:
+        st.caption("Ablations (IF-World only)")
+        for k, text in ABLATIONS.items():
+            st.toggle(text, key=f"whatif_{k}")
+    with st.expander("Baseline settings and cache"):
+        b1, b2, b3 = st.columns(3)
+        b1.number_input("Tree breadth", 1, 6, 3, key="whatif_breadth")
+        b2.number_input("Tree depth", 1, 4, 2, key="whatif_depth")
+        b3.number_input("Debate rounds", 1, 6, 2, key="whatif_debate_rounds")
+        st.checkbox("Cache identical model calls", key="whatif_cache")
+    s1, s2 = st.columns(2)
+    estimate = s1.form_submit_button("🧮 Apply and estimate")
+    start = s2.form_submit_button("▶️ Start run", type="primary", disabled=not ready)
+
+try:
+    params = build_params()
+    st.caption(f"Estimated model calls: **{whatif.estimate_calls(params)}** "
+               f"({params['method']}, {len(params['experts'])} experts, {params['rounds']} round(s)).")
+except ValueError as exc:
+    params = None
+    if start or estimate:
+        st.error(str(exc))
+
+if start and params:
+    run_id = runs.start_run(whatif.workflow_name(params["method"]), params, store=store())
+    ss["whatif_run_id"], ss["causal_run"] = run_id, run_id
+    st.caption(f"Run `{run_id}`")
+    follow_run(run_id, resume=False)
+
+with st.expander("📂 Open a saved what-if run", expanded=not ready):
+    saved = [i for i in store().list_runs("whatif") if i.workflow.startswith("whatif.")]
+    if saved:
+        pick = st.selectbox("Saved run", [i.id for i in saved], key="whatif_saved", index=None,
+                            format_func=lambda rid: next(f"{i.title} · {i.status} · {i.created_iso[:16]}"
+                                                         for i in saved if i.id == rid))
+        if st.button("Open", key="whatif_open", disabled=pick is None):
+            ss["whatif_run_id"] = ss["causal_run"] = pick
+    else:
+        st.caption("No saved what-if runs yet.")
+    st.page_link("pages/runs.py", label="Replay, compare or delete runs on the Runs page", icon="🗂️")
+
+run_id = ss.get("whatif_run_id")
+if run_id:
+    try:
+        info = store().get_run(run_id)
+    except KeyError:
+        info = None
+        ss.pop("whatif_run_id", None)
+    if info and info.status in ("interrupted", "failed"):
+        show_failure(run_id, info.error or "interrupted")
+        if st.button("🔁 Resume", key="whatif_resume", disabled=not ready, type="primary"):
+            follow_run(run_id, resume=True)
+            info = store().get_run(run_id)
+    if info and info.record:
+        st.divider()
+        a, b, c, d = st.columns(4)
+        with a:
+            whatif_view.judge_button(run_id, info.record, "whatif", ready)
+        b.download_button("⬇️ Markdown", runs.export_run(run_id, "md", store=store()), f"{run_id}.md",
+                          "text/markdown", key="whatif_dl_md", on_click="ignore")
+        c.download_button("⬇️ JSON", runs.export_run(run_id, "json", store=store()), f"{run_id}.json",
+                          "application/json", key="whatif_dl_json", on_click="ignore")
+        d.page_link("pages/causal_map.py", label="Explore the causal map", icon="🕸️")
+        whatif_view.render_whatif_record(info.record, "whatif_rep", info.usage)

@@ -107,8 +107,14 @@ class LiveWhatIf:
                 self._last_tokens = time.monotonic()
                 self.token_box.caption(f"✍️ {role}: …{self.tokens[role][-400:]}")
         elif event.type == "step_finished":
-            for domain, output in find_expert_outputs(data).items():
-                if domain in self.experts:
+            if isinstance(data.get("panel"), list) and data["panel"] and not self.tabs:
+                self.experts = [str(d) for d in data["panel"]]
+            items = [o for o in data.get("outputs") or [] if isinstance(o, dict) and "round" in o]
+            for item in items:
+                self._expert(int(item["round"]), str(item.get("domain")), output=item.get("output"),
+                             error=item.get("error"))
+            if not items:
+                for domain, output in find_expert_outputs(data).items():
                     self._expert(self.round, domain, output)
             self.usage()
         elif event.type == "step_failed" and self.status is not None:

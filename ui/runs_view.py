@@ -86,17 +86,40 @@ def render_replay_state(kind: str, step: dict[str, Any], previous: dict[str, Any
     changed = compare.changed_keys((previous or {}).get("values"), values)
     st.caption(f"Step {step.get('step')} · wrote: {', '.join(step.get('nodes') or []) or '—'} · "
                f"next: {', '.join(step.get('next') or []) or 'end'}")
-    if kind == "whatif" and isinstance(values.get("rounds"), list) and values["rounds"]:
-        for i, rnd in enumerate(values["rounds"]):
+    view = whatif_state_view(values) if kind == "whatif" else {}
+    if view.get("rounds") or view.get("report") or view.get("scenario"):
+        if changed:
+            st.caption("Changed in this step: " + ", ".join(f"`{k}`" for k in changed))
+        if view.get("scenario") and not view.get("rounds"):
+            st.json(view["scenario"], expanded=1)
+        for i, rnd in enumerate(view.get("rounds") or []):
             if isinstance(rnd, dict):
-                st.markdown(f"##### Round {rnd.get('round', i + 1)}")
-                whatif_view.render_round(rnd)
-        if values.get("report"):
-            whatif_view.render_report(values, f"{key}_report")
+                number = rnd.get("round", i + 1)
+                st.markdown(f"##### Round {number}")
+                whatif_view.render_round(rnd, view.get("diffs", {}).get(number))
+        if view.get("report"):
+            whatif_view.render_report(view, f"{key}_report")
         return
     if changed:
         st.markdown("**Changed in this step:** " + ", ".join(f"`{k}`" for k in changed))
     st.json({k: values[k] for k in changed} or values, expanded=1)
+
+
+def whatif_state_view(values: dict[str, Any]) -> dict[str, Any]:
+    """A what-if graph state (or record) shaped like a record: rounds, per-round frame diffs, report."""
+    if isinstance(values.get("rounds"), list):
+        return {**values, "diffs": {d.get("round"): d for d in values.get("frame_diffs") or []
+                                    if isinstance(d, dict)}}
+    rounds: list[dict[str, Any]] = []
+    if values.get("outputs"):
+        try:
+            from ifworld.whatif.pipeline import round_records
+
+            rounds = round_records(values)
+        except Exception:  # noqa: BLE001 — other methods' states: fall back to the JSON view
+            rounds = []
+    diffs = {f.get("round"): f.get("diff") for f in values.get("frames") or [] if isinstance(f, dict)}
+    return {**values, "rounds": rounds, "diffs": diffs}
 
 
 def render_compare(a: RunInfo, b: RunInfo, key: str = "cmp") -> None:

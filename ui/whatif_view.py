@@ -266,10 +266,10 @@ def judge_button(run_id: str, record: dict[str, Any], key: str, enabled: bool) -
 
     with st.spinner("The judge is reading the report…"):
         try:
-            scores = fn(record, current_settings())
+            scores = fn(record, current_settings(), run_id=run_id, store=store())
         except Exception as exc:  # noqa: BLE001 — show any judge failure, keep the run intact
             st.error(f"Judging failed: {type(exc).__name__}: {exc}")
             return
-    record = {**record, "judge": scores}
-    store().save_partial(run_id, record)
+    if (store().get_run(run_id).record or {}).get("judge") != scores:
+        store().save_partial(run_id, {**record, "judge": scores})
     st.rerun()

@@ -1,0 +1,71 @@
+"""AppTest: the What-if page without a model, and a full small run against the fake server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from ifworld.store import get_store
+from tests.whatif_causal.records import sample_record
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+TIMEOUT = 60
+
+
+def _open() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.switch_page("pages/whatif.py")
+    return at.run()
+
+
+def _button(at: AppTest, label: str):  # noqa: ANN202
+    return next(b for b in at.button if b.label.startswith(label))
+
+
+def test_without_model_shows_panel_and_opens_saved_runs() -> None:
+    store = get_store()
+    rec = sample_record()
+    run_id = store.create_run("whatif", "whatif.ifworld", rec["params"], "What-if (ifworld): Moon")
+    store.finish_run(run_id, rec, rec["usage"])
+    at = _open()
+    assert not at.exception
+    assert any("needs a language model" in i.value for i in at.info)
+    assert _button(at, "▶️ Start run").disabled
+    at.selectbox(key="whatif_saved").set_value(run_id).run()
+    at.button(key="whatif_open").click().run()
+    assert not at.exception
+    assert any("Executive verdict" in m.value for m in at.markdown)
+    assert at.session_state["causal_run"] == run_id
+
+
+def test_invalid_proposition_shows_engine_error(llm_env) -> None:  # noqa: ANN001
+    at = _open()
+    at.text_area(key="whatif_prop").set_value("   ")
+    _button(at, "🧮 Apply and estimate").click().run()
+    assert not at.exception
+    assert any("proposition is empty" in e.value for e in at.error)
+
+
+def test_estimate_and_full_small_run(llm_env) -> None:  # noqa: ANN001
+    at = _open()
+    assert not at.exception and not _button(at, "▶️ Start run").disabled
+    at.selectbox(key="whatif_preset").set_value(next(o for o in at.selectbox(key="whatif_preset").options
+                                                     if "Moon" in o)).run()
+    at.button(key="whatif_quick").click().run()
+    assert at.multiselect(key="whatif_experts").value == ["physics", "materials chemistry"]
+    assert any("Estimated model calls" in c.value for c in at.caption)
+    _button(at, "▶️ Start run").click().run()
+    assert not at.exception, at.exception
+    run_id = at.session_state["whatif_run_id"]
+    info = get_store().get_run(run_id)
+    assert info.status == "completed" and info.params["rounds"] == 1
+    assert "Moon" in info.params["proposition"]
+    text = " ".join(m.value for m in at.markdown)
+    assert "Executive verdict" in text and "Calibration ranges" in text
+    assert len(at.get("plotly_chart")) >= 2
+    assert [s.label for s in at.status]  # phase boxes were shown
+    # judge the finished run
+    _button(at, "⚖️ Judge this run").click().run()
+    assert not at.exception
+    assert (get_store().get_run(run_id).record or {}).get("judge")
