@@ -1,8 +1,81 @@
-"""Placeholder until its issue lands."""
+"""Causal map: the merged causal graph of a what-if run — filter it, find drivers and feedback loops."""
 
+import networkx as nx
+import pandas as pd
 import streamlit as st
 
-from ui.common import coming_soon
+from ifworld.whatif import causal
+from ui.common import store
 
-st.title("The causal map")
-coming_soon("The causal map")
+st.title("🕸️ Causal map")
+st.caption("Every expert's causal edges (all rounds) merged with the report's map. Node colour = domain, "
+           "edge colour = sign (green +, red −, grey mixed), width = strength; amber halo = cross-domain, "
+           "purple halo = feedback loop. Hover for mechanisms and who said it.")
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def run_graph(run_id: str, updated: float) -> nx.DiGraph:
+    """The run's merged causal graph (cached per run version; ``updated`` busts the cache)."""
+    return causal.build_causal_graph(store().get_run(run_id).record or {})
+
+
+saved = [i for i in store().list_runs("whatif") if i.record and (i.record.get("rounds") or i.record.get("report"))]
+if not saved:
+    st.info("No finished what-if run yet. Run one on the What-if page (or open the Runs page) and come back.")
+    st.page_link("pages/whatif.py", label="Start a what-if run", icon="🌋")
+    st.stop()
+ids = [i.id for i in saved]
+by_id = {i.id: i for i in saved}
+if st.session_state.get("causal_run") in ids and st.session_state.get("causal_pick") is None:
+    st.session_state["causal_pick"] = st.session_state["causal_run"]
+run_id = st.selectbox("Run", ids, key="causal_pick",
+                      format_func=lambda r: f"{by_id[r].title} · {by_id[r].created_iso[:16]} · {r}")
+info = by_id[run_id]
+
+graph = run_graph(run_id, info.updated)
+if graph.number_of_nodes() == 0:
+    st.info("This run recorded no causal edges.")
+    st.stop()
+
+with st.form("causal_filters"):
+    f1, f2 = st.columns([3, 1])
+    all_domains = causal.domains_of(graph)
+    domains = f1.multiselect("Domains", all_domains, default=all_domains, key=f"causal_domains_{run_id}")
+    min_strength = f2.select_slider("Min strength", [1, 2, 3], value=1, key="causal_min_strength")
+    t1, t2, t3, t4 = st.columns(4)
+    cross_only = t1.toggle("Cross-domain edges only", key="causal_cross_only")
+    show_cross = t2.toggle("Highlight cross-domain", value=True, key="causal_show_cross")
+    show_cycles = t3.toggle("Highlight feedback loops", value=True, key="causal_show_cycles")
+    seed = t4.number_input("Layout seed", 0, 999, 0, key="causal_seed")
+    st.form_submit_button("Apply")
+
+view = causal.filter_graph(graph, domains, int(min_strength), cross_only)
+loops = causal.feedback_loops(view)
+m1, m2, m3, m4 = st.columns(4)
+m1.metric("Nodes", view.number_of_nodes())
+m2.metric("Edges", view.number_of_edges())
+m3.metric("Cross-domain edges", sum(1 for *_, d in view.edges(data=True) if d.get("cross_domain")))
+m4.metric("Feedback loops", len(loops))
+st.plotly_chart(causal.causal_figure(view, show_cycles, show_cross, seed=int(seed), loops=loops),
+                key="causal_fig", width="stretch")
+
+left, right = st.columns(2)
+with left:
+    st.markdown("#### Most influential nodes")
+    st.caption("Ranked by strength-weighted out-degree (how much they drive), then PageRank.")
+    st.dataframe(pd.DataFrame(causal.influential_nodes(view, top=15)).drop(columns=["node"], errors="ignore"),
+                 hide_index=True, width="stretch")
+with right:
+    st.markdown("#### Feedback loops")
+    st.caption(f"Simple cycles up to {causal.MAX_CYCLE_LENGTH} nodes (at most {causal.MAX_CYCLES}); "
+               "an even number of − edges reinforces, an odd number balances.")
+    if loops:
+        st.dataframe(pd.DataFrame([{"loop": " → ".join([*lp["labels"], lp["labels"][0]]), "kind": lp["kind"],
+                                    "length": lp["length"], "min strength": lp["strength"],
+                                    "cross-domain": lp["cross_domain"]} for lp in loops]),
+                     hide_index=True, width="stretch")
+    else:
+        st.caption("No feedback loops in this view.")
+
+with st.expander(f"All edges ({view.number_of_edges()})"):
+    st.dataframe(pd.DataFrame(causal.edge_rows(view)), hide_index=True, width="stretch")
