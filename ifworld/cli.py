@@ -32,6 +32,9 @@ ENGINE_HELP = {
     "beliefs": "Belief exchange: simulate populations exchanging facts, run parameter sweeps.",
 }
 
+# LLM-side commands written beside the offline engine's sub-app; each module has register(app).
+EXTRA_COMMANDS = {"rws": "ifworld.rws.bench_cli", "beliefs": "ifworld.beliefs.llm_cli"}
+
 
 def _engine_app(name: str) -> typer.Typer:
     """The engine's own sub-app, or a placeholder whose commands say 'not implemented yet' (exit 2)."""
@@ -48,11 +51,12 @@ def _engine_app(name: str) -> typer.Typer:
             typer.echo(f"ifworld {name}: not implemented yet", err=True)
             raise typer.Exit(2)
 
-    if name == "rws":
+    extra = EXTRA_COMMANDS.get(name)
+    if extra:
         try:
-            importlib.import_module("ifworld.rws.bench_cli").register(sub)
+            importlib.import_module(extra).register(sub)
         except ModuleNotFoundError as exc:
-            if exc.name != "ifworld.rws.bench_cli":
+            if exc.name != extra:
                 raise
     return sub
 

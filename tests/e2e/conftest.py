@@ -1,0 +1,134 @@
+"""Real-browser fixtures: the fake model server, `streamlit run app.py`, and Debian's Chromium via Playwright.
+
+Streamlit renders over a websocket, so tests wait for real completion (expected text visible and the
+running-status widget gone), never for a fixed time.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.fixtures.fake_openai import FakeOpenAI
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+BROWSER_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+KNOWN_KEY = "sk-e2e-KNOWN-FAKE-KEY-7d3a"
+SHOTS = ROOT / ("docs/screenshots" if os.environ.get("IFWORLD_UPDATE_SCREENSHOTS") else "test-artifacts/screenshots")
+START_TIMEOUT_S = 90
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "/e2e/" in str(item.fspath):
+            item.add_marker(pytest.mark.browser)
+            item.add_marker(pytest.mark.slow)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def e2e_fake() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI(latency=0.05) as fake:
+        yield fake
+
+
+@pytest.fixture(scope="session")
+def app_url(e2e_fake: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """`streamlit run app.py` on a free port, talking to the fake server with a known fake key."""
+    port = _free_port()
+    home = tmp_path_factory.mktemp("e2e")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("IFWORLD_") and k != "OPENAI_API_KEY"}
+    env.update({"IFWORLD_BASE_URL": e2e_fake.url, "IFWORLD_MODEL": "fake-model", "IFWORLD_API_KEY": KNOWN_KEY,
+                "IFWORLD_DB": str(home / "runs.sqlite"), "IFWORLD_MAX_RETRIES": "0", "IFWORLD_TIMEOUT_S": "20",
+                "IFWORLD_MAX_CONCURRENCY": "8", "PYTHONPATH": str(ROOT)})
+    log = (home / "streamlit.log").open("w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.headless", "true",
+         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + START_TIMEOUT_S
+    while time.time() < deadline:
+        try:
+            if httpx.get(f"{url}/_stcore/health", timeout=2).status_code == 200:
+                break
+        except httpx.HTTPError:
+            time.sleep(0.3)
+    else:
+        proc.kill()
+        pytest.fail(f"streamlit did not start: {(home / 'streamlit.log').read_text()[-2000:]}")
+    os.environ["IFWORLD_E2E_DB"] = env["IFWORLD_DB"]
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Chromium is not installed (scripts/browser.sh installs Debian's chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, app_url: str) -> Iterator[object]:
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    pg = context.new_page()
+    pg.set_default_timeout(60_000)
+    pg.app_url = app_url
+    yield pg
+    context.close()
+
+
+def wait_idle(page, timeout_s: float = 120) -> None:
+    """Wait until Streamlit has finished running the script (status widget gone)."""
+    deadline = time.time() + timeout_s
+    time.sleep(0.3)
+    while time.time() < deadline:
+        if page.locator("[data-testid=stStatusWidget]").count() == 0:
+            time.sleep(0.2)
+            if page.locator("[data-testid=stStatusWidget]").count() == 0:
+                return
+        time.sleep(0.2)
+    raise AssertionError("the app was still running after the timeout")
+
+
+def open_page(page, path: str = "", expect: str | None = None) -> None:
+    page.goto(f"{page.app_url}/{path}")
+    page.wait_for_selector("[data-testid=stApp]")
+    if expect:
+        page.get_by_text(expect, exact=False).first.wait_for()
+    wait_idle(page)
+
+
+def shot(page, name: str) -> Path:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
