@@ -1,0 +1,125 @@
+"""The benchmark runner: run graph, resume after a failure without re-sending finished calls, re-grading
+from saved outputs without a model, tables and exports, and the ``rws run`` command."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from ifworld import runs
+from ifworld.rws import benchmark
+from ifworld.rws.bench_cli import register
+from ifworld.rws.benchmark import SAMPLE_PATH
+from ifworld.rws.patterns import EXPECTED_CALLS
+
+IDS = ["2025_IFW_1_b", "2025_IFW_2_b", "2025_IFW_2_c"]  # the first is scripted wrong-first (retried)
+
+
+@pytest.fixture(scope="module")
+def items() -> list:
+    by_id = {i.id: i for i in benchmark.load_sample()}
+    return [by_id[i] for i in IDS]
+
+
+def _expected(pattern: str, wrong: int, right: int) -> int:
+    paths = EXPECTED_CALLS[pattern]
+    return wrong * sum(paths.get("reject", paths["accept"]).values()) + right * sum(paths["accept"].values())
+
+
+def test_run_records_results_summary_and_cost(fake_server, settings, store, items):
+    params = benchmark.benchmark_params(items, "single,pace", models="fake-model,fake-judge")
+    seen = []
+    record = benchmark.run_benchmark(params, store=store, settings=settings,
+                                     on_event=lambda e: seen.extend(benchmark.progress_of(e)))
+    assert len(record["results"]) == len(seen) == 3 * 2 * 2
+    assert fake_server.count() == 2 * (_expected("single", 1, 2) + _expected("pace", 1, 2))
+    s = record["summary"]
+    assert s["by_pattern"]["pace"] == 1.0 and s["by_pattern"]["single"] == pytest.approx(2 / 3, abs=1e-3)
+    assert set(s["by_model"]) == {"fake-model", "fake-judge"}
+    cost = {(c["pattern"], c["model"]): c for c in record["cost"]}
+    assert cost[("pace", "fake-judge")]["calls"] == _expected("pace", 1, 2)
+    assert cost[("pace", "fake-model")]["total_tok"] > 0
+    t1, t2 = benchmark.table1(record), benchmark.table2(record)
+    assert list(t1.columns) == ["single", "pace", "overall"] and len(t1) == 2
+    assert "numeric" in t2.columns and len(t2) == 4
+    first = record["results"][0]
+    assert [r["item_id"] for r in record["results"][:4]] == [IDS[0]] * 4
+    assert first["trace"] and first["raw_output"]
+    csv = benchmark.to_csv(record)
+    assert csv.splitlines()[0].startswith("item,pattern,model,type")
+    assert json.loads(benchmark.to_json(record))["summary"] == s
+    assert "RWS benchmark" in runs.export_run(store.list_runs()[0].id, "md", store=store)
+
+
+def test_resume_after_failure_does_not_resend_finished_calls(fake_server, settings, store, items):
+    params = benchmark.benchmark_params(items, "pace")
+    run_id = benchmark.start_benchmark(params, store=store)
+    fake_server.inject("500", times=1, match="PACE critic")
+    with pytest.raises(runs.RunFailed):
+        for _ in benchmark.stream_benchmark(run_id, store=store, settings=settings):
+            pass
+    assert store.get_run(run_id).status == "interrupted"
+    record = runs.drive(run_id, store=store, settings=settings)
+    assert len(record["results"]) == 3
+    ok = fake_server.count(status=200)
+    assert ok == _expected("pace", 1, 2)  # every successful call happened exactly once
+    assert fake_server.count("rws.pace.planner") == 3
+    assert fake_server.count(status=500) == 1
+
+
+def test_regrade_uses_saved_outputs_only(fake_server, settings, store, items):
+    record = benchmark.run_benchmark(benchmark.benchmark_params(items, "single"), store=store, settings=settings)
+    run_id = store.list_runs()[0].id
+    fake_server.reset()
+    again = benchmark.regrade(run_id, store=store)
+    assert fake_server.count(status=None) == 0
+    assert again["summary"] == record["summary"]
+    assert store.get_run(run_id).record["summary"] == record["summary"]
+
+
+def test_estimate_and_params_validation(items):
+    est = benchmark.estimate_calls(3, ["single", "pace"], n_models=2)
+    assert est["single"] == (6, 6) and est["pace"] == (24, 30) and est["total"] == (30, 36)
+    with pytest.raises(ValueError):
+        benchmark.benchmark_params(items, "nonsense")
+    assert len(benchmark.benchmark_params(items, "single", limit=2)["items"]) == 2
+
+
+def _cli() -> typer.Typer:
+    app = typer.Typer()
+
+    @app.callback()
+    def main() -> None:
+        """rws"""
+
+    register(app)
+    return app
+
+
+def test_cli_run_writes_results(llm_env, tmp_path):
+    out = tmp_path / "results.json"
+    res = CliRunner().invoke(_cli(), ["run", "--pattern", "single,hmaw", "--data", str(SAMPLE_PATH),
+                                      "--limit", "2", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "run id: rws-" in res.stderr and "[4/4]" in res.stderr
+    data = json.loads(out.read_text())
+    assert data["patterns"] == ["single", "hmaw"] and len(data["results"]) == 4
+    assert set(data["summary"]["by_pattern"]) == {"single", "hmaw"}
+
+
+def test_cli_without_model_exits_2(tmp_path):
+    res = CliRunner().invoke(_cli(), ["run", "--pattern", "single", "--data", str(SAMPLE_PATH)])
+    assert res.exit_code == 2 and "No model is connected" in res.stderr
+
+
+def test_cli_bad_pattern_and_bad_lines(llm_env, tmp_path):
+    res = CliRunner().invoke(_cli(), ["run", "--pattern", "zigzag", "--data", str(SAMPLE_PATH)])
+    assert res.exit_code == 2 and "unknown pattern" in res.stderr
+    bad = tmp_path / "items.jsonl"
+    bad.write_text(SAMPLE_PATH.read_text().splitlines()[5] + "\n{not json\n")
+    res = CliRunner().invoke(_cli(), ["run", "--pattern", "single", "--data", str(bad)])
+    assert res.exit_code == 0 and ":2: skipped" in res.stderr
+    assert len(json.loads(res.stdout)["results"]) == 1
