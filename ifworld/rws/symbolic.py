@@ -155,8 +155,8 @@ def _matching_paren(text: str, start: int) -> int:
 def _explicit_products(text: str) -> str:
     """Insert ``\\cdot`` in ``\\beta_0 (1+x)`` (antlr reads it as a function call of beta_0).
 
-    Kept as calls: arguments with a top-level comma (``n(r,\\theta)``) and a call forming the whole
-    left-hand side (``B(r) = …``); known functions (``\\sin(x)``) are never touched.
+    Kept as calls (a named quantity such as ``n(r)``, ``n(r,\\theta)``): a single bare symbol or a
+    comma list as argument; known functions (``\\sin(x)``) are never touched.
     """
     out, pos = [], 0
     for match in _CALL.finditer(text):
@@ -167,8 +167,7 @@ def _explicit_products(text: str) -> str:
         close_at = _matching_paren(text, open_at)
         inner = text[open_at + 1:close_at] if close_at > 0 else ""
         top_comma = "," in re.sub(r"\([^()]*\)|\{[^{}]*\}", "", inner)
-        whole_lhs = match.start() == 0 and re.match(r"\s*=", text[close_at + 1:] if close_at > 0 else "")
-        if top_comma or whole_lhs:
+        if top_comma or re.fullmatch(r"\s*%s\s*" % _SYMBOL, inner):
             continue
         out.append(text[pos:match.end(1)] + " \\cdot ")
         pos = match.end(1)

@@ -35,13 +35,18 @@ class _Timeout(Exception):
 
 
 def _fix_functions(expr: sympy.Basic, lhs: bool = False) -> sympy.Basic:
-    """Undo antlr misreadings: ``\\beta_0 (x)`` is β0·x, while ``n(r,θ)`` names a quantity n."""
+    """Undo antlr misreadings: ``\\beta_0 (1+x)`` is a product, while ``n(r,θ)`` names a quantity n.
+
+    A call whose arguments are all bare symbols (or that forms a whole side) becomes the symbol n.
+    """
     if lhs and isinstance(expr, AppliedUndef):
         return sympy.Symbol(type(expr).__name__)
 
     def repl(node: sympy.Basic) -> sympy.Basic:
         name = sympy.Symbol(type(node).__name__)
-        return name if len(node.args) > 1 else name * node.args[0]
+        if len(node.args) > 1 or all(isinstance(arg, sympy.Symbol) for arg in node.args):
+            return name
+        return name * node.args[0]
 
     return expr.replace(lambda node: isinstance(node, AppliedUndef), repl)
 
@@ -60,7 +65,8 @@ def parse(text: str) -> sympy.Basic:
     expr = parse_latex(text, strict=True, backend="antlr")
     if isinstance(expr, sympy.Eq):
         lhs = _fix_functions(expr.lhs, lhs=True)
-        expr = sympy.Eq(_fix_constants(lhs), _fix_constants(_fix_functions(expr.rhs)), evaluate=False)
+        rhs = _fix_functions(expr.rhs, lhs=True)
+        expr = sympy.Eq(_fix_constants(lhs), _fix_constants(rhs), evaluate=False)
     elif isinstance(expr, sympy.Expr):
         expr = _fix_constants(_fix_functions(expr))
     else:

@@ -45,11 +45,6 @@ def _content(words: list[str]) -> list[str]:
     return [w for w in words if w not in _STOPWORDS]
 
 
-def _negated(words: list[str], index: int) -> bool:
-    """True when one of the three words before `index` negates it."""
-    return any(w in _NEGATIONS for w in words[max(0, index - 3):index])
-
-
 def _contains(haystack: list[str], needle: list[str]) -> int:
     """Start index of needle as a contiguous word run in haystack, or -1."""
     size = len(needle)
@@ -75,9 +70,11 @@ def check_textual(pred: str, gold: str) -> CheckResult:
     if p_norm == g_norm or _content(p_words) == _content(g_words):
         return result("correct", "exact match after normalisation")
     g_key = _content(g_words) or g_words
-    start = _contains(p_words, g_key)
+    p_key = _content(p_words) or p_words
+    start = _contains(p_key, g_key)
     short_enough = len(p_words) <= MAX_CONTAINMENT_RATIO * len(g_words) + 4
-    if start >= 0 and not _negated(p_words, start) and short_enough:
+    added_negation = any(w in _NEGATIONS for w in p_words) and not any(w in _NEGATIONS for w in g_words)
+    if start >= 0 and not added_negation and short_enough:
         return result("correct", "answer contains the gold phrase")
     p_set = set(_content(p_words))
     if len(g_key) <= 6 and set(g_key) <= p_set and not any(w in _NEGATIONS for w in p_words):

@@ -87,7 +87,8 @@ def registry() -> pint.UnitRegistry:
 
 def _latex_units_to_plain(text: str) -> str:
     """Turn LaTeX unit markup (``\\mathrm{km}\\,s^{-1}``, ``^\\circ``, ``\\%``) into pint syntax."""
-    s = re.sub(r"\^\s*\{\s*([-+−]?\s*\d+)\s*\}", r"^\1", text)
+    s = re.sub(r"\s*\*\*\s*", "^", text)
+    s = re.sub(r"\^\s*\{\s*([-+−]?\s*\d+)\s*\}", r"^\1", s)
     for _ in range(3):
         s = _LATEX_WRAPPERS.sub(r" \1 ", s)
     s = s.replace("$", " ").replace("\\%", " percent ").replace("%", " percent ").replace("°", " degree ")
@@ -128,7 +129,7 @@ def parse_unit(text: str) -> pint.Unit | None:
             raise UnitError(f"unit power {power} too large")
     if re.search(r"(\^|\*\*)[^A-Za-z]*(\^|\*\*)", plain):
         raise UnitError("chained powers in unit")
-    if re.search(r"(?<![\^\-*(/])\b\d", plain.replace("1/", "/")):
+    if re.search(r"(?<![\^\-*(/])\b\d", re.sub(r"\b1\s*/", "/", plain)):
         raise UnitError(f"stray number in unit {plain!r}")
     try:
         quantity = registry().parse_expression(plain)
