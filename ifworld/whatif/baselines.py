@@ -17,6 +17,7 @@ from ifworld.events import emit
 from ifworld.llm import LLMError
 from ifworld.prompts import render
 from ifworld.whatif import agents
+from ifworld.whatif.pipeline import cache_policy
 from ifworld.whatif.record import make_record
 from ifworld.whatif.report import finish_report, render_report_markdown
 from ifworld.whatif.schemas import Critique
@@ -50,7 +51,7 @@ def initial(params: dict[str, Any]) -> dict[str, Any]:
 
 
 def _policy(params: dict) -> CachePolicy | None:
-    return CachePolicy() if params.get("cache") else None
+    return cache_policy(params)
 
 
 def _fail(what: str, exc: Exception) -> RuntimeError:

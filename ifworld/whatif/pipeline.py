@@ -9,6 +9,8 @@ run: finished experts of an interrupted round are not re-run.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import operator
 from typing import Annotated, Any, TypedDict
 
@@ -207,10 +209,30 @@ class _Nodes:
         return {"frames": [entry], "report": report}
 
 
+def _canonical(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _canonical(v) for k, v in sorted(value.items())}
+    if isinstance(value, list):
+        items = [_canonical(v) for v in value]
+        if all(isinstance(v, dict) for v in items):  # accumulated lists: order of parallel writes is irrelevant
+            items.sort(key=lambda v: json.dumps(v, sort_keys=True, default=str))
+        return items
+    return value
+
+
+def cache_key(node_input: Any) -> str:
+    """Order-insensitive cache key for a node input (parallel branches may append in any order)."""
+    return hashlib.sha256(json.dumps(_canonical(node_input), sort_keys=True, default=str).encode()).hexdigest()
+
+
+def cache_policy(params: dict[str, Any]) -> CachePolicy | None:
+    return CachePolicy(key_func=cache_key) if params.get("cache") else None
+
+
 def build(params: dict[str, Any], settings: Settings) -> StateGraph:
     """The IF-World graph for ``params`` (switches remove nodes; caching when ``params['cache']``)."""
     n = _Nodes(params, settings)
-    policy = CachePolicy() if params.get("cache") else None
+    policy = cache_policy(params)
     g = StateGraph(WhatIfState)
     g.add_node("start_round", n.start_round)
     g.add_node("expert", n.expert, cache_policy=policy)
