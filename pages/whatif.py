@@ -86,7 +86,7 @@ if start and params:
     run_id = runs.start_run(whatif.workflow_name(params["method"]), params, store=store())
     ss["whatif_run_id"], ss["causal_run"] = run_id, run_id
     st.caption(f"Run `{run_id}`")
-    follow_run(run_id, resume=False)
+    follow_run(run_id, resume=False, show_failures=False)
 
 with st.expander("📂 Open a saved what-if run", expanded=not ready):
     saved = [i for i in store().list_runs("whatif") if i.workflow.startswith("whatif.")]
@@ -110,7 +110,7 @@ if run_id:
     if info and info.status in ("interrupted", "failed"):
         show_failure(run_id, info.error or "interrupted")
         if st.button("🔁 Resume", key="whatif_resume", disabled=not ready, type="primary"):
-            follow_run(run_id, resume=True)
+            follow_run(run_id, resume=True, show_failures=False)
             info = store().get_run(run_id)
     if info and info.record:
         st.divider()

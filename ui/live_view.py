@@ -148,8 +148,9 @@ class LiveWhatIf:
             self.status.caption("Report written.")
 
 
-def follow_run(run_id: str, *, resume: bool | None = None) -> dict[str, Any] | None:
-    """Stream a run into the page; return its record, or None after showing a failure (kept resumable)."""
+def follow_run(run_id: str, *, resume: bool | None = None, show_failures: bool = True) -> dict[str, Any] | None:
+    """Stream a run into the page; return its record, or None after a failure (shown unless the caller
+    shows it itself; the run stays resumable)."""
     info = store().get_run(run_id)
     live = LiveWhatIf(run_id, info.params.get("experts") or []) if info.kind == "whatif" else None
     log = None if live else st.status(f"Running {info.title}", expanded=True)
@@ -166,7 +167,8 @@ def follow_run(run_id: str, *, resume: bool | None = None) -> dict[str, Any] | N
     except runs.RunFailed as exc:
         if log:
             log.update(label="Failed", state="error")
-        show_failure(run_id, str(exc))
+        if show_failures:
+            show_failure(run_id, str(exc))
     return None
 
 

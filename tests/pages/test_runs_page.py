@@ -111,3 +111,24 @@ def test_empty_store_message() -> None:
     at = _open()
     assert not at.exception
     assert any("No saved runs" in i.value for i in at.info)
+
+
+def test_real_whatif_runs_compare_and_replay(settings) -> None:  # noqa: ANN001
+    from ifworld.whatif import default_params, workflow_name
+
+    prop = "What if the Moon disappeared overnight?"
+    ids = []
+    for method in ("ifworld", "debate"):
+        params = default_params(prop, method, experts=["physics", "economics"], rounds=1, debate_rounds=1)
+        ids.append(runs.start_run(workflow_name(method), params, store=get_store()))
+        runs.drive(ids[-1], store=get_store(), settings=settings)
+    at = _open()
+    assert not at.exception
+    assert {at.selectbox(key="runs_cmp_a").value, at.selectbox(key="runs_cmp_b").value} == set(ids)
+    assert any(m.value == "#### Executive verdict" for m in at.markdown)
+    at.selectbox(key="runs_replay_id").set_value(ids[0]).run()
+    assert any("checkpoint history" in c.value for c in at.caption)
+    slider = at.slider(key="runs_replay_pos")
+    slider.set_value(slider.max).run()
+    assert not at.exception
+    assert any(m.value.startswith("##### Round 1") for m in at.markdown)

@@ -69,3 +69,18 @@ def test_estimate_and_full_small_run(llm_env) -> None:  # noqa: ANN001
     _button(at, "⚖️ Judge this run").click().run()
     assert not at.exception
     assert (get_store().get_run(run_id).record or {}).get("judge")
+
+
+def test_failed_run_shows_error_and_resumes(llm_env) -> None:  # noqa: ANN001
+    llm_env.inject("500", times=1, match=r"Agent role: whatif\.refiner")
+    at = _open()
+    at.button(key="whatif_quick").click().run()
+    _button(at, "▶️ Start run").click().run()
+    assert not at.exception, at.exception
+    run_id = at.session_state["whatif_run_id"]
+    assert get_store().get_run(run_id).status == "interrupted"
+    assert any("The run stopped" in e.value for e in at.error)
+    at.button(key="whatif_resume").click().run()
+    assert not at.exception, at.exception
+    assert get_store().get_run(run_id).status == "completed"
+    assert any("Executive verdict" in m.value for m in at.markdown)
