@@ -20,6 +20,11 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 DEFAULT_MODEL = "gpt-4o-mini"
 DEFAULT_DB = Path.home() / ".ifworld" / "runs.sqlite"
 ROLE_MODEL_PREFIX = "IFWORLD_MODEL_"
+NO_MODEL_HELP = (
+    "No model is connected. Set IFWORLD_API_KEY (or OPENAI_API_KEY) for OpenAI, or IFWORLD_BASE_URL for a "
+    "local OpenAI-compatible server such as Ollama (http://localhost:11434/v1), vLLM, LM Studio or "
+    "llama.cpp, or fill in the sidebar."
+)
 SECRETS_FILES = (Path(".streamlit/secrets.toml"), Path.home() / ".streamlit" / "secrets.toml")
 
 

@@ -25,7 +25,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langchain_openai import ChatOpenAI
 from pydantic import BaseModel, ValidationError
 
-from ifworld.config import Settings, load_settings
+from ifworld.config import NO_MODEL_HELP, Settings, load_settings
 
 T = TypeVar("T", bound=BaseModel)
 Messages = Sequence[BaseMessage | tuple[str, str]]
@@ -37,11 +37,6 @@ MAX_BACKOFF_S = 20.0
 REPAIR_INSTRUCTION = (
     "Your previous reply could not be used: {error}\n"
     "Reply again with ONLY one JSON object that matches the schema. No prose, no code fences, no comments."
-)
-NO_MODEL_HELP = (
-    "No model is connected. Set IFWORLD_API_KEY (or OPENAI_API_KEY) for OpenAI, or IFWORLD_BASE_URL for a "
-    "local OpenAI-compatible server such as Ollama (http://localhost:11434/v1), vLLM, LM Studio or "
-    "llama.cpp, or fill in the sidebar."
 )
 
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from ifworld.config import Settings, load_settings
-from ifworld.llm import NO_MODEL_HELP, test_connection
-from ifworld.store import RunStore, get_store
+from ifworld.config import NO_MODEL_HELP, Settings, load_settings
+
+if TYPE_CHECKING:
+    from ifworld.store import RunStore
 
 SIDEBAR_KEYS = ("base_url", "model", "api_key")
 
@@ -32,6 +33,8 @@ def current_settings() -> Settings:
 
 @st.cache_resource(show_spinner=False)
 def _store(path: str) -> RunStore:
+    from ifworld.store import get_store  # langgraph import is slow: only pages that need the store pay it
+
     return get_store(path)
 
 
@@ -59,6 +62,8 @@ def sidebar() -> None:
 def connection_check(key: str) -> None:
     """A "Test connection" button making one tiny call; shows latency or the error."""
     if st.button("Test connection", key=key, disabled=not current_settings().enabled):
+        from ifworld.llm import test_connection  # heavy import, only when asked
+
         with st.spinner("Calling the model…"):
             st.session_state["conn_report"] = test_connection(current_settings())
     report = st.session_state.get("conn_report")
