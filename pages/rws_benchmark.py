@@ -1,8 +1,98 @@
-"""Placeholder until its issue lands."""
+"""The RWS benchmark: run agentic patterns over items and models, watch progress, compare accuracy and cost,
+open every role's trace; earlier runs open from the store without a model."""
 
 import streamlit as st
 
-from ui.common import coming_soon
+from ifworld.runs import RunFailed
+from ifworld.rws import benchmark
+from ifworld.rws.patterns import PATTERNS
+from ui.common import current_settings, model_ready, store
+from ui.rws_view import load_upload, show_results
 
-st.title("The RWS benchmark")
-coming_soon("The RWS benchmark")
+st.title("📊 The RWS benchmark")
+st.caption("Single-shot, HMAW, PACE, PHASE and SCHEMA answer the same items; graded from saved outputs.")
+
+
+def _follow(run_id: str, total: int) -> None:
+    """Drive a run, feeding the progress bar and status box from its events."""
+    bar = st.progress(0.0, text="Starting…")
+    done = 0
+    with st.status(f"Running {run_id}", expanded=True) as status:
+        try:
+            for event in benchmark.stream_benchmark(run_id, store=store(), settings=current_settings()):
+                for row in benchmark.progress_of(event):
+                    done += 1
+                    bar.progress(min(1.0, done / max(total, 1)), text=f"{done}/{total} tasks")
+                    st.write(f"{row['pattern']} · {row['item']} · {row['model']}: **{row['verdict']}** "
+                             f"({row['calls']} calls)")
+        except RunFailed as exc:
+            status.update(label="Run interrupted", state="error")
+            st.session_state["rwsb_failed"] = run_id
+            st.error(f"{exc}")
+            return
+        status.update(label=f"Finished {run_id}", state="complete", expanded=False)
+    st.session_state["rwsb_failed"] = None
+    st.session_state["rwsb_pick"] = run_id  # the "Earlier runs" picker (rendered below) opens it
+
+
+tab_new, tab_old = st.tabs(["New run", "Earlier runs"])
+with tab_new:
+    if model_ready("The RWS benchmark"):
+        settings = current_settings()
+        source = st.radio("Data", ["Sample set", "Upload JSONL"], horizontal=True, key="rwsb_source")
+        items, label = [], "sample"
+        if source == "Sample set":
+            items = benchmark.load_sample()
+        else:
+            upload = st.file_uploader("Items (JSONL)", type=["jsonl", "json", "txt"], key="rwsb_upload")
+            if upload is not None:
+                loaded = load_upload(upload.getvalue(), upload.name)
+                items, label = (loaded.items if loaded else []), upload.name
+        patterns = st.multiselect("Patterns", list(PATTERNS), default=["single", "pace"], key="rwsb_patterns")
+        models_text = st.text_input("Models (comma-separated, same endpoint)", value=settings.model,
+                                    key="rwsb_models")
+        c1, c2 = st.columns(2)
+        limit = c1.number_input("Items (limit)", min_value=1, max_value=max(1, len(items)),
+                                value=min(5, max(1, len(items))), key="rwsb_limit")
+        verify = c2.checkbox("LLM verifier for non-correct verdicts", key="rwsb_verify")
+        models = benchmark.parse_list(models_text) or [settings.model]
+        n = min(int(limit), len(items))
+        if patterns and n:
+            est = benchmark.estimate_calls(n, patterns, len(models))
+            lo, hi = est["total"]
+            st.caption(f"{n} items × {len(patterns)} patterns × {len(models)} models = {n * len(patterns) * len(models)}"
+                       f" tasks; estimated model calls: {lo}–{hi}" + (" (+ verifier calls)" if verify else "")
+                       + " · " + ", ".join(f"{p}: {a}–{b}" for p, (a, b) in est.items() if p != "total"))
+        if st.button("Run benchmark", type="primary", key="rwsb_run", disabled=not (patterns and n)):
+            params = benchmark.benchmark_params(items, patterns, models=models, limit=n, verify=verify,
+                                                data_label=label)
+            run_id = benchmark.start_benchmark(params, store=store())
+            _follow(run_id, benchmark.total_tasks(params))
+        failed = st.session_state.get("rwsb_failed")
+        if failed and st.button(f"Resume {failed}", key="rwsb_resume"):
+            _follow(failed, benchmark.total_tasks(store().get_run(failed).params))
+
+with tab_old:
+    earlier = benchmark.list_benchmarks(store())
+    if not earlier:
+        st.info("No benchmark runs saved yet.")
+    else:
+        ids = [r.id for r in earlier]
+        labels = {r.id: f"{r.created_iso} · {r.status} · {r.title}" for r in earlier}
+        if st.session_state.get("rwsb_pick") not in ids:
+            st.session_state["rwsb_pick"] = ids[0]
+        st.selectbox("Open a run", ids, format_func=labels.get, key="rwsb_pick")
+
+opened = st.session_state.get("rwsb_pick")
+if opened:
+    info = store().get_run(opened)
+    st.divider()
+    st.subheader(info.title)
+    if not info.record:
+        st.warning(f"This run is {info.status} and has no results yet; resume it (`ifworld runs resume {opened}`).")
+    else:
+        if st.button("Re-grade from saved outputs (no model calls)", key="rwsb_regrade"):
+            benchmark.regrade(opened, store=store())
+            info = store().get_run(opened)
+            st.success("Re-graded with the current grader.")
+        show_results(info.record, opened, key="rwsb_res")

@@ -1,0 +1,92 @@
+"""AppTest: the RWS browse page (offline: filters, LaTeX, live grading, pasted JSONL with bad lines) and the
+RWS benchmark page (no-model panel with earlier runs; a 2 patterns × 3 items run against the fake server)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from ifworld.rws import benchmark
+
+TIMEOUT = 90
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+
+
+def _open(page: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.switch_page(page)
+    return at.run()
+
+
+def _texts(at: AppTest) -> str:
+    parts = [e.value for kind in ("markdown", "caption", "success", "error", "warning", "info")
+             for e in getattr(at, kind)]
+    return "\n".join(str(p) for p in parts)
+
+
+def test_browse_renders_offline_and_filters():
+    at = _open("pages/rws_browse.py")
+    assert not at.exception
+    assert "Question." in _texts(at)
+    at.multiselect(key="rwsbrowse_types").set_value(["numeric"]).run()
+    options = at.selectbox(key="rwsbrowse_item").options
+    assert options and all("· numeric ·" in o for o in options)
+    at.text_input(key="rwsbrowse_query").set_value("alfvén mach").run()
+    assert len(at.selectbox(key="rwsbrowse_item").options) == 1
+
+
+def test_browse_reveals_reference_and_grades_typed_answers():
+    at = _open("pages/rws_browse.py")
+    at.selectbox(key="rwsbrowse_item").set_value("2025_IFW_2_b").run()
+    assert "48.8 km/s" not in _texts(at)
+    at.toggle(key="rwsbrowse_show").set_value(True).run()
+    assert "Reference answer" in _texts(at) and "48.8 km/s" in _texts(at)
+    at.text_input(key="rwsbrowse_answer").set_value("48.8 km/s").run()
+    at.button(key="rwsbrowse_grade").click().run()
+    assert not at.exception
+    assert at.success and "correct" in at.success[0].value
+    at.text_input(key="rwsbrowse_answer").set_value("12 km/s").run()
+    at.button(key="rwsbrowse_grade").click().run()
+    assert at.error and "incorrect" in at.error[0].value
+    assert "Annotations" in _texts(at) or "tolerance" in at.error[0].value.lower()
+    assert at.checkbox(key="rwsbrowse_verify").disabled  # no model connected
+
+
+def test_browse_pasted_jsonl_lists_bad_lines():
+    good = benchmark.SAMPLE_PATH.read_text().splitlines()[:2]
+    text = "\n".join([good[0], "{broken", good[1], '{"id": "x"}'])
+    at = _open("pages/rws_browse.py")
+    at.radio(key="rwsbrowse_source").set_value("My JSONL").run()
+    at.text_area(key="rwsbrowse_paste").set_value(text).run()
+    assert not at.exception
+    warning = at.warning[0].value
+    assert "line 2" in warning and "line 4" in warning and "2 item(s) kept" in warning
+    assert len(at.selectbox(key="rwsbrowse_item").options) == 2
+
+
+def test_benchmark_page_without_model_shows_panel_and_earlier_runs(settings):
+    items = benchmark.load_sample()[:2]
+    benchmark.run_benchmark(benchmark.benchmark_params(items, "single"), settings=settings)
+    at = _open("pages/rws_benchmark.py")
+    assert not at.exception
+    assert any("needs a language model" in i.value for i in at.info)
+    assert at.selectbox(key="rwsb_pick").options
+    assert "Accuracy by model × pattern" in _texts(at)
+    assert len(at.get("plotly_chart")) == 3
+
+
+def test_benchmark_page_runs_two_patterns_on_three_items(llm_env):
+    at = _open("pages/rws_benchmark.py")
+    assert not at.exception
+    at.multiselect(key="rwsb_patterns").set_value(["single", "pace"]).run()
+    at.number_input(key="rwsb_limit").set_value(3).run()
+    assert any("estimated model calls: 15–18" in c.value for c in at.caption)
+    at.button(key="rwsb_run").click().run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="rwsb_pick").options
+    assert len(at.get("plotly_chart")) == 3
+    assert any(m.label == "Tasks" and m.value == "6" for m in at.metric)
+    at.selectbox(key="rwsb_res_pattern").set_value("pace").run()
+    assert any("rws.pace.critic" in e.label for e in at.expander)
+    assert llm_env.count() == 3 * 1 + 3 * 5  # the first three sample items are scripted wrong-first: PACE retries

@@ -1,0 +1,185 @@
+"""RWS page furniture: item rendering with LaTeX, verdict display, benchmark charts and role traces.
+
+Figures are built from saved benchmark records only (plotly), so earlier runs open without a model.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import plotly.express as px
+import plotly.graph_objects as go
+import streamlit as st
+
+from ifworld.rws import benchmark
+from ifworld.rws.dataset import LoadResult, RWSItem, load_items
+
+VERDICT_SCORE = {"correct": 1.0, "not_sure": 0.5, "incorrect": 0.0}
+VERDICT_ICON = {"correct": "✅", "not_sure": "❔", "incorrect": "❌"}
+MAX_LISTED_ERRORS = 50
+
+
+def load_upload(data: bytes | str, label: str) -> LoadResult | None:
+    """Load an uploaded/pasted JSONL; list bad lines by number (good lines are kept)."""
+    try:
+        loaded = load_items(data.encode("utf-8") if isinstance(data, str) else data)
+    except ValueError as exc:
+        st.error(f"{label}: {exc}")
+        return None
+    if loaded.errors:
+        lines = "\n".join(f"- line {e.line}: {e.reason}" for e in loaded.errors[:MAX_LISTED_ERRORS])
+        more = len(loaded.errors) - MAX_LISTED_ERRORS
+        st.warning(f"{label}: {len(loaded.errors)} line(s) skipped, {len(loaded.items)} item(s) kept.\n\n{lines}"
+                   + (f"\n- … and {more} more" if more > 0 else ""))
+    elif loaded.items:
+        st.success(f"{label}: {len(loaded.items)} items loaded.")
+    return loaded
+
+
+def render_item(item: RWSItem, show_answer: bool) -> None:
+    """Preamble, question, hint, reference steps and (optionally) the reference answer; LaTeX rendered."""
+    meta = item.meta or {}
+    st.caption(f"`{item.id}` · {item.type} · topic: {meta.get('topic', '—')} · source: {meta.get('source', '—')}")
+    if item.preamble:
+        with st.container(border=True):
+            st.markdown("**Earlier parts**")
+            for line in item.preamble:
+                st.markdown(line)
+    st.markdown(f"**Question.** {item.question}")
+    if item.hint:
+        st.markdown(f"*Answer format:* {item.hint}")
+    if show_answer:
+        with st.expander("Reference steps", expanded=True):
+            for i, step in enumerate(item.step, 1):
+                st.markdown(f"{i}. {step}")
+        answer_box(item)
+
+
+def answer_box(item: RWSItem) -> None:
+    if item.type == "symbolic":
+        st.markdown("**Reference answer:**")
+        st.latex(item.final)
+    elif "\\" in item.final or "^" in item.final:
+        st.markdown(f"**Reference answer:** ${item.final}$")
+    else:
+        st.markdown(f"**Reference answer:** {item.final}")
+
+
+def show_grade(grade: dict[str, Any]) -> None:
+    """Verdict, the stage that decided, the reason and the annotations."""
+    verdict = grade.get("verdict", "not_sure")
+    text = f"{VERDICT_ICON.get(verdict, '')} **{verdict}** (decided by: {grade.get('stage', '?')}) — {grade.get('reason', '')}"
+    {"correct": st.success, "incorrect": st.error}.get(verdict, st.warning)(text)
+    cols = st.columns(2)
+    cols[0].markdown(f"Your answer, normalised: `{grade.get('pred_norm', '')}`")
+    cols[1].markdown(f"Reference, normalised: `{grade.get('gt_norm', '')}`")
+    if grade.get("annotations"):
+        st.caption("Annotations: " + ", ".join(grade["annotations"]))
+    if grade.get("verifier_trace"):
+        show_trace(grade["verifier_trace"], title="Verifier trace")
+
+
+def show_trace(trace: list[dict], title: str = "Role trace") -> None:
+    """Each role's input and output, in order."""
+    st.markdown(f"**{title}**")
+    for i, entry in enumerate(trace, 1):
+        status = entry.get("status", "ok")
+        flag = "" if status.startswith("ok") else f" — ⚠️ {status}"
+        with st.expander(f"{i}. {entry.get('role', '?')} · {entry.get('step', '')}{flag}"):
+            st.markdown("*Input*")
+            st.code(entry.get("input", ""), language=None, wrap_lines=True)
+            st.markdown("*Output*")
+            st.code(entry.get("output", ""), language=None, wrap_lines=True)
+            if entry.get("error"):
+                st.caption(entry["error"])
+
+
+# -- benchmark figures --------------------------------------------------------------------------------
+def accuracy_chart(record: dict[str, Any]) -> go.Figure:
+    """Grouped bars: accuracy by pattern, one bar per answer type (and overall)."""
+    rows = []
+    for p, by_type in record.get("summary", {}).get("by_pattern_type", {}).items():
+        rows += [{"pattern": p, "type": t, "accuracy": a} for t, a in by_type.items()]
+    for p, a in record.get("summary", {}).get("by_pattern", {}).items():
+        rows.append({"pattern": p, "type": "overall", "accuracy": a})
+    df = pd.DataFrame(rows, columns=["pattern", "type", "accuracy"])
+    fig = px.bar(df, x="pattern", y="accuracy", color="type", barmode="group", range_y=[0, 1],
+                 category_orders={"pattern": record.get("patterns", [])}, title="Accuracy by pattern × answer type")
+    return fig
+
+
+def verdict_matrix(record: dict[str, Any]) -> go.Figure:
+    """Items × patterns (× models) heatmap coloured by verdict."""
+    df = benchmark.results_frame(record)
+    if df.empty:
+        return go.Figure()
+    multi = df["model"].nunique() > 1
+    df["column"] = df["pattern"] + (" · " + df["model"] if multi else "")
+    df["score"] = df["verdict"].map(VERDICT_SCORE)
+    z = df.pivot_table(index="item", columns="column", values="score", aggfunc="first")
+    z = z.reindex(index=list(dict.fromkeys(df["item"])), columns=list(dict.fromkeys(df["column"])))
+    text = z.map(lambda v: {1.0: "correct", 0.5: "not sure", 0.0: "incorrect"}.get(v, ""))
+    fig = go.Figure(go.Heatmap(z=z.values, x=list(z.columns), y=list(z.index), text=text.values,
+                               hovertemplate="%{y} · %{x}: %{text}<extra></extra>", zmin=0, zmax=1, showscale=False,
+                               colorscale=[[0, "#d9534f"], [0.5, "#f0ad4e"], [1, "#5cb85c"]]))
+    fig.update_layout(title="Verdict per item and pattern", height=max(300, 22 * len(z.index) + 120),
+                      yaxis={"autorange": "reversed"})
+    return fig
+
+
+def cost_scatter(record: dict[str, Any]) -> go.Figure:
+    """Tokens per item against accuracy, one point per pattern (and model): the cost of complexity."""
+    df = benchmark.cost_frame(record)
+    if df.empty or "items" not in df:
+        return go.Figure()
+    df = df[df["items"] > 0].copy()
+    df["tokens per item"] = df["total_tok"] / df["items"]
+    return px.scatter(df, x="tokens per item", y="accuracy", color="pattern", symbol="model", size="calls_per_item",
+                      hover_data=["calls", "calls_per_item", "prompt_tok", "completion_tok"], range_y=[-0.05, 1.05],
+                      title="Token cost vs accuracy")
+
+
+def show_results(record: dict[str, Any], run_id: str, key: str) -> None:
+    """The whole results view of one benchmark record."""
+    s = record.get("summary", {})
+    cols = st.columns(4)
+    cols[0].metric("Accuracy", f"{(s.get('accuracy') or 0):.0%}")
+    cols[1].metric("Tasks", s.get("n", 0))
+    cols[2].metric("Model calls", sum(c.get("calls", 0) for c in record.get("cost", [])))
+    cols[3].metric("Degraded tasks", s.get("degraded", 0))
+    st.markdown("**Accuracy by model × pattern** (Table 1 shape)")
+    st.dataframe(benchmark.table1(record), width="stretch")
+    st.markdown("**Accuracy by pattern × answer type** (Table 2 shape)")
+    st.dataframe(benchmark.table2(record), width="stretch")
+    st.plotly_chart(accuracy_chart(record), key=f"{key}_acc")
+    st.plotly_chart(verdict_matrix(record), key=f"{key}_matrix")
+    st.plotly_chart(cost_scatter(record), key=f"{key}_cost")
+    st.dataframe(benchmark.cost_frame(record), hide_index=True, width="stretch")
+    trace_picker(record, key)
+    d1, d2 = st.columns(2)
+    d1.download_button("Download CSV", benchmark.to_csv(record), f"{run_id}.csv", "text/csv", key=f"{key}_csv")
+    d2.download_button("Download JSON", benchmark.to_json(record), f"{run_id}.json", "application/json",
+                       key=f"{key}_json")
+
+
+def trace_picker(record: dict[str, Any], key: str) -> None:
+    """Pick an item and a pattern (and model) to open every role's input and output."""
+    results = record.get("results", [])
+    if not results:
+        return
+    st.subheader("Trace of one task")
+    c1, c2, c3 = st.columns(3)
+    item = c1.selectbox("Item", list(dict.fromkeys(r["item_id"] for r in results)), key=f"{key}_item")
+    pattern = c2.selectbox("Pattern", list(dict.fromkeys(r["pattern"] for r in results)), key=f"{key}_pattern")
+    model = c3.selectbox("Model", list(dict.fromkeys(r.get("model", "") for r in results)), key=f"{key}_model")
+    chosen = next((r for r in results if r["item_id"] == item and r["pattern"] == pattern
+                   and r.get("model", "") == model), None)
+    if chosen is None:
+        st.info("No result for this combination.")
+        return
+    st.markdown(f"**Final output** — answer `{chosen.get('answer', '')}`, gold `{chosen.get('gold', '')}`")
+    show_grade(chosen["grade"])
+    if chosen.get("annotations"):
+        st.caption("Pattern annotations: " + "; ".join(chosen["annotations"]))
+    show_trace(chosen.get("trace", []))
