@@ -82,6 +82,11 @@ def test_replay_from_record_steps_through(two_runs: tuple[str, str]) -> None:
     slider.set_value(slider.max).run()
     assert not at.exception
     assert any("saved record" in c.value for c in at.caption)
+    at.button(key="runs_replay_play").click().run()  # at the end: play restarts from step 0
+    assert not at.exception and at.session_state["runs_replay_playing"]
+    assert at.button(key="runs_replay_play").label.startswith("⏸️")
+    at.button(key="runs_replay_play").click().run()
+    assert not at.session_state["runs_replay_playing"]
 
 
 def test_delete_with_confirmation(two_runs: tuple[str, str]) -> None:

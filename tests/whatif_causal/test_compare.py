@@ -1,0 +1,47 @@
+"""Pure comparison and record-replay helpers."""
+
+from __future__ import annotations
+
+from ifworld import compare
+from tests.whatif_causal.records import sample_record
+
+JUDGED = {"rigor_traceability": 20, "integration_causality": 18, "feasibility_minimality": 15,
+          "uncertainty_adaptation": 10, "decisionability": 12, "overall": 75}
+
+
+def test_judge_scores_and_figures() -> None:
+    assert compare.judge_scores(sample_record()) is None
+    scores = compare.judge_scores(sample_record(judge=JUDGED))
+    assert scores == {k: float(v) for k, v in JUDGED.items()}
+    radar = compare.judge_radar({"A": scores})
+    assert radar.data[0].r[0] == 80.0 and len(radar.data[0].r) == 6  # closed polygon, % of max
+    bars = compare.judge_bars({"A": scores, "B": scores})
+    assert len(bars.data) == 2 and len(bars.data[0].x) == 6
+
+
+def test_usage_of_and_table() -> None:
+    usage = compare.usage_of({"calls": [{}, {}]}, {"latency_s": 1.5})
+    assert usage == {"latency_s": 1.5, "calls": 2}
+    rows = compare.usage_table({"A": {"calls": 3, "failed": 1}, "B": {"calls": 5}})
+    assert rows[0] == {"metric": "calls", "A": 3, "B": 5}
+    assert {"metric": "failed", "A": 1, "B": None} in rows
+
+
+def test_report_sections_skip_missing() -> None:
+    sections = compare.report_sections(sample_record())
+    assert list(sections)[:3] == ["Summary", "Executive verdict", "Core conclusions"]
+    assert "Abrupt climate shift" in sections["Scenarios"]
+    assert compare.report_sections({}) == {}
+    assert compare.report_sections({"report": {"summary_bullets": [], "timeline": [None]}}) == {}
+
+
+def test_record_steps_replay_rounds_in_order() -> None:
+    steps = compare.record_steps(sample_record())
+    nodes = [s["nodes"][0] for s in steps]
+    assert nodes[:3] == ["__start__", "refine", "expert:geophysics"]
+    assert nodes[-1] == "report" and steps[-1]["next"] == []
+    first_round_done = next(s for s in steps if s["nodes"] == ["frame"])
+    assert set(first_round_done["values"]["rounds"][0]["experts"]) == {"geophysics", "economics"}
+    assert steps[2]["values"]["rounds"][0]["experts"].keys() == {"geophysics"}  # earlier states not mutated
+    assert compare.changed_keys(steps[0]["values"], steps[1]["values"]) == ["scenario"]
+    assert compare.record_steps(None)[0]["step"] == 0
