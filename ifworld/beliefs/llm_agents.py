@@ -1,0 +1,252 @@
+"""LLM belief agents: the reply schema, prompts, model assignment and the pure bookkeeping of a round.
+
+An LLM agent is one model call per round (role ``beliefs.agent``). It sees its current beliefs, the
+facts it was told this round and its last :data:`HISTORY_LEN` interactions, all as readable sentences
+with ids (``[f12] Ana is the parent of Ben``), and answers with :class:`AgentReply`. Its beliefs are a
+``{fact index: confidence}`` mapping; :func:`belief_matrix` turns a population into the engine's
+belief array so the engine's metrics, tables and animation builders apply unchanged (rule ``"llm"``:
+per-pair normalised confidence, 0 for pairs an agent never heard of).
+
+Everything here is pure and JSON-able so the graph (:mod:`ifworld.beliefs.llm_graph`) can checkpoint
+it; randomness comes from ``SeedSequence([seed, ...])`` so a resumed run pairs agents identically.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from ifworld import prompts
+from ifworld.beliefs.config import BeliefConfig
+from ifworld.beliefs.domain import Domain
+from ifworld.beliefs.metrics import accept, scores
+
+ROLE = "beliefs.agent"
+RULE_LABEL = "llm"  # Recording.rule for LLM populations (animation shows normalised confidence)
+HISTORY_LEN = 5
+INITIAL_CONFIDENCE = 0.8
+MAX_LLM_AGENTS = 200
+MAX_LLM_ROUNDS = 50
+DEFAULT_MODEL_SLOTS = 4
+FACT_ID_RE = re.compile(r"^\s*\[?\s*f?(\d+)\s*\]?\s*$", re.I)
+TOPICS = {
+    "family": "one family: who is whose parent, sibling, spouse, grandparent or cousin",
+    "abstract": "abstract propositions named p1, p2, … and their negations",
+}
+COUNT_KEYS = ("unknown_facts", "malformed", "kept_beliefs", "extra_shares")
+
+
+class AgentReply(BaseModel):
+    """What an agent returns each round."""
+
+    updated_beliefs: dict[str, float] = Field(
+        default_factory=dict, description="statement id (e.g. f12) -> confidence in [0, 1] that it is true")
+    facts_to_share: list[str] = Field(default_factory=list, description="statement ids to pass on next round")
+    vote: Literal["CONTINUE", "STOP"] = Field(description="STOP when further exchange will not change your mind")
+
+
+# ---------------------------------------------------------------------------------------------------
+# Parameters and model assignment
+# ---------------------------------------------------------------------------------------------------
+def make_params(config: BeliefConfig, seed: int = 0, models: list[str] | None = None,
+                shares: list[float] | None = None) -> dict[str, Any]:
+    """Validated, JSON-able run parameters (what the run store keeps and the graph is built from).
+
+    ``models`` empty = homogeneous with the configured model; several models = heterogeneous with
+    ``shares`` (default equal). Raises ``ValueError`` naming the bad parameter.
+    """
+    if config.agents > MAX_LLM_AGENTS:
+        raise ValueError(f"agents must be <= {MAX_LLM_AGENTS} for LLM agents (one call each per round)")
+    if config.rounds > MAX_LLM_ROUNDS:
+        raise ValueError(f"rounds must be <= {MAX_LLM_ROUNDS} for LLM agents")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    models = [m.strip() for m in models or [] if m and m.strip()]
+    shares = normalise_shares(models, shares)
+    return {"config": config.to_dict(), "seed": seed, "models": models, "shares": shares,
+            "agent_models": assign_models(config.agents, models, shares, seed)}
+
+
+def normalise_shares(models: list[str], shares: list[float] | None) -> list[float]:
+    """Shares summing to 1, one per model (equal when not given)."""
+    if not models:
+        if shares:
+            raise ValueError("shares given without models")
+        return []
+    if not shares:
+        return [1 / len(models)] * len(models)
+    if len(shares) != len(models):
+        raise ValueError(f"shares has {len(shares)} values but models has {len(models)}")
+    if any(not isinstance(s, int | float) or math.isnan(s) or s < 0 for s in shares) or sum(shares) <= 0:
+        raise ValueError("shares must be non-negative numbers with a positive sum")
+    total = float(sum(shares))
+    return [float(s) / total for s in shares]
+
+
+def assign_models(agents: int, models: list[str], shares: list[float], seed: int) -> list[str]:
+    """Per-agent model: counts by largest remainder of ``shares × agents``, placed in seeded order.
+
+    ``""`` stands for the configured model (homogeneous runs)."""
+    if not models:
+        return [""] * agents
+    exact = np.asarray(shares, dtype=float) * agents
+    counts = np.floor(exact).astype(int)
+    for i in np.argsort(-(exact - counts), kind="stable")[: agents - counts.sum()]:
+        counts[i] += 1
+    order = [m for m, c in zip(models, counts, strict=True) for _ in range(c)]
+    perm = np.random.default_rng(np.random.SeedSequence([seed, 7])).permutation(agents)
+    return [order[i] for i in perm]
+
+
+def condition_name(models: list[str]) -> str:
+    """Table condition label: ``llm-<model>`` or ``llm-mixed`` (heterogeneous)."""
+    distinct = sorted(set(models))
+    return f"llm-{distinct[0]}" if len(distinct) == 1 else "llm-mixed"
+
+
+# ---------------------------------------------------------------------------------------------------
+# Initial population
+# ---------------------------------------------------------------------------------------------------
+def initial_population(config: BeliefConfig, domain: Domain, seed: int) -> dict[str, Any]:
+    """Beliefs, known facts and liars at the start (each agent draws M_T true and M_F false facts)."""
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 1]))
+    beliefs, known = [], []
+    for _ in range(config.agents):
+        held: set[int] = set()
+        for pool, m in ((domain.true_facts, config.true_facts), (domain.false_facts, config.false_facts)):
+            if m:
+                picks = rng.integers(0, len(pool), m) if config.with_replacement else rng.permutation(len(pool))[:m]
+                held |= {int(pool[i]) for i in picks}
+        conf = {str(f): (0.5 if f ^ 1 in held else INITIAL_CONFIDENCE) for f in sorted(held)}
+        beliefs.append(conf)
+        known.append(sorted(held))
+    n_liars = int(round(config.liars * config.agents))
+    liars = np.zeros(config.agents, dtype=bool)
+    liars[rng.permutation(config.agents)[:n_liars]] = True
+    return {"beliefs": beliefs, "known": known, "liars": liars.tolist()}
+
+
+# ---------------------------------------------------------------------------------------------------
+# Prompts and replies
+# ---------------------------------------------------------------------------------------------------
+def _line(domain: Domain, fact: int) -> str:
+    return f"[f{fact}] {domain.labels[fact]}"
+
+
+def agent_messages(task: dict[str, Any], domain: Domain) -> list[tuple[str, str]]:
+    """System and user messages for one agent's call this round."""
+    cfg = task["config"]
+    system = prompts.render("beliefs/agent_system", agent=task["agent"], agents=cfg["agents"],
+                            round=task["round"], rounds=cfg["rounds"], bandwidth=cfg["bandwidth"],
+                            topic=TOPICS.get(cfg["domain"], TOPICS["abstract"]))
+    beliefs = task["beliefs"]
+    lines = [f"- {_line(domain, int(f))} — confidence {c:.2f}" for f, c in
+             sorted(beliefs.items(), key=lambda kv: int(kv[0]))]
+    received = [f"- {_line(domain, m['fact'])} — from agent {m['from']}, who is {m['confidence']:.2f} sure"
+                for m in task["inbox"]]
+    user = prompts.render("beliefs/agent_user", beliefs="\n".join(lines) or "(none yet)",
+                          received="\n".join(received) or "(nothing this round)",
+                          history="\n".join(f"- {h}" for h in task["history"]) or "(none yet)",
+                          bandwidth=cfg["bandwidth"])
+    return [("system", system), ("user", user)]
+
+
+def parse_fact(key: Any, domain: Domain) -> int | None:
+    """Fact index from an id (``f12``, ``[f12]``, ``12``) or the exact sentence; None if unknown."""
+    text = str(key)
+    m = FACT_ID_RE.match(text)
+    if m:
+        f = int(m.group(1))
+        return f if f < len(domain.labels) else None
+    try:
+        return domain.labels.index(text.strip())
+    except ValueError:
+        return None
+
+
+def apply_reply(task: dict[str, Any], reply: AgentReply | None, domain: Domain, model: str) -> dict[str, Any]:
+    """The agent's result for the round: new beliefs, shares, vote and counts.
+
+    Facts the agent was never told are ignored and counted; a missing (malformed) reply keeps the old
+    beliefs; shares beyond the bandwidth are dropped and counted."""
+    allowed = set(task["known"]) | {m["fact"] for m in task["inbox"]}
+    counts = dict.fromkeys(COUNT_KEYS, 0)
+    out = {"agent": task["agent"], "round": task["round"], "model": model, "counts": counts}
+    if reply is None:
+        counts["malformed"] = counts["kept_beliefs"] = 1
+        return {**out, "beliefs": task["beliefs"], "share": [], "vote": "CONTINUE", "known": sorted(allowed)}
+    beliefs = dict(task["beliefs"])
+    for key, conf in reply.updated_beliefs.items():
+        f = parse_fact(key, domain)
+        if f is None or f not in allowed or not isinstance(conf, int | float) or math.isnan(conf):
+            counts["unknown_facts"] += 1
+            continue
+        beliefs[str(f)] = float(min(1.0, max(0.0, conf)))
+    if reply.updated_beliefs and beliefs == task["beliefs"] and counts["unknown_facts"] == len(reply.updated_beliefs):
+        counts["kept_beliefs"] = 1  # nothing usable in the reply
+    share: list[int] = []
+    for key in reply.facts_to_share:
+        f = parse_fact(key, domain)
+        if f is None or f not in allowed:
+            counts["unknown_facts"] += 1
+        elif f not in share:
+            share.append(f)
+    limit = task["config"]["bandwidth"]
+    counts["extra_shares"] = max(0, len(share) - limit)
+    return {**out, "beliefs": beliefs, "share": share[:limit], "vote": reply.vote, "known": sorted(allowed)}
+
+
+# ---------------------------------------------------------------------------------------------------
+# Population arrays and metrics
+# ---------------------------------------------------------------------------------------------------
+def belief_matrix(beliefs: list[dict[str, float]], facts: int) -> np.ndarray:
+    """(agents, 2K) float32 in the engine's layout: a stated confidence c for f gives b_f = c and, if the
+    negation was not stated, b_¬f = 1 - c; pairs never mentioned stay 0 (unaware)."""
+    out = np.zeros((len(beliefs), facts), dtype=np.float32)
+    for a, conf in enumerate(beliefs):
+        stated = {int(f): float(c) for f, c in conf.items()}
+        for f, c in stated.items():
+            out[a, f] = c
+            if f ^ 1 not in stated:
+                out[a, f ^ 1] = 1.0 - c
+    return out
+
+
+def collective_scores(matrix: np.ndarray, config: BeliefConfig, domain: Domain) -> dict[str, Any]:
+    """Precision, recall, F1 and the accepted facts of one population (engine metrics)."""
+    accepted = accept(matrix[None], config.threshold)
+    p, r, f1 = scores(accepted, domain.truth)
+    return {"precision": float(p[0]), "recall": float(r[0]), "f1": float(f1[0]),
+            "accepted": [int(f) for f in np.flatnonzero(accepted[0])]}
+
+
+def pair_agents(agents: int, seed: int, round_: int) -> list[int]:
+    """Partner per agent for a round (seeded by seed and round; -1 sits out when N is odd)."""
+    perm = np.random.default_rng(np.random.SeedSequence([seed, round_, 2])).permutation(agents)
+    partners = [-1] * agents
+    for i in range(0, agents - 1, 2):
+        a, b = int(perm[i]), int(perm[i + 1])
+        partners[a], partners[b] = b, a
+    return partners
+
+
+def distort(share: list[int], liar: bool, noise: float, rng: np.random.Generator) -> list[int]:
+    """Liars send the negation of each pick; noise flips each sent fact with probability ``noise``."""
+    out = []
+    for f in share:
+        flip = liar ^ bool(noise > 0 and rng.random() < noise)
+        out.append(f ^ 1 if flip else f)
+    return out
+
+
+def interaction_note(round_: int, partner: int, sent: list[int], got: list[int]) -> str:
+    """One line of an agent's interaction history."""
+    if partner < 0:
+        return f"Round {round_}: you sat out (no partner)."
+    fmt = ", ".join
+    return (f"Round {round_}: you met agent {partner}; you passed on {fmt(f'f{f}' for f in sent) or 'nothing'}; "
+            f"you heard {fmt(f'f{f}' for f in got) or 'nothing'}.")
