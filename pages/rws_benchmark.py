@@ -60,7 +60,8 @@ with tab_new:
         if patterns and n:
             est = benchmark.estimate_calls(n, patterns, len(models))
             lo, hi = est["total"]
-            st.caption(f"{n} items × {len(patterns)} patterns × {len(models)} models = {n * len(patterns) * len(models)}"
+            tasks = n * len(patterns) * len(models)
+            st.caption(f"{n} items × {len(patterns)} patterns × {len(models)} models = {tasks}"
                        f" tasks; estimated model calls: {lo}–{hi}" + (" (+ verifier calls)" if verify else "")
                        + " · " + ", ".join(f"{p}: {a}–{b}" for p, (a, b) in est.items() if p != "total"))
         if st.button("Run benchmark", type="primary", key="rwsb_run", disabled=not (patterns and n)):

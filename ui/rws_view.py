@@ -69,7 +69,8 @@ def answer_box(item: RWSItem) -> None:
 def show_grade(grade: dict[str, Any]) -> None:
     """Verdict, the stage that decided, the reason and the annotations."""
     verdict = grade.get("verdict", "not_sure")
-    text = f"{VERDICT_ICON.get(verdict, '')} **{verdict}** (decided by: {grade.get('stage', '?')}) — {grade.get('reason', '')}"
+    text = (f"{VERDICT_ICON.get(verdict, '')} **{verdict}** (decided by: {grade.get('stage', '?')})"
+            f" — {grade.get('reason', '')}")
     {"correct": st.success, "incorrect": st.error}.get(verdict, st.warning)(text)
     cols = st.columns(2)
     cols[0].markdown(f"Your answer, normalised: `{grade.get('pred_norm', '')}`")

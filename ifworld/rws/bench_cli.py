@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -29,7 +30,7 @@ def _fail(message: str) -> None:
     raise typer.Exit(code=2)
 
 
-def _progress(total: int) -> callable:
+def _progress(total: int) -> Callable[[Event], None]:
     done = {"n": 0}
 
     def on_event(event: Event) -> None:
@@ -43,7 +44,8 @@ def _progress(total: int) -> callable:
 
 
 def run_cmd(
-    pattern: Annotated[str, typer.Option("--pattern", "-p", help=f"One or more of {', '.join(PATTERNS)}, comma-separated.")],
+    pattern: Annotated[str, typer.Option("--pattern", "-p",
+                                         help=f"One or more of {', '.join(PATTERNS)}, comma-separated.")],
     data: Annotated[Path, typer.Option("--data", "-d", help="Items as JSONL (RWS schema).")],
     limit: Annotated[int | None, typer.Option(help="Only the first N items.")] = None,
     models: Annotated[str | None, typer.Option(help="Comma-separated model names (same endpoint).")] = None,

@@ -172,7 +172,8 @@ def cost_rows(calls: list[dict], results: list[dict]) -> list[dict]:
     items_per = {k: len(v) for k, v in _group(results, "pattern", "model").items()}
     acc = {k: _accuracy(v) for k, v in _group(results, "pattern", "model").items()}
     rows = []
-    for (pattern, model), g in sorted(groups.items()):
+    rank = {p: i for i, p in enumerate(PATTERNS)}
+    for (pattern, model), g in sorted(groups.items(), key=lambda kv: (rank.get(kv[0][0], 99), kv[0])):
         n = items_per.get((pattern, model)) or 0
         rows.append({"pattern": pattern, "model": model, **g, "total_tok": g["prompt_tok"] + g["completion_tok"],
                      "items": n, "calls_per_item": round(g["calls"] / n, 3) if n else None,

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from ifworld.rws.benchmark import SAMPLE_PATH
 from ifworld.rws.dataset import load_items
 from ifworld.rws.patterns import EXPECTED_CALLS, GATE_CONFIDENCE, PATTERNS, run_pattern
 from ifworld.rws.patterns.schema import allocate
-from ifworld.rws.benchmark import SAMPLE_PATH
 
 REVIEWERS = {"pace": "critic", "phase": "evaluator", "schema": "guard"}
 REVIEW_SYSTEM = {"pace": r"You are the PACE critic", "phase": r"You are the PHASE evaluator",

@@ -30,8 +30,10 @@ LOOSE_TOLERANCE = 0.05
 MAX_EXPERT_PROMPT_CHARS = 600
 PHYSICS_MATH = re.compile(r"physic|math|numer|symbol|equation|helio|plasma|solar|astro", re.I)
 DEFAULT_SEQUENCE = {
-    "numeric": [("physicist", "Set up the governing relation and the known quantities with units.", "setup", "question"),
-                ("calculator", "Evaluate the relation numerically; keep units and significant figures.", "value", "setup")],
+    "numeric": [("physicist", "Set up the governing relation and the known quantities with units.", "setup",
+                 "question"),
+                ("calculator", "Evaluate the relation numerically; keep units and significant figures.", "value",
+                 "setup")],
     "symbolic": [("physicist", "Derive the requested relation step by step.", "derivation", "question"),
                  ("mathematician", "Simplify the derived expression to the requested form.", "expression",
                   "derivation")],
