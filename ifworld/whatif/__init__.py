@@ -20,8 +20,15 @@ from __future__ import annotations
 from typing import Any
 
 from ifworld.whatif.propositions import (
-    CLASSROOM_PRESETS, DEFAULT_EXPERTS, KNOWN_EXPERTS, MAX_PROPOSITION_CHARS, METHODS, PAPER_PROPOSITIONS,
-    normalize_experts, validate_proposition, workflow_name,
+    CLASSROOM_PRESETS,
+    DEFAULT_EXPERTS,
+    KNOWN_EXPERTS,
+    MAX_PROPOSITION_CHARS,
+    METHODS,
+    PAPER_PROPOSITIONS,
+    normalize_experts,
+    validate_proposition,
+    workflow_name,
 )
 from ifworld.whatif.record import RECORD_KEYS, default_params, estimate_calls
 from ifworld.whatif.report import REPORT_SECTIONS, render_report_markdown

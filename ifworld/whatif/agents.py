@@ -15,7 +15,14 @@ from ifworld.config import Settings
 from ifworld.prompts import render
 from ifworld.whatif.frame import clip, digests_text
 from ifworld.whatif.schemas import (
-    DebateBrief, ExpertOutput, Report, ReportAnalysis, ReportCore, ReportScenarios, Scenario, Synthesis,
+    DebateBrief,
+    ExpertOutput,
+    Report,
+    ReportAnalysis,
+    ReportCore,
+    ReportScenarios,
+    Scenario,
+    Synthesis,
 )
 
 SCENARIO_MAX_CHARS = 2_000

@@ -28,7 +28,8 @@ TRANSCRIPT_MAX_CHARS = 8_000
 TREE_ANGLES = (
     "onset is much faster than the draft assumed", "onset is gradual over decades",
     "substitution and adaptation are stronger than assumed", "institutions are weaker and slower than assumed",
-    "resource constraints (energy, water, materials) bind harder", "a technological breakthrough eases the main bottleneck",
+    "resource constraints (energy, water, materials) bind harder",
+    "a technological breakthrough eases the main bottleneck",
 )
 
 

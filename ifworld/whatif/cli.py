@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -25,6 +25,7 @@ err = Console(stderr=True, soft_wrap=True)
 CALLS_PER_NODE = {"refine": 1, "expert": 1, "resolve": 1, "final_resolve": 1, "debate_pro": 1, "debate_con": 1,
                   "debate_judge": 1, "report_core": 1, "report_analysis": 1, "report_scenarios": 1, "single": 1,
                   "draft": 2, "expand": 2, "synthesis": 1}
+METHODS_HELP = "Comma-separated; ablations as ifworld:no_debate, ifworld:2x1 …"
 JUDGE_KEYS = ("rigor_traceability", "integration_causality", "feasibility_minimality", "uncertainty_adaptation",
               "decisionability", "overall")
 
@@ -73,19 +74,19 @@ def _on_event(progress: Progress, task: Any) -> Any:
 
 @app.command("run")
 def run_cmd(
-    proposition: str = typer.Argument(..., help="The what-if proposition (any language; report in English)."),
-    method: str = typer.Option("ifworld", "--method", help="ifworld | single | tree | debate"),
-    experts: str | None = typer.Option(None, "--experts", help="Comma-separated expert domains."),
-    rounds: int = typer.Option(2, "--rounds", help="Expert rounds (IF-World)."),
-    no_debate: bool = typer.Option(False, "--no-debate"),
-    no_conflict: bool = typer.Option(False, "--no-conflict"),
-    no_shared_frame: bool = typer.Option(False, "--no-shared-frame"),
-    no_refine: bool = typer.Option(False, "--no-refine"),
-    breadth: int = typer.Option(3, "--breadth", help="Tree baseline: variants per level."),
-    depth: int = typer.Option(2, "--depth", help="Tree baseline: levels."),
-    debate_rounds: int = typer.Option(2, "--debate-rounds", help="Debate baseline: Pro/Con rounds."),
-    cache: bool = typer.Option(False, "--cache", help="Reuse identical finished steps (no new model calls)."),
-    out: Path | None = typer.Option(None, "--out", help="Write the run JSON here (default: stdout)."),
+    proposition: Annotated[str, typer.Argument(help="The what-if proposition (any language; report in English).")],
+    method: Annotated[str, typer.Option("--method", help="ifworld | single | tree | debate")] = "ifworld",
+    experts: Annotated[str | None, typer.Option("--experts", help="Comma-separated expert domains.")] = None,
+    rounds: Annotated[int, typer.Option("--rounds", help="Expert rounds (IF-World).")] = 2,
+    no_debate: Annotated[bool, typer.Option("--no-debate")] = False,
+    no_conflict: Annotated[bool, typer.Option("--no-conflict")] = False,
+    no_shared_frame: Annotated[bool, typer.Option("--no-shared-frame")] = False,
+    no_refine: Annotated[bool, typer.Option("--no-refine")] = False,
+    breadth: Annotated[int, typer.Option("--breadth", help="Tree baseline: variants per level.")] = 3,
+    depth: Annotated[int, typer.Option("--depth", help="Tree baseline: levels.")] = 2,
+    debate_rounds: Annotated[int, typer.Option("--debate-rounds", help="Debate baseline: Pro/Con rounds.")] = 2,
+    cache: Annotated[bool, typer.Option("--cache", help="Reuse identical finished steps (no model calls).")] = False,
+    out: Annotated[Path | None, typer.Option("--out", help="Write the run JSON here (default: stdout).")] = None,
 ) -> None:
     """Run one analysis and write its record (proposition, scenario, rounds, report, calls, usage …)."""
     from ifworld import runs
@@ -120,8 +121,8 @@ def run_cmd(
 
 @app.command("judge")
 def judge_cmd(
-    run_json: Path = typer.Argument(..., help="A run JSON written by `ifworld whatif run --out`."),
-    out: Path | None = typer.Option(None, "--out", help="Write the judgement JSON here (default: stdout)."),
+    run_json: Annotated[Path, typer.Argument(help="A run JSON written by `ifworld whatif run --out`.")],
+    out: Annotated[Path | None, typer.Option("--out", help="Write the judgement JSON here (else stdout).")] = None,
 ) -> None:
     """Score a saved run with the independent judge (five rubric dimensions + overall)."""
     from ifworld.whatif.judge import judge_record
@@ -147,13 +148,12 @@ def judge_cmd(
 
 @app.command("eval")
 def eval_cmd(
-    methods: str = typer.Option("ifworld,single,tree,debate", "--methods",
-                                help="Comma-separated; ablations as ifworld:no_debate, ifworld:2x1 …"),
-    propositions: str = typer.Option("paper", "--propositions", help="paper | classroom | a file"),
-    repeats: int = typer.Option(1, "--repeats"),
-    out: Path = typer.Option(Path("whatif-eval"), "--out", help="Output directory (CSV, HTML charts)."),
-    experts: str | None = typer.Option(None, "--experts"),
-    rounds: int = typer.Option(2, "--rounds"),
+    methods: Annotated[str, typer.Option("--methods", help=METHODS_HELP)] = "ifworld,single,tree,debate",
+    propositions: Annotated[str, typer.Option("--propositions", help="paper | classroom | a file")] = "paper",
+    repeats: Annotated[int, typer.Option("--repeats")] = 1,
+    out: Annotated[Path, typer.Option("--out", help="Output directory (CSV, HTML charts).")] = Path("whatif-eval"),
+    experts: Annotated[str | None, typer.Option("--experts")] = None,
+    rounds: Annotated[int, typer.Option("--rounds")] = 2,
 ) -> None:
     """Run and judge methods × propositions × repeats; write the paper's tables and charts."""
     from ifworld.whatif.evaluate import parse_method, resolve_propositions, run_eval

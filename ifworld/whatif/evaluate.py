@@ -17,9 +17,9 @@ from typing import Any
 import pandas as pd
 
 from ifworld import runs
-from ifworld.whatif import service
 from ifworld.config import Settings, load_settings
 from ifworld.store import RunStore, get_store
+from ifworld.whatif import service
 from ifworld.whatif.judge import DIMENSIONS, judge_record
 from ifworld.whatif.propositions import CLASSROOM_PRESETS, METHODS, PAPER_PROPOSITIONS
 from ifworld.whatif.record import default_params
@@ -65,7 +65,9 @@ def resolve_propositions(spec: str | Sequence[str]) -> list[str]:
     path = Path(spec)
     if path.is_file():
         text = path.read_text(encoding="utf-8")
-        return json.loads(text) if text.lstrip().startswith("[") else [ln.strip() for ln in text.splitlines() if ln.strip()]
+        if text.lstrip().startswith("["):
+            return json.loads(text)
+        return [ln.strip() for ln in text.splitlines() if ln.strip()]
     raise ValueError(f"--propositions must be 'paper', 'classroom' or a file; {spec!r} is none of these.")
 
 

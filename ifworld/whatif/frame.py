@@ -41,7 +41,8 @@ def expert_digest(domain: str, output: dict[str, Any], limit: int = DIGEST_MAX_C
     for c in output.get("conclusions", [])[:3]:
         ranges = "; ".join(_range(r) for r in c.get("ranges", [])[:2])
         lines.append(f"- {clip(c.get('statement'), 160)}" + (f" ({ranges})" if ranges else ""))
-    edges = [f"{e['source']} -> {e['target']} ({e['sign']}{e['strength']})" for e in output.get("key_causal_edges", [])[:4]]
+    edges = [f"{e['source']} -> {e['target']} ({e['sign']}{e['strength']})"
+             for e in output.get("key_causal_edges", [])[:4]]
     if edges:
         lines.append("edges: " + "; ".join(edges))
     scen = [f"{s.get('name')} {s.get('probability_pct', 0):.0f}%" for s in output.get("scenarios", [])[:3]]
@@ -81,7 +82,8 @@ def build_frame(round_no: int, synthesis: dict | None, brief: dict | None, faile
                       "domains": list(b.get("domains", []))[:4], "probability_pct": b.get("probability_pct", 0)}
                      for b in _cap(syn.get("branches"), "branches")],
         "decision_rules": [{"indicator": clip(d.get("indicator"), 120), "threshold": clip(d.get("threshold"), 80),
-                            "branch": clip(d.get("branch"), 80)} for d in _cap(syn.get("decision_rules"), "decision_rules")],
+                            "branch": clip(d.get("branch"), 80)}
+                           for d in _cap(syn.get("decision_rules"), "decision_rules")],
         "uncertainties": [{"description": clip(u.get("description")), "indicator": clip(u.get("indicator"), 120)}
                           for u in _cap(syn.get("uncertainties"), "uncertainties")],
         "treatment_notes": [clip(n) for n in _cap(syn.get("treatment_notes"), "treatment_notes")],

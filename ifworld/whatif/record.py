@@ -6,7 +6,11 @@ from typing import Any
 
 from ifworld.llm import usage_totals
 from ifworld.whatif.propositions import (
-    DEFAULT_EXPERTS, METHODS, normalize_experts, validate_proposition, validate_rounds,
+    DEFAULT_EXPERTS,
+    METHODS,
+    normalize_experts,
+    validate_proposition,
+    validate_rounds,
 )
 
 DEFAULT_ROUNDS = 2

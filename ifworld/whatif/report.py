@@ -73,8 +73,9 @@ def render_report_markdown(report: dict[str, Any]) -> str:
         ["Condition", "Branch", "Domains", "Probability"],
         [[b["condition"], b["description"], b["domains"], f"{b['probability_pct']:.0f} %"]
          for b in r["alignment"]["branches"]])
-    md += ["## Decision table", ""] + _table(["Indicator", "Threshold", "Branch"],
-                                             [[d["indicator"], d["threshold"], d["branch"]] for d in r["decision_table"]])
+    md += ["## Decision table", ""] + _table(
+        ["Indicator", "Threshold", "Branch"],
+        [[d["indicator"], d["threshold"], d["branch"]] for d in r["decision_table"]])
     cmap = r["causal_map"]
     md += ["## Causal map", "", f"{len(cmap['nodes'])} nodes, {len(cmap['edges'])} edges.", ""]
     md += _table(["Source", "Target", "Sign", "Strength", "Domains"],
@@ -124,7 +125,8 @@ def assemble_report(parts: dict[str, dict], synthesis: dict | None, degraded: li
     return finish_report(merged, degraded, expert_edges)
 
 
-def finish_report(report: dict[str, Any], degraded: list[str], expert_edges: list[dict] | None = None) -> dict[str, Any]:
+def finish_report(report: dict[str, Any], degraded: list[str],
+                  expert_edges: list[dict] | None = None) -> dict[str, Any]:
     """Validate, fill an empty causal map/matrix from available edges, record degradation, render Markdown."""
     r = Report.model_validate(report).model_dump(mode="json")
     if not r["causal_matrix"] and expert_edges:

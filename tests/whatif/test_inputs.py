@@ -9,15 +9,30 @@ import sys
 import pytest
 
 from ifworld.whatif import (
-    CLASSROOM_PRESETS, DEFAULT_EXPERTS, MAX_PROPOSITION_CHARS, PAPER_PROPOSITIONS, REPORT_SECTIONS, estimate_calls,
-    normalize_experts, render_report_markdown, validate_proposition, workflow_name,
+    CLASSROOM_PRESETS,
+    DEFAULT_EXPERTS,
+    MAX_PROPOSITION_CHARS,
+    PAPER_PROPOSITIONS,
+    REPORT_SECTIONS,
+    agents,
+    estimate_calls,
+    normalize_experts,
+    render_report_markdown,
+    validate_proposition,
+    workflow_name,
 )
-from ifworld.whatif import agents
 from ifworld.whatif.frame import FRAME_CAPS, FRAME_TEXT_MAX_CHARS, build_frame, frame_diff
 from ifworld.whatif.record import default_params
 from ifworld.whatif.report import finish_report
 from ifworld.whatif.schemas import (
-    DebateBrief, ExpertOutput, Report, ReportAnalysis, ReportCore, ReportScenarios, Scenario, Synthesis,
+    DebateBrief,
+    ExpertOutput,
+    Report,
+    ReportAnalysis,
+    ReportCore,
+    ReportScenarios,
+    Scenario,
+    Synthesis,
 )
 from tests.fixtures.scripts import whatif as script
 

@@ -25,7 +25,8 @@ def test_full_run_record_and_events(run_whatif, fake_server):
             assert {"verdict", "key_causal_edges", "causal_matrix", "calibration", "trace"} <= set(out)
     assert set(rec["rounds"][0]["debate"]) == {"pro", "con", "brief"} and rec["rounds"][1]["debate"] is None
     assert [d["round"] for d in rec["frame_diffs"]] == [1, 2]
-    assert set(rec["frame_diffs"][1]) >= {"consensus_gained", "conflicts_resolved", "branches_added", "branches_dropped"}
+    diff_keys = {"consensus_gained", "conflicts_resolved", "branches_added", "branches_dropped"}
+    assert set(rec["frame_diffs"][1]) >= diff_keys
     report = rec["report"]
     assert report["markdown"].startswith("## Summary") and report["alignment"]["consensus"]
     assert report["causal_map"]["nodes"] and report["causal_map"]["edges"]
