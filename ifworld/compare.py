@@ -101,7 +101,7 @@ def report_sections(record: dict[str, Any] | None) -> dict[str, str]:
     verdict = report.get("executive_verdict") or {}
     sections = {
         "Summary": _bullets(report.get("summary_bullets")) or str(report.get("summary") or ""),
-        "Executive verdict": "\n".join(f"**{k.replace('_', ' ').capitalize()}:** {v}"
+        "Executive verdict": "\n\n".join(f"**{k.replace('_', ' ').capitalize()}:** {v}"
                                        for k, v in verdict.items() if v) if isinstance(verdict, dict) else "",
         "Core conclusions": _bullets(report.get("core_conclusions")),
         "Uncertainty": _bullets(report.get("uncertainty_analysis")),

@@ -17,7 +17,7 @@ from plotly.subplots import make_subplots
 from ifworld.compare import JUDGE_LABELS, JUDGE_MAXIMA, judge_scores, report_sections, usage_of
 from ifworld.whatif import causal
 
-CI_LEVELS = (("ci95", "95 %", "#bbdefb"), ("ci80", "80 %", "#64b5f6"), ("ci50", "50 %", "#1565c0"))
+CI_LEVELS = (("ci95", "95% CI", "#bbdefb"), ("ci80", "80% CI", "#64b5f6"), ("ci50", "50% CI", "#1565c0"))
 DIFF_LABELS = {"consensus_gained": "➕ Consensus gained", "conflicts_resolved": "✅ Conflicts resolved",
                "branches_added": "🌿 Branches added", "branches_dropped": "✂️ Branches dropped"}
 
@@ -56,6 +56,7 @@ def calibration_figure(ranges: list[dict[str, Any]]) -> go.Figure | None:
                                      marker_color=colour, name=label, showlegend=i == 1, legendgroup=label,
                                      hovertemplate=f"{label}: {iv[0]:g} – {iv[1]:g} {row.get('unit', '')}"
                                                    "<extra></extra>"), row=i, col=1)
+    fig.update_yaxes(type="category", categoryorder="array", categoryarray=[lab for _, lab, _ in CI_LEVELS])
     fig.update_layout(height=110 + 120 * len(rows), barmode="overlay", margin=dict(l=10, r=10, t=40, b=10))
     return fig
 
