@@ -1,8 +1,156 @@
-"""Placeholder until its issue lands."""
+"""Belief sweep: define a parameter grid, estimate and run it (resumable), read Tables 1–6 and Figures 1/2,
+trace the misinformation phase transition, reopen earlier sweeps."""
+
+import importlib.util
+import io
+import os
+import time
+from pathlib import Path
 
 import streamlit as st
 
-from ui.common import coming_soon
+from ifworld.beliefs import workflows
+from ifworld.beliefs.config import RULES, BeliefConfig
+from ifworld.beliefs.engine import simulate
+from ifworld.beliefs.phase import critical_ratio, phase_figure, phase_transition
+from ifworld.beliefs.sweep import SweepSpec
+from ui.beliefs_view import grid_form, grid_yaml, load_rows, sweep_results
+from ui.common import store
 
-st.title("The belief sweep")
-coming_soon("The belief sweep")
+CALIBRATION_RUNS = 20
+EXAMPLE = {"base": {"facts": 20, "rounds": 20}, "grid": {"agents": [10, 20], "bandwidth": [1, 3],
+           "strategy": ["highest_confidence", "strategic"]}, "seeds": [0, 1], "runs": 20, "chunk_size": 8}
+HAS_DASK = importlib.util.find_spec("dask") is not None and importlib.util.find_spec("distributed") is not None
+HAS_PARQUET = importlib.util.find_spec("pyarrow") is not None
+
+st.title("🧪 Belief sweep")
+st.caption("Every combination of the listed values × seeds × runs, simulated in chunks; finished chunks are saved, "
+           "so an interrupted sweep resumes where it stopped.")
+
+
+@st.cache_data(ttl=3600, max_entries=32, show_spinner=False)
+def seconds_per_run(config: dict) -> float:
+    """Time one small vectorised batch of the heaviest configuration (the estimate's calibration)."""
+    start = time.perf_counter()
+    simulate(BeliefConfig.from_dict(config), seed=0, runs=CALIBRATION_RUNS)
+    return (time.perf_counter() - start) / CALIBRATION_RUNS
+
+
+@st.cache_data(ttl=3600, max_entries=16, show_spinner="Tracing the phase transition…")
+def phase_curve(config: dict, m_false: tuple, runs: int, seed: int):
+    return phase_transition(BeliefConfig.from_dict(config), m_false, runs=runs, seed=seed)
+
+
+def run_with_progress(run_id: str) -> None:
+    bar = st.progress(0.0, text="Starting…")
+
+    def show(done: int, total: int) -> None:
+        bar.progress(done / max(total, 1), text=f"chunks {done}/{total}")
+
+    try:
+        workflows.run_sweep_run(run_id, store=store(), progress=show)
+    except (ValueError, OSError, RuntimeError) as exc:
+        st.error(f"The sweep stopped: {exc}. Finished chunks are kept; resume it below.")
+        return
+    st.session_state["belief_sweep_open"] = run_id
+
+
+st.subheader("1 · Define the grid")
+source = st.radio("Define with", ["Form", "YAML"], horizontal=True, key="belief_sweep_source")
+if source == "Form":
+    _, grid = grid_form("belief_sweep")
+else:
+    _, grid = grid_yaml("belief_sweep", EXAMPLE)
+spec = None
+if isinstance(grid, str):
+    st.error(f"Grid error: {grid}")
+else:
+    try:
+        spec = SweepSpec.from_dict(grid)
+    except ValueError as exc:
+        st.error(f"Grid error: {exc}")
+
+if spec is not None:
+    st.subheader("2 · Estimate and run")
+    configs = list(spec.configs())
+    tasks = len(configs) * len(spec.seeds)
+    heaviest = max(configs, key=lambda c: BeliefConfig.from_dict(c).agents * BeliefConfig.from_dict(c).facts
+                   * BeliefConfig.from_dict(c).rounds)
+    b = st.columns([1, 1, 2])
+    backend = b[0].radio("Backend", ["local", "dask"] if HAS_DASK else ["local"], key="belief_sweep_backend")
+    workers = b[1].number_input("Workers", min_value=1, max_value=64, value=min(4, os.cpu_count() or 1),
+                                key="belief_sweep_workers")
+    scheduler = b[2].text_input("Dask scheduler address (empty = local cluster)", key="belief_sweep_scheduler",
+                                disabled=backend != "dask")
+    per_run = seconds_per_run(BeliefConfig.from_dict(heaviest).to_dict())
+    m = st.columns(4)
+    m[0].metric("Configurations", len(configs))
+    m[1].metric("Runs", tasks * spec.runs)
+    m[2].metric("Chunks", len(spec.chunks()))
+    m[3].metric("Estimated time", f"≤ {per_run * tasks * spec.runs / int(workers):.1f} s",
+                help=f"From a {CALIBRATION_RUNS}-run calibration of the heaviest configuration.")
+    if st.button("🚀 Run sweep", type="primary", key="belief_sweep_run"):
+        run_id = workflows.start_sweep(grid, backend=backend, workers=int(workers), scheduler=scheduler or None,
+                                       store=store())
+        st.caption(f"Run `{run_id}`")
+        run_with_progress(run_id)
+
+st.subheader("3 · Results")
+sweeps = [i for i in store().list_runs(kind="beliefs") if i.workflow == "beliefs.sweep"]
+if sweeps:
+    ids = [i.id for i in sweeps]
+    by_id = {i.id: i for i in sweeps}
+    if st.session_state.get("belief_sweep_open") in ids:
+        st.session_state["belief_sweep_pick"] = st.session_state["belief_sweep_open"]
+    pick = st.selectbox("Sweep", ids, key="belief_sweep_pick",
+                        format_func=lambda i: f"{by_id[i].title} · {by_id[i].status} · {by_id[i].created_iso[:16]}")
+    info = by_id[pick]
+    out = workflows.sweep_out(pick, store())
+    if info.status != "completed":
+        rec = info.record or {}
+        st.warning(f"This sweep is {info.status} ({rec.get('chunks_done', 0)}/{rec.get('chunks_total', '?')} "
+                   "chunks finished).")
+        if st.button("▶️ Resume sweep", key="belief_sweep_resume"):
+            run_with_progress(pick)
+            st.rerun()
+    elif Path(out).exists():
+        rows = load_rows(out, Path(out).stat().st_mtime)
+        st.caption(f"{len(rows)} rows from `{out}`")
+        d = st.columns(2)
+        d[0].download_button("⬇️ CSV", rows.to_csv(index=False), file_name=f"{pick}.csv", mime="text/csv",
+                             key="belief_sweep_csv", on_click="ignore")
+        if HAS_PARQUET:
+            buf = io.BytesIO()
+            rows.to_parquet(buf, index=False)
+            d[1].download_button("⬇️ Parquet", buf.getvalue(), file_name=f"{pick}.parquet",
+                                 mime="application/octet-stream", key="belief_sweep_parquet", on_click="ignore")
+        sweep_results(rows, "belief_sweep")
+    else:
+        st.info(f"The table `{out}` is missing (moved or deleted).")
+else:
+    st.info("No sweeps yet: define a grid above and run it.")
+
+st.subheader("4 · Phase transition under misinformation")
+with st.form("belief_sweep_phase"):
+    p = st.columns(5)
+    m_true = p[0].number_input("M_T (true facts each)", min_value=1, value=5, key="belief_sweep_phase_true")
+    lo = p[1].number_input("M_F from", min_value=0, value=0, key="belief_sweep_phase_lo")
+    hi = p[2].number_input("M_F to", min_value=0, value=10, key="belief_sweep_phase_hi")
+    runs = p[3].number_input("Runs per point", min_value=2, value=50, key="belief_sweep_phase_runs")
+    seed = p[4].number_input("Seed", min_value=0, value=0, key="belief_sweep_phase_seed")
+    rule = st.selectbox("Update rule", RULES, key="belief_sweep_phase_rule")
+    traced = st.form_submit_button("📉 Trace")
+if traced:
+    if hi < lo:
+        st.error("M_F to must be at least M_F from.")
+    else:
+        try:
+            base = BeliefConfig(true_facts=int(m_true), rule=rule).to_dict()
+            curve = phase_curve(base, tuple(range(int(lo), int(hi) + 1)), int(runs), int(seed))
+        except ValueError as exc:
+            st.error(f"These parameters are impossible: {exc}")
+        else:
+            crit = critical_ratio(curve)
+            st.metric("Critical ratio M_F/M_T (lock-on share 0.5)", "not reached" if crit is None else f"{crit:.2f}")
+            st.plotly_chart(phase_figure(curve), key="belief_sweep_phase_fig")
+            st.dataframe(curve, key="belief_sweep_phase_table")

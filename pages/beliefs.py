@@ -1,8 +1,107 @@
-"""Placeholder until its issue lands."""
+"""Belief exchange: simulate a population swapping facts and watch the collective find (or miss) the truth;
+the same game with LLM agents when a model is connected."""
 
+import pandas as pd
 import streamlit as st
 
-from ui.common import coming_soon
+from ifworld import runs
+from ifworld.beliefs import workflows
+from ifworld.beliefs.config import BeliefConfig
+from ifworld.beliefs.engine import SimulationResult, simulate
+from ifworld.beliefs.llm_agents import make_params
+from ifworld.events import Event
+from ui.beliefs_view import LLMProgress, parameter_form, player, render_llm_record, summary_metrics
+from ui.common import current_settings, model_ready, store
+from ui.live_view import show_failure
 
-st.title("Belief exchange")
-coming_soon("Belief exchange")
+st.title("🗣️ Belief exchange")
+st.caption("Each agent starts with a few true and a few false statements about a family, meets one partner per "
+           "round, passes on up to C statements and updates its beliefs. Does the group end up believing the "
+           "truth? Press **Run simulation** — the defaults are the paper's setting and run instantly.")
+
+
+@st.cache_data(ttl=3600, max_entries=32, show_spinner=False)
+def run_simulation(config: dict, seed: int) -> SimulationResult:
+    """One recorded run (pure in its inputs, so cached)."""
+    return simulate(BeliefConfig.from_dict(config), seed=seed, runs=1, record=True)
+
+
+submitted, kw, seed = parameter_form("beliefs")
+if submitted:
+    try:
+        config = BeliefConfig(**{k: (v if isinstance(v, float | str | bool) else int(v)) for k, v in kw.items()})
+    except ValueError as exc:
+        st.session_state["beliefs_error"] = str(exc)
+    else:
+        st.session_state["beliefs_error"] = None
+        result = run_simulation(config.to_dict(), seed)
+        st.session_state["beliefs_run"] = (config.to_dict(), seed)
+        st.session_state["beliefs_saved"] = workflows.save_simulation(result, store=store())
+        st.session_state["beliefs_t"] = 0
+        st.session_state["beliefs_playing"] = False
+
+if st.session_state.get("beliefs_error"):
+    st.error(f"These parameters are impossible: {st.session_state['beliefs_error']}", icon="🚫")
+elif st.session_state.get("beliefs_run"):
+    cfg, seed = st.session_state["beliefs_run"]
+    result = run_simulation(cfg, seed)
+    summary_metrics(float(result.precision[0]), float(result.recall[0]), float(result.f1[0]),
+                    int(result.rounds[0]), cfg["rounds"], bool(result.converged[0]))
+    rows = pd.DataFrame(result.rows())
+    c1, c2 = st.columns([1, 3])
+    c1.download_button("⬇️ Rows (CSV)", rows.to_csv(index=False), file_name=f"beliefs_seed{seed}.csv",
+                       mime="text/csv", key="beliefs_dl", on_click="ignore")
+    c2.caption(f"Saved as run `{st.session_state.get('beliefs_saved')}` (see the Runs page). "
+               f"Missed true facts: {rows['missed_facts'][0] or 'none'}.")
+    player(result.recording, result.domain, "beliefs")
+
+st.divider()
+st.subheader("🤖 LLM agents")
+st.caption("Every agent is a model call per round: it sees its beliefs, what it was told and its last five "
+           "meetings, and answers with updated confidences, what to share and a STOP/CONTINUE vote.")
+if model_ready("LLM agents"):
+    settings = current_settings()
+    with st.form("beliefs_llm_form"):
+        mode = st.radio("Population", ["Homogeneous (one model)", "Heterogeneous (mix of models)"],
+                        horizontal=True, key="beliefs_llm_mode")
+        st.caption("Heterogeneous: name up to four models on the same endpoint and their shares (blank = unused).")
+        mc = st.columns(4)
+        models = [mc[i].text_input(f"Model {i + 1}", value=settings.model if i == 0 else "",
+                                   key=f"beliefs_llm_model{i}") for i in range(4)]
+        shares = [mc[i].number_input(f"Share {i + 1} (%)", min_value=0.0, value=25.0, step=5.0,
+                                     key=f"beliefs_llm_share{i}") for i in range(4)]
+        c = st.columns(6)
+        agents = c[0].number_input("Agents", min_value=2, max_value=50, value=6, key="beliefs_llm_agents")
+        facts = c[1].number_input("Fact pairs K", min_value=1, max_value=40, value=8, key="beliefs_llm_facts")
+        m_true = c[2].number_input("M_T", min_value=0, value=3, key="beliefs_llm_true")
+        m_false = c[3].number_input("M_F", min_value=0, value=2, key="beliefs_llm_false")
+        rounds = c[4].number_input("Rounds", min_value=1, max_value=20, value=5, key="beliefs_llm_rounds")
+        llm_seed = c[5].number_input("Seed", min_value=0, value=0, key="beliefs_llm_seed")
+        go = st.form_submit_button("🤖 Run LLM agents", type="primary")
+    if go:
+        try:
+            named = [(m.strip(), s) for m, s in zip(models, shares, strict=True) if m.strip()]
+            hetero = mode.startswith("Heterogeneous")
+            config = BeliefConfig(agents=int(agents), facts=int(facts), true_facts=int(m_true),
+                                  false_facts=int(m_false), rounds=int(rounds))
+            params = make_params(config, seed=int(llm_seed), models=[m for m, _ in named] if hetero else [],
+                                 shares=[s for _, s in named] if hetero else None)
+        except ValueError as exc:
+            st.error(f"These parameters are impossible: {exc}", icon="🚫")
+        else:
+            run_id = runs.start_run("beliefs.llm", params, store=store())
+            st.caption(f"Run `{run_id}`")
+            live = LLMProgress(config.agents, config.rounds)
+            try:
+                for event in runs.stream_run(run_id, store=store(), settings=settings):
+                    live.handle(event)
+                    if event.type == "run_finished":
+                        st.session_state["beliefs_llm_record"] = event.data["record"]
+                        st.session_state["beliefs_llm_t"] = 0
+            except runs.RunFailed as exc:
+                live.handle(Event(type="run_failed", run_id=run_id))
+                show_failure(run_id, str(exc))
+                st.caption("Resume it from the Runs page or with `ifworld runs resume " + run_id + "`.")
+    record = st.session_state.get("beliefs_llm_record")
+    if record:
+        render_llm_record(record, "beliefs_llm")

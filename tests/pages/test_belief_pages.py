@@ -1,0 +1,97 @@
+"""AppTest: the belief-exchange page (offline simulation, player, LLM section) and the sweep page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from ifworld.store import get_store
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+BELIEFS, SWEEP = "pages/beliefs.py", "pages/belief_sweep.py"
+
+
+def open_page(page: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.switch_page(page)
+    return at.run()
+
+
+def submit(at: AppTest, label: str) -> AppTest:
+    next(b for b in at.button if b.label == label).click()
+    return at.run()
+
+
+def charts(at: AppTest) -> list:
+    return at.get("plotly_chart")
+
+
+def test_belief_page_runs_default_offline_and_steps():
+    at = open_page(BELIEFS)
+    assert not at.exception
+    assert "needs a language model" in " ".join(i.value for i in at.info)  # LLM section only
+    at = submit(at, "▶️ Run simulation")
+    assert not at.exception, at.exception
+    labels = [m.label for m in at.metric]
+    assert labels[:5] == ["F1", "Precision", "Recall", "Rounds", "Outcome"]
+    assert len(charts(at)) == 3  # network, heatmap, curves
+    assert at.session_state["beliefs_t"] == 0
+    at.button(key="beliefs_step").click().run()
+    assert at.session_state["beliefs_t"] == 1
+    assert any("Round 1 of" in m.value for m in at.markdown)
+    assert get_store().list_runs(kind="beliefs")[0].workflow == "beliefs.simulate"
+    at.radio(key="beliefs_view").set_value("Plotly animation").run()
+    assert not at.exception and len(charts(at)) == 3
+
+
+def test_belief_page_invalid_parameters_show_error():
+    at = open_page(BELIEFS)
+    at.number_input(key="beliefs_agents").set_value(1)
+    at = submit(at, "▶️ Run simulation")
+    assert not at.exception
+    assert "agents must be >= 2" in at.error[0].value
+    assert not charts(at)
+
+
+def test_belief_page_llm_run_with_fake_server(llm_env):
+    at = open_page(BELIEFS)
+    assert not at.exception
+    at.number_input(key="beliefs_llm_agents").set_value(4)
+    at.number_input(key="beliefs_llm_facts").set_value(6)
+    at.number_input(key="beliefs_llm_rounds").set_value(3)
+    at = submit(at, "🤖 Run LLM agents")
+    assert not at.exception, at.exception
+    record = at.session_state["beliefs_llm_record"]
+    assert record["agent_models"] == ["fake-model"] * 4
+    assert llm_env.count("beliefs.agent") == 4 * record["final"]["rounds_used"]
+    assert "F1" in [m.label for m in at.metric]
+    assert len(charts(at)) == 3
+
+
+def test_sweep_page_runs_tiny_grid():
+    at = open_page(SWEEP)
+    assert not at.exception, at.exception
+    for key, value in {"belief_sweep_agents": "6", "belief_sweep_facts": "5", "belief_sweep_rounds": "4",
+                       "belief_sweep_false_facts": "1, 2", "belief_sweep_bandwidth": "2",
+                       "belief_sweep_true_facts": "2"}.items():
+        at.text_input(key=key).set_value(value)
+    at.number_input(key="belief_sweep_runs").set_value(2)
+    at.number_input(key="belief_sweep_seeds").set_value(1)
+    at = submit(at, "Check grid")
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert "Runs" in [m.label for m in at.metric]
+    at = submit(at, "🚀 Run sweep")
+    assert not at.exception, at.exception
+    assert len(at.dataframe) >= 6 and len(charts(at)) >= 2
+    assert get_store().list_runs(kind="beliefs")[0].status == "completed"
+
+
+def test_sweep_page_bad_yaml_names_key():
+    at = open_page(SWEEP)
+    at.radio(key="belief_sweep_source").set_value("YAML").run()
+    at.text_area(key="belief_sweep_yaml").set_value("grid:\n  agentz: [5, 10]\n")
+    at = submit(at, "Check grid")
+    assert not at.exception
+    assert "agentz" in at.error[0].value

@@ -1,0 +1,311 @@
+"""Belief-exchange widgets: parameter form, round player (network, heatmap, curves), LLM progress,
+sweep grid form and result tabs, and the Runs-page renderer for ``beliefs`` records."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+import yaml
+
+from ifworld.beliefs import animation, figures, tables
+from ifworld.beliefs.config import DOMAINS, RULES, STRATEGIES, BeliefConfig
+from ifworld.beliefs.domain import Domain
+from ifworld.beliefs.llm_graph import recording_of
+from ifworld.beliefs.recording import Recording
+from ifworld.beliefs.sweep import read_table
+from ifworld.events import Event
+from ui.runs_view import register_renderer
+
+SPEEDS = {"0.25 s": 0.25, "0.5 s": 0.5, "1 s": 1.0, "2 s": 2.0}
+FIG_HEIGHT = 380
+NUMBER_FIELDS = (("agents", int, "10, 20"), ("facts", int, "20"), ("true_facts", int, "5"),
+                 ("false_facts", int, "1, 3"), ("bandwidth", int, "1, 3"), ("rounds", int, "20"),
+                 ("threshold", float, "0.5"), ("stop_share", float, "0.75"), ("liars", float, "0"),
+                 ("noise", float, "0"))
+CHOICE_FIELDS = (("strategy", STRATEGIES, list(STRATEGIES)), ("rule", RULES, ["additive"]),
+                 ("domain", DOMAINS, ["family"]))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Parameter form
+# ---------------------------------------------------------------------------------------------------
+def parameter_form(prefix: str) -> tuple[bool, dict[str, Any], int]:
+    """The simulation parameters in one form; returns (submitted, config kwargs, seed). Bounds are
+    left to the engine, so impossible values come back as its own ValueError."""
+    d = BeliefConfig()
+    with st.form(f"{prefix}_form"):
+        c = st.columns(4)
+        kw: dict[str, Any] = {
+            "agents": c[0].number_input("Agents N", value=d.agents, step=1, key=f"{prefix}_agents"),
+            "facts": c[1].number_input("Fact pairs K", value=d.facts, step=1, key=f"{prefix}_facts"),
+            "true_facts": c[2].number_input("True facts each (M_T)", value=d.true_facts, step=1,
+                                            key=f"{prefix}_true"),
+            "false_facts": c[3].number_input("False facts each (M_F)", value=d.false_facts, step=1,
+                                             key=f"{prefix}_false"),
+            "bandwidth": c[0].number_input("Bandwidth C", value=d.bandwidth, step=1, key=f"{prefix}_bandwidth"),
+            "rounds": c[1].number_input("Round cap", value=d.rounds, step=1, key=f"{prefix}_rounds"),
+            "strategy": c[2].selectbox("Sharing strategy", STRATEGIES, key=f"{prefix}_strategy"),
+            "rule": c[3].selectbox("Update rule", RULES, key=f"{prefix}_rule"),
+            "threshold": c[0].number_input("Acceptance threshold", value=d.threshold, step=0.05,
+                                           key=f"{prefix}_threshold"),
+            "stop_share": c[1].number_input("STOP share", value=d.stop_share, step=0.05, key=f"{prefix}_stop"),
+            "domain": c[2].selectbox("Domain", DOMAINS, key=f"{prefix}_domain"),
+            "liars": c[3].number_input("Liars (share)", value=0.0, step=0.05, key=f"{prefix}_liars"),
+            "noise": c[0].number_input("Noise (flip prob.)", value=0.0, step=0.05, key=f"{prefix}_noise"),
+            "with_replacement": not c[2].checkbox("Draw facts without replacement", key=f"{prefix}_norepl"),
+        }
+        seed = c[1].number_input("Seed", value=0, step=1, key=f"{prefix}_seed")
+        submitted = st.form_submit_button("▶️ Run simulation", type="primary")
+    return submitted, kw, int(seed)
+
+
+def summary_metrics(precision: float, recall: float, f1: float, rounds: int, cap: int, converged: bool) -> None:
+    """F1, precision, recall, rounds and outcome as st.metric."""
+    c = st.columns(5)
+    c[0].metric("F1", f"{f1:.3f}")
+    c[1].metric("Precision", f"{precision:.3f}")
+    c[2].metric("Recall", f"{recall:.3f}")
+    c[3].metric("Rounds", f"{rounds} / {cap}")
+    c[4].metric("Outcome", "converged" if converged else "round cap")
+
+
+# ---------------------------------------------------------------------------------------------------
+# Round player
+# ---------------------------------------------------------------------------------------------------
+def _still(fig: go.Figure, t: int) -> go.Figure:
+    """One frame of an animated figure as a still figure (no play button / slider)."""
+    out = go.Figure(data=fig.frames[t].data, layout=fig.layout)
+    out.update_layout(updatemenus=[], sliders=[], height=FIG_HEIGHT, margin={"t": 40, "b": 10})
+    return out
+
+
+def animated_figures(recording: Recording, domain: Domain) -> dict[str, go.Figure]:
+    """The engine's animated network, heatmap and metrics figures for run 0."""
+    return {"network": animation.network_figure(recording, domain),
+            "heatmap": animation.belief_heatmap_figure(recording, domain),
+            "metrics": animation.metrics_figure(recording)}
+
+
+def _step(key: str, delta: int, last: int) -> None:
+    st.session_state[key] = min(last, max(0, st.session_state.get(key, 0) + delta))
+
+
+def player(recording: Recording, domain: Domain, prefix: str) -> None:
+    """Play / pause / step / speed over the rounds; a fragment reruns alone while playing."""
+    last = recording.rounds
+    t_key, play_key = f"{prefix}_t", f"{prefix}_playing"
+    st.session_state.setdefault(t_key, 0)
+    figs = animated_figures(recording, domain)
+    mode = st.radio("View", ["Step player", "Plotly animation"], horizontal=True, key=f"{prefix}_view")
+    if mode == "Plotly animation":
+        for name in ("network", "heatmap"):
+            st.plotly_chart(figs[name], key=f"{prefix}_anim_{name}")
+        st.plotly_chart(figs["metrics"], key=f"{prefix}_anim_metrics")
+        return
+    c = st.columns([1, 2])
+    playing = st.session_state.get(play_key, False)
+    if c[0].button("⏸️ Pause" if playing else "▶️ Play", key=f"{prefix}_play"):
+        st.session_state[play_key] = not playing
+        if not playing and st.session_state[t_key] >= last:
+            st.session_state[t_key] = 0
+        st.rerun()
+    speed = c[1].select_slider("Seconds per round", list(SPEEDS), value="0.5 s", key=f"{prefix}_speed")
+    every = SPEEDS[speed] if st.session_state.get(play_key) else None
+
+    @st.fragment(run_every=every)
+    def frame() -> None:
+        t = st.session_state.get(t_key, 0)
+        due = time.time() - st.session_state.get(f"{prefix}_tick", 0) >= (every or 0) * 0.9
+        if every and t < last and due:
+            st.session_state[t_key] = t = t + 1
+            st.session_state[f"{prefix}_tick"] = time.time()
+        elif every and t >= last:
+            st.session_state[play_key] = False
+            st.rerun(scope="app")
+        b = st.columns(4)
+        b[0].button("⏮️ Start", key=f"{prefix}_first", on_click=_step, args=(t_key, -last, last))
+        b[1].button("◀️ Back", key=f"{prefix}_back", on_click=_step, args=(t_key, -1, last))
+        b[2].button("Step ▶️", key=f"{prefix}_step", on_click=_step, args=(t_key, 1, last))
+        b[3].button("End ⏭️", key=f"{prefix}_last", on_click=_step, args=(t_key, last, last))
+        t = st.session_state.get(t_key, 0)
+        data = animation.round_data(recording, domain, t=t)
+        st.markdown(f"**Round {t} of {last}** · F1 {data['f1']:.3f} · precision {data['precision']:.3f} · "
+                    f"recall {data['recall']:.3f} · STOP votes {data['stop_share']:.0%}")
+        left, right = st.columns(2)
+        left.plotly_chart(_still(figs["network"], t), key=f"{prefix}_net")
+        right.plotly_chart(_still(figs["heatmap"], t), key=f"{prefix}_heat")
+        curve = go.Figure(figs["metrics"])
+        curve.add_vline(x=t, line_dash="dot", line_color="grey")
+        curve.update_layout(height=FIG_HEIGHT - 60)
+        st.plotly_chart(curve, key=f"{prefix}_curve")
+        st.caption("Network: green = only true facts passed, red = a false fact passed, grey = nothing sent; "
+                   "purple nodes are liars. Heatmap: true facts left of the dashed line, false facts right.")
+
+    frame()
+
+
+# ---------------------------------------------------------------------------------------------------
+# LLM runs
+# ---------------------------------------------------------------------------------------------------
+class LLMProgress:
+    """Streams an LLM belief run's events into an st.status box and a progress bar."""
+
+    def __init__(self, agents: int, rounds: int) -> None:
+        self.total = max(1, agents * rounds)
+        self.done = 0
+        self.bar = st.progress(0.0, text="Starting…")
+        self.status = st.status("LLM agents at work", expanded=True)
+
+    def handle(self, event: Event) -> None:
+        data = event.data or {}
+        kind = data.get("kind") if event.type == "progress" else event.type
+        if kind == "agent_done":
+            self.done += 1
+            flags = [f"{k.replace('_', ' ')} {data[k]}" for k in ("unknown_facts", "malformed") if data.get(k)]
+            self.status.write(f"Round {data['round']} · agent {data['agent']} ({data['model']}): {data['vote']}, "
+                              f"shared {data['shared']}" + (f" — {', '.join(flags)}" if flags else ""))
+            self.bar.progress(min(1.0, self.done / self.total), text=f"round {data['round']}: {self.done} calls")
+        elif kind == "agent_started":
+            self.status.update(label=f"Round {data['round']}: agent {data['agent']} ({data['model']}) thinking…")
+        elif kind == "round_done":
+            self.status.markdown(f"**Round {data['round']} done** — F1 {data['f1']:.3f}, "
+                                 f"STOP share {data['stop_share']:.0%}")
+        elif kind == "run_finished":
+            self.bar.progress(1.0, text="Finished")
+            self.status.update(label="LLM run finished", state="complete", expanded=False)
+        elif kind == "run_failed":
+            self.status.update(label="LLM run interrupted", state="error")
+
+
+def render_llm_record(record: dict[str, Any], prefix: str) -> None:
+    """Final metrics, counts, per-agent models and the same animation as a heuristic run."""
+    f = record["final"]
+    cfg = record["config"]
+    summary_metrics(f["precision"], f["recall"], f["f1"], f["rounds_used"], cfg["rounds"], f["converged"])
+    counts = record.get("counts") or {}
+    st.caption(" · ".join(f"{k.replace('_', ' ')}: {v}" for k, v in counts.items()) +
+               f" · condition `{record.get('condition')}`")
+    with st.expander("Per-agent model and accepted facts"):
+        st.dataframe(pd.DataFrame({"agent": range(len(record["agent_models"])), "model": record["agent_models"],
+                                   "liar": (record.get("liars") or [False] * len(record["agent_models"]))}),
+                     hide_index=True, key=f"{prefix}_models")
+        st.write("Accepted: " + ("; ".join(record.get("accepted") or []) or "nothing"))
+    recording, domain = recording_of(record)
+    player(recording, domain, prefix)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Sweeps
+# ---------------------------------------------------------------------------------------------------
+def parse_numbers(text: str, cast: type, key: str) -> list[Any]:
+    """``"10, 20"`` → [10, 20]; an error names the parameter."""
+    out = []
+    for part in str(text).replace(";", ",").split(","):
+        if part.strip():
+            try:
+                out.append(cast(part.strip()) if cast is float else int(part.strip()))
+            except ValueError:
+                raise ValueError(f"{key}: {part.strip()!r} is not a{'n integer' if cast is int else ' number'}") \
+                    from None
+    if not out:
+        raise ValueError(f"{key}: give at least one value")
+    return out
+
+
+def grid_from_form(values: dict[str, Any], seeds: int, runs: int, chunk: int) -> dict[str, Any]:
+    """Grid mapping from the form: single values go to ``base``, lists of several to ``grid``."""
+    base, grid = {}, {}
+    for key, value in values.items():
+        if not value:
+            raise ValueError(f"{key}: choose at least one value")
+        (grid.__setitem__(key, list(value)) if len(value) > 1 else base.__setitem__(key, value[0]))
+    return {"base": base, "grid": grid, "repeats": int(seeds), "runs": int(runs), "chunk_size": int(chunk)}
+
+
+def grid_form(prefix: str) -> tuple[bool, dict[str, Any] | str]:
+    """Number lists and multiselects per parameter; returns (submitted, grid mapping or error text)."""
+    with st.form(f"{prefix}_grid_form"):
+        cols = st.columns(5)
+        texts = {name: cols[i % 5].text_input(name, value=default, key=f"{prefix}_{name}")
+                 for i, (name, _, default) in enumerate(NUMBER_FIELDS)}
+        c = st.columns(3)
+        choices = {name: c[i].multiselect(name, options, default=default, key=f"{prefix}_{name}")
+                   for i, (name, options, default) in enumerate(CHOICE_FIELDS)}
+        s = st.columns(3)
+        seeds = s[0].number_input("Seeds (repeats)", min_value=1, value=2, key=f"{prefix}_seeds")
+        runs = s[1].number_input("Runs per seed", min_value=1, value=20, key=f"{prefix}_runs")
+        chunk = s[2].number_input("Chunk size (tasks)", min_value=1, value=8, key=f"{prefix}_chunk")
+        submitted = st.form_submit_button("Check grid")
+    try:
+        values = {name: parse_numbers(texts[name], cast, name) for name, cast, _ in NUMBER_FIELDS}
+        values.update(choices)
+        return submitted, grid_from_form(values, seeds, runs, chunk)
+    except ValueError as exc:
+        return submitted, str(exc)
+
+
+def grid_yaml(prefix: str, example: dict[str, Any]) -> tuple[bool, dict[str, Any] | str]:
+    """A YAML text area (or upload); returns (submitted, mapping or error text)."""
+    upload = st.file_uploader("Upload grid YAML", type=["yaml", "yml"], key=f"{prefix}_upload")
+    with st.form(f"{prefix}_yaml_form"):
+        text = st.text_area("Grid YAML", value=yaml.safe_dump(example, sort_keys=False), height=260,
+                            key=f"{prefix}_yaml")
+        submitted = st.form_submit_button("Check grid")
+    source = upload.getvalue().decode("utf-8", "replace") if upload is not None else text
+    try:
+        data = yaml.safe_load(source)
+    except yaml.YAMLError as exc:
+        return submitted, f"not valid YAML: {exc}"
+    return submitted, data if isinstance(data, dict) else "grid YAML must be a mapping (base, grid, seeds…)"
+
+
+@st.cache_data(ttl=3600, max_entries=16, show_spinner=False)
+def load_rows(path: str, mtime: float) -> pd.DataFrame:
+    """Sweep rows from disk (cached per file version)."""
+    return read_table(path)
+
+
+def sweep_results(rows: pd.DataFrame, prefix: str) -> None:
+    """Tables 1–6 and Figures 1/2 in tabs."""
+    names = ["Table 1 · by condition", "Table 2 · fact type", "Table 3 · most missed", "Table 4 · strategy",
+             "Table 5 · convergence", "Table 6 · top configs", "Figure 1", "Figure 2"]
+    tabs = st.tabs(names)
+    builders = (tables.table1_by_condition, tables.table2_by_fact_type, tables.table3_most_missed,
+                tables.table4_strategy_by_condition, tables.table5_convergence, tables.table6_top_configurations)
+    for tab, build in zip(tabs[:6], builders, strict=True):
+        with tab:
+            st.caption(build.__doc__.splitlines()[0])
+            st.dataframe(build(rows), key=f"{prefix}_{build.__name__}")
+    with tabs[6]:
+        st.plotly_chart(figures.figure1(rows), key=f"{prefix}_fig1")
+    with tabs[7]:
+        st.plotly_chart(figures.figure2(rows), key=f"{prefix}_fig2")
+
+
+# ---------------------------------------------------------------------------------------------------
+# Runs page
+# ---------------------------------------------------------------------------------------------------
+def render_beliefs_record(record: dict[str, Any], key: str) -> None:
+    """Runs-page view of any belief record: LLM run (animated), simulation summary, or sweep tables."""
+    if "snapshots" in record:
+        render_llm_record(record, f"{key}_llm")
+    elif "summary" in record:
+        s = record["summary"]
+        summary_metrics(s["precision"], s["recall"], s["f1"], round(s["rounds_mean"]),
+                        record["config"]["rounds"], s["converged_rate"] >= 0.5)
+        st.dataframe(pd.DataFrame(record.get("rows") or []), key=f"{key}_rows")
+    elif "out" in record:
+        st.caption(f"Sweep table: `{record['out']}` · {record.get('chunks_done')}/{record.get('chunks_total')} chunks")
+        try:
+            sweep_results(read_table(record["out"]), f"{key}_sweep")
+        except (OSError, ValueError):
+            st.info("The sweep's table is not there yet (resume the run to finish it).")
+    else:
+        st.json(record, expanded=False)
+
+
+register_renderer("beliefs", render_beliefs_record)
