@@ -10,6 +10,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from langchain_core.callbacks.base import BaseCallbackManager
+from langchain_core.runnables import RunnableLambda
+from langchain_core.runnables.config import var_child_runnable_config
+from langchain_core.tracers._streaming import _StreamingCallbackHandler
+from langgraph.constants import TAG_NOSTREAM
+
 from ifworld import llm
 from ifworld.config import Settings
 from ifworld.prompts import render
@@ -29,6 +35,33 @@ SCENARIO_MAX_CHARS = 2_000
 DEBATE_SIDE_MAX_CHARS = 2_500
 REPORT_PARTS: dict[str, type] = {"core": ReportCore, "analysis": ReportAnalysis, "scenarios": ReportScenarios}
 _DELIM_RE = re.compile(r"<\s*/?\s*proposition\s*>", re.I)
+# Token streaming ("messages" mode) of a JSON reply means an SSE response parsed chunk by chunk and one graph
+# event per chunk, all for JSON fragments nobody reads: measured, it more than doubled a 9-expert round's
+# wall time. Structured calls therefore run without the streaming handler unless this is on; plain-text
+# debate turns still stream their tokens.
+STREAM_JSON_TOKENS = False
+
+
+def _quiet_config() -> dict[str, Any]:
+    """The current run config minus token-streaming handlers (usage tracking and tracing are kept)."""
+    manager = (var_child_runnable_config.get() or {}).get("callbacks")
+    if isinstance(manager, BaseCallbackManager):
+        manager = manager.copy()
+        for handler in list(manager.handlers):
+            if isinstance(handler, _StreamingCallbackHandler):
+                manager.remove_handler(handler)
+        return {"callbacks": manager, "tags": [TAG_NOSTREAM]}
+    return {"tags": [TAG_NOSTREAM]}
+
+
+def structured_call(role: str, messages: list, schema: type, settings: Settings, round_no: int | None) -> dict:
+    """``llm.structured`` → JSON dict; inside a graph the call is tagged so its JSON tokens are not streamed."""
+    def call(_: Any) -> dict:
+        return llm.structured(role, messages, schema, settings=settings, meta=_meta(round_no)).model_dump(mode="json")
+
+    if STREAM_JSON_TOKENS:
+        return call(None)
+    return RunnableLambda(call, name=role).invoke(None, config=_quiet_config())
 
 
 def proposition_block(proposition: str) -> str:
@@ -64,8 +97,7 @@ def _meta(round_no: int | None) -> dict[str, Any]:
 def refine(proposition: str, experts: list[str], settings: Settings) -> dict[str, Any]:
     sys = system("whatif.refiner", "the problem refiner", "refiner")
     user = render("whatif/refiner", proposition_block=proposition_block(proposition), experts=", ".join(experts))
-    return llm.structured("whatif.refiner", [("system", sys), ("user", user)], Scenario, settings=settings,
-                          meta=_meta(0)).model_dump(mode="json")
+    return structured_call("whatif.refiner", [("system", sys), ("user", user)], Scenario, settings, 0)
 
 
 def expert(domain: str, round_no: int, proposition: str, scenario: dict | None, settings: Settings, *,
@@ -82,8 +114,7 @@ def expert(domain: str, round_no: int, proposition: str, scenario: dict | None, 
                       frame=frame, **common)
     else:
         user = render("whatif/expert_solo", previous_round=round_no - 1, own_digest=own_digest, **common)
-    out = llm.structured("whatif.expert", [("system", sys), ("user", user)], ExpertOutput, settings=settings,
-                         meta=_meta(round_no)).model_dump(mode="json")
+    out = structured_call("whatif.expert", [("system", sys), ("user", user)], ExpertOutput, settings, round_no)
     out["domain"] = domain
     return out
 
@@ -94,8 +125,7 @@ def resolve(round_no: int, proposition: str, scenario: dict | None, outputs: dic
     user = render("whatif/resolver", proposition_block=proposition_block(proposition),
                   scenario=scenario_text(scenario), round=round_no, digests=digests_text(outputs),
                   failed=", ".join(failed) or "none")
-    return llm.structured("whatif.resolver", [("system", sys), ("user", user)], Synthesis, settings=settings,
-                          meta=_meta(round_no)).model_dump(mode="json")
+    return structured_call("whatif.resolver", [("system", sys), ("user", user)], Synthesis, settings, round_no)
 
 
 def debate_side(side: str, round_no: int, proposition: str, scenario: dict | None, outputs: dict[str, dict],
@@ -113,8 +143,7 @@ def debate_side(side: str, round_no: int, proposition: str, scenario: dict | Non
 def debate_judge(round_no: int, proposition: str, pro: str, con: str, settings: Settings) -> dict[str, Any]:
     sys = system("whatif.debate.judge", "the debate judge", "debate_judge")
     user = render("whatif/debate_judge", proposition_block=proposition_block(proposition), pro=pro, con=con)
-    return llm.structured("whatif.debate.judge", [("system", sys), ("user", user)], DebateBrief,
-                          settings=settings, meta=_meta(round_no)).model_dump(mode="json")
+    return structured_call("whatif.debate.judge", [("system", sys), ("user", user)], DebateBrief, settings, round_no)
 
 
 def report_part(part: str, proposition: str, scenario: dict | None, frames: list[dict], outputs: dict[str, dict],
@@ -126,13 +155,11 @@ def report_part(part: str, proposition: str, scenario: dict | None, frames: list
                   scenario=scenario_text(scenario), frames=frames_txt, digests=digests_text(outputs),
                   degraded=", ".join(degraded) or "none", part=part,
                   part_instructions=render(f"whatif/report_part_{part}"))
-    return llm.structured("whatif.report", [("system", sys), ("user", user)], REPORT_PARTS[part],
-                          settings=settings, meta=_meta(round_no)).model_dump(mode="json")
+    return structured_call("whatif.report", [("system", sys), ("user", user)], REPORT_PARTS[part], settings, round_no)
 
 
 def full_report(role: str, title: str, duties: str, user: str, settings: Settings, round_no: int | None = None,
                 **duty_vars: Any) -> dict[str, Any]:
     """A complete :class:`Report` from one agent (baselines)."""
     sys = system(role, title, duties, **duty_vars)
-    return llm.structured(role, [("system", sys), ("user", user)], Report, settings=settings,
-                          meta=_meta(round_no)).model_dump(mode="json")
+    return structured_call(role, [("system", sys), ("user", user)], Report, settings, round_no)

@@ -17,7 +17,7 @@ from ifworld.events import emit
 from ifworld.llm import LLMError
 from ifworld.prompts import render
 from ifworld.whatif import agents
-from ifworld.whatif.pipeline import cache_policy
+from ifworld.whatif.pipeline import bounded_graph, cache_policy
 from ifworld.whatif.record import make_record
 from ifworld.whatif.report import finish_report, render_report_markdown
 from ifworld.whatif.schemas import Critique
@@ -72,7 +72,7 @@ def build_single(params: dict[str, Any], settings: Settings) -> StateGraph:
         emit("report_done", node="single", round=1)
         return {"report": finish_report(report, [])}
 
-    g = StateGraph(BaselineState)
+    g = bounded_graph(BaselineState, params, settings)
     g.add_node("single", single, cache_policy=_policy(params))
     g.add_edge(START, "single")
     g.add_edge("single", END)
@@ -89,10 +89,7 @@ def _critic(proposition: str, report: dict, settings: Settings, depth: int) -> d
     sys = agents.system("whatif.tree.critic", "the tree-search critic", "tree_critic")
     user = render("whatif/tree_critic", proposition_block=agents.proposition_block(proposition),
                   candidate=render_report_markdown(report)[:CANDIDATE_MAX_CHARS])
-    from ifworld import llm
-
-    return llm.structured("whatif.tree.critic", [("system", sys), ("user", user)], Critique, settings=settings,
-                          meta={"round": depth, "system": "whatif"}).model_dump(mode="json")
+    return agents.structured_call("whatif.tree.critic", [("system", sys), ("user", user)], Critique, settings, depth)
 
 
 def build_tree(params: dict[str, Any], settings: Settings) -> StateGraph:
@@ -149,7 +146,7 @@ def build_tree(params: dict[str, Any], settings: Settings) -> StateGraph:
         return {"report": finish_report(best["report"], list(state.get("degraded", [])))}
 
     policy = _policy(params)
-    g = StateGraph(BaselineState)
+    g = bounded_graph(BaselineState, params, settings)
     g.add_node("draft", draft, cache_policy=policy)
     g.add_node("expand", expand, cache_policy=policy)
     g.add_node("select", select)
@@ -223,7 +220,7 @@ def build_debate(params: dict[str, Any], settings: Settings) -> StateGraph:
         return {"report": finish_report(report, list(state.get("degraded", [])))}
 
     policy = _policy(params)
-    g = StateGraph(BaselineState)
+    g = bounded_graph(BaselineState, params, settings)
     g.add_node("debate_pro", side("pro"), cache_policy=policy)
     g.add_node("debate_con", side("con"), cache_policy=policy)
     g.add_node("turn", turn)

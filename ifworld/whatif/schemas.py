@@ -7,6 +7,7 @@ Graph state never holds these objects: nodes store ``model_dump(mode="json")`` d
 
 from __future__ import annotations
 
+import copy
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -30,8 +31,19 @@ def _clamp(value: Any, low: float, high: float) -> float:
     return max(low, min(high, number))
 
 
+_SCHEMA_CACHE: dict[tuple, dict] = {}
+
+
 class _Base(BaseModel):
     model_config = ConfigDict(extra="ignore")
+
+    @classmethod
+    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        """Pydantic's JSON schema, memoised per class and arguments (it is sent with every model call)."""
+        key = (cls, args, tuple(sorted(kwargs.items())))
+        if key not in _SCHEMA_CACHE:
+            _SCHEMA_CACHE[key] = super().model_json_schema(*args, **kwargs)
+        return copy.deepcopy(_SCHEMA_CACHE[key])
 
 
 class CausalEdge(_Base):
