@@ -18,6 +18,7 @@ from ui.beliefs_view import grid_form, grid_yaml, load_rows, sweep_results
 from ui.common import store
 
 CALIBRATION_RUNS = 20
+CALIBRATION_CELLS = 2_000_000  # runs × agents × facts of the calibration batch at most
 EXAMPLE = {"base": {"facts": 20, "rounds": 20}, "grid": {"agents": [10, 20], "bandwidth": [1, 3],
            "strategy": ["highest_confidence", "strategic"]}, "seeds": [0, 1], "runs": 20, "chunk_size": 8}
 HAS_DASK = importlib.util.find_spec("dask") is not None and importlib.util.find_spec("distributed") is not None
@@ -31,9 +32,11 @@ st.caption("Every combination of the listed values × seeds × runs, simulated i
 @st.cache_data(ttl=3600, max_entries=32, show_spinner=False)
 def seconds_per_run(config: dict) -> float:
     """Time one small vectorised batch of the heaviest configuration (the estimate's calibration)."""
+    cfg = BeliefConfig.from_dict(config)
+    runs = max(1, min(CALIBRATION_RUNS, CALIBRATION_CELLS // (cfg.agents * 2 * cfg.facts)))
     start = time.perf_counter()
-    simulate(BeliefConfig.from_dict(config), seed=0, runs=CALIBRATION_RUNS)
-    return (time.perf_counter() - start) / CALIBRATION_RUNS
+    simulate(cfg, seed=0, runs=runs)
+    return (time.perf_counter() - start) / runs
 
 
 @st.cache_data(ttl=3600, max_entries=16, show_spinner="Tracing the phase transition…")
