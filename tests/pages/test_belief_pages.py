@@ -95,3 +95,17 @@ def test_sweep_page_bad_yaml_names_key():
     at = submit(at, "Check grid")
     assert not at.exception
     assert "agentz" in at.error[0].value
+
+
+def test_runs_page_renders_belief_records(llm_env):
+    from ifworld import runs
+    from ifworld.beliefs import workflows
+    from ifworld.beliefs.config import BeliefConfig
+    from ifworld.beliefs.engine import simulate
+    from ifworld.beliefs.llm_agents import make_params
+
+    workflows.save_simulation(simulate(BeliefConfig(agents=6, facts=5, rounds=4), seed=1, runs=2))
+    runs.execute("beliefs.llm", make_params(BeliefConfig(agents=4, facts=5, rounds=2), seed=1))
+    at = open_page("pages/runs.py")
+    assert not at.exception, at.exception
+    assert "F1" in [m.label for m in at.metric] and len(charts(at)) >= 3  # newest: the LLM run, animated
