@@ -99,7 +99,8 @@ def stream_run(run_id: str, *, store: RunStore | None = None, settings: Settings
     graph = _graph(wf, info.params, store, settings)
     resume = store.has_checkpoint(run_id) if resume is None else resume
     tracker = UsageTracker(sink=lambda rec: store.add_call(run_id, rec.to_dict()))
-    config = {"configurable": {"thread_id": run_id}, "callbacks": [tracker], "recursion_limit": RECURSION_LIMIT}
+    config = {"configurable": {"thread_id": run_id}, "callbacks": [tracker], "recursion_limit": RECURSION_LIMIT,
+              "max_concurrency": settings.max_concurrency}
     store.set_status(run_id, "running")
     yield Event(type="run_started", run_id=run_id, data={"resumed": resume, "workflow": wf.name})
     try:

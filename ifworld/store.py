@@ -24,13 +24,15 @@ from pathlib import Path
 from typing import Any
 
 from langgraph.cache.sqlite import SqliteCache
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from ifworld.config import load_settings
 
 KINDS = ("whatif", "rws", "beliefs")
 STATUSES = ("pending", "running", "interrupted", "failed", "completed")
-SECRET_KEY_RE = re.compile(r"(api[_-]?key|secret|token|password|authorization)", re.I)
+# Key names that hold credentials ("access_token", "api_key"); usage counters like "prompt_tokens" are kept.
+SECRET_KEY_RE = re.compile(r"(api[_-]?key|secret|passw(or)?d|authorization|bearer|(^|[_-])token$)", re.I)
 BUSY_TIMEOUT_MS = 30_000
 
 SCHEMA = """
@@ -56,6 +58,30 @@ def scrub(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [scrub(v) for v in value]
     return value
+
+
+def _dumps(value: Any) -> str:
+    """JSON for the file, scrubbed, with the configured key redacted wherever it might hide in text."""
+    text = json.dumps(scrub(value), default=str)
+    key = load_settings().api_key
+    if key and len(key.get_secret_value()) >= 8:
+        text = text.replace(key.get_secret_value(), "[redacted]")
+    return text
+
+
+class RedactingSerializer(JsonPlusSerializer):
+    """Checkpoint serializer that masks the configured API key, byte for byte, wherever it appears.
+
+    Same-length masking keeps msgpack length prefixes valid, so checkpoints still load.
+    """
+
+    def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
+        kind, data = super().dumps_typed(obj)
+        key = load_settings().api_key
+        if key and len(key.get_secret_value()) >= 8:
+            secret = key.get_secret_value().encode()
+            data = data.replace(secret, b"*" * len(secret))
+        return kind, data
 
 
 def new_run_id(kind: str) -> str:
@@ -107,7 +133,7 @@ class RunStore:
         with self._lock:
             self._conn.executescript(SCHEMA)
             self._conn.commit()
-        self.checkpointer = SqliteSaver(_connect(self.path))
+        self.checkpointer = SqliteSaver(_connect(self.path), serde=RedactingSerializer())
         self._cache: SqliteCache | None = None
 
     # -- plumbing --------------------------------------------------------------------------------
@@ -148,7 +174,7 @@ class RunStore:
             c.execute(
                 "INSERT INTO ifw_runs (id, kind, workflow, title, status, params, created, updated, pid, host)"
                 " VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)",
-                (run_id, kind, workflow, title[:300] or workflow, json.dumps(scrub(params), default=str), now, now,
+                (run_id, kind, workflow, title[:300] or workflow, _dumps(params), now, now,
                  os.getpid(), os.uname().nodename),
             )
         return run_id
@@ -170,14 +196,14 @@ class RunStore:
             c.execute(
                 "UPDATE ifw_runs SET status='completed', record=?, usage=?, error=NULL, updated=?, finished=?"
                 " WHERE id=?",
-                (json.dumps(scrub(record), default=str), json.dumps(usage or {}), time.time(), time.time(), run_id),
+                (_dumps(record), _dumps(usage or {}), time.time(), time.time(), run_id),
             )
 
     def save_partial(self, run_id: str, record: dict[str, Any]) -> None:
         """Store a partial record (e.g. a sweep's finished rows) without changing the status."""
         with self._tx() as c:
             c.execute("UPDATE ifw_runs SET record=?, updated=? WHERE id=?",
-                      (json.dumps(scrub(record), default=str), time.time(), run_id))
+                      (_dumps(record), time.time(), run_id))
 
     def get_run(self, run_id: str) -> RunInfo:
         with self._lock:
@@ -229,6 +255,8 @@ class RunStore:
         cols = ("call_id", "role", "system", "round", "model", "start", "end", "latency_s", "prompt_tokens",
                 "completion_tokens", "retries", "status", "error", "output")
         values = [call.get(k) for k in cols]
+        values[cols.index("output")] = json.loads(_dumps(call.get("output") or ""))
+        values[cols.index("error")] = json.loads(_dumps(call.get("error") or ""))
         with self._tx() as c:
             c.execute(
                 f"INSERT OR REPLACE INTO ifw_calls (run_id, {', '.join(cols)}) VALUES (?{', ?' * len(cols)})",

@@ -155,6 +155,19 @@ def test_no_secret_reaches_the_file(tmp_path: Path, fake_server, monkeypatch) ->
     assert SECRET.encode() not in blob and SECRET not in exports
     assert fake_server.requests[0].body  # the key was really used for calls
     assert scrub({"API_KEY": 1, "openai_api_key": 2, "keep": {"password": 3, "x": 4}}) == {"keep": {"x": 4}}
+    assert scrub({"access_token": 1, "prompt_tokens": 2, "completion_tokens": 3}) == {"prompt_tokens": 2,
+                                                                                      "completion_tokens": 3}
+
+
+def test_key_echoed_by_the_model_is_redacted(tmp_path: Path, fake_server, monkeypatch) -> None:
+    monkeypatch.setenv("IFWORLD_API_KEY", SECRET)
+    monkeypatch.setenv("IFWORLD_BASE_URL", fake_server.url)
+    fake_server.add_rule("demo", f"my key is {SECRET}")
+    store = RunStore(tmp_path / "echo.sqlite")
+    runs.execute("demo.fanout", demo_params(), store=store)
+    store.close()
+    blob = b"".join(p.read_bytes() for p in tmp_path.glob("echo.sqlite*"))
+    assert SECRET.encode() not in blob.replace(b"\x00", b"")
 
 
 def test_node_cache_makes_rerun_free(store: RunStore, settings, fake_server) -> None:
