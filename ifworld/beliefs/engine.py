@@ -1,13 +1,20 @@
-"""Vectorised belief-exchange engine: many independent runs advance together as int16 arrays.
+"""Vectorised belief-exchange engine: many independent runs advance together as small-integer arrays.
 
-State is ``beliefs[run, agent, fact]`` (see :mod:`ifworld.beliefs.rules` for units). One round:
-1. pairing - per run, agents are ordered by ``argsort`` of random keys and paired (0,1), (2,3), ...;
-   with odd N the last agent of the permutation sits out;
+State is kept *facts-major*, ``beliefs[fact, column]`` with one column per (run, agent) (run-major)
+plus two scratch fact rows (see :mod:`ifworld.beliefs.rules` for units), so every per-agent
+reduction is a SIMD pass over contiguous columns instead of a short row. One round:
+1. pairing - per run, a uniformly random permutation of the agents (vectorised Fisher-Yates over
+   runs for small N, ``argsort`` of random keys otherwise) is paired (0,1), (2,3), ...; with odd N
+   the last agent of the permutation sits out;
 2. sharing - each agent picks up to ``bandwidth`` facts from its knowledge base (the facts it
    believes): ``strategic`` = uniformly at random, ``highest_confidence`` = its largest beliefs with
    ties broken at random; liars send the negation of each pick, and ``noise`` flips each sent fact
-   with that probability; every message carries the sender's normalised confidence in its pick;
-3. update - reports reach the partner (reciprocal) and the rule applies them (``np.add.at``);
+   with that probability; every message carries the sender's normalised confidence in its pick.
+   Selection takes ``bandwidth`` column maxima of a key ``rank | random byte | fact id ^ x`` built
+   per cache-sized block (the random byte orders ties; the rare equal bytes fall back to the fact
+   id XOR a random ``x``, which orders any two facts either way with probability 1/2);
+3. update - reports reach the partner (reciprocal) and the rule applies them slot by slot (a
+   receiver appears once per slot, so plain fancy adds are exact);
 4. stop vote - an agent votes STOP when its beliefs did not change during the round, or when it
    has an opinion on every pair and each is at least
    ``STOP_CONFIDENCE_PCT`` % sure. A run ends when at least ``stop_share`` of its agents vote STOP
@@ -19,6 +26,7 @@ All randomness comes from one ``numpy.random.Generator`` seeded by ``SeedSequenc
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from math import gcd
 from typing import Any
 
 import numpy as np
@@ -34,9 +42,11 @@ from ifworld.beliefs.metrics import (
     summarise_arrays,
 )
 from ifworld.beliefs.recording import Recorder, Recording
-from ifworld.beliefs.rules import UpdateRule, get_rule
+from ifworld.beliefs.rules import SCRATCH_ROWS, UpdateRule, get_rule
 
-ROW_BLOCK = 16_384  # agent rows whose share selection is computed at once (bounds temporaries)
+KEY_CELLS = 1 << 18  # cells of one selection / stop-vote block (~1 MB of int32 keys: stays in L2)
+SHUFFLE_MAX_AGENTS = 64  # up to this N, permutations by vectorised Fisher-Yates over runs
+TIE_BITS = 8  # random tie-breaker bits per (agent, fact) and round
 MAX_RUNS = 10_000_000
 LABEL_SEPARATOR = " | "
 
@@ -92,6 +102,7 @@ def summarise(result: SimulationResult) -> dict[str, Any]:
     return summarise_arrays(result.precision, result.recall, result.f1, result.rounds, result.converged)
 
 
+
 def simulate(config: BeliefConfig, seed: int = 0, runs: int = 1, record: bool = False) -> SimulationResult:
     """Run ``runs`` independent simulations of ``config`` from ``seed``; same inputs, same result.
 
@@ -102,54 +113,78 @@ def simulate(config: BeliefConfig, seed: int = 0, runs: int = 1, record: bool = 
         raise ValueError(f"runs must be an integer in [1, {MAX_RUNS}], got {runs!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    runs, n = int(runs), config.agents
     domain = build_domain(config)
     rng = np.random.default_rng(np.random.SeedSequence(int(seed)))
     rule = get_rule(config.rule)
-    beliefs = initial_beliefs(config, domain, rule, rng, int(runs))
-    liars = choose_liars(config, rng, int(runs))
-    recorder = Recorder(config, domain, beliefs, liars) if record else None
+    beliefs = initial_facts_major(config, domain, rule, rng, runs)
+    liars = choose_liars(config, rng, runs)
+    recorder = Recorder(config, domain, runs_view(beliefs, runs, n), liars) if record else None
     out_rounds = np.full(runs, config.rounds, dtype=np.int32)
     converged = np.zeros(runs, dtype=bool)
     accepted = np.zeros((runs, 2 * config.facts), dtype=bool)
-    ids = np.arange(runs)
+    ids, liar_cols = np.arange(runs), liars.reshape(-1)
     for t in range(1, config.rounds + 1):
-        partners, sent, votes = step(beliefs, liars[ids], rule, config, rng)
-        stop = votes.mean(axis=1) >= config.stop_share
+        partners, sent, votes = play_round(beliefs, liar_cols, rule, config, rng)
+        stop = votes.reshape(-1, n).mean(axis=1) >= config.stop_share
         if recorder is not None:
-            recorder.add(ids, beliefs, partners, sent, votes)
+            snapshot = _record_view(partners, sent, votes, n, 2 * config.facts)
+            recorder.add(ids, runs_view(beliefs, len(ids), n), *snapshot)
         if stop.any():
-            done = ids[stop]
+            done, cols = ids[stop], np.repeat(stop, n)
             out_rounds[done], converged[done] = t, True
-            accepted[done] = accept(beliefs[stop], config.threshold)
-            keep = ~stop
-            ids, beliefs = ids[keep], beliefs[keep]
+            accepted[done] = accept(runs_view(np.compress(cols, beliefs, axis=1), len(done), n), config.threshold)
+            beliefs, liar_cols, ids = np.compress(~cols, beliefs, axis=1), liar_cols[~cols], ids[~stop]
         if len(ids) == 0:
             break
     if len(ids):
-        accepted[ids] = accept(beliefs, config.threshold)
+        accepted[ids] = accept(runs_view(beliefs, len(ids), n), config.threshold)
     precision, recall, f1 = scores(accepted, domain.truth)
     recording = recorder.finish() if recorder is not None else None
     return SimulationResult(config, int(seed), domain, precision, recall, f1, out_rounds, converged,
                             accepted, recording)
 
 
-def initial_beliefs(
+def runs_view(beliefs: np.ndarray, runs: int, agents: int) -> np.ndarray:
+    """(runs, agents, 2K) int16 copy of facts-major beliefs (metrics, recording, public API)."""
+    facts = beliefs.shape[0] - SCRATCH_ROWS
+    return np.ascontiguousarray(beliefs[:facts].T.reshape(runs, agents, facts), dtype=np.int16)
+
+
+def to_facts_major(beliefs: np.ndarray) -> np.ndarray:
+    """(runs, agents, 2K) -> C-contiguous (2K + scratch, runs x agents) copy, scratch rows zero."""
+    facts = beliefs.shape[-1]
+    out = np.zeros((facts + SCRATCH_ROWS, beliefs.size // facts), dtype=beliefs.dtype)
+    out[:facts] = beliefs.reshape(-1, facts).T
+    return out
+
+
+def initial_facts_major(
     config: BeliefConfig, domain: Domain, rule: UpdateRule, rng: np.random.Generator, runs: int
 ) -> np.ndarray:
-    """(runs, agents, 2K) int16 beliefs after each agent draws M_T facts from T and M_F from F."""
-    n, k = config.agents, config.facts
-    held = np.zeros((runs, n, 2 * k), dtype=bool)
+    """(2K + scratch, runs x agents) beliefs after each agent draws M_T facts from T and M_F from F."""
+    k, cols = config.facts, runs * config.agents
+    held = np.zeros((2 * k + SCRATCH_ROWS, cols), dtype=bool)
     flat = held.reshape(-1)
-    rows = np.arange(runs * n, dtype=np.int64)[:, None] * (2 * k)
+    col = np.arange(cols, dtype=np.int64)[:, None]
     for pool, m in ((domain.true_facts, config.true_facts), (domain.false_facts, config.false_facts)):
         if m == 0:
             continue
         if config.with_replacement:
-            draws = rng.integers(0, k, size=(runs * n, m))
+            draws = rng.integers(0, k, size=(cols, m))
         else:
-            draws = np.argsort(rng.random((runs * n, k)), axis=1)[:, :m]
-        flat[rows + pool[draws]] = True
-    return rule.initial(held)
+            draws = np.argsort(rng.random((cols, k)), axis=1)[:, :m]
+        flat[pool[draws].astype(np.int64) * cols + col] = True
+    beliefs = rule.initial(held, axis=0, dtype=rule.dtype(config.rounds, config.bandwidth))
+    beliefs[2 * k:] = 0
+    return beliefs
+
+
+def initial_beliefs(
+    config: BeliefConfig, domain: Domain, rule: UpdateRule, rng: np.random.Generator, runs: int
+) -> np.ndarray:
+    """(runs, agents, 2K) int16 beliefs after each agent draws M_T facts from T and M_F from F."""
+    return runs_view(initial_facts_major(config, domain, rule, rng, runs), runs, config.agents)
 
 
 def choose_liars(config: BeliefConfig, rng: np.random.Generator, runs: int) -> np.ndarray:
@@ -161,106 +196,204 @@ def choose_liars(config: BeliefConfig, rng: np.random.Generator, runs: int) -> n
     return ranks < n_liars
 
 
+def permutations(rng: np.random.Generator, runs: int, agents: int) -> np.ndarray:
+    """(runs, agents) uniformly random permutation of the agents per run."""
+    if agents > SHUFFLE_MAX_AGENTS:
+        return np.argsort(rng.random((runs, agents), dtype=np.float32), axis=1)
+    perm = np.empty((agents, runs), dtype=np.int64)  # agent-major: each swap is a vector op over runs
+    perm[:] = np.arange(agents)[:, None]
+    flat = perm.reshape(-1)
+    col = np.arange(runs)
+    picks = (rng.random((agents - 1, runs)) * np.arange(agents, 1, -1)[:, None]).astype(np.int64)
+    for i in range(agents - 1, 0, -1):  # Fisher-Yates: swap slot i with a uniform slot in [0, i]
+        other = picks[agents - 1 - i] * runs + col
+        held = flat[other]
+        flat[other] = perm[i]
+        perm[i] = held
+    return perm.T
+
+
+def pair_columns(rng: np.random.Generator, runs: int, agents: int) -> np.ndarray:
+    """(runs x agents,) partner column per column; ``runs x agents`` for the one left out (odd N)."""
+    perm = permutations(rng, runs, agents)
+    half = agents // 2
+    base = np.arange(runs, dtype=np.int64)[:, None] * agents
+    a, b = base + perm[:, 0:2 * half:2], base + perm[:, 1:2 * half:2]
+    partners = np.full(runs * agents, runs * agents, dtype=np.int64)
+    partners[a] = b
+    partners[b] = a
+    return partners
+
+
 def pair_agents(rng: np.random.Generator, runs: int, agents: int) -> np.ndarray:
     """(runs, agents) partner index per agent, -1 for the one left out when N is odd."""
-    perm = np.argsort(rng.random((runs, agents), dtype=np.float32), axis=1)
-    half = agents // 2
-    a, b = perm[:, 0:2 * half:2], perm[:, 1:2 * half:2]
-    partners = np.full((runs, agents), -1, dtype=np.int64)
-    r = np.arange(runs)[:, None]
-    partners[r, a] = b
-    partners[r, b] = a
-    return partners
+    cols = pair_columns(rng, runs, agents)
+    return np.where(cols < len(cols), cols % agents, -1).reshape(runs, agents)
+
+
+def select_facts_major(
+    beliefs: np.ndarray, believe_min: int, strategy: str, bandwidth: int, rng: np.random.Generator
+) -> np.ndarray:
+    """(bandwidth, columns) int32 facts each column shares, F (= no fact) past its knowledge base.
+
+    ``beliefs`` is (F, columns), any strides. Per block the key is ``rank << (8 + b) | random byte
+    << b | fact ^ x`` (b bits hold a fact id); each pick is a column maximum whose low bits name it.
+    """
+    facts, cols = beliefs.shape
+    ib = max(1, (facts - 1).bit_length())
+    shift = TIE_BITS + ib
+    rank_bits = 1 if strategy != "highest_confidence" else 8 * beliefs.dtype.itemsize - 1
+    kdt = np.int32 if rank_bits + shift <= 31 else np.int64
+    floor = (believe_min if strategy == "highest_confidence" else 1) << shift
+    width = max(1, KEY_CELLS // facts)
+    key_buf, tie_buf = np.empty(facts * width, dtype=kdt), np.empty(facts * width, dtype=kdt)
+    idx = np.arange(facts, dtype=kdt)[:, None]
+    out = np.empty((bandwidth, cols), dtype=np.int32)
+    for s in range(0, cols, width):
+        n = min(width, cols - s)
+        key, tie = key_buf[:facts * n].reshape(facts, n), tie_buf[:facts * n].reshape(facts, n)
+        block = beliefs[:, s:s + n]
+        key[...] = block if strategy == "highest_confidence" else block >= believe_min
+        key <<= shift
+        raw = rng.bit_generator.random_raw(-(-facts * n // 8) + 1)
+        tie[...] = raw[1:].view(np.uint8)[:facts * n].reshape(facts, n)
+        tie <<= ib
+        key |= tie
+        x = int(raw[0]) & ((1 << ib) - 1)
+        key ^= idx ^ x
+        _top_picks(key, out[:, s:s + n], facts, floor, x, (1 << ib) - 1)
+    return out
+
+
+def _top_picks(key: np.ndarray, out: np.ndarray, facts: int, floor: int, x: int, low: int) -> None:
+    """Write the ``len(out)`` largest keys' fact ids per column (F below ``floor``); clobbers key."""
+    flat, n = key.reshape(-1), key.shape[1]
+    col = np.arange(n, dtype=np.int64)
+    for c in range(len(out)):
+        top = key.max(axis=0)
+        fact = (top & low) ^ x
+        out[c] = np.where(top >= floor, fact, facts)
+        if c + 1 < len(out):
+            flat[np.minimum(fact, facts - 1) * n + col] = -1
+
+
+def confidence_facts_major(beliefs: np.ndarray, sent: np.ndarray) -> np.ndarray:
+    """(slots, columns) float32 normalised confidence of each sender in its pick (0 for no fact)."""
+    col = np.arange(beliefs.shape[1])
+    mine = beliefs[sent, col].astype(np.float32)
+    total = mine + beliefs[sent ^ 1, col]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(total > 0, mine / total, 0.0).astype(np.float32)
+
+
+def distort(sent: np.ndarray, liars: np.ndarray, noise: float, rng: np.random.Generator) -> None:
+    """In place: liars negate every pick, transmission noise flips each sent fact with prob ``noise``.
+
+    ``sent`` is (slots, columns) facts-major; flipping "no fact" (F <-> F ^ 1) keeps it "no fact".
+    """
+    if liars.any():
+        sent ^= liars.astype(sent.dtype)
+    if noise > 0:
+        sent ^= (rng.random(sent.shape) < noise).astype(sent.dtype)
+
+
+def deliver_facts_major(
+    beliefs: np.ndarray, partners: np.ndarray, sent: np.ndarray, conf: np.ndarray | None, rule: UpdateRule,
+    start: int = 0,
+) -> np.ndarray:
+    """Columns ``start ..`` receive their partner columns' messages (``sent`` holds the same, whole
+    runs); returns (columns,) bool: beliefs changed. Scratch rows are left dirty."""
+    facts, n = beliefs.shape[0] - SCRATCH_ROWS, sent.shape[1]
+    src = np.minimum(partners - start, n)  # a column without partner reads the "nothing" column n
+    got = np.take(np.concatenate([sent, np.full((len(sent), 1), facts, dtype=sent.dtype)], axis=1), src, axis=1)
+    reported = None
+    if conf is not None:
+        reported = np.take(np.concatenate([conf, np.zeros((len(conf), 1), conf.dtype)], axis=1), src, axis=1)
+    return rule.apply(beliefs, got, np.arange(start, start + n, dtype=np.int64), reported)
+
+
+def all_sure(beliefs: np.ndarray) -> np.ndarray:
+    """(columns,) bool: every pair has an opinion at least ``STOP_CONFIDENCE_PCT`` % sure.
+
+    ``beliefs`` is (F, columns), non-negative. high / (high + low) >= pct  <=>  a * high >= c * low
+    with (a, c) = (100 - pct, pct) / gcd; for pct = 80 that is low <= high >> 2, with no widening.
+    """
+    facts, cols = beliefs.shape
+    g = gcd(100 - STOP_CONFIDENCE_PCT, STOP_CONFIDENCE_PCT)
+    a, c = (100 - STOP_CONFIDENCE_PCT) // g, STOP_CONFIDENCE_PCT // g
+    shift = c.bit_length() - 1 if a == 1 and c & (c - 1) == 0 else None
+    out = np.empty(cols, dtype=bool)
+    width = max(1, 2 * KEY_CELLS // facts)
+    for s in range(0, cols, width):
+        b0, b1 = beliefs[0::2, s:s + width], beliefs[1::2, s:s + width]
+        low, high = np.minimum(b0, b1), np.maximum(b0, b1)
+        if shift is not None:
+            sure = low <= (high >> shift)
+        else:
+            sure = a * high.astype(np.int64) >= c * low.astype(np.int64)
+        sure &= high > 0
+        out[s:s + width] = sure.all(axis=0)
+    return out
+
+
+def play_round(
+    beliefs: np.ndarray, liars: np.ndarray, rule: UpdateRule, config: BeliefConfig, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Advance every active run by one round in place; returns partner columns, sent facts, STOP votes.
+
+    After the pairing, blocks of whole runs go through select, deliver and vote while in cache."""
+    facts, cols, n = beliefs.shape[0] - SCRATCH_ROWS, beliefs.shape[1], config.agents
+    partners = pair_columns(rng, cols // n, n)
+    sent = np.empty((config.bandwidth, cols), dtype=np.int32)
+    votes = np.empty(cols, dtype=bool)
+    width = max(1, KEY_CELLS // (facts * n)) * n
+    for s in range(0, cols, width):
+        block, out = beliefs[:, s:s + width], sent[:, s:s + width]
+        out[...] = select_facts_major(block[:facts], rule.believe_min, config.strategy, config.bandwidth, rng)
+        distort(out, liars[s:s + width], config.noise, rng)
+        conf = confidence_facts_major(block, out) if rule.uses_confidence else None
+        changed = deliver_facts_major(beliefs, partners[s:s + width], out, conf, rule, s)
+        vote = votes[s:s + width]
+        vote[...] = all_sure(block[:facts])
+        vote |= ~changed
+    beliefs[facts:] = 0
+    return partners, sent, votes
+
+
+def _record_view(partners: np.ndarray, sent: np.ndarray, votes: np.ndarray, agents: int, facts: int):
+    """Partners (runs, agents) with -1, messages (runs, agents, C) with -1, votes (runs, agents)."""
+    cols = len(partners)
+    runs = cols // agents
+    local = np.where(partners < cols, partners % agents, -1).reshape(runs, agents)
+    messages = np.where(sent < facts, sent, -1).T.reshape(runs, agents, -1).astype(np.int64)
+    return local, messages, votes.reshape(runs, agents)
 
 
 def select_shares(
     beliefs: np.ndarray, rule: UpdateRule, strategy: str, bandwidth: int, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
     """Facts each agent shares (rows, C) int64 with -1 padding, and its normalised confidence."""
-    b2 = beliefs.reshape(-1, beliefs.shape[-1])
-    rows = b2.shape[0]
-    out = np.full((rows, bandwidth), -1, dtype=np.int64)
-    for start in range(0, rows, ROW_BLOCK):
-        block = b2[start:start + ROW_BLOCK]
-        known = rule.believes(block)
-        # rank << 16 | random 16-bit tie-breaker; believed facts always outrank the others
-        rank = block if strategy == "highest_confidence" else known
-        key = np.frombuffer(rng.bytes(2 * block.size), dtype=np.uint16).reshape(block.shape).astype(np.int32)
-        key |= rank.astype(np.int32) << 16
-        ar = np.arange(block.shape[0])
-        for c in range(bandwidth):
-            j = key.argmax(axis=1)
-            out[start:start + len(block), c] = np.where(known[ar, j], j, -1)
-            key[ar, j] = -1
-    safe = np.maximum(out, 0)
-    mine = np.take_along_axis(b2, safe, axis=1).astype(np.float32)
-    other = np.take_along_axis(b2, safe ^ 1, axis=1).astype(np.float32)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        conf = np.where(mine + other > 0, mine / (mine + other), 0.0).astype(np.float32)
-    return out, conf
-
-
-def distort(sent: np.ndarray, liars: np.ndarray, noise: float, rng: np.random.Generator) -> np.ndarray:
-    """Apply lying (negate every pick of a liar) and transmission noise (flip with prob ``noise``)."""
-    valid = sent >= 0
-    flips = np.broadcast_to(liars.reshape(-1, 1), sent.shape).copy()
-    if noise > 0:
-        flips ^= rng.random(sent.shape) < noise
-    return np.where(valid & flips, sent ^ 1, sent)
+    facts = beliefs.shape[-1]
+    fm = to_facts_major(beliefs)
+    sent = select_facts_major(fm[:facts], rule.believe_min, strategy, bandwidth, rng)
+    conf = confidence_facts_major(fm, sent)
+    return np.where(sent < facts, sent, -1).T.astype(np.int64), np.ascontiguousarray(conf.T)
 
 
 def deliver(
     beliefs: np.ndarray, partners: np.ndarray, sent: np.ndarray, conf: np.ndarray, rule: UpdateRule
 ) -> np.ndarray:
-    """Every agent receives its partner's messages; the rule updates ``beliefs`` in place.
+    """Every agent receives its partner's messages; the rule updates ``beliefs`` (runs, agents, 2K) in place.
 
-    Returns (runs, agents) bool: whether the agent's beliefs changed this round."""
+    ``partners`` is (runs, agents) with -1 for none, ``sent``/``conf`` (runs x agents, C) with -1 for
+    no fact. Returns (runs, agents) bool: whether the agent's beliefs changed this round."""
     runs, agents, facts = beliefs.shape
-    row_of = np.arange(runs, dtype=np.int64)[:, None] * agents
-    src = (row_of + np.maximum(partners, 0)).reshape(-1)
-    got, got_conf = sent[src], conf[src]
-    ok = (got >= 0) & (partners.reshape(-1, 1) >= 0)
-    receivers = np.arange(runs * agents, dtype=np.int64)[:, None] * facts
-    flat = beliefs.reshape(-1)
-    targets = (receivers + got)[ok]
-    before, before_neg = flat[targets], flat[targets ^ 1]
-    rule.apply(flat, targets, got_conf[ok])
-    hit = (flat[targets] != before) | (flat[targets ^ 1] != before_neg)
-    changed = np.zeros(runs * agents, dtype=bool)
-    changed[targets[hit] // facts] = True
+    fm = to_facts_major(beliefs)
+    cols = runs * agents
+    base = np.arange(runs, dtype=np.int64)[:, None] * agents
+    part = np.where(partners >= 0, base + partners, cols).reshape(-1)
+    fm_sent = np.where(sent >= 0, sent, facts).T.astype(np.int32)
+    changed = deliver_facts_major(fm, part, np.ascontiguousarray(fm_sent), np.ascontiguousarray(conf.T), rule)
+    fm[facts:] = 0
+    beliefs[...] = fm[:facts].T.reshape(beliefs.shape)
     return changed.reshape(runs, agents)
-
-
-def opinion_views(beliefs: np.ndarray) -> np.ndarray:
-    """(runs, agents, K) int8: +1 favours p_k, -1 favours ¬p_k, 0 undecided or unaware."""
-    pair = beliefs.reshape(*beliefs.shape[:-1], -1, 2)
-    return np.sign(pair[..., 0] - pair[..., 1]).astype(np.int8)
-
-
-def stop_votes(beliefs: np.ndarray, changed: np.ndarray) -> np.ndarray:
-    """(runs, agents) STOP votes: beliefs unchanged this round, or every pair decided and sure."""
-    b2 = beliefs.reshape(-1, beliefs.shape[-1])
-    all_sure = np.empty(b2.shape[0], dtype=bool)
-    for start in range(0, b2.shape[0], ROW_BLOCK):  # blocks keep temporaries small
-        block = b2[start:start + ROW_BLOCK]
-        b0, b1 = block[:, 0::2].astype(np.int32), block[:, 1::2].astype(np.int32)
-        low = np.minimum(b0, b1)
-        high = b0 + b1 - low
-        # high / (high + low) >= pct  <=>  (100 - pct) * high >= pct * low, and the pair must be known
-        sure = (high > 0) & ((100 - STOP_CONFIDENCE_PCT) * high >= STOP_CONFIDENCE_PCT * low)
-        all_sure[start:start + ROW_BLOCK] = sure.all(axis=1)
-    return ~changed | all_sure.reshape(changed.shape)
-
-
-def step(
-    beliefs: np.ndarray, liars: np.ndarray, rule: UpdateRule,
-    config: BeliefConfig, rng: np.random.Generator,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Advance every active run by one round in place; returns partners, sent facts, STOP votes."""
-    runs, agents, _ = beliefs.shape
-    partners = pair_agents(rng, runs, agents)
-    sent, conf = select_shares(beliefs, rule, config.strategy, config.bandwidth, rng)
-    sent = distort(sent, liars, config.noise, rng)
-    changed = deliver(beliefs, partners, sent, conf, rule)
-    votes = stop_votes(beliefs, changed)
-    return partners, sent.reshape(runs, agents, -1), votes

@@ -1,6 +1,6 @@
 """Update rules: how a received fact changes an agent's belief array (pluggable, vectorised).
 
-Beliefs are int16 arrays whose last axis is the fact axis (pairs at ``2k``/``2k+1``):
+Beliefs are small signed integers (see :meth:`UpdateRule.dtype`); pairs sit at facts ``2k``/``2k+1``:
 - ``additive`` (paper Eq. 2): a count, 1 for an initially held fact and 0 otherwise; each received
   copy of a fact adds 1. An agent believes every fact with a positive count.
 - ``bounded``: confidence in tenths (0..10 stands for 0.0..1.0), 0.5 everywhere at the start, an
@@ -9,6 +9,10 @@ Beliefs are int16 arrays whose last axis is the fact axis (pairs at ``2k``/``2k+
   moves the other way; values are clipped to [0, 1] after the round's reports are summed. An agent
   believes a fact whose confidence exceeds 0.5. Because every change is mirrored, p and ¬p always
   sum to 1.
+
+The engine keeps beliefs *facts-major*: ``beliefs[fact, column]`` with one column per (run, agent)
+and :data:`SCRATCH_ROWS` extra fact rows at the end. "No message" is sent as fact ``F`` (the first
+scratch row; its negation ``F ^ 1`` is the second), so deliveries need no masks.
 
 To add a rule, implement :class:`UpdateRule` and register it in :data:`RULE_REGISTRY`.
 """
@@ -22,60 +26,126 @@ import numpy as np
 from ifworld.beliefs.config import BOUNDED_INIT_STEP, BOUNDED_SCALE, BOUNDED_START, BOUNDED_STEP
 
 REPORT_BELIEVED = 0.5  # a reported confidence above this counts as support under the bounded rule
+SCRATCH_ROWS = 2  # fact rows F and F ^ 1 that absorb "no message" deliveries
 
 
 class UpdateRule(Protocol):
     """What the engine needs from an update rule."""
 
     name: str
+    believe_min: int  # smallest believed value (the knowledge base is beliefs >= believe_min)
+    uses_confidence: bool  # whether apply() reads the reported confidences
 
-    def initial(self, held: np.ndarray) -> np.ndarray:
-        """int16 beliefs from a bool mask of initially held facts (same shape)."""
+    def dtype(self, rounds: int, bandwidth: int) -> type[np.signedinteger]:
+        """Smallest signed integer type that holds every value a run can reach (incl. a round's sums)."""
+        ...
+
+    def initial(self, held: np.ndarray, axis: int = -1, dtype: type = np.int16) -> np.ndarray:
+        """Beliefs from a bool mask of initially held facts (fact axis ``axis``, same shape)."""
         ...
 
     def believes(self, beliefs: np.ndarray) -> np.ndarray:
         """Bool mask of the knowledge base: facts the agent currently believes."""
         ...
 
-    def apply(self, flat: np.ndarray, targets: np.ndarray, reported: np.ndarray) -> None:
-        """Apply received reports in place; ``targets`` index the flattened belief array."""
+    def apply(
+        self, beliefs: np.ndarray, got: np.ndarray, cols: np.ndarray, reported: np.ndarray | None
+    ) -> np.ndarray:
+        """Apply received reports in place and return (len(cols),) bool: beliefs changed.
+
+        ``beliefs`` is C-contiguous facts-major (F + SCRATCH_ROWS, columns); column ``cols[i]``
+        receives fact ``got[s, i]`` in message slot s (>= F: nothing) with the sender's confidence
+        ``reported[s, i]``. Within one slot every column appears once.
+        """
         ...
+
+
+def smallest_int(bound: int) -> type[np.signedinteger]:
+    """Smallest signed integer type holding ``-bound .. bound``."""
+    for dt in (np.int8, np.int16, np.int32):
+        if bound <= np.iinfo(dt).max:
+            return dt
+    return np.int64
+
+
+def flat_index(beliefs: np.ndarray, got: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """Flat indices of ``beliefs[got[..., i], cols[i]]`` in a C-contiguous facts-major array."""
+    idx = got.astype(np.intp)
+    idx *= beliefs.shape[1]
+    idx += cols
+    return idx
+
+
+def any_rows(mask: np.ndarray) -> np.ndarray:
+    """``mask.any(axis=0)`` for a short (slots, n) mask, as row ORs (faster than the reduction)."""
+    out = mask[0].copy()
+    for row in mask[1:]:
+        out |= row
+    return out
 
 
 class AdditiveRule:
     """B <- B + 1 for each received fact (paper Eq. 2)."""
 
     name = "additive"
+    believe_min = 1
+    uses_confidence = False
 
-    def initial(self, held: np.ndarray) -> np.ndarray:
-        return held.astype(np.int16)
+    def dtype(self, rounds: int, bandwidth: int) -> type[np.signedinteger]:
+        return smallest_int(1 + rounds * bandwidth)
+
+    def initial(self, held: np.ndarray, axis: int = -1, dtype: type = np.int16) -> np.ndarray:
+        return held.astype(dtype)
 
     def believes(self, beliefs: np.ndarray) -> np.ndarray:
-        return beliefs > 0
+        return beliefs >= self.believe_min
 
-    def apply(self, flat: np.ndarray, targets: np.ndarray, reported: np.ndarray) -> None:
-        np.add.at(flat, targets, np.int16(1))
+    def apply(
+        self, beliefs: np.ndarray, got: np.ndarray, cols: np.ndarray, reported: np.ndarray | None
+    ) -> np.ndarray:
+        flat = beliefs.reshape(-1)
+        for row in got:  # a column appears once per slot, so a fancy add counts every copy
+            flat[flat_index(beliefs, row, cols)] += 1
+        return any_rows(got < beliefs.shape[0] - SCRATCH_ROWS)  # a count always moves
 
 
 class BoundedRule:
     """±0.1 per report depending on the reported confidence, mirrored on the negation, clipped."""
 
     name = "bounded"
+    believe_min = BOUNDED_START + 1
+    uses_confidence = True
 
-    def initial(self, held: np.ndarray) -> np.ndarray:
-        h = held.astype(np.int16)
-        diff = h - h.reshape(*h.shape[:-1], -1, 2)[..., ::-1].reshape(h.shape)
-        return (BOUNDED_START + BOUNDED_INIT_STEP * diff).astype(np.int16)
+    def dtype(self, rounds: int, bandwidth: int) -> type[np.signedinteger]:
+        return smallest_int(BOUNDED_SCALE + bandwidth * BOUNDED_STEP)
+
+    def initial(self, held: np.ndarray, axis: int = -1, dtype: type = np.int16) -> np.ndarray:
+        h = held.astype(dtype)
+        swapped = np.take(h, np.arange(h.shape[axis]) ^ 1, axis=axis)  # each fact's negation
+        h -= swapped
+        h *= BOUNDED_INIT_STEP
+        h += BOUNDED_START
+        return h
 
     def believes(self, beliefs: np.ndarray) -> np.ndarray:
-        return beliefs > BOUNDED_START
+        return beliefs >= self.believe_min
 
-    def apply(self, flat: np.ndarray, targets: np.ndarray, reported: np.ndarray) -> None:
-        delta = np.where(reported > REPORT_BELIEVED, BOUNDED_STEP, -BOUNDED_STEP).astype(np.int16)
-        np.add.at(flat, targets, delta)
-        np.add.at(flat, targets ^ 1, -delta)
-        touched = np.concatenate([targets, targets ^ 1])
-        flat[touched] = np.clip(flat[touched], 0, BOUNDED_SCALE)
+    def apply(
+        self, beliefs: np.ndarray, got: np.ndarray, cols: np.ndarray, reported: np.ndarray | None
+    ) -> np.ndarray:
+        flat = beliefs.reshape(-1)
+        idx, neg = flat_index(beliefs, got, cols), flat_index(beliefs, got ^ 1, cols)
+        step = np.where(reported > REPORT_BELIEVED, BOUNDED_STEP, -BOUNDED_STEP).astype(beliefs.dtype)
+        touched = np.concatenate([idx, neg])
+        before = flat[touched]
+        for c in range(len(idx)):  # sum the round's reports, then clip
+            flat[idx[c]] += step[c]
+            flat[neg[c]] -= step[c]
+        after = np.clip(flat[touched], 0, BOUNDED_SCALE)
+        flat[touched] = after
+        moved = after != before
+        moved &= np.concatenate([got, got]) < beliefs.shape[0] - SCRATCH_ROWS
+        return any_rows(moved)
 
 
 RULE_REGISTRY: dict[str, UpdateRule] = {"additive": AdditiveRule(), "bounded": BoundedRule()}
@@ -95,8 +165,8 @@ def normalised(beliefs: np.ndarray) -> np.ndarray:
     Same formula for both rules (bounded pairs always sum to 1, so it is the confidence itself).
     """
     b = beliefs.astype(np.float32)
-    pair = b.reshape(*b.shape[:-1], -1, 2)
-    total = pair.sum(axis=-1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out = np.where(total > 0, pair / total, 0.0)
-    return out.reshape(b.shape).astype(np.float32)
+    total = b[..., 0::2] + b[..., 1::2]
+    total[~(total > 0)] = np.inf  # x / inf = 0: unknown pairs normalise to 0 without a masked divide
+    b[..., 0::2] /= total
+    b[..., 1::2] /= total
+    return b
