@@ -7,10 +7,11 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+import yaml
 
 from ifworld.beliefs.config import BeliefConfig
 from ifworld.beliefs.engine import simulate, summarise
-from ifworld.beliefs.sweep import load_grid, run_sweep
+from ifworld.beliefs.sweep import load_grid
 
 app = typer.Typer(help="Belief exchange: collective truth reconstruction (heuristic agents).",
                   no_args_is_help=True)
@@ -70,20 +71,24 @@ def sweep_cmd(
     """Run a grid sweep to a tidy table, resuming finished chunks."""
     if backend == "ray":
         raise _fail("backend ray is not supported; use --backend dask (or local)")
+    from ifworld.beliefs.workflows import run_sweep_run, start_sweep  # store imports only when sweeping
+
     try:
         spec = load_grid(grid)
+        run_id = start_sweep(yaml.safe_load(grid.read_text(encoding="utf-8")), out=out, backend=backend,
+                             workers=workers or None, scheduler=scheduler or None)
     except (ValueError, OSError) as exc:
         raise _fail(str(exc)) from None
+    typer.echo(f"run id: {run_id}", err=True)
 
     def show(done: int, total: int) -> None:
         typer.echo(f"\rchunks {done}/{total}", err=True, nl=done == total)
 
     try:
-        frame = run_sweep(spec, out=out, backend=backend, workers=workers or None,
-                          scheduler=scheduler or None, progress=show)
+        record = run_sweep_run(run_id, progress=show)
     except ValueError as exc:
         raise _fail(str(exc)) from None
-    typer.echo(f"{len(frame)} rows -> {out}")
+    typer.echo(f"{(record or {}).get('rows', 0)} rows -> {out} ({len(spec.chunks())} chunks)")
 
 
 @app.command("phase")

@@ -97,19 +97,23 @@ def test_kill_sweep_cli_then_resume(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr[-2000:]
 
     parts = Path(str(out) + ".parts")
-    child = subprocess.Popen(cmd + ["--out", str(out)], env=env, cwd=ROOT, stderr=subprocess.DEVNULL,
+    child = subprocess.Popen(cmd + ["--out", str(out)], env=env, cwd=ROOT, stderr=subprocess.PIPE, text=True,
                              start_new_session=True)
     deadline = time.time() + 300
     while time.time() < deadline and len(list(parts.glob("*"))) < 2:
         time.sleep(0.05)
     os.killpg(child.pid, signal.SIGKILL)  # the CLI and its worker processes
     child.wait()
+    run_id = re.search(r"run id: (\S+)", child.stderr.read()).group(1)
     kept = {p.name: p.stat().st_mtime_ns for p in parts.glob("*")}
     total_chunks = 16 * 4 // GRID["chunk_size"]
     assert 2 <= len(kept) < total_chunks and not out.exists()
 
-    resumed = subprocess.run(cmd + ["--out", str(out)], env=env, cwd=ROOT, capture_output=True, text=True,
-                             timeout=600)
+    listed = subprocess.run(IFWORLD + ["runs", "list", "--json"], env=env, cwd=ROOT, capture_output=True, text=True)
+    assert {"id": run_id, "status": "interrupted"}.items() <= next(
+        r for r in json.loads(listed.stdout) if r["id"] == run_id).items()
+    resumed = subprocess.run(IFWORLD + ["runs", "resume", run_id], env=env, cwd=ROOT, capture_output=True,
+                             text=True, timeout=600)
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     assert all(Path(parts, name).stat().st_mtime_ns == m for name, m in kept.items()), "a finished chunk was redone"
     a = pd.read_csv(clean_out).sort_values(list(pd.read_csv(clean_out).columns)).reset_index(drop=True)
