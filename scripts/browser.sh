@@ -2,10 +2,10 @@
 # Make sure Debian's Chromium is present for the Playwright browser tests (Playwright's own download
 # does not work here). Skips quietly when it cannot install; the browser tests then say why they skip.
 set -uo pipefail
-if command -v chromium >/dev/null 2>&1; then exit 0; fi
+if command -v chromium >/dev/null 2>&1 && [ -f /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf ]; then exit 0; fi
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   echo "setup: installing chromium from Debian" >&2
-  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver) >/dev/null 2>&1 \
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver fonts-noto-color-emoji) >/dev/null 2>&1 \
     || echo "setup: could not install chromium; browser tests will be skipped" >&2
 else
   echo "setup: chromium missing and not root; install it (apt-get install chromium) for browser tests" >&2

@@ -127,8 +127,16 @@ def open_page(page, path: str = "", expect: str | None = None) -> None:
     wait_idle(page)
 
 
-def shot(page, name: str) -> Path:
+def shot(page, name: str, max_height: int = 4000) -> Path:
+    """Screenshot the whole page: Streamlit scrolls inside its main block, so grow the viewport to fit it."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     path = SHOTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
+    page.get_by_role("link", name="Home").first.wait_for()  # our navigation, not the pages/ folder listing
+    wait_idle(page)
+    height = page.evaluate("() => document.querySelector('[data-testid=stMain]')?.scrollHeight || 1000")
+    size = page.viewport_size
+    page.set_viewport_size({"width": size["width"], "height": min(max(height, 800), max_height)})
+    wait_idle(page)
+    page.screenshot(path=str(path))
+    page.set_viewport_size(size)
     return path

@@ -1,0 +1,57 @@
+"""What-if flow in a real browser: a full IF-World run, the report and causal map; then the Runs page
+reopens, replays and exports it."""
+
+import pytest
+
+from tests.e2e.conftest import KNOWN_KEY, open_page, shot, wait_idle
+
+
+@pytest.fixture(scope="module")
+def finished_run(browser, app_url) -> str:
+    """Run one quick IF-World analysis through the UI; returns the run id shown on the page."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(120_000)
+    page.app_url = app_url
+    open_page(page, "whatif", expect="Proposition")
+    page.get_by_role("button", name="Quick preset: 2 experts, 1 round").click()
+    wait_idle(page)
+    page.get_by_role("button", name="Start run").click()
+    page.get_by_text("Calibration ranges").first.wait_for(timeout=180_000)
+    wait_idle(page, timeout_s=180)
+    assert page.get_by_text("Decision table").first.is_visible()
+    assert page.get_by_text("Causal map").first.is_visible()
+    shot(page, "whatif")
+    run_id = page.get_by_text("whatif-", exact=False).first.inner_text().split("`")[0].split()[-1]
+    assert KNOWN_KEY not in page.content()
+    context.close()
+    return run_id.strip("`")
+
+
+def test_whatif_report_visible(finished_run) -> None:
+    assert finished_run.startswith("whatif-")
+
+
+def test_causal_map_page_shows_the_run(page, finished_run) -> None:
+    open_page(page, "causal-map", expect="Causal map")
+    page.locator(".js-plotly-plot").first.wait_for()
+    wait_idle(page)
+    shot(page, "causal_map")
+    assert page.locator(".js-plotly-plot").count() >= 1
+
+
+def test_runs_page_reopens_replays_exports(page, finished_run) -> None:
+    open_page(page, "runs", expect="Runs")
+    page.get_by_text("What-if (ifworld)").first.wait_for()
+    page.get_by_role("button", name="Markdown").first.wait_for()
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Markdown").first.click()
+    text = open(download.value.path(), encoding="utf-8").read()
+    assert text.startswith("# What-if") and KNOWN_KEY not in text
+    shot(page, "runs")
+    page.get_by_role("tab", name="Replay").click()
+    page.get_by_role("button", name="Play").click()
+    page.get_by_role("button", name="Pause").wait_for()
+    page.get_by_text("steps from the").first.wait_for()
+    wait_idle(page, timeout_s=60)
+    assert KNOWN_KEY not in page.content()
