@@ -44,7 +44,7 @@ from ifworld.beliefs.metrics import (
     summarise_arrays,
 )
 from ifworld.beliefs.recording import Recorder, Recording
-from ifworld.beliefs.rules import SCRATCH_ROWS, UpdateRule, get_rule
+from ifworld.beliefs.rules import SCRATCH_ROWS, UpdateRule, flat_index, get_rule
 
 KEY_CELLS = 1 << 19  # cells per selection / delivery / vote block (2 MB int32 keys; measured best)
 SHUFFLE_MAX_AGENTS = 64  # up to this N, permutations by vectorised Fisher-Yates over runs
@@ -205,10 +205,11 @@ def permutations(rng: np.random.Generator, runs: int, agents: int) -> np.ndarray
     perm = np.empty((agents, runs), dtype=np.int64)  # agent-major: each swap is a vector op over runs
     perm[:] = np.arange(agents)[:, None]
     flat = perm.reshape(-1)
-    col = np.arange(runs)
-    picks = (rng.random((agents - 1, runs)) * np.arange(agents, 1, -1)[:, None]).astype(np.int64)
+    others = (rng.random((agents - 1, runs)) * np.arange(agents, 1, -1)[:, None]).astype(np.int64)
+    others *= runs
+    others += np.arange(runs)
     for i in range(agents - 1, 0, -1):  # Fisher-Yates: swap slot i with a uniform slot in [0, i]
-        other = picks[agents - 1 - i] * runs + col
+        other = others[agents - 1 - i]
         held = flat[other]
         flat[other] = perm[i]
         perm[i] = held
@@ -288,13 +289,16 @@ def _top_picks(key: np.ndarray, out: np.ndarray, facts: int, floor: int, x: int,
     out[picks:] = facts
 
 
-def confidence_facts_major(beliefs: np.ndarray, sent: np.ndarray) -> np.ndarray:
-    """(slots, columns) float32 normalised confidence of each sender in its pick (0 for no fact)."""
-    col = np.arange(beliefs.shape[1])
-    mine = beliefs[sent, col].astype(np.float32)
-    total = mine + beliefs[sent ^ 1, col]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(total > 0, mine / total, 0.0).astype(np.float32)
+def confidence_facts_major(beliefs: np.ndarray, sent: np.ndarray, start: int = 0) -> np.ndarray:
+    """(slots, n) float32 normalised confidence of columns ``start ..`` in their picks (0 for no fact).
+
+    ``beliefs`` is the whole C-contiguous facts-major array (flat gathers beat 2-D fancy indexing)."""
+    flat, cols = beliefs.reshape(-1), np.arange(start, start + sent.shape[1], dtype=np.intp)
+    mine = flat[flat_index(beliefs, sent, cols)].astype(np.float32)
+    total = mine + flat[flat_index(beliefs, sent ^ 1, cols)]
+    total[~(total > 0)] = np.inf  # x / inf = 0: nothing sent, or a pair never heard of
+    mine /= total
+    return mine
 
 
 def distort(sent: np.ndarray, liars: np.ndarray, noise: float, rng: np.random.Generator) -> None:
@@ -364,7 +368,7 @@ def play_round(
         block, out = beliefs[:, s:s + width], sent[:, s:s + width]
         out[...] = select_facts_major(block[:facts], rule.believe_min, config.strategy, config.bandwidth, rng)
         distort(out, liars[s:s + width], config.noise, rng)
-        conf = confidence_facts_major(block, out) if rule.uses_confidence else None
+        conf = confidence_facts_major(beliefs, out, s) if rule.uses_confidence else None
         changed = deliver_facts_major(beliefs, partners[s:s + width], out, conf, rule, s)
         vote = votes[s:s + width]
         vote[...] = all_sure(block[:facts])
