@@ -125,9 +125,9 @@ def simulate(config: BeliefConfig, seed: int = 0, runs: int = 1, record: bool = 
     out_rounds = np.full(runs, config.rounds, dtype=np.int32)
     converged = np.zeros(runs, dtype=bool)
     accepted = np.zeros((runs, 2 * config.facts), dtype=bool)
-    ids, liar_cols = np.arange(runs), liars.reshape(-1)
+    ids, liar_cols, buffers = np.arange(runs), liars.reshape(-1), Buffers()
     for t in range(1, config.rounds + 1):
-        partners, sent, votes = play_round(beliefs, liar_cols, rule, config, rng)
+        partners, sent, votes = play_round(beliefs, liar_cols, rule, config, rng, buffers)
         stop = votes.reshape(-1, n).mean(axis=1) >= config.stop_share
         if recorder is not None:
             snapshot = _record_view(partners, sent, votes, n, 2 * config.facts)
@@ -234,8 +234,23 @@ def pair_agents(rng: np.random.Generator, runs: int, agents: int) -> np.ndarray:
     return np.where(cols < len(cols), cols % agents, -1).reshape(runs, agents)
 
 
+class Buffers:
+    """Scratch arrays reused across blocks and rounds (fresh multi-MB arrays cost page faults)."""
+
+    def __init__(self) -> None:
+        self._arrays: dict[str, np.ndarray] = {}
+
+    def get(self, name: str, size: int, dtype: type) -> np.ndarray:
+        """A 1-D array of ``size`` elements of ``dtype``; contents undefined."""
+        arr = self._arrays.get(name)
+        if arr is None or arr.size < size or arr.dtype != dtype:
+            arr = self._arrays[name] = np.empty(size, dtype=dtype)
+        return arr[:size]
+
+
 def select_facts_major(
-    beliefs: np.ndarray, believe_min: int, strategy: str, bandwidth: int, rng: np.random.Generator
+    beliefs: np.ndarray, believe_min: int, strategy: str, bandwidth: int, rng: np.random.Generator,
+    out: np.ndarray | None = None, buffers: Buffers | None = None,
 ) -> np.ndarray:
     """(bandwidth, columns) int32 facts each column shares, F (= no fact) past its knowledge base.
 
@@ -248,10 +263,11 @@ def select_facts_major(
     rank_bits = 1 if strategy != "highest_confidence" else 8 * beliefs.dtype.itemsize - 1
     kdt = np.int32 if rank_bits + shift <= 31 else np.int64
     floor = (believe_min if strategy == "highest_confidence" else 1) << shift
-    width = max(1, KEY_CELLS // facts)
-    key_buf, tie_buf = np.empty(facts * width, dtype=kdt), np.empty(facts * width, dtype=kdt)
+    width = min(cols, max(1, KEY_CELLS // facts))
+    buffers = buffers if buffers is not None else Buffers()
+    key_buf, tie_buf = buffers.get("key", facts * width, kdt), buffers.get("tie", facts * width, kdt)
     idx = np.arange(facts, dtype=kdt)[:, None]
-    out = np.empty((bandwidth, cols), dtype=np.int32)
+    out = out if out is not None else np.empty((bandwidth, cols), dtype=np.int32)
     for s in range(0, cols, width):
         n = min(width, cols - s)
         key, tie = key_buf[:facts * n].reshape(facts, n), tie_buf[:facts * n].reshape(facts, n)
@@ -354,7 +370,8 @@ def all_sure(beliefs: np.ndarray) -> np.ndarray:
 
 
 def play_round(
-    beliefs: np.ndarray, liars: np.ndarray, rule: UpdateRule, config: BeliefConfig, rng: np.random.Generator
+    beliefs: np.ndarray, liars: np.ndarray, rule: UpdateRule, config: BeliefConfig, rng: np.random.Generator,
+    buffers: Buffers | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Advance every active run by one round in place; returns partner columns, sent facts, STOP votes.
 
@@ -366,7 +383,7 @@ def play_round(
     width = max(1, KEY_CELLS // (facts * n)) * n
     for s in range(0, cols, width):
         block, out = beliefs[:, s:s + width], sent[:, s:s + width]
-        out[...] = select_facts_major(block[:facts], rule.believe_min, config.strategy, config.bandwidth, rng)
+        select_facts_major(block[:facts], rule.believe_min, config.strategy, config.bandwidth, rng, out, buffers)
         distort(out, liars[s:s + width], config.noise, rng)
         conf = confidence_facts_major(beliefs, out, s) if rule.uses_confidence else None
         changed = deliver_facts_major(beliefs, partners[s:s + width], out, conf, rule, s)
