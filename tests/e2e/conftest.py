@@ -125,6 +125,7 @@ def open_page(page, path: str = "", expect: str | None = None) -> None:
     if expect:
         page.get_by_text(expect, exact=False).first.wait_for()
     wait_idle(page)
+    assert page.get_by_text("Page not found").count() == 0, f"/{path} is not a page the app knows"
 
 
 def shot(page, name: str, max_height: int = 4000) -> Path:

@@ -33,7 +33,7 @@ def test_whatif_report_visible(finished_run) -> None:
 
 
 def test_causal_map_page_shows_the_run(page, finished_run) -> None:
-    open_page(page, "causal-map", expect="Causal map")
+    open_page(page, "causal_map", expect="Causal map")
     page.locator(".js-plotly-plot").first.wait_for()
     wait_idle(page)
     shot(page, "causal_map")
