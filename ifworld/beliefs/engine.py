@@ -3,9 +3,8 @@
 State is kept *facts-major*, ``beliefs[fact, column]`` with one column per (run, agent) (run-major)
 plus two scratch fact rows (see :mod:`ifworld.beliefs.rules` for units), so every per-agent
 reduction is a SIMD pass over contiguous columns instead of a short row. One round:
-1. pairing - per run, a uniformly random permutation of the agents (vectorised Fisher-Yates over
-   runs for small N, ``argsort`` of random keys otherwise) is paired (0,1), (2,3), ...; with odd N
-   the last agent of the permutation sits out;
+1. pairing - per run, agents are ordered by ``argsort`` of random keys and paired (0,1), (2,3), ...;
+   with odd N the last agent of the permutation sits out;
 2. sharing - each agent picks up to ``bandwidth`` facts from its knowledge base (the facts it
    believes): ``strategic`` = uniformly at random, ``highest_confidence`` = its largest beliefs with
    ties broken at random; liars send the negation of each pick, and ``noise`` flips each sent fact
@@ -47,7 +46,6 @@ from ifworld.beliefs.recording import Recorder, Recording
 from ifworld.beliefs.rules import SCRATCH_ROWS, UpdateRule, flat_index, get_rule
 
 KEY_CELLS = 1 << 19  # cells per selection / delivery / vote block (2 MB int32 keys; measured best)
-SHUFFLE_MAX_AGENTS = 64  # up to this N, permutations by vectorised Fisher-Yates over runs
 TIE_BITS = 8  # random tie-breaker bits per (agent, fact) and round
 MAX_RUNS = 10_000_000
 LABEL_SEPARATOR = " | "
@@ -199,21 +197,9 @@ def choose_liars(config: BeliefConfig, rng: np.random.Generator, runs: int) -> n
 
 
 def permutations(rng: np.random.Generator, runs: int, agents: int) -> np.ndarray:
-    """(runs, agents) uniformly random permutation of the agents per run."""
-    if agents > SHUFFLE_MAX_AGENTS:
-        return np.argsort(rng.random((runs, agents), dtype=np.float32), axis=1)
-    perm = np.empty((agents, runs), dtype=np.int64)  # agent-major: each swap is a vector op over runs
-    perm[:] = np.arange(agents)[:, None]
-    flat = perm.reshape(-1)
-    others = (rng.random((agents - 1, runs)) * np.arange(agents, 1, -1)[:, None]).astype(np.int64)
-    others *= runs
-    others += np.arange(runs)
-    for i in range(agents - 1, 0, -1):  # Fisher-Yates: swap slot i with a uniform slot in [0, i]
-        other = others[agents - 1 - i]
-        held = flat[other]
-        flat[other] = perm[i]
-        perm[i] = held
-    return perm.T
+    """(runs, agents) uniformly random permutation of the agents per run (argsort of random keys;
+    measured faster than a vectorised Fisher-Yates over runs and than ``Generator.permuted``)."""
+    return np.argsort(rng.random((runs, agents), dtype=np.float32), axis=1)
 
 
 def pair_columns(rng: np.random.Generator, runs: int, agents: int) -> np.ndarray:
