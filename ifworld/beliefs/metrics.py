@@ -18,7 +18,7 @@ from ifworld.beliefs.domain import CATEGORIES, Domain
 from ifworld.beliefs.rules import normalised
 
 AGENT_BLOCK = 16_384  # agents normalised at once, to keep peak memory near the belief array
-CELL_BLOCK = 1 << 16  # belief cells normalised at once for small populations (cache-sized float32 blocks)
+CELL_BLOCK = 1 << 16  # belief cells normalised at once (cache-sized float32 blocks, small peak memory)
 SUMMARY_KEYS = (
     "runs", "f1", "f1_std", "precision", "precision_std", "recall", "recall_std",
     "rounds_mean", "converged_rate",
@@ -30,10 +30,11 @@ def mean_confidence(beliefs: np.ndarray) -> np.ndarray:
     """Population-mean normalised confidence, (runs, agents, facts) -> (runs, facts) float64."""
     runs, agents, facts = beliefs.shape
     total = np.zeros((runs, facts), dtype=np.float64)
+    agent_block = min(AGENT_BLOCK, max(1, CELL_BLOCK // facts))
     run_block = max(1, CELL_BLOCK // (agents * facts))  # whole runs per block while they fit in cache
     for r in range(0, runs, run_block):
-        for start in range(0, agents, AGENT_BLOCK):
-            part = normalised(beliefs[r:r + run_block, start:start + AGENT_BLOCK])
+        for start in range(0, agents, agent_block):
+            part = normalised(beliefs[r:r + run_block, start:start + agent_block])
             total[r:r + run_block] += part.sum(axis=1, dtype=np.float64)
     return total / agents
 
