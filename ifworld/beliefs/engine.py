@@ -9,9 +9,9 @@ reduction is a SIMD pass over contiguous columns instead of a short row. One rou
    believes): ``strategic`` = uniformly at random, ``highest_confidence`` = its largest beliefs with
    ties broken at random; liars send the negation of each pick, and ``noise`` flips each sent fact
    with that probability; every message carries the sender's normalised confidence in its pick.
-   Selection takes ``bandwidth`` column maxima of a key ``rank | random byte | fact id ^ x`` built
-   per cache-sized block (the random byte orders ties; the rare equal bytes fall back to the fact
-   id XOR a random ``x``, which orders any two facts either way with probability 1/2);
+   Selection takes ``bandwidth`` column maxima of a key ``rank | random byte r | fact id ^ r`` built
+   per cache-sized block (r orders ties; when two r are equal, ``id ^ r`` orders the two facts
+   either way with probability 1/2, independently per agent);
 3. update - reports reach the partner (reciprocal) and the rule applies them slot by slot (a
    receiver appears once per slot, so plain fancy adds are exact);
 4. stop vote - an agent votes STOP when its beliefs did not change during the round, or when it
@@ -46,7 +46,7 @@ from ifworld.beliefs.recording import Recorder, Recording
 from ifworld.beliefs.rules import SCRATCH_ROWS, UpdateRule, flat_index, get_rule
 
 KEY_CELLS = 1 << 19  # cells per selection / delivery / vote block (2 MB int32 keys; measured best)
-TIE_BITS = 8  # random tie-breaker bits per (agent, fact) and round
+TIE_BITS = 8  # random tie-breaker bits per (agent, fact) and round (16 when F > 256)
 MAX_RUNS = 10_000_000
 LABEL_SEPARATOR = " | "
 
@@ -240,52 +240,55 @@ def select_facts_major(
 ) -> np.ndarray:
     """(bandwidth, columns) int32 facts each column shares, F (= no fact) past its knowledge base.
 
-    ``beliefs`` is (F, columns), any strides. Per block the key is ``rank << (8 + b) | random byte
-    << b | fact ^ x`` (b bits hold a fact id); each pick is a column maximum whose low bits name it.
+    ``beliefs`` is (F, columns), any strides. Per block the key of (fact f, column) is
+    ``rank << 2w | r << w | (f ^ r)`` with r a fresh w-bit random number (w = 8, or 16 when F > 256):
+    r orders equal ranks at random, and when two r collide, ``f ^ r`` orders them either way with
+    probability 1/2. Each pick is a column maximum; ``(key ^ key >> w) & (2^w - 1)`` names its fact.
     """
     facts, cols = beliefs.shape
-    ib = max(1, (facts - 1).bit_length())
-    shift = TIE_BITS + ib
+    w = TIE_BITS if facts <= 1 << TIE_BITS else 2 * TIE_BITS
     rank_bits = 1 if strategy != "highest_confidence" else 8 * beliefs.dtype.itemsize - 1
-    kdt = np.int32 if rank_bits + shift <= 31 else np.int64
-    floor = (believe_min if strategy == "highest_confidence" else 1) << shift
+    kdt = np.int32 if rank_bits + 2 * w <= 31 else np.int64
+    floor = (believe_min if strategy == "highest_confidence" else 1) << 2 * w
     width = min(cols, max(1, KEY_CELLS // facts))
     buffers = buffers if buffers is not None else Buffers()
     key_buf, tie_buf = buffers.get("key", facts * width, kdt), buffers.get("tie", facts * width, kdt)
     idx = np.arange(facts, dtype=kdt)[:, None]
+    rdt = np.uint8 if w == TIE_BITS else np.uint16
     out = out if out is not None else np.empty((bandwidth, cols), dtype=np.int32)
     for s in range(0, cols, width):
         n = min(width, cols - s)
         key, tie = key_buf[:facts * n].reshape(facts, n), tie_buf[:facts * n].reshape(facts, n)
         block = beliefs[:, s:s + n]
         key[...] = block if strategy == "highest_confidence" else block >= believe_min
-        key <<= shift
-        raw = rng.bit_generator.random_raw(-(-facts * n // 8) + 1)
-        tie[...] = raw[1:].view(np.uint8)[:facts * n].reshape(facts, n)
-        tie <<= ib
+        key <<= 2 * w
+        raw = rng.bit_generator.random_raw(-(-facts * n * w // 64))
+        tie[...] = raw.view(rdt)[:facts * n].reshape(facts, n)
+        tie *= (1 << w) + 1  # r << w | r
         key |= tie
-        x = int(raw[0]) & ((1 << ib) - 1)
-        key ^= idx ^ x
-        _top_picks(key, out[:, s:s + n], facts, floor, x, (1 << ib) - 1)
+        key ^= idx
+        _top_picks(key, out[:, s:s + n], facts, floor, w)
     return out
 
 
-def _top_picks(key: np.ndarray, out: np.ndarray, facts: int, floor: int, x: int, low: int) -> None:
+def _top_picks(key: np.ndarray, out: np.ndarray, facts: int, floor: int, w: int) -> None:
     """Write the ``len(out)`` largest keys' fact ids per column (F below ``floor``); clobbers key."""
-    flat, n = key.reshape(-1), key.shape[1]
+    flat, n, low = key.reshape(-1), key.shape[1], (1 << w) - 1
     picks = min(len(out), facts)
     tops = np.empty((picks, n), dtype=key.dtype)
     col = np.arange(n, dtype=key.dtype)
     spot = np.empty(n, dtype=key.dtype)
     for c in range(picks):
         key.max(axis=0, out=tops[c])
-        if c + 1 < picks:  # knock the pick out: its flat index is (id ^ x) * n + column
-            np.bitwise_xor(tops[c], x, out=spot)
+        if c + 1 < picks:  # knock the pick out: its flat index is fact * n + column
+            np.right_shift(tops[c], w, out=spot)
+            spot ^= tops[c]
             spot &= low
             spot *= n
             spot += col
             flat[spot] = -1
-    fact = tops ^ x
+    fact = tops >> w
+    fact ^= tops
     fact &= low
     out[:picks] = np.where(tops >= floor, fact, facts)
     out[picks:] = facts
