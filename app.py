@@ -1,4 +1,8 @@
-"""IF-World Studio — entry point: a router over pages/ plus the shared sidebar."""
+"""IF-World Studio — entry point: a router over app_pages/ plus the shared sidebar.
+
+The folder is not called ``pages/``: Streamlit would also serve those files on their own at direct links,
+skipping this router and its sidebar.
+"""
 
 import streamlit as st
 
@@ -8,21 +12,21 @@ st.set_page_config(page_title="IF-World Studio", page_icon="🌍", layout="wide"
 init_state()
 
 PAGES = {
-    "": [st.Page("pages/home.py", title="Home", icon="🏠", default=True)],
+    "": [st.Page("app_pages/home.py", title="Home", icon="🏠", default=True)],
     "What-if scenarios": [
-        st.Page("pages/whatif.py", title="What-if", icon="🌋", url_path="whatif"),
-        st.Page("pages/causal_map.py", title="Causal map", icon="🕸️", url_path="causal_map"),
-        st.Page("pages/runs.py", title="Runs", icon="🗂️", url_path="runs"),
+        st.Page("app_pages/whatif.py", title="What-if", icon="🌋", url_path="whatif"),
+        st.Page("app_pages/causal_map.py", title="Causal map", icon="🕸️", url_path="causal_map"),
+        st.Page("app_pages/runs.py", title="Runs", icon="🗂️", url_path="runs"),
     ],
     "Reasoning With a Star": [
-        st.Page("pages/rws_browse.py", title="RWS browse", icon="☀️", url_path="rws_browse"),
-        st.Page("pages/rws_benchmark.py", title="RWS benchmark", icon="📊", url_path="rws_benchmark"),
+        st.Page("app_pages/rws_browse.py", title="RWS browse", icon="☀️", url_path="rws_browse"),
+        st.Page("app_pages/rws_benchmark.py", title="RWS benchmark", icon="📊", url_path="rws_benchmark"),
     ],
     "Belief exchange": [
-        st.Page("pages/beliefs.py", title="Belief exchange", icon="🗣️", url_path="beliefs"),
-        st.Page("pages/belief_sweep.py", title="Belief sweep", icon="🧪", url_path="belief_sweep"),
+        st.Page("app_pages/beliefs.py", title="Belief exchange", icon="🗣️", url_path="beliefs"),
+        st.Page("app_pages/belief_sweep.py", title="Belief sweep", icon="🧪", url_path="belief_sweep"),
     ],
-    "Settings": [st.Page("pages/settings.py", title="About & settings", icon="⚙️", url_path="settings")],
+    "Settings": [st.Page("app_pages/settings.py", title="About & settings", icon="⚙️", url_path="settings")],
 }
 
 sidebar()

@@ -27,7 +27,7 @@ def test_only_llm_module_builds_chat_clients() -> None:
     for p in (ROOT / "ifworld").rglob("*.py"):
         if p.name != "llm.py" and ("langchain_openai" in _imports(p) or "openai" in _imports(p)):
             offenders.append(str(p.relative_to(ROOT)))
-    for p in (ROOT / "pages").glob("*.py"):
+    for p in (ROOT / "app_pages").glob("*.py"):
         if {"langchain_openai", "openai"} & _imports(p):
             offenders.append(str(p.relative_to(ROOT)))
     assert offenders == []

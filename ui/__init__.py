@@ -1,1 +1,1 @@
-"""Streamlit-side helpers shared by the pages (the only package besides pages/ that imports streamlit)."""
+"""Streamlit-side helpers shared by the pages (the only package besides app_pages/ that imports streamlit)."""

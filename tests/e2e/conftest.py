@@ -126,13 +126,14 @@ def open_page(page, path: str = "", expect: str | None = None) -> None:
         page.get_by_text(expect, exact=False).first.wait_for()
     wait_idle(page)
     assert page.get_by_text("Page not found").count() == 0, f"/{path} is not a page the app knows"
+    assert page.locator("[data-testid=stSidebar]").get_by_text("Model connection").count() == 1, "no router sidebar"
 
 
 def shot(page, name: str, max_height: int = 4000) -> Path:
     """Screenshot the whole page: Streamlit scrolls inside its main block, so grow the viewport to fit it."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     path = SHOTS / f"{name}.png"
-    page.get_by_role("link", name="Home").first.wait_for()  # our navigation, not the pages/ folder listing
+    page.get_by_role("link", name="Home").first.wait_for()  # our navigation is up
     wait_idle(page)
     height = page.evaluate("() => document.querySelector('[data-testid=stMain]')?.scrollHeight || 1000")
     size = page.viewport_size

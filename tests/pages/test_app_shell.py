@@ -6,20 +6,20 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
-PAGES = ["pages/home.py", "pages/whatif.py", "pages/causal_map.py", "pages/runs.py", "pages/rws_browse.py",
-         "pages/rws_benchmark.py", "pages/beliefs.py", "pages/belief_sweep.py", "pages/settings.py"]
+PAGES = [f"app_pages/{name}.py" for name in ("home", "whatif", "causal_map", "runs", "rws_browse", "rws_benchmark",
+                                              "beliefs", "belief_sweep", "settings")]
 
 
 def run_page(page: str) -> AppTest:
     """Open ``page`` as the first run (AppTest drops the sidebar on reruns under st.navigation)."""
     at = AppTest.from_file(APP, default_timeout=60)
-    if page != "pages/home.py":
+    if page != "app_pages/home.py":
         at.switch_page(page)
     return at.run()
 
 
 def test_landing_page_links_three_tools() -> None:
-    at = run_page("pages/home.py")
+    at = run_page("app_pages/home.py")
     assert at.title[0].value.startswith("🌍 IF-World Studio")
     assert [s.value for s in at.subheader][:3] == ["🌋 What-if scenarios", "🗣️ Belief exchange",
                                                    "☀️ Reasoning With a Star"]
@@ -42,18 +42,18 @@ def test_page_renders_with_model(page: str, llm_env) -> None:
 
 def test_sidebar_shows_connected_model(llm_env) -> None:
     # AppTest drops sidebar elements when it switches pages under st.navigation, so check on the home page.
-    at = run_page("pages/home.py")
+    at = run_page("app_pages/home.py")
     assert "fake-model" in " ".join(c.value for c in at.sidebar.caption)
 
 
 def test_settings_page_explains_connection_without_model() -> None:
-    at = run_page("pages/settings.py")
+    at = run_page("app_pages/settings.py")
     text = " ".join(i.value for i in at.info)
     assert "IFWORLD_BASE_URL" in text and "Ollama" in text
 
 
 def test_sidebar_test_connection(llm_env) -> None:
-    at = run_page("pages/settings.py")
+    at = run_page("app_pages/settings.py")
     at.button(key="settings_test").click().run()
     assert "fake-model" in at.success[1].value and " ms — " in at.success[1].value
     assert llm_env.count() == 1
@@ -64,5 +64,5 @@ def test_sidebar_test_connection(llm_env) -> None:
 
 def test_sidebar_key_is_never_rendered(llm_env, monkeypatch) -> None:
     monkeypatch.setenv("IFWORLD_API_KEY", "sk-visible-NOT")
-    at = run_page("pages/settings.py")
+    at = run_page("app_pages/settings.py")
     assert "sk-visible-NOT" not in str(at._tree)

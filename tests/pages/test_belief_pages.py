@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 from ifworld.store import get_store
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
-BELIEFS, SWEEP = "pages/beliefs.py", "pages/belief_sweep.py"
+BELIEFS, SWEEP = "app_pages/beliefs.py", "app_pages/belief_sweep.py"
 
 
 def open_page(page: str) -> AppTest:
@@ -106,6 +106,6 @@ def test_runs_page_renders_belief_records(llm_env):
 
     workflows.save_simulation(simulate(BeliefConfig(agents=6, facts=5, rounds=4), seed=1, runs=2))
     runs.execute("beliefs.llm", make_params(BeliefConfig(agents=4, facts=5, rounds=2), seed=1))
-    at = open_page("pages/runs.py")
+    at = open_page("app_pages/runs.py")
     assert not at.exception, at.exception
     assert "F1" in [m.label for m in at.metric] and len(charts(at)) >= 3  # newest: the LLM run, animated

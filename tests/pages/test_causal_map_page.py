@@ -14,7 +14,7 @@ APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 def _open() -> AppTest:
     at = AppTest.from_file(APP, default_timeout=60)
-    at.switch_page("pages/causal_map.py")
+    at.switch_page("app_pages/causal_map.py")
     return at.run()
 
 
@@ -52,7 +52,7 @@ def test_preselects_run_from_session(llm_env) -> None:  # noqa: ANN001
     _save()
     at = AppTest.from_file(APP, default_timeout=60)
     at.session_state["causal_run"] = first
-    at.switch_page("pages/causal_map.py")
+    at.switch_page("app_pages/causal_map.py")
     at.run()
     assert not at.exception
     assert at.selectbox(key="causal_pick").value == first

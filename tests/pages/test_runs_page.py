@@ -35,7 +35,7 @@ def two_runs() -> tuple[str, str]:
 
 def _open() -> AppTest:
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.switch_page("pages/runs.py")
+    at.switch_page("app_pages/runs.py")
     return at.run()
 
 

@@ -26,7 +26,7 @@ def _texts(at: AppTest) -> str:
 
 
 def test_browse_renders_offline_and_filters():
-    at = _open("pages/rws_browse.py")
+    at = _open("app_pages/rws_browse.py")
     assert not at.exception
     assert "Question." in _texts(at)
     at.multiselect(key="rwsbrowse_types").set_value(["numeric"]).run()
@@ -37,7 +37,7 @@ def test_browse_renders_offline_and_filters():
 
 
 def test_browse_reveals_reference_and_grades_typed_answers():
-    at = _open("pages/rws_browse.py")
+    at = _open("app_pages/rws_browse.py")
     at.selectbox(key="rwsbrowse_item").set_value("2025_IFW_2_b").run()
     assert "48.8 km/s" not in _texts(at)
     at.toggle(key="rwsbrowse_show").set_value(True).run()
@@ -56,7 +56,7 @@ def test_browse_reveals_reference_and_grades_typed_answers():
 def test_browse_pasted_jsonl_lists_bad_lines():
     good = benchmark.SAMPLE_PATH.read_text().splitlines()[:2]
     text = "\n".join([good[0], "{broken", good[1], '{"id": "x"}'])
-    at = _open("pages/rws_browse.py")
+    at = _open("app_pages/rws_browse.py")
     at.radio(key="rwsbrowse_source").set_value("My JSONL").run()
     at.text_area(key="rwsbrowse_paste").set_value(text).run()
     assert not at.exception
@@ -68,7 +68,7 @@ def test_browse_pasted_jsonl_lists_bad_lines():
 def test_benchmark_page_without_model_shows_panel_and_earlier_runs(settings):
     items = benchmark.load_sample()[:2]
     benchmark.run_benchmark(benchmark.benchmark_params(items, "single"), settings=settings)
-    at = _open("pages/rws_benchmark.py")
+    at = _open("app_pages/rws_benchmark.py")
     assert not at.exception
     assert any("needs a language model" in i.value for i in at.info)
     assert at.selectbox(key="rwsb_pick").options
@@ -77,7 +77,7 @@ def test_benchmark_page_without_model_shows_panel_and_earlier_runs(settings):
 
 
 def test_benchmark_page_runs_two_patterns_on_three_items(llm_env):
-    at = _open("pages/rws_benchmark.py")
+    at = _open("app_pages/rws_benchmark.py")
     assert not at.exception
     at.multiselect(key="rwsb_patterns").set_value(["single", "pace"]).run()
     at.number_input(key="rwsb_limit").set_value(3).run()

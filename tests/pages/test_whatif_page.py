@@ -15,7 +15,7 @@ TIMEOUT = 60
 
 def _open() -> AppTest:
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.switch_page("pages/whatif.py")
+    at.switch_page("app_pages/whatif.py")
     return at.run()
 
 

@@ -22,7 +22,7 @@ def run_graph(run_id: str, updated: float) -> nx.DiGraph:
 saved = [i for i in store().list_runs("whatif") if i.record and (i.record.get("rounds") or i.record.get("report"))]
 if not saved:
     st.info("No finished what-if run yet. Run one on the What-if page (or open the Runs page) and come back.")
-    st.page_link("pages/whatif.py", label="Start a what-if run", icon="🌋")
+    st.page_link("app_pages/whatif.py", label="Start a what-if run", icon="🌋")
     st.stop()
 ids = [i.id for i in saved]
 by_id = {i.id: i for i in saved}

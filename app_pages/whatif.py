@@ -98,7 +98,7 @@ with st.expander("📂 Open a saved what-if run", expanded=not ready):
             ss["whatif_run_id"] = ss["causal_run"] = pick
     else:
         st.caption("No saved what-if runs yet.")
-    st.page_link("pages/runs.py", label="Replay, compare or delete runs on the Runs page", icon="🗂️")
+    st.page_link("app_pages/runs.py", label="Replay, compare or delete runs on the Runs page", icon="🗂️")
 
 run_id = ss.get("whatif_run_id")
 if run_id:
@@ -121,5 +121,5 @@ if run_id:
                           "text/markdown", key="whatif_dl_md", on_click="ignore")
         c.download_button("⬇️ JSON", runs.export_run(run_id, "json", store=store()), f"{run_id}.json",
                           "application/json", key="whatif_dl_json", on_click="ignore")
-        d.page_link("pages/causal_map.py", label="Explore the causal map", icon="🕸️")
+        d.page_link("app_pages/causal_map.py", label="Explore the causal map", icon="🕸️")
         whatif_view.render_whatif_record(info.record, "whatif_rep", info.usage)
