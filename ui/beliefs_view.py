@@ -70,7 +70,7 @@ def summary_metrics(precision: float, recall: float, f1: float, rounds: int, cap
     c[1].metric("Precision", f"{precision:.3f}")
     c[2].metric("Recall", f"{recall:.3f}")
     c[3].metric("Rounds", f"{rounds} / {cap}")
-    c[4].metric("Outcome", "converged" if converged else "round cap")
+    c[4].metric("Stopped by vote", "yes" if converged else "no", help="No = the run hit the round cap.")
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -79,7 +79,8 @@ def summary_metrics(precision: float, recall: float, f1: float, rounds: int, cap
 def _still(fig: go.Figure, t: int) -> go.Figure:
     """One frame of an animated figure as a still figure (no play button / slider)."""
     out = go.Figure(data=fig.frames[t].data, layout=fig.layout)
-    out.update_layout(updatemenus=[], sliders=[], height=FIG_HEIGHT, margin={"t": 40, "b": 10})
+    out.layout.updatemenus, out.layout.sliders = (), ()  # update_layout would merge, not clear
+    out.update_layout(height=FIG_HEIGHT, margin={"t": 40, "b": 10})
     return out
 
 

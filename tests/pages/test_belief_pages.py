@@ -34,7 +34,7 @@ def test_belief_page_runs_default_offline_and_steps():
     at = submit(at, "▶️ Run simulation")
     assert not at.exception, at.exception
     labels = [m.label for m in at.metric]
-    assert labels[:5] == ["F1", "Precision", "Recall", "Rounds", "Outcome"]
+    assert labels[:5] == ["F1", "Precision", "Recall", "Rounds", "Stopped by vote"]
     assert len(charts(at)) == 3  # network, heatmap, curves
     assert at.session_state["beliefs_t"] == 0
     at.button(key="beliefs_step").click().run()
