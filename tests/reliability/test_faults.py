@@ -16,6 +16,7 @@ import pytest
 from ifworld import runs
 from ifworld.rws.benchmark import benchmark_params, load_sample
 from ifworld.store import RunStore
+from tests.reliability.belief_params import llm_belief_params
 from tests.reliability.conftest import OUTCOMES
 
 
@@ -31,15 +32,7 @@ CASES = [
                                               "experts": ["physics", "biology/ecology", "economics"], "rounds": 2}),
     Case("rws pace", "rws.benchmark", lambda: benchmark_params(load_sample()[:3], ["pace"])),
 ]
-try:  # the LLM belief workflow, when present
-    from ifworld.beliefs import workflows as _bw  # noqa: F401
-
-    if "beliefs.llm" in runs._REGISTRY:
-        from tests.reliability.belief_params import llm_belief_params
-
-        CASES.append(Case("beliefs llm", "beliefs.llm", llm_belief_params))
-except ImportError:
-    pass
+CASES.append(Case("beliefs llm", "beliefs.llm", llm_belief_params))
 
 
 def _settings(settings, **update):
