@@ -100,8 +100,9 @@ def test_kill_sweep_cli_then_resume(tmp_path: Path) -> None:
     child = subprocess.Popen(cmd + ["--out", str(out)], env=env, cwd=ROOT, stderr=subprocess.PIPE, text=True,
                              start_new_session=True)
     deadline = time.time() + 300
-    while time.time() < deadline and len(list(parts.glob("*"))) < 2:
+    while time.time() < deadline and len(list(parts.glob("*"))) < 2 and child.poll() is None:
         time.sleep(0.05)
+    assert child.poll() is None, f"the sweep ended before it could be killed: {child.stderr.read()[-2000:]}"
     os.killpg(child.pid, signal.SIGKILL)  # the CLI and its worker processes
     child.wait()
     run_id = re.search(r"run id: (\S+)", child.stderr.read()).group(1)
