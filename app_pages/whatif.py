@@ -51,7 +51,9 @@ st.selectbox("Presets: 📄 paper · 🏫 classroom · 🚨 crisis planning", li
              key="whatif_preset", on_change=use_preset, placeholder="Pick a preset proposition…")
 st.button("⚡ Quick preset: 2 experts, 1 round", key="whatif_quick", on_click=quick_preset)
 with st.form("whatif_form"):
-    st.text_area("Proposition", key="whatif_prop", height=90, max_chars=whatif.MAX_PROPOSITION_CHARS)
+    # no max_chars: it silently cuts a long paste and the cut text would run; the engine says what is wrong
+    st.text_area("Proposition", key="whatif_prop", height=90,
+                 help=f"At most {whatif.MAX_PROPOSITION_CHARS:,} characters.")
     c1, c2 = st.columns([4, 1])
     c1.multiselect("Expert panel", whatif.KNOWN_EXPERTS, key="whatif_experts")
     c2.number_input("Rounds", min_value=1, max_value=6, key="whatif_rounds")

@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import math
 import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -37,6 +38,8 @@ BACKENDS = ("local", "dask")
 DEFAULT_CHUNK_SIZE = 8
 DEFAULT_RUNS = 10
 MAX_TASKS = 1_000_000
+MAX_GRID_YAML_BYTES = 128 * 1024
+"""Grid YAML larger than this is refused before parsing (PyYAML needs ~10 s per MB; a grid is a few lines)."""
 SPEC_KEYS = ("base", "grid", "seeds", "repeats", "seed_base", "runs", "chunk_size")
 Progress = Callable[[int, int], None]
 Task = tuple[tuple[tuple[str, Any], ...], int]  # (sorted config items, seed)
@@ -74,6 +77,9 @@ class SweepSpec:
         chunk = _positive(data.get("chunk_size", DEFAULT_CHUNK_SIZE), "chunk_size")
         spec = cls(tuple(sorted(base.items())), tuple((k, tuple(v)) for k, v in sorted(grid.items())),
                    _seeds(data), runs, chunk)
+        count = math.prod(len(v) for _, v in spec.grid) * len(spec.seeds)
+        if count > MAX_TASKS:  # before validating (or listing) every combination
+            raise ValueError(f"grid has {count} tasks, more than MAX_TASKS={MAX_TASKS}")
         for params in spec.configs():  # validate every combination up front
             try:
                 BeliefConfig.from_dict(params)

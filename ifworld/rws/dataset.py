@@ -150,6 +150,14 @@ def parse_records(source: str | bytes | Path, model: type[BaseModel]) -> tuple[l
         for index, obj in enumerate(records, start=1):
             _validate_record(obj, index, model, good, errors)
         return good, errors
+    if stripped.startswith(b"{") and b"\n" in stripped.rstrip():
+        try:
+            whole = json.loads(data.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            whole = None
+        if isinstance(whole, dict):  # one pretty-printed object: say so once instead of once per line
+            return [], [LineError(line=1, reason="the file is a single JSON object spread over several lines, "
+                                  "not JSONL: put one item per line, or wrap the items in a JSON array")]
     for number, raw in enumerate(data.split(b"\n"), start=1):
         if not raw.strip():
             continue
