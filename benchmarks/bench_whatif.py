@@ -13,15 +13,18 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
 
-from ifworld.config import load_settings
-from ifworld.store import RunStore
-from ifworld.whatif import DEFAULT_EXPERTS, default_params, estimate_calls, service
-from tests.fixtures.fake_openai import FakeOpenAI
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from ifworld.config import load_settings  # noqa: E402
+from ifworld.store import RunStore  # noqa: E402
+from ifworld.whatif import DEFAULT_EXPERTS, default_params, estimate_calls, service  # noqa: E402
+from tests.fixtures.fake_openai import FakeOpenAI  # noqa: E402
 
 LEVELS_PER_BOUNDARY = 2  # (resolver ∥ debate pro ∥ con) → debate judge
 

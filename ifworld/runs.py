@@ -28,6 +28,9 @@ WORKFLOW_MODULES = {
     "demo": "ifworld.demo",
 }
 RECURSION_LIMIT = 200
+# Graph worker threads beyond the model-call limit, so join/bookkeeping nodes never wait behind a full
+# round of model calls (the llm layer's limiter still caps concurrent requests at max_concurrency).
+NODE_HEADROOM = 2
 
 
 @dataclass(frozen=True)
@@ -100,7 +103,7 @@ def stream_run(run_id: str, *, store: RunStore | None = None, settings: Settings
     resume = store.has_checkpoint(run_id) if resume is None else resume
     tracker = UsageTracker(sink=lambda rec: store.add_call(run_id, rec.to_dict()))
     config = {"configurable": {"thread_id": run_id}, "callbacks": [tracker], "recursion_limit": RECURSION_LIMIT,
-              "max_concurrency": settings.max_concurrency}
+              "max_concurrency": settings.max_concurrency + NODE_HEADROOM}
     store.set_status(run_id, "running")
     yield Event(type="run_started", run_id=run_id, data={"resumed": resume, "workflow": wf.name})
     try:

@@ -17,7 +17,7 @@ from ifworld.events import emit
 from ifworld.llm import LLMError
 from ifworld.prompts import render
 from ifworld.whatif import agents
-from ifworld.whatif.pipeline import bounded_graph, cache_policy
+from ifworld.whatif.pipeline import cache_policy
 from ifworld.whatif.record import make_record
 from ifworld.whatif.report import finish_report, render_report_markdown
 from ifworld.whatif.schemas import Critique
@@ -72,7 +72,7 @@ def build_single(params: dict[str, Any], settings: Settings) -> StateGraph:
         emit("report_done", node="single", round=1)
         return {"report": finish_report(report, [])}
 
-    g = bounded_graph(BaselineState, params, settings)
+    g = StateGraph(BaselineState)
     g.add_node("single", single, cache_policy=_policy(params))
     g.add_edge(START, "single")
     g.add_edge("single", END)
@@ -146,7 +146,7 @@ def build_tree(params: dict[str, Any], settings: Settings) -> StateGraph:
         return {"report": finish_report(best["report"], list(state.get("degraded", [])))}
 
     policy = _policy(params)
-    g = bounded_graph(BaselineState, params, settings)
+    g = StateGraph(BaselineState)
     g.add_node("draft", draft, cache_policy=policy)
     g.add_node("expand", expand, cache_policy=policy)
     g.add_node("select", select)
@@ -220,7 +220,7 @@ def build_debate(params: dict[str, Any], settings: Settings) -> StateGraph:
         return {"report": finish_report(report, list(state.get("degraded", [])))}
 
     policy = _policy(params)
-    g = bounded_graph(BaselineState, params, settings)
+    g = StateGraph(BaselineState)
     g.add_node("debate_pro", side("pro"), cache_policy=policy)
     g.add_node("debate_con", side("con"), cache_policy=policy)
     g.add_node("turn", turn)

@@ -27,7 +27,6 @@ from ifworld.whatif.record import make_record
 from ifworld.whatif.report import assemble_report
 
 MIN_PANEL = 2
-GRAPH_WORKER_HEADROOM = 2  # non-LLM nodes (collect, frame) may run beside a full round of experts
 REPORT_NODES = ("report_core", "report_analysis", "report_scenarios")
 
 
@@ -210,27 +209,6 @@ class _Nodes:
         return {"frames": [entry], "report": report}
 
 
-class BoundedStateGraph(StateGraph):
-    """A ``StateGraph`` whose compiled graph runs up to ``workers`` nodes at once.
-
-    LangGraph's default thread pool has ``cpu_count + 4`` workers — fewer than a 9-expert round on a small
-    machine — so the graph carries its own bound; the model layer's limiter still caps concurrent calls.
-    """
-
-    workers: int = 0
-
-    def compile(self, *args: Any, **kwargs: Any) -> Any:
-        graph = super().compile(*args, **kwargs)
-        return graph.with_config(max_concurrency=self.workers) if self.workers else graph
-
-
-def bounded_graph(schema: type, params: dict[str, Any], settings: Settings) -> BoundedStateGraph:
-    g = BoundedStateGraph(schema)
-    widest = max(len(params.get("experts") or []), int(params.get("breadth", 0)), 4)
-    g.workers = max(settings.max_concurrency, widest) + GRAPH_WORKER_HEADROOM
-    return g
-
-
 def _canonical(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _canonical(v) for k, v in sorted(value.items())}
@@ -255,7 +233,7 @@ def build(params: dict[str, Any], settings: Settings) -> StateGraph:
     """The IF-World graph for ``params`` (switches remove nodes; caching when ``params['cache']``)."""
     n = _Nodes(params, settings)
     policy = cache_policy(params)
-    g = bounded_graph(WhatIfState, params, settings)
+    g = StateGraph(WhatIfState)
     g.add_node("start_round", n.start_round)
     g.add_node("expert", n.expert, cache_policy=policy)
     g.add_node("collect", n.collect)
