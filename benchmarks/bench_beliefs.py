@@ -8,6 +8,7 @@ best of each is kept (ratio = best / best; the per-repeat ratios are printed too
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 import tracemalloc
@@ -48,6 +49,9 @@ def runs_per_second() -> None:
               f" | ratio {vec[-1] / ref[-1]:,.0f}x")
     print(f"paper defaults (best of {REPEATS}): vectorised {max(vec):,.0f} runs/s | reference {max(ref):,.0f} runs/s"
           f" | ratio {max(vec) / max(ref):,.0f}x")
+    print("SUMMARY " + json.dumps({"belief engine runs/s (paper defaults)": round(max(vec)),
+                                   "per-agent reference runs/s": round(max(ref)),
+                                   "engine / reference": round(max(vec) / max(ref), 1)}))
 
 
 def scale_run() -> None:
@@ -65,6 +69,8 @@ def scale_run() -> None:
           f"peak {peak / MB:,.0f} MB = {peak / MB / working_mb:.1f}x the {dtype.name} working belief array "
           f"({working_mb:,.0f} MB), {peak / MB / int16_mb:.1f}x an int16 belief array ({int16_mb:,.0f} MB); "
           f"F1 {res.f1[0]:.3f}")
+    print("SUMMARY " + json.dumps({"N=100,000 K=100 20-round run (s)": round(best, 2),
+                                   "its peak memory / belief array": round(peak / MB / working_mb, 2)}))
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ rates of sympy's antlr and lark LaTeX backends.
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 import time
@@ -106,6 +107,8 @@ def bench_gold() -> list:
     print(f"gold as prediction: accuracy {report.accuracy:.1%}  by type {report.by_type}")
     print(f"cold grading of the whole sample (imports + worker start + grading): {cold:.2f} s")
     print(f"warm grading of the whole sample: {warm:.3f} s")
+    print("SUMMARY " + json.dumps({"gold-as-prediction accuracy": report.accuracy,
+                                   "cold grading of the sample (s)": round(cold, 2)}))
     return items
 
 
@@ -147,6 +150,8 @@ def bench_perturbations(items: list) -> None:
         print("misses:")
         print("\n".join(misses))
     print(f"\nworst single symbolic check: {worst[0]:.3f} s ({worst[1]}) vs limit {DEFAULT_TIMEOUT_S:g} s")
+    print("SUMMARY " + json.dumps({"worst symbolic check (s)": round(worst[0], 3),
+                                   "symbolic time limit (s)": DEFAULT_TIMEOUT_S}))
 
 
 def bench_backends(items: list) -> None:

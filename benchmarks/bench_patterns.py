@@ -8,6 +8,7 @@ mismatch. Run: ``python benchmarks/bench_patterns.py``.
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from pathlib import Path
@@ -64,6 +65,7 @@ def main() -> int:
         ok = check_paths(fake, settings, {i.id: i for i in sample})
         small_run(settings, sample, Path(tmp))
     print("\nall call counts match the state machines" if ok else "\nMISMATCH between calls and state machines")
+    print("SUMMARY " + json.dumps({"pattern call counts match the state machines": ok}))
     return 0 if ok else 1
 
 

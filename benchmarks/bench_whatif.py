@@ -12,6 +12,7 @@ the number of experts beyond the bounded shared frame).
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 import tempfile
@@ -108,6 +109,8 @@ def main() -> None:
     print(f"  wall / critical path      {t['wall_s'] / t['critical_s']:.2f}×   (target ≤ 1.15×)")
     print(f"  wall / (levels × latency) {t['wall_s'] / t['levels_x_latency_s']:.2f}×")
     print(f"  speed-up vs sequential    {t['sequential_s'] / t['wall_s']:.2f}×   (target ≥ 4×)")
+    print("SUMMARY " + json.dumps({"IF-World wall / critical path": round(t["wall_s"] / t["critical_s"], 2),
+                                   "IF-World speed-up vs sequential": round(t["sequential_s"] / t["wall_s"], 2)}))
     print("Mean prompt tokens per expert call (fake-server count ≈ chars/4):")
     print("  experts  " + "  ".join(f"round {r:>2}" for r in range(1, args.rounds + 1)))
     for n, per_round in sizes.items():

@@ -84,8 +84,10 @@ def app_url(e2e_fake: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory) -> I
     log.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
+    """Per module: Playwright's sync API keeps an event loop running while it is open, which would break
+    later tests that call asyncio.run()."""
     if not Path(CHROMIUM).exists():
         pytest.skip("Chromium is not installed (scripts/browser.sh installs Debian's chromium)")
     from playwright.sync_api import sync_playwright
