@@ -4,5 +4,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh test,cluster
 bash scripts/browser.sh
-.venv/bin/python -m ruff check ifworld ui pages tests benchmarks app.py
+.venv/bin/python -m ruff check ifworld ui app_pages tests benchmarks app.py
 exec .venv/bin/python -m pytest "$@"
