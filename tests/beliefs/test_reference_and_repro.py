@@ -27,7 +27,7 @@ def test_reference_agrees_with_engine(kwargs):
 
 
 def test_defaults_measured_figures():
-    """What the defaults give (documented in docs/beliefs.md); guards against silent drift."""
+    """What the defaults give (documented in the README, Belief exchange); guards against silent drift."""
     s = summarise(simulate(BeliefConfig(), seed=0, runs=2000))
     assert s["f1"] == pytest.approx(0.58, abs=0.02)
     assert s["precision"] == pytest.approx(0.76, abs=0.02)
@@ -37,7 +37,7 @@ def test_defaults_measured_figures():
 @pytest.mark.xfail(strict=True, reason=(
     "In the 2K-fact universe with F = negations of T, a truth-blind heuristic cannot reach "
     "precision 1.000: ~18% of pairs start with the falsehood more widespread than the truth "
-    "(see docs/beliefs.md, Reproduction)."))
+    "(see the README, Belief exchange: Reproduction)."))
 def test_defaults_within_paper_table1_bars():
     s = summarise(simulate(BeliefConfig(), seed=0, runs=2000))
     assert abs(s["f1"] - PAPER_F1) <= PAPER_F1_STD
