@@ -155,6 +155,13 @@ def ensure_final(formatted: str, fallback_text: str, step: str) -> tuple[str, li
         f"{step} output had no 'Final Answer:' line; rebuilt from the best earlier answer"]
 
 
+def format_final(settings: Settings, state: PatternState, role: str, best: str) -> tuple[dict, list[str]]:
+    """The closing formatter role (encloser / finalizer): state update with ``final_text``, and its notes."""
+    text, upd = text_role(settings, state, role, role, item=item_block(state["item"]), answer=best)
+    final, notes = ensure_final(text, best, f"rws.{state['pattern']}.{role}")
+    return {**upd, "final_text": final}, notes
+
+
 def as_text(value: Any) -> str:
     """Compact text for putting a JSON role's output into the next prompt."""
     if value is None:

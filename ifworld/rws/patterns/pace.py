@@ -11,7 +11,7 @@ from ifworld.config import Settings
 from ifworld.rws.patterns.base import (
     PatternState,
     as_text,
-    ensure_final,
+    format_final,
     item_block,
     json_role,
     passes,
@@ -50,10 +50,8 @@ def add_nodes(g: StateGraph, settings: Settings) -> str:
         return upd
 
     def encloser(state: PatternState) -> dict:
-        best = _best_answer(state)
-        text, upd = text_role(settings, state, "encloser", "encloser", item=item_block(state["item"]), answer=best)
-        final, notes = ensure_final(text, best, "rws.pace.encloser")
-        return {**upd, "final_text": final, "annotations": notes}
+        upd, notes = format_final(settings, state, "encloser", _best_answer(state))
+        return {**upd, "annotations": notes}
 
     def gate(state: PatternState) -> str:
         return "encloser" if passes(state["out"].get("critic")) else "answer_retry"

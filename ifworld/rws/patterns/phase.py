@@ -13,7 +13,7 @@ from ifworld.config import Settings
 from ifworld.rws.patterns.base import (
     PatternState,
     as_text,
-    ensure_final,
+    format_final,
     item_block,
     json_role,
     passes,
@@ -69,11 +69,10 @@ def add_nodes(g: StateGraph, settings: Settings) -> str:
 
     def finalizer(state: PatternState) -> dict:
         best, which = best_answer(state["out"])
-        text, upd = text_role(settings, state, "finalizer", "finalizer", item=item_block(state["item"]), answer=best)
-        final, notes = ensure_final(text, best, "rws.phase.finalizer")
+        upd, notes = format_final(settings, state, "finalizer", best)
         if which == "solver" and state["out"].get("solver_retry"):
             notes.append("phase: kept the first solution (its review was more confident than the retry's)")
-        return {**upd, "final_text": final, "annotations": notes}
+        return {**upd, "annotations": notes}
 
     def gate(state: PatternState) -> str:
         return "finalizer" if passes(state["out"].get("evaluator")) else "solver_retry"

@@ -17,7 +17,7 @@ from ifworld.config import Settings
 from ifworld.rws.patterns.base import (
     PatternState,
     as_text,
-    ensure_final,
+    format_final,
     item_block,
     json_role,
     passes,
@@ -121,9 +121,8 @@ def add_nodes(g: StateGraph, settings: Settings) -> str:
 
     def finalizer(state: PatternState) -> dict:
         best = state["out"].get("synthesizer_retry") or state["out"].get("synthesizer") or ""
-        text, upd = text_role(settings, state, "finalizer", "finalizer", item=item_block(state["item"]), answer=best)
-        final, notes = ensure_final(text, best, "rws.schema.finalizer")
-        return {**upd, "final_text": final, "annotations": notes}
+        upd, notes = format_final(settings, state, "finalizer", best)
+        return {**upd, "annotations": notes}
 
     def gate(state: PatternState) -> str:
         return "finalizer" if passes(state["out"].get("guard")) else "synthesizer_retry"
