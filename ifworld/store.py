@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ from langgraph.cache.sqlite import SqliteCache
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
 
+from ifworld import config
 from ifworld.config import load_settings
 
 KINDS = ("whatif", "rws", "beliefs")
@@ -34,6 +36,7 @@ STATUSES = ("pending", "running", "interrupted", "failed", "completed")
 # Key names that hold credentials ("access_token", "api_key"); usage counters like "prompt_tokens" are kept.
 SECRET_KEY_RE = re.compile(r"(api[_-]?key|secret|passw(or)?d|authorization|bearer|(^|[_-])token$)", re.I)
 BUSY_TIMEOUT_MS = 30_000
+MIN_SECRET_CHARS = 8  # shorter "keys" (e.g. "none" for local servers) would redact ordinary words
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS ifw_runs (
@@ -60,13 +63,24 @@ def scrub(value: Any) -> Any:
     return value
 
 
+def configured_secret() -> str | None:
+    """The configured API key (env or secrets.toml), looked up cheaply: checkpoints call this per write."""
+    env = (os.environ.get("IFWORLD_API_KEY"), os.environ.get("OPENAI_API_KEY"))
+    stamps = tuple(p.stat().st_mtime if p.is_file() else None for p in config.SECRETS_FILES)
+    return _secret_for(env, stamps)
+
+
+@lru_cache(maxsize=8)
+def _secret_for(env: tuple, stamps: tuple) -> str | None:
+    key = load_settings().api_key
+    return key.get_secret_value() if key and len(key.get_secret_value()) >= MIN_SECRET_CHARS else None
+
+
 def _dumps(value: Any) -> str:
     """JSON for the file, scrubbed, with the configured key redacted wherever it might hide in text."""
     text = json.dumps(scrub(value), default=str)
-    key = load_settings().api_key
-    if key and len(key.get_secret_value()) >= 8:
-        text = text.replace(key.get_secret_value(), "[redacted]")
-    return text
+    secret = configured_secret()
+    return text.replace(secret, "[redacted]") if secret else text
 
 
 class RedactingSerializer(JsonPlusSerializer):
@@ -77,10 +91,9 @@ class RedactingSerializer(JsonPlusSerializer):
 
     def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
         kind, data = super().dumps_typed(obj)
-        key = load_settings().api_key
-        if key and len(key.get_secret_value()) >= 8:
-            secret = key.get_secret_value().encode()
-            data = data.replace(secret, b"*" * len(secret))
+        secret = configured_secret()
+        if secret:
+            data = data.replace(secret.encode(), b"*" * len(secret.encode()))
         return kind, data
 
 
