@@ -354,7 +354,7 @@ def structured(role: str, messages: Messages, schema: type[T], *, settings: Sett
     msgs = _with_schema(_to_messages(messages), schema)
     call_id = uuid.uuid4().hex
     cfg = _config(role, call_id, meta, callbacks)
-    tracker = next((c for c in callbacks or [] if isinstance(c, UsageTracker)), None)
+    tracker = _find_tracker(callbacks)
     reply = _invoke_structured(role, msgs, schema, settings, cfg)
     try:
         return _parse(schema, reply)
@@ -372,6 +372,20 @@ def structured(role: str, messages: Messages, schema: type[T], *, settings: Sett
     if tracker:
         tracker.mark(call_id, "repaired")
     return value
+
+
+def _find_tracker(callbacks: list | None) -> UsageTracker | None:
+    """The UsageTracker given explicitly, or the one on the enclosing LangGraph run's callbacks."""
+    handlers = list(callbacks or [])
+    if not handlers:
+        try:
+            from langgraph.config import get_config
+
+            manager = get_config().get("callbacks")
+        except (RuntimeError, ImportError):
+            manager = None
+        handlers = list(getattr(manager, "handlers", None) or (manager if isinstance(manager, list) else []))
+    return next((h for h in handlers if isinstance(h, UsageTracker)), None)
 
 
 def _invoke_structured(role: str, msgs: list[BaseMessage], schema: type[BaseModel], settings: Settings,

@@ -176,3 +176,33 @@ def test_node_cache_makes_rerun_free(store: RunStore, settings, fake_server) -> 
     record = runs.execute("demo.fanout", demo_params(cache=True), store=store, settings=settings)
     assert fake_server.count() == first == 4
     assert len(record["answers"]) == 3
+
+
+def test_repaired_call_inside_a_graph_is_marked(store: RunStore, settings, fake_server) -> None:
+    from langgraph.graph import END, START, StateGraph
+    from pydantic import BaseModel
+
+    from ifworld import llm
+    from ifworld.runs import Workflow, register
+
+    class Out(BaseModel):
+        ok: bool
+
+    def node(state: dict) -> dict:
+        llm.structured("demo.structured", [("system", "You are the structured demo."), ("user", "go")], Out,
+                       settings=settings)
+        return {"done": True}
+
+    def build(params, _settings):
+        g = StateGraph(dict)
+        g.add_node("node", node)
+        g.add_edge(START, "node")
+        g.add_edge("node", END)
+        return g
+
+    register(Workflow("demo.structured", "whatif", build, lambda p: {"done": False}, lambda s, p, c: {"ok": True}))
+    fake_server.add_rule("structured demo", {"ok": True})
+    fake_server.inject("malformed", times=1)
+    runs.execute("demo.structured", {}, store=store, settings=settings)
+    (call,) = store.calls(store.list_runs()[0].id)
+    assert call["status"] == "repaired" and call["retries"] == 1
