@@ -3,9 +3,9 @@ list) so that small models pass validation; strict on meaning (confidence in [0,
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 MAX_PLAN_STEPS = 4
 MAX_PACE_CHECKS = 2
@@ -23,6 +23,24 @@ def _as_list(value: Any) -> Any:
     return value
 
 
+def _as_text(value: Any) -> Any:
+    return "" if value is None else ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
+def _fraction(value: Any) -> Any:
+    """Confidence given in percent (e.g. 85) becomes 0.85."""
+    return value / 100 if isinstance(value, int | float) and 1 < value <= 100 else value
+
+
+def _capped(limit: int | None = None) -> Any:
+    """A list of strings accepting a lone string, cut to ``limit`` items."""
+    return Annotated[list[str], BeforeValidator(lambda v: _as_list(v)[:limit] if limit else _as_list(v))]
+
+
+Text = Annotated[str, BeforeValidator(_as_text)]
+Items = _capped()
+
+
 class _Lenient(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
@@ -30,26 +48,11 @@ class _Lenient(BaseModel):
 class Plan(_Lenient):
     """PACE planner output."""
 
-    expected_type: str = "numeric"
-    required_units: str = ""
-    format_hints: str = ""
-    plan: list[str] = Field(default_factory=list)
-    checks: list[str] = Field(default_factory=list)
-
-    @field_validator("plan", mode="before")
-    @classmethod
-    def _plan(cls, v: Any) -> Any:
-        return _as_list(v)[:MAX_PLAN_STEPS]
-
-    @field_validator("checks", mode="before")
-    @classmethod
-    def _checks(cls, v: Any) -> Any:
-        return _as_list(v)[:MAX_PACE_CHECKS]
-
-    @field_validator("required_units", "format_hints", "expected_type", mode="before")
-    @classmethod
-    def _text(cls, v: Any) -> Any:
-        return "" if v is None else ", ".join(map(str, v)) if isinstance(v, list) else str(v)
+    expected_type: Text = "numeric"
+    required_units: Text = ""
+    format_hints: Text = ""
+    plan: _capped(MAX_PLAN_STEPS) = Field(default_factory=list)
+    checks: _capped(MAX_PACE_CHECKS) = Field(default_factory=list)
 
 
 class PhasePlan(Plan):
@@ -61,87 +64,39 @@ class PhasePlan(Plan):
 class Hypotheses(_Lenient):
     """PHASE hypothesizer output: the problem's setting, laid out before any derivation."""
 
-    assumptions: list[str] = Field(default_factory=list)
-    knowns: list[str] = Field(default_factory=list)
-    unknowns: list[str] = Field(default_factory=list)
-    constraints: list[str] = Field(default_factory=list)
-    equations_latex: list[str] = Field(default_factory=list)
-    units: list[str] = Field(default_factory=list)
-    required_units: str = ""
-    facts: list[str] = Field(default_factory=list)
-
-    @field_validator("assumptions", "knowns", "unknowns", "constraints", "equations_latex", "units", "facts",
-                     mode="before")
-    @classmethod
-    def _lists(cls, v: Any) -> Any:
-        return _as_list(v)
-
-    @field_validator("required_units", mode="before")
-    @classmethod
-    def _units(cls, v: Any) -> Any:
-        return "" if v is None else ", ".join(map(str, v)) if isinstance(v, list) else str(v)
+    assumptions: Items = Field(default_factory=list)
+    knowns: Items = Field(default_factory=list)
+    unknowns: Items = Field(default_factory=list)
+    constraints: Items = Field(default_factory=list)
+    equations_latex: Items = Field(default_factory=list)
+    units: Items = Field(default_factory=list)
+    required_units: Text = ""
+    facts: Items = Field(default_factory=list)
 
 
 class Review(_Lenient):
     """A reviewer's verdict (PACE critic, PHASE evaluator, SCHEMA guard)."""
 
     accept: bool
-    confidence: float = Field(ge=0.0, le=1.0)
-    issues: list[str] = Field(default_factory=list)
-    fix: str = ""
-
-    @field_validator("issues", mode="before")
-    @classmethod
-    def _issues(cls, v: Any) -> Any:
-        return _as_list(v)
-
-    @field_validator("confidence", mode="before")
-    @classmethod
-    def _percent(cls, v: Any) -> Any:
-        if isinstance(v, (int, float)) and 1 < v <= 100:
-            return v / 100
-        return v
-
-    @field_validator("fix", mode="before")
-    @classmethod
-    def _fix(cls, v: Any) -> Any:
-        return "" if v is None else str(v)
+    confidence: Annotated[float, BeforeValidator(_fraction), Field(ge=0.0, le=1.0)]
+    issues: Items = Field(default_factory=list)
+    fix: Text = ""
 
 
 class ExpertStep(_Lenient):
     """One expert in a SCHEMA architecture."""
 
-    role: str = ""
-    prompt: str = ""
-    produces: str = ""
-    consumes: str = ""
-
-    @field_validator("role", "prompt", "produces", "consumes", mode="before")
-    @classmethod
-    def _text(cls, v: Any) -> Any:
-        return "" if v is None else ", ".join(map(str, v)) if isinstance(v, list) else str(v)
+    role: Text = ""
+    prompt: Text = ""
+    produces: Text = ""
+    consumes: Text = ""
 
 
 class Architecture(_Lenient):
     """SCHEMA architect output."""
 
-    q_type: str = ""
-    format_hints: str = ""
-    plan: list[str] = Field(default_factory=list)
-    checks: list[str] = Field(default_factory=list)
+    q_type: Text = ""
+    format_hints: Text = ""
+    plan: _capped(MAX_PLAN_STEPS) = Field(default_factory=list)
+    checks: _capped(MAX_SCHEMA_CHECKS) = Field(default_factory=list)
     expert_sequence: list[ExpertStep] = Field(default_factory=list)
-
-    @field_validator("plan", mode="before")
-    @classmethod
-    def _plan(cls, v: Any) -> Any:
-        return _as_list(v)[:MAX_PLAN_STEPS]
-
-    @field_validator("checks", mode="before")
-    @classmethod
-    def _checks(cls, v: Any) -> Any:
-        return _as_list(v)[:MAX_SCHEMA_CHECKS]
-
-    @field_validator("format_hints", "q_type", mode="before")
-    @classmethod
-    def _text(cls, v: Any) -> Any:
-        return "" if v is None else ", ".join(map(str, v)) if isinstance(v, list) else str(v)
