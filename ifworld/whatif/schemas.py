@@ -8,12 +8,9 @@ Graph state never holds these objects: nodes store ``model_dump(mode="json")`` d
 from __future__ import annotations
 
 import copy
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-
-Sign = Literal["+", "-"]
-Horizon = Literal["short", "medium", "long"]
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 
 def _sign(value: Any) -> str:
@@ -30,6 +27,34 @@ def _clamp(value: Any, low: float, high: float) -> float:
         return low
     return max(low, min(high, number))
 
+
+def _keyword(choices: tuple[str, ...], default: str) -> Any:
+    """A Literal field that accepts any text containing one of ``choices`` ("long term" → "long")."""
+    def pick(value: Any) -> str:
+        text = str(value).lower()
+        return next((c for c in choices if c in text), default)
+    return Annotated[Literal[choices], BeforeValidator(pick)]
+
+
+def _clamped(low: float, high: float) -> Any:
+    return Annotated[float, BeforeValidator(lambda v: _clamp(v, low, high)), Field(ge=low, le=high)]
+
+
+def _fraction(value: Any) -> float:
+    x = _clamp(value, 0, 100)
+    return x / 100 if x > 1 else x
+
+
+# Lenient field types: real models drift in how they write signs, strengths, percentages and categories.
+Sign = Annotated[Literal["+", "-"], BeforeValidator(_sign)]
+Strength = Annotated[int, BeforeValidator(lambda v: int(round(_clamp(v, 1, 3)))), Field(ge=1, le=3)]
+Percent = _clamped(0, 100)
+Fraction = Annotated[float, BeforeValidator(_fraction), Field(ge=0, le=1)]
+Score10 = _clamped(0, 10)
+Horizon = _keyword(("short", "medium", "long"), "short")
+ConflictKind = _keyword(("hard", "granularity", "soft"), "soft")
+Domains = Annotated[list[str], BeforeValidator(lambda v: [v] if isinstance(v, str) else list(v or []))]
+Text = Annotated[str, BeforeValidator(str)]
 
 _SCHEMA_CACHE: dict[tuple, dict] = {}
 
@@ -50,43 +75,20 @@ class CausalEdge(_Base):
     source: str
     target: str
     sign: Sign = "+"
-    strength: int = Field(2, ge=1, le=3)
-    domains: list[str] = Field(default_factory=list)
+    strength: Strength = 2
+    domains: Domains = Field(default_factory=list)
     mechanism: str = ""
-
-    @field_validator("sign", mode="before")
-    @classmethod
-    def _v_sign(cls, v: Any) -> str:
-        return _sign(v)
-
-    @field_validator("strength", mode="before")
-    @classmethod
-    def _v_strength(cls, v: Any) -> int:
-        return int(round(_clamp(v, 1, 3)))
-
-    @field_validator("domains", mode="before")
-    @classmethod
-    def _v_domains(cls, v: Any) -> list[str]:
-        return [v] if isinstance(v, str) else list(v or [])
 
 
 class MatrixCell(_Base):
     mechanism: str
     domain: str
     sign: Sign = "+"
-    strength: int = Field(2, ge=1, le=3)
-
-    _v_sign = field_validator("sign", mode="before")(lambda cls, v: _sign(v))
-    _v_strength = field_validator("strength", mode="before")(lambda cls, v: int(round(_clamp(v, 1, 3))))
+    strength: Strength = 2
 
 
 class Probability(_Base):
-    probability_pct: float = Field(50.0, ge=0, le=100)
-
-    @field_validator("probability_pct", mode="before")
-    @classmethod
-    def _v_pct(cls, v: Any) -> float:
-        return _clamp(v, 0, 100)
+    probability_pct: Percent = 50.0
 
 
 # -- refiner ------------------------------------------------------------------------------------------
@@ -146,15 +148,10 @@ class FeasibilityAudit(_Base):
 
 class FeasibilityRow(_Base):
     constraint: str
-    estimate: str
+    estimate: Text
     unit: str = ""
     bottleneck: str = ""
     mitigation: str = ""
-
-    @field_validator("estimate", mode="before")
-    @classmethod
-    def _v_est(cls, v: Any) -> str:
-        return str(v)
 
 
 class Assumption(_Base):
@@ -188,12 +185,6 @@ class ScenarioBranch(Probability):
 class TimelineEntry(Probability):
     horizon: Horizon = "short"
     event: str = ""
-
-    @field_validator("horizon", mode="before")
-    @classmethod
-    def _v_h(cls, v: Any) -> str:
-        text = str(v).lower()
-        return next((h for h in ("short", "medium", "long") if h in text), "short")
 
 
 class Indicator(_Base):
@@ -231,26 +222,14 @@ class ExpertOutput(_Base):
 # -- resolver / debate --------------------------------------------------------------------------------
 class ConsensusPoint(_Base):
     point: str
-    confidence: float = Field(0.5, ge=0, le=1)
-
-    @field_validator("confidence", mode="before")
-    @classmethod
-    def _v_conf(cls, v: Any) -> float:
-        x = _clamp(v, 0, 100)
-        return x / 100 if x > 1 else x
+    confidence: Fraction = 0.5
 
 
 class Conflict(_Base):
     topic: str
-    kind: Literal["hard", "soft", "granularity"] = "soft"
+    kind: ConflictKind = "soft"
     positions: list[str] = Field(default_factory=list)
     resolution: str = ""
-
-    @field_validator("kind", mode="before")
-    @classmethod
-    def _v_kind(cls, v: Any) -> str:
-        text = str(v).lower()
-        return next((k for k in ("hard", "granularity", "soft") if k in text), "soft")
 
 
 class Branch(Probability):
@@ -375,13 +354,8 @@ class ReportDraft(Report):
 
 # -- baselines and judge ------------------------------------------------------------------------------
 class Critique(_Base):
-    score: float = Field(5.0, ge=0, le=10)
+    score: Score10 = 5.0
     reason: str = ""
-
-    @field_validator("score", mode="before")
-    @classmethod
-    def _v_score(cls, v: Any) -> float:
-        return _clamp(v, 0, 10)
 
 
 JUDGE_MAXIMA: dict[str, int] = {
