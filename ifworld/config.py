@@ -120,6 +120,10 @@ def _role_models_from(mapping: dict[str, Any]) -> dict[str, str]:
 def load_settings(overrides: dict[str, Any] | None = None) -> Settings:
     """Resolve settings; ``overrides`` (e.g. from the sidebar) win, empty values are ignored."""
     clean = {k: v for k, v in (overrides or {}).items() if v not in (None, "")}
+    if isinstance(clean.get("api_key"), str):
+        from ifworld.redact import register_secret  # a key typed in the sidebar is masked from now on
+
+        register_secret(clean["api_key"])
     secrets = _SecretsTomlSource(Settings)()
     role_models = {**_role_models_from(secrets), **_role_models_from(dict(os.environ))}
     role_models.update(clean.pop("role_models", {}) or {})

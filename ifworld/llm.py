@@ -26,6 +26,7 @@ from langchain_openai import ChatOpenAI
 from pydantic import BaseModel, ValidationError
 
 from ifworld.config import NO_MODEL_HELP, Settings, load_settings
+from ifworld.redact import safe_error
 
 T = TypeVar("T", bound=BaseModel)
 Messages = Sequence[BaseMessage | tuple[str, str]]
@@ -44,7 +45,8 @@ class LLMError(RuntimeError):
     """A model call failed; ``role`` names the agent so messages say who failed."""
 
     def __init__(self, role: str, message: str) -> None:
-        super().__init__(f"[{role}] {message}")
+        # Endpoints may echo the key (or the Authorization header) in their error body.
+        super().__init__(safe_error(f"[{role}] {message}"))
         self.role = role
 
 
@@ -143,7 +145,7 @@ class UsageTracker(BaseCallbackHandler):
                 return
             rec.end = time.time()
             rec.status = "error"
-            rec.error = f"{type(error).__name__}: {error}"[:500]
+            rec.error = safe_error(error, 500)  # mask before cutting: half a key is still a leak
 
     def mark(self, call_id: str, status: str, error: str = "") -> None:
         """Set the final status of a call (e.g. ``repaired``, ``failed``) and publish it."""
@@ -151,7 +153,7 @@ class UsageTracker(BaseCallbackHandler):
             rec = self.calls.get(call_id)
             if rec is None:
                 return
-            rec.status, rec.error = status, error[:500] or rec.error
+            rec.status, rec.error = status, safe_error(error, 500) if error else rec.error
         self._emit(rec)
 
     def _emit(self, rec: CallRecord) -> None:
