@@ -15,7 +15,7 @@ from ifworld.beliefs.engine import simulate
 from ifworld.beliefs.phase import critical_ratio, phase_figure, phase_transition
 from ifworld.beliefs.sweep import SweepSpec
 from ui.beliefs_view import grid_form, grid_yaml, load_rows, sweep_results
-from ui.common import store
+from ui.common import show_error, store
 
 CALIBRATION_RUNS = 20
 CALIBRATION_CELLS = 2_000_000  # runs × agents × facts of the calibration batch at most
@@ -53,7 +53,7 @@ def run_with_progress(run_id: str) -> None:
     try:
         workflows.run_sweep_run(run_id, store=store(), progress=show)
     except (ValueError, OSError, RuntimeError) as exc:
-        st.error(f"The sweep stopped: {exc}. Finished chunks are kept; resume it below.")
+        show_error(f"The sweep stopped: {exc}. Finished chunks are kept; resume it below.")
         return
     st.session_state["belief_sweep_open"] = run_id
 
@@ -66,12 +66,12 @@ else:
     _, grid = grid_yaml("belief_sweep", EXAMPLE)
 spec = None
 if isinstance(grid, str):
-    st.error(f"Grid error: {grid}")
+    show_error(f"Grid error: {grid}")
 else:
     try:
         spec = SweepSpec.from_dict(grid)
     except ValueError as exc:
-        st.error(f"Grid error: {exc}")
+        show_error(f"Grid error: {exc}")
 
 if spec is not None:
     st.subheader("2 · Estimate and run")

@@ -7,6 +7,7 @@ kinds get a generic step log. Failures are shown with what was kept and left res
 
 from __future__ import annotations
 
+import itertools
 import time
 from typing import Any
 
@@ -15,8 +16,10 @@ import streamlit as st
 from ifworld import runs
 from ifworld.events import Event
 from ifworld.llm import usage_totals
+from ifworld.redact import redact
+from ifworld.safe_text import inert_markdown
 from ui import whatif_view
-from ui.common import current_settings, store
+from ui.common import current_settings, safe_md, show_error, store
 
 TOKEN_TAIL_CHARS = 900
 TOKEN_REFRESH_S = 0.25
@@ -68,7 +71,8 @@ class LiveWhatIf:
                 self._open(f"Experts, round {rnd}")
             with self.status:
                 names = self.experts or ["experts"]
-                self.tabs[rnd] = {d: t.empty() for d, t in zip(names, st.tabs(names), strict=True)}
+                labels = [inert_markdown(n) for n in names]  # a model-chosen panel: labels render Markdown
+                self.tabs[rnd] = {d: t.empty() for d, t in zip(names, st.tabs(labels), strict=True)}
                 for slot in self.tabs[rnd].values():
                     slot.caption("waiting…")
         return self.tabs[rnd]
@@ -81,7 +85,7 @@ class LiveWhatIf:
             return
         with slot.container():
             if error:
-                st.error(f"{domain} failed: {error}")
+                show_error(f"{domain} failed: {error}")
             elif output:
                 whatif_view.render_expert(domain, output)
             elif started:
@@ -105,7 +109,7 @@ class LiveWhatIf:
             self.tokens[role] = (self.tokens.get(role, "") + str(data.get("text", "")))[-TOKEN_TAIL_CHARS:]
             if time.monotonic() - self._last_tokens > TOKEN_REFRESH_S:
                 self._last_tokens = time.monotonic()
-                self.token_box.caption(f"✍️ {role}: …{self.tokens[role][-400:]}")
+                safe_md(f"✍️ {role}: …{redact(self.tokens[role])[-400:]}", self.token_box.caption)
         elif event.type == "step_finished":
             if isinstance(data.get("panel"), list) and data["panel"] and not self.tabs:
                 self.experts = [str(d) for d in data["panel"]]
@@ -149,17 +153,33 @@ class LiveWhatIf:
 
 
 def follow_run(run_id: str, *, resume: bool | None = None, show_failures: bool = True) -> dict[str, Any] | None:
-    """Stream a run into the page; return its record, or None after a failure (shown unless the caller
-    shows it itself; the run stays resumable)."""
+    """Stream a run into the page; return its record, or None after a failure or a cancel (shown unless
+    the caller shows it itself; the run stays resumable).
+
+    The event stream is closed however this ends — including when Streamlit stops the script because the
+    user left the page — so the run's lease is released at once and the run reads as interrupted.
+    """
     info = store().get_run(run_id)
     live = LiveWhatIf(run_id, info.params.get("experts") or []) if info.kind == "whatif" else None
     log = None if live else st.status(f"Running {info.title}", expanded=True)
     try:
-        for event in runs.stream_run(run_id, store=store(), settings=current_settings(), resume=resume):
+        stream = runs.stream_run(run_id, store=store(), settings=current_settings(), resume=resume)
+        events = iter(stream)
+        first = next(events)  # takes the lease: a run live elsewhere fails here, before any output
+    except runs.RunLive as exc:
+        show_error(str(exc), st.warning)
+        return None
+    try:
+        for event in itertools.chain([first], events):
             if live:
                 live.handle(event)
             elif event.type in ("step_finished", "step_failed"):
                 log.write(f"{'✅' if event.type == 'step_finished' else '⚠️'} {event.node}")
+            if event.type == "run_cancelled":
+                if log:
+                    log.update(label="Cancelled", state="error", expanded=False)
+                st.warning(f"Run `{run_id}` was cancelled; what finished is kept — resume it to continue.")
+                return None
             if event.type == "run_finished":
                 if log:
                     log.update(label="Finished", state="complete", expanded=False)
@@ -169,6 +189,8 @@ def follow_run(run_id: str, *, resume: bool | None = None, show_failures: bool =
             log.update(label="Failed", state="error")
         if show_failures:
             show_failure(run_id, str(exc))
+    finally:
+        stream.close()
     return None
 
 
@@ -176,6 +198,6 @@ def show_failure(run_id: str, message: str) -> None:
     """What went wrong and what was kept (finished model calls are in the checkpoint; resume reuses them)."""
     calls = store().calls(run_id)
     ok = [c for c in calls if c.get("status") in ("ok", "success", None)]
-    st.error(f"The run stopped: {message}")
+    show_error(f"The run stopped: {message}")
     st.caption(f"Kept: {len(ok)} finished model call(s) of {len(calls)}; finished steps are checkpointed, so "
                "resuming re-runs only what did not finish.")

@@ -15,7 +15,9 @@ import streamlit as st
 from plotly.subplots import make_subplots
 
 from ifworld.compare import JUDGE_LABELS, JUDGE_MAXIMA, judge_scores, report_sections, usage_of
+from ifworld.safe_text import inert_markdown
 from ifworld.whatif import causal
+from ui.common import safe_md, show_error
 
 CI_LEVELS = (("ci95", "95% CI", "#bbdefb"), ("ci80", "80% CI", "#64b5f6"), ("ci50", "50% CI", "#1565c0"))
 DIFF_LABELS = {"consensus_gained": "➕ Consensus gained", "conflicts_resolved": "✅ Conflicts resolved",
@@ -97,15 +99,15 @@ def key_numbers(output: dict[str, Any]) -> list[str]:
 def render_expert(domain: str, output: dict[str, Any]) -> None:
     """One expert's card: verdict, key numbers, minimal change; details in an expander."""
     output = _d(output)
-    st.markdown(f"**{domain}** — {output.get('verdict') or '_no verdict_'}")
+    safe_md(f"**{domain}** — {output.get('verdict') or '_no verdict_'}")
     numbers = key_numbers(output)
     if numbers:
-        st.caption(" · ".join(numbers))
+        safe_md(" · ".join(numbers), st.caption)
     for c in _l(output.get("conclusions"))[:3]:
         if _d(c).get("statement"):
-            st.markdown(f"- {c['statement']}")
+            safe_md(f"- {c['statement']}")
     if output.get("minimal_change"):
-        st.caption(f"Minimal change: {output['minimal_change']}")
+        safe_md(f"Minimal change: {output['minimal_change']}", st.caption)
     with st.expander("Details", expanded=False):
         steps = [s for s in _l(output.get("reasoning_steps")) if isinstance(s, dict)]
         if steps:
@@ -123,7 +125,7 @@ def render_frame(frame: dict[str, Any] | None, diff: dict[str, Any] | None = Non
         items = _l(diff.get(key))
         col.markdown(f"**{label}** ({len(items)})")
         for item in items[:6]:
-            col.caption(f"• {item}")
+            safe_md(f"• {item}", col.caption)
     if frame.get("text"):
         st.text(frame["text"])
 
@@ -134,27 +136,27 @@ def render_round(rnd: dict[str, Any], diff: dict[str, Any] | None = None) -> Non
     experts, failed = _d(rnd.get("experts")), _d(rnd.get("failed"))
     names = list(experts) + [d for d in failed if d not in experts]
     if names:
-        for tab, name in zip(st.tabs([f"❌ {n}" if n in failed and n not in experts else n for n in names]),
-                             names, strict=True):
+        labels = [inert_markdown(f"❌ {n}" if n in failed and n not in experts else n) for n in names]
+        for tab, name in zip(st.tabs(labels), names, strict=True):
             with tab:
                 if name in experts:
                     render_expert(name, experts[name])
                 else:
-                    st.error(f"{name} failed: {failed[name]}")
+                    show_error(f"{name} failed: {failed[name]}")
     debate = _d(rnd.get("debate"))
     if debate:
         st.markdown("**Debate**")
         pro_col, con_col = st.columns(2)
         for col, side, icon in ((pro_col, "pro", "🟢"), (con_col, "con", "🔴")):
             text = debate.get(side)
-            col.markdown(f"{icon} {side.capitalize()}: {text if isinstance(text, str) and text else '—'}")
+            safe_md(f"{icon} {side.capitalize()}: {text if isinstance(text, str) and text else '—'}", col.markdown)
         brief = debate.get("brief")
         points = [p for p in _l(_d(brief).get("points")) if isinstance(p, dict)]
         if points:
             st.dataframe(pd.DataFrame(points), hide_index=True, width="stretch")
         summary = _d(brief).get("summary") if isinstance(brief, dict) else brief
         if summary:
-            st.caption(str(summary))
+            safe_md(str(summary), st.caption)
     if rnd.get("frame") or diff:
         st.markdown("**Shared frame**")
         render_frame(rnd.get("frame"), diff)
@@ -182,8 +184,8 @@ def render_report(record: dict[str, Any], key: str) -> None:
     for title, text in report_sections(record).items():
         if title in ("Scenarios", "Decision rules", "Timeline"):
             continue
-        st.markdown(f"#### {title}")
-        st.markdown(text)
+        safe_md(f"#### {title}")
+        safe_md(text)
     fig = calibration_figure(report.get("calibration_ranges") or report.get("calibration"))
     if fig:
         st.markdown("#### Calibration ranges")
@@ -208,7 +210,7 @@ def render_report(record: dict[str, Any], key: str) -> None:
         _table(report.get("trace_table"), "Trace")
     if report.get("markdown"):
         with st.expander("Report as Markdown"):
-            st.markdown(report["markdown"])
+            safe_md(report["markdown"])
 
 
 def render_judge(record: dict[str, Any]) -> None:
@@ -221,13 +223,13 @@ def render_judge(record: dict[str, Any]) -> None:
         col.metric(JUDGE_LABELS[k], f"{scores.get(k, 0):g} / {m}")
     rationale = _d(record.get("judge")).get("rationale")
     if rationale:
-        st.caption(rationale)
+        safe_md(rationale, st.caption)
 
 
 def render_whatif_record(record: dict[str, Any], key: str, usage: dict[str, Any] | None = None) -> None:
     """A whole what-if record: proposition, usage, rounds (with frame diffs), report and judge."""
     record = _d(record)
-    st.markdown(f"### {record.get('proposition') or 'What-if run'}")
+    safe_md(f"### {record.get('proposition') or 'What-if run'}")
     st.caption(f"Method: {record.get('method', '?')}" + (" · degraded run" if record.get("degraded") else ""))
     render_usage(usage_of(record, usage))
     if record.get("scenario"):
@@ -269,7 +271,7 @@ def judge_button(run_id: str, record: dict[str, Any], key: str, enabled: bool) -
         try:
             scores = fn(record, current_settings(), run_id=run_id, store=store())
         except Exception as exc:  # noqa: BLE001 — show any judge failure, keep the run intact
-            st.error(f"Judging failed: {type(exc).__name__}: {exc}")
+            show_error(exc)
             return
     if (store().get_run(run_id).record or {}).get("judge") != scores:
         store().save_partial(run_id, {**record, "judge": scores})
