@@ -17,6 +17,10 @@ from ifworld.limits import MAX_YAML_BYTES, cap_text
 ERROR_CHARS = 500
 
 
+class AliasRefused(yaml.YAMLError):
+    """The YAML used an anchor or alias."""
+
+
 class NoAliasLoader(yaml.SafeLoader):
     """``yaml.SafeLoader`` that raises on the first anchor (``&a``) or alias (``*a``)."""
 
@@ -24,7 +28,7 @@ class NoAliasLoader(yaml.SafeLoader):
         event = self.peek_event()
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
             mark = event.start_mark
-            raise yaml.YAMLError(f"anchors and aliases (&{event.anchor} / *{event.anchor}) are not allowed "
+            raise AliasRefused(f"anchors and aliases (&{event.anchor} / *{event.anchor}) are not allowed "
                                  f"(line {mark.line + 1}, column {mark.column + 1}); write the values out")
         return super().compose_node(parent, index)
 
@@ -40,5 +44,7 @@ def load_yaml(source: str | bytes, *, max_bytes: int = MAX_YAML_BYTES, what: str
         raise ValueError(f"{what} is not UTF-8 text (byte {exc.start})") from None
     try:
         return yaml.load(text, Loader=NoAliasLoader)  # noqa: S506 — a SafeLoader subclass
+    except AliasRefused as exc:
+        raise ValueError(f"{what}: {exc}") from None
     except yaml.YAMLError as exc:
-        raise ValueError(cap_text(f"{what}: {exc}", ERROR_CHARS)) from None
+        raise ValueError(cap_text(f"{what} is not valid YAML: {exc}", ERROR_CHARS)) from None

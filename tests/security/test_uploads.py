@@ -14,9 +14,9 @@ import pytest
 import yaml
 
 from ifworld.beliefs import sweep
+from ifworld.limits import MAX_UPLOAD_BYTES
 from ifworld.rws import dataset
 from ifworld.rws.benchmark import SAMPLE_PATH
-from ifworld.limits import MAX_UPLOAD_BYTES
 from ifworld.rws.dataset import MAX_DATASET_BYTES, DatasetTooLarge, load_items
 from tests.security.helpers import ROOT, open_page, texts
 from ui.rws_view import MAX_LISTED_ERRORS
