@@ -33,11 +33,12 @@ class NoAliasLoader(yaml.SafeLoader):
         return super().compose_node(parent, index)
 
 
-def load_yaml(source: str | bytes, *, max_bytes: int = MAX_YAML_BYTES, what: str = "YAML") -> Any:
+def load_yaml(source: str | bytes, *, max_bytes: int = MAX_YAML_BYTES, what: str = "YAML",
+              limit_name: str = "MAX_YAML_BYTES") -> Any:
     """Parse one YAML document safely; every problem is a short ``ValueError`` naming ``what``."""
     raw = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else bytes(source)
     if len(raw) > max_bytes:
-        raise ValueError(f"{what} is {len(raw):,} bytes; the limit is {max_bytes:,}")
+        raise ValueError(f"{what} is {len(raw):,} bytes; the limit is {max_bytes:,} ({limit_name})")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

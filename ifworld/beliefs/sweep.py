@@ -118,13 +118,13 @@ def load_grid(path: str | Path) -> SweepSpec:
     """Read and validate a grid YAML file (size capped, aliases refused — see :mod:`ifworld.safe_yaml`)."""
     size = Path(path).stat().st_size
     if size > MAX_GRID_YAML_BYTES:  # before reading it into memory
-        raise ValueError(f"grid YAML is {size:,} bytes; the limit is {MAX_GRID_YAML_BYTES:,}")
+        raise ValueError(f"grid YAML is {size:,} bytes; the limit is {MAX_GRID_YAML_BYTES:,} (MAX_GRID_YAML_BYTES)")
     return SweepSpec.from_dict(parse_grid(Path(path).read_bytes()))
 
 
 def parse_grid(source: str | bytes) -> dict[str, Any]:
     """Grid YAML text → mapping; raises ValueError (size, encoding, aliases, syntax) before expanding."""
-    return load_yaml(source, max_bytes=MAX_GRID_YAML_BYTES, what="grid YAML") or {}
+    return load_yaml(source, max_bytes=MAX_GRID_YAML_BYTES, what="grid YAML", limit_name="MAX_GRID_YAML_BYTES") or {}
 
 
 def run_chunk(chunk: list[Task], runs: int) -> list[dict[str, Any]]:
