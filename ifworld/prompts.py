@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import string
 from functools import lru_cache
-from pathlib import Path
 
-PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
+from ifworld import resources
+
+PROMPTS_DIR = resources.prompts_dir()
 
 
 class PromptError(KeyError):
