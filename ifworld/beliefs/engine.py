@@ -373,8 +373,10 @@ def play_round(
     for s in range(0, cols, width):
         block, out = beliefs[:, s:s + width], sent[:, s:s + width]
         select_facts_major(block[:facts], rule.believe_min, config.strategy, config.bandwidth, rng, out, buffers)
-        distort(out, liars[s:s + width], config.noise, rng)
+        # the confidence is the sender's in its own pick: a liar (or a flip in transit) asserts the
+        # negation as strongly as the sender believes the original
         conf = confidence_facts_major(beliefs, out, s) if rule.uses_confidence else None
+        distort(out, liars[s:s + width], config.noise, rng)
         changed = deliver_facts_major(beliefs, partners[s:s + width], out, conf, rule, s)
         vote = votes[s:s + width]
         vote[...] = all_sure(block[:facts])
