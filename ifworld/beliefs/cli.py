@@ -10,7 +10,8 @@ import typer
 import yaml
 
 from ifworld.beliefs.config import BeliefConfig
-from ifworld.beliefs.engine import simulate, summarise
+from ifworld.beliefs.engine import MAX_RUNS, simulate, summarise
+from ifworld.beliefs.params_cli import config_options
 from ifworld.beliefs.sweep import load_grid
 
 app = typer.Typer(help="Belief exchange: collective truth reconstruction (heuristic agents).",
@@ -25,31 +26,15 @@ def _fail(message: str) -> typer.Exit:
 
 
 @app.command("run")
+@config_options()
 def run_cmd(
-    agents: int = typer.Option(20, help="Population size N."),
-    facts: int = typer.Option(20, help="Number of proposition pairs K."),
-    true: int = typer.Option(5, "--true", help="True facts per agent at start (M_T)."),
-    false: int = typer.Option(3, "--false", help="False facts per agent at start (M_F)."),
-    bandwidth: int = typer.Option(3, help="Facts shared per agent per round (C)."),
-    rounds: int = typer.Option(20, help="Round cap."),
-    strategy: str = typer.Option("highest_confidence", help="highest_confidence | strategic."),
-    rule: str = typer.Option("additive", help="additive | bounded."),
-    threshold: float = typer.Option(0.5, help="Collective acceptance threshold."),
-    stop_share: float = typer.Option(0.75, help="Share of STOP votes that ends a run."),
-    domain: str = typer.Option("family", help="family | abstract."),
-    liars: float = typer.Option(0.0, help="Fraction of agents that lie."),
-    noise: float = typer.Option(0.0, help="Probability a shared fact is flipped."),
-    runs: int = typer.Option(100, help="Independent runs."),
+    config: BeliefConfig,
+    runs: int = typer.Option(100, help=f"Independent runs [1 – {MAX_RUNS:,}]."),
     seed: int = typer.Option(0, help="Random seed."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
     """Simulate one condition and print its summary."""
     try:
-        config = BeliefConfig(
-            agents=agents, facts=facts, true_facts=true, false_facts=false, bandwidth=bandwidth,
-            rounds=rounds, strategy=strategy, rule=rule, threshold=threshold, stop_share=stop_share,
-            domain=domain, liars=liars, noise=noise,
-        )
         summary = summarise(simulate(config, seed=seed, runs=runs))
     except ValueError as exc:
         raise _fail(str(exc)) from None

@@ -9,7 +9,6 @@ confidence intervals of the mean over runs (Wilson intervals for shares).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -35,7 +34,7 @@ def phase_transition(
     seeds = np.random.SeedSequence(seed).generate_state(len(counts))
     rows = []
     for m_false, s in zip(counts, seeds, strict=True):
-        res = simulate(replace(base, false_facts=m_false), seed=int(s), runs=runs)
+        res = simulate(base.replace(false_facts=m_false), seed=int(s), runs=runs)
         n_false = (res.accepted & ~res.domain.truth).sum(axis=1)
         n_true = (res.accepted & res.domain.truth).sum(axis=1)
         row = {"m_false": m_false, "m_true": base.true_facts,
