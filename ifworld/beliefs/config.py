@@ -34,6 +34,11 @@ BOUNDED_START = 5  # 0.5: undecided
 BOUNDED_STEP = 1  # 0.1 per received report
 BOUNDED_INIT_STEP = 2  # 0.5 -> 0.7 for an initially held fact (and 0.3 for its negation)
 
+# LLM populations: the parameters their form and command offer, and their smaller defaults.
+LLM_FIELDS = ("agents", "facts", "true_facts", "false_facts", "bandwidth", "rounds", "threshold", "stop_share",
+              "domain", "liars", "noise")
+LLM_DEFAULTS = {"agents": 6, "facts": 8, "true_facts": 3, "false_facts": 2, "rounds": 5}
+
 # Stop vote: an agent also votes STOP once it has an opinion on every pair, each at least this sure.
 STOP_CONFIDENCE_PCT = 80
 

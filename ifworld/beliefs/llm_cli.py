@@ -8,7 +8,7 @@ from typing import Any
 import typer
 
 from ifworld import llm
-from ifworld.beliefs.config import BeliefConfig
+from ifworld.beliefs.config import LLM_DEFAULTS, LLM_FIELDS, BeliefConfig
 from ifworld.beliefs.llm_agents import make_params
 from ifworld.beliefs.params_cli import config_options
 from ifworld.config import load_settings
@@ -17,9 +17,6 @@ from ifworld.runs import RunFailed, execute
 
 BAD_USAGE = 2
 FAILED = 1
-LLM_FIELDS = ("agents", "facts", "true_facts", "false_facts", "bandwidth", "rounds", "threshold", "stop_share",
-              "domain", "liars", "noise")
-LLM_DEFAULTS = {"agents": 6, "facts": 8, "true_facts": 3, "false_facts": 2, "rounds": 5}
 
 
 def _split(text: str) -> list[str]:

@@ -47,10 +47,12 @@ def test_belief_page_runs_default_offline_and_steps():
 
 def test_belief_page_invalid_parameters_show_error():
     at = open_page(BELIEFS)
-    at.number_input(key="beliefs_agents").set_value(1)
+    assert at.number_input(key="beliefs_agents").min == 2  # widgets carry the config's bounds
+    at.number_input(key="beliefs_facts").set_value(3)
+    at.checkbox(key="beliefs_with_replacement").uncheck()  # 5 distinct true facts out of 3 pairs: impossible
     at = submit(at, "▶️ Run simulation")
     assert not at.exception
-    assert "agents must be >= 2" in at.error[0].value
+    assert "true_facts (5) cannot exceed facts (3)" in at.error[0].value
     assert not charts(at)
 
 
