@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 import streamlit as st
 import yaml
 
-from ifworld.beliefs import animation, figures, tables
+from ifworld.beliefs import animation, figures, paper, tables
 from ifworld.beliefs.config import MAX_SEED, STRATEGIES, bounds_text, field_info
 from ifworld.beliefs.domain import Domain
 from ifworld.beliefs.llm_graph import recording_of
@@ -312,6 +312,19 @@ def sweep_results(rows: pd.DataFrame, prefix: str) -> None:
         st.plotly_chart(figures.figure1(rows), key=f"{prefix}_fig1")
     with tabs[7]:
         st.plotly_chart(figures.figure2(rows), key=f"{prefix}_fig2")
+
+
+def paper_report(rep: Any, prefix: str) -> None:
+    """The paper's Tables 1, 4, 5, 6 beside ours under both readings, per configuration, residuals."""
+    st.markdown(f"**Rule {rep.rule}** · {rep.configurations} configurations × {rep.seeds} seeds × {rep.runs} runs "
+                "per reading")
+    for title, table in (("Table 1 · heuristic row", paper.table1(rep)), ("Table 4 · by strategy", paper.table4(rep)),
+                         ("Table 5 · convergence", paper.table5(rep)), ("Table 6 · top runs", paper.table6(rep))):
+        st.markdown(f"**{title}**")
+        st.dataframe(table, hide_index=True, key=f"{prefix}_{title[:7]}")
+    with st.expander("Per configuration"):
+        st.dataframe(paper.per_configuration(rep), hide_index=True, key=f"{prefix}_per_config")
+    st.markdown("**Residual differences**\n" + "\n".join(f"- {line}" for line in paper.residuals(rep)))
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -113,18 +113,19 @@ def phase_cmd(
     max_false: int = typer.Option(15, help="Largest M_F (ratio M_F/M_T from 0)."),
     runs: int = typer.Option(200, help="Runs per ratio."),
     seed: int = typer.Option(0, help="Random seed."),
-    rule: str = typer.Option("additive", help="additive | bounded."),
-    out: Annotated[Path | None, typer.Option(help="Write the curve as CSV.")] = None,
+    rule: str = typer.Option("both", help="additive | bounded | both."),
+    out: Annotated[Path | None, typer.Option(help="Write the curves as CSV.")] = None,
 ) -> None:
-    """Trace F1 and lock-on-falsehood share against misinformation load M_F/M_T."""
-    from ifworld.beliefs.phase import critical_ratio, phase_transition
+    """Trace F1, 'any false fact accepted' and 'falsehood majority' against misinformation load M_F/M_T."""
+    from ifworld.beliefs.phase import crossing_table, phase_both_rules
 
+    rules = ("additive", "bounded") if rule == "both" else (rule,)
     try:
-        base = BeliefConfig(true_facts=true, rule=rule)
-        curve = phase_transition(base, range(0, max_false + 1), runs=runs, seed=seed)
+        base = BeliefConfig(true_facts=true)
+        curves = phase_both_rules(base, range(0, max_false + 1), runs=runs, seed=seed, rules=rules)
     except ValueError as exc:
         raise _fail(str(exc)) from None
     if out:
-        curve.to_csv(out, index=False)
-    typer.echo(curve[["ratio", "f1", "f1_lo", "f1_hi", "lock_share"]].to_string(index=False))
-    typer.echo(f"critical ratio (lock share crosses 0.5): {critical_ratio(curve)}")
+        curves.to_csv(out, index=False)
+    typer.echo(curves[["rule", "ratio", "f1", "lock_share", "false_majority"]].to_string(index=False))
+    typer.echo("\n" + crossing_table(curves).to_string(index=False))
