@@ -7,6 +7,7 @@ JSON-able dicts/strings so graph state stays checkpointable.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -21,6 +22,7 @@ from ifworld.config import Settings
 from ifworld.prompts import render
 from ifworld.whatif.frame import clip, digests_text
 from ifworld.whatif.schemas import (
+    CalibrationPart,
     DebateBrief,
     ExpertOutput,
     Report,
@@ -34,6 +36,8 @@ from ifworld.whatif.schemas import (
 SCENARIO_MAX_CHARS = 2_000
 DEBATE_SIDE_MAX_CHARS = 2_500
 REPORT_PARTS: dict[str, type] = {"core": ReportCore, "analysis": ReportAnalysis, "scenarios": ReportScenarios}
+REPAIR_PARTS: dict[str, type] = {"scenarios": ReportScenarios, "analysis": CalibrationPart}
+REPAIR_MAX_CHARS = 6_000
 _DELIM_RE = re.compile(r"<\s*/?\s*proposition\s*>", re.I)
 # Token streaming ("messages" mode) of a JSON reply means an SSE response parsed chunk by chunk and one graph
 # event per chunk, all for JSON fragments nobody reads: measured, it more than doubled a 9-expert round's
@@ -146,16 +150,44 @@ def debate_judge(round_no: int, proposition: str, pro: str, con: str, settings: 
     return structured_call("whatif.debate.judge", [("system", sys), ("user", user)], DebateBrief, settings, round_no)
 
 
+def branches_text(synthesis: dict | None) -> str:
+    """The final adjudicated branches and rules, as the canonical structure the scenarios part must keep."""
+    if not synthesis or not synthesis.get("branches"):
+        return ""
+    lines = ["Final adjudicated branches (keep these ids and probabilities; the timeline and decision table "
+             "refer to branches by id):"]
+    lines += [f"- {b.get('id') or '?'}: {clip(b.get('name') or b.get('description'), 80)} | IF "
+              f"{clip(b.get('condition'), 160)} | {b.get('probability_pct', 0):g} %" for b in synthesis["branches"]]
+    lines += [f"- rule: {clip(d.get('indicator'), 100)} {clip(d.get('threshold'), 60)} -> {d.get('branch_id')}"
+              for d in synthesis.get("decision_rules", [])]
+    return "\n".join(lines)
+
+
 def report_part(part: str, proposition: str, scenario: dict | None, frames: list[dict], outputs: dict[str, dict],
-                degraded: list[str], settings: Settings, round_no: int) -> dict[str, Any]:
-    """One part (core / analysis / scenarios) of the final report, written over the whole history."""
+                degraded: list[str], settings: Settings, round_no: int,
+                final_synthesis: dict | None = None) -> dict[str, Any]:
+    """One part (core / analysis / scenarios) of the final report, written over the whole history; the
+    scenarios part also gets the final synthesis' branches so every part shares one branch structure."""
     sys = system("whatif.report", f"the report writer (Report part: {part})", "report", part=part)
     frames_txt = "\n\n".join(f["text"] for f in frames) or "(none: single round or shared frame disabled)"
+    if branches_text(final_synthesis):
+        frames_txt += "\n\n" + branches_text(final_synthesis)
     user = render("whatif/report", proposition_block=proposition_block(proposition),
                   scenario=scenario_text(scenario), frames=frames_txt, digests=digests_text(outputs),
                   degraded=", ".join(degraded) or "none", part=part,
                   part_instructions=render(f"whatif/report_part_{part}"))
     return structured_call("whatif.report", [("system", sys), ("user", user)], REPORT_PARTS[part], settings, round_no)
+
+
+def repair_part(part: str, proposition: str, current: dict[str, Any], violations: list[str], settings: Settings,
+                round_no: int) -> dict[str, Any]:
+    """The one targeted repair turn: the part at fault, its current JSON and the violations to fix."""
+    sys = system("whatif.repair", f"the consistency editor (Report part: {part})", "repair")
+    user = render("whatif/repair", proposition_block=proposition_block(proposition), part=part,
+                  current=json.dumps(current, ensure_ascii=False)[:REPAIR_MAX_CHARS],
+                  violations="\n".join(f"- {v}" for v in violations))
+    return structured_call("whatif.repair", [("system", sys), ("user", user)], REPAIR_PARTS[part], settings,
+                           round_no)
 
 
 def full_report(role: str, title: str, duties: str, user: str, settings: Settings, round_no: int | None = None,

@@ -70,7 +70,7 @@ def build_single(params: dict[str, Any], settings: Settings) -> StateGraph:
         except LLMError as exc:
             raise _fail("the single agent", exc) from exc
         emit("report_done", node="single", round=1)
-        return {"report": finish_report(report, [])}
+        return {"report": finish_report(report, [], proposition=state["proposition"])}
 
     g = StateGraph(BaselineState)
     g.add_node("single", single, cache_policy=_policy(params))
@@ -143,7 +143,8 @@ def build_tree(params: dict[str, Any], settings: Settings) -> StateGraph:
     def finish(state: BaselineState) -> dict:
         best = next(n for n in state["nodes"] if n["id"] == state["best"])
         emit("report_done", node="finish", round=state["depth"])
-        return {"report": finish_report(best["report"], list(state.get("degraded", [])))}
+        return {"report": finish_report(best["report"], list(state.get("degraded", [])),
+                                        proposition=state["proposition"])}
 
     policy = _policy(params)
     g = StateGraph(BaselineState)
@@ -217,7 +218,7 @@ def build_debate(params: dict[str, Any], settings: Settings) -> StateGraph:
         except LLMError as exc:
             raise _fail("the debate judge synthesis", exc) from exc
         emit("report_done", node="synthesis", round=rounds)
-        return {"report": finish_report(report, list(state.get("degraded", [])))}
+        return {"report": finish_report(report, list(state.get("degraded", [])), proposition=state["proposition"])}
 
     policy = _policy(params)
     g = StateGraph(BaselineState)

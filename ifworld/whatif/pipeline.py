@@ -2,7 +2,8 @@
 
 refine → [experts of round r, fanned out with Send] → collect →
     not last round: resolver ∥ (debate pro ∥ con → judge) → frame F_r → next round
-    last round:     final resolver ∥ report parts (core ∥ analysis ∥ scenarios) → assemble
+    last round:     (final resolver → scenarios part) ∥ report parts (core ∥ analysis) → assemble
+                    (merge, deterministic consistency check, one targeted repair turn, render)
 Ablation switches remove nodes from the graph. State is plain JSON so the SQLite checkpointer can resume a
 run: finished experts of an interrupted round are not re-run.
 """
@@ -24,7 +25,7 @@ from ifworld.whatif import agents
 from ifworld.whatif.frame import build_frame, expert_digest, frame_diff
 from ifworld.whatif.propositions import EXPERT_ALIASES, KNOWN_EXPERTS
 from ifworld.whatif.record import make_record
-from ifworld.whatif.report import assemble_report
+from ifworld.whatif.report import assemble_report, finish_report
 
 MIN_PANEL = 2
 REPORT_NODES = ("report_core", "report_analysis", "report_scenarios")
@@ -139,7 +140,10 @@ class _Nodes:
     def route_after_collect(self, state: WhatIfState) -> list[str]:
         resolver = [] if self.p.get("no_conflict") else ["resolve"]
         if state["round"] >= self.last:
-            return ["final_" + n for n in resolver] + list(REPORT_NODES)
+            # the scenarios part is written from the final adjudicated branches, so it follows the resolver
+            parts = list(REPORT_NODES) if self.p.get("no_conflict") else [n for n in REPORT_NODES
+                                                                         if n != "report_scenarios"]
+            return ["final_" + n for n in resolver] + parts
         debate = [] if self.p.get("no_debate") else ["debate_pro", "debate_con"]
         return resolver + debate or ["frame"]
 
@@ -189,9 +193,10 @@ class _Nodes:
             r = state["round"]
             ok, failed = round_outputs(state, r)
             frames = [f["frame"] for f in state.get("frames", [])]
+            final = _of_round(state.get("syntheses", []), r, "synthesis") if part == "scenarios" else None
             try:
                 data = agents.report_part(part, state["proposition"], state.get("scenario"), frames, ok,
-                                          sorted(failed), self.s, r)
+                                          sorted(failed), self.s, r, final_synthesis=final)
             except LLMError as exc:
                 raise RuntimeError(f"the report writer ({part}) failed: {exc}") from exc
             return {"report_parts": [{"part": part, "data": data}]}
@@ -203,8 +208,14 @@ class _Nodes:
         ok, _ = round_outputs(state, r)
         parts = {p["part"]: p["data"] for p in state.get("report_parts", [])}
         edges = [e for o in ok.values() for e in o.get("key_causal_edges", [])]
-        report = assemble_report(parts, _of_round(state.get("syntheses", []), r, "synthesis"),
-                                 list(state.get("degraded", [])), edges)
+        merged = assemble_report(parts, _of_round(state.get("syntheses", []), r, "synthesis"))
+
+        def repair(part: str, current: dict, violations: list[str]) -> dict:
+            emit("phase", node="assemble", phase="repair", round=r, part=part, violations=violations)
+            return agents.repair_part(part, state["proposition"], current, violations, self.s, r)
+
+        report = finish_report(merged, list(state.get("degraded", [])), edges, repair=repair,
+                               proposition=state["proposition"])
         emit("report_done", node="assemble", round=r)
         return {"frames": [entry], "report": report}
 
@@ -248,13 +259,12 @@ def build(params: dict[str, Any], settings: Settings) -> StateGraph:
     g.add_conditional_edges("start_round", n.fan_out, ["expert"])
     g.add_edge("expert", "collect")
     targets = ["frame", *REPORT_NODES]
-    frame_sources, final_sources = [], list(REPORT_NODES)
+    frame_sources, final_sources = [], list(REPORT_NODES)  # final_resolve feeds report_scenarios
     if not params.get("no_conflict"):
         g.add_node("resolve", n.resolve, cache_policy=policy)
         g.add_node("final_resolve", n.resolve, cache_policy=policy)
         targets += ["resolve", "final_resolve"]
         frame_sources.append("resolve")
-        final_sources.append("final_resolve")
     if not params.get("no_debate"):
         g.add_node("debate_pro", n.debate("pro"), cache_policy=policy)
         g.add_node("debate_con", n.debate("con"), cache_policy=policy)
@@ -264,6 +274,8 @@ def build(params: dict[str, Any], settings: Settings) -> StateGraph:
         frame_sources.append("debate_judge")
     for part in REPORT_NODES:
         g.add_node(part, n.report_part(part.removeprefix("report_")), cache_policy=policy)
+    if not params.get("no_conflict"):
+        g.add_edge("final_resolve", "report_scenarios")
     g.add_conditional_edges("collect", n.route_after_collect, targets)
     if frame_sources:
         g.add_edge(frame_sources if len(frame_sources) > 1 else frame_sources[0], "frame")
