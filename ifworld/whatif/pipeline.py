@@ -125,7 +125,7 @@ class _Nodes:
             emit("expert_failed", node="expert", domain=d, round=r, error=str(exc))
             return {"outputs": [{"round": r, "domain": d, "error": str(exc)}],
                     "degraded": [f"round {r}: {d} expert failed ({exc})"]}
-        emit("expert_done", node="expert", domain=d, round=r)
+        emit("expert_done", node="expert", domain=d, round=r, output=out)
         return {"outputs": [{"round": r, "domain": d, "output": out}]}
 
     def collect(self, state: WhatIfState) -> dict:
@@ -178,10 +178,10 @@ class _Nodes:
         return {"briefs": [{"round": r, "brief": brief}]}
 
     def _frame(self, state: WhatIfState, r: int) -> dict:
-        _, failed = round_outputs(state, r)
+        ok, failed = round_outputs(state, r)
         frame = build_frame(r, _of_round(state.get("syntheses", []), r, "synthesis"),
                             _of_round(state.get("briefs", []), r, "brief"), list(failed))
-        diff = frame_diff(_of_round(state.get("frames", []), r - 1, "frame"), frame)
+        diff = frame_diff(_of_round(state.get("frames", []), r - 1, "frame"), frame, ok)
         emit("frame_built", node="frame", round=r, frame=frame, diff=diff)
         return {"round": r, "frame": frame, "diff": diff}
 
@@ -302,6 +302,6 @@ def round_records(state: dict[str, Any]) -> list[dict[str, Any]]:
 
 def finalize(state: dict[str, Any], params: dict[str, Any], calls: list[dict]) -> dict[str, Any]:
     frames = sorted(state.get("frames", []), key=lambda f: f["round"])
-    diffs = [{"round": f["round"], **f["diff"]} for f in frames]
+    diffs = [{**f["diff"], "round": f["round"]} for f in frames]
     return make_record("ifworld", state, params, calls, rounds=round_records(state), report=state.get("report", {}),
                        degraded=list(state.get("degraded", [])), frame_diffs=diffs, panel=state.get("panel", []))

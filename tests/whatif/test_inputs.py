@@ -131,8 +131,23 @@ def test_frame_is_bounded_and_diffed():
     assert len(big["consensus"]) == FRAME_CAPS["consensus"]
     assert len(json.dumps(big)) < 3 * len(json.dumps(small)) + 4000
     diff = frame_diff(small, build_frame(2, _big_synthesis(2), None, []))
-    assert diff["branches_dropped"] == ["c2"] and diff["consensus_gained"] == []
-    assert set(diff) == {"consensus_gained", "conflicts_resolved", "branches_added", "branches_dropped"}
+    assert diff["branches_dropped"] == ["B3 c2"] and diff["consensus_gained"] == []
+    assert set(diff) == {"consensus_gained", "conflicts_resolved", "conflicts_opened", "branches_added",
+                         "branches_dropped", "branches_reweighted", "expert_notes"}
+
+
+def test_frame_diff_reweights_opens_and_carries_expert_notes():
+    r1 = build_frame(1, {"consensus": [], "branches": [{"id": "B1", "name": "cascade", "condition": "c",
+                                                        "probability_pct": 25}],
+                         "conflicts": [{"topic": "speed", "kind": "hard", "rule": "physics"}]}, None, [])
+    r2 = build_frame(2, {"consensus": [{"point": "p", "confidence": 0.9}],
+                         "branches": [{"id": "B1", "name": "cascade", "condition": "c changed", "probability_pct": 30}],
+                         "conflicts": [{"topic": "units", "kind": "granularity"}]}, None, [])
+    diff = frame_diff(r1, r2, {"physics": {"alignment_notes": ["narrowed my range"]}, "economics": {}})
+    assert diff["branches_reweighted"] == ["B1 cascade: 25 % → 30 %"] and diff["branches_added"] == []
+    assert diff["conflicts_resolved"] == ["speed"] and diff["conflicts_opened"] == ["units"]
+    assert diff["consensus_gained"] == ["p"] and diff["expert_notes"] == {"physics": ["narrowed my range"]}
+    assert "B1 cascade: IF c changed" in r2["text"] and "rule: physics" in r1["text"]
 
 
 def test_report_markdown_has_every_section_and_is_deterministic():
