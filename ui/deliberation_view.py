@@ -16,7 +16,6 @@ from ifworld.whatif.causal import domain_heatmap
 from ifworld.whatif.models import Frame, FrameDiff
 from ifworld.whatif.numbers import confidence, pct
 from ifworld.whatif.schemas import ADJUDICATION_RULES, Conflict, ExpertOutput
-from ui.common import safe_md
 
 KIND_TITLES = {"hard": "🧱 Hard conflicts (incompatible mechanisms or numbers)",
                "soft": "🌿 Soft conflicts (different emphasis)",
@@ -85,7 +84,7 @@ def render_deliberation(frame: Frame, diff: FrameDiff | None, experts: dict[str,
             st.dataframe(pd.DataFrame([{"Issue": p.issue, "Crux (what would settle it)": p.crux}
                                        for p in frame.debate_points]), hide_index=True, width="stretch")
         if frame.debate_summary:
-            safe_md(frame.debate_summary)
+            st.markdown(frame.debate_summary)
     if diff is not None and frame.round > 1:
         st.markdown(f"**What changed since round {frame.round - 1}**")
     render_changes(diff)

@@ -64,7 +64,9 @@ def test_estimate_and_full_small_run(llm_env) -> None:  # noqa: ANN001
     text = " ".join(m.value for m in at.markdown)
     assert "Executive verdict" in text and "Calibration ranges" in text
     assert len(at.get("plotly_chart")) >= 2
-    assert [s.label for s in at.status]  # phase boxes were shown
+    assert "Deliberation after round 1" in text and "Consensus" in text  # the deliberation view
+    assert "✅ Branch probabilities sum to 100 ± 1 %" in text  # the consistency checks, each marked
+    assert any(p.proto.text.startswith("Finished in") for p in at.get("progress"))
     # judge the finished run
     _button(at, "⚖️ Judge this run").click().run()
     assert not at.exception
