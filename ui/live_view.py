@@ -38,7 +38,7 @@ TOKEN_REFRESH_S = 0.25
 USAGE_REFRESH_S = 0.5
 PHASE_LABELS = {"refine": "Refining the proposition", "experts": "Experts are reasoning",
                 "synthesis": "Detecting and adjudicating conflicts, debating", "report": "Writing the report",
-                "repair": "Consistency check: one repair turn"}
+                "repair": "Consistency check: one repair turn", "panel": "The refiner added expert(s)"}
 
 
 class LiveWhatIf:
@@ -129,6 +129,8 @@ class LiveWhatIf:
             label = PHASE_LABELS.get(ev.phase, ev.phase.capitalize())
             if ev.phase == "repair":
                 label += f" ({ev.part}: {len(ev.violations)} violation(s))"
+            elif ev.phase == "panel":
+                label += f": {ev.part}"
             self._status(label + (f" — round {ev.round}" if ev.round else ""))
         elif isinstance(ev, ExpertStarted):
             self._expert(ev.round, ev.domain, started=True)

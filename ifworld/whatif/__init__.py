@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from ifworld.whatif.propositions import (
+    ABLATION_PROPOSITION,
     CLASSROOM_PRESETS,
     DEFAULT_EXPERTS,
     KNOWN_EXPERTS,
@@ -27,6 +28,7 @@ from ifworld.whatif.propositions import (
     METHODS,
     PAPER_PROPOSITIONS,
     normalize_experts,
+    suggest_experts,
     validate_proposition,
     workflow_name,
 )
@@ -37,6 +39,7 @@ _LAZY = {"judge_record": "ifworld.whatif.judge", "judge_report": "ifworld.whatif
          "run_eval": "ifworld.whatif.evaluate", "EvalResult": "ifworld.whatif.evaluate"}
 
 __all__ = [
+    "ABLATION_PROPOSITION", "suggest_experts",
     "CLASSROOM_PRESETS", "DEFAULT_EXPERTS", "KNOWN_EXPERTS", "MAX_PROPOSITION_CHARS", "METHODS", "PAPER_PROPOSITIONS",
     "RECORD_KEYS", "REPORT_SECTIONS", "default_params", "estimate_calls", "normalize_experts",
     "render_report_markdown", "validate_proposition", "workflow_name", *_LAZY,

@@ -21,6 +21,7 @@ from langgraph.constants import TAG_NOSTREAM
 from ifworld import llm, prompts
 from ifworld.config import Settings
 from ifworld.whatif.frame import clip, digests_text
+from ifworld.whatif.propositions import persona
 from ifworld.whatif.schemas import (
     CalibrationPart,
     DebateBrief,
@@ -104,7 +105,7 @@ def expert(domain: str, round_no: int, proposition: str, scenario: dict | None, 
     """One expert's structured output; round 1 is independent, later rounds see the frame (or only
     their own digest when the shared frame is switched off)."""
     common = {"proposition_block": proposition_block(proposition), "scenario": scenario_text(scenario),
-              "round": round_no, "domain": domain}
+              "round": round_no, "domain": domain, "persona": persona(domain)}
     if own_digest is None:
         msgs = prompts.messages("whatif/expert", **common)
     elif frame is not None:

@@ -23,11 +23,11 @@ from ifworld.events import emit
 from ifworld.llm import LLMError
 from ifworld.whatif import agents
 from ifworld.whatif.frame import build_frame, expert_digest, frame_diff
-from ifworld.whatif.propositions import EXPERT_ALIASES, KNOWN_EXPERTS
+from ifworld.whatif.propositions import MAX_EXPERTS, normalize_experts
 from ifworld.whatif.record import make_record
 from ifworld.whatif.report import assemble_report, finish_report
 
-MIN_PANEL = 2
+MAX_REFINER_ADDITIONS = 2
 REPORT_NODES = ("report_core", "report_analysis", "report_scenarios")
 
 
@@ -72,11 +72,15 @@ def _of_round(items: list[dict], r: int, key: str) -> Any:
     return next((i.get(key) for i in reversed(items or []) if i["round"] == r), None)
 
 
-def narrow_panel(panel: list[str], plan: list[str]) -> list[str]:
-    """The user's panel narrowed to the refiner's expert plan (kept whole if the plan is too small)."""
-    wanted = {EXPERT_ALIASES.get(p.strip().lower(), p.strip().lower()) for p in plan}
-    narrowed = [d for d in panel if d in wanted and d in KNOWN_EXPERTS]
-    return narrowed if len(narrowed) >= MIN_PANEL else list(panel)
+def extend_panel(panel: list[str], plan: list[str]) -> tuple[list[str], list[str]]:
+    """(the user's panel plus at most :data:`MAX_REFINER_ADDITIONS` domains from the refiner's plan, the
+    added ones). The refiner may add experts; it never removes one the user chose."""
+    try:
+        planned = normalize_experts([p for p in plan if str(p).strip()] or panel)
+    except ValueError:  # an unusable name in the plan: keep the user's panel as it is
+        return list(panel), []
+    added = [d for d in planned if d not in panel][:max(0, min(MAX_REFINER_ADDITIONS, MAX_EXPERTS - len(panel)))]
+    return [*panel, *added], added
 
 
 class _Nodes:
@@ -92,7 +96,9 @@ class _Nodes:
             scenario = agents.refine(state["proposition"], state["panel"], self.s)
         except LLMError as exc:
             raise RuntimeError(f"the problem refiner failed: {exc}") from exc
-        panel = narrow_panel(state["panel"], scenario.get("expert_plan", []))
+        panel, added = extend_panel(state["panel"], scenario.get("expert_plan", []))
+        if added:
+            emit("phase", node="refine", phase="panel", round=0, part=", ".join(added))
         return {"scenario": scenario, "panel": panel}
 
     def start_round(self, state: WhatIfState) -> dict:

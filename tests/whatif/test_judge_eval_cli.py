@@ -83,7 +83,9 @@ def test_cli_baseline_to_stdout(llm_env):
 def test_cli_bad_input_exits_2(llm_env, tmp_path):
     runner = CliRunner()
     cases = [(["run", "  "], "empty"), (["run", "x" * 2001], "2,000 characters"),
-             (["run", PROP, "--experts", "physics,astrology"], "Unknown expert 'astrology'"),
+             (["run", PROP, "--experts", "physics,<b>"], "is not usable"),
+             (["run", PROP, "--method", "tree", "--breadth", "1000"], "breadth must be an integer from 1 to 6"),
+             (["run", PROP, "--method", "debate", "--debate-rounds", "100000"], "from 1 to 6"),
              (["run", PROP, "--rounds", "0"], "at least 1"), (["run", PROP, "--method", "magic"], "Unknown method"),
              (["judge", str(tmp_path / "missing.json")], "cannot read"),
              (["eval", "--methods", "ifworld:nope"], "Unknown ablation")]
