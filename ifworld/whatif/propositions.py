@@ -75,6 +75,7 @@ TOPIC_PANELS: tuple[tuple[tuple[str, ...], tuple[str, str]], ...] = (
     (("fuel", "price", "market", "trade", "economy", "internet"), ("economics", "engineering")),
     (("insect", "crop", "species", "ecosystem", "forest"), ("biology/ecology", "agriculture")),
     (("sea level", "cloud", "climate", "volcano", "oxygen"), ("environment", "physics")),
+    (("moon", "gravity", "tilt", "rotation", "magnetic", "orbit"), ("physics", "biology/ecology")),
 )
 _CONTROL_RE = re.compile(r"[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\ufeff]")
 
