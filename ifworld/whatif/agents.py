@@ -26,7 +26,6 @@ from ifworld.whatif.schemas import (
     CalibrationPart,
     DebateBrief,
     ExpertOutput,
-    Report,
     ReportAnalysis,
     ReportCore,
     ReportScenarios,
@@ -39,6 +38,7 @@ DEBATE_SIDE_MAX_CHARS = 2_500
 REPORT_PARTS: dict[str, type] = {"core": ReportCore, "analysis": ReportAnalysis, "scenarios": ReportScenarios}
 REPAIR_PARTS: dict[str, type] = {"scenarios": ReportScenarios, "analysis": CalibrationPart}
 REPAIR_MAX_CHARS = 6_000
+ANSWER_MAX_CHARS = 20_000
 _DELIM_RE = re.compile(r"<\s*/?\s*proposition\s*>", re.I)
 # Token streaming ("messages" mode) of a JSON reply means an SSE response parsed chunk by chunk and one graph
 # event per chunk, all for JSON fragments nobody reads: measured, it more than doubled a 9-expert round's
@@ -180,8 +180,9 @@ def repair_part(part: str, proposition: str, current: dict[str, Any], violations
     return structured_call("whatif.repair", msgs, REPAIR_PARTS[part], settings, round_no)
 
 
-def full_report(role: str, prompt: str, settings: Settings, round_no: int | None = None, *, user: str = "user",
-                **values: Any) -> dict[str, Any]:
-    """A complete :class:`Report` from one agent (baselines); ``prompt`` names its file under prompts/."""
+def answer(role: str, prompt: str, settings: Settings, round_no: int | None = None, *, user: str = "user",
+           **values: Any) -> str:
+    """A baseline's natural output (its own words and structure, not IF-World's report schema), so the
+    judge scores what each method really produces; ``prompt`` names its file under prompts/."""
     msgs = prompts.messages(prompt, user, **values)
-    return structured_call(role, msgs, Report, settings, round_no)
+    return llm.complete(role, msgs, settings=settings, meta=_meta(round_no))[:ANSWER_MAX_CHARS]

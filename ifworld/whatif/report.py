@@ -87,6 +87,8 @@ def render_report_markdown(report: dict[str, Any], proposition: str = "") -> str
     """Markdown for a report dict: the proposition and verdict first, then every section of
     :data:`REPORT_SECTIONS` (empty ones say so). Numbers go through :mod:`ifworld.whatif.numbers`."""
     r = Report.model_validate(report).model_dump(mode="json")
+    if r["natural"]:
+        return r["markdown"]
     branches = {s["id"].lower(): s for s in r["scenarios"] if s["id"]}
     ev = r["executive_verdict"]
     md = _opening(r, proposition) + ["## Summary", ""] + _bullets(r["summary_bullets"])
@@ -190,3 +192,11 @@ def finish_report(report: dict[str, Any], degraded: list[str], expert_edges: lis
     r["degraded"] = list(dict.fromkeys([*r["degraded"], *degraded]))
     r["markdown"] = render_report_markdown(r, proposition)
     return r
+
+
+def natural_report(text: str, proposition: str, degraded: list[str]) -> dict[str, Any]:
+    """A baseline's own output as a report: the text as written (no structure is imposed or checked)."""
+    body = f"# {_cell(proposition)}\n\n{text.strip()}\n" if proposition else text.strip() + "\n"
+    if degraded:
+        body += "\n## Degraded steps\n\n" + "\n".join(f"- {_cell(d)}" for d in degraded) + "\n"
+    return Report(natural=True, markdown=body, degraded=list(degraded)).model_dump(mode="json")

@@ -421,6 +421,7 @@ class CalibrationPart(_Base):
 
 
 class Report(ReportCore, ReportAnalysis, ReportScenarios):
+    natural: bool = Field(False, description="a baseline's own text in ``markdown``; no structured sections")
     alignment: Alignment = Field(default_factory=Alignment)
     consistency_checks: ConsistencyChecks = Field(default_factory=ConsistencyChecks)
     degraded: list[str] = Field(default_factory=list)
