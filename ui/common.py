@@ -72,6 +72,35 @@ def safe_md(text: Any, target: Callable[..., Any] | None = None, **kwargs: Any) 
     return (target or st.markdown)(inert_markdown(redact(str(text or ""))), **kwargs)
 
 
+class Inert:
+    """A proxy for ``st`` or a container whose text elements render model text safely:
+    ``inert(col).markdown(text)`` is ``col.markdown(inert_markdown(redact(text)))``, errors are capped too.
+    Other attributes pass through unchanged."""
+
+    TEXT = ("markdown", "caption", "subheader", "header", "title", "text")
+    ERRORS = ("error", "warning", "info", "success", "toast")
+
+    def __init__(self, target: Any) -> None:
+        self._target = target
+
+    def __getattr__(self, name: str) -> Any:
+        fn = getattr(self._target, name)
+        if name not in self.TEXT + self.ERRORS:
+            return fn
+
+        def call(body: Any = "", *args: Any, **kwargs: Any) -> Any:
+            kwargs.pop("unsafe_allow_html", None)
+            text = safe_error(str(body)) if name in self.ERRORS else redact(str(body))
+            return fn(text if name == "text" else inert_markdown(text), *args, **kwargs)
+
+        return call
+
+
+def inert(target: Any = None) -> Inert:
+    """``inert().markdown(x)`` / ``inert(col).caption(x)``: see :class:`Inert`."""
+    return Inert(st if target is None else target)
+
+
 def show_error(message: Any, target: Callable[..., Any] | None = None, **kwargs: Any) -> Any:
     """An error box for text that may come from a model or an endpoint: masked, capped, made inert."""
     text = message if isinstance(message, str) else safe_error(message)
