@@ -56,7 +56,7 @@ def _p(text: str, side: str, ctx: Ctx, whole_side: bool = False) -> sympy.Expr:
     except RecursionError as exc:
         raise ParseFail(side, "expression nested too deeply (recursion limit)") from exc
     except Exception as exc:  # noqa: BLE001 - any parser failure
-        raise ParseFail(side, f"{type(exc).__name__}") from exc
+        raise ParseFail(side, f"{type(exc).__name__}: {str(exc)[:120]}".rstrip(": ")) from exc
 
 
 def _vector_product(expr: sympy.Expr, vectors: frozenset) -> bool:

@@ -28,7 +28,7 @@ DEFAULT_TIMEOUT_S = 5.0
 """Hard time limit for grading one item (the worker is killed beyond it)."""
 NONCOMMUTATIVE = "non-commutative"
 
-MAX_SYMBOLIC_CHARS = 1_000
+MAX_SYMBOLIC_CHARS = 2_000
 """Longer symbolic answers are refused before parsing."""
 MAX_NESTING = 30
 """Deeper bracket nesting is refused before parsing."""

@@ -87,6 +87,9 @@ def main() -> None:
     proto = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)  # anything sympy/antlr prints goes to stderr, never into the protocol
     _limit_memory()
+    # antlr's parse of a long flat sum recurses once per term; Python >= 3.11 keeps pure-Python calls off
+    # the C stack, so a higher limit is safe here (the parent's kill and RLIMIT_AS still bound the rest)
+    sys.setrecursionlimit(8000)
     import ifworld.rws.pipeline  # noqa: F401 - light stages first
     from ifworld.rws.units import registry
 
