@@ -37,6 +37,7 @@ def test_prompts_render_strictly() -> None:
     from ifworld import prompts
 
     for name in prompts.names():
-        fields = prompts.fields(name)
-        text = prompts.render(name, **{f: f"<{f}>" for f in fields})
-        assert text.strip(), name
+        for section in prompts.sections(name):
+            fields = prompts.fields(name, section)
+            text = prompts.render(name, section, **{f: f"<{f}>" for f in fields})
+            assert text.strip(), (name, section)

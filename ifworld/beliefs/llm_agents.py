@@ -140,19 +140,17 @@ def _line(domain: Domain, fact: int) -> str:
 def agent_messages(task: dict[str, Any], domain: Domain) -> list[tuple[str, str]]:
     """System and user messages for one agent's call this round."""
     cfg = task["config"]
-    system = prompts.render("beliefs/agent_system", agent=task["agent"], agents=cfg["agents"],
-                            round=task["round"], rounds=cfg["rounds"], bandwidth=cfg["bandwidth"],
-                            topic=TOPICS.get(cfg["domain"], TOPICS["abstract"]))
     beliefs = task["beliefs"]
     lines = [f"- {_line(domain, int(f))} — confidence {c:.2f}" for f, c in
              sorted(beliefs.items(), key=lambda kv: int(kv[0]))]
     received = [f"- {_line(domain, m['fact'])} — from agent {m['from']}, who is {m['confidence']:.2f} sure"
                 for m in task["inbox"]]
-    user = prompts.render("beliefs/agent_user", beliefs="\n".join(lines) or "(none yet)",
-                          received="\n".join(received) or "(nothing this round)",
-                          history="\n".join(f"- {h}" for h in task["history"]) or "(none yet)",
-                          bandwidth=cfg["bandwidth"])
-    return [("system", system), ("user", user)]
+    return prompts.messages("beliefs/agent", agent=task["agent"], agents=cfg["agents"], round=task["round"],
+                            rounds=cfg["rounds"], bandwidth=cfg["bandwidth"],
+                            topic=TOPICS.get(cfg["domain"], TOPICS["abstract"]),
+                            beliefs="\n".join(lines) or "(none yet)",
+                            received="\n".join(received) or "(nothing this round)",
+                            history="\n".join(f"- {h}" for h in task["history"]) or "(none yet)")
 
 
 def parse_fact(key: Any, domain: Domain) -> int | None:

@@ -31,7 +31,6 @@ NOT_SURE_AT_OR_BELOW = 0.6
 NUMERIC_TOLERANCE = 0.05
 PARSER_ROLE = "rws.verifier.parser"
 JUDGE_ROLE = "rws.verifier.judge"
-USER_MARKER = "---- USER ----"
 MAX_PREDICTION_CHARS = 6000
 
 
@@ -80,8 +79,7 @@ class Judgement(BaseModel):
 
 
 def _messages(name: str, **values: Any) -> list[tuple[str, str]]:
-    system, _, user = prompts.render(f"rws/verifier/{name}", **values).partition(USER_MARKER)
-    return [("system", system.strip()), ("user", user.strip())]
+    return prompts.messages(f"rws/verifier/{name}", **values)
 
 
 def _entry(role: str, messages: list[tuple[str, str]], output: Any, status: str = "ok", error: str = "") -> dict:

@@ -1,7 +1,8 @@
 """IF-World agents: prompt assembly and one model call each (through ``ifworld.llm`` by role).
 
-Every agent shares the system prefix in ``prompts/whatif/system.txt`` parameterised by its role and
-duties; the proposition is always delimited by ``<proposition>`` tags as user data. Functions return plain
+Every role has one prompt file ``prompts/whatif/<role>.yaml``; all share the system text of
+``prompts/whatif/common.yaml`` and put their role last (shared prefix first, see README "How prompts are laid
+out"); the proposition is always delimited by ``<proposition>`` tags as user data. Functions return plain
 JSON-able dicts/strings so graph state stays checkpointable.
 """
 
@@ -16,9 +17,8 @@ from langchain_core.runnables.config import var_child_runnable_config
 from langchain_core.tracers._streaming import _StreamingCallbackHandler
 from langgraph.constants import TAG_NOSTREAM
 
-from ifworld import llm
+from ifworld import llm, prompts
 from ifworld.config import Settings
-from ifworld.prompts import render
 from ifworld.whatif.frame import clip, digests_text
 from ifworld.whatif.schemas import (
     DebateBrief,
@@ -66,12 +66,7 @@ def structured_call(role: str, messages: list, schema: type, settings: Settings,
 
 def proposition_block(proposition: str) -> str:
     """The proposition wrapped as data; delimiter look-alikes inside it are neutralised."""
-    return render("whatif/proposition", proposition=_DELIM_RE.sub("[tag removed]", proposition))
-
-
-def system(role: str, title: str, duties: str, **duty_vars: Any) -> str:
-    """Shared system prefix for ``role`` plus that role's duties."""
-    return render("whatif/system", role=role, role_title=title, duties=render(f"whatif/duties_{duties}", **duty_vars))
+    return prompts.render("whatif/common", "wrap_proposition", proposition=_DELIM_RE.sub("[tag removed]", proposition))
 
 
 def scenario_text(scenario: dict | None) -> str:
@@ -95,71 +90,67 @@ def _meta(round_no: int | None) -> dict[str, Any]:
 
 
 def refine(proposition: str, experts: list[str], settings: Settings) -> dict[str, Any]:
-    sys = system("whatif.refiner", "the problem refiner", "refiner")
-    user = render("whatif/refiner", proposition_block=proposition_block(proposition), experts=", ".join(experts))
-    return structured_call("whatif.refiner", [("system", sys), ("user", user)], Scenario, settings, 0)
+    msgs = prompts.messages("whatif/refiner", proposition_block=proposition_block(proposition),
+                            experts=", ".join(experts))
+    return structured_call("whatif.refiner", msgs, Scenario, settings, 0)
 
 
 def expert(domain: str, round_no: int, proposition: str, scenario: dict | None, settings: Settings, *,
            frame: str | None = None, own_digest: str | None = None) -> dict[str, Any]:
     """One expert's structured output; round 1 is independent, later rounds see the frame (or only
     their own digest when the shared frame is switched off)."""
-    sys = system("whatif.expert", f"the {domain} expert on the panel", "expert", domain=domain)
     common = {"proposition_block": proposition_block(proposition), "scenario": scenario_text(scenario),
-              "round": round_no}
+              "round": round_no, "domain": domain}
     if own_digest is None:
-        user = render("whatif/expert", domain=domain, **common)
+        msgs = prompts.messages("whatif/expert", **common)
     elif frame is not None:
-        user = render("whatif/expert_refine", domain=domain, previous_round=round_no - 1, own_digest=own_digest,
-                      frame=frame, **common)
+        msgs = prompts.messages("whatif/expert", "user_refine", previous_round=round_no - 1,
+                                own_digest=own_digest, frame=frame, **common)
     else:
-        user = render("whatif/expert_solo", previous_round=round_no - 1, own_digest=own_digest, **common)
-    out = structured_call("whatif.expert", [("system", sys), ("user", user)], ExpertOutput, settings, round_no)
+        msgs = prompts.messages("whatif/expert", "user_solo", previous_round=round_no - 1, own_digest=own_digest,
+                                **common)
+    out = structured_call("whatif.expert", msgs, ExpertOutput, settings, round_no)
     out["domain"] = domain
     return out
 
 
 def resolve(round_no: int, proposition: str, scenario: dict | None, outputs: dict[str, dict], failed: list[str],
             settings: Settings) -> dict[str, Any]:
-    sys = system("whatif.resolver", "the conflict resolver", "resolver")
-    user = render("whatif/resolver", proposition_block=proposition_block(proposition),
-                  scenario=scenario_text(scenario), round=round_no, digests=digests_text(outputs),
-                  failed=", ".join(failed) or "none")
-    return structured_call("whatif.resolver", [("system", sys), ("user", user)], Synthesis, settings, round_no)
+    msgs = prompts.messages("whatif/resolver", proposition_block=proposition_block(proposition),
+                            scenario=scenario_text(scenario), round=round_no, digests=digests_text(outputs),
+                            failed=", ".join(failed) or "none")
+    return structured_call("whatif.resolver", msgs, Synthesis, settings, round_no)
 
 
 def debate_side(side: str, round_no: int, proposition: str, scenario: dict | None, outputs: dict[str, dict],
                 settings: Settings, history: str = "") -> str:
     """A concise Pro (``side="pro"``) or Con argument, as text."""
     role = f"whatif.debate.{side}"
-    sys = system(role, f"the {side.upper()} debater", f"debate_{side}")
-    user = render("whatif/debate_side", proposition_block=proposition_block(proposition),
-                  scenario=scenario_text(scenario), round=round_no, digests=digests_text(outputs, 4_000),
-                  history=f"Earlier exchange:\n{history}\n" if history else "")
-    return llm.complete(role, [("system", sys), ("user", user)], settings=settings,
-                        meta=_meta(round_no))[:DEBATE_SIDE_MAX_CHARS]
+    msgs = prompts.messages("whatif/debate_side", proposition_block=proposition_block(proposition),
+                            scenario=scenario_text(scenario), round=round_no, digests=digests_text(outputs, 4_000),
+                            history=f"Earlier exchange:\n{history}\n" if history else "", side=side,
+                            side_title=side.upper(), duties=prompts.render("whatif/debate_side", f"duties_{side}"))
+    return llm.complete(role, msgs, settings=settings, meta=_meta(round_no))[:DEBATE_SIDE_MAX_CHARS]
 
 
 def debate_judge(round_no: int, proposition: str, pro: str, con: str, settings: Settings) -> dict[str, Any]:
-    sys = system("whatif.debate.judge", "the debate judge", "debate_judge")
-    user = render("whatif/debate_judge", proposition_block=proposition_block(proposition), pro=pro, con=con)
-    return structured_call("whatif.debate.judge", [("system", sys), ("user", user)], DebateBrief, settings, round_no)
+    msgs = prompts.messages("whatif/debate_judge", proposition_block=proposition_block(proposition), pro=pro, con=con)
+    return structured_call("whatif.debate.judge", msgs, DebateBrief, settings, round_no)
 
 
 def report_part(part: str, proposition: str, scenario: dict | None, frames: list[dict], outputs: dict[str, dict],
                 degraded: list[str], settings: Settings, round_no: int) -> dict[str, Any]:
     """One part (core / analysis / scenarios) of the final report, written over the whole history."""
-    sys = system("whatif.report", f"the report writer (Report part: {part})", "report", part=part)
     frames_txt = "\n\n".join(f["text"] for f in frames) or "(none: single round or shared frame disabled)"
-    user = render("whatif/report", proposition_block=proposition_block(proposition),
-                  scenario=scenario_text(scenario), frames=frames_txt, digests=digests_text(outputs),
-                  degraded=", ".join(degraded) or "none", part=part,
-                  part_instructions=render(f"whatif/report_part_{part}"))
-    return structured_call("whatif.report", [("system", sys), ("user", user)], REPORT_PARTS[part], settings, round_no)
+    msgs = prompts.messages("whatif/report", proposition_block=proposition_block(proposition),
+                            scenario=scenario_text(scenario), frames=frames_txt, digests=digests_text(outputs),
+                            degraded=", ".join(degraded) or "none", part=part,
+                            part_instructions=prompts.render("whatif/report", f"part_{part}"))
+    return structured_call("whatif.report", msgs, REPORT_PARTS[part], settings, round_no)
 
 
-def full_report(role: str, title: str, duties: str, user: str, settings: Settings, round_no: int | None = None,
-                **duty_vars: Any) -> dict[str, Any]:
-    """A complete :class:`Report` from one agent (baselines)."""
-    sys = system(role, title, duties, **duty_vars)
-    return structured_call(role, [("system", sys), ("user", user)], Report, settings, round_no)
+def full_report(role: str, prompt: str, settings: Settings, round_no: int | None = None, *, user: str = "user",
+                **values: Any) -> dict[str, Any]:
+    """A complete :class:`Report` from one agent (baselines); ``prompt`` names its file under prompts/."""
+    msgs = prompts.messages(prompt, user, **values)
+    return structured_call(role, msgs, Report, settings, round_no)

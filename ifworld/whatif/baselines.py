@@ -12,10 +12,10 @@ from typing import Annotated, Any, TypedDict
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import CachePolicy, Send
 
+from ifworld import prompts
 from ifworld.config import Settings
 from ifworld.events import emit
 from ifworld.llm import LLMError
-from ifworld.prompts import render
 from ifworld.whatif import agents
 from ifworld.whatif.pipeline import cache_policy
 from ifworld.whatif.record import make_record
@@ -63,10 +63,9 @@ def _fail(what: str, exc: Exception) -> RuntimeError:
 def build_single(params: dict[str, Any], settings: Settings) -> StateGraph:
     def single(state: BaselineState) -> dict:
         emit("phase", node="single", phase="report", round=1)
-        user = render("whatif/single", proposition_block=agents.proposition_block(state["proposition"]))
         try:
-            report = agents.full_report("whatif.single", "a single analyst covering every domain", "single", user,
-                                        settings, 1)
+            report = agents.full_report("whatif.single", "whatif/single", settings, 1,
+                                        proposition_block=agents.proposition_block(state["proposition"]))
         except LLMError as exc:
             raise _fail("the single agent", exc) from exc
         emit("report_done", node="single", round=1)
@@ -86,10 +85,9 @@ def finalize_single(state: dict, params: dict, calls: list[dict]) -> dict[str, A
 
 # -- tree -----------------------------------------------------------------------------------------------
 def _critic(proposition: str, report: dict, settings: Settings, depth: int) -> dict:
-    sys = agents.system("whatif.tree.critic", "the tree-search critic", "tree_critic")
-    user = render("whatif/tree_critic", proposition_block=agents.proposition_block(proposition),
-                  candidate=render_report_markdown(report)[:CANDIDATE_MAX_CHARS])
-    return agents.structured_call("whatif.tree.critic", [("system", sys), ("user", user)], Critique, settings, depth)
+    msgs = prompts.messages("whatif/tree_critic", proposition_block=agents.proposition_block(proposition),
+                            candidate=render_report_markdown(report)[:CANDIDATE_MAX_CHARS])
+    return agents.structured_call("whatif.tree.critic", msgs, Critique, settings, depth)
 
 
 def build_tree(params: dict[str, Any], settings: Settings) -> StateGraph:
@@ -97,9 +95,9 @@ def build_tree(params: dict[str, Any], settings: Settings) -> StateGraph:
 
     def draft(state: BaselineState) -> dict:
         emit("phase", node="draft", phase="experts", round=0)
-        user = render("whatif/single", proposition_block=agents.proposition_block(state["proposition"]))
         try:
-            report = agents.full_report("whatif.tree.draft", "the tree-search drafter", "tree_draft", user, settings, 0)
+            report = agents.full_report("whatif.tree.draft", "whatif/tree_draft", settings, 0,
+                                        proposition_block=agents.proposition_block(state["proposition"]))
             crit = _critic(state["proposition"], report, settings, 0)
         except LLMError as exc:
             raise _fail("the tree draft", exc) from exc
@@ -116,11 +114,11 @@ def build_tree(params: dict[str, Any], settings: Settings) -> StateGraph:
     def expand(task: dict) -> dict:
         parent, d, b = task["parent"], task["depth"], task["b"]
         emit("expert_started", node="expand", domain=f"branch {b + 1}", round=d)
-        user = render("whatif/tree_expand", proposition_block=agents.proposition_block(task["proposition"]),
-                      parent=render_report_markdown(parent["report"])[:PARENT_MAX_CHARS], angle=task["angle"])
         try:
-            report = agents.full_report("whatif.tree.expand", "a tree-search explorer", "tree_expand", user,
-                                        settings, d, angle=task["angle"])
+            report = agents.full_report("whatif.tree.expand", "whatif/tree_expand", settings, d,
+                                        proposition_block=agents.proposition_block(task["proposition"]),
+                                        parent=render_report_markdown(parent["report"])[:PARENT_MAX_CHARS],
+                                        angle=task["angle"])
             crit = _critic(task["proposition"], report, settings, d)
         except LLMError as exc:
             emit("expert_failed", node="expand", domain=f"branch {b + 1}", round=d, error=str(exc))
@@ -209,11 +207,11 @@ def build_debate(params: dict[str, Any], settings: Settings) -> StateGraph:
 
     def synthesis(state: BaselineState) -> dict:
         emit("phase", node="synthesis", phase="report", round=rounds)
-        user = render("whatif/debate_synthesis", proposition_block=agents.proposition_block(state["proposition"]),
-                      transcript=_transcript(state.get("debates", [])))
         try:
-            report = agents.full_report("whatif.debate.judge", "the debate judge", "debate_synthesis", user,
-                                        settings, rounds)
+            report = agents.full_report("whatif.debate.judge", "whatif/debate_judge", settings, rounds,
+                                        user="user_synthesis",
+                                        proposition_block=agents.proposition_block(state["proposition"]),
+                                        transcript=_transcript(state.get("debates", [])))
         except LLMError as exc:
             raise _fail("the debate judge synthesis", exc) from exc
         emit("report_done", node="synthesis", round=rounds)

@@ -11,9 +11,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from ifworld import llm
+from ifworld import llm, prompts
 from ifworld.config import Settings, load_settings
-from ifworld.prompts import load, render
 from ifworld.store import RunStore, get_store
 from ifworld.whatif.agents import proposition_block
 from ifworld.whatif.report import render_report_markdown
@@ -38,8 +37,8 @@ def judge_report(proposition: str, analysis: str, settings: Settings | None = No
                  callbacks: list | None = None) -> dict[str, Any]:
     """Score one analysis text; returns the five dimensions, recomputed ``overall`` and the mismatch flag."""
     settings = (settings or load_settings()).model_copy(update={"temperature": 0.0})
-    user = render("whatif/judge", proposition_block=proposition_block(proposition), analysis=analysis)
-    j = llm.structured(JUDGE_ROLE, [("system", load("whatif/judge_system")), ("user", user)], Judgement,
+    msgs = prompts.messages("whatif/judge", proposition_block=proposition_block(proposition), analysis=analysis)
+    j = llm.structured(JUDGE_ROLE, msgs, Judgement,
                        settings=settings, meta={"round": None, "system": "whatif"}, callbacks=callbacks)
     scores = {d: int(getattr(j, d)) for d in DIMENSIONS}
     total = sum(scores.values())

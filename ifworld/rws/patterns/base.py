@@ -1,11 +1,11 @@
 """What every RWS pattern shares: the per-(item, pattern) state, role calls that leave a trace, the gate.
 
 A pattern is an explicit LangGraph state machine; its nodes call :func:`text_role` / :func:`json_role`, which
-render the role's prompt file (``prompts/rws/<pattern>/<role>.txt``: system text, a ``---- USER ----`` line,
-then the user text), call the model through :mod:`ifworld.llm`, and return a state update that appends one
-trace entry (the role's input and raw output). A JSON role that is still invalid after the repair turn
-degrades: the caller gets ``None`` and the trace/annotations say so; transport errors propagate so the run
-stops and can be resumed.
+render the role's prompt file (``prompts/rws/<pattern>/<role>.yaml``: the shared RWS system text, the user text
+with the question first and the role's task last), call the model through :mod:`ifworld.llm`, and return a state
+update that appends one trace entry (the role's input and raw output). A JSON role that is still invalid after the
+repair turn degrades: the caller gets ``None`` and the trace/annotations say so; transport errors propagate so the
+run stops and can be resumed.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from ifworld.rws.extract import extract_answer
 
 GATE_CONFIDENCE = 0.7
 """Gates pass when the reviewer accepts *and* its confidence is at least this."""
-USER_MARKER = "---- USER ----"
 FINAL_PREFIX = "Final Answer:"
 SYSTEM_LABEL = "rws"
 
@@ -69,11 +68,10 @@ def item_block(item: dict) -> str:
     return "\n\n".join(parts)
 
 
-def render_role(pattern: str, role: str, **values: Any) -> tuple[str, str]:
-    """(system, user) for a role from its prompt file."""
-    text = prompts.render(f"rws/{pattern}/{role}", **values)
-    system, _, user = text.partition(USER_MARKER)
-    return system.strip(), user.strip()
+def render_role(pattern: str, role: str, user: str = "user", **values: Any) -> tuple[str, str]:
+    """(system, user) for a role from its prompt file; ``user`` picks the user section (``user_retry``)."""
+    (_, system), (_, text) = prompts.messages(f"rws/{pattern}/{role}", user, **values)
+    return system, text
 
 
 def _entry(role: str, step: str, user: str, output: str, status: str = "ok", error: str = "",
@@ -90,10 +88,10 @@ def text_role(settings: Settings, state: PatternState, role: str, step: str, *, 
               **values: Any) -> tuple[str, dict]:
     """Call a free-text role; returns (text, state update with its trace entry and ``out[step]``).
 
-    ``prompt`` names the prompt file when it differs from the role (a retry of the same role).
+    ``prompt`` names the user section of the role's prompt file when it is not ``user`` (``user_retry``).
     """
     pattern = state["pattern"]
-    system, user = render_role(pattern, prompt or role, **values)
+    system, user = render_role(pattern, role, prompt or "user", **values)
     text = llm.complete(f"rws.{pattern}.{role}", [("system", system), ("user", user)],
                         settings=role_settings(settings, state), meta={"system": SYSTEM_LABEL})
     return text, {"trace": [_entry(f"rws.{pattern}.{role}", step, user, text)], "out": {step: text}}
@@ -104,7 +102,7 @@ def json_role(settings: Settings, state: PatternState, role: str, step: str, sch
     """Call a JSON role (with the model layer's repair turn); ``None`` when it still fails (degraded)."""
     pattern = state["pattern"]
     full = f"rws.{pattern}.{role}"
-    system, user = render_role(pattern, prompt or role, **values)
+    system, user = render_role(pattern, role, prompt or "user", **values)
     try:
         value = llm.structured(full, [("system", system), ("user", user)], schema,
                                settings=role_settings(settings, state), meta={"system": SYSTEM_LABEL})

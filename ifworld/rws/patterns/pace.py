@@ -42,7 +42,7 @@ def add_nodes(g: StateGraph, settings: Settings) -> str:
 
     def answer_retry(state: PatternState) -> dict:
         review = state["out"].get("critic") or {}
-        _, upd = text_role(settings, state, "answer", "answer_retry", prompt="answer_retry",
+        _, upd = text_role(settings, state, "answer", "answer_retry", prompt="user_retry",
                            item=item_block(state["item"]),
                            plan=as_text(state["out"].get("planner")), answer=state["out"]["answer"],
                            issues="; ".join(review.get("issues") or []) or "(none listed)",

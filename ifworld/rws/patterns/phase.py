@@ -59,7 +59,7 @@ def add_nodes(g: StateGraph, settings: Settings) -> str:
 
     def solver_retry(state: PatternState) -> dict:
         review = state["out"].get("evaluator") or {}
-        return text_role(settings, state, "solver", "solver_retry", prompt="solver_retry",
+        return text_role(settings, state, "solver", "solver_retry", prompt="user_retry",
                          answer=state["out"]["solver"], issues="; ".join(review.get("issues") or []) or "(none)",
                          fix=review.get("fix") or "(no fix given)", **ctx(state))[1]
 

@@ -114,7 +114,7 @@ def add_nodes(g: StateGraph, settings: Settings) -> str:
 
     def synthesizer_retry(state: PatternState) -> dict:
         review = state["out"].get("guard") or {}
-        return text_role(settings, state, "synthesizer", "synthesizer_retry", prompt="synthesizer_retry",
+        return text_role(settings, state, "synthesizer", "synthesizer_retry", prompt="user_retry",
                          item=item_block(state["item"]), answer=state["out"]["synthesizer"], log=_log(state),
                          issues="; ".join(review.get("issues") or []) or "(none)",
                          fix=review.get("fix") or "(no fix given)")[1]
