@@ -12,10 +12,7 @@ import json
 import re
 from dataclasses import dataclass
 
-MAX_INPUT_CHARS = 20_000
-"""Predictions longer than this are cut to their last MAX_INPUT_CHARS characters before extraction."""
-MAX_ANSWER_CHARS = 2_000
-"""An extracted answer longer than this is refused (no grader stage needs more)."""
+from ifworld.rws.constants import MAX_ANSWER_CHARS, MAX_INPUT_CHARS  # noqa: F401 - re-exported
 
 _THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
 _FENCE = re.compile(r"```[a-zA-Z]*\s*(.*?)```", re.S)

@@ -17,12 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 
+from ifworld.rws.constants import DEFAULT_TIMEOUT_S, MAX_GOLD_CHARS, MAX_INPUT_CHARS, REL_TOLERANCE
 from ifworld.rws.dataset import RWSItem
-from ifworld.rws.numeric import REL_TOLERANCE
-from ifworld.rws.extract import MAX_INPUT_CHARS
-from ifworld.rws.pipeline import MAX_GOLD_CHARS
 from ifworld.rws.result import TIMEOUT, UNSCORED_GOLD, CheckResult, GradeReport, ItemGrade
-from ifworld.rws.sandbox import DEFAULT_TIMEOUT_S, run_check, warm_up_async
+from ifworld.rws.sandbox import run_check, warm_up_async
 
 __all__ = [
     "CheckResult", "GradeReport", "ItemGrade", "Verifier", "REL_TOLERANCE", "DEFAULT_TIMEOUT_S",

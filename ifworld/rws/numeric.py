@@ -13,6 +13,8 @@ import re
 
 import pint
 
+from ifworld.rws.constants import REL_TOLERANCE  # shared with the parent process
+from ifworld.rws.latexnorm import decimal_commas, fold_confusables, inline_math, superscripts
 from ifworld.rws.result import (
     FORMAT_VIOLATION,
     MISSING_UNITS,
@@ -22,7 +24,6 @@ from ifworld.rws.result import (
     UNSCORED_GOLD,
     CheckResult,
 )
-from ifworld.rws.latexnorm import decimal_commas, fold_confusables, inline_math, superscripts
 from ifworld.rws.units import (
     Scalar,
     UnitError,
@@ -33,8 +34,6 @@ from ifworld.rws.units import (
     registry,
 )
 
-REL_TOLERANCE = 0.05
-"""Relative tolerance for numeric answers (5 %)."""
 ABS_TOLERANCE_AT_ZERO = 1e-12
 """Absolute tolerance used only when the gold value is exactly zero."""
 
@@ -75,7 +74,8 @@ def split_values(text: str) -> list[str]:
 
 
 _PLAIN = r"[-+−]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+−]?\d+)?(?:\s*(?:\\times|×|\\cdot)\s*10\^\{?[-+−]?\d+\}?)?"
-_RANGE = re.compile(r"^\s*(?P<a>%s)\s*(?:–|—|--|\\text\{\s*(?:to|--|–)\s*\}|\bto\b|\\sim|\\ldots)\s*(?P<b>%s)(?P<rest>.*)$"
+_RANGE = re.compile(r"^\s*(?P<a>%s)\s*(?:–|—|--|\\text\{\s*(?:to|--|–)\s*\}|\bto\b|\\sim|\\ldots)\s*"
+                    r"(?P<b>%s)(?P<rest>.*)$"
                     r"|^\s*(?P<a2>%s)-(?P<b2>\d[\d.eE]*(?:\s*(?:\\times|×)\s*10\^\{?[-+−]?\d+\}?)?)(?P<rest2>(?:\s|[A-Za-z\\%%°^$]).*|)$"
                     % (_PLAIN, _PLAIN, _PLAIN))
 

@@ -8,15 +8,14 @@ with the reason; it never escapes to fail a run.
 
 from __future__ import annotations
 
-from ifworld.rws.extract import MAX_ANSWER_CHARS, extract_answer, strip_wrappers
+from ifworld.rws.constants import MAX_ANSWER_CHARS, MAX_GOLD_CHARS
+from ifworld.rws.extract import extract_answer, strip_wrappers
 from ifworld.rws.numeric import check_numeric, hint_unit
 from ifworld.rws.result import FORMAT_VIOLATION, CheckResult
 from ifworld.rws.symbolic import DEFAULT_TIMEOUT_S, check_symbolic
 from ifworld.rws.textual import check_textual
 
 INPUT_TRUNCATED = "input truncated"
-MAX_GOLD_CHARS = 5_000
-"""A gold answer longer than this is unscored ("too long"), never parsed."""
 
 
 def _equation_required(hint: str) -> bool:

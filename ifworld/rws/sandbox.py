@@ -19,8 +19,8 @@ import sys
 import threading
 import time
 
-DEFAULT_TIMEOUT_S = 5.0
-"""Hard time limit for grading one item once the worker is warm."""
+from ifworld.rws.constants import DEFAULT_TIMEOUT_S  # noqa: F401 - re-exported
+
 STARTUP_TIMEOUT_S = 60.0
 """Budget for starting the worker (python + sympy + antlr imports) — the "first call" budget."""
 

@@ -12,20 +12,18 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from ifworld.rws.constants import DEFAULT_TIMEOUT_S
+from ifworld.rws.kinds import Answer, decide
+from ifworld.rws.latexnorm import normalise_answer
 from ifworld.rws.result import (
     FORMAT_VIOLATION,
     PARSE_FAILURE,
-    TIMEOUT,
     UNSCORED_GOLD,
     CheckResult,
 )
-from ifworld.rws.kinds import Answer, decide
-from ifworld.rws.latexnorm import normalise_answer
 from ifworld.rws.units import UnitError, parse_unit
 from ifworld.rws.vectors import OpaqueVector, has_vectors, replace_vectors
 
-DEFAULT_TIMEOUT_S = 5.0
-"""Hard time limit for grading one item (the worker is killed beyond it)."""
 NONCOMMUTATIVE = "non-commutative"
 
 MAX_SYMBOLIC_CHARS = 2_000

@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-_MARKUP = re.compile(r"\\(?:mathbf|vec|boldsymbol|bm|overrightarrow|hat|mathbfit)\s*(?:\{([^{}]*)\}|(\\[a-zA-Z]+|[a-zA-Z]))")
+_MARKUP = re.compile(r"\\(?:mathbf|vec|boldsymbol|bm|overrightarrow|hat|mathbfit)\s*"
+                     r"(?:\{([^{}]*)\}|(\\[a-zA-Z]+|[a-zA-Z]))")
 _SUB = r"(?:_\{[^{}]*\}|_\\?[a-zA-Z0-9]+)?"
 _VEC = r"\\vv\{[^{}]*\}" + _SUB
 _ATOM = r"(?:%s|(?:\\(?!times|cdot|nabla|vv)[a-zA-Z]+|[a-zA-Z])%s)" % (_VEC, _SUB)
