@@ -104,3 +104,30 @@ def grade_cmd(
     if out is not None:
         out.write_text(text + "\n", encoding="utf-8")
     sys.stdout.write(text + "\n")
+
+
+@app.command("convert")
+def convert_cmd(
+    source: Annotated[Path, typer.Argument(help="A GSM8K-style or MATH-style JSONL file.")],
+    fmt: Annotated[str, typer.Option("--format", "-f", help="gsm8k | math")],
+    out: Annotated[Path | None, typer.Option("--out", help="Write the RWS JSONL here (else stdout).")] = None,
+    prefix: Annotated[str, typer.Option(help="Item id prefix (default: the format name).")] = "",
+) -> None:
+    """Convert a GSM8K/MATH-style JSONL file into the RWS schema (bad lines listed on stderr)."""
+    from ifworld.rws.convert import FORMATS, convert, to_jsonl
+
+    if fmt not in FORMATS:
+        _fail(f"--format must be one of {', '.join(FORMATS)}")
+    if not source.is_file():
+        _fail(f"no such file: {source}")
+    try:
+        items, errors = convert(source, fmt, prefix)
+    except DatasetTooLarge as exc:
+        _fail(str(exc))
+    _report_errors(str(source), errors)
+    text = to_jsonl(items)
+    if out is not None:
+        out.write_text(text, encoding="utf-8")
+        typer.echo(f"{len(items)} items written to {out}", err=True)
+    else:
+        sys.stdout.write(text)
