@@ -6,11 +6,11 @@ import streamlit as st
 
 from ifworld import runs
 from ifworld.beliefs import workflows
-from ifworld.beliefs.config import BeliefConfig
+from ifworld.beliefs.config import LLM_DEFAULTS, LLM_FIELDS, MAX_SEED, BeliefConfig
 from ifworld.beliefs.engine import SimulationResult, simulate
 from ifworld.beliefs.llm_agents import make_params
 from ifworld.events import Event
-from ui.beliefs_view import LLMProgress, parameter_form, player, render_llm_record, summary_metrics
+from ui.beliefs_view import LLMProgress, config_widgets, parameter_form, player, render_llm_record, summary_metrics
 from ui.common import current_settings, model_ready, store
 from ui.live_view import show_failure
 
@@ -29,7 +29,7 @@ def run_simulation(config: dict, seed: int) -> SimulationResult:
 submitted, kw, seed = parameter_form("beliefs")
 if submitted:
     try:
-        config = BeliefConfig(**{k: (v if isinstance(v, float | str | bool) else int(v)) for k, v in kw.items()})
+        config = BeliefConfig(**kw)
     except ValueError as exc:
         st.session_state["beliefs_error"] = str(exc)
     else:
@@ -70,20 +70,14 @@ if model_ready("LLM agents"):
                                    key=f"beliefs_llm_model{i}") for i in range(4)]
         shares = [mc[i].number_input(f"Share {i + 1} (%)", min_value=0.0, value=25.0, step=5.0,
                                      key=f"beliefs_llm_share{i}") for i in range(4)]
-        c = st.columns(6)
-        agents = c[0].number_input("Agents", min_value=2, max_value=50, value=6, key="beliefs_llm_agents")
-        facts = c[1].number_input("Fact pairs K", min_value=1, max_value=40, value=8, key="beliefs_llm_facts")
-        m_true = c[2].number_input("M_T", min_value=0, value=3, key="beliefs_llm_true")
-        m_false = c[3].number_input("M_F", min_value=0, value=2, key="beliefs_llm_false")
-        rounds = c[4].number_input("Rounds", min_value=1, max_value=20, value=5, key="beliefs_llm_rounds")
-        llm_seed = c[5].number_input("Seed", min_value=0, value=0, key="beliefs_llm_seed")
+        kw = config_widgets("beliefs_llm", LLM_FIELDS, LLM_DEFAULTS, columns=6)
+        llm_seed = st.number_input("Seed", min_value=0, max_value=MAX_SEED, value=0, key="beliefs_llm_seed")
         go = st.form_submit_button("🤖 Run LLM agents", type="primary")
     if go:
         try:
             named = [(m.strip(), s) for m, s in zip(models, shares, strict=True) if m.strip()]
             hetero = mode.startswith("Heterogeneous")
-            config = BeliefConfig(agents=int(agents), facts=int(facts), true_facts=int(m_true),
-                                  false_facts=int(m_false), rounds=int(rounds))
+            config = BeliefConfig(**kw)
             params = make_params(config, seed=int(llm_seed), models=[m for m, _ in named] if hetero else [],
                                  shares=[s for _, s in named] if hetero else None)
         except ValueError as exc:

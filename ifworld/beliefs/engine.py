@@ -48,6 +48,8 @@ from ifworld.beliefs.rules import SCRATCH_ROWS, UpdateRule, flat_index, get_rule
 KEY_CELLS = 1 << 19  # cells per selection / delivery / vote block (2 MB int32 keys; measured best)
 TIE_BITS = 8  # random tie-breaker bits per (agent, fact) and round (16 when F > 256)
 MAX_RUNS = 10_000_000
+MAX_CELLS = 400_000_000  # runs x agents x 2K belief cells in one call (int8: 400 MB; ~2x that at peak)
+MAX_RECORDED_CELLS = 20_000_000  # rounds x runs x agents x 2K kept by record=True (int16: 40 MB)
 LABEL_SEPARATOR = " | "
 
 
@@ -114,6 +116,7 @@ def simulate(config: BeliefConfig, seed: int = 0, runs: int = 1, record: bool = 
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     runs, n = int(runs), config.agents
+    check_size(config, runs, record)
     domain = build_domain(config)
     rng = np.random.Generator(np.random.SFC64(np.random.SeedSequence(int(seed))))
     rule = get_rule(config.rule)
@@ -143,6 +146,17 @@ def simulate(config: BeliefConfig, seed: int = 0, runs: int = 1, record: bool = 
     recording = recorder.finish() if recorder is not None else None
     return SimulationResult(config, int(seed), domain, precision, recall, f1, out_rounds, converged,
                             accepted, recording)
+
+
+def check_size(config: BeliefConfig, runs: int, record: bool = False) -> None:
+    """Refuse a call whose belief arrays would not fit the documented bounds (clear error, no work done)."""
+    cells = runs * config.agents * 2 * config.facts
+    if cells > MAX_CELLS:
+        raise ValueError(f"runs x agents x 2K = {cells:,} belief cells is more than MAX_CELLS={MAX_CELLS:,}; "
+                         "use fewer runs (a sweep splits them into tasks), agents or facts")
+    if record and cells * (config.rounds + 1) > MAX_RECORDED_CELLS:
+        raise ValueError(f"recording {config.rounds + 1} rounds of {cells:,} cells is more than "
+                         f"MAX_RECORDED_CELLS={MAX_RECORDED_CELLS:,}; record fewer runs, agents, facts or rounds")
 
 
 def runs_view(beliefs: np.ndarray, runs: int, agents: int, dtype: type | None = None) -> np.ndarray:
@@ -373,8 +387,10 @@ def play_round(
     for s in range(0, cols, width):
         block, out = beliefs[:, s:s + width], sent[:, s:s + width]
         select_facts_major(block[:facts], rule.believe_min, config.strategy, config.bandwidth, rng, out, buffers)
-        distort(out, liars[s:s + width], config.noise, rng)
+        # the confidence is the sender's in its own pick: a liar (or a flip in transit) asserts the
+        # negation as strongly as the sender believes the original
         conf = confidence_facts_major(beliefs, out, s) if rule.uses_confidence else None
+        distort(out, liars[s:s + width], config.noise, rng)
         changed = deliver_facts_major(beliefs, partners[s:s + width], out, conf, rule, s)
         vote = votes[s:s + width]
         vote[...] = all_sure(block[:facts])

@@ -8,8 +8,9 @@ from typing import Any
 import typer
 
 from ifworld import llm
-from ifworld.beliefs.config import BeliefConfig
+from ifworld.beliefs.config import LLM_DEFAULTS, LLM_FIELDS, BeliefConfig
 from ifworld.beliefs.llm_agents import make_params
+from ifworld.beliefs.params_cli import config_options
 from ifworld.config import load_settings
 from ifworld.events import Event
 from ifworld.runs import RunFailed, execute
@@ -44,16 +45,9 @@ def register(app: typer.Typer) -> None:
     """Add the ``llm`` command to the beliefs group."""
 
     @app.command("llm")
+    @config_options(defaults=LLM_DEFAULTS, include=LLM_FIELDS)
     def llm_cmd(
-        agents: int = typer.Option(6, help="Population size N (one model call per agent per round)."),
-        facts: int = typer.Option(8, help="Number of proposition pairs K."),
-        true: int = typer.Option(3, "--true", help="True facts per agent at start (M_T)."),
-        false: int = typer.Option(2, "--false", help="False facts per agent at start (M_F)."),
-        bandwidth: int = typer.Option(3, help="Facts shared per agent per round (C)."),
-        rounds: int = typer.Option(5, help="Round cap."),
-        threshold: float = typer.Option(0.5, help="Collective acceptance threshold."),
-        stop_share: float = typer.Option(0.75, help="Share of STOP votes that ends the run."),
-        domain: str = typer.Option("family", help="family | abstract."),
+        config: BeliefConfig,
         models: str = typer.Option("", help="Comma-separated models (heterogeneous); empty = configured model."),
         shares: str = typer.Option("", help="Comma-separated shares for --models (default equal)."),
         seed: int = typer.Option(0, help="Random seed (initial facts, pairing)."),
@@ -65,9 +59,6 @@ def register(app: typer.Typer) -> None:
             typer.echo(llm.NO_MODEL_HELP, err=True)
             raise typer.Exit(BAD_USAGE)
         try:
-            config = BeliefConfig(agents=agents, facts=facts, true_facts=true, false_facts=false,
-                                  bandwidth=bandwidth, rounds=rounds, threshold=threshold,
-                                  stop_share=stop_share, domain=domain)
             share_values = [float(s) for s in _split(shares)]
             params = make_params(config, seed=seed, models=_split(models), shares=share_values or None)
         except ValueError as exc:

@@ -159,12 +159,11 @@ def get_rule(name: str) -> UpdateRule:
         raise ValueError(f"rule must be one of {', '.join(RULE_REGISTRY)}; got {name!r}") from None
 
 
-def normalised(beliefs: np.ndarray) -> np.ndarray:
-    """Per-agent normalised confidence b_f / (b_f + b_¬f) as float32; 0 for pairs never heard of.
-
-    Same formula for both rules (bounded pairs always sum to 1, so it is the confidence itself).
+def normalised(beliefs: np.ndarray, dtype: type = np.float32) -> np.ndarray:
+    """Per-agent normalised confidence b_f / (b_f + b_¬f) (float32 unless ``dtype``); 0 for pairs never
+    heard of. Same formula for both rules (bounded pairs always sum to 1, so it is the confidence itself).
     """
-    b = beliefs.astype(np.float32)
+    b = beliefs.astype(dtype)
     total = b[..., 0::2] + b[..., 1::2]
     total[~(total > 0)] = np.inf  # x / inf = 0: unknown pairs normalise to 0 without a masked divide
     b[..., 0::2] /= total

@@ -12,7 +12,13 @@ from ifworld.beliefs import animation, figures, tables
 from ifworld.beliefs.cli import app
 from ifworld.beliefs.config import BeliefConfig
 from ifworld.beliefs.engine import simulate
-from ifworld.beliefs.phase import critical_ratio, phase_figure, phase_transition
+from ifworld.beliefs.phase import (
+    critical_ratio,
+    crossing_table,
+    phase_both_rules,
+    phase_figure,
+    phase_transition,
+)
 from ifworld.beliefs.sweep import SweepSpec, load_grid, parts_dir, read_table, run_sweep
 
 GRID = {
@@ -148,6 +154,20 @@ def test_phase_transition():
     crit = critical_ratio(curve)
     assert crit is not None and 0 < crit <= 1.6
     assert isinstance(phase_figure(curve), go.Figure)
+    assert (curve["false_majority"] <= curve["lock_share"]).all()  # more false than true implies >= 1 false
+
+
+def test_phase_both_rules_crossings():
+    curves = phase_both_rules(BeliefConfig(), range(0, 11), runs=100, seed=0)
+    table = crossing_table(curves)
+    assert list(table["Rule"]) == ["additive", "additive", "bounded", "bounded"]
+    ratio = {(r, c): float(x) for r, c, x in zip(table["Rule"], table["Curve"], table["Crosses 0.5 at M_F/M_T"],
+                                                 strict=True)}
+    for rule in ("additive", "bounded"):  # any-false crosses well below the paper's 0.6; majority near 1
+        assert ratio[(rule, "lock share")] < 0.5 < 0.8 < ratio[(rule, "false majority")] < 1.3
+    assert len(phase_figure(curves).data) == 12  # 3 curves x (band + line) x 2 rules
+    res = CliRunner().invoke(app, ["phase", "--max-false", "4", "--runs", "20"])
+    assert res.exit_code == 0 and "false majority" in res.output and "bounded" in res.output
 
 
 def test_animation_frames():
