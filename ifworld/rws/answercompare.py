@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import sympy
 
 from ifworld.rws.kinds import Answer
-from ifworld.rws.symcompare import PARSERS, _simplify_zero, _solve_and_substitute, constant_ratio, parse, same_value
+from ifworld.rws.symcompare import PARSERS, _simplify_zero, constant_ratio, implies, parse, same_value
 
 Outcome = tuple[bool | None, str]
 
@@ -105,10 +105,12 @@ def _solved(lhs: sympy.Expr, rhs: sympy.Expr) -> tuple[sympy.Symbol, sympy.Expr]
 
 
 def equation(p: tuple[sympy.Expr, sympy.Expr], g: tuple[sympy.Expr, sympy.Expr], ctx: Ctx) -> Outcome:
-    """Equation vs equation: exact scaling or solved substitution; sampling-only agreement is not_sure."""
+    """Equation vs equation, proven both ways; one-way implication or sampling-only agreement is not_sure."""
     fp, fg = p[0] - p[1], g[0] - g[1]
     if ctx.vectors and (_vector_product(fp, ctx.vectors) or _vector_product(fg, ctx.vectors)):
         return None, "a product of two vectors without an explicit cross or dot product"
+    if _simplify_zero(fp, ctx.budget()):
+        return False, "the answer is an identity (true for any values), not the gold relation"
     if fp == fg or fp == -fg or _simplify_zero(fp - fg, ctx.budget()) or _simplify_zero(fp + fg, ctx.budget()):
         return True, "equivalent equations (same sides, possibly swapped)"
     if fg != 0:
@@ -118,16 +120,15 @@ def equation(p: tuple[sympy.Expr, sympy.Expr], g: tuple[sympy.Expr, sympy.Expr],
             ratio = None
         if ratio is not None and not ratio.free_symbols and ratio.is_finite and ratio != 0:
             return True, f"equivalent equations (scaled by {ratio})"
-    for solved, other in ((_solved(*g), fp), (_solved(*p), fg)):
-        if solved is not None and ctx.budget() > 0.05:
-            sym, val = solved
-            if _simplify_zero(other.xreplace({sym: val}), ctx.budget()):
-                return True, f"equivalent after solving for {sym}"
-    for src, other in ((g, fp), (p, fg)):
-        if ctx.budget() > 0.2:
-            sym = _solve_and_substitute(sympy.Eq(*src, evaluate=False), other)
-            if sym is not None:
-                return True, f"equivalent after solving for {sym}"
+    forward = implies(g, fp, ctx.budget()) if ctx.budget() > 0.05 else None
+    backward = implies(p, fg, ctx.budget()) if ctx.budget() > 0.05 else None
+    if forward is not None and backward is not None:
+        return True, f"equivalent after solving for {backward}"
+    if forward is not None:
+        return None, (f"the answer follows from the gold (solving for {forward}) but admits other solutions "
+                      "(e.g. a squared form)")
+    if backward is not None:
+        return None, f"the gold follows from the answer (solving for {backward}) but not the reverse"
     scaled = constant_ratio(fp, fg)
     numeric_sub = any(solved is not None and same_value(other.xreplace({solved[0]: solved[1]}), sympy.Integer(0))
                       for solved, other in ((_solved(*g), fp), (_solved(*p), fg)))
