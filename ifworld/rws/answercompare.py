@@ -69,15 +69,34 @@ def _vector_product(expr: sympy.Expr, vectors: frozenset) -> bool:
     return False
 
 
+DECIMAL_REL = 1e-6
+"""Two constants one of which is a decimal literal (``1.41421356`` for ``\\sqrt{2}``) agree within this."""
+
+
+def _decimal(p: sympy.Expr, g: sympy.Expr) -> Outcome:
+    """Constants with a decimal literal: compare values, since the literal is itself rounded."""
+    try:
+        vp, vg = complex(sympy.N(p, 30)), complex(sympy.N(g, 30))
+    except (TypeError, ValueError, OverflowError):
+        return None, "could not evaluate the constants"
+    if abs(vp - vg) <= DECIMAL_REL * max(abs(vp), abs(vg), 1e-300):
+        return True, f"equal within {DECIMAL_REL:g} (a decimal literal)"
+    return False, "different values"
+
+
 def leaf(p: sympy.Expr, g: sympy.Expr, ctx: Ctx) -> Outcome:
     """Expression vs expression (see module docstring)."""
     if ctx.vectors and (_vector_product(p, ctx.vectors) or _vector_product(g, ctx.vectors)):
         return None, "a product of two vectors without an explicit cross or dot product"
     if p == g:
         return True, "identical after parsing"
+    if not (p.free_symbols or g.free_symbols) and (p.has(sympy.Float) or g.has(sympy.Float)):
+        return _decimal(p, g)
     zero = _simplify_zero(p - g, ctx.budget()) if ctx.budget() > 0.05 else None
     if zero:
         return True, "difference simplifies exactly to 0"
+    if zero is False and not (p.free_symbols or g.free_symbols):
+        return False, "different values"
     same = same_value(p, g)
     if same is False:
         return False, "not equivalent (differ at random points)"
