@@ -128,8 +128,6 @@ def equation(p: tuple[sympy.Expr, sympy.Expr], g: tuple[sympy.Expr, sympy.Expr],
     fp, fg = p[0] - p[1], g[0] - g[1]
     if ctx.vectors and (_vector_product(fp, ctx.vectors) or _vector_product(fg, ctx.vectors)):
         return None, "a product of two vectors without an explicit cross or dot product"
-    if _simplify_zero(fp, ctx.budget()):
-        return False, "the answer is an identity (true for any values), not the gold relation"
     if fp == fg or fp == -fg or _simplify_zero(fp - fg, ctx.budget()) or _simplify_zero(fp + fg, ctx.budget()):
         return True, "equivalent equations (same sides, possibly swapped)"
     if fg != 0:
@@ -143,6 +141,8 @@ def equation(p: tuple[sympy.Expr, sympy.Expr], g: tuple[sympy.Expr, sympy.Expr],
     backward = implies(p, fg, ctx.budget()) if ctx.budget() > 0.05 else None
     if forward is not None and backward is not None:
         return True, f"equivalent after solving for {backward}"
+    if forward is not None and _simplify_zero(fp, ctx.budget()):  # only an identity can pass forward alone
+        return False, "the answer is an identity (true for any values), not the gold relation"
     if forward is not None:
         return None, (f"the answer follows from the gold (solving for {forward}) but admits other solutions "
                       "(e.g. a squared form)")
