@@ -23,11 +23,12 @@ from ui.runs_view import register_renderer
 SPEEDS = {"0.25 s": 0.25, "0.5 s": 0.5, "1 s": 1.0, "2 s": 2.0}
 FIG_HEIGHT = 380
 SWEEP_TEXT = {"agents": "10, 20", "false_facts": "1, 3", "bandwidth": "1, 3"}  # form starts as a small grid
-SWEEP_CHOICES = {"strategy": list(STRATEGIES), "rule": ["additive"], "domain": ["family"]}
+SWEEP_CHOICES = {"strategy": list(STRATEGIES), "rule": ["additive"], "domain": ["family"], "topology": ["complete"]}
 SWEEP_FIELDS = ("agents", "facts", "true_facts", "false_facts", "bandwidth", "rounds", "threshold", "stop_share",
-                "liars", "noise", "strategy", "rule", "domain")
+                "liars", "noise", "degree", "strategy", "rule", "domain", "topology")
 FORM_FIELDS = ("agents", "facts", "true_facts", "false_facts", "bandwidth", "rounds", "strategy", "rule",
-               "threshold", "stop_share", "domain", "liars", "noise", "with_replacement", "domain_seed")
+               "threshold", "stop_share", "domain", "liars", "noise", "with_replacement", "domain_seed", "topology",
+               "degree", "rewire", "graph_seed")
 
 
 # ---------------------------------------------------------------------------------------------------

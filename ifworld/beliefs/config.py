@@ -27,6 +27,7 @@ MAX_ROUNDS = 1_000
 MAX_BANDWIDTH = 100
 MAX_INITIAL_FACTS = 1_000
 MAX_SEED = 2**32 - 1
+MAX_DEGREE = 1_000
 
 # Bounded rule: confidences live on a grid of tenths, stored as small integers in [0, BOUNDED_SCALE].
 BOUNDED_SCALE = 10
@@ -98,12 +99,31 @@ class BeliefConfig(BaseModel):
                           step=0.05, ge=0, le=1)
     with_replacement: bool = _field(True, "Draw with replacement",
                                     "Draw initial facts with replacement (an agent may get fewer distinct).")
+    topology: Literal["complete", "ring", "small_world", "scale_free"] = _field(
+        "complete", "Who meets whom",
+        "complete: anyone (the paper); ring: k nearest neighbours on a circle; small_world: Watts–Strogatz "
+        "ring with rewired edges; scale_free: Barabási–Albert (each newcomer links to degree/2 agents).")
+    degree: int = _field(4, "Graph degree k", "Neighbours per agent in the ring / small-world graph (even); "
+                         "twice the links a newcomer makes in the scale-free graph.", ge=2, le=MAX_DEGREE)
+    rewire: float = _field(0.1, "Rewiring probability", "Share of ring edges rewired in the small-world graph.",
+                           step=0.05, ge=0, le=1)
+    graph_seed: int = _field(0, "Graph seed", "Seed of the interaction graph (fixed across runs).",
+                             ge=0, le=MAX_SEED)
 
     def __init__(self, **data: Any) -> None:
         try:
             super().__init__(**data)
         except ValidationError as exc:
             raise ConfigError(describe(exc)) from None
+
+    @model_validator(mode="after")
+    def _graph_fits(self) -> BeliefConfig:
+        if self.topology != "complete":
+            if self.degree >= self.agents:
+                raise ValueError(f"degree ({self.degree}) must be smaller than agents ({self.agents})")
+            if self.topology in ("ring", "small_world") and self.degree % 2:
+                raise ValueError(f"degree ({self.degree}) must be even for a {self.topology} graph")
+        return self
 
     @model_validator(mode="after")
     def _draws_fit(self) -> BeliefConfig:
@@ -183,4 +203,6 @@ def condition_label(config: BeliefConfig) -> str:
         label += f"+liars{config.liars:g}"
     if config.noise > 0:
         label += f"+noise{config.noise:g}"
+    if config.topology != "complete":
+        label += f"+{config.topology}"
     return label

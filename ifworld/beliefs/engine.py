@@ -44,6 +44,7 @@ from ifworld.beliefs.metrics import (
 )
 from ifworld.beliefs.recording import Recorder, Recording
 from ifworld.beliefs.rules import SCRATCH_ROWS, UpdateRule, flat_index, get_rule
+from ifworld.beliefs.topology import build_edges, match_columns
 
 KEY_CELLS = 1 << 19  # cells per selection / delivery / vote block (2 MB int32 keys; measured best)
 TIE_BITS = 8  # random tie-breaker bits per (agent, fact) and round (16 when F > 256)
@@ -122,13 +123,14 @@ def simulate(config: BeliefConfig, seed: int = 0, runs: int = 1, record: bool = 
     rule = get_rule(config.rule)
     beliefs = initial_facts_major(config, domain, rule, rng, runs)
     liars = choose_liars(config, rng, runs)
+    edges = build_edges(config.topology, n, config.degree, config.rewire, config.graph_seed)
     recorder = Recorder(config, domain, runs_view(beliefs, runs, n, np.int16), liars) if record else None
     out_rounds = np.full(runs, config.rounds, dtype=np.int32)
     converged = np.zeros(runs, dtype=bool)
     accepted = np.zeros((runs, 2 * config.facts), dtype=bool)
     ids, liar_cols, buffers = np.arange(runs), liars.reshape(-1), Buffers()
     for t in range(1, config.rounds + 1):
-        partners, sent, votes = play_round(beliefs, liar_cols, rule, config, rng, buffers)
+        partners, sent, votes = play_round(beliefs, liar_cols, rule, config, rng, buffers, edges)
         stop = votes.reshape(-1, n).mean(axis=1) >= config.stop_share
         if recorder is not None:
             snapshot = _record_view(partners, sent, votes, n, 2 * config.facts)
@@ -374,13 +376,17 @@ def all_sure(beliefs: np.ndarray) -> np.ndarray:
 
 def play_round(
     beliefs: np.ndarray, liars: np.ndarray, rule: UpdateRule, config: BeliefConfig, rng: np.random.Generator,
-    buffers: Buffers | None = None,
+    buffers: Buffers | None = None, edges: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Advance every active run by one round in place; returns partner columns, sent facts, STOP votes.
 
-    After the pairing, blocks of whole runs go through select, deliver and vote while in cache."""
+    Pairing is a random perfect matching, or a random maximal matching of ``edges`` (a graph
+    topology). After the pairing, blocks of whole runs go through select, deliver and vote in cache."""
     facts, cols, n = beliefs.shape[0] - SCRATCH_ROWS, beliefs.shape[1], config.agents
-    partners = pair_columns(rng, cols // n, n)
+    if edges is None:
+        partners = pair_columns(rng, cols // n, n)
+    else:
+        partners = match_columns(edges, rng, cols // n, n)
     sent = np.empty((config.bandwidth, cols), dtype=np.int32)
     votes = np.empty(cols, dtype=bool)
     width = max(1, KEY_CELLS // (facts * n)) * n

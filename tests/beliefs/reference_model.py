@@ -23,6 +23,8 @@ import math
 import random
 from fractions import Fraction
 
+import networkx as nx
+
 SURE = Fraction(80, 100)
 BOUNDED_TOP, BOUNDED_MID, BOUNDED_HELD = 10, 5, 2  # tenths: 1.0, 0.5, +-0.2 for a held fact
 
@@ -99,6 +101,36 @@ def accepted_facts(beliefs: list[list], threshold: float) -> set[int]:
     return out
 
 
+def graph_edges(cfg: dict) -> list[tuple[int, int]] | None:
+    """The documented interaction graph (None: everyone may meet everyone)."""
+    topo, n, k, seed = cfg.get("topology", "complete"), cfg["agents"], cfg.get("degree", 4), cfg.get("graph_seed", 0)
+    if topo == "complete":
+        return None
+    if topo == "ring":
+        g = nx.watts_strogatz_graph(n, k, 0.0, seed=seed)
+    elif topo == "small_world":
+        g = nx.connected_watts_strogatz_graph(n, k, cfg.get("rewire", 0.1), tries=100, seed=seed)
+    else:
+        g = nx.barabasi_albert_graph(n, max(1, k // 2), seed=seed)
+    return list(g.edges())
+
+
+def pairs_of_round(n: int, edges: list[tuple[int, int]] | None, rng: random.Random) -> list[tuple[int, int]]:
+    """Complete: a uniformly random perfect matching; a graph: edges in random order, taken when both free."""
+    if edges is None:
+        order = list(range(n))
+        rng.shuffle(order)
+        return list(zip(order[0::2], order[1::2], strict=False))
+    shuffled = list(edges)
+    rng.shuffle(shuffled)
+    free, out = [True] * n, []
+    for a, b in shuffled:
+        if free[a] and free[b]:
+            free[a] = free[b] = False
+            out.append((a, b))
+    return out
+
+
 def run_once(cfg: dict, truth: list[bool], rng: random.Random) -> dict:
     """One run of the documented model; ``cfg`` holds the BeliefConfig fields by name."""
     rule = Rule(cfg["rule"], cfg.get("trust", 0.8), cfg.get("discount", 0.5))
@@ -113,10 +145,10 @@ def run_once(cfg: dict, truth: list[bool], rng: random.Random) -> dict:
             held.update(draws)
         beliefs.append(rule.start(facts, held))
     liars = set(rng.sample(range(n), round(cfg["liars"] * n)))
+    edges = graph_edges(cfg)
     rounds, converged = cfg["rounds"], False
     for t in range(1, cfg["rounds"] + 1):
-        order = list(range(n))
-        rng.shuffle(order)
+        pairs = pairs_of_round(n, edges, rng)
         outbox = {}
         for a in range(n):
             msgs = []
@@ -128,7 +160,7 @@ def run_once(cfg: dict, truth: list[bool], rng: random.Random) -> dict:
                 msgs.append((sent, conf))
             outbox[a] = msgs
         changed = [False] * n
-        for a, b in zip(order[0::2], order[1::2], strict=False):
+        for a, b in pairs:
             changed[a] = rule.receive(beliefs[a], outbox[b])
             changed[b] = rule.receive(beliefs[b], outbox[a])
         votes = sum(1 for a in range(n) if not changed[a] or all_sure(beliefs[a]))

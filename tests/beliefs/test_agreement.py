@@ -55,6 +55,15 @@ def test_engine_agrees_with_reference_paper_defaults(kwargs):
         assert abs(z) < Z_CRITICAL, (name, z)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize(("topology", "rule", "liars"), [("ring", "additive", 0.0), ("small_world", "bounded", 0.3),
+                                                         ("scale_free", "additive", 0.3), ("scale_free", "bounded", 0.0)])
+def test_engine_agrees_with_reference_on_graphs(topology, rule, liars):
+    cfg = BeliefConfig(topology=topology, rule=rule, liars=liars, **SMALL)
+    z = _compare(cfg, seed=13)
+    assert all(abs(v) < Z_CRITICAL for v in z.values()), z
+
+
 def test_liars_and_noise_lower_f1_under_every_rule():
     """A liar asserts the negation as strongly as it believed the fact: every rule must feel it."""
     for rule in RULES:
