@@ -56,8 +56,9 @@ def test_engine_agrees_with_reference_paper_defaults(kwargs):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("topology", "rule", "liars"), [("ring", "additive", 0.0), ("small_world", "bounded", 0.3),
-                                                         ("scale_free", "additive", 0.3), ("scale_free", "bounded", 0.0)])
+@pytest.mark.parametrize(("topology", "rule", "liars"), [
+    ("ring", "additive", 0.0), ("small_world", "bounded", 0.3), ("scale_free", "additive", 0.3),
+    ("scale_free", "bounded", 0.0)])
 def test_engine_agrees_with_reference_on_graphs(topology, rule, liars):
     cfg = BeliefConfig(topology=topology, rule=rule, liars=liars, **SMALL)
     z = _compare(cfg, seed=13)
