@@ -160,7 +160,8 @@ with st.form("belief_sweep_phase"):
     hi = p[2].number_input("M_F to", min_value=0, max_value=100, value=10, key="belief_sweep_phase_hi")
     runs = p[3].number_input("Runs per point", min_value=2, max_value=5000, value=100, key="belief_sweep_phase_runs")
     seed = p[4].number_input("Seed", min_value=0, value=0, key="belief_sweep_phase_seed")
-    rule = p[5].selectbox("Update rule", ["both", *RULES], key="belief_sweep_phase_rule")
+    rule = p[5].selectbox("Update rule", ["both", *RULES], key="belief_sweep_phase_rule",
+                          help="both = additive and bounded (the paper's two rules)")
     traced = st.form_submit_button("📉 Trace")
 if traced:
     if hi < lo:
@@ -168,7 +169,7 @@ if traced:
     else:
         try:
             base = BeliefConfig(true_facts=int(m_true)).to_dict()
-            rules = tuple(RULES) if rule == "both" else (rule,)
+            rules = ("additive", "bounded") if rule == "both" else (rule,)
             curve = phase_curve(base, tuple(range(int(lo), int(hi) + 1)), int(runs), int(seed), rules)
         except ValueError as exc:
             st.error(f"These parameters are impossible: {exc}")

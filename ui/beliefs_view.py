@@ -26,9 +26,9 @@ SWEEP_TEXT = {"agents": "10, 20", "false_facts": "1, 3", "bandwidth": "1, 3"}  #
 SWEEP_CHOICES = {"strategy": list(STRATEGIES), "rule": ["additive"], "domain": ["family"], "topology": ["complete"]}
 SWEEP_FIELDS = ("agents", "facts", "true_facts", "false_facts", "bandwidth", "rounds", "threshold", "stop_share",
                 "liars", "noise", "degree", "strategy", "rule", "domain", "topology")
-FORM_FIELDS = ("agents", "facts", "true_facts", "false_facts", "bandwidth", "rounds", "strategy", "rule",
-               "threshold", "stop_share", "domain", "liars", "noise", "with_replacement", "domain_seed", "topology",
-               "degree", "rewire", "graph_seed")
+FORM_FIELDS = ("agents", "facts", "true_facts", "false_facts", "bandwidth", "rounds", "strategy", "rule", "trust",
+               "discount", "threshold", "stop_share", "domain", "liars", "noise", "with_replacement", "domain_seed",
+               "topology", "degree", "rewire", "graph_seed")
 
 
 # ---------------------------------------------------------------------------------------------------

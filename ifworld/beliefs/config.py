@@ -18,7 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 STRATEGIES = ("highest_confidence", "strategic")
-RULES = ("additive", "bounded")
+RULES = ("additive", "bounded", "bayes", "discounted")
 DOMAINS = ("family", "abstract")
 
 MAX_AGENTS = 100_000
@@ -40,6 +40,10 @@ LLM_FIELDS = ("agents", "facts", "true_facts", "false_facts", "bandwidth", "roun
               "domain", "liars", "noise")
 LLM_DEFAULTS = {"agents": 6, "facts": 8, "true_facts": 3, "false_facts": 2, "rounds": 5}
 
+# Discounted-evidence rule: evidence in 1/16 units; discount = 1 - 2^-shift keeps it integer.
+EVIDENCE_UNIT = 16
+DISCOUNT_SHIFTS = {0.5: 1, 0.75: 2, 0.875: 3, 0.9375: 4}
+
 # Stop vote: an agent also votes STOP once it has an opinion on every pair, each at least this sure.
 STOP_CONFIDENCE_PCT = 80
 
@@ -49,14 +53,14 @@ class ConfigError(ValueError):
 
 
 def _field(default: Any, label: str, help: str, *, flag: str | None = None, step: float | None = None,
-           **constraints: Any) -> Any:
+           choice: bool = False, **constraints: Any) -> Any:
     """A field with its widget label, CLI flag and help (``json_schema_extra`` carries the UI hints)."""
     extra = {"label": label}
     if flag:
         extra["flag"] = flag
     if step is not None:
         extra["step"] = step
-    strict = isinstance(default, (int, float)) and not isinstance(default, bool)
+    strict = isinstance(default, (int, float)) and not isinstance(default, bool) and not choice
     return Field(default, description=help, json_schema_extra=extra, strict=strict or None, **constraints)
 
 
@@ -83,8 +87,15 @@ class BeliefConfig(BaseModel):
     strategy: Literal["highest_confidence", "strategic"] = _field(
         "highest_confidence", "Sharing strategy",
         "highest_confidence: the C most believed facts; strategic: C believed facts at random.")
-    rule: Literal["additive", "bounded"] = _field(
-        "additive", "Update rule", "additive: +1 per copy heard (paper Eq. 2); bounded: ±0.1 per report.")
+    rule: Literal["additive", "bounded", "bayes", "discounted"] = _field(
+        "additive", "Update rule", "additive: +1 per copy heard (paper Eq. 2); bounded: ±0.1 per report; "
+        "bayes: log-odds, each report right with probability `trust`; discounted: old evidence fades by "
+        "`discount` per round.")
+    trust: float = _field(0.8, "Trust (bayes)", "Probability that a report is right, for the bayes rule.",
+                          step=0.05, gt=0.5, lt=1)
+    discount: Literal[0.5, 0.75, 0.875, 0.9375] = _field(
+        0.75, "Discount (discounted)", "Share of its evidence an agent keeps per round (discounted rule).",
+        choice=True)
     threshold: float = _field(0.5, "Acceptance threshold",
                               "The collective accepts a fact whose mean confidence exceeds this.",
                               step=0.05, ge=0, le=1)
@@ -175,7 +186,7 @@ def field_info(name: str) -> dict[str, Any]:
             if getattr(meta, key, None) is not None:
                 bounds[key] = getattr(meta, key)
     choices = getattr(info.annotation, "__args__", None)
-    kind = str if choices else info.annotation
+    kind = type(choices[0]) if choices else info.annotation
     return {"name": name, "default": info.default, "help": info.description or "", "label": extra.get("label", name),
             "flag": extra.get("flag", "--" + name.replace("_", "-")), "step": extra.get("step"), "type": kind,
             "choices": tuple(choices) if choices else None,
@@ -187,7 +198,7 @@ def bounds_text(name: str) -> str:
     """Human range of a numeric parameter, e.g. ``2 – 100,000``."""
     f = field_info(name)
     if f["choices"]:
-        return " | ".join(f["choices"])
+        return " | ".join(map(str, f["choices"]))
     if f["type"] is bool:
         return "yes | no"
     return f"{f['min']:,} – {f['max']:,}" if f["min"] is not None and f["max"] is not None else ""

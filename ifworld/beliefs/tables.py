@@ -12,7 +12,8 @@ from ifworld.beliefs.domain import CATEGORIES
 from ifworld.beliefs.engine import LABEL_SEPARATOR
 
 PARAMETERS = ("agents", "facts", "true_facts", "false_facts", "bandwidth", "rounds", "strategy", "rule",
-              "threshold", "stop_share", "domain", "liars", "noise", "topology", "degree", "rewire")
+              "threshold", "stop_share", "domain", "liars", "noise", "topology", "degree", "rewire", "trust",
+              "discount")
 DEFAULT_TOP = 10
 
 

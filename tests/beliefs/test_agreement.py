@@ -15,14 +15,14 @@ import pytest
 from ifworld.beliefs.config import BeliefConfig
 from ifworld.beliefs.domain import build_domain
 from ifworld.beliefs.engine import simulate
-from tests.beliefs.reference_model import accepted_facts, simulate_reference, z_score
+from tests.beliefs.reference_model import Rule, accepted_facts, simulate_reference, z_score
 
 Z_CRITICAL = 4.5  # two-sided p ~ 7e-6 per comparison; family-wise < 1e-3 over all comparisons
 REFERENCE_RUNS = 2000
 ENGINE_RUNS = 20_000
 SMALL = {"agents": 10, "facts": 8, "true_facts": 3, "false_facts": 2, "bandwidth": 2, "rounds": 10}
 METRICS = (("f1", "f1"), ("precision", "precision"), ("recall", "recall"), ("rounds", "rounds"))
-RULES = ("additive", "bounded")
+RULES = ("additive", "bounded", "bayes", "discounted")
 COMBOS = list(itertools.product(RULES, ("highest_confidence", "strategic"), (0.0, 0.3), (0.0, 0.15)))
 
 
@@ -81,7 +81,7 @@ def test_acceptance_is_exact_run_by_run(rule, threshold):
     res = simulate(cfg, seed=2, runs=400, record=True)
     final = res.recording.beliefs[-1]
     for run in range(res.runs):
-        expected = accepted_facts(final[run].tolist(), threshold)
+        expected = accepted_facts(final[run].tolist(), threshold, Rule(rule, cfg.trust, cfg.discount))
         assert set(np.flatnonzero(res.accepted[run]).tolist()) == expected, run
 
 
