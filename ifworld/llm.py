@@ -343,7 +343,7 @@ def _parse(schema: type[T], text: str) -> T:
 
 
 def structured(role: str, messages: Messages, schema: type[T], *, settings: Settings | None = None,
-               meta: dict | None = None, callbacks: list | None = None) -> T:
+               meta: dict | None = None, callbacks: list | None = None, **model_overrides: Any) -> T:
     """A validated ``schema`` instance from ``role``.
 
     Uses the endpoint's JSON-schema output where supported (falling back to JSON mode, then to a prompt-only
@@ -355,13 +355,13 @@ def structured(role: str, messages: Messages, schema: type[T], *, settings: Sett
     call_id = uuid.uuid4().hex
     cfg = _config(role, call_id, meta, callbacks)
     tracker = _find_tracker(callbacks)
-    reply = _invoke_structured(role, msgs, schema, settings, cfg)
+    reply = _invoke_structured(role, msgs, schema, settings, cfg, model_overrides)
     try:
         return _parse(schema, reply)
     except (ValueError, ValidationError) as exc:
         error = _short_error(exc)
     repair = msgs + [AIMessage(reply[:4000]), HumanMessage(REPAIR_INSTRUCTION.format(error=error))]
-    reply = _invoke_structured(role, repair, schema, settings, cfg)
+    reply = _invoke_structured(role, repair, schema, settings, cfg, model_overrides)
     try:
         value = _parse(schema, reply)
     except (ValueError, ValidationError) as exc:
@@ -389,10 +389,10 @@ def _find_tracker(callbacks: list | None) -> UsageTracker | None:
 
 
 def _invoke_structured(role: str, msgs: list[BaseMessage], schema: type[BaseModel], settings: Settings,
-                       cfg: dict) -> str:
+                       cfg: dict, model_overrides: dict[str, Any] | None = None) -> str:
     method = _method_for(settings, role)
     while True:
-        model = chat_model(role, settings)
+        model = chat_model(role, settings, **(model_overrides or {}))
         fmt = _format_kwargs(method, schema)
         if fmt:
             model = model.bind(**fmt)
