@@ -10,6 +10,7 @@ from ifworld.beliefs.config import LLM_DEFAULTS, LLM_FIELDS, MAX_SEED, BeliefCon
 from ifworld.beliefs.engine import SimulationResult, simulate
 from ifworld.beliefs.llm_agents import make_params
 from ifworld.events import Event
+from ifworld.limits import CONFIRM_CALLS, needs_confirmation
 from ui.beliefs_view import LLMProgress, config_widgets, parameter_form, player, render_llm_record, summary_metrics
 from ui.common import current_settings, model_ready, store
 from ui.live_view import show_failure
@@ -72,7 +73,13 @@ if model_ready("LLM agents"):
                                      key=f"beliefs_llm_share{i}") for i in range(4)]
         kw = config_widgets("beliefs_llm", LLM_FIELDS, LLM_DEFAULTS, columns=6)
         llm_seed = st.number_input("Seed", min_value=0, max_value=MAX_SEED, value=0, key="beliefs_llm_seed")
+        confirmed = st.checkbox(f"Yes, run more than {CONFIRM_CALLS} model calls if these settings need them",
+                                key="beliefs_llm_confirm", help="agents × rounds calls at most (CONFIRM_CALLS)")
         go = st.form_submit_button("🤖 Run LLM agents", type="primary")
+    calls = kw["agents"] * kw["rounds"]
+    if go and needs_confirmation(calls) and not confirmed:
+        st.warning(f"Up to {calls:,} model calls: tick the confirmation box to start.", icon="✋")
+        go = False
     if go:
         try:
             named = [(m.strip(), s) for m, s in zip(models, shares, strict=True) if m.strip()]

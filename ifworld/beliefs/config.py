@@ -204,6 +204,12 @@ def bounds_text(name: str) -> str:
     return f"{f['min']:,} – {f['max']:,}" if f["min"] is not None and f["max"] is not None else ""
 
 
+def llm_calls(config: BeliefConfig) -> int:
+    """Model calls an LLM population makes at most (one per agent and round; a malformed reply adds a
+    repair call) — what the confirmation threshold (``ifworld.limits.CONFIRM_CALLS``) is checked against."""
+    return config.agents * config.rounds
+
+
 def condition_label(config: BeliefConfig) -> str:
     """Short name of the experimental condition (rule plus any adversarial extension).
 
