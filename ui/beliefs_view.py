@@ -299,7 +299,7 @@ def load_rows(path: str, mtime: float) -> pd.DataFrame:
 
 
 def sweep_results(rows: pd.DataFrame, prefix: str) -> None:
-    """Tables 1–6 and Figures 1/2 in tabs."""
+    """Tables 1–6 (word headers, mean ± std) and Figures 1/2 in tabs, with PNG / SVG export."""
     names = ["Table 1 · by condition", "Table 2 · fact type", "Table 3 · most missed", "Table 4 · strategy",
              "Table 5 · convergence", "Table 6 · top configs", "Figure 1", "Figure 2"]
     tabs = st.tabs(names)
@@ -308,11 +308,34 @@ def sweep_results(rows: pd.DataFrame, prefix: str) -> None:
     for tab, build in zip(tabs[:6], builders, strict=True):
         with tab:
             st.caption(build.__doc__.splitlines()[0])
-            st.dataframe(build(rows), key=f"{prefix}_{build.__name__}")
-    with tabs[6]:
-        st.plotly_chart(figures.figure1(rows), key=f"{prefix}_fig1")
-    with tabs[7]:
-        st.plotly_chart(figures.figure2(rows), key=f"{prefix}_fig2")
+            table = build(rows)
+            shown = table if build is tables.table4_strategy_by_condition else tables.readable(table)
+            st.dataframe(shown, hide_index=build is not tables.table4_strategy_by_condition,
+                         key=f"{prefix}_{build.__name__}")
+    for tab, name, build in ((tabs[6], "figure1", figures.figure1), (tabs[7], "figure2", figures.figure2)):
+        with tab:
+            fig = build(rows)
+            st.plotly_chart(fig, key=f"{prefix}_{name}")
+            _export_buttons(fig, f"{prefix}_{name}")
+
+
+def _export_buttons(fig: go.Figure, key: str) -> None:
+    """PNG / SVG for slides, rendered on click (kaleido is optional)."""
+    if not figures.HAS_KALEIDO:
+        st.caption("PNG / SVG export: `pip install 'ifworld[export]'` (kaleido).")
+        return
+    if st.button("🖼️ Prepare PNG and SVG", key=f"{key}_prep"):
+        try:
+            st.session_state[f"{key}_img"] = {f: figures.figure_image(fig, f) for f in ("png", "svg")}
+        except (ValueError, RuntimeError, OSError) as exc:
+            st.error(f"Image export failed: {exc}")
+    images = st.session_state.get(f"{key}_img")
+    if images:
+        c = st.columns(2)
+        c[0].download_button("⬇️ PNG", images["png"], file_name=f"{key}.png", mime="image/png",
+                             key=f"{key}_png", on_click="ignore")
+        c[1].download_button("⬇️ SVG", images["svg"], file_name=f"{key}.svg", mime="image/svg+xml",
+                             key=f"{key}_svg", on_click="ignore")
 
 
 def paper_report(rep: Any, prefix: str) -> None:

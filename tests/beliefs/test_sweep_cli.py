@@ -188,3 +188,42 @@ def test_engine_never_imports_streamlit():
     root = pathlib.Path(__file__).resolve().parents[2] / "ifworld" / "beliefs"
     for path in root.glob("*.py"):
         assert "import streamlit" not in path.read_text(), path
+
+
+def test_figures_readable(rows):
+    f1 = figures.figure1(rows)
+    colours = {}
+    for trace in f1.data:  # one colour per condition across panels
+        colour = getattr(getattr(trace, "line", None), "color", None) or getattr(
+            getattr(trace, "marker", None), "color", None)
+        if trace.name and isinstance(colour, str):
+            colours.setdefault(trace.name, set()).add(colour)
+    assert colours and all(len(c) == 1 for name, c in colours.items() if name.startswith("heuristic"))
+    heat = [t for t in f1.data if t.type == "heatmap"]
+    assert heat and heat[0].showscale and heat[0].zmin == 0 and heat[0].zmax == 1
+    assert f1.layout.xaxis5.type == "category"  # strategy panel (row 2, col 2)
+    f2 = figures.figure2(rows)
+    assert all(list(v.span) == [0, 1] for v in f2.data if v.type == "violin")
+    one = rows[rows["agents"] == 6]
+    fixed = one[(one["bandwidth"] == 1) & (one["rounds"] == 4)]
+    texts = [t.text[0] for t in figures.figure1(fixed).data if getattr(t, "mode", None) == "text"]
+    assert any(t.startswith("not swept") for t in texts)
+
+
+def test_readable_tables(rows):
+    t1 = tables.readable(tables.table1_by_condition(rows))
+    assert list(t1.columns[:3]) == ["Condition", "F1 (mean ± std)", "Precision (mean ± std)"]
+    assert " ± " in t1.iloc[0, 1]
+    t6 = tables.readable(tables.table6_top_configurations(rows, top=3))
+    metric_cols = [i for i, c in enumerate(t6.columns) if "mean ± std" in c]
+    param_cols = [i for i, c in enumerate(t6.columns) if c in tables.WORDS.values() and "mean" not in c]
+    assert max(metric_cols) < min(param_cols)
+    const = [c for c in t6.columns if c == "Domain"]
+    assert const and t6.columns.get_loc("Domain") > t6.columns.get_loc("Agents N")  # constants last
+
+
+@pytest.mark.skipif(not figures.HAS_KALEIDO, reason="kaleido (optional export extra) not installed")
+def test_figure_export_png_svg(rows):
+    fig = figures.figure2(rows.head(60))
+    assert figures.figure_image(fig, "png")[:4] == b"\x89PNG"
+    assert b"<svg" in figures.figure_image(fig, "svg")[:400]
