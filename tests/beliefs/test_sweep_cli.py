@@ -216,7 +216,8 @@ def test_readable_tables(rows):
     assert " ± " in t1.iloc[0, 1]
     t6 = tables.readable(tables.table6_top_configurations(rows, top=3))
     metric_cols = [i for i, c in enumerate(t6.columns) if "mean ± std" in c]
-    param_cols = [i for i, c in enumerate(t6.columns) if c in tables.WORDS.values() and "mean" not in c]
+    param_words = {tables.WORDS[p] for p in tables.PARAMETERS}
+    param_cols = [i for i, c in enumerate(t6.columns) if c in param_words]
     assert max(metric_cols) < min(param_cols)
     const = [c for c in t6.columns if c == "Domain"]
     assert const and t6.columns.get_loc("Domain") > t6.columns.get_loc("Agents N")  # constants last
