@@ -87,7 +87,7 @@ WORDS = {
     "domain": "Domain", "domain_seed": "Domain seed", "liars": "Liars", "noise": "Noise", "topology": "Topology",
     "degree": "Degree", "rewire": "Rewiring", "trust": "Trust", "discount": "Discount",
 }
-LABELS = ("condition", "strategy", "category", "fact")
+LABELS = ("condition", "category", "fact")
 
 
 def readable(table: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
