@@ -19,7 +19,7 @@ from ifworld.beliefs.phase import (
     phase_figure,
     phase_transition,
 )
-from ifworld.beliefs.sweep import SweepSpec, load_grid, parts_dir, read_table, run_sweep
+from ifworld.beliefs.sweep import SweepSpec, load_grid, partial_rows, parts_dir, read_table, run_sweep
 
 GRID = {
     "base": {"facts": 8, "rounds": 6},
@@ -50,6 +50,7 @@ def test_sweep_resume(tmp_path):
     seen = []
     half = run_sweep(spec, out=out, max_chunks=2, progress=lambda d, t: seen.append((d, t)))
     assert len(list(parts_dir(out).glob("*.jsonl"))) == 2 and not out.exists() and len(half) == 12
+    assert len(partial_rows(out)) == 12 and partial_rows(tmp_path / "none.csv").empty  # live partial results
     calls = []
     import ifworld.beliefs.sweep as sweep_mod
     original = sweep_mod.run_chunk
