@@ -15,7 +15,7 @@ from ifworld.beliefs.engine import simulate
 from ifworld.beliefs.phase import crossing_table, phase_both_rules, phase_figure
 from ifworld.beliefs.sweep import SweepSpec, partial_rows
 from ifworld.beliefs.tables import readable, table1_by_condition
-from ui.beliefs_view import grid_form, grid_yaml, load_rows, sweep_results
+from ui.beliefs_view import grid_form, grid_yaml, load_rows, paper_report, sweep_results
 from ui.common import store
 
 CALIBRATION_RUNS = 20
@@ -70,6 +70,17 @@ def run_with_progress(run_id: str) -> None:
     live.empty()
     st.session_state["belief_sweep_open"] = run_id
 
+
+with st.expander("📄 Reproduce the paper — its one-at-a-time sweep, read two ways", expanded=False):
+    st.caption("Runs the paper's sweep (13 configurations around the defaults) as written and with false facts "
+               "that never circulate (M_F = 0), and puts Tables 1, 4, 5 and 6 beside the paper's numbers.")
+    q = st.columns(4)
+    paper_rule = q[0].selectbox("Update rule", RULES, index=1, key="belief_sweep_paper_rule")
+    paper_seeds = q[1].number_input("Seeds", min_value=1, max_value=20, value=2, key="belief_sweep_paper_seeds")
+    paper_n = q[2].number_input("Runs per seed", min_value=10, max_value=2000, value=100, key="belief_sweep_paper_runs")
+    if q[3].button("📄 Reproduce", key="belief_sweep_paper_go") or st.session_state.get("belief_sweep_paper_shown"):
+        st.session_state["belief_sweep_paper_shown"] = True
+        paper_report(paper_runs(paper_rule, int(paper_seeds), int(paper_n)), "belief_sweep_paper")
 
 st.subheader("1 · Define the grid")
 source = st.radio("Define with", ["Form", "YAML"], horizontal=True, key="belief_sweep_source")

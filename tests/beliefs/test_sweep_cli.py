@@ -2,6 +2,7 @@
 
 import json
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import pytest
@@ -229,3 +230,29 @@ def test_figure_export_png_svg(rows):
     fig = figures.figure2(rows.head(60))
     assert figures.figure_image(fig, "png")[:4] == b"\x89PNG"
     assert b"<svg" in figures.figure_image(fig, "svg")[:400]
+
+
+def test_simulator_views_never_heard_agent_and_fact():
+    cfg = BeliefConfig(agents=8, facts=6, rounds=5)
+    res = simulate(cfg, seed=4, runs=3, record=True)
+    rec, dom = res.recording, res.domain
+    start = animation.round_data(rec, dom, run=1, t=0)["beliefs"]
+    held = rec.beliefs[0, 1][:, animation.fact_order(dom)]
+    pair_total = rec.beliefs[0, 1][:, 0::2] + rec.beliefs[0, 1][:, 1::2]
+    assert np.isnan(start).sum() == 2 * (pair_total == 0).sum()  # never heard: blank, both members
+    assert (start[~np.isnan(start)] >= 0).all() and (held[np.isnan(start)] == 0).all()
+    history = animation.agent_history(rec, dom, run=1, agent=2)
+    assert len(history) == int(rec.active[:, 1].sum()) and {"met", "sent", "received", "vote"} <= set(history[0])
+    p = rec.partners[0, 1, 2]
+    if p >= 0:
+        assert history[0]["received"] == "; ".join(dom.labels[f] for f in rec.messages[0, 1, p] if f >= 0) or "—"
+    fact = int(dom.true_facts[0])
+    groups = animation.fact_holders(rec, dom, run=1, fact=fact, t=rec.rounds)
+    assert sorted(sum(groups.values(), [])) == list(range(8))  # every agent in exactly one group
+    assert isinstance(animation.agent_figure(rec, dom, 1, 2), go.Figure)
+
+
+def test_network_samples_large_populations():
+    res = simulate(BeliefConfig(agents=150, facts=5, rounds=2), seed=0, runs=1, record=True)
+    fig = animation.network_figure(res.recording, res.domain)
+    assert len(fig.data[-1].x) == animation.MAX_DRAWN_AGENTS and "60 of 150" in fig.layout.title.text
