@@ -9,12 +9,13 @@ from pathlib import Path
 
 import streamlit as st
 
-from ifworld.beliefs import workflows
+from ifworld.beliefs import paper, workflows
 from ifworld.beliefs.config import RULES, BeliefConfig
 from ifworld.beliefs.engine import simulate
-from ifworld.beliefs.phase import critical_ratio, phase_figure, phase_transition
-from ifworld.beliefs.sweep import SweepSpec
-from ui.beliefs_view import grid_form, grid_yaml, load_rows, sweep_results
+from ifworld.beliefs.phase import crossing_table, phase_both_rules, phase_figure
+from ifworld.beliefs.sweep import SweepSpec, partial_rows
+from ifworld.beliefs.tables import readable, table1_by_condition
+from ui.beliefs_view import grid_form, grid_yaml, load_rows, paper_report, sweep_results
 from ui.common import store
 
 CALIBRATION_RUNS = 20
@@ -40,23 +41,46 @@ def seconds_per_run(config: dict) -> float:
 
 
 @st.cache_data(ttl=3600, max_entries=16, show_spinner="Tracing the phase transition…")
-def phase_curve(config: dict, m_false: tuple, runs: int, seed: int):
-    return phase_transition(BeliefConfig.from_dict(config), m_false, runs=runs, seed=seed)
+def phase_curve(config: dict, m_false: tuple, runs: int, seed: int, rules: tuple):
+    return phase_both_rules(BeliefConfig.from_dict(config), m_false, runs=runs, seed=seed, rules=rules)
+
+
+@st.cache_data(ttl=3600, max_entries=4, show_spinner="Running the paper's sweep under both readings…")
+def paper_runs(rule: str, seeds: int, runs: int):
+    return paper.reproduce(rule, seeds=seeds, runs=runs)
 
 
 def run_with_progress(run_id: str) -> None:
     bar = st.progress(0.0, text="Starting…")
+    live = st.empty()
+    out = workflows.sweep_out(run_id, store())
 
     def show(done: int, total: int) -> None:
         bar.progress(done / max(total, 1), text=f"chunks {done}/{total}")
+        rows = partial_rows(out)
+        if len(rows) and done < total:
+            live.dataframe(readable(table1_by_condition(rows)), hide_index=True,
+                           key=f"belief_sweep_live_{done}")
 
     try:
         workflows.run_sweep_run(run_id, store=store(), progress=show)
     except (ValueError, OSError, RuntimeError) as exc:
         st.error(f"The sweep stopped: {exc}. Finished chunks are kept; resume it below.")
         return
+    live.empty()
     st.session_state["belief_sweep_open"] = run_id
 
+
+with st.expander("📄 Reproduce the paper — its one-at-a-time sweep, read two ways", expanded=False):
+    st.caption("Runs the paper's sweep (13 configurations around the defaults) as written and with false facts "
+               "that never circulate (M_F = 0), and puts Tables 1, 4, 5 and 6 beside the paper's numbers.")
+    q = st.columns(4)
+    paper_rule = q[0].selectbox("Update rule", RULES, index=1, key="belief_sweep_paper_rule")
+    paper_seeds = q[1].number_input("Seeds", min_value=1, max_value=20, value=2, key="belief_sweep_paper_seeds")
+    paper_n = q[2].number_input("Runs per seed", min_value=10, max_value=2000, value=100, key="belief_sweep_paper_runs")
+    if q[3].button("📄 Reproduce", key="belief_sweep_paper_go") or st.session_state.get("belief_sweep_paper_shown"):
+        st.session_state["belief_sweep_paper_shown"] = True
+        paper_report(paper_runs(paper_rule, int(paper_seeds), int(paper_n)), "belief_sweep_paper")
 
 st.subheader("1 · Define the grid")
 source = st.radio("Define with", ["Form", "YAML"], horizontal=True, key="belief_sweep_source")
@@ -134,26 +158,30 @@ else:
     st.info("No sweeps yet: define a grid above and run it.")
 
 st.subheader("4 · Phase transition under misinformation")
+st.caption("Two curves per rule: **any false fact accepted** (one pair of K going wrong is enough, so it crosses "
+           "early) and **falsehood majority** (more false than true facts accepted: the collective is mostly wrong).")
 with st.form("belief_sweep_phase"):
-    p = st.columns(5)
-    m_true = p[0].number_input("M_T (true facts each)", min_value=1, value=5, key="belief_sweep_phase_true")
-    lo = p[1].number_input("M_F from", min_value=0, value=0, key="belief_sweep_phase_lo")
-    hi = p[2].number_input("M_F to", min_value=0, value=10, key="belief_sweep_phase_hi")
-    runs = p[3].number_input("Runs per point", min_value=2, value=50, key="belief_sweep_phase_runs")
+    p = st.columns(6)
+    m_true = p[0].number_input("M_T (true facts each)", min_value=1, max_value=100, value=5,
+                               key="belief_sweep_phase_true")
+    lo = p[1].number_input("M_F from", min_value=0, max_value=100, value=0, key="belief_sweep_phase_lo")
+    hi = p[2].number_input("M_F to", min_value=0, max_value=100, value=10, key="belief_sweep_phase_hi")
+    runs = p[3].number_input("Runs per point", min_value=2, max_value=5000, value=100, key="belief_sweep_phase_runs")
     seed = p[4].number_input("Seed", min_value=0, value=0, key="belief_sweep_phase_seed")
-    rule = st.selectbox("Update rule", RULES, key="belief_sweep_phase_rule")
+    rule = p[5].selectbox("Update rule", ["both", *RULES], key="belief_sweep_phase_rule",
+                          help="both = additive and bounded (the paper's two rules)")
     traced = st.form_submit_button("📉 Trace")
 if traced:
     if hi < lo:
         st.error("M_F to must be at least M_F from.")
     else:
         try:
-            base = BeliefConfig(true_facts=int(m_true), rule=rule).to_dict()
-            curve = phase_curve(base, tuple(range(int(lo), int(hi) + 1)), int(runs), int(seed))
+            base = BeliefConfig(true_facts=int(m_true)).to_dict()
+            rules = ("additive", "bounded") if rule == "both" else (rule,)
+            curve = phase_curve(base, tuple(range(int(lo), int(hi) + 1)), int(runs), int(seed), rules)
         except ValueError as exc:
             st.error(f"These parameters are impossible: {exc}")
         else:
-            crit = critical_ratio(curve)
-            st.metric("Critical ratio M_F/M_T (lock-on share 0.5)", "not reached" if crit is None else f"{crit:.2f}")
+            st.dataframe(crossing_table(curve), hide_index=True, key="belief_sweep_phase_cross")
             st.plotly_chart(phase_figure(curve), key="belief_sweep_phase_fig")
             st.dataframe(curve, key="belief_sweep_phase_table")

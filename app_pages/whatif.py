@@ -20,7 +20,7 @@ METHODS = {"ifworld": "IF-World (panel + shared frame)", "single": "Single agent
 ABLATIONS = {"no_debate": "No debate", "no_conflict": "No conflict resolver", "no_shared_frame": "No shared frame",
              "no_refine": "No problem refiner"}
 ss = st.session_state
-ss.setdefault("whatif_prop", whatif.PAPER_PROPOSITIONS[1])
+ss.setdefault("whatif_prop", whatif.PAPER_PROPOSITIONS[-1])
 ss.setdefault("whatif_experts", list(whatif.DEFAULT_EXPERTS[:4]))
 ss.setdefault("whatif_rounds", 2)
 
@@ -31,7 +31,12 @@ def use_preset() -> None:
 
 
 def quick_preset() -> None:
-    ss["whatif_experts"], ss["whatif_rounds"] = list(whatif.DEFAULT_EXPERTS[:2]), 1
+    """Two experts that fit the proposition's topic (not always physics + chemistry), one round."""
+    ss["whatif_experts"] = [d for d in whatif.suggest_experts(ss.get("whatif_prop", ""), 2)
+                            if d in whatif.KNOWN_EXPERTS]
+    ss["whatif_custom"] = ", ".join(d for d in whatif.suggest_experts(ss.get("whatif_prop", ""), 2)
+                                    if d not in whatif.KNOWN_EXPERTS)
+    ss["whatif_rounds"] = 1
 
 
 def build_params() -> dict:
@@ -57,19 +62,23 @@ with st.form("whatif_form"):
     c1, c2 = st.columns([4, 1])
     c1.multiselect("Expert panel", whatif.KNOWN_EXPERTS, key="whatif_experts")
     c2.number_input("Rounds", min_value=1, max_value=6, key="whatif_rounds")
-    st.text_input("More domains (comma-separated)", key="whatif_custom",
-                  help="Extra expert domains or aliases, e.g. 'ecology, health'.")
+    st.text_input("More domains (comma-separated, any field)", key="whatif_custom",
+                  help="Any field of expertise, e.g. 'urban planning, epidemiology'; a domain the app does not "
+                       "know gets a persona written from its name. The refiner may add up to two experts, "
+                       "never remove yours.")
     m1, m2 = st.columns(2)
     m1.radio("Method", list(METHODS), format_func=METHODS.get, key="whatif_method")
     with m2:
         st.caption("Ablations (IF-World only)")
         for k, text in ABLATIONS.items():
             st.toggle(text, key=f"whatif_{k}")
-    with st.expander("Baseline settings and cache"):
-        b1, b2, b3 = st.columns(3)
-        b1.number_input("Tree breadth", 1, 6, 3, key="whatif_breadth")
-        b2.number_input("Tree depth", 1, 4, 2, key="whatif_depth")
-        b3.number_input("Debate rounds", 1, 6, 2, key="whatif_debate_rounds")
+    with st.expander("Baseline settings, price and cache"):
+        b1, b2, b3, b4 = st.columns(4)
+        b1.number_input("Tree breadth", 1, whatif.MAX_BREADTH, 3, key="whatif_breadth")
+        b2.number_input("Tree depth", 1, whatif.MAX_DEPTH, 2, key="whatif_depth")
+        b3.number_input("Debate rounds", 1, whatif.MAX_DEBATE_ROUNDS, 2, key="whatif_debate_rounds")
+        b4.number_input("Price per 1,000 tokens", 0.0, 100.0, 0.0, step=0.001, format="%.4f", key="whatif_price",
+                        help="Optional: shows the estimated cost of a run.")
         st.checkbox("Cache identical model calls", key="whatif_cache")
     s1, s2 = st.columns(2)
     estimate = s1.form_submit_button("🧮 Apply and estimate")
@@ -77,8 +86,9 @@ with st.form("whatif_form"):
 
 try:
     params = build_params()
-    st.caption(f"Estimated model calls: **{whatif.estimate_calls(params)}** "
-               f"({params['method']}, {len(params['experts'])} experts, {params['rounds']} round(s)).")
+    size = whatif.estimate(params, ss.get("whatif_price") or None)
+    st.caption(f"Estimate: **{size.text()}** ({params['method']}, {len(params['experts'])} experts, "
+               f"{params['rounds']} round(s)).")
 except ValueError as exc:
     params = None
     if start or estimate:

@@ -30,8 +30,10 @@ from tests.fixtures.fake_openai import FakeOpenAI  # noqa: E402
 LEVELS_PER_BOUNDARY = 2  # (resolver ∥ debate pro ∥ con) → debate judge
 
 
-def call_level(call: dict, rounds: int) -> int:
-    """Dependency level of a call in the default IF-World graph (refine=0, experts of round r, …)."""
+def call_level(call: dict, rounds: int, final_resolver_end: float) -> int:
+    """Dependency level of a call in the default IF-World graph (refine=0, experts of round r, …). In the
+    last round the scenarios part of the report waits for the final resolver (it is written from the
+    adjudicated branches), and a consistency repair turn comes after every report part."""
     role, r = call["role"], call["round"] or 0
     expert_level = 1 + (r - 1) * (1 + LEVELS_PER_BOUNDARY)
     if role == "whatif.refiner":
@@ -40,14 +42,20 @@ def call_level(call: dict, rounds: int) -> int:
         return expert_level
     if role == "whatif.debate.judge":
         return expert_level + 2
-    return expert_level + 1  # resolver, debate pro/con, report parts
+    if role == "whatif.report" and r == rounds and call["start"] >= final_resolver_end - 1e-3:
+        return expert_level + 2  # the scenarios part
+    if role == "whatif.repair":
+        return expert_level + 3
+    return expert_level + 1  # resolver, debate pro/con, report core / analysis
 
 
 def critical_path(calls: list[dict], rounds: int) -> tuple[float, int]:
     """(Σ over dependency levels of the slowest call's latency, number of levels)."""
     levels: dict[int, float] = defaultdict(float)
+    final_end = max((c["end"] for c in calls if c["role"] == "whatif.resolver" and c["round"] == rounds),
+                    default=float("inf"))
     for c in calls:
-        lvl = call_level(c, rounds)
+        lvl = call_level(c, rounds, final_end)
         levels[lvl] = max(levels[lvl], c["end"] - c["start"])
     return sum(levels.values()), len(levels)
 

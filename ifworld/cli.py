@@ -11,11 +11,13 @@ import json
 import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from ifworld import __version__, resources
 from ifworld.runs import RunFailed, drive, export_run
 from ifworld.store import KINDS, get_store
 
@@ -165,11 +167,40 @@ def open_app(
     address: Annotated[str, typer.Option(help="Interface to bind (keep 127.0.0.1 unless behind a proxy).")]
     = "127.0.0.1",
 ) -> None:
-    """Launch the Streamlit app."""
-    root = Path(__file__).resolve().parent.parent
-    cmd = [sys.executable, "-m", "streamlit", "run", str(root / "app.py"), "--server.port", str(port),
-           "--server.address", address]
-    raise typer.Exit(subprocess.call(cmd, cwd=root, env=os.environ.copy()))
+    """Launch the Streamlit app (from the checkout, or from the copy an installed wheel carries)."""
+    script = resources.app_script()
+    cmd = [sys.executable, "-m", "streamlit", "run", str(script), *streamlit_flags(script.parent),
+           "--server.port", str(port), "--server.address", address]
+    # The working directory stays the user's, so their ./.streamlit/secrets.toml is still found.
+    raise typer.Exit(subprocess.call(cmd, env=os.environ.copy()))
+
+
+def streamlit_flags(app_root: Path) -> list[str]:
+    """The app's own .streamlit/config.toml as command-line flags: Streamlit reads config.toml only from
+    the working directory and ~/.streamlit, and ``ifworld app`` runs from wherever the user is."""
+    path = app_root / ".streamlit" / "config.toml"
+    if not path.is_file():
+        return []
+    flags = []
+    for section, options in tomllib.loads(path.read_text(encoding="utf-8")).items():
+        for key, value in options.items():
+            text = str(value).lower() if isinstance(value, bool) else str(value)
+            flags.append(f"--{section}.{key}={text}")
+    return flags
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"ifworld {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Print the version and exit.")] = False,
+) -> None:
+    """IF-World Studio: what-if scenarios, belief exchange and Reasoning With a Star."""
 
 
 if __name__ == "__main__":

@@ -11,6 +11,8 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from ifworld.whatif.numbers import pct
+
 JUDGE_MAXIMA: dict[str, int] = {
     "rigor_traceability": 25, "integration_causality": 25, "feasibility_minimality": 20,
     "uncertainty_adaptation": 15, "decisionability": 15,
@@ -105,10 +107,10 @@ def report_sections(record: dict[str, Any] | None) -> dict[str, str]:
                                        for k, v in verdict.items() if v) if isinstance(verdict, dict) else "",
         "Core conclusions": _bullets(report.get("core_conclusions")),
         "Uncertainty": _bullets(report.get("uncertainty_analysis")),
-        "Scenarios": "\n".join(f"- **{s.get('name', '?')}** — {s.get('probability_pct', '?')} %"
+        "Scenarios": "\n".join(f"- **{s.get('id', '')} {s.get('name', '?')}** — {pct(s.get('probability_pct'))}"
                                for s in report.get("scenarios") or [] if isinstance(s, dict)),
         "Decision rules": "\n".join(f"- {d.get('indicator', '')} {d.get('threshold', '')} → "
-                                    f"{d.get('branch', '')}"
+                                    f"{d.get('branch_id') or d.get('branch', '')}"
                                     for d in report.get("decision_table") or [] if isinstance(d, dict)),
         "Timeline": "\n".join(f"- *{t.get('horizon', '')}* {t.get('event', '')}"
                               for t in report.get("timeline") or [] if isinstance(t, dict)),

@@ -28,7 +28,6 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
-from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 import openai
@@ -37,13 +36,15 @@ from langchain_core.utils.json import parse_partial_json
 from langchain_openai import ChatOpenAI
 from pydantic import BaseModel, ValidationError
 
-from ifworld.config import MAX_TOKENS_LIMIT, NO_MODEL_HELP, STRUCTURED_METHODS, Settings, load_settings
+from ifworld.config import MAX_TOKENS_LIMIT, NO_MODEL_HELP, Settings, load_settings
+from ifworld.llm_methods import _methods, _probe_locks, chain, endpoint_key, known_method, remember
 from ifworld.llm_schema import missing_content, sent_schema
 from ifworld.usage import CallRecord, UsageTracker, usage_totals
 
 __all__ = ["CallRecord", "UsageTracker", "usage_totals", "NO_MODEL_HELP", "complete", "structured",
            "acomplete", "astructured", "test_connection", "chat_model", "LLMError", "LLMCallError",
-           "LLMNotConfigured", "StructuredOutputError", "TruncatedOutputError"]
+           "LLMNotConfigured", "StructuredOutputError", "TruncatedOutputError", "endpoint_key", "known_method",
+           "_methods", "_probe_locks"]
 
 T = TypeVar("T", bound=BaseModel)
 Messages = Sequence[BaseMessage | tuple[str, str]]
@@ -104,8 +105,6 @@ class _FormatRejected(Exception):
 # ---------------------------------------------------------------------------------------------------
 _limiters: dict[int, threading.BoundedSemaphore] = {}
 _limiters_lock = threading.Lock()
-_methods: dict[tuple[str, str], str] = {}  # (endpoint, model) -> method that worked, mirrored in the store
-_probe_locks: dict[tuple[str, str], threading.Lock] = {}
 
 
 def limiter(max_concurrency: int) -> threading.BoundedSemaphore:
@@ -379,55 +378,9 @@ def _format_kwargs(method: str, schema: type[BaseModel]) -> dict[str, Any]:
     return {}
 
 
-def endpoint_key(settings: Settings, role: str) -> tuple[str, str]:
-    """(endpoint, model) the structured method is remembered for; credentials in the URL are dropped."""
-    url = settings.base_url or "https://api.openai.com/v1"
-    parts = urlsplit(url)
-    netloc = parts.netloc.rsplit("@", 1)[-1]
-    return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", "")), settings.model_for(role)
-
-
-def known_method(settings: Settings, role: str) -> str | None:
-    """The method ``auto`` settled on for this endpoint and role's model (None: not probed yet)."""
-    if settings.structured_method != "auto":
-        return settings.structured_method
-    key = endpoint_key(settings, role)
-    if key not in _methods:
-        stored = _store_call(settings, "structured_method", *key)
-        if stored in STRUCTURED_METHODS:
-            _methods[key] = stored
-    return _methods.get(key)
-
-
-def _remember(settings: Settings, role: str, method: str) -> None:
-    key = endpoint_key(settings, role)
-    if _methods.get(key) != method:
-        _methods[key] = method
-        _store_call(settings, "remember_structured_method", *key, method)
-
-
-def _store_call(settings: Settings, name: str, *args: Any) -> Any:
-    """The run store remembers methods across processes; an unusable store only costs a re-probe."""
-    import sqlite3
-
-    from ifworld.store import get_store
-
-    try:
-        return getattr(get_store(settings.db_path), name)(*args)
-    except (sqlite3.Error, OSError):
-        return None
-
-
-def _chain(settings: Settings, role: str) -> list[str]:
-    if settings.structured_method != "auto":
-        return [settings.structured_method]
-    start = known_method(settings, role)
-    return list(STRUCTURED_METHODS[STRUCTURED_METHODS.index(start):] if start else STRUCTURED_METHODS)
-
-
 def _invoke_structured(role: str, msgs: list[BaseMessage], schema: type[BaseModel], settings: Settings,
                        call_id: str, meta: dict | None, callbacks: list | None, sink: PartialSink | None,
-                       ) -> _Reply:
+                       overrides: dict[str, Any]) -> _Reply:
     """Send with the endpoint's method; under ``auto`` a refused method moves to the next, once."""
     key = endpoint_key(settings, role)
     probing = settings.structured_method == "auto" and known_method(settings, role) is None
@@ -435,11 +388,12 @@ def _invoke_structured(role: str, msgs: list[BaseMessage], schema: type[BaseMode
     if lock:
         lock.acquire()  # the first call per (endpoint, model) probes; the others wait and reuse its answer
     try:
-        chain, refused = _chain(settings, role), []
-        for method in chain:
+        chain_, refused = chain(settings, role), []
+        for method in chain_:
 
             def send(bound: int, method: str = method) -> _Reply:
-                model = chat_model(role, settings, max_tokens=bound).bind(**_format_kwargs(method, schema))
+                model = chat_model(role, settings, **{**overrides, "max_tokens": bound})
+                model = model.bind(**_format_kwargs(method, schema))
                 cfg = _config(role, call_id, meta, callbacks, quiet=True, method=method, max_tokens=bound)
                 return _call(role, model, msgs, settings, cfg, _PartialFeed(sink), formatted=method != "prompt")
 
@@ -449,7 +403,7 @@ def _invoke_structured(role: str, msgs: list[BaseMessage], schema: type[BaseMode
                 refused.append(f"{method}: {exc}")
                 continue
             if settings.structured_method == "auto":
-                _remember(settings, role, method)
+                remember(settings, role, method)
             if reply.finish == "length":
                 raise TruncatedOutputError(
                     role, f"reply truncated at {bound} tokens even after a retry with a larger bound; raise "
@@ -472,27 +426,30 @@ def _parse(schema: type[T], text: str) -> T:
 
 
 def structured(role: str, messages: Messages, schema: type[T], *, settings: Settings | None = None,
-               meta: dict | None = None, callbacks: list | None = None, on_partial: PartialSink | None = None) -> T:
+               meta: dict | None = None, callbacks: list | None = None, on_partial: PartialSink | None = None,
+               **model_overrides: Any) -> T:
     """A validated, non-empty ``schema`` instance from ``role``.
 
     The endpoint's structured-output method is used (see the module doc), ``<think>`` is stripped, and an
     invalid or empty reply gets one repair turn before :class:`StructuredOutputError`. ``on_partial``
     receives the partially parsed object while the reply streams (throttled to every
     :data:`PARTIAL_INTERVAL_S`). Structured calls are tagged ``nostream``: their JSON tokens do not flood
-    LangGraph's "messages" stream; progress goes through ``on_partial`` instead.
+    LangGraph's "messages" stream; progress goes through ``on_partial`` instead. ``model_overrides`` (e.g.
+    ``seed``, ``temperature``) go to the chat model.
     """
     settings = settings or load_settings()
     msgs = _with_schema(_to_messages(messages), schema)
     call_id = uuid.uuid4().hex
     tracker = _find_tracker(callbacks)
     try:
-        reply = _invoke_structured(role, msgs, schema, settings, call_id, meta, callbacks, on_partial)
+        reply = _invoke_structured(role, msgs, schema, settings, call_id, meta, callbacks, on_partial, model_overrides)
         try:
             return _parse(schema, reply.text)
         except (ValueError, ValidationError) as exc:
             error = _short_error(exc)
         repair = msgs + [AIMessage(reply.text[:4000]), HumanMessage(REPAIR_INSTRUCTION.format(error=error))]
-        reply = _invoke_structured(role, repair, schema, settings, call_id, meta, callbacks, on_partial)
+        reply = _invoke_structured(role, repair, schema, settings, call_id, meta, callbacks, on_partial,
+                                   model_overrides)
         try:
             value = _parse(schema, reply.text)
         except (ValueError, ValidationError) as exc:

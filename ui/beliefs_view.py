@@ -11,8 +11,8 @@ import plotly.graph_objects as go
 import streamlit as st
 import yaml
 
-from ifworld.beliefs import animation, figures, tables
-from ifworld.beliefs.config import DOMAINS, RULES, STRATEGIES, BeliefConfig
+from ifworld.beliefs import animation, figures, paper, tables
+from ifworld.beliefs.config import MAX_SEED, STRATEGIES, bounds_text, field_info
 from ifworld.beliefs.domain import Domain
 from ifworld.beliefs.llm_graph import recording_of
 from ifworld.beliefs.recording import Recording
@@ -20,47 +20,67 @@ from ifworld.beliefs.sweep import MAX_GRID_YAML_BYTES, read_table
 from ifworld.events import Event
 from ui.runs_view import register_renderer
 
+DEFAULT_PAGE_RUNS = 20
+MAX_PAGE_RUNS = 500
 SPEEDS = {"0.25 s": 0.25, "0.5 s": 0.5, "1 s": 1.0, "2 s": 2.0}
 FIG_HEIGHT = 380
-NUMBER_FIELDS = (("agents", int, "10, 20"), ("facts", int, "20"), ("true_facts", int, "5"),
-                 ("false_facts", int, "1, 3"), ("bandwidth", int, "1, 3"), ("rounds", int, "20"),
-                 ("threshold", float, "0.5"), ("stop_share", float, "0.75"), ("liars", float, "0"),
-                 ("noise", float, "0"))
-CHOICE_FIELDS = (("strategy", STRATEGIES, list(STRATEGIES)), ("rule", RULES, ["additive"]),
-                 ("domain", DOMAINS, ["family"]))
+SWEEP_TEXT = {"agents": "10, 20", "false_facts": "1, 3", "bandwidth": "1, 3"}  # form starts as a small grid
+SWEEP_CHOICES = {"strategy": list(STRATEGIES), "rule": ["additive"], "domain": ["family"], "topology": ["complete"]}
+SWEEP_FIELDS = ("agents", "facts", "true_facts", "false_facts", "bandwidth", "rounds", "threshold", "stop_share",
+                "liars", "noise", "degree", "strategy", "rule", "domain", "topology")
+FORM_FIELDS = ("agents", "facts", "true_facts", "false_facts", "bandwidth", "rounds", "strategy", "rule", "trust",
+               "discount", "threshold", "stop_share", "domain", "liars", "noise", "with_replacement", "domain_seed",
+               "topology", "degree", "rewire", "graph_seed")
 
 
 # ---------------------------------------------------------------------------------------------------
-# Parameter form
+# Parameter widgets, generated from BeliefConfig's fields (bounds, labels, help, steps)
 # ---------------------------------------------------------------------------------------------------
-def parameter_form(prefix: str) -> tuple[bool, dict[str, Any], int]:
-    """The simulation parameters in one form; returns (submitted, config kwargs, seed). Bounds are
-    left to the engine, so impossible values come back as its own ValueError."""
-    d = BeliefConfig()
+def config_widget(container: Any, name: str, key: str, default: Any = None) -> Any:
+    """One widget for one config field: number input within the field's bounds, select box for a
+    choice, checkbox for a flag."""
+    f = field_info(name)
+    value = f["default"] if default is None else default
+    label, tip = f["label"], f"{f['help']} ({bounds_text(name)})"
+    if f["choices"]:
+        return container.selectbox(label, f["choices"], index=f["choices"].index(value), help=tip, key=key)
+    if f["type"] is bool:
+        return container.checkbox(label, value=bool(value), help=tip, key=key)
+    cast = f["type"]
+    step = cast(f["step"] or 1)
+    return container.number_input(label, min_value=cast(f["min"]), max_value=cast(f["max"]), value=cast(value),
+                                  step=step, help=tip, key=key)
+
+
+def config_widgets(prefix: str, names: tuple[str, ...], defaults: dict[str, Any] | None = None,
+                   columns: int = 4) -> dict[str, Any]:
+    """Widgets for ``names`` laid out in ``columns``; returns config keyword arguments."""
+    cols = st.columns(columns)
+    return {name: config_widget(cols[i % columns], name, f"{prefix}_{name}", (defaults or {}).get(name))
+            for i, name in enumerate(names)}
+
+
+def parameter_form(prefix: str) -> tuple[bool, dict[str, Any], int, int]:
+    """The simulation parameters in one form; returns (submitted, config kwargs, seed, runs). Widgets
+    keep values inside the documented bounds; the config's own message reports anything else."""
     with st.form(f"{prefix}_form"):
+        kw = config_widgets(prefix, FORM_FIELDS)
         c = st.columns(4)
-        kw: dict[str, Any] = {
-            "agents": c[0].number_input("Agents N", value=d.agents, step=1, key=f"{prefix}_agents"),
-            "facts": c[1].number_input("Fact pairs K", value=d.facts, step=1, key=f"{prefix}_facts"),
-            "true_facts": c[2].number_input("True facts each (M_T)", value=d.true_facts, step=1,
-                                            key=f"{prefix}_true"),
-            "false_facts": c[3].number_input("False facts each (M_F)", value=d.false_facts, step=1,
-                                             key=f"{prefix}_false"),
-            "bandwidth": c[0].number_input("Bandwidth C", value=d.bandwidth, step=1, key=f"{prefix}_bandwidth"),
-            "rounds": c[1].number_input("Round cap", value=d.rounds, step=1, key=f"{prefix}_rounds"),
-            "strategy": c[2].selectbox("Sharing strategy", STRATEGIES, key=f"{prefix}_strategy"),
-            "rule": c[3].selectbox("Update rule", RULES, key=f"{prefix}_rule"),
-            "threshold": c[0].number_input("Acceptance threshold", value=d.threshold, step=0.05,
-                                           key=f"{prefix}_threshold"),
-            "stop_share": c[1].number_input("STOP share", value=d.stop_share, step=0.05, key=f"{prefix}_stop"),
-            "domain": c[2].selectbox("Domain", DOMAINS, key=f"{prefix}_domain"),
-            "liars": c[3].number_input("Liars (share)", value=0.0, step=0.05, key=f"{prefix}_liars"),
-            "noise": c[0].number_input("Noise (flip prob.)", value=0.0, step=0.05, key=f"{prefix}_noise"),
-            "with_replacement": not c[2].checkbox("Draw facts without replacement", key=f"{prefix}_norepl"),
-        }
-        seed = c[1].number_input("Seed", value=0, step=1, key=f"{prefix}_seed")
+        seed = c[0].number_input("Seed", min_value=0, max_value=MAX_SEED, value=0, step=1, key=f"{prefix}_seed")
+        runs = c[1].number_input("Runs R", min_value=1, max_value=MAX_PAGE_RUNS, value=DEFAULT_PAGE_RUNS, step=1,
+                                 key=f"{prefix}_runs", help="Independent runs (mean ± std); the player shows one.")
         submitted = st.form_submit_button("▶️ Run simulation", type="primary")
-    return submitted, kw, int(seed)
+    return submitted, kw, int(seed), int(runs)
+
+
+def summary_over_runs(summary: dict[str, Any], cap: int) -> None:
+    """Mean ± std over R runs as st.metric."""
+    c = st.columns(5)
+    for col, (label, key) in zip(c, (("F1", "f1"), ("Precision", "precision"), ("Recall", "recall")), strict=False):
+        col.metric(label, f"{summary[key]:.3f}", help=f"mean over {summary['runs']} runs")
+        col.caption(f"± {summary[key + '_std']:.3f} (std)")
+    c[3].metric("Rounds", f"{summary['rounds_mean']:.1f} / {cap}", help="mean rounds used")
+    c[4].metric("Stopped by vote", f"{summary['converged_rate']:.0%}", help="share of runs that stopped by vote")
 
 
 def summary_metrics(precision: float, recall: float, f1: float, rounds: int, cap: int, converged: bool) -> None:
@@ -84,23 +104,24 @@ def _still(fig: go.Figure, t: int) -> go.Figure:
     return out
 
 
-def animated_figures(recording: Recording, domain: Domain) -> dict[str, go.Figure]:
-    """The engine's animated network, heatmap and metrics figures for run 0."""
-    return {"network": animation.network_figure(recording, domain),
-            "heatmap": animation.belief_heatmap_figure(recording, domain),
-            "metrics": animation.metrics_figure(recording)}
+def animated_figures(recording: Recording, domain: Domain, run: int = 0) -> dict[str, go.Figure]:
+    """The engine's animated network, heatmap and metrics figures for one run."""
+    return {"network": animation.network_figure(recording, domain, run),
+            "heatmap": animation.belief_heatmap_figure(recording, domain, run),
+            "metrics": animation.metrics_figure(recording, run)}
 
 
 def _step(key: str, delta: int, last: int) -> None:
     st.session_state[key] = min(last, max(0, st.session_state.get(key, 0) + delta))
 
 
-def player(recording: Recording, domain: Domain, prefix: str) -> None:
-    """Play / pause / step / speed over the rounds; a fragment reruns alone while playing."""
-    last = recording.rounds
+def player(recording: Recording, domain: Domain, prefix: str, run: int = 0) -> None:
+    """Play / pause / step / speed over the rounds of one run; a fragment reruns alone while playing."""
+    last = int(recording.active[:, run].sum())
     t_key, play_key = f"{prefix}_t", f"{prefix}_playing"
     st.session_state.setdefault(t_key, 0)
-    figs = animated_figures(recording, domain)
+    st.session_state[t_key] = min(st.session_state[t_key], last)
+    figs = animated_figures(recording, domain, run)
     mode = st.radio("View", ["Step player", "Plotly animation"], horizontal=True, key=f"{prefix}_view")
     if mode == "Plotly animation":
         for name in ("network", "heatmap"):
@@ -133,7 +154,7 @@ def player(recording: Recording, domain: Domain, prefix: str) -> None:
         b[2].button("Step ▶️", key=f"{prefix}_step", on_click=_step, args=(t_key, 1, last))
         b[3].button("End ⏭️", key=f"{prefix}_last", on_click=_step, args=(t_key, last, last))
         t = st.session_state.get(t_key, 0)
-        data = animation.round_data(recording, domain, t=t)
+        data = animation.round_data(recording, domain, run=run, t=t)
         st.markdown(f"**Round {t} of {last}** · F1 {data['f1']:.3f} · precision {data['precision']:.3f} · "
                     f"recall {data['recall']:.3f} · STOP votes {data['stop_share']:.0%}")
         left, right = st.columns(2)
@@ -144,9 +165,33 @@ def player(recording: Recording, domain: Domain, prefix: str) -> None:
         curve.update_layout(height=FIG_HEIGHT - 60)
         st.plotly_chart(curve, key=f"{prefix}_curve")
         st.caption("Network: green = only true facts passed, red = a false fact passed, grey = nothing sent; "
-                   "purple nodes are liars. Heatmap: true facts left of the dashed line, false facts right.")
+                   "purple nodes are liars. Heatmap: true facts left of the dashed line, false facts right; "
+                   "grey cells = never heard of (0 = heard of it and disbelieves it); hover for the statement.")
+        inspector(recording, domain, prefix, run, t)
 
     frame()
+
+
+def inspector(recording: Recording, domain: Domain, prefix: str, run: int, t: int) -> None:
+    """Pick an agent (its beliefs over rounds, whom it met, what it sent and received) or a fact (who
+    holds it at the current round)."""
+    c = st.columns(2)
+    agent = c[0].selectbox("Inspect agent", ["—", *range(recording.beliefs.shape[2])], key=f"{prefix}_agent")
+    facts = list(animation.fact_order(domain))
+    fact = c[1].selectbox("Inspect fact", ["—", *facts], key=f"{prefix}_fact",
+                          format_func=lambda f: f if f == "—" else
+                          f"{'✅' if domain.truth[f] else '❌'} {domain.labels[f]}")
+    if agent != "—":
+        st.plotly_chart(animation.agent_figure(recording, domain, run, int(agent)), key=f"{prefix}_agent_fig")
+        st.dataframe(pd.DataFrame(animation.agent_history(recording, domain, run, int(agent))), hide_index=True,
+                     key=f"{prefix}_agent_rows")
+    if fact != "—":
+        holders = animation.fact_holders(recording, domain, run, int(fact), t)
+        st.markdown(f"**{domain.labels[fact]}** ({'true' if domain.truth[fact] else 'false'}) after round {t}:")
+        st.dataframe(pd.DataFrame({"group": list(holders), "agents": [len(v) for v in holders.values()],
+                                   "which": [", ".join(map(str, v[:40])) + (" …" if len(v) > 40 else "")
+                                             for v in holders.values()]}), hide_index=True,
+                     key=f"{prefix}_fact_rows")
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -217,34 +262,51 @@ def parse_numbers(text: str, cast: type, key: str) -> list[Any]:
     return out
 
 
-def grid_from_form(values: dict[str, Any], seeds: int, runs: int, chunk: int) -> dict[str, Any]:
-    """Grid mapping from the form: single values go to ``base``, lists of several to ``grid``."""
+def grid_from_form(values: dict[str, Any], seeds: int, runs: int, chunk: int,
+                   design: str = "factorial") -> dict[str, Any]:
+    """Grid mapping from the form: single values go to ``base``, lists of several to ``grid`` (for a
+    one-at-a-time design the first value of a list is also the centre, in ``base``)."""
     base, grid = {}, {}
     for key, value in values.items():
         if not value:
             raise ValueError(f"{key}: choose at least one value")
-        (grid.__setitem__(key, list(value)) if len(value) > 1 else base.__setitem__(key, value[0]))
-    return {"base": base, "grid": grid, "repeats": int(seeds), "runs": int(runs), "chunk_size": int(chunk)}
+        if len(value) > 1:
+            grid[key] = list(value)
+            if design == "one_at_a_time":
+                base[key] = value[0]
+        else:
+            base[key] = value[0]
+    return {"base": base, "grid": grid, "design": design, "repeats": int(seeds), "runs": int(runs),
+            "chunk_size": int(chunk)}
 
 
 def grid_form(prefix: str) -> tuple[bool, dict[str, Any] | str]:
     """Number lists and multiselects per parameter; returns (submitted, grid mapping or error text)."""
+    numbers = [n for n in SWEEP_FIELDS if not field_info(n)["choices"]]
+    choices_of = [n for n in SWEEP_FIELDS if field_info(n)["choices"]]
     with st.form(f"{prefix}_grid_form"):
         cols = st.columns(5)
-        texts = {name: cols[i % 5].text_input(name, value=default, key=f"{prefix}_{name}")
-                 for i, (name, _, default) in enumerate(NUMBER_FIELDS)}
-        c = st.columns(3)
-        choices = {name: c[i].multiselect(name, options, default=default, key=f"{prefix}_{name}")
-                   for i, (name, options, default) in enumerate(CHOICE_FIELDS)}
-        s = st.columns(3)
-        seeds = s[0].number_input("Seeds (repeats)", min_value=1, value=2, key=f"{prefix}_seeds")
-        runs = s[1].number_input("Runs per seed", min_value=1, value=20, key=f"{prefix}_runs")
-        chunk = s[2].number_input("Chunk size (tasks)", min_value=1, value=8, key=f"{prefix}_chunk")
+        texts = {name: cols[i % 5].text_input(field_info(name)["label"],
+                                              value=SWEEP_TEXT.get(name, f"{field_info(name)['default']:g}"),
+                                              help=f"Comma-separated values ({bounds_text(name)})",
+                                              key=f"{prefix}_{name}")
+                 for i, name in enumerate(numbers)}
+        c = st.columns(len(choices_of))
+        choices = {name: c[i].multiselect(field_info(name)["label"], field_info(name)["choices"],
+                                          default=SWEEP_CHOICES.get(name), key=f"{prefix}_{name}")
+                   for i, name in enumerate(choices_of)}
+        s = st.columns(4)
+        design = s[0].radio("Design", ["factorial", "one_at_a_time"], key=f"{prefix}_design",
+                            help="factorial: every combination; one_at_a_time: the first value of each "
+                                 "list is the centre, the others are varied one parameter at a time")
+        seeds = s[1].number_input("Seeds (repeats)", min_value=1, value=2, key=f"{prefix}_seeds")
+        runs = s[2].number_input("Runs per seed", min_value=1, value=20, key=f"{prefix}_runs")
+        chunk = s[3].number_input("Chunk size (tasks)", min_value=1, value=8, key=f"{prefix}_chunk")
         submitted = st.form_submit_button("Check grid")
     try:
-        values = {name: parse_numbers(texts[name], cast, name) for name, cast, _ in NUMBER_FIELDS}
+        values = {name: parse_numbers(texts[name], field_info(name)["type"], name) for name in numbers}
         values.update(choices)
-        return submitted, grid_from_form(values, seeds, runs, chunk)
+        return submitted, grid_from_form(values, seeds, runs, chunk, design)
     except ValueError as exc:
         return submitted, str(exc)
 
@@ -277,7 +339,7 @@ def load_rows(path: str, mtime: float) -> pd.DataFrame:
 
 
 def sweep_results(rows: pd.DataFrame, prefix: str) -> None:
-    """Tables 1–6 and Figures 1/2 in tabs."""
+    """Tables 1–6 (word headers, mean ± std) and Figures 1/2 in tabs, with PNG / SVG export."""
     names = ["Table 1 · by condition", "Table 2 · fact type", "Table 3 · most missed", "Table 4 · strategy",
              "Table 5 · convergence", "Table 6 · top configs", "Figure 1", "Figure 2"]
     tabs = st.tabs(names)
@@ -286,11 +348,47 @@ def sweep_results(rows: pd.DataFrame, prefix: str) -> None:
     for tab, build in zip(tabs[:6], builders, strict=True):
         with tab:
             st.caption(build.__doc__.splitlines()[0])
-            st.dataframe(build(rows), key=f"{prefix}_{build.__name__}")
-    with tabs[6]:
-        st.plotly_chart(figures.figure1(rows), key=f"{prefix}_fig1")
-    with tabs[7]:
-        st.plotly_chart(figures.figure2(rows), key=f"{prefix}_fig2")
+            table = build(rows)
+            shown = table if build is tables.table4_strategy_by_condition else tables.readable(table)
+            st.dataframe(shown, hide_index=build is not tables.table4_strategy_by_condition,
+                         key=f"{prefix}_{build.__name__}")
+    for tab, name, build in ((tabs[6], "figure1", figures.figure1), (tabs[7], "figure2", figures.figure2)):
+        with tab:
+            fig = build(rows)
+            st.plotly_chart(fig, key=f"{prefix}_{name}")
+            _export_buttons(fig, f"{prefix}_{name}")
+
+
+def _export_buttons(fig: go.Figure, key: str) -> None:
+    """PNG / SVG for slides, rendered on click (kaleido is optional)."""
+    if not figures.HAS_KALEIDO:
+        st.caption("PNG / SVG export: `pip install 'ifworld[export]'` (kaleido).")
+        return
+    if st.button("🖼️ Prepare PNG and SVG", key=f"{key}_prep"):
+        try:
+            st.session_state[f"{key}_img"] = {f: figures.figure_image(fig, f) for f in ("png", "svg")}
+        except (ValueError, RuntimeError, OSError) as exc:
+            st.error(f"Image export failed: {exc}")
+    images = st.session_state.get(f"{key}_img")
+    if images:
+        c = st.columns(2)
+        c[0].download_button("⬇️ PNG", images["png"], file_name=f"{key}.png", mime="image/png",
+                             key=f"{key}_png", on_click="ignore")
+        c[1].download_button("⬇️ SVG", images["svg"], file_name=f"{key}.svg", mime="image/svg+xml",
+                             key=f"{key}_svg", on_click="ignore")
+
+
+def paper_report(rep: Any, prefix: str) -> None:
+    """The paper's Tables 1, 4, 5, 6 beside ours under both readings, per configuration, residuals."""
+    st.markdown(f"**Rule {rep.rule}** · {rep.configurations} configurations × {rep.seeds} seeds × {rep.runs} runs "
+                "per reading")
+    for title, table in (("Table 1 · heuristic row", paper.table1(rep)), ("Table 4 · by strategy", paper.table4(rep)),
+                         ("Table 5 · convergence", paper.table5(rep)), ("Table 6 · top runs", paper.table6(rep))):
+        st.markdown(f"**{title}**")
+        st.dataframe(table, hide_index=True, key=f"{prefix}_{title[:7]}")
+    with st.expander("Per configuration"):
+        st.dataframe(paper.per_configuration(rep), hide_index=True, key=f"{prefix}_per_config")
+    st.markdown("**Residual differences**\n" + "\n".join(f"- {line}" for line in paper.residuals(rep)))
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -1,8 +1,9 @@
 """Following a run live: consume ``runs.stream_run`` events into ``st.status`` boxes, cards and counters.
 
-One consumer for every page that starts or resumes a run. What-if runs get phase boxes, expert tabs per
-round filled as experts finish, streaming tokens, the shared frame with its diff and usage counters; other
-kinds get a generic step log. Failures are shown with what was kept and left resumable.
+One consumer for every page that starts or resumes a run. What-if runs get a progress bar with an ETA, one
+status line, expert tabs per round filled from typed ``expert_done`` events (which carry the output), the
+streaming tail, and each round's deliberation view, kept on the page; other kinds get a generic
+step log. Failures are shown with what was kept and left resumable.
 """
 
 from __future__ import annotations
@@ -15,91 +16,96 @@ import streamlit as st
 from ifworld import runs
 from ifworld.events import Event
 from ifworld.llm import usage_totals
+from ifworld.whatif.models import (
+    ExpertDone,
+    ExpertFailed,
+    ExpertStarted,
+    FrameBuilt,
+    PhaseEvent,
+    ReportDone,
+    RoundDone,
+    parse_progress,
+)
+from ifworld.whatif.progress import progress
+from ifworld.whatif.record import estimate_calls
+from ifworld.whatif.schemas import ExpertOutput
 from ui import whatif_view
 from ui.common import current_settings, store
+from ui.deliberation_view import render_deliberation
 
 TOKEN_TAIL_CHARS = 900
 TOKEN_REFRESH_S = 0.25
 USAGE_REFRESH_S = 0.5
-
-
-def find_expert_outputs(update: Any, depth: int = 0) -> dict[str, dict]:
-    """Expert outputs inside a step update, wherever the engine put them ({domain: output})."""
-    found: dict[str, dict] = {}
-    if depth > 3:
-        return found
-    if isinstance(update, dict):
-        if "verdict" in update and ("key_causal_edges" in update or "conclusions" in update):
-            if update.get("domain"):
-                found[str(update["domain"])] = update
-            return found
-        for key, value in update.items():
-            if isinstance(value, dict) and "verdict" in value and not value.get("domain"):
-                found[str(key)] = value
-            else:
-                found.update(find_expert_outputs(value, depth + 1))
-    elif isinstance(update, list):
-        for item in update:
-            found.update(find_expert_outputs(item, depth + 1))
-    return found
+PHASE_LABELS = {"refine": "Refining the proposition", "experts": "Experts are reasoning",
+                "synthesis": "Detecting and adjudicating conflicts, debating", "report": "Writing the report",
+                "repair": "Consistency check: one repair turn", "panel": "The refiner added expert(s)"}
 
 
 class LiveWhatIf:
-    """Renders one what-if run's events as they arrive."""
+    """Renders one what-if run's typed events (:mod:`ifworld.whatif.models`) as they arrive.
 
-    def __init__(self, run_id: str, experts: list[str]) -> None:
-        self.run_id, self.experts = run_id, list(experts)
+    Layout, top to bottom: one progress bar (calls, elapsed, ETA) with one status line that is replaced,
+    never appended; usage counters; the streaming tail; then one block per round — expert tabs filled as
+    experts finish and, when the round's frame is built, its deliberation view, which stays on the page
+    while later rounds run."""
+
+    def __init__(self, run_id: str, experts: list[str], total_calls: int) -> None:
+        self.run_id, self.experts, self.total = run_id, list(experts), total_calls
+        self.started = time.monotonic()
+        self.bar = st.progress(0.0, text="Starting…")
+        self.status_line = st.empty()
         self.usage_box = st.empty()
         self.token_box = st.empty()
-        self.status: Any = None
-        self.tabs: dict[int, dict[str, Any]] = {}
+        self.rounds_area = st.container()
+        self.rounds: dict[int, dict[str, Any]] = {}
         self.tokens: dict[str, str] = {}
-        self.round = 1
+        self.phase = "Starting"
         self._last_tokens = self._last_usage = 0.0
 
-    def _open(self, label: str) -> None:
-        if self.status is not None:
-            self.status.update(state="complete", expanded=False)
-        self.status = st.status(label, expanded=True)
-
-    def _slots(self, rnd: int) -> dict[str, Any]:
-        if rnd not in self.tabs:
-            if self.status is None:
-                self._open(f"Experts, round {rnd}")
-            with self.status:
+    def _round(self, rnd: int) -> dict[str, Any]:
+        if rnd not in self.rounds:
+            with self.rounds_area:
+                st.markdown(f"#### Round {rnd}")
                 names = self.experts or ["experts"]
-                self.tabs[rnd] = {d: t.empty() for d, t in zip(names, st.tabs(names), strict=True)}
-                for slot in self.tabs[rnd].values():
+                slots = {d: t.empty() for d, t in zip(names, st.tabs(names), strict=True)}
+                for slot in slots.values():
                     slot.caption("waiting…")
-        return self.tabs[rnd]
+                self.rounds[rnd] = {"slots": slots, "deliberation": st.container()}
+        return self.rounds[rnd]
 
-    def _expert(self, rnd: int, domain: str, output: dict | None = None, error: str | None = None,
+    def _expert(self, rnd: int, domain: str, output: ExpertOutput | None = None, error: str | None = None,
                 started: bool = False) -> None:
-        slots = self._slots(rnd)
-        slot = slots.get(domain)
+        slot = self._round(rnd)["slots"].get(domain)
         if slot is None:
             return
         with slot.container():
             if error:
                 st.error(f"{domain} failed: {error}")
-            elif output:
+            elif output is not None:
                 whatif_view.render_expert(domain, output)
             elif started:
                 st.caption(f"⏳ {domain} is thinking…")
-            else:
-                st.caption(f"✅ {domain} done")
 
     def usage(self, force: bool = False) -> None:
         now = time.monotonic()
         if force or now - self._last_usage > USAGE_REFRESH_S:
             self._last_usage = now
+            calls = store().calls(self.run_id)
+            prog = progress(calls, self.total, now - self.started)
+            self.bar.progress(prog.fraction, text=prog.text())
             with self.usage_box.container():
-                whatif_view.render_usage(usage_totals(store().calls(self.run_id)))
+                whatif_view.render_usage(usage_totals(calls))
+
+    def _status(self, text: str) -> None:
+        self.phase = text
+        self.status_line.caption(f"⚙️ {text}")
 
     def handle(self, event: Event) -> None:
         data = event.data or {}
         if event.type == "progress":
-            self._progress(data)
+            payload = parse_progress(data)
+            if payload is not None:
+                self._progress(payload)
         elif event.type == "token":
             role = str(data.get("role") or event.node or "model")
             self.tokens[role] = (self.tokens.get(role, "") + str(data.get("text", "")))[-TOKEN_TAIL_CHARS:]
@@ -107,52 +113,50 @@ class LiveWhatIf:
                 self._last_tokens = time.monotonic()
                 self.token_box.caption(f"✍️ {role}: …{self.tokens[role][-400:]}")
         elif event.type == "step_finished":
-            if isinstance(data.get("panel"), list) and data["panel"] and not self.tabs:
+            if isinstance(data.get("panel"), list) and data["panel"] and not self.rounds:
                 self.experts = [str(d) for d in data["panel"]]
-            items = [o for o in data.get("outputs") or [] if isinstance(o, dict) and "round" in o]
-            for item in items:
-                self._expert(int(item["round"]), str(item.get("domain")), output=item.get("output"),
-                             error=item.get("error"))
-            if not items:
-                for domain, output in find_expert_outputs(data).items():
-                    self._expert(self.round, domain, output)
             self.usage()
-        elif event.type == "step_failed" and self.status is not None:
-            self.status.warning(f"{event.node}: {data.get('error', '')[:300]}")
+        elif event.type == "step_failed":
+            self._status(f"{event.node}: {str(data.get('error', ''))[:300]}")
         elif event.type == "run_finished":
-            if self.status is not None:
-                self.status.update(state="complete", expanded=False)
             self.token_box.empty()
             self.usage(force=True)
+            self.bar.progress(1.0, text=f"Finished in {time.monotonic() - self.started:.0f} s")
+            self.status_line.empty()
 
-    def _progress(self, data: dict[str, Any]) -> None:
-        kind = data.get("kind")
-        rnd = int(data.get("round") or self.round or 1)
-        if kind == "phase":
-            self.round = rnd
-            phase = str(data.get("phase", "working"))
-            self._open(f"{phase.capitalize()}" + (f" — round {rnd}" if data.get("round") else ""))
-        elif kind in ("expert_started", "expert_done", "expert_failed"):
-            self.round = rnd
-            self._expert(rnd, str(data.get("domain")), output=data.get("output"),
-                         error=data.get("error", "failed") if kind == "expert_failed" else None,
-                         started=kind == "expert_started")
-        elif kind == "frame_built":
-            target = self.status if self.status is not None else st.container()
-            with target:
-                st.markdown(f"**Shared frame after round {rnd}**")
-                whatif_view.render_frame(data.get("frame"), data.get("diff"))
-        elif kind == "round_done" and self.status is not None:
-            self.status.caption(f"Round {rnd} done.")
-        elif kind == "report_done" and self.status is not None:
-            self.status.caption("Report written.")
+    def _progress(self, ev: Any) -> None:
+        if isinstance(ev, PhaseEvent):
+            label = PHASE_LABELS.get(ev.phase, ev.phase.capitalize())
+            if ev.phase == "repair":
+                label += f" ({ev.part}: {len(ev.violations)} violation(s))"
+            elif ev.phase == "panel":
+                label += f": {ev.part}"
+            self._status(label + (f" — round {ev.round}" if ev.round else ""))
+        elif isinstance(ev, ExpertStarted):
+            self._expert(ev.round, ev.domain, started=True)
+        elif isinstance(ev, ExpertDone):
+            self._expert(ev.round, ev.domain, output=ev.output)
+            self.usage()
+        elif isinstance(ev, ExpertFailed):
+            self._expert(ev.round, ev.domain, error=ev.error)
+        elif isinstance(ev, FrameBuilt):
+            with self._round(ev.round)["deliberation"]:
+                st.markdown(f"**🧭 Deliberation after round {ev.round}**")
+                render_deliberation(ev.frame, ev.diff, None, f"live_{self.run_id}_r{ev.round}")
+        elif isinstance(ev, RoundDone):
+            self._status(f"Round {ev.round} done ({ev.ok} expert(s) answered"
+                         + (f"; failed: {', '.join(ev.failed)}" if ev.failed else "") + ")")
+        elif isinstance(ev, ReportDone):
+            self._status("Report written and checked.")
 
 
 def follow_run(run_id: str, *, resume: bool | None = None, show_failures: bool = True) -> dict[str, Any] | None:
     """Stream a run into the page; return its record, or None after a failure (shown unless the caller
     shows it itself; the run stays resumable)."""
     info = store().get_run(run_id)
-    live = LiveWhatIf(run_id, info.params.get("experts") or []) if info.kind == "whatif" else None
+    live = None
+    if info.kind == "whatif":
+        live = LiveWhatIf(run_id, info.params.get("experts") or [], estimate_calls(info.params))
     log = None if live else st.status(f"Running {info.title}", expanded=True)
     try:
         for event in runs.stream_run(run_id, store=store(), settings=current_settings(), resume=resume):

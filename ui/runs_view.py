@@ -13,9 +13,11 @@ from typing import Any
 
 import pandas as pd
 import streamlit as st
+from pydantic import ValidationError
 
 from ifworld import compare
 from ifworld.store import RunInfo
+from ifworld.whatif.models import WhatIfRecord, load_record
 from ui import whatif_view
 
 Renderer = Callable[[dict[str, Any], str], None]  # (record, widget key prefix)
@@ -86,40 +88,39 @@ def render_replay_state(kind: str, step: dict[str, Any], previous: dict[str, Any
     changed = compare.changed_keys((previous or {}).get("values"), values)
     st.caption(f"Step {step.get('step')} · wrote: {', '.join(step.get('nodes') or []) or '—'} · "
                f"next: {', '.join(step.get('next') or []) or 'end'}")
-    view = whatif_state_view(values) if kind == "whatif" else {}
-    if view.get("rounds") or view.get("report") or view.get("scenario"):
+    rec = whatif_state_view(values) if kind == "whatif" else None
+    if rec is not None and (rec.rounds or rec.report or rec.scenario):
         if changed:
             st.caption("Changed in this step: " + ", ".join(f"`{k}`" for k in changed))
-        if view.get("scenario") and not view.get("rounds"):
-            st.json(view["scenario"], expanded=1)
-        for i, rnd in enumerate(view.get("rounds") or []):
-            if isinstance(rnd, dict):
-                number = rnd.get("round", i + 1)
-                st.markdown(f"##### Round {number}")
-                whatif_view.render_round(rnd, view.get("diffs", {}).get(number))
-        if view.get("report"):
-            whatif_view.render_report(view, f"{key}_report")
+        if rec.scenario and not rec.rounds:
+            st.json(rec.scenario.model_dump(mode="json"), expanded=1)
+        for rnd in rec.rounds:
+            st.markdown(f"##### Round {rnd.round}")
+            whatif_view.render_round(rnd, rec.diff_of(rnd.round), f"{key}_replay")
+        if rec.report:
+            whatif_view.render_report(rec, f"{key}_report")
         return
     if changed:
         st.markdown("**Changed in this step:** " + ", ".join(f"`{k}`" for k in changed))
     st.json({k: values[k] for k in changed} or values, expanded=1)
 
 
-def whatif_state_view(values: dict[str, Any]) -> dict[str, Any]:
-    """A what-if graph state (or record) shaped like a record: rounds, per-round frame diffs, report."""
-    if isinstance(values.get("rounds"), list):
-        return {**values, "diffs": {d.get("round"): d for d in values.get("frame_diffs") or []
-                                    if isinstance(d, dict)}}
-    rounds: list[dict[str, Any]] = []
-    if values.get("outputs"):
-        try:
+def whatif_state_view(values: dict[str, Any]) -> WhatIfRecord | None:
+    """A what-if graph state (or record) as a typed record: rounds, per-round frame diffs, report
+    (``None`` for states of other methods that do not fit)."""
+    if not isinstance(values.get("rounds"), list):
+        rounds: list[dict[str, Any]] = []
+        if values.get("outputs"):
             from ifworld.whatif.pipeline import round_records
 
             rounds = round_records(values)
-        except Exception:  # noqa: BLE001 — other methods' states: fall back to the JSON view
-            rounds = []
-    diffs = {f.get("round"): f.get("diff") for f in values.get("frames") or [] if isinstance(f, dict)}
-    return {**values, "rounds": rounds, "diffs": diffs}
+        diffs = [{**(f.get("diff") or {}), "round": f.get("round")} for f in values.get("frames") or []
+                 if isinstance(f, dict)]
+        values = {**values, "rounds": rounds, "frame_diffs": diffs}
+    try:
+        return load_record(values)
+    except ValidationError:  # a baseline's or an unexpected state: the caller falls back to the JSON view
+        return None
 
 
 def render_compare(a: RunInfo, b: RunInfo, key: str = "cmp") -> None:
@@ -147,6 +148,7 @@ def render_compare(a: RunInfo, b: RunInfo, key: str = "cmp") -> None:
         right.markdown(sec_b.get(title, "_—_"))
     left, right = st.columns(2)
     for col, rec, tag in ((left, rec_a, "a"), (right, rec_b, "b")):
-        fig = whatif_view.scenario_figure((rec.get("report") or {}).get("scenarios"))
+        report = load_record(rec).report
+        fig = whatif_view.scenario_figure(report.scenarios) if report else None
         if fig:
             col.plotly_chart(fig, key=f"{key}_{tag}_scen", width="stretch")

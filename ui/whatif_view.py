@@ -1,12 +1,12 @@
-"""Renderers for what-if run records, rounds, frames and reports (shared by the What-if and Runs pages).
+"""Renderers for what-if run records, rounds and reports (shared by the What-if and Runs pages).
 
-Everything reads records defensively: a missing or oddly shaped section is skipped, never an error.
-Figure builders are pure (plotly only) so they can be tested without a browser.
+A record is validated once into :class:`ifworld.whatif.models.WhatIfRecord` (old records load with
+defaults) and everything below reads typed fields. Numbers go through :mod:`ifworld.whatif.numbers`, the
+formatter the Markdown and HTML exports use too. Figure builders are pure (plotly only).
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pandas as pd
@@ -16,60 +16,60 @@ from plotly.subplots import make_subplots
 
 from ifworld.compare import JUDGE_LABELS, JUDGE_MAXIMA, judge_scores, report_sections, usage_of
 from ifworld.whatif import causal
+from ifworld.whatif.consistency import CHECKS
+from ifworld.whatif.models import FrameDiff, RoundRecord, WhatIfRecord, load_record
+from ifworld.whatif.numbers import interval, num, pct
+from ifworld.whatif.schemas import CalibrationRange, ExpertOutput, Report, ScenarioAnalysis
+from ui.deliberation_view import render_deliberation
 
-CI_LEVELS = (("ci95", "95% CI", "#bbdefb"), ("ci80", "80% CI", "#64b5f6"), ("ci50", "50% CI", "#1565c0"))
-DIFF_LABELS = {"consensus_gained": "➕ Consensus gained", "conflicts_resolved": "✅ Conflicts resolved",
-               "branches_added": "🌿 Branches added", "branches_dropped": "✂️ Branches dropped"}
-
-
-def _d(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _l(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-def _interval(value: Any) -> tuple[float, float] | None:
-    try:
-        low, high = float(value[0]), float(value[-1])
-    except (TypeError, ValueError, IndexError, KeyError):
-        return None
-    return (min(low, high), max(low, high))
+CI_LEVELS = (("ci95", "95 % interval", "#bbdefb"), ("ci80", "80 % interval", "#64b5f6"),
+             ("ci50", "50 % interval", "#1565c0"))
+FLAT_MARKER = "line-ns-open"
 
 
 # -- pure figures -------------------------------------------------------------------------------------
-def calibration_figure(ranges: list[dict[str, Any]]) -> go.Figure | None:
-    """50/80/95 % interval bars per quantity (one row each, its own unit and x axis)."""
-    rows = [r for r in _l(ranges)
-            if isinstance(r, dict) and any(_interval(r.get(k)) for k, _, _ in CI_LEVELS)]
+def _pair(values: list[float]) -> tuple[float, float] | None:
+    return (min(values[0], values[1]), max(values[0], values[1])) if len(values) == 2 else None
+
+
+def calibration_figure(ranges: list[CalibrationRange]) -> go.Figure | None:
+    """50/80/95 % interval bars per quantity (one row each, its own unit and x axis). A degenerate
+    interval (low = high) is drawn as a tick mark, never as a bar on a 1e-9-wide axis."""
+    rows = [r for r in ranges if any(_pair(getattr(r, k)) for k, _, _ in CI_LEVELS)]
     if not rows:
         return None
     fig = make_subplots(rows=len(rows), cols=1, vertical_spacing=min(0.12, 0.5 / len(rows)),
-                        subplot_titles=[f"{r.get('quantity', '?')} ({r.get('unit', '')})".replace(" ()", "")
-                                        for r in rows])
+                        subplot_titles=[f"{r.quantity} ({r.unit})" if r.unit else r.quantity for r in rows])
     for i, row in enumerate(rows, start=1):
+        ends = [v for k, _, _ in CI_LEVELS for v in (_pair(getattr(row, k)) or ())]
+        low, high = min(ends), max(ends)
+        pad = (high - low) * 0.05 or max(abs(low) * 0.1, 1.0)
         for key, label, colour in CI_LEVELS:
-            iv = _interval(row.get(key))
-            if iv:
-                fig.add_trace(go.Bar(x=[iv[1] - iv[0] or 1e-9], base=[iv[0]], y=[label], orientation="h",
-                                     marker_color=colour, name=label, showlegend=i == 1, legendgroup=label,
-                                     hovertemplate=f"{label}: {iv[0]:g} – {iv[1]:g} {row.get('unit', '')}"
-                                                   "<extra></extra>"), row=i, col=1)
+            iv = _pair(getattr(row, key))
+            if not iv:
+                continue
+            hover = f"{label}: {interval(list(iv), row.unit)}<extra></extra>"
+            common = dict(y=[label], name=label, showlegend=i == 1, legendgroup=label, hovertemplate=hover)
+            if iv[1] > iv[0]:
+                fig.add_trace(go.Bar(x=[iv[1] - iv[0]], base=[iv[0]], orientation="h", marker_color=colour,
+                                     **common), row=i, col=1)
+            else:
+                fig.add_trace(go.Scatter(x=[iv[0]], mode="markers", marker=dict(symbol=FLAT_MARKER, size=18,
+                                                                                 color=colour), **common),
+                              row=i, col=1)
+        fig.update_xaxes(range=[low - pad, high + pad], row=i, col=1)
     fig.update_yaxes(type="category", categoryorder="array", categoryarray=[lab for _, lab, _ in CI_LEVELS])
     fig.update_layout(height=110 + 120 * len(rows), barmode="overlay", margin=dict(l=10, r=10, t=40, b=10))
     return fig
 
 
-def scenario_figure(scenarios: list[dict[str, Any]]) -> go.Figure | None:
-    """Probability per scenario branch (percent)."""
-    rows = [s for s in _l(scenarios) if isinstance(s, dict) and s.get("name")]
+def scenario_figure(scenarios: list[ScenarioAnalysis]) -> go.Figure | None:
+    """Probability per scenario branch (percent, labelled with the shared formatter)."""
+    rows = [s for s in scenarios if s.name]
     if not rows:
         return None
-    probs = [float(s.get("probability_pct", s.get("probability", 0)) or 0) for s in rows]
-    probs = [p * 100 if all(q <= 1 for q in probs) and sum(probs) <= 1.01 else p for p in probs]
-    fig = go.Figure(go.Bar(x=probs, y=[s["name"] for s in rows], orientation="h",
-                           text=[f"{p:.0f} %" for p in probs], marker_color="#6a1b9a"))
+    fig = go.Figure(go.Bar(x=[s.probability_pct for s in rows], y=[f"{s.id} {s.name}".strip() for s in rows],
+                           orientation="h", text=[pct(s.probability_pct) for s in rows], marker_color="#6a1b9a"))
     fig.update_layout(height=80 + 45 * len(rows), xaxis=dict(range=[0, 100], ticksuffix="%"),
                       yaxis=dict(autorange="reversed"), margin=dict(l=10, r=10, t=10, b=10))
     return fig
@@ -86,180 +86,192 @@ def render_usage(usage: dict[str, Any]) -> None:
     cols[4].metric("Failures", usage.get("failures", usage.get("failed", 0)))
 
 
-def key_numbers(output: dict[str, Any]) -> list[str]:
-    numbers = [f"{r.get('quantity')}: {r.get('low')}–{r.get('high')} {r.get('unit', '')}".strip()
-               for c in _l(output.get("conclusions")) for r in _l(_d(c).get("ranges")) if isinstance(r, dict)]
-    numbers += [f"{s.get('name')}: {s.get('probability_pct')} %" for s in _l(output.get("scenarios"))
-                if isinstance(s, dict) and s.get("name")]
+def key_numbers(output: ExpertOutput) -> list[str]:
+    numbers = [f"{r.quantity}: {interval([r.low, r.high], r.unit)}" for c in output.conclusions for r in c.ranges]
+    numbers += [f"{s.name}: {pct(s.probability_pct)}" for s in output.scenarios if s.name]
     return numbers[:6]
 
 
-def render_expert(domain: str, output: dict[str, Any]) -> None:
-    """One expert's card: verdict, key numbers, minimal change; details in an expander."""
-    output = _d(output)
-    st.markdown(f"**{domain}** — {output.get('verdict') or '_no verdict_'}")
+def render_expert(domain: str, output: ExpertOutput) -> None:
+    """One expert's card: verdict, key numbers, minimal change, how the frame changed the view."""
+    st.markdown(f"**{domain}** — {output.verdict or '_no verdict_'}")
     numbers = key_numbers(output)
     if numbers:
         st.caption(" · ".join(numbers))
-    for c in _l(output.get("conclusions"))[:3]:
-        if _d(c).get("statement"):
-            st.markdown(f"- {c['statement']}")
-    if output.get("minimal_change"):
-        st.caption(f"Minimal change: {output['minimal_change']}")
+    for c in output.conclusions[:3]:
+        st.markdown(f"- {c.statement}")
+    if output.minimal_change:
+        st.caption(f"Minimal change: {output.minimal_change}")
+    if output.alignment_notes:
+        st.caption("How the frame changed this view: " + "; ".join(output.alignment_notes))
     with st.expander("Details", expanded=False):
-        steps = [s for s in _l(output.get("reasoning_steps")) if isinstance(s, dict)]
-        if steps:
-            st.dataframe(pd.DataFrame(steps), hide_index=True, width="stretch")
-        st.json(output, expanded=False)
+        if output.reasoning_steps:
+            st.dataframe(pd.DataFrame([{"Cause": s.cause, "Effect": s.effect, "Mechanism": s.mechanism,
+                                        "Domains": ", ".join(s.domains)} for s in output.reasoning_steps]),
+                         hide_index=True, width="stretch")
+        st.json(output.model_dump(mode="json"), expanded=False)
 
 
-def render_frame(frame: dict[str, Any] | None, diff: dict[str, Any] | None = None) -> None:
-    """The shared frame text and what changed since the previous round."""
-    frame, diff = _d(frame), _d(diff)
-    if not frame and not diff:
-        return
-    cols = st.columns(len(DIFF_LABELS))
-    for col, (key, label) in zip(cols, DIFF_LABELS.items(), strict=True):
-        items = _l(diff.get(key))
-        col.markdown(f"**{label}** ({len(items)})")
-        for item in items[:6]:
-            col.caption(f"• {item}")
-    if frame.get("text"):
-        st.text(frame["text"])
-
-
-def render_round(rnd: dict[str, Any], diff: dict[str, Any] | None = None) -> None:
-    """A round: expert cards in tabs (failed ones flagged), then debate and shared frame."""
-    rnd = _d(rnd)
-    experts, failed = _d(rnd.get("experts")), _d(rnd.get("failed"))
-    names = list(experts) + [d for d in failed if d not in experts]
+def render_round(rnd: RoundRecord, diff: FrameDiff | None, key: str) -> None:
+    """A round: expert cards in tabs (failed ones flagged), debate sides, then the deliberation view."""
+    names = list(rnd.experts) + [d for d in rnd.failed if d not in rnd.experts]
     if names:
-        for tab, name in zip(st.tabs([f"❌ {n}" if n in failed and n not in experts else n for n in names]),
-                             names, strict=True):
+        labels = [f"❌ {n}" if n not in rnd.experts else n for n in names]
+        for tab, name in zip(st.tabs(labels), names, strict=True):
             with tab:
-                if name in experts:
-                    render_expert(name, experts[name])
+                if name in rnd.experts:
+                    render_expert(name, rnd.experts[name])
                 else:
-                    st.error(f"{name} failed: {failed[name]}")
-    debate = _d(rnd.get("debate"))
-    if debate:
-        st.markdown("**Debate**")
-        pro_col, con_col = st.columns(2)
-        for col, side, icon in ((pro_col, "pro", "🟢"), (con_col, "con", "🔴")):
-            text = debate.get(side)
-            col.markdown(f"{icon} {side.capitalize()}: {text if isinstance(text, str) and text else '—'}")
-        brief = debate.get("brief")
-        points = [p for p in _l(_d(brief).get("points")) if isinstance(p, dict)]
-        if points:
-            st.dataframe(pd.DataFrame(points), hide_index=True, width="stretch")
-        summary = _d(brief).get("summary") if isinstance(brief, dict) else brief
-        if summary:
-            st.caption(str(summary))
-    if rnd.get("frame") or diff:
-        st.markdown("**Shared frame**")
-        render_frame(rnd.get("frame"), diff)
+                    st.error(f"{name} failed: {rnd.failed[name]}")
+    if rnd.debate and (rnd.debate.pro or rnd.debate.con):
+        with st.expander("Debate (Pro / Con)"):
+            pro_col, con_col = st.columns(2)
+            pro_col.markdown(f"🟢 **Pro**\n\n{rnd.debate.pro or '—'}")
+            con_col.markdown(f"🔴 **Con**\n\n{rnd.debate.con or '—'}")
+    if rnd.frame:
+        st.markdown(f"**🧭 Deliberation after round {rnd.round}**")
+        render_deliberation(rnd.frame, diff, rnd.experts, f"{key}_r{rnd.round}")
 
 
-def _table(rows: Any, caption: str | None = None) -> None:
-    rows = [r for r in _l(rows) if isinstance(r, dict)]
-    if rows:
-        if caption:
-            st.markdown(f"**{caption}**")
-        frame = pd.DataFrame(rows)
-        for col in frame.columns:
-            if frame[col].map(lambda v: isinstance(v, list | dict)).any():
-                frame[col] = frame[col].map(lambda v: json.dumps(v) if isinstance(v, dict) else
-                                            ", ".join(map(str, v)) if isinstance(v, list) else v)
-        st.dataframe(frame, hide_index=True, width="stretch")
-
-
-def render_report(record: dict[str, Any], key: str) -> None:
-    """The final report: sections, calibration chart, scenarios, decision table, timeline, causal map."""
-    report = _d(record.get("report"))
-    if not report:
-        st.info("This run has no report (it may have stopped early).")
+def render_consistency(report: Report) -> None:
+    """The consistency checks: one line per check (passed / failed with details), repairs, normalisations."""
+    cc = report.consistency_checks
+    if not cc.checks:
         return
-    for title, text in report_sections(record).items():
-        if title in ("Scenarios", "Decision rules", "Timeline"):
-            continue
-        st.markdown(f"#### {title}")
-        st.markdown(text)
-    fig = calibration_figure(report.get("calibration_ranges") or report.get("calibration"))
+    st.markdown("#### Consistency checks")
+    for check in cc.checks:
+        label = CHECKS.get(check.name, check.name)
+        if check.passed:
+            st.markdown(f"✅ {label}")
+        else:
+            st.markdown(f"⚠️ **{label}** — " + "; ".join(check.details))
+    if cc.repaired:
+        st.caption("Fixed by the repair turn: " + "; ".join(cc.repaired))
+    if cc.normalised:
+        st.caption("Normalised without a model: " + "; ".join(cc.normalised))
+
+
+def _scenario_table(report: Report) -> pd.DataFrame:
+    flagged = {c.name for c in report.consistency_checks.checks if not c.passed}
+    mark = " ⚠️" if "probabilities_sum" in flagged else ""
+    return pd.DataFrame([{"Branch": s.id, "Scenario": s.name, "Condition": s.condition,
+                          "Probability": pct(s.probability_pct) + mark, "Drivers": ", ".join(s.drivers),
+                          "Indicators": ", ".join(s.indicators)} for s in report.scenarios])
+
+
+def _branch_name(names: dict[str, str], branch_id: str) -> str:
+    """A branch reference as "B1 name"; an unknown id is marked (the consistency check lists it too)."""
+    if not branch_id:
+        return "all branches"
+    return names.get(branch_id.lower(), f"⚠️ unknown branch {branch_id}")
+
+
+def _report_tables(report: Report, key: str) -> None:
+    names = {s.id.lower(): f"{s.id} {s.name}" for s in report.scenarios}
+    fig = calibration_figure(report.calibration_ranges)
     if fig:
         st.markdown("#### Calibration ranges")
         st.plotly_chart(fig, key=f"{key}_calib", width="stretch")
-    _table(report.get("decision_table"), "Decision table")
-    fig = scenario_figure(report.get("scenarios"))
-    if fig:
-        st.markdown("#### Scenario probabilities")
-        st.plotly_chart(fig, key=f"{key}_scen", width="stretch")
-        _table(report.get("scenarios"))
-    _table(report.get("timeline"), "Timeline")
-    _table(report.get("feasibility_table"), "Feasibility")
-    graph = causal.build_causal_graph(record)
+    if report.scenarios:
+        st.markdown("#### Scenarios")
+        fig = scenario_figure(report.scenarios)
+        if fig:
+            st.plotly_chart(fig, key=f"{key}_scen", width="stretch")
+        st.dataframe(_scenario_table(report), hide_index=True, width="stretch")
+    if report.decision_table:
+        st.markdown("#### Decision table")
+        st.dataframe(pd.DataFrame([{
+            "Indicator": d.indicator, "Threshold": d.threshold,
+            "Branch": _branch_name(names, d.branch_id), "Action": d.action,
+            "Who acts": d.actor, "Lead time": d.lead_time} for d in report.decision_table]),
+            hide_index=True, width="stretch")
+    if report.timeline:
+        st.markdown("#### Timeline")
+        st.dataframe(pd.DataFrame([{
+            "Horizon": t.horizon, "Event": t.event, "Branch": _branch_name(names, t.branch_id)}
+            for t in report.timeline]),
+            hide_index=True, width="stretch")
+    if report.feasibility_table:
+        st.markdown("#### Feasibility")
+        st.dataframe(pd.DataFrame([{"Constraint": f.constraint, "Estimate": num(f.estimate), "Unit": f.unit,
+                                    "Bottleneck": f.bottleneck, "Mitigation": f.mitigation}
+                                   for f in report.feasibility_table]), hide_index=True, width="stretch")
+
+
+def render_report(rec: WhatIfRecord, key: str) -> None:
+    """The final report: sections, consistency checks, charts and tables, causal map, trace."""
+    report = rec.report
+    if report is None:
+        st.info("This run has no report (it may have stopped early).")
+        return
+    for title, text in report_sections(rec.model_dump(mode="json")).items():
+        if title not in ("Scenarios", "Decision rules", "Timeline"):
+            st.markdown(f"#### {title}")
+            st.markdown(text)
+    render_consistency(report)
+    _report_tables(report, key)
+    graph = causal.build_causal_graph(rec.model_dump(mode="json"))
     if graph.number_of_edges():
         st.markdown("#### Causal map")
-        st.plotly_chart(causal.causal_figure(graph, highlight_cycles=True), key=f"{key}_causal",
-                        width="stretch")
+        st.plotly_chart(causal.causal_figure(graph, highlight_cycles=True), key=f"{key}_causal", width="stretch")
         st.caption("Open it on the Causal map page to filter by domain and list feedback loops.")
     with st.expander("Assumptions, claims and trace"):
-        _table(report.get("assumptions"), "Assumptions")
-        _table(report.get("claims"), "Claims")
-        _table(report.get("trace_table"), "Trace")
-    if report.get("markdown"):
+        for title, rows in (("Assumptions", [{"Id": a.id, "Assumption": a.text} for a in report.assumptions]),
+                            ("Claims", [{"Id": c.id, "Claim": c.text, "Relies on": ", ".join(c.assumptions)}
+                                        for c in report.claims]),
+                            ("Trace", [{"Assumption": t.assumption_id, "Claim": t.claim_id, "Note": t.note}
+                                       for t in report.trace_table])):
+            if rows:
+                st.markdown(f"**{title}**")
+                st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    if report.markdown:
         with st.expander("Report as Markdown"):
-            st.markdown(report["markdown"])
+            st.markdown(report.markdown)
 
 
-def render_judge(record: dict[str, Any]) -> None:
-    scores = judge_scores(record)
+def render_judge(record: WhatIfRecord) -> None:
+    scores = judge_scores(record.model_dump(mode="json"))
     if not scores:
         return
-    st.markdown(f"#### Judge: {scores.get('overall', '?'):g} / 100")
+    st.markdown(f"#### Judge: {num(scores.get('overall', 0))} / 100")
     cols = st.columns(len(JUDGE_MAXIMA))
     for col, (k, m) in zip(cols, JUDGE_MAXIMA.items(), strict=True):
-        col.metric(JUDGE_LABELS[k], f"{scores.get(k, 0):g} / {m}")
-    rationale = _d(record.get("judge")).get("rationale")
+        col.metric(JUDGE_LABELS[k], f"{num(scores.get(k, 0))} / {m}")
+    rationale = (record.judge or {}).get("rationale")
     if rationale:
-        st.caption(rationale)
+        st.caption(str(rationale))
 
 
-def render_whatif_record(record: dict[str, Any], key: str, usage: dict[str, Any] | None = None) -> None:
-    """A whole what-if record: proposition, usage, rounds (with frame diffs), report and judge."""
-    record = _d(record)
-    st.markdown(f"### {record.get('proposition') or 'What-if run'}")
-    st.caption(f"Method: {record.get('method', '?')}" + (" · degraded run" if record.get("degraded") else ""))
-    render_usage(usage_of(record, usage))
-    if record.get("scenario"):
+def render_rounds(rec: WhatIfRecord, key: str, expanded: bool = True) -> None:
+    """Every round with its deliberation view, newest last."""
+    for rnd in rec.rounds:
+        with st.expander(f"Round {rnd.round}: experts and deliberation", expanded=expanded):
+            render_round(rnd, rec.diff_of(rnd.round), f"{key}_round")
+
+
+def render_whatif_record(record: dict[str, Any] | WhatIfRecord, key: str, usage: dict[str, Any] | None = None) -> None:
+    """A whole what-if record: proposition, usage, rounds (deliberation view per round), report, judge."""
+    rec = load_record(record)
+    st.markdown(f"### {rec.proposition or 'What-if run'}")
+    st.caption(f"Method: {rec.method}" + (" · degraded run" if rec.degraded else ""))
+    render_usage(usage_of({"usage": rec.usage, "calls": rec.calls}, usage))
+    if rec.scenario:
         with st.expander("Refined scenario"):
-            st.json(record["scenario"], expanded=False)
-    rounds = [r for r in _l(record.get("rounds")) if isinstance(r, dict)]
-    diffs = {(_d(d).get("round") or i + 1): d for i, d in enumerate(_l(record.get("frame_diffs")))}
-    if rounds:
-        with st.expander(f"Rounds ({len(rounds)})", expanded=False):
-            for i, rnd in enumerate(rounds):
-                number = rnd.get("round", i + 1)
-                st.markdown(f"##### Round {number}")
-                render_round(rnd, diffs.get(number))
-    render_report(record, key)
-    render_judge(record)
+            st.json(rec.scenario.model_dump(mode="json"), expanded=False)
+    render_rounds(rec, key, expanded=len(rec.rounds) <= 2)
+    render_report(rec, key)
+    render_judge(rec)
 
 
 def _judge_fn() -> Any:
-    for module in ("ifworld.whatif", "ifworld.whatif.judge", "ifworld.whatif.eval"):
-        try:
-            fn = getattr(__import__(module, fromlist=["judge_record"]), "judge_record", None)
-        except ImportError:
-            fn = None
-        if fn:
-            return fn
-    return None
+    from ifworld.whatif.judge import judge_record
+
+    return judge_record
 
 
 def judge_button(run_id: str, record: dict[str, Any], key: str, enabled: bool) -> None:
     """“Judge this run”: score the saved report with the judge model and store the scores in the record."""
-    fn = _judge_fn()
-    ready = bool(enabled and fn and record.get("report"))
+    ready = bool(enabled and record.get("report"))
     if not st.button("⚖️ Judge this run", key=f"{key}_judge", disabled=not ready,
                      help="Scores the report on the five rubric dimensions (needs a model)."):
         return
@@ -267,7 +279,7 @@ def judge_button(run_id: str, record: dict[str, Any], key: str, enabled: bool) -
 
     with st.spinner("The judge is reading the report…"):
         try:
-            scores = fn(record, current_settings(), run_id=run_id, store=store())
+            scores = _judge_fn()(record, current_settings(), run_id=run_id, store=store())
         except Exception as exc:  # noqa: BLE001 — show any judge failure, keep the run intact
             st.error(f"Judging failed: {type(exc).__name__}: {exc}")
             return

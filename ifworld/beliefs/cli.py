@@ -6,11 +6,13 @@ import json
 from pathlib import Path
 from typing import Annotated
 
+import pandas as pd
 import typer
 import yaml
 
 from ifworld.beliefs.config import BeliefConfig
-from ifworld.beliefs.engine import simulate, summarise
+from ifworld.beliefs.engine import MAX_RUNS, simulate, summarise
+from ifworld.beliefs.params_cli import config_options
 from ifworld.beliefs.sweep import load_grid
 
 app = typer.Typer(help="Belief exchange: collective truth reconstruction (heuristic agents).",
@@ -25,31 +27,15 @@ def _fail(message: str) -> typer.Exit:
 
 
 @app.command("run")
+@config_options()
 def run_cmd(
-    agents: int = typer.Option(20, help="Population size N."),
-    facts: int = typer.Option(20, help="Number of proposition pairs K."),
-    true: int = typer.Option(5, "--true", help="True facts per agent at start (M_T)."),
-    false: int = typer.Option(3, "--false", help="False facts per agent at start (M_F)."),
-    bandwidth: int = typer.Option(3, help="Facts shared per agent per round (C)."),
-    rounds: int = typer.Option(20, help="Round cap."),
-    strategy: str = typer.Option("highest_confidence", help="highest_confidence | strategic."),
-    rule: str = typer.Option("additive", help="additive | bounded."),
-    threshold: float = typer.Option(0.5, help="Collective acceptance threshold."),
-    stop_share: float = typer.Option(0.75, help="Share of STOP votes that ends a run."),
-    domain: str = typer.Option("family", help="family | abstract."),
-    liars: float = typer.Option(0.0, help="Fraction of agents that lie."),
-    noise: float = typer.Option(0.0, help="Probability a shared fact is flipped."),
-    runs: int = typer.Option(100, help="Independent runs."),
+    config: BeliefConfig,
+    runs: int = typer.Option(100, help=f"Independent runs [1 – {MAX_RUNS:,}]."),
     seed: int = typer.Option(0, help="Random seed."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
     """Simulate one condition and print its summary."""
     try:
-        config = BeliefConfig(
-            agents=agents, facts=facts, true_facts=true, false_facts=false, bandwidth=bandwidth,
-            rounds=rounds, strategy=strategy, rule=rule, threshold=threshold, stop_share=stop_share,
-            domain=domain, liars=liars, noise=noise,
-        )
         summary = summarise(simulate(config, seed=seed, runs=runs))
     except ValueError as exc:
         raise _fail(str(exc)) from None
@@ -91,24 +77,55 @@ def sweep_cmd(
     typer.echo(f"{(record or {}).get('rows', 0)} rows -> {out} ({len(spec.chunks())} chunks)")
 
 
+@app.command("paper")
+def paper_cmd(
+    rule: str = typer.Option("both", help="additive | bounded | both."),
+    seeds: int = typer.Option(5, help="Seeds per configuration [1 – 100]."),
+    runs: int = typer.Option(200, help="Runs per seed [1 – 10,000]."),
+    as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON."),
+    out: Annotated[Path | None, typer.Option(help="Also write every run's row (CSV).")] = None,
+) -> None:
+    """Reproduce the paper: its one-at-a-time sweep read two ways, Tables 1, 4, 5, 6 beside its numbers."""
+    from ifworld.beliefs import paper
+
+    rules = ("additive", "bounded") if rule == "both" else (rule,)
+    if any(r not in ("additive", "bounded") for r in rules):
+        raise _fail(f"rule must be additive, bounded or both; got {rule!r}")
+    if not 1 <= seeds <= 100 or not 1 <= runs <= 10_000:
+        raise _fail("seeds must be in 1 – 100 and runs in 1 – 10,000")
+    reps = [paper.reproduce(r, seeds=seeds, runs=runs) for r in rules]
+    if out:
+        pd.concat([rep.rows for rep in reps]).to_csv(out, index=False)
+    if as_json:
+        typer.echo(json.dumps([paper.summary(rep) for rep in reps]))
+        return
+    for rep in reps:
+        typer.echo(f"\n=== rule {rep.rule}: {rep.configurations} configurations x {rep.seeds} seeds x {rep.runs} runs")
+        for title, table in (("Table 1", paper.table1(rep)), ("Table 4", paper.table4(rep)),
+                             ("Table 5", paper.table5(rep)), ("Table 6", paper.table6(rep))):
+            typer.echo(f"\n{title}\n{table.to_string(index=False)}")
+        typer.echo("\nResidual differences:\n" + "\n".join(f"- {line}" for line in paper.residuals(rep)))
+
+
 @app.command("phase")
 def phase_cmd(
     true: int = typer.Option(5, "--true", help="True facts per agent (M_T), held fixed."),
     max_false: int = typer.Option(15, help="Largest M_F (ratio M_F/M_T from 0)."),
     runs: int = typer.Option(200, help="Runs per ratio."),
     seed: int = typer.Option(0, help="Random seed."),
-    rule: str = typer.Option("additive", help="additive | bounded."),
-    out: Annotated[Path | None, typer.Option(help="Write the curve as CSV.")] = None,
+    rule: str = typer.Option("both", help="additive | bounded | both."),
+    out: Annotated[Path | None, typer.Option(help="Write the curves as CSV.")] = None,
 ) -> None:
-    """Trace F1 and lock-on-falsehood share against misinformation load M_F/M_T."""
-    from ifworld.beliefs.phase import critical_ratio, phase_transition
+    """Trace F1, 'any false fact accepted' and 'falsehood majority' against misinformation load M_F/M_T."""
+    from ifworld.beliefs.phase import crossing_table, phase_both_rules
 
+    rules = ("additive", "bounded") if rule == "both" else (rule,)
     try:
-        base = BeliefConfig(true_facts=true, rule=rule)
-        curve = phase_transition(base, range(0, max_false + 1), runs=runs, seed=seed)
+        base = BeliefConfig(true_facts=true)
+        curves = phase_both_rules(base, range(0, max_false + 1), runs=runs, seed=seed, rules=rules)
     except ValueError as exc:
         raise _fail(str(exc)) from None
     if out:
-        curve.to_csv(out, index=False)
-    typer.echo(curve[["ratio", "f1", "f1_lo", "f1_hi", "lock_share"]].to_string(index=False))
-    typer.echo(f"critical ratio (lock share crosses 0.5): {critical_ratio(curve)}")
+        curves.to_csv(out, index=False)
+    typer.echo(curves[["rule", "ratio", "f1", "lock_share", "false_majority"]].to_string(index=False))
+    typer.echo("\n" + crossing_table(curves).to_string(index=False))

@@ -1,34 +1,70 @@
-"""Configuration of a belief-exchange simulation: one frozen, validated dataclass.
+"""Configuration of a belief-exchange simulation: one frozen pydantic model, the single source of truth.
 
-Every impossible parameter is rejected in ``__post_init__`` with a ``ValueError`` that names the
-parameter, so a run, a sweep row or a CLI call fails before any work starts.
+Every parameter is declared once, in :class:`BeliefConfig`, with its bounds (pydantic constraints),
+its help text and a widget hint. The CLI options (:mod:`ifworld.beliefs.params_cli`), the page's
+widgets (``ui/beliefs_view.py``) and the validation messages are generated from these fields, so a
+bound changes in one place. An impossible value raises :class:`ConfigError` (a ``ValueError``) whose
+message names the parameter, so a run, a sweep row or a CLI call fails before any work starts.
+
+Upper bounds keep one request within memory and minutes on a laptop (the page once accepted 1 M
+agents, 4.8 GB): see :data:`LIMITS`; :func:`ifworld.beliefs.engine.simulate` also bounds
+runs x agents x facts (``MAX_CELLS``).
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 STRATEGIES = ("highest_confidence", "strategic")
-RULES = ("additive", "bounded")
+RULES = ("additive", "bounded", "bayes", "discounted")
 DOMAINS = ("family", "abstract")
 
-MAX_AGENTS = 10_000_000
-MAX_PAIRS = 100_000
-MAX_ROUNDS = 10_000
+MAX_AGENTS = 100_000
+MAX_PAIRS = 500  # family trees of more pairs take tens of seconds to draw
+MAX_ROUNDS = 1_000
+MAX_BANDWIDTH = 100
+MAX_INITIAL_FACTS = 1_000
+MAX_SEED = 2**32 - 1
+MAX_DEGREE = 1_000
 
-# Bounded rule: confidences live on a grid of tenths, stored as int16 in [0, BOUNDED_SCALE].
+# Bounded rule: confidences live on a grid of tenths, stored as small integers in [0, BOUNDED_SCALE].
 BOUNDED_SCALE = 10
 BOUNDED_START = 5  # 0.5: undecided
 BOUNDED_STEP = 1  # 0.1 per received report
 BOUNDED_INIT_STEP = 2  # 0.5 -> 0.7 for an initially held fact (and 0.3 for its negation)
 
+# LLM populations: the parameters their form and command offer, and their smaller defaults.
+LLM_FIELDS = ("agents", "facts", "true_facts", "false_facts", "bandwidth", "rounds", "threshold", "stop_share",
+              "domain", "liars", "noise")
+LLM_DEFAULTS = {"agents": 6, "facts": 8, "true_facts": 3, "false_facts": 2, "rounds": 5}
+
+# Discounted-evidence rule: evidence in 1/16 units; discount = 1 - 2^-shift keeps it integer.
+EVIDENCE_UNIT = 16
+DISCOUNT_SHIFTS = {0.5: 1, 0.75: 2, 0.875: 3, 0.9375: 4}
+
 # Stop vote: an agent also votes STOP once it has an opinion on every pair, each at least this sure.
 STOP_CONFIDENCE_PCT = 80
 
 
-@dataclass(frozen=True)
-class BeliefConfig:
+class ConfigError(ValueError):
+    """An impossible parameter; the message names it, its bound and the value given."""
+
+
+def _field(default: Any, label: str, help: str, *, flag: str | None = None, step: float | None = None,
+           choice: bool = False, **constraints: Any) -> Any:
+    """A field with its widget label, CLI flag and help (``json_schema_extra`` carries the UI hints)."""
+    extra = {"label": label}
+    if flag:
+        extra["flag"] = flag
+    if step is not None:
+        extra["step"] = step
+    strict = isinstance(default, (int, float)) and not isinstance(default, bool) and not choice
+    return Field(default, description=help, json_schema_extra=extra, strict=strict or None, **constraints)
+
+
+class BeliefConfig(BaseModel):
     """Parameters of one belief-exchange condition (paper defaults).
 
     ``facts`` is K, the number of proposition pairs (|U| = 2K); ``true_facts`` / ``false_facts`` are
@@ -38,62 +74,140 @@ class BeliefConfig:
     ``noise`` the probability that a shared fact is flipped to its negation in transit.
     """
 
-    agents: int = 20
-    facts: int = 20
-    true_facts: int = 5
-    false_facts: int = 3
-    bandwidth: int = 3
-    rounds: int = 20
-    strategy: str = "highest_confidence"
-    rule: str = "additive"
-    threshold: float = 0.5
-    stop_share: float = 0.75
-    domain: str = "family"
-    domain_seed: int = 0
-    liars: float = 0.0
-    noise: float = 0.0
-    with_replacement: bool = True
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
-    def __post_init__(self) -> None:
-        _check_int(self.agents, "agents", 2, MAX_AGENTS)
-        _check_int(self.facts, "facts", 1, MAX_PAIRS)
-        _check_int(self.true_facts, "true_facts", 0, None)
-        _check_int(self.false_facts, "false_facts", 0, None)
-        _check_int(self.bandwidth, "bandwidth", 1, None)
-        _check_int(self.rounds, "rounds", 1, MAX_ROUNDS)
-        _check_int(self.domain_seed, "domain_seed", 0, None)
-        _check_choice(self.strategy, "strategy", STRATEGIES)
-        _check_choice(self.rule, "rule", RULES)
-        _check_choice(self.domain, "domain", DOMAINS)
-        _check_unit(self.threshold, "threshold")
-        _check_unit(self.liars, "liars")
-        _check_unit(self.noise, "noise")
-        if not isinstance(self.stop_share, (int, float)) or not 0 < self.stop_share <= 1:
-            raise ValueError(f"stop_share must be in (0, 1], got {self.stop_share!r}")
+    agents: int = _field(20, "Agents N", "Population size N.", ge=2, le=MAX_AGENTS)
+    facts: int = _field(20, "Fact pairs K", "Number of proposition pairs K (2K facts).", ge=1, le=MAX_PAIRS)
+    true_facts: int = _field(5, "True facts each (M_T)", "True facts each agent starts with (M_T).",
+                             flag="--true", ge=0, le=MAX_INITIAL_FACTS)
+    false_facts: int = _field(3, "False facts each (M_F)", "False facts each agent starts with (M_F).",
+                              flag="--false", ge=0, le=MAX_INITIAL_FACTS)
+    bandwidth: int = _field(3, "Bandwidth C", "Facts shared per agent per round (C).", ge=1, le=MAX_BANDWIDTH)
+    rounds: int = _field(20, "Round cap", "Most rounds a run lasts.", ge=1, le=MAX_ROUNDS)
+    strategy: Literal["highest_confidence", "strategic"] = _field(
+        "highest_confidence", "Sharing strategy",
+        "highest_confidence: the C most believed facts; strategic: C believed facts at random.")
+    rule: Literal["additive", "bounded", "bayes", "discounted"] = _field(
+        "additive", "Update rule", "additive: +1 per copy heard (paper Eq. 2); bounded: ±0.1 per report; "
+        "bayes: log-odds, each report right with probability `trust`; discounted: old evidence fades by "
+        "`discount` per round.")
+    trust: float = _field(0.8, "Trust (bayes)", "Probability that a report is right, for the bayes rule.",
+                          step=0.05, gt=0.5, lt=1)
+    discount: Literal[0.5, 0.75, 0.875, 0.9375] = _field(
+        0.75, "Discount (discounted)", "Share of its evidence an agent keeps per round (discounted rule).",
+        choice=True)
+    threshold: float = _field(0.5, "Acceptance threshold",
+                              "The collective accepts a fact whose mean confidence exceeds this.",
+                              step=0.05, ge=0, le=1)
+    stop_share: float = _field(0.75, "STOP share", "Share of STOP votes that ends a run.", step=0.05, gt=0, le=1)
+    domain: Literal["family", "abstract"] = _field(
+        "family", "Domain", "family: statements about a random family tree; abstract: p1..pK.")
+    domain_seed: int = _field(0, "Domain seed", "Seed of the fact universe (fixed across runs).",
+                              ge=0, le=MAX_SEED)
+    liars: float = _field(0.0, "Liars (share)", "Fraction of agents that send the negation of each pick.",
+                          step=0.05, ge=0, le=1)
+    noise: float = _field(0.0, "Noise (flip prob.)", "Probability that a sent fact is flipped in transit.",
+                          step=0.05, ge=0, le=1)
+    with_replacement: bool = _field(True, "Draw with replacement",
+                                    "Draw initial facts with replacement (an agent may get fewer distinct).")
+    topology: Literal["complete", "ring", "small_world", "scale_free"] = _field(
+        "complete", "Who meets whom",
+        "complete: anyone (the paper); ring: k nearest neighbours on a circle; small_world: Watts–Strogatz "
+        "ring with rewired edges; scale_free: Barabási–Albert (each newcomer links to degree/2 agents).")
+    degree: int = _field(4, "Graph degree k", "Neighbours per agent in the ring / small-world graph (even); "
+                         "twice the links a newcomer makes in the scale-free graph.", ge=2, le=MAX_DEGREE)
+    rewire: float = _field(0.1, "Rewiring probability", "Share of ring edges rewired in the small-world graph.",
+                           step=0.05, ge=0, le=1)
+    graph_seed: int = _field(0, "Graph seed", "Seed of the interaction graph (fixed across runs).",
+                             ge=0, le=MAX_SEED)
+
+    def __init__(self, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise ConfigError(describe(exc)) from None
+
+    @model_validator(mode="after")
+    def _graph_fits(self) -> BeliefConfig:
+        if self.topology != "complete":
+            if self.degree >= self.agents:
+                raise ValueError(f"degree ({self.degree}) must be smaller than agents ({self.agents})")
+            if self.topology in ("ring", "small_world") and self.degree % 2:
+                raise ValueError(f"degree ({self.degree}) must be even for a {self.topology} graph")
+        return self
+
+    @model_validator(mode="after")
+    def _draws_fit(self) -> BeliefConfig:
         if not self.with_replacement:
-            if self.true_facts > self.facts:
-                raise ValueError(
-                    f"true_facts ({self.true_facts}) cannot exceed facts ({self.facts}) "
-                    "when drawing without replacement"
-                )
-            if self.false_facts > self.facts:
-                raise ValueError(
-                    f"false_facts ({self.false_facts}) cannot exceed facts ({self.facts}) "
-                    "when drawing without replacement"
-                )
+            for name in ("true_facts", "false_facts"):
+                if getattr(self, name) > self.facts:
+                    raise ValueError(f"{name} ({getattr(self, name)}) cannot exceed facts ({self.facts}) "
+                                     "when drawing without replacement")
+        return self
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict of all parameters (for tidy rows, JSON and hashing)."""
-        return asdict(self)
+        return self.model_dump()
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> BeliefConfig:
         """Build from a dict, rejecting unknown keys by name."""
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ValueError(f"unknown parameter(s): {', '.join(unknown)}; known: {', '.join(sorted(known))}")
         return cls(**data)
+
+    def replace(self, **changes: Any) -> BeliefConfig:
+        """A validated copy with ``changes`` applied."""
+        return type(self)(**{**self.to_dict(), **changes})
+
+
+def describe(exc: ValidationError) -> str:
+    """One line per problem: ``name: what is wrong, got VALUE`` (pydantic's text, without its URLs)."""
+    known = ", ".join(BeliefConfig.model_fields)
+    lines = []
+    for err in exc.errors(include_url=False):
+        name = ".".join(str(p) for p in err["loc"]) or "parameters"
+        msg = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden":
+            lines.append(f"unknown parameter: {name}; known: {known}")
+        elif err["loc"]:
+            lines.append(f"{name}: {msg[:1].lower() + msg[1:]}, got {err['input']!r}")
+        else:
+            lines.append(msg)
+    return "; ".join(lines)
+
+
+def field_info(name: str) -> dict[str, Any]:
+    """Everything a generator needs about one parameter: default, help, label, flag, step, bounds,
+    choices and Python type."""
+    info = BeliefConfig.model_fields[name]
+    extra = dict(info.json_schema_extra or {})
+    bounds = {"ge": None, "gt": None, "le": None, "lt": None}
+    for meta in info.metadata:
+        for key in bounds:
+            if getattr(meta, key, None) is not None:
+                bounds[key] = getattr(meta, key)
+    choices = getattr(info.annotation, "__args__", None)
+    kind = type(choices[0]) if choices else info.annotation
+    return {"name": name, "default": info.default, "help": info.description or "", "label": extra.get("label", name),
+            "flag": extra.get("flag", "--" + name.replace("_", "-")), "step": extra.get("step"), "type": kind,
+            "choices": tuple(choices) if choices else None,
+            "min": bounds["ge"] if bounds["ge"] is not None else bounds["gt"],
+            "max": bounds["le"] if bounds["le"] is not None else bounds["lt"]}
+
+
+def bounds_text(name: str) -> str:
+    """Human range of a numeric parameter, e.g. ``2 – 100,000``."""
+    f = field_info(name)
+    if f["choices"]:
+        return " | ".join(map(str, f["choices"]))
+    if f["type"] is bool:
+        return "yes | no"
+    return f"{f['min']:,} – {f['max']:,}" if f["min"] is not None and f["max"] is not None else ""
+
+
+def llm_calls(config: BeliefConfig) -> int:
+    """Model calls an LLM population makes at most (one per agent and round; a malformed reply adds a
+    repair call) — what the confirmation threshold (``ifworld.limits.CONFIRM_CALLS``) is checked against."""
+    return config.agents * config.rounds
 
 
 def condition_label(config: BeliefConfig) -> str:
@@ -106,23 +220,6 @@ def condition_label(config: BeliefConfig) -> str:
         label += f"+liars{config.liars:g}"
     if config.noise > 0:
         label += f"+noise{config.noise:g}"
+    if config.topology != "complete":
+        label += f"+{config.topology}"
     return label
-
-
-def _check_int(value: Any, name: str, low: int, high: int | None) -> None:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
-    if value < low:
-        raise ValueError(f"{name} must be >= {low}, got {value}")
-    if high is not None and value > high:
-        raise ValueError(f"{name} must be <= {high}, got {value}")
-
-
-def _check_choice(value: Any, name: str, choices: tuple[str, ...]) -> None:
-    if value not in choices:
-        raise ValueError(f"{name} must be one of {', '.join(choices)}; got {value!r}")
-
-
-def _check_unit(value: Any, name: str) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-        raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")

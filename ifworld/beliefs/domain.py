@@ -11,10 +11,10 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
+from ifworld import resources
 from ifworld.beliefs.config import BeliefConfig
 
 FAMILY_TYPES = ("parent", "sibling", "marriage", "grandparent", "cousin")
@@ -23,7 +23,7 @@ NEGATIVE_CATEGORY = "negative"
 SYMMETRIC = frozenset({"sibling", "marriage", "cousin"})
 CATEGORIES = (*FAMILY_TYPES, ABSTRACT_TYPE, NEGATIVE_CATEGORY)
 NEGATIVE_TRUTH_SHARE = 0.3  # share of pairs whose true member is the negation
-NAMES_FILE = Path(__file__).resolve().parents[2] / "data" / "family_names.txt"
+NAMES_FILE = resources.data_path("family_names.txt")
 PAIRS_PER_FOUNDING_COUPLE = 12
 CHILDREN_RANGE = (2, 4)  # children per couple: integers in [low, high)
 MARRY_PROBABILITY = 0.8

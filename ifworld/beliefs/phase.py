@@ -1,15 +1,17 @@
 """Phase transition under misinformation load: F1 and lock-on-falsehood vs M_F / M_T.
 
-A run *locks onto falsehood* when its collective accepts at least one false fact (for some pair the
-population prefers ¬truth above the threshold). ``false_majority`` is the stricter event that the
-collective accepts at least as many false facts as true ones. Bands are 95 % normal-approximation
+Two events per run, two curves (:data:`CURVES` explains each in one line):
+- ``lock_share`` — the collective accepts *at least one* false fact (one pair of K where the
+  population prefers the falsehood above the threshold). One unlucky pair is enough, so this curve
+  crosses 0.5 early — below the paper's own default load M_F/M_T = 0.6.
+- ``false_majority`` — the collective accepts *more* false facts than true ones: its knowledge base
+  is mostly wrong. This is the transition a reader usually means. Bands are 95 % normal-approximation
 confidence intervals of the mean over runs (Wilson intervals for shares).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -20,6 +22,13 @@ from ifworld.beliefs.engine import simulate
 
 Z95 = 1.959964
 LOCK_LEVEL = 0.5
+CURVES = {
+    "lock_share": "any false fact accepted — one pair of K going wrong is enough, so it crosses early",
+    "false_majority": "falsehood majority — more false than true facts accepted; crosses near M_F/M_T = 1, "
+                      "where falsehoods start out as widespread as truths",
+}
+CURVE_COLOURS = {"f1": "#1f77b4", "lock_share": "#d62728", "false_majority": "#ff7f0e"}
+RULE_DASH = {"additive": "solid", "bounded": "dash"}
 
 
 def phase_transition(
@@ -35,7 +44,7 @@ def phase_transition(
     seeds = np.random.SeedSequence(seed).generate_state(len(counts))
     rows = []
     for m_false, s in zip(counts, seeds, strict=True):
-        res = simulate(replace(base, false_facts=m_false), seed=int(s), runs=runs)
+        res = simulate(base.replace(false_facts=m_false), seed=int(s), runs=runs)
         n_false = (res.accepted & ~res.domain.truth).sum(axis=1)
         n_true = (res.accepted & res.domain.truth).sum(axis=1)
         row = {"m_false": m_false, "m_true": base.true_facts,
@@ -43,7 +52,7 @@ def phase_transition(
         for name, values in (("f1", res.f1), ("precision", res.precision), ("recall", res.recall)):
             mean, half = float(values.mean()), Z95 * float(values.std(ddof=1) if runs > 1 else 0) / runs**0.5
             row.update({name: mean, f"{name}_lo": mean - half, f"{name}_hi": mean + half})
-        events = (("lock_share", n_false > 0), ("false_majority", n_false >= np.maximum(n_true, 1)))
+        events = (("lock_share", n_false > 0), ("false_majority", n_false > n_true))
         for name, flags in events:
             share = float(flags.mean())
             lo, hi = wilson(share, runs)
@@ -73,20 +82,51 @@ def critical_ratio(
     return None
 
 
+def crossings(curve: pd.DataFrame, level: float = LOCK_LEVEL) -> dict[str, float | None]:
+    """Ratio where each curve of :data:`CURVES` first reaches ``level`` (None: not within the range)."""
+    return {name: critical_ratio(curve, name, level) for name in CURVES}
+
+
+def phase_both_rules(base: BeliefConfig, false_counts: Iterable[int], runs: int = 200, seed: int = 0,
+                     rules: Iterable[str] = ("additive", "bounded")) -> pd.DataFrame:
+    """:func:`phase_transition` for each rule (same seeds), stacked with a ``rule`` column."""
+    counts = list(false_counts)
+    return pd.concat([phase_transition(base.replace(rule=r), counts, runs=runs, seed=seed).assign(rule=r)
+                      for r in rules], ignore_index=True)
+
+
+def crossing_table(curves: pd.DataFrame) -> pd.DataFrame:
+    """One row per rule and curve: the crossing ratio M_F/M_T at share 0.5 and what the curve means."""
+    rows = []
+    for rule, part in curves.groupby("rule", sort=False):
+        for name, ratio in crossings(part).items():
+            rows.append({"Rule": rule, "Curve": name.replace("_", " "),
+                         "Crosses 0.5 at M_F/M_T": "not reached" if ratio is None else f"{ratio:.2f}",
+                         "Meaning": CURVES[name]})
+    return pd.DataFrame(rows)
+
+
 def phase_figure(curve: pd.DataFrame) -> go.Figure:
-    """F1 and lock-on-falsehood share against M_F/M_T with 95 % bands and the critical ratio."""
+    """F1 and both falsehood curves against M_F/M_T with 95 % bands and their crossings; one colour per
+    curve, one dash style per rule (a curve without a ``rule`` column is drawn as one rule)."""
     fig = go.Figure()
-    for name, colour in (("f1", "#1f77b4"), ("lock_share", "#d62728"), ("false_majority", "#ff7f0e")):
-        x = curve["ratio"]
-        fig.add_trace(go.Scatter(
-            x=list(x) + list(x[::-1]), y=list(curve[f"{name}_hi"]) + list(curve[f"{name}_lo"][::-1]),
-            fill="toself", line={"width": 0}, fillcolor=colour, opacity=0.2, showlegend=False,
-            hoverinfo="skip",
-        ))
-        fig.add_trace(go.Scatter(x=x, y=curve[name], mode="lines+markers", name=name, line={"color": colour}))
-    crit = critical_ratio(curve)
-    if crit is not None:
-        fig.add_vline(x=crit, line_dash="dash", annotation_text=f"critical ≈ {crit:.2f}")
-    fig.update_layout(title="Misinformation load: phase transition", xaxis_title="M_F / M_T",
-                      yaxis_title="value", yaxis_range=[0, 1.05])
+    parts = curve.groupby("rule", sort=False) if "rule" in curve else [("", curve)]
+    for rule, part in parts:
+        x = part["ratio"].to_numpy()
+        for name, colour in CURVE_COLOURS.items():
+            fig.add_trace(go.Scatter(
+                x=list(x) + list(x[::-1]), y=list(part[f"{name}_hi"]) + list(part[f"{name}_lo"][::-1]),
+                fill="toself", line={"width": 0}, fillcolor=colour, opacity=0.15, showlegend=False,
+                hoverinfo="skip"))
+            label = {"f1": "F1", **{k: k.replace("_", " ") for k in CURVES}}[name]
+            fig.add_trace(go.Scatter(x=x, y=part[name], mode="lines+markers",
+                                     name=f"{label} ({rule})" if rule else label,
+                                     line={"color": colour, "dash": RULE_DASH.get(rule, "solid")}))
+        for name, ratio in crossings(part).items():
+            if ratio is not None:
+                fig.add_vline(x=ratio, line_dash=RULE_DASH.get(rule, "dot"), line_color=CURVE_COLOURS[name],
+                              annotation_text=f"{name.replace('_', ' ')} {rule} ≈ {ratio:.2f}",
+                              annotation_textangle=-90)
+    fig.update_layout(title="Misinformation load: phase transition", xaxis_title="misinformation load M_F / M_T",
+                      yaxis_title="mean F1 / share of runs", yaxis_range=[0, 1.05], legend_title="curve (rule)")
     return fig

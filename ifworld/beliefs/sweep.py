@@ -24,12 +24,13 @@ import math
 import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import pandas as pd
 import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from ifworld.beliefs.config import BeliefConfig
 from ifworld.beliefs.engine import simulate
@@ -40,44 +41,67 @@ DEFAULT_RUNS = 10
 MAX_TASKS = 1_000_000
 MAX_GRID_YAML_BYTES = 128 * 1024
 """Grid YAML larger than this is refused before parsing (PyYAML needs ~10 s per MB; a grid is a few lines)."""
-SPEC_KEYS = ("base", "grid", "seeds", "repeats", "seed_base", "runs", "chunk_size")
+DESIGNS = ("factorial", "one_at_a_time")
+MAX_RUNS_PER_TASK = 100_000
+MAX_CHUNK_SIZE = 10_000
+SPEC_KEYS = ("base", "grid", "design", "seeds", "repeats", "seed_base", "runs", "chunk_size")
 Progress = Callable[[int, int], None]
 Task = tuple[tuple[tuple[str, Any], ...], int]  # (sorted config items, seed)
+Param = Literal[tuple(BeliefConfig.model_fields)]  # type: ignore[valid-type]
+
+
+class GridFile(BaseModel):
+    """The grid file's shape and bounds, checked before any combination is built."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    base: dict[Param, Any] | None = None
+    grid: dict[Param, Annotated[list[Any], Field(min_length=1)]] | None = None
+    design: Literal["factorial", "one_at_a_time"] = "factorial"
+    seeds: Annotated[list[Annotated[int, Field(ge=0)]], Field(min_length=1)] | None = None
+    repeats: Annotated[int, Field(ge=1, le=MAX_TASKS)] | None = None
+    seed_base: Annotated[int, Field(ge=0)] = 0
+    runs: Annotated[int, Field(ge=1, le=MAX_RUNS_PER_TASK)] = DEFAULT_RUNS
+    chunk_size: Annotated[int, Field(ge=1, le=MAX_CHUNK_SIZE)] = DEFAULT_CHUNK_SIZE
+
+    @model_validator(mode="after")
+    def _one_seed_source(self) -> GridFile:
+        if self.seeds is not None and self.repeats is not None:
+            raise ValueError("give either seeds or repeats, not both")
+        return self
 
 
 @dataclass(frozen=True)
 class SweepSpec:
-    """A validated sweep: base parameters, grid lists, seeds, runs per task and chunking."""
+    """A validated sweep: base parameters, grid lists, seeds, runs per task, chunking and design
+    (``factorial``: every combination; ``one_at_a_time``: the centre point, then each grid parameter
+    varied alone with the others at their base / default value, as in the paper's sweep)."""
 
     base: tuple[tuple[str, Any], ...]
     grid: tuple[tuple[str, tuple[Any, ...]], ...]
     seeds: tuple[int, ...]
     runs: int = DEFAULT_RUNS
     chunk_size: int = DEFAULT_CHUNK_SIZE
+    design: str = "factorial"
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SweepSpec:
         """Validate a grid mapping; every error names the offending key."""
         if not isinstance(data, dict):
             raise ValueError("grid file must be a mapping with keys base, grid, seeds|repeats, runs")
-        unknown = sorted(set(data) - set(SPEC_KEYS))
+        unknown = sorted(str(k) for k in set(data) - set(SPEC_KEYS))
         if unknown:
             raise ValueError(f"unknown grid key(s): {', '.join(unknown)}; allowed: {', '.join(SPEC_KEYS)}")
-        known = {f.name for f in fields(BeliefConfig)}
-        base = _mapping(data.get("base", {}), "base")
-        grid = _mapping(data.get("grid", {}), "grid")
-        for section, mapping in (("base", base), ("grid", grid)):
-            for key in mapping:
-                if key not in known:
-                    raise ValueError(f"{section}.{key} is not a parameter; known: {', '.join(sorted(known))}")
-        for key, values in grid.items():
-            if not isinstance(values, list) or not values:
-                raise ValueError(f"grid.{key} must be a non-empty list")
-        runs = _positive(data.get("runs", DEFAULT_RUNS), "runs")
-        chunk = _positive(data.get("chunk_size", DEFAULT_CHUNK_SIZE), "chunk_size")
+        try:
+            raw = GridFile(**data)
+        except ValidationError as exc:
+            raise ValueError(_describe(exc)) from None
+        base, grid = raw.base or {}, raw.grid or {}
+        seeds = tuple(raw.seeds) if raw.seeds is not None else tuple(
+            range(raw.seed_base, raw.seed_base + (raw.repeats or 1)))
         spec = cls(tuple(sorted(base.items())), tuple((k, tuple(v)) for k, v in sorted(grid.items())),
-                   _seeds(data), runs, chunk)
-        count = math.prod(len(v) for _, v in spec.grid) * len(spec.seeds)
+                   seeds, raw.runs, raw.chunk_size, raw.design)
+        count = spec.config_count() * len(spec.seeds)
         if count > MAX_TASKS:  # before validating (or listing) every combination
             raise ValueError(f"grid has {count} tasks, more than MAX_TASKS={MAX_TASKS}")
         for params in spec.configs():  # validate every combination up front
@@ -87,8 +111,17 @@ class SweepSpec:
                 raise ValueError(f"grid combination {params}: {exc}") from None
         return spec
 
+    def config_count(self) -> int:
+        """Number of configurations the design yields (without listing them)."""
+        if self.design == "one_at_a_time":
+            return len(_one_at_a_time(self.base, self.grid))
+        return math.prod(len(v) for _, v in self.grid)
+
     def configs(self) -> Iterator[dict[str, Any]]:
-        """Every parameter combination (base overridden by grid values)."""
+        """Every parameter combination of the design (base overridden by grid values)."""
+        if self.design == "one_at_a_time":
+            yield from _one_at_a_time(self.base, self.grid)
+            return
         keys = [k for k, _ in self.grid]
         for combo in itertools.product(*(v for _, v in self.grid)):
             yield {**dict(self.base), **dict(zip(keys, combo, strict=True))}
@@ -238,32 +271,33 @@ def _read_part(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
 
-def _mapping(value: Any, key: str) -> dict[str, Any]:
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise ValueError(f"{key} must be a mapping of parameter: value")
-    return value
+def _one_at_a_time(base: tuple, grid: tuple) -> list[dict[str, Any]]:
+    """Centre (base values, else defaults) first, then each grid value that differs from the centre."""
+    defaults = BeliefConfig().to_dict()
+    centre = {**dict(base), **{k: dict(base).get(k, defaults[k]) for k, _ in grid}}
+    out = [centre]
+    for key, values in grid:
+        out += [{**centre, key: v} for v in values if v != centre[key]]
+    return out
 
 
-def _positive(value: Any, key: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{key} must be a positive integer, got {value!r}")
-    return value
+def _describe(exc: ValidationError) -> str:
+    """``key: problem, got VALUE`` per error (the grid file's own key names)."""
+    lines = []
+    for err in exc.errors(include_url=False):
+        loc = ".".join(str(p) for p in err["loc"] if not str(p).startswith(("function-", "list[", "dict[")))
+        msg = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "literal_error" and err["loc"][0] in ("base", "grid"):
+            name = err["input"]
+            lines.append(f"{err['loc'][0]}.{name} is not a parameter; known: {', '.join(BeliefConfig.model_fields)}")
+        else:
+            lines.append(f"{loc or 'grid file'}: {msg[:1].lower() + msg[1:]}, got {err['input']!r}"
+                         if loc else msg)
+    return "; ".join(lines)
 
 
-def _seeds(data: dict[str, Any]) -> tuple[int, ...]:
-    if "seeds" in data and "repeats" in data:
-        raise ValueError("give either seeds or repeats, not both")
-    if "seeds" in data:
-        seeds = data["seeds"]
-        if not isinstance(seeds, list) or not seeds or not all(
-            isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in seeds
-        ):
-            raise ValueError("seeds must be a non-empty list of non-negative integers")
-        return tuple(seeds)
-    base = data.get("seed_base", 0)
-    if isinstance(base, bool) or not isinstance(base, int) or base < 0:
-        raise ValueError(f"seed_base must be a non-negative integer, got {base!r}")
-    repeats = _positive(data.get("repeats", 1), "repeats")
-    return tuple(range(base, base + repeats))
+def partial_rows(out: str | Path) -> pd.DataFrame:
+    """Rows of the chunks finished so far (live results while a sweep runs); empty if none yet."""
+    store = parts_dir(out)
+    parts = sorted(store.glob("*.jsonl")) if store.exists() else []
+    return pd.DataFrame([row for part in parts for row in _read_part(part)])

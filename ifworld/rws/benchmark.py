@@ -13,12 +13,11 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from ifworld import runs
+from ifworld import resources, runs
 from ifworld.config import Settings
 from ifworld.events import Event
 from ifworld.rws.dataset import RWSItem, load_items
@@ -27,7 +26,7 @@ from ifworld.rws.verifier import grade_output
 from ifworld.store import RunStore, get_store
 
 WORKFLOW = "rws.benchmark"
-SAMPLE_PATH = Path(__file__).resolve().parents[2] / "data" / "rws_sample.jsonl"
+SAMPLE_PATH = resources.data_path("rws_sample.jsonl")
 TYPES = ("numeric", "symbolic", "textual")
 VERIFIER_GROUP = "verifier"
 

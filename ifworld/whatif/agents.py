@@ -8,16 +8,18 @@ JSON-able dicts/strings so graph state stays checkpointable.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 from ifworld import llm, prompts
 from ifworld.config import Settings
 from ifworld.whatif.frame import clip, digests_text
+from ifworld.whatif.propositions import persona
 from ifworld.whatif.schemas import (
+    CalibrationPart,
     DebateBrief,
     ExpertOutput,
-    Report,
     ReportAnalysis,
     ReportCore,
     ReportScenarios,
@@ -28,6 +30,9 @@ from ifworld.whatif.schemas import (
 SCENARIO_MAX_CHARS = 2_000
 DEBATE_SIDE_MAX_CHARS = 2_500
 REPORT_PARTS: dict[str, type] = {"core": ReportCore, "analysis": ReportAnalysis, "scenarios": ReportScenarios}
+REPAIR_PARTS: dict[str, type] = {"scenarios": ReportScenarios, "analysis": CalibrationPart}
+REPAIR_MAX_CHARS = 6_000
+ANSWER_MAX_CHARS = 20_000
 _DELIM_RE = re.compile(r"<\s*/?\s*proposition\s*>", re.I)
 
 
@@ -75,7 +80,7 @@ def expert(domain: str, round_no: int, proposition: str, scenario: dict | None, 
     """One expert's structured output; round 1 is independent, later rounds see the frame (or only
     their own digest when the shared frame is switched off)."""
     common = {"proposition_block": proposition_block(proposition), "scenario": scenario_text(scenario),
-              "round": round_no, "domain": domain}
+              "round": round_no, "domain": domain, "persona": persona(domain)}
     if own_digest is None:
         msgs = prompts.messages("whatif/expert", **common)
     elif frame is not None:
@@ -113,10 +118,27 @@ def debate_judge(round_no: int, proposition: str, pro: str, con: str, settings: 
     return structured_call("whatif.debate.judge", msgs, DebateBrief, settings, round_no)
 
 
+def branches_text(synthesis: dict | None) -> str:
+    """The final adjudicated branches and rules, as the canonical structure the scenarios part must keep."""
+    if not synthesis or not synthesis.get("branches"):
+        return ""
+    lines = ["Final adjudicated branches (keep these ids and probabilities; the timeline and decision table "
+             "refer to branches by id):"]
+    lines += [f"- {b.get('id') or '?'}: {clip(b.get('name') or b.get('description'), 80)} | IF "
+              f"{clip(b.get('condition'), 160)} | {b.get('probability_pct', 0):g} %" for b in synthesis["branches"]]
+    lines += [f"- rule: {clip(d.get('indicator'), 100)} {clip(d.get('threshold'), 60)} -> {d.get('branch_id')}"
+              for d in synthesis.get("decision_rules", [])]
+    return "\n".join(lines)
+
+
 def report_part(part: str, proposition: str, scenario: dict | None, frames: list[dict], outputs: dict[str, dict],
-                degraded: list[str], settings: Settings, round_no: int) -> dict[str, Any]:
-    """One part (core / analysis / scenarios) of the final report, written over the whole history."""
+                degraded: list[str], settings: Settings, round_no: int,
+                final_synthesis: dict | None = None) -> dict[str, Any]:
+    """One part (core / analysis / scenarios) of the final report, written over the whole history; the
+    scenarios part also gets the final synthesis' branches so every part shares one branch structure."""
     frames_txt = "\n\n".join(f["text"] for f in frames) or "(none: single round or shared frame disabled)"
+    if branches_text(final_synthesis):
+        frames_txt += "\n\n" + branches_text(final_synthesis)
     msgs = prompts.messages("whatif/report", proposition_block=proposition_block(proposition),
                             scenario=scenario_text(scenario), frames=frames_txt, digests=digests_text(outputs),
                             degraded=", ".join(degraded) or "none", part=part,
@@ -124,8 +146,18 @@ def report_part(part: str, proposition: str, scenario: dict | None, frames: list
     return structured_call("whatif.report", msgs, REPORT_PARTS[part], settings, round_no)
 
 
-def full_report(role: str, prompt: str, settings: Settings, round_no: int | None = None, *, user: str = "user",
-                **values: Any) -> dict[str, Any]:
-    """A complete :class:`Report` from one agent (baselines); ``prompt`` names its file under prompts/."""
+def repair_part(part: str, proposition: str, current: dict[str, Any], violations: list[str], settings: Settings,
+                round_no: int) -> dict[str, Any]:
+    """The one targeted repair turn: the part at fault, its current JSON and the violations to fix."""
+    msgs = prompts.messages("whatif/repair", proposition_block=proposition_block(proposition), part=part,
+                            current=json.dumps(current, ensure_ascii=False)[:REPAIR_MAX_CHARS],
+                            violations="\n".join(f"- {v}" for v in violations))
+    return structured_call("whatif.repair", msgs, REPAIR_PARTS[part], settings, round_no)
+
+
+def answer(role: str, prompt: str, settings: Settings, round_no: int | None = None, *, user: str = "user",
+           **values: Any) -> str:
+    """A baseline's natural output (its own words and structure, not IF-World's report schema), so the
+    judge scores what each method really produces; ``prompt`` names its file under prompts/."""
     msgs = prompts.messages(prompt, user, **values)
-    return structured_call(role, msgs, Report, settings, round_no)
+    return llm.complete(role, msgs, settings=settings, meta=_meta(round_no))[:ANSWER_MAX_CHARS]

@@ -1,7 +1,8 @@
 """Baselines with the same model and matched budget knobs: single agent, tree search, Pro/Con debate.
 
-Each is a LangGraph ``StateGraph`` like the IF-World pipeline and ends in the same record shape (a full
-:class:`Report`), so runs of different methods compare side by side and can be judged identically.
+Each is a LangGraph ``StateGraph`` like the IF-World pipeline and ends in the same record shape, but its
+report is the method's *natural* output, as the paper judges it: the single agent's direct answer, the
+tree's best path (root to best leaf), the debate judge's synthesis — never forced into IF-World's schema.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from ifworld.llm import LLMError
 from ifworld.whatif import agents
 from ifworld.whatif.pipeline import cache_policy
 from ifworld.whatif.record import make_record
-from ifworld.whatif.report import finish_report, render_report_markdown
+from ifworld.whatif.report import natural_report
 from ifworld.whatif.schemas import Critique
 
 PARENT_MAX_CHARS = 3_000
@@ -64,12 +65,12 @@ def build_single(params: dict[str, Any], settings: Settings) -> StateGraph:
     def single(state: BaselineState) -> dict:
         emit("phase", node="single", phase="report", round=1)
         try:
-            report = agents.full_report("whatif.single", "whatif/single", settings, 1,
-                                        proposition_block=agents.proposition_block(state["proposition"]))
+            text = agents.answer("whatif.single", "whatif/single", settings, 1,
+                                 proposition_block=agents.proposition_block(state["proposition"]))
         except LLMError as exc:
             raise _fail("the single agent", exc) from exc
         emit("report_done", node="single", round=1)
-        return {"report": finish_report(report, [])}
+        return {"report": natural_report(text, state["proposition"], [])}
 
     g = StateGraph(BaselineState)
     g.add_node("single", single, cache_policy=_policy(params))
@@ -84,9 +85,9 @@ def finalize_single(state: dict, params: dict, calls: list[dict]) -> dict[str, A
 
 
 # -- tree -----------------------------------------------------------------------------------------------
-def _critic(proposition: str, report: dict, settings: Settings, depth: int) -> dict:
+def _critic(proposition: str, text: str, settings: Settings, depth: int) -> dict:
     msgs = prompts.messages("whatif/tree_critic", proposition_block=agents.proposition_block(proposition),
-                            candidate=render_report_markdown(report)[:CANDIDATE_MAX_CHARS])
+                            candidate=text[:CANDIDATE_MAX_CHARS])
     return agents.structured_call("whatif.tree.critic", msgs, Critique, settings, depth)
 
 
@@ -96,12 +97,12 @@ def build_tree(params: dict[str, Any], settings: Settings) -> StateGraph:
     def draft(state: BaselineState) -> dict:
         emit("phase", node="draft", phase="experts", round=0)
         try:
-            report = agents.full_report("whatif.tree.draft", "whatif/tree_draft", settings, 0,
-                                        proposition_block=agents.proposition_block(state["proposition"]))
-            crit = _critic(state["proposition"], report, settings, 0)
+            text = agents.answer("whatif.tree.draft", "whatif/tree_draft", settings, 0,
+                                 proposition_block=agents.proposition_block(state["proposition"]))
+            crit = _critic(state["proposition"], text, settings, 0)
         except LLMError as exc:
             raise _fail("the tree draft", exc) from exc
-        node = {"id": "0", "parent": None, "depth": 0, "angle": "draft", "report": report, **crit}
+        node = {"id": "0", "parent": None, "depth": 0, "angle": "draft", "text": text, **crit}
         return {"nodes": [node], "best": "0", "depth": 1}
 
     def fan_out(state: BaselineState) -> list[Send]:
@@ -115,17 +116,16 @@ def build_tree(params: dict[str, Any], settings: Settings) -> StateGraph:
         parent, d, b = task["parent"], task["depth"], task["b"]
         emit("expert_started", node="expand", domain=f"branch {b + 1}", round=d)
         try:
-            report = agents.full_report("whatif.tree.expand", "whatif/tree_expand", settings, d,
-                                        proposition_block=agents.proposition_block(task["proposition"]),
-                                        parent=render_report_markdown(parent["report"])[:PARENT_MAX_CHARS],
-                                        angle=task["angle"])
-            crit = _critic(task["proposition"], report, settings, d)
+            text = agents.answer("whatif.tree.expand", "whatif/tree_expand", settings, d,
+                                 proposition_block=agents.proposition_block(task["proposition"]),
+                                 parent=parent["text"][:PARENT_MAX_CHARS], angle=task["angle"])
+            crit = _critic(task["proposition"], text, settings, d)
         except LLMError as exc:
             emit("expert_failed", node="expand", domain=f"branch {b + 1}", round=d, error=str(exc))
             return {"degraded": [f"depth {d}: branch {b + 1} failed ({exc})"]}
         emit("expert_done", node="expand", domain=f"branch {b + 1}", round=d)
         node = {"id": f"{parent['id']}.{b + 1}", "parent": parent["id"], "depth": d, "angle": task["angle"],
-                "report": report, **crit}
+                "text": text, **crit}
         return {"nodes": [node]}
 
     def select(state: BaselineState) -> dict:
@@ -139,9 +139,9 @@ def build_tree(params: dict[str, Any], settings: Settings) -> StateGraph:
         return {"best": best["id"], "depth": d + 1}
 
     def finish(state: BaselineState) -> dict:
-        best = next(n for n in state["nodes"] if n["id"] == state["best"])
         emit("report_done", node="finish", round=state["depth"])
-        return {"report": finish_report(best["report"], list(state.get("degraded", [])))}
+        text = best_path_text(state["nodes"], state["best"])
+        return {"report": natural_report(text, state["proposition"], list(state.get("degraded", [])))}
 
     policy = _policy(params)
     g = StateGraph(BaselineState)
@@ -167,8 +167,16 @@ def best_path(nodes: list[dict], best: str) -> list[str]:
     return list(reversed(path))
 
 
+def best_path_text(nodes: list[dict], best: str) -> str:
+    """The tree's natural output: every answer on the path from the root to the best node, in order."""
+    by_id = {n["id"]: n for n in nodes}
+    steps = [by_id[i] for i in best_path(nodes, best)]
+    return "\n\n".join(f"## Step {k}: {'first answer' if n['angle'] == 'draft' else 'assuming ' + n['angle']} "
+                        f"(critic score {n['score']:g}/10)\n\n{n['text'].strip()}" for k, n in enumerate(steps, 1))
+
+
 def finalize_tree(state: dict, params: dict, calls: list[dict]) -> dict[str, Any]:
-    nodes = [{k: v for k, v in n.items() if k != "report"} | {"verdict": n["report"]["executive_verdict"]["verdict"]}
+    nodes = [{k: v for k, v in n.items() if k != "text"} | {"excerpt": n["text"][:200]}
              for n in sorted(state.get("nodes", []), key=lambda n: n["id"])]
     return make_record("tree", state, params, calls, rounds=[], report=state.get("report", {}),
                        degraded=list(state.get("degraded", [])), frame_diffs=[], tree=nodes,
@@ -208,14 +216,14 @@ def build_debate(params: dict[str, Any], settings: Settings) -> StateGraph:
     def synthesis(state: BaselineState) -> dict:
         emit("phase", node="synthesis", phase="report", round=rounds)
         try:
-            report = agents.full_report("whatif.debate.judge", "whatif/debate_judge", settings, rounds,
-                                        user="user_synthesis",
-                                        proposition_block=agents.proposition_block(state["proposition"]),
-                                        transcript=_transcript(state.get("debates", [])))
+            text = agents.answer("whatif.debate.judge", "whatif/debate_judge", settings, rounds,
+                                 user="user_synthesis",
+                                 proposition_block=agents.proposition_block(state["proposition"]),
+                                 transcript=_transcript(state.get("debates", [])))
         except LLMError as exc:
             raise _fail("the debate judge synthesis", exc) from exc
         emit("report_done", node="synthesis", round=rounds)
-        return {"report": finish_report(report, list(state.get("degraded", [])))}
+        return {"report": natural_report(text, state["proposition"], list(state.get("degraded", [])))}
 
     policy = _policy(params)
     g = StateGraph(BaselineState)

@@ -333,3 +333,43 @@ def edge_rows(graph: nx.DiGraph) -> list[dict[str, Any]]:
              "domains": ", ".join(d.get("domains", [])), "count": d.get("count", 0),
              "sources": ", ".join(d.get("sources", [])), "mechanism": "; ".join(d.get("mechanisms", []))}
             for u, v, d in sorted(graph.edges(data=True), key=lambda e: (-e[2].get("count", 0), e[0], e[1]))]
+
+
+def domain_matrix(edges: Iterable[Any]) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """The cross-domain causal integration matrix: ``(domains, net, count)`` where ``net[i, j]`` is the sum of
+    sign × strength over edges whose first listed domain is ``domains[i]`` and last is ``domains[j]`` (an
+    edge naming one domain sits on the diagonal) and ``count[i, j]`` how many edges that is."""
+    cells: list[tuple[str, str, int]] = []
+    for edge in edges:
+        e = _as_dict(edge)
+        doms = _edge_domains(e)
+        if doms:
+            sign = _sign(e.get("sign"))
+            cells.append((doms[0], doms[-1], 0 if sign == "±" else (1 if sign == "+" else -1) * _strength(
+                e.get("strength"))))
+    domains = sorted({d for a, b, _ in cells for d in (a, b)})
+    index = {d: i for i, d in enumerate(domains)}
+    net, count = np.zeros((len(domains),) * 2), np.zeros((len(domains),) * 2, dtype=int)
+    for a, b, value in cells:
+        net[index[a], index[b]] += value
+        count[index[a], index[b]] += 1
+    return domains, net, count
+
+
+def domain_heatmap(edges: Iterable[Any], title: str = "") -> go.Figure | None:
+    """Domain × domain heatmap of :func:`domain_matrix` (green: net amplifying, red: net damping)."""
+    domains, net, count = domain_matrix(edges)
+    if not domains:
+        return None
+    bound = max(1.0, float(np.abs(net).max()))
+    text = [[f"{net[i, j]:+g} ({count[i, j]})" if count[i, j] else "" for j in range(len(domains))]
+            for i in range(len(domains))]
+    fig = go.Figure(go.Heatmap(
+        z=net, x=domains, y=domains, text=text, texttemplate="%{text}", zmin=-bound, zmax=bound, zmid=0,
+        colorscale=[[0, SIGN_COLOURS["-"]], [0.5, "#f5f5f5"], [1, SIGN_COLOURS["+"]]],
+        colorbar=dict(title="net sign × strength"),
+        hovertemplate="%{y} → %{x}: %{z:+g}<extra></extra>"))
+    fig.update_layout(title=title or None, height=160 + 36 * len(domains), margin=dict(l=10, r=10, t=40, b=10),
+                      xaxis=dict(title="effect on (domain)"), yaxis=dict(title="cause in (domain)",
+                                                                        autorange="reversed"))
+    return fig

@@ -154,8 +154,11 @@ def eval_cmd(
     out: Annotated[Path, typer.Option("--out", help="Output directory (CSV, HTML charts).")] = Path("whatif-eval"),
     experts: Annotated[str | None, typer.Option("--experts")] = None,
     rounds: Annotated[int, typer.Option("--rounds")] = 2,
+    budget: Annotated[str | None, typer.Option(
+        "--budget", help="Token budget for tree/debate: 'matched' (IF-World's measured tokens) or a number.")] = None,
 ) -> None:
-    """Run and judge methods × propositions × repeats; write the paper's tables and charts."""
+    """Run and judge methods × propositions × repeats; write the paper's tables and charts (tokens per
+    method beside the scores, every judgement in evaluation.json)."""
     from ifworld.whatif.evaluate import parse_method, resolve_propositions, run_eval
     from ifworld.whatif.propositions import normalize_experts
 
@@ -167,6 +170,8 @@ def eval_cmd(
         base = {"rounds": rounds, **({"experts": normalize_experts(experts)} if experts else {})}
         if repeats < 1 or rounds < 1:
             raise ValueError("--repeats and --rounds must be at least 1.")
+        if budget not in (None, "matched") and not budget.isdigit():
+            raise ValueError(f"--budget must be 'matched' or a whole number of tokens (got {budget!r}).")
     except ValueError as exc:
         _bad(str(exc))
     settings = _settings()
@@ -176,6 +181,7 @@ def eval_cmd(
         def tick(done: int, total: int, row: dict) -> None:
             progress.update(task, completed=done, description=f"{row['method']} · topic {row['topic']}")
 
-        result = run_eval(specs, props, repeats, settings, out, tick, base_params=base)
+        result = run_eval(specs, props, repeats, settings, out, tick, base_params=base,
+                          budget=budget if budget in (None, "matched") else float(budget))
     sys.stdout.write(result.macro.to_string() + "\n")
     err.print(f"wrote {len(result.files)} files to {out}")

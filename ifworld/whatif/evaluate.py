@@ -7,6 +7,7 @@ Tables: macro-average per dimension ± std (macro over topics), per-topic overal
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -20,8 +21,16 @@ from ifworld import runs
 from ifworld.config import Settings, load_settings
 from ifworld.store import RunStore, get_store
 from ifworld.whatif import service
-from ifworld.whatif.judge import DIMENSIONS, judge_record
-from ifworld.whatif.propositions import CLASSROOM_PRESETS, METHODS, PAPER_PROPOSITIONS
+from ifworld.whatif.judge import DIMENSIONS, JUDGE_ROLE, judge_record
+from ifworld.whatif.progress import TOKENS_PER_CALL
+from ifworld.whatif.propositions import (
+    CLASSROOM_PRESETS,
+    MAX_BREADTH,
+    MAX_DEBATE_ROUNDS,
+    MAX_DEPTH,
+    METHODS,
+    PAPER_PROPOSITIONS,
+)
 from ifworld.whatif.record import default_params
 
 EVAL_PARALLEL_RUNS = 4
@@ -41,6 +50,8 @@ class EvalResult:
     ablation: pd.DataFrame
     figures: dict[str, Any] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
+    budget_tokens: float | None = None
+    usage: pd.DataFrame | None = None
 
 
 def parse_method(spec: str) -> tuple[str, dict[str, Any]]:
@@ -71,9 +82,25 @@ def resolve_propositions(spec: str | Sequence[str]) -> list[str]:
     raise ValueError(f"--propositions must be 'paper', 'classroom' or a file; {spec!r} is none of these.")
 
 
+def match_budget(method: str, tokens: float) -> dict[str, Any]:
+    """Baseline size parameters whose expected tokens come closest to ``tokens`` (within the bounds):
+    tree breadth × depth from its 2 + 2·b·d calls, debate rounds from its 2·r + 1 calls; single has none."""
+    calls = max(1.0, tokens / TOKENS_PER_CALL[method]) if method in TOKENS_PER_CALL else 1.0
+    if method == "tree":
+        area = max(1.0, (calls - 2) / 2)
+        depth = min(MAX_DEPTH, max(1, round(math.sqrt(area))))
+        return {"breadth": min(MAX_BREADTH, max(1, round(area / depth))), "depth": depth}
+    if method == "debate":
+        return {"debate_rounds": min(MAX_DEBATE_ROUNDS, max(1, round((calls - 1) / 2)))}
+    return {}
+
+
 def _cell(spec: str, proposition: str, topic: int, repeat: int, settings: Settings, store: RunStore,
           base: dict[str, Any]) -> dict[str, Any]:
     method, overrides = parse_method(spec)
+    if method != "ifworld" and base.get("budget_tokens"):
+        overrides = {**match_budget(method, base["budget_tokens"]), **overrides}
+    base = {k: v for k, v in base.items() if k != "budget_tokens"}
     params = default_params(proposition, method, **{**base, **overrides})
     row: dict[str, Any] = {"method": spec, "topic": topic + 1, "proposition": proposition, "repeat": repeat}
     start = time.perf_counter()
@@ -82,9 +109,12 @@ def _cell(spec: str, proposition: str, topic: int, repeat: int, settings: Settin
         row["run_id"] = run_id
         record = service.run(params, settings=settings, store=store, run_id=run_id)
         judged = judge_record(record, settings, run_id=run_id, store=store)
+        judge_call = next((c for c in reversed(store.calls(run_id)) if c.get("role") == JUDGE_ROLE), {})
         row.update({k: judged[k] for k in SCORE_COLUMNS}, status="ok",
                    overall_mismatch=judged["overall_mismatch"], calls=record["usage"]["calls"],
-                   tokens=record["usage"]["prompt_tokens"] + record["usage"]["completion_tokens"])
+                   tokens=record["usage"]["prompt_tokens"] + record["usage"]["completion_tokens"],
+                   budget_params=json.dumps({k: params[k] for k in ("breadth", "depth", "debate_rounds")}),
+                   judgement=judged, judge_raw=judge_call.get("output"), judge_retries=judge_call.get("retries"))
     except Exception as exc:  # noqa: BLE001 — a failed cell is a row, not a crashed evaluation
         row.update({k: float("nan") for k in SCORE_COLUMNS}, status=f"failed: {exc}"[:300])
     row["wall_s"] = round(time.perf_counter() - start, 3)
@@ -94,8 +124,10 @@ def _cell(spec: str, proposition: str, topic: int, repeat: int, settings: Settin
 def run_eval(methods: Sequence[str], propositions: str | Sequence[str], repeats: int = 1,
              settings: Settings | None = None, out_dir: str | Path | None = None,
              on_progress: Callable[[int, int, dict], None] | None = None, *, store: RunStore | None = None,
-             base_params: dict[str, Any] | None = None) -> EvalResult:
-    """Run and judge every (method, proposition, repeat) cell; write CSV + HTML charts to ``out_dir``."""
+             base_params: dict[str, Any] | None = None, budget: str | float | None = None) -> EvalResult:
+    """Run and judge every (method, proposition, repeat) cell; write CSV, HTML charts and ``evaluation.json``
+    to ``out_dir``. ``budget="matched"`` sizes the tree and debate baselines to IF-World's measured mean
+    tokens per run (a number sets the token budget directly); tokens per method are reported either way."""
     settings = settings or load_settings()
     store = store or get_store()
     props = resolve_propositions(propositions)
@@ -103,13 +135,28 @@ def run_eval(methods: Sequence[str], propositions: str | Sequence[str], repeats:
         parse_method(spec)
     cells = [(m, p, i, k) for i, p in enumerate(props) for m in methods for k in range(repeats)]
     rows: list[dict[str, Any]] = []
-    with ThreadPoolExecutor(max_workers=EVAL_PARALLEL_RUNS) as pool:
-        futures = [pool.submit(_cell, m, p, i, k, settings, store, base_params or {}) for m, p, i, k in cells]
-        for fut in futures:
-            rows.append(fut.result())
-            if on_progress:
-                on_progress(len(rows), len(cells), rows[-1])
+    base = dict(base_params or {})
+
+    def run(batch: list[tuple]) -> None:
+        with ThreadPoolExecutor(max_workers=EVAL_PARALLEL_RUNS) as pool:
+            futures = [pool.submit(_cell, m, p, i, k, settings, store, base) for m, p, i, k in batch]
+            for fut in futures:
+                rows.append(fut.result())
+                if on_progress:
+                    on_progress(len(rows), len(cells), rows[-1])
+
+    if budget == "matched":  # IF-World first: the baselines get its measured mean tokens per run
+        run([c for c in cells if c[0] == "ifworld"])
+        measured = [r["tokens"] for r in rows if r["method"] == "ifworld" and r.get("status") == "ok"]
+        if measured:
+            base["budget_tokens"] = sum(measured) / len(measured)
+        run([c for c in cells if c[0] != "ifworld"])
+    else:
+        if budget:
+            base["budget_tokens"] = float(budget)
+        run(cells)
     result = tables(pd.DataFrame(rows))
+    result.budget_tokens = base.get("budget_tokens")
     if out_dir is not None:
         result.files = write_outputs(result, Path(out_dir))
     return result
@@ -129,8 +176,12 @@ def tables(scores: pd.DataFrame) -> EvalResult:
                              "overall_std": [agg.loc[m, ("overall", "std")] for m in abl_rows]}, index=abl_rows)
     if "ifworld" in abl_rows:
         ablation["delta_vs_full"] = ablation["overall_mean"] - ablation.loc["ifworld", "overall_mean"]
+    usage = ok.groupby("method")[["calls", "tokens"]].mean().round(0) if {"calls", "tokens"} <= set(ok) else None
+    if usage is not None:
+        macro = macro.join(usage.rename(columns={"calls": "calls per run", "tokens": "tokens per run"}))
+        macro.attrs["numeric"] = agg
     return EvalResult(scores=scores, macro=macro, per_topic=per_topic, ablation=ablation,
-                      figures=figures(agg, per_topic, ablation))
+                      figures=figures(agg, per_topic, ablation), usage=usage)
 
 
 def figures(agg: pd.DataFrame, per_topic: pd.DataFrame, ablation: pd.DataFrame) -> dict[str, Any]:
@@ -153,16 +204,32 @@ def figures(agg: pd.DataFrame, per_topic: pd.DataFrame, ablation: pd.DataFrame) 
 
 def write_outputs(result: EvalResult, out_dir: Path) -> list[str]:
     out_dir.mkdir(parents=True, exist_ok=True)
-    files = {"scores.csv": result.scores, "macro.csv": result.macro, "per_topic.csv": result.per_topic,
-             "ablation.csv": result.ablation}
+    log_columns = [c for c in ("judgement", "judge_raw", "judge_retries") if c in result.scores]
+    files = {"scores.csv": result.scores.drop(columns=log_columns), "macro.csv": result.macro,
+             "per_topic.csv": result.per_topic, "ablation.csv": result.ablation}
     written = []
     for name, df in files.items():
         df.to_csv(out_dir / name, index=name != "scores.csv")
         written.append(str(out_dir / name))
     for name, fig in result.figures.items():
-        fig.write_html(out_dir / f"{name}.html", include_plotlyjs="cdn")
+        fig.write_html(out_dir / f"{name}.html", include_plotlyjs=True)  # works offline
         written.append(str(out_dir / f"{name}.html"))
     summary = {"macro": result.macro.to_dict(orient="index"), "cells": len(result.scores),
                "failed": int((result.scores["status"] != "ok").sum())}
     (out_dir / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
-    return [*written, str(out_dir / "summary.json")]
+    (out_dir / "evaluation.json").write_text(json.dumps(evaluation_log(result), indent=2, default=str,
+                                                        ensure_ascii=False), encoding="utf-8")
+    return [*written, str(out_dir / "summary.json"), str(out_dir / "evaluation.json")]
+
+
+def evaluation_log(result: EvalResult) -> dict[str, Any]:
+    """The paper's ``evaluation.json``: every judgement with its raw reply, retries, model and seed."""
+    cells = []
+    for row in result.scores.to_dict(orient="records"):
+        judged = row.get("judgement") if isinstance(row.get("judgement"), dict) else {}
+        cells.append({"method": row["method"], "topic": row["topic"], "proposition": row["proposition"],
+                      "repeat": row["repeat"], "run_id": row.get("run_id"), "status": row["status"],
+                      "calls": row.get("calls"), "tokens": row.get("tokens"), "budget_params": row.get("budget_params"),
+                      "judgement": judged, "raw_reply": row.get("judge_raw"), "retries": row.get("judge_retries"),
+                      "seed": judged.get("seed"), "model": judged.get("model")})
+    return {"budget_tokens": result.budget_tokens, "cells": cells}

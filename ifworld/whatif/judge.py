@@ -19,6 +19,7 @@ from ifworld.whatif.report import render_report_markdown
 from ifworld.whatif.schemas import JUDGE_MAXIMA, Judgement
 
 JUDGE_ROLE = "whatif.judge"
+JUDGE_SEED = 20250101  # sent as the OpenAI ``seed`` so endpoints that support it sample reproducibly
 ANALYSIS_MAX_CHARS = 24_000
 DIMENSIONS = tuple(JUDGE_MAXIMA)
 _HIDDEN = ("ifworld", "if-world", "single agent", "tree search", "tree-search", "baseline")
@@ -34,16 +35,17 @@ def analysis_text(record: dict[str, Any]) -> str:
 
 
 def judge_report(proposition: str, analysis: str, settings: Settings | None = None,
-                 callbacks: list | None = None) -> dict[str, Any]:
+                 callbacks: list | None = None, seed: int = JUDGE_SEED) -> dict[str, Any]:
     """Score one analysis text; returns the five dimensions, recomputed ``overall`` and the mismatch flag."""
     settings = (settings or load_settings()).model_copy(update={"temperature": 0.0})
     msgs = prompts.messages("whatif/judge", proposition_block=proposition_block(proposition), analysis=analysis)
-    j = llm.structured(JUDGE_ROLE, msgs, Judgement,
-                       settings=settings, meta={"round": None, "system": "whatif"}, callbacks=callbacks)
+    j = llm.structured(JUDGE_ROLE, msgs, Judgement, settings=settings, meta={"round": None, "system": "whatif"},
+                       callbacks=callbacks, seed=seed)
     scores = {d: int(getattr(j, d)) for d in DIMENSIONS}
     total = sum(scores.values())
     return {**scores, "overall": total, "reported_overall": j.overall, "overall_mismatch": j.overall != total,
-            "rationale": j.rationale, "model": settings.model_for(JUDGE_ROLE), "judged_at": time.time()}
+            "rationale": j.rationale, "model": settings.model_for(JUDGE_ROLE), "seed": seed, "temperature": 0.0,
+            "judged_at": time.time()}
 
 
 def judge_record(record: dict[str, Any], settings: Settings | None = None, *, run_id: str | None = None,

@@ -2,7 +2,8 @@
 
 refine → [experts of round r, fanned out with Send] → collect →
     not last round: resolver ∥ (debate pro ∥ con → judge) → frame F_r → next round
-    last round:     final resolver ∥ report parts (core ∥ analysis ∥ scenarios) → assemble
+    last round:     (final resolver → scenarios part) ∥ report parts (core ∥ analysis) → assemble
+                    (merge, deterministic consistency check, one targeted repair turn, render)
 Ablation switches remove nodes from the graph. State is plain JSON so the SQLite checkpointer can resume a
 run: finished experts of an interrupted round are not re-run.
 """
@@ -22,11 +23,11 @@ from ifworld.events import emit
 from ifworld.llm import LLMError
 from ifworld.whatif import agents
 from ifworld.whatif.frame import build_frame, expert_digest, frame_diff
-from ifworld.whatif.propositions import EXPERT_ALIASES, KNOWN_EXPERTS
+from ifworld.whatif.propositions import MAX_EXPERTS, normalize_experts
 from ifworld.whatif.record import make_record
-from ifworld.whatif.report import assemble_report
+from ifworld.whatif.report import assemble_report, finish_report
 
-MIN_PANEL = 2
+MAX_REFINER_ADDITIONS = 2
 REPORT_NODES = ("report_core", "report_analysis", "report_scenarios")
 
 
@@ -71,11 +72,15 @@ def _of_round(items: list[dict], r: int, key: str) -> Any:
     return next((i.get(key) for i in reversed(items or []) if i["round"] == r), None)
 
 
-def narrow_panel(panel: list[str], plan: list[str]) -> list[str]:
-    """The user's panel narrowed to the refiner's expert plan (kept whole if the plan is too small)."""
-    wanted = {EXPERT_ALIASES.get(p.strip().lower(), p.strip().lower()) for p in plan}
-    narrowed = [d for d in panel if d in wanted and d in KNOWN_EXPERTS]
-    return narrowed if len(narrowed) >= MIN_PANEL else list(panel)
+def extend_panel(panel: list[str], plan: list[str]) -> tuple[list[str], list[str]]:
+    """(the user's panel plus at most :data:`MAX_REFINER_ADDITIONS` domains from the refiner's plan, the
+    added ones). The refiner may add experts; it never removes one the user chose."""
+    try:
+        planned = normalize_experts([p for p in plan if str(p).strip()] or panel)
+    except ValueError:  # an unusable name in the plan: keep the user's panel as it is
+        return list(panel), []
+    added = [d for d in planned if d not in panel][:max(0, min(MAX_REFINER_ADDITIONS, MAX_EXPERTS - len(panel)))]
+    return [*panel, *added], added
 
 
 class _Nodes:
@@ -91,7 +96,9 @@ class _Nodes:
             scenario = agents.refine(state["proposition"], state["panel"], self.s)
         except LLMError as exc:
             raise RuntimeError(f"the problem refiner failed: {exc}") from exc
-        panel = narrow_panel(state["panel"], scenario.get("expert_plan", []))
+        panel, added = extend_panel(state["panel"], scenario.get("expert_plan", []))
+        if added:
+            emit("phase", node="refine", phase="panel", round=0, part=", ".join(added))
         return {"scenario": scenario, "panel": panel}
 
     def start_round(self, state: WhatIfState) -> dict:
@@ -124,7 +131,7 @@ class _Nodes:
             emit("expert_failed", node="expert", domain=d, round=r, error=str(exc))
             return {"outputs": [{"round": r, "domain": d, "error": str(exc)}],
                     "degraded": [f"round {r}: {d} expert failed ({exc})"]}
-        emit("expert_done", node="expert", domain=d, round=r)
+        emit("expert_done", node="expert", domain=d, round=r, output=out)
         return {"outputs": [{"round": r, "domain": d, "output": out}]}
 
     def collect(self, state: WhatIfState) -> dict:
@@ -139,7 +146,10 @@ class _Nodes:
     def route_after_collect(self, state: WhatIfState) -> list[str]:
         resolver = [] if self.p.get("no_conflict") else ["resolve"]
         if state["round"] >= self.last:
-            return ["final_" + n for n in resolver] + list(REPORT_NODES)
+            # the scenarios part is written from the final adjudicated branches, so it follows the resolver
+            parts = list(REPORT_NODES) if self.p.get("no_conflict") else [n for n in REPORT_NODES
+                                                                         if n != "report_scenarios"]
+            return ["final_" + n for n in resolver] + parts
         debate = [] if self.p.get("no_debate") else ["debate_pro", "debate_con"]
         return resolver + debate or ["frame"]
 
@@ -174,10 +184,10 @@ class _Nodes:
         return {"briefs": [{"round": r, "brief": brief}]}
 
     def _frame(self, state: WhatIfState, r: int) -> dict:
-        _, failed = round_outputs(state, r)
+        ok, failed = round_outputs(state, r)
         frame = build_frame(r, _of_round(state.get("syntheses", []), r, "synthesis"),
                             _of_round(state.get("briefs", []), r, "brief"), list(failed))
-        diff = frame_diff(_of_round(state.get("frames", []), r - 1, "frame"), frame)
+        diff = frame_diff(_of_round(state.get("frames", []), r - 1, "frame"), frame, ok)
         emit("frame_built", node="frame", round=r, frame=frame, diff=diff)
         return {"round": r, "frame": frame, "diff": diff}
 
@@ -189,9 +199,10 @@ class _Nodes:
             r = state["round"]
             ok, failed = round_outputs(state, r)
             frames = [f["frame"] for f in state.get("frames", [])]
+            final = _of_round(state.get("syntheses", []), r, "synthesis") if part == "scenarios" else None
             try:
                 data = agents.report_part(part, state["proposition"], state.get("scenario"), frames, ok,
-                                          sorted(failed), self.s, r)
+                                          sorted(failed), self.s, r, final_synthesis=final)
             except LLMError as exc:
                 raise RuntimeError(f"the report writer ({part}) failed: {exc}") from exc
             return {"report_parts": [{"part": part, "data": data}]}
@@ -203,8 +214,14 @@ class _Nodes:
         ok, _ = round_outputs(state, r)
         parts = {p["part"]: p["data"] for p in state.get("report_parts", [])}
         edges = [e for o in ok.values() for e in o.get("key_causal_edges", [])]
-        report = assemble_report(parts, _of_round(state.get("syntheses", []), r, "synthesis"),
-                                 list(state.get("degraded", [])), edges)
+        merged = assemble_report(parts, _of_round(state.get("syntheses", []), r, "synthesis"))
+
+        def repair(part: str, current: dict, violations: list[str]) -> dict:
+            emit("phase", node="assemble", phase="repair", round=r, part=part, violations=violations)
+            return agents.repair_part(part, state["proposition"], current, violations, self.s, r)
+
+        report = finish_report(merged, list(state.get("degraded", [])), edges, repair=repair,
+                               proposition=state["proposition"])
         emit("report_done", node="assemble", round=r)
         return {"frames": [entry], "report": report}
 
@@ -248,13 +265,12 @@ def build(params: dict[str, Any], settings: Settings) -> StateGraph:
     g.add_conditional_edges("start_round", n.fan_out, ["expert"])
     g.add_edge("expert", "collect")
     targets = ["frame", *REPORT_NODES]
-    frame_sources, final_sources = [], list(REPORT_NODES)
+    frame_sources, final_sources = [], list(REPORT_NODES)  # final_resolve feeds report_scenarios
     if not params.get("no_conflict"):
         g.add_node("resolve", n.resolve, cache_policy=policy)
         g.add_node("final_resolve", n.resolve, cache_policy=policy)
         targets += ["resolve", "final_resolve"]
         frame_sources.append("resolve")
-        final_sources.append("final_resolve")
     if not params.get("no_debate"):
         g.add_node("debate_pro", n.debate("pro"), cache_policy=policy)
         g.add_node("debate_con", n.debate("con"), cache_policy=policy)
@@ -264,6 +280,8 @@ def build(params: dict[str, Any], settings: Settings) -> StateGraph:
         frame_sources.append("debate_judge")
     for part in REPORT_NODES:
         g.add_node(part, n.report_part(part.removeprefix("report_")), cache_policy=policy)
+    if not params.get("no_conflict"):
+        g.add_edge("final_resolve", "report_scenarios")
     g.add_conditional_edges("collect", n.route_after_collect, targets)
     if frame_sources:
         g.add_edge(frame_sources if len(frame_sources) > 1 else frame_sources[0], "frame")
@@ -290,6 +308,6 @@ def round_records(state: dict[str, Any]) -> list[dict[str, Any]]:
 
 def finalize(state: dict[str, Any], params: dict[str, Any], calls: list[dict]) -> dict[str, Any]:
     frames = sorted(state.get("frames", []), key=lambda f: f["round"])
-    diffs = [{"round": f["round"], **f["diff"]} for f in frames]
+    diffs = [{**f["diff"], "round": f["round"]} for f in frames]
     return make_record("ifworld", state, params, calls, rounds=round_records(state), report=state.get("report", {}),
                        degraded=list(state.get("degraded", [])), frame_diffs=diffs, panel=state.get("panel", []))

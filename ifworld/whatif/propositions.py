@@ -13,20 +13,27 @@ MAX_PROPOSITION_CHARS = 2_000
 MIN_ROUNDS = 1
 MAX_ROUNDS = 6
 MAX_EXPERTS = 12
+MAX_DOMAIN_CHARS = 60
+# Upper bounds of the baselines' size parameters (each call multiplies: tree ≈ 2·breadth·depth calls).
+MAX_BREADTH = 6
+MAX_DEPTH = 4
+MAX_DEBATE_ROUNDS = 6
 METHODS = ("ifworld", "single", "tree", "debate")
 
+# The paper's ten evaluation topics, in its order, and its ablation topic.
 PAPER_PROPOSITIONS: list[str] = [
-    "What if Earth's surface gravity were 10% stronger?",
+    "What if Earth were wrapped in a persistent global cloud layer?",
+    "What if a supervolcano erupted next?",
+    "What if all insects disappeared?",
+    "What if Earth's axial tilt increased?",
+    "What if Earth's magnetic field collapsed?",
+    "What if Earth's rotation slowed?",
+    "What if global sea levels rose by 10 m?",
+    "What if Earth's gravity were ten times stronger?",
+    "What if atmospheric oxygen levels rose?",
     "What if the Moon disappeared overnight?",
-    "What if room-temperature superconductors became cheap and widely available?",
-    "What if photosynthesis in all major crops became twice as efficient?",
-    "What if antibiotics stopped working worldwide within five years?",
-    "What if the global Internet went down for one month?",
-    "What if all fossil-fuel extraction stopped tomorrow?",
-    "What if average healthy human lifespan rose to 150 years?",
-    "What if the Atlantic Meridional Overturning Circulation collapsed within a decade?",
-    "What if humans no longer needed to sleep?",
 ]
+ABLATION_PROPOSITION = "What if Earth's magnetic field collapsed for ten years?"
 
 CLASSROOM_PRESETS: list[str] = [
     "What if a city of one million people lost its tap water supply for two weeks?",
@@ -49,6 +56,27 @@ EXPERT_ALIASES: dict[str, str] = {
     "economy": "economics", "engineer": "engineering", "medical": "medicine", "health": "public health",
     "cs": "computer science",
 }
+_DOMAIN_RE = re.compile(r"[\w][\w /&'\-]*", re.UNICODE)
+PERSONAS: dict[str, str] = {
+    "physics": "You reason from conservation laws, energy budgets and orders of magnitude.",
+    "materials chemistry": "You reason from material properties, reaction limits and production capacity.",
+    "biology/ecology": "You reason from physiology, population dynamics, food webs and habitats.",
+    "medicine": "You reason from human physiology, disease burden and the capacity of care.",
+    "sociology": "You reason from behaviour, trust, inequality and collective action.",
+    "economics": "You reason from prices, substitution, trade and the allocation of scarce resources.",
+    "engineering": "You reason from infrastructure, design margins, build rates and maintenance.",
+    "environment": "You reason from climate, water, land use and emissions.",
+    "politics": "You reason from institutions, regulation, legitimacy and coordination.",
+}
+TOPIC_PANELS: tuple[tuple[tuple[str, ...], tuple[str, str]], ...] = (
+    (("school", "teacher", "pupil", "student", "class"), ("education", "sociology")),
+    (("hospital", "virus", "disease", "antibiotic", "health", "heatwave"), ("medicine", "public health")),
+    (("flood", "bridge", "grid", "blackout", "power", "water supply", "tap water"), ("engineering", "sociology")),
+    (("fuel", "price", "market", "trade", "economy", "internet"), ("economics", "engineering")),
+    (("insect", "crop", "species", "ecosystem", "forest"), ("biology/ecology", "agriculture")),
+    (("sea level", "cloud", "climate", "volcano", "oxygen"), ("environment", "physics")),
+    (("moon", "gravity", "tilt", "rotation", "magnetic", "orbit"), ("physics", "biology/ecology")),
+)
 _CONTROL_RE = re.compile(r"[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\ufeff]")
 
 
@@ -73,7 +101,8 @@ def validate_proposition(text: str | None) -> str:
 
 
 def normalize_experts(names: list[str] | str | None) -> list[str]:
-    """Canonical expert domains (aliases resolved, duplicates dropped); ValueError on an unknown one."""
+    """Canonical expert domains (aliases resolved, duplicates dropped). Any field of expertise works: a
+    domain outside :data:`KNOWN_EXPERTS` gets a persona written from its name (:func:`persona`)."""
     if names is None:
         return list(DEFAULT_EXPERTS)
     if isinstance(names, str):
@@ -84,9 +113,10 @@ def normalize_experts(names: list[str] | str | None) -> list[str]:
         if not name:
             continue
         name = EXPERT_ALIASES.get(name, name)
-        if name not in KNOWN_EXPERTS:
-            raise ValueError(f"Unknown expert {raw.strip()!r}. Known experts: {', '.join(KNOWN_EXPERTS)} "
-                             f"(aliases: {', '.join(sorted(EXPERT_ALIASES))}).")
+        if len(name) > MAX_DOMAIN_CHARS or not _DOMAIN_RE.fullmatch(name):
+            raise ValueError(f"Expert domain {raw.strip()[:80]!r} is not usable: write a field of expertise in "
+                             f"at most {MAX_DOMAIN_CHARS} characters (letters, digits, spaces, / & ' -), e.g. "
+                             "'urban planning'.")
         if name not in out:
             out.append(name)
     if not out:
@@ -94,6 +124,29 @@ def normalize_experts(names: list[str] | str | None) -> list[str]:
     if len(out) > MAX_EXPERTS:
         raise ValueError(f"{len(out)} experts given; at most {MAX_EXPERTS} (MAX_EXPERTS) are allowed.")
     return out
+
+
+def persona(domain: str) -> str:
+    """The expert's persona: a hand-written one for a known domain, one written from the name otherwise."""
+    return PERSONAS.get(domain) or (
+        f"You reason with the methods, evidence, quantities and constraints that practitioners of {domain} use, "
+        f"and you say where {domain} depends on physical, biological and economic limits.")
+
+
+def suggest_experts(proposition: str, n: int = 2) -> list[str]:
+    """A small panel that fits the proposition's topic (keyword match; the first paper domains otherwise)."""
+    text = proposition.lower()
+    for words, panel in TOPIC_PANELS:
+        if any(w in text for w in words):
+            return list(panel[:n])
+    return list(DEFAULT_EXPERTS[:n])
+
+
+def validate_bound(name: str, value: int, upper: int, lower: int = 1) -> int:
+    """``value`` if ``lower ≤ value ≤ upper``, else ValueError naming the parameter and its bounds."""
+    if not isinstance(value, int) or isinstance(value, bool) or not lower <= value <= upper:
+        raise ValueError(f"{name} must be an integer from {lower} to {upper} (got {value!r}).")
+    return value
 
 
 def validate_rounds(rounds: int) -> int:

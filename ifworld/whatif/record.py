@@ -7,8 +7,12 @@ from typing import Any
 from ifworld.llm import usage_totals
 from ifworld.whatif.propositions import (
     DEFAULT_EXPERTS,
+    MAX_BREADTH,
+    MAX_DEBATE_ROUNDS,
+    MAX_DEPTH,
     METHODS,
     normalize_experts,
+    validate_bound,
     validate_proposition,
     validate_rounds,
 )
@@ -17,6 +21,7 @@ DEFAULT_ROUNDS = 2
 DEFAULT_BREADTH = 3
 DEFAULT_DEPTH = 2
 DEFAULT_DEBATE_ROUNDS = 2
+BOUNDS = {"breadth": MAX_BREADTH, "depth": MAX_DEPTH, "debate_rounds": MAX_DEBATE_ROUNDS}
 SWITCHES = ("no_debate", "no_conflict", "no_shared_frame", "no_refine")
 CALL_KEYS = ("role", "round", "start", "end", "prompt_tokens", "completion_tokens", "status", "latency_s",
              "retries", "model", "error")
@@ -36,10 +41,8 @@ def default_params(proposition: str, method: str = "ifworld", **overrides: Any) 
     params.update({k: v for k, v in overrides.items() if v is not None})
     params["experts"] = normalize_experts(params["experts"])
     params["rounds"] = validate_rounds(int(params["rounds"]))
-    for key in ("breadth", "depth", "debate_rounds"):
-        if int(params[key]) < 1:
-            raise ValueError(f"{key} must be at least 1 (got {params[key]!r}).")
-        params[key] = int(params[key])
+    for key, upper in BOUNDS.items():
+        params[key] = validate_bound(key, int(params[key]), upper)
     for key in (*SWITCHES, "cache"):
         params[key] = bool(params[key])
     return params

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ifworld.whatif.schemas import Report
+from ifworld.whatif.consistency import CHECKS, Repair, reconcile
+from ifworld.whatif.numbers import confidence, interval, num, pct
+from ifworld.whatif.schemas import ADJUDICATION_RULES, Report
 
 REPORT_SECTIONS: tuple[str, ...] = (
     "Summary", "Executive verdict", "Core conclusions", "Uncertainty analysis", "Assumptions and claims",
@@ -37,15 +39,59 @@ def _bullets(items: list[Any]) -> list[str]:
     return [f"- {_cell(i)}" for i in items] + [""] if items else ["_None recorded._", ""]
 
 
-def _interval(pair: list[float]) -> str:
-    return f"{pair[0]:g}–{pair[1]:g}" if len(pair) >= 2 else ""
+def _branch_label(branches: dict[str, dict], bid: str) -> str:
+    b = branches.get(str(bid).lower())
+    return f"{b['id']} {b['name']}" if b else (bid or "all branches")
 
 
-def render_report_markdown(report: dict[str, Any]) -> str:
-    """Markdown for a report dict (every section of :data:`REPORT_SECTIONS`, empty ones say so)."""
-    r = Report.model_validate(report).model_dump(mode="json")
+def _opening(r: dict[str, Any], proposition: str) -> list[str]:
     ev = r["executive_verdict"]
-    md = ["## Summary", ""] + _bullets(r["summary_bullets"])
+    md = [f"# {_cell(proposition)}", ""] if proposition else []
+    return md + [f"**Verdict.** {_cell(ev['verdict']) or '—'}", ""]
+
+
+def _scenario_sections(r: dict[str, Any], branches: dict[str, dict]) -> list[str]:
+    md = ["## Multi-scenario analysis", ""] + _table(
+        ["Branch", "Scenario", "Condition", "Probability", "Drivers", "Pros", "Cons", "Indicators"],
+        [[s["id"], s["name"], s["condition"], pct(s["probability_pct"]), s["drivers"], s["pros"], s["cons"],
+          s["indicators"]] for s in r["scenarios"]])
+    timeline = sorted(r["timeline"], key=lambda t: HORIZON_ORDER.get(t["horizon"], 3))
+    md += ["## Timeline", ""] + _table(["Horizon", "Event", "Branch"],
+                                       [[t["horizon"], t["event"], _branch_label(branches, t["branch_id"])]
+                                        for t in timeline])
+    return md
+
+
+def _consistency_section(cc: dict[str, Any]) -> list[str]:
+    md = ["## Consistency checks", ""]
+    if cc["checks"]:
+        md += _table(["Check", "Result", "Details"],
+                     [[CHECKS.get(c["name"], c["name"]), "passed" if c["passed"] else "FAILED", c["details"]]
+                      for c in cc["checks"]])
+    if cc["repaired"]:
+        md += ["**Repaired by the repair turn**", ""] + _bullets(cc["repaired"])
+    if cc["normalised"]:
+        md += ["**Normalised without a model**", ""] + _bullets(cc["normalised"])
+    md += ["**How conflicts were resolved**", ""] + _bullets(cc["resolutions"])
+    md += ["**Residual disagreements**", ""] + _bullets(cc["residual_disagreements"])
+    return md
+
+
+def _conflict_rows(conflicts: list[dict]) -> list[list[Any]]:
+    return [[c["topic"], c["kind"], "; ".join(f"{s['position']} ({', '.join(s['experts']) or '?'})"
+                                              for s in c["sides"]),
+             ADJUDICATION_RULES.get(c["rule"], c["rule"]), c["treatment"], c["resolution"]] for c in conflicts]
+
+
+def render_report_markdown(report: dict[str, Any], proposition: str = "") -> str:
+    """Markdown for a report dict: the proposition and verdict first, then every section of
+    :data:`REPORT_SECTIONS` (empty ones say so). Numbers go through :mod:`ifworld.whatif.numbers`."""
+    r = Report.model_validate(report).model_dump(mode="json")
+    if r["natural"]:
+        return r["markdown"]
+    branches = {s["id"].lower(): s for s in r["scenarios"] if s["id"]}
+    ev = r["executive_verdict"]
+    md = _opening(r, proposition) + ["## Summary", ""] + _bullets(r["summary_bullets"])
     md += ["## Executive verdict", "", f"**Verdict.** {_cell(ev['verdict'])}", "",
            f"**Feasibility.** {_cell(ev['feasibility'])}", "", f"**Minimal change.** {_cell(ev['minimal_change'])}", ""]
     md += ["## Core conclusions", ""] + _bullets(r["core_conclusions"])
@@ -62,34 +108,30 @@ def render_report_markdown(report: dict[str, Any]) -> str:
         [[e["source"], e["target"], e["sign"], e["strength"], e["domains"], e["mechanism"]] for e in edges])
     md += ["## Feasibility", ""] + _table(
         ["Constraint", "Estimate", "Unit", "Bottleneck", "Mitigation"],
-        [[f["constraint"], f["estimate"], f["unit"], f["bottleneck"], f["mitigation"]] for f in r["feasibility_table"]])
+        [[f["constraint"], num(f["estimate"]), f["unit"], f["bottleneck"], f["mitigation"]]
+         for f in r["feasibility_table"]])
     md += ["## Calibration ranges", ""] + _table(
-        ["Quantity", "Unit", "50 %", "80 %", "95 %"],
-        [[c["quantity"], c["unit"], _interval(c["ci50"]), _interval(c["ci80"]), _interval(c["ci95"])]
+        ["Quantity", "Unit", "50 % interval", "80 % interval", "95 % interval"],
+        [[c["quantity"], c["unit"], interval(c["ci50"]), interval(c["ci80"]), interval(c["ci95"])]
          for c in r["calibration_ranges"]])
     md += ["## Alignment summary", "", "**Consensus**", ""]
-    md += _bullets([f"{c['point']} (confidence {c['confidence']:.2f})" for c in r["alignment"]["consensus"]])
+    md += _bullets([f"{c['point']} (confidence {confidence(c['confidence'])})" for c in r["alignment"]["consensus"]])
+    md += ["**Conflicts and how they were adjudicated**", ""] + _table(
+        ["Conflict", "Kind", "Positions (experts)", "Rule applied", "Treatment", "Resolution"],
+        _conflict_rows(r["alignment"]["conflicts"]))
     md += ["**Retained branches**", ""] + _table(
-        ["Condition", "Branch", "Domains", "Probability"],
-        [[b["condition"], b["description"], b["domains"], f"{b['probability_pct']:.0f} %"]
-         for b in r["alignment"]["branches"]])
+        ["Branch", "Condition", "Probability"],
+        [[f"{s['id']} {s['name']}", s["condition"], pct(s["probability_pct"])] for s in r["scenarios"]])
     md += ["## Decision table", ""] + _table(
-        ["Indicator", "Threshold", "Branch"],
-        [[d["indicator"], d["threshold"], d["branch"]] for d in r["decision_table"]])
+        ["Indicator", "Threshold", "Branch", "Action", "Who acts", "Lead time"],
+        [[d["indicator"], d["threshold"], _branch_label(branches, d["branch_id"]), d["action"], d["actor"],
+          d["lead_time"]] for d in r["decision_table"]])
     cmap = r["causal_map"]
     md += ["## Causal map", "", f"{len(cmap['nodes'])} nodes, {len(cmap['edges'])} edges.", ""]
     md += _table(["Source", "Target", "Sign", "Strength", "Domains"],
                  [[e["source"], e["target"], e["sign"], e["strength"], e["domains"]] for e in cmap["edges"]])
-    md += ["## Multi-scenario analysis", ""] + _table(
-        ["Scenario", "Probability", "Drivers", "Pros", "Cons", "Indicators"],
-        [[s["name"], f"{s['probability_pct']:.0f} %", s["drivers"], s["pros"], s["cons"], s["indicators"]]
-         for s in r["scenarios"]])
-    timeline = sorted(r["timeline"], key=lambda t: HORIZON_ORDER.get(t["horizon"], 3))
-    md += ["## Timeline", ""] + _table(["Horizon", "Event", "Probability"],
-                                       [[t["horizon"], t["event"], f"{t['probability_pct']:.0f} %"] for t in timeline])
-    cc = r["consistency_checks"]
-    md += ["## Consistency checks", "", "**How conflicts were resolved**", ""] + _bullets(cc["resolutions"])
-    md += ["**Residual disagreements**", ""] + _bullets(cc["residual_disagreements"])
+    md += _scenario_sections(r, branches)
+    md += _consistency_section(r["consistency_checks"])
     if r["degraded"]:
         md += ["## Degraded steps", ""] + _bullets(r["degraded"])
     return "\n".join(md).rstrip() + "\n"
@@ -106,33 +148,55 @@ def causal_map_from_edges(edges: list[dict], domain_of: dict[str, str] | None = 
     return {"nodes": list(nodes.values()), "edges": edges}
 
 
-def assemble_report(parts: dict[str, dict], synthesis: dict | None, degraded: list[str],
-                    expert_edges: list[dict] | None = None) -> dict[str, Any]:
-    """Merge report parts with the final synthesis (alignment, decisions, consistency) into a Report dict."""
+def _scenarios_from(synthesis: dict) -> list[dict]:
+    return [{"id": b.get("id", ""), "name": b.get("name") or b.get("description") or b.get("condition", ""),
+             "condition": b.get("condition", ""), "probability_pct": b.get("probability_pct", 0),
+             "drivers": list(b.get("domains", []))} for b in synthesis.get("branches", [])]
+
+
+def assemble_report(parts: dict[str, dict], synthesis: dict | None) -> dict[str, Any]:
+    """Merge report parts with the final synthesis (alignment, consistency notes) into a Report dict
+    (not yet checked: :func:`finish_report` does that).
+
+    The scenarios part is written from the final synthesis' branches (same ids); if it came back without
+    branches or rules, the synthesis' own are used, so the report always has one scenario structure."""
     merged: dict[str, Any] = {}
     for part in ("core", "analysis", "scenarios"):
         merged.update(parts.get(part) or {})
     if synthesis:
-        merged["alignment"] = {"consensus": synthesis.get("consensus", []), "branches": synthesis.get("branches", [])}
-        if synthesis.get("decision_rules"):
-            merged["decision_table"] = synthesis["decision_rules"]
+        merged["alignment"] = {"consensus": synthesis.get("consensus", []),
+                               "conflicts": synthesis.get("conflicts", [])}
+        if not merged.get("scenarios"):
+            merged["scenarios"] = _scenarios_from(synthesis)
+        if not merged.get("decision_table"):
+            merged["decision_table"] = synthesis.get("decision_rules", [])
         merged["consistency_checks"] = {
             "resolutions": [f"[{c['kind']}] {c['topic']}: {c['resolution']}" for c in synthesis.get("conflicts", [])]
             + list(synthesis.get("treatment_notes", [])),
             "residual_disagreements": [f"{u['description']} (watch: {u['indicator']})"
                                        for u in synthesis.get("uncertainties", [])],
         }
-    return finish_report(merged, degraded, expert_edges)
+    return Report.model_validate(merged).model_dump(mode="json")
 
 
-def finish_report(report: dict[str, Any], degraded: list[str],
-                  expert_edges: list[dict] | None = None) -> dict[str, Any]:
-    """Validate, fill an empty causal map/matrix from available edges, record degradation, render Markdown."""
+def finish_report(report: dict[str, Any], degraded: list[str], expert_edges: list[dict] | None = None, *,
+                  repair: Repair | None = None, proposition: str = "") -> dict[str, Any]:
+    """Validate, fill an empty causal map/matrix from available edges, run the consistency check (with
+    ``repair`` as its one repair turn), record degradation, render Markdown."""
     r = Report.model_validate(report).model_dump(mode="json")
     if not r["causal_matrix"] and expert_edges:
         r["causal_matrix"] = sorted(expert_edges, key=lambda e: -e["strength"])[:MATRIX_MAX_EDGES]
     if not r["causal_map"]["edges"] and r["causal_matrix"]:
         r["causal_map"] = causal_map_from_edges(r["causal_matrix"])
+    r = Report.model_validate(reconcile(r, repair)).model_dump(mode="json")
     r["degraded"] = list(dict.fromkeys([*r["degraded"], *degraded]))
-    r["markdown"] = render_report_markdown(r)
+    r["markdown"] = render_report_markdown(r, proposition)
     return r
+
+
+def natural_report(text: str, proposition: str, degraded: list[str]) -> dict[str, Any]:
+    """A baseline's own output as a report: the text as written (no structure is imposed or checked)."""
+    body = f"# {_cell(proposition)}\n\n{text.strip()}\n" if proposition else text.strip() + "\n"
+    if degraded:
+        body += "\n## Degraded steps\n\n" + "\n".join(f"- {_cell(d)}" for d in degraded) + "\n"
+    return Report(natural=True, markdown=body, degraded=list(degraded)).model_dump(mode="json")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field
 
 
 def _sign(value: Any) -> str:
@@ -37,7 +37,9 @@ def _keyword(choices: tuple[str, ...], default: str) -> Any:
 
 
 def _clamped(low: float, high: float) -> Any:
-    return Annotated[float, BeforeValidator(lambda v: _clamp(v, low, high)), Field(ge=low, le=high)]
+    # Field before the validator: pydantic then writes standard ``minimum``/``maximum`` into the JSON schema
+    # (after a BeforeValidator it writes non-standard ``ge``/``le``, which schema-guided models ignore).
+    return Annotated[float, Field(ge=low, le=high), BeforeValidator(lambda v: _clamp(v, low, high))]
 
 
 def _fraction(value: Any) -> float:
@@ -47,9 +49,9 @@ def _fraction(value: Any) -> float:
 
 # Lenient field types: real models drift in how they write signs, strengths, percentages and categories.
 Sign = Annotated[Literal["+", "-"], BeforeValidator(_sign)]
-Strength = Annotated[int, BeforeValidator(lambda v: int(round(_clamp(v, 1, 3)))), Field(ge=1, le=3)]
+Strength = Annotated[int, Field(ge=1, le=3), BeforeValidator(lambda v: int(round(_clamp(v, 1, 3))))]
 Percent = _clamped(0, 100)
-Fraction = Annotated[float, BeforeValidator(_fraction), Field(ge=0, le=1)]
+Fraction = Annotated[float, Field(ge=0, le=1), BeforeValidator(_fraction)]
 Score10 = _clamped(0, 10)
 Horizon = _keyword(("short", "medium", "long"), "short")
 ConflictKind = _keyword(("hard", "granularity", "soft"), "soft")
@@ -220,19 +222,67 @@ class ExpertOutput(_Base):
 
 
 # -- resolver / debate --------------------------------------------------------------------------------
+# The adjudication rules of the paper, in precedence order, plus evidence weight for conflicts of equal rank.
+ADJUDICATION_RULES: dict[str, str] = {
+    "physics": "physical law first", "biology_survival": "biological survival", "basic_resources":
+    "basic resources (water, food, energy)", "social": "social dynamics", "economy": "economics",
+    "evidence_weight": "weight of evidence", "none": "not adjudicated",
+}
+def _synonyms(table: dict[str, tuple[str, ...]], default: str) -> Any:
+    """A Literal field that maps free text to a choice by keyword stems ("biological survival" → biology_survival)."""
+    def pick(value: Any) -> str:
+        text = str(value).lower().replace("-", "_")
+        return next((c for c, stems in table.items() if c in text or any(st in text for st in stems)), default)
+    return Annotated[Literal[tuple(table)], BeforeValidator(pick)]
+
+
+Rule = _synonyms({"physics": ("physic",), "biology_survival": ("surviv", "biolog"),
+                  "basic_resources": ("resource", "water", "food", "energy"), "social": ("social", "societ"),
+                  "economy": ("econom",), "evidence_weight": ("evidence", "weight"), "none": ()}, "none")
+Treatment = _synonyms({"prioritised": ("priorit",), "branched": ("branch", "condition"),
+                       "reconciled": ("reconcil", "convert", "unit", "scale"), "open": ()}, "open")
+# Ids are compared case-insensitively by the consistency check; here only whitespace is trimmed.
+BranchId = Annotated[str, BeforeValidator(lambda v: str(v or "").strip())]
+
+
 class ConsensusPoint(_Base):
     point: str
     confidence: Fraction = 0.5
 
 
+def _sides(value: Any) -> Any:
+    """Legacy ``positions: ["economics: 1-2 years", …]`` → sides with the named expert."""
+    out = []
+    for item in value or []:
+        if isinstance(item, str):
+            head, _, tail = item.partition(":")
+            out.append({"position": tail.strip() or item, "experts": [head.strip()] if tail else []})
+        else:
+            out.append(item)
+    return out
+
+
+class ConflictSide(_Base):
+    position: str
+    experts: Domains = Field(default_factory=list, description="experts (domains) holding this position")
+
+
 class Conflict(_Base):
     topic: str
-    kind: ConflictKind = "soft"
-    positions: list[str] = Field(default_factory=list)
+    kind: ConflictKind = Field("soft", description="hard, soft or granularity")
+    sides: Annotated[list[ConflictSide], BeforeValidator(_sides)] = Field(
+        default_factory=list, validation_alias=AliasChoices("sides", "positions"),
+        description="each position with the experts on that side")
+    rule: Rule = Field("none", description="adjudication rule applied: physics > biology_survival > "
+                       "basic_resources > social > economy, or evidence_weight")
+    treatment: Treatment = Field("open", description="prioritised (hard), branched (soft), reconciled "
+                                 "(granularity) or open")
     resolution: str = ""
 
 
 class Branch(Probability):
+    id: BranchId = Field("", description="short stable id such as B1; reused in later rounds and the report")
+    name: str = ""
     condition: str
     description: str = ""
     domains: list[str] = Field(default_factory=list)
@@ -241,7 +291,11 @@ class Branch(Probability):
 class DecisionRule(_Base):
     indicator: str
     threshold: str = ""
-    branch: str = ""
+    branch_id: BranchId = Field("", validation_alias=AliasChoices("branch_id", "branch"),
+                                description="id of the branch this indicator points to")
+    action: str = Field("", description="recommended action")
+    actor: str = Field("", description="who acts")
+    lead_time: str = ""
 
 
 class OpenUncertainty(_Base):
@@ -302,20 +356,39 @@ class CausalMap(_Base):
 
 class Alignment(_Base):
     consensus: list[ConsensusPoint] = Field(default_factory=list)
-    branches: list[Branch] = Field(default_factory=list)
+    conflicts: list[Conflict] = Field(default_factory=list)
 
 
 class ScenarioAnalysis(Probability):
+    """One branch of the canonical scenario structure; every other report part refers to it by ``id``."""
+    id: BranchId = Field("", description="branch id such as B1 (keep the resolver's ids)")
     name: str
+    condition: str = ""
     drivers: list[str] = Field(default_factory=list)
     pros: list[str] = Field(default_factory=list)
     cons: list[str] = Field(default_factory=list)
     indicators: list[str] = Field(default_factory=list)
 
 
+class TimelineEvent(_Base):
+    horizon: Horizon = "short"
+    event: str = ""
+    branch_id: BranchId = Field("", description="id of the branch this event belongs to; empty = every branch")
+
+
+class CheckResult(_Base):
+    name: str
+    passed: bool
+    details: list[str] = Field(default_factory=list)
+
+
 class ConsistencyChecks(_Base):
     resolutions: list[str] = Field(default_factory=list)
     residual_disagreements: list[str] = Field(default_factory=list)
+    checks: list[CheckResult] = Field(default_factory=list)
+    normalised: list[str] = Field(default_factory=list, description="deterministic fixes (no model)")
+    repaired: list[str] = Field(default_factory=list, description="violations fixed by the repair turn")
+    violations: list[str] = Field(default_factory=list, description="violations that remain")
 
 
 class ReportCore(_Base):
@@ -332,19 +405,27 @@ class ReportAnalysis(_Base):
     causal_matrix: list[CausalEdge] = Field(default_factory=list, description="top 6-10 edges")
     causal_map: CausalMap = Field(default_factory=CausalMap)
     feasibility_table: list[FeasibilityRow] = Field(default_factory=list)
-    calibration_ranges: list[CalibrationRange] = Field(default_factory=list)
+    calibration_ranges: list[CalibrationRange] = Field(
+        default_factory=list, description="each with nested non-degenerate intervals: ci50 inside ci80 inside ci95")
 
 
 class ReportScenarios(_Base):
-    scenarios: list[ScenarioAnalysis] = Field(default_factory=list)
-    timeline: list[TimelineEntry] = Field(default_factory=list)
-    decision_table: list[DecisionRule] = Field(default_factory=list)
+    scenarios: list[ScenarioAnalysis] = Field(default_factory=list, description="branches; probabilities sum to 100")
+    timeline: list[TimelineEvent] = Field(default_factory=list)
+    decision_table: list[DecisionRule] = Field(
+        default_factory=list, description="each indicator also listed in its branch's indicators")
+
+
+class CalibrationPart(_Base):
+    calibration_ranges: list[CalibrationRange] = Field(default_factory=list)
 
 
 class Report(ReportCore, ReportAnalysis, ReportScenarios):
+    natural: bool = Field(False, description="a baseline's own text in ``markdown``; no structured sections")
     alignment: Alignment = Field(default_factory=Alignment)
     consistency_checks: ConsistencyChecks = Field(default_factory=ConsistencyChecks)
     degraded: list[str] = Field(default_factory=list)
+    language: str = ""
     markdown: str = ""
 
 

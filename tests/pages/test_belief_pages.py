@@ -47,10 +47,12 @@ def test_belief_page_runs_default_offline_and_steps():
 
 def test_belief_page_invalid_parameters_show_error():
     at = open_page(BELIEFS)
-    at.number_input(key="beliefs_agents").set_value(1)
+    assert at.number_input(key="beliefs_agents").min == 2  # widgets carry the config's bounds
+    at.number_input(key="beliefs_facts").set_value(3)
+    at.checkbox(key="beliefs_with_replacement").uncheck()  # 5 distinct true facts out of 3 pairs: impossible
     at = submit(at, "▶️ Run simulation")
     assert not at.exception
-    assert "agents must be >= 2" in at.error[0].value
+    assert "true_facts (5) cannot exceed facts (3)" in at.error[0].value
     assert not charts(at)
 
 
@@ -109,3 +111,48 @@ def test_runs_page_renders_belief_records(llm_env):
     at = open_page("app_pages/runs.py")
     assert not at.exception, at.exception
     assert "F1" in [m.label for m in at.metric] and len(charts(at)) >= 3  # newest: the LLM run, animated
+
+
+def test_sweep_page_reproduces_the_paper_and_traces_both_curves():
+    at = open_page(SWEEP)
+    at.number_input(key="belief_sweep_paper_seeds").set_value(1)
+    at.number_input(key="belief_sweep_paper_runs").set_value(10)
+    at.button(key="belief_sweep_paper_go").click()
+    at = at.run()
+    assert not at.exception, at.exception
+    table1 = at.dataframe[0].value
+    assert list(table1["Metric"]) == ["F1", "precision", "recall"] and "Ours: false facts never circulate" in table1
+    assert any("Residual differences" in m.value for m in at.markdown)
+    at.number_input(key="belief_sweep_phase_hi").set_value(4)
+    at.number_input(key="belief_sweep_phase_runs").set_value(10)
+    at = submit(at, "📉 Trace")
+    assert not at.exception, at.exception
+    crossings = next(d.value for d in at.dataframe if "Curve" in d.value)
+    assert set(crossings["Rule"]) == {"additive", "bounded"} and set(crossings["Curve"]) == {"lock share",
+                                                                                            "false majority"}
+
+
+def test_belief_page_large_llm_run_needs_confirmation(llm_env):
+    at = open_page(BELIEFS)
+    at.number_input(key="beliefs_llm_agents").set_value(50)
+    at.number_input(key="beliefs_llm_rounds").set_value(5)  # 250 calls > CONFIRM_CALLS = 200
+    at = submit(at, "🤖 Run LLM agents")
+    assert not at.exception, at.exception
+    assert any("tick the confirmation box" in w.value for w in at.warning)
+    assert llm_env.count("beliefs.agent") == 0 and "beliefs_llm_record" not in at.session_state
+
+
+def test_belief_page_runs_r_seeds_and_inspects_agent_and_fact():
+    at = open_page(BELIEFS)
+    at.number_input(key="beliefs_runs").set_value(5)
+    at = submit(at, "▶️ Run simulation")
+    assert not at.exception, at.exception
+    assert any("± " in c.value for c in at.caption)  # mean ± std over the R runs
+    at.selectbox(key="beliefs_pick_run").set_value(3).run()
+    at.selectbox(key="beliefs_agent").set_value(2).run()
+    assert not at.exception, at.exception
+    assert any("met" in d.value for d in at.dataframe)
+    at.selectbox(key="beliefs_fact").select_index(1).run()
+    assert not at.exception, at.exception
+    groups = next(d.value for d in at.dataframe if "group" in d.value)
+    assert groups["agents"].sum() == 20  # every agent in one group: believes it / its negation / ...

@@ -1,0 +1,180 @@
+"""Typed edges of the what-if engine: the run record, its rounds and frames, and the progress events.
+
+Graph state and the stored record stay plain JSON (the checkpointer and the store need that); pages and
+the CLI validate a record or event here, once, at the edge and then work with these objects — no ``.get``
+chains, no guessing a record's shape. Every model ignores unknown keys and fills defaults, so records
+saved by earlier versions still load.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, TypeAdapter
+
+from ifworld.whatif.schemas import (
+    Branch,
+    Conflict,
+    ConsensusPoint,
+    ContentionPoint,
+    DebateBrief,
+    DecisionRule,
+    ExpertOutput,
+    OpenUncertainty,
+    Report,
+    Scenario,
+    Synthesis,
+    _Base,
+)
+
+
+class Frame(_Base):
+    """The shared frame F_r after a round, as built by :func:`ifworld.whatif.frame.build_frame`."""
+    round: int = 0
+    consensus: list[ConsensusPoint] = Field(default_factory=list)
+    conflicts: list[Conflict] = Field(default_factory=list)
+    branches: list[Branch] = Field(default_factory=list)
+    decision_rules: list[DecisionRule] = Field(default_factory=list)
+    uncertainties: list[OpenUncertainty] = Field(default_factory=list)
+    treatment_notes: list[str] = Field(default_factory=list)
+    debate_points: list[ContentionPoint] = Field(default_factory=list)
+    debate_summary: str = ""
+    degraded: list[str] = Field(default_factory=list)
+    has_synthesis: bool = False
+    has_debate: bool = False
+    text: str = ""
+
+
+class FrameDiff(_Base):
+    """What changed since the previous round (see :func:`ifworld.whatif.frame.frame_diff`)."""
+    round: int = 0
+    consensus_gained: list[str] = Field(default_factory=list)
+    conflicts_resolved: list[str] = Field(default_factory=list)
+    conflicts_opened: list[str] = Field(default_factory=list)
+    branches_added: list[str] = Field(default_factory=list)
+    branches_dropped: list[str] = Field(default_factory=list)
+    branches_reweighted: list[str] = Field(default_factory=list)
+    expert_notes: dict[str, list[str]] = Field(default_factory=dict)
+
+
+class DebateRecord(_Base):
+    pro: str = ""
+    con: str = ""
+    brief: DebateBrief | None = None
+
+
+class Participant(_Base):
+    """A workshop participant's contribution added between rounds (treated like an expert output)."""
+    round: int
+    name: str = "workshop participant"
+    text: str
+
+
+class RoundRecord(_Base):
+    round: int
+    experts: dict[str, ExpertOutput] = Field(default_factory=dict)
+    failed: dict[str, str] = Field(default_factory=dict)
+    frame: Frame | None = None
+    debate: DebateRecord | None = None
+    synthesis: Synthesis | None = None
+
+
+class CallRecord(_Base):
+    role: str = ""
+    round: int | None = None
+    start: float | None = None
+    end: float | None = None
+    prompt_tokens: int | None = 0
+    completion_tokens: int | None = 0
+    status: str | None = None
+    latency_s: float | None = None
+    retries: int | None = 0
+    model: str | None = None
+    error: str | None = None
+
+
+class WhatIfRecord(_Base):
+    """A what-if run record (DESIGN.md's CLI contract keys, plus what the pages show)."""
+    proposition: str = ""
+    method: str = "ifworld"
+    scenario: Scenario | None = None
+    rounds: list[RoundRecord] = Field(default_factory=list)
+    report: Report | None = None
+    calls: list[CallRecord] = Field(default_factory=list)
+    usage: dict[str, Any] = Field(default_factory=dict)
+    params: dict[str, Any] = Field(default_factory=dict)
+    degraded: list[str] = Field(default_factory=list)
+    frame_diffs: list[FrameDiff] = Field(default_factory=list)
+    judge: dict[str, Any] | None = None
+    panel: list[str] = Field(default_factory=list)
+
+    def diff_of(self, round_no: int) -> FrameDiff | None:
+        return next((d for d in self.frame_diffs if d.round == round_no), None)
+
+
+def load_record(record: dict[str, Any] | WhatIfRecord | None) -> WhatIfRecord:
+    """A stored record (dict) as a :class:`WhatIfRecord` (an empty one for ``None``)."""
+    if isinstance(record, WhatIfRecord):
+        return record
+    return WhatIfRecord.model_validate(record or {})
+
+
+# -- progress events ----------------------------------------------------------------------------------
+class _Progress(_Base):
+    node: str | None = None
+    round: int = 0
+
+
+class PhaseEvent(_Progress):
+    kind: Literal["phase"]
+    phase: str = "working"
+    part: str = ""
+    violations: list[str] = Field(default_factory=list)
+
+
+class ExpertStarted(_Progress):
+    kind: Literal["expert_started"]
+    domain: str
+
+
+class ExpertDone(_Progress):
+    kind: Literal["expert_done"]
+    domain: str
+    output: ExpertOutput
+
+
+class ExpertFailed(_Progress):
+    kind: Literal["expert_failed"]
+    domain: str
+    error: str = "failed"
+
+
+class RoundDone(_Progress):
+    kind: Literal["round_done"]
+    ok: int = 0
+    failed: list[str] = Field(default_factory=list)
+
+
+class FrameBuilt(_Progress):
+    kind: Literal["frame_built"]
+    frame: Frame
+    diff: FrameDiff
+
+
+class ReportDone(_Progress):
+    kind: Literal["report_done"]
+
+
+WhatIfProgress = Annotated[PhaseEvent | ExpertStarted | ExpertDone | ExpertFailed | RoundDone | FrameBuilt
+                           | ReportDone, Field(discriminator="kind")]
+_PROGRESS = TypeAdapter(WhatIfProgress)
+PROGRESS_KINDS = ("phase", "expert_started", "expert_done", "expert_failed", "round_done", "frame_built",
+                  "report_done")
+
+
+def parse_progress(data: dict[str, Any]) -> Any:
+    """The typed payload of a what-if ``progress`` event, or ``None`` for a kind this module does not own
+    (other producers, e.g. token or partial-output events, are handled by their own consumers)."""
+    if data.get("kind") not in PROGRESS_KINDS:
+        return None
+    return _PROGRESS.validate_python(data)

@@ -1,0 +1,95 @@
+"""The deliberation view: detect → adjudicate → trace, one round at a time (What-if page, live and replay).
+
+Per round it shows the shared frame as the paper defines it — consensus with confidence, conflicts by kind
+with the experts on each side and the rule that adjudicated them, conditional branches with their
+probability, the debate brief — what changed since the previous round (including each expert's own note on
+how the frame changed their view) and the domain × domain causal integration heatmap of that round's edges.
+It reads typed objects only (:mod:`ifworld.whatif.models`).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from ifworld.whatif.causal import domain_heatmap
+from ifworld.whatif.models import Frame, FrameDiff
+from ifworld.whatif.numbers import confidence, pct
+from ifworld.whatif.schemas import ADJUDICATION_RULES, Conflict, ExpertOutput
+
+KIND_TITLES = {"hard": "🧱 Hard conflicts (incompatible mechanisms or numbers)",
+               "soft": "🌿 Soft conflicts (different emphasis)",
+               "granularity": "📏 Granularity conflicts (different scales or units)"}
+CHANGE_LABELS = {"consensus_gained": "➕ Consensus gained", "conflicts_resolved": "✅ Conflicts resolved",
+                 "conflicts_opened": "⚡ Conflicts opened", "branches_added": "🌱 Branches added",
+                 "branches_dropped": "✂️ Branches dropped", "branches_reweighted": "⚖️ Branches re-weighted"}
+
+
+def _conflict_rows(conflicts: list[Conflict]) -> pd.DataFrame:
+    return pd.DataFrame([{
+        "Conflict": c.topic,
+        "Positions (experts)": " vs ".join(f"{s.position} ({', '.join(s.experts) or '?'})" for s in c.sides),
+        "Rule applied": ADJUDICATION_RULES.get(c.rule, c.rule), "Treatment": c.treatment,
+        "Resolution": c.resolution} for c in conflicts])
+
+
+def render_changes(diff: FrameDiff | None) -> None:
+    """What changed since the previous round, and each expert's note on how the frame changed their view."""
+    if diff is None:
+        return
+    items = {k: getattr(diff, k) for k in CHANGE_LABELS}
+    shown = {k: v for k, v in items.items() if v}
+    if shown:
+        cols = st.columns(len(shown))
+        for col, (key, values) in zip(cols, shown.items(), strict=True):
+            col.markdown(f"**{CHANGE_LABELS[key]}** ({len(values)})")
+            for value in values[:6]:
+                col.caption(f"• {value}")
+    else:
+        st.caption("Nothing changed in the frame since the previous round.")
+    if diff.expert_notes:
+        st.markdown("**How the frame changed each expert's view**")
+        for domain, notes in diff.expert_notes.items():
+            st.markdown(f"- **{domain}**: " + "; ".join(notes))
+
+
+def render_deliberation(frame: Frame, diff: FrameDiff | None, experts: dict[str, ExpertOutput] | None,
+                        key: str) -> None:
+    """One round's deliberation (see the module docstring)."""
+    c1, c2 = st.columns([2, 3])
+    with c1:
+        st.markdown("**Consensus**")
+        if frame.consensus:
+            st.dataframe(pd.DataFrame([{"Point": c.point, "Confidence": confidence(c.confidence)}
+                                       for c in frame.consensus]), hide_index=True, width="stretch")
+        else:
+            st.caption("No consensus recorded (resolver off or failed).")
+    with c2:
+        st.markdown("**Conditional branches**")
+        if frame.branches:
+            st.dataframe(pd.DataFrame([{"Branch": f"{b.id} {b.name}".strip(), "If": b.condition,
+                                        "Then": b.description, "Probability": pct(b.probability_pct),
+                                        "Domains": ", ".join(b.domains)} for b in frame.branches]),
+                         hide_index=True, width="stretch")
+        else:
+            st.caption("No branches recorded.")
+    for kind, title in KIND_TITLES.items():
+        conflicts = [c for c in frame.conflicts if c.kind == kind]
+        if conflicts:
+            st.markdown(f"**{title}**")
+            st.dataframe(_conflict_rows(conflicts), hide_index=True, width="stretch")
+    if frame.debate_points or frame.debate_summary:
+        st.markdown("**Debate brief**")
+        if frame.debate_points:
+            st.dataframe(pd.DataFrame([{"Issue": p.issue, "Crux (what would settle it)": p.crux}
+                                       for p in frame.debate_points]), hide_index=True, width="stretch")
+        if frame.debate_summary:
+            st.markdown(frame.debate_summary)
+    if diff is not None and frame.round > 1:
+        st.markdown(f"**What changed since round {frame.round - 1}**")
+    render_changes(diff)
+    edges = [e for out in (experts or {}).values() for e in out.key_causal_edges]
+    fig = domain_heatmap(edges)
+    if fig is not None:
+        st.markdown("**Cross-domain causal integration (this round's expert edges)**")
+        st.plotly_chart(fig, key=f"{key}_heat", width="stretch")
