@@ -194,8 +194,9 @@ def check_numeric(pred: str, gold: str, units: str | None = None) -> CheckResult
                        pred[:80] + "…", gold_norm, [FORMAT_VIOLATION])
     bound = _BOUND.search(pred)
     if bound and not _BOUND.search(gold):
-        return _result("not_sure", f"the answer gives a bound ({bound.group(0).rstrip('0123456789.+-−$ ')!r}), not a value", pred,
-                       gold_norm, [NEEDS_VERIFIER])
+        qualifier = bound.group(0).rstrip("0123456789.+-−$ ")
+        return _result("not_sure", f"the answer gives a bound ({qualifier!r}), not a value", pred, gold_norm,
+                       [NEEDS_VERIFIER])
     segments, pred_ranges = _shape(split_values(pred))
     if not segments:
         return _result("incorrect", "format violation: no number in the answer", pred, gold_norm,
