@@ -86,6 +86,11 @@ def run_cmd(
     depth: Annotated[int, typer.Option("--depth", help="Tree baseline: levels.")] = 2,
     debate_rounds: Annotated[int, typer.Option("--debate-rounds", help="Debate baseline: Pro/Con rounds.")] = 2,
     cache: Annotated[bool, typer.Option("--cache", help="Reuse identical finished steps (no model calls).")] = False,
+    review: Annotated[bool, typer.Option(
+        "--review", help="Pause after the refiner to edit the scenario and panel (continue with "
+                         "`ifworld runs resume RUN_ID --edit FILE`).")] = False,
+    pause_between_rounds: Annotated[bool, typer.Option(
+        "--pause-between-rounds", help="Pause after each round for a workshop participant's contribution.")] = False,
     out: Annotated[Path | None, typer.Option("--out", help="Write the run JSON here (default: stdout).")] = None,
 ) -> None:
     """Run one analysis and write its record (proposition, scenario, rounds, report, calls, usage …)."""
@@ -99,7 +104,8 @@ def run_cmd(
         params = default_params(proposition, method, experts=experts.split(",") if experts is not None else None,
                                 rounds=rounds, no_debate=no_debate, no_conflict=no_conflict,
                                 no_shared_frame=no_shared_frame, no_refine=no_refine, breadth=breadth, depth=depth,
-                                debate_rounds=debate_rounds, cache=cache)
+                                debate_rounds=debate_rounds, cache=cache, review=review,
+                                pause_between_rounds=pause_between_rounds)
     except ValueError as exc:
         _bad(str(exc))
     settings = _settings()
@@ -113,10 +119,27 @@ def run_cmd(
             progress.stop()
             err.print(f"[red]{exc}[/red]", highlight=False)
             raise typer.Exit(1) from exc
-        progress.update(task, completed=progress.tasks[0].total, description="done")
+        progress.update(task, completed=progress.tasks[0].total,
+                        description="paused" if record.get("paused") else "done")
+    if record.get("paused"):
+        print_pause(record["run_id"], record["paused"])
     if record.get("degraded"):
         err.print(f"[yellow]degraded: {'; '.join(record['degraded'])}[/yellow]", highlight=False)
     _write(record, out)
+
+
+def print_pause(run_id: str, asks: list[dict]) -> None:
+    """Say on stderr what a paused run waits for and how to answer it."""
+    kind = asks[0].get("kind") if asks else "?"
+    what = ("review the scenario and panel" if kind == "review" else
+            f"add a workshop participant's contribution after round {asks[0].get('round')}")
+    err.print(f"[cyan]paused: {what}.[/cyan] Write an answer file, e.g. "
+              + ('{"action": "edit", "scenario": {"premises": ["…"]}, "panel": ["physics", "urban planning"]}'
+                 if kind == "review" else '{"contribution": "…", "name": "harbour master"}')
+              + f", then run `ifworld runs resume {run_id} --edit FILE` (no --edit: continue unchanged).",
+              highlight=False)
+    if asks and asks[0].get("error"):
+        err.print(f"[yellow]the previous answer was not used: {asks[0]['error']}[/yellow]", highlight=False)
 
 
 @app.command("judge")

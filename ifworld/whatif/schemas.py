@@ -422,6 +422,8 @@ class CalibrationPart(_Base):
 
 class Report(ReportCore, ReportAnalysis, ReportScenarios):
     natural: bool = Field(False, description="a baseline's own text in ``markdown``; no structured sections")
+    contributions: list[str] = Field(default_factory=list, description="workshop participants' input, cited")
+    review_notes: list[str] = Field(default_factory=list, description="what the user changed at the review")
     alignment: Alignment = Field(default_factory=Alignment)
     consistency_checks: ConsistencyChecks = Field(default_factory=ConsistencyChecks)
     degraded: list[str] = Field(default_factory=list)
