@@ -92,6 +92,7 @@ def run_cmd(
     pause_between_rounds: Annotated[bool, typer.Option(
         "--pause-between-rounds", help="Pause after each round for a workshop participant's contribution.")] = False,
     out: Annotated[Path | None, typer.Option("--out", help="Write the run JSON here (default: stdout).")] = None,
+    yes: Annotated[bool, typer.Option("--yes", help="Confirm a run above CONFIRM_CALLS model calls.")] = False,
 ) -> None:
     """Run one analysis and write its record (proposition, scenario, rounds, report, calls, usage …)."""
     from ifworld import runs
@@ -108,6 +109,10 @@ def run_cmd(
                                 pause_between_rounds=pause_between_rounds)
     except ValueError as exc:
         _bad(str(exc))
+    from ifworld.limits import confirmation_message, needs_confirmation
+
+    if needs_confirmation(estimate_calls(params)) and not yes:
+        _bad(confirmation_message(estimate_calls(params)))
     settings = _settings()
     run_id = runs.start_run(workflow_name(method), params)
     err.print(f"run id: {run_id}", highlight=False)
@@ -179,10 +184,12 @@ def eval_cmd(
     rounds: Annotated[int, typer.Option("--rounds")] = 2,
     budget: Annotated[str | None, typer.Option(
         "--budget", help="Token budget for tree/debate: 'matched' (IF-World's measured tokens) or a number.")] = None,
+    yes: Annotated[bool, typer.Option("--yes", help="Confirm a job above CONFIRM_CALLS model calls.")] = False,
 ) -> None:
     """Run and judge methods × propositions × repeats; write the paper's tables and charts (tokens per
     method beside the scores, every judgement in evaluation.json)."""
-    from ifworld.whatif.evaluate import parse_method, resolve_propositions, run_eval
+    from ifworld.limits import confirmation_message, needs_confirmation
+    from ifworld.whatif.evaluate import estimate_eval_calls, parse_method, resolve_propositions, run_eval
     from ifworld.whatif.propositions import normalize_experts
 
     specs = [m.strip() for m in methods.split(",") if m.strip()]
@@ -195,8 +202,11 @@ def eval_cmd(
             raise ValueError("--repeats and --rounds must be at least 1.")
         if budget not in (None, "matched") and not budget.isdigit():
             raise ValueError(f"--budget must be 'matched' or a whole number of tokens (got {budget!r}).")
+        calls = estimate_eval_calls(specs, props, repeats, base)
     except ValueError as exc:
         _bad(str(exc))
+    if needs_confirmation(calls) and not yes:
+        _bad(confirmation_message(calls))
     settings = _settings()
     with _progress() as progress:
         task = progress.add_task("evaluating", total=len(specs) * len(props) * repeats)
