@@ -39,15 +39,21 @@ def run(params: dict[str, Any], *, settings: Settings | None = None, store: RunS
     return {"run_id": run_id, **record}
 
 
-def pending_asks(run_id: str, settings: Settings | None = None, store: RunStore | None = None) -> list[dict]:
-    """What a paused run is waiting for (empty when it is not paused)."""
+def paused_state(run_id: str, settings: Settings | None = None,
+                 store: RunStore | None = None) -> tuple[list[dict], dict[str, Any]]:
+    """(what a paused run is waiting for — empty when it is not paused, the state so far)."""
     from ifworld.config import load_settings
 
     store = store or get_store()
     info = store.get_run(run_id)
     graph = store.compile(runs.get_workflow(info.workflow).build(info.params, settings or load_settings()))
     state = graph.get_state({"configurable": {"thread_id": run_id}})
-    return [i.value for task in state.tasks for i in (task.interrupts or ())]
+    return [i.value for task in state.tasks for i in (task.interrupts or ())], dict(state.values)
+
+
+def pending_asks(run_id: str, settings: Settings | None = None, store: RunStore | None = None) -> list[dict]:
+    """What a paused run is waiting for (empty when it is not paused)."""
+    return paused_state(run_id, settings, store)[0]
 
 
 def load_record(run_id: str, store: RunStore | None = None) -> dict[str, Any]:
