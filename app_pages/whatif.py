@@ -21,6 +21,8 @@ METHODS = {"ifworld": "IF-World (panel + shared frame)", "single": "Single agent
            "debate": "Debate"}
 ABLATIONS = {"no_debate": "No debate", "no_conflict": "No conflict resolver", "no_shared_frame": "No shared frame",
              "no_refine": "No problem refiner"}
+LANGUAGES = ["auto", "English", "Deutsch", "Français", "Español", "Italiano", "Português", "Nederlands", "Polski",
+             "中文", "日本語"]
 ss = st.session_state
 ss.setdefault("whatif_prop", whatif.PAPER_PROPOSITIONS[-1])
 ss.setdefault("whatif_experts", list(whatif.DEFAULT_EXPERTS[:4]))
@@ -44,7 +46,7 @@ def quick_preset() -> None:
 def build_params() -> dict:
     custom = [c.strip() for c in ss.get("whatif_custom", "").split(",") if c.strip()]
     extra = {k: ss.get(f"whatif_{k}") for k in ("breadth", "depth", "debate_rounds", "cache", "review",
-                                                 "pause_between_rounds")}
+                                                 "pause_between_rounds", "language")}
     return whatif.default_params(ss["whatif_prop"], ss.get("whatif_method", "ifworld"),
                                  experts=list(ss["whatif_experts"]) + custom, rounds=int(ss["whatif_rounds"]),
                                  **{k: bool(ss.get(f"whatif_{k}")) for k in ABLATIONS}, **extra)
@@ -80,6 +82,9 @@ with st.form("whatif_form"):
         st.caption("Ablations (IF-World only)")
         for k, text in ABLATIONS.items():
             st.toggle(text, key=f"whatif_{k}")
+    st.selectbox("Report language", LANGUAGES, key="whatif_language",
+                 format_func=lambda x: "Auto (the proposition's language)" if x == "auto" else x,
+                 help="Text written by the models follows this language; headings stay English.")
     with st.expander("Baseline settings, price and cache"):
         b1, b2, b3, b4 = st.columns(4)
         b1.number_input("Tree breadth", 1, whatif.MAX_BREADTH, 3, key="whatif_breadth")

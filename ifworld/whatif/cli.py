@@ -92,6 +92,8 @@ def run_cmd(
     pause_between_rounds: Annotated[bool, typer.Option(
         "--pause-between-rounds", help="Pause after each round for a workshop participant's contribution.")] = False,
     out: Annotated[Path | None, typer.Option("--out", help="Write the run JSON here (default: stdout).")] = None,
+    language: Annotated[str, typer.Option(
+        "--language", help="Report language: 'auto' follows the proposition, or a name such as Français.")] = "auto",
     yes: Annotated[bool, typer.Option("--yes", help="Confirm a run above CONFIRM_CALLS model calls.")] = False,
 ) -> None:
     """Run one analysis and write its record (proposition, scenario, rounds, report, calls, usage …)."""
@@ -106,7 +108,7 @@ def run_cmd(
                                 rounds=rounds, no_debate=no_debate, no_conflict=no_conflict,
                                 no_shared_frame=no_shared_frame, no_refine=no_refine, breadth=breadth, depth=depth,
                                 debate_rounds=debate_rounds, cache=cache, review=review,
-                                pause_between_rounds=pause_between_rounds)
+                                pause_between_rounds=pause_between_rounds, language=language)
     except ValueError as exc:
         _bad(str(exc))
     from ifworld.limits import confirmation_message, needs_confirmation

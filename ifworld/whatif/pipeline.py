@@ -105,6 +105,8 @@ class _Nodes:
             scenario = agents.refine(state["proposition"], state["panel"], self.s)
         except LLMError as exc:
             raise RuntimeError(f"the problem refiner failed: {exc}") from exc
+        if self.p.get("language", "auto") != "auto":  # the user's choice overrides the proposition's language
+            scenario["language"] = self.p["language"]
         panel, added = extend_panel(state["panel"], scenario.get("expert_plan", []))
         if added:
             emit("phase", node="refine", phase="panel", round=0, part=", ".join(added))

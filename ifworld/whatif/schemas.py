@@ -112,6 +112,7 @@ class Timescales(_Base):
 
 
 class Scenario(_Base):
+    language: str = Field("", description="the language the proposition is written in, e.g. English, Français")
     restated: str = ""
     premises: list[str] = Field(default_factory=list)
     constants: list[str] = Field(default_factory=list, description="constraints held constant")
