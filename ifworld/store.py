@@ -51,6 +51,10 @@ CREATE TABLE IF NOT EXISTS ifw_calls (
     retries INTEGER, status TEXT, error TEXT, output TEXT,
     PRIMARY KEY (run_id, call_id)
 );
+CREATE TABLE IF NOT EXISTS ifw_structured_methods (
+    endpoint TEXT NOT NULL, model TEXT NOT NULL, method TEXT NOT NULL, updated REAL NOT NULL,
+    PRIMARY KEY (endpoint, model)
+);
 """
 
 
@@ -281,6 +285,18 @@ class RunStore:
             cur = self._conn.execute("SELECT * FROM ifw_calls WHERE run_id=? ORDER BY start", (run_id,))
             cols = [d[0] for d in cur.description]
             return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+
+    # -- structured-output method per endpoint (what ``auto`` found works; shared by app and CLI) ----
+    def structured_method(self, endpoint: str, model: str) -> str | None:
+        with self._lock:
+            row = self._conn.execute("SELECT method FROM ifw_structured_methods WHERE endpoint=? AND model=?",
+                                     (endpoint, model)).fetchone()
+        return row[0] if row else None
+
+    def remember_structured_method(self, endpoint: str, model: str, method: str) -> None:
+        with self._tx() as c:
+            c.execute("INSERT OR REPLACE INTO ifw_structured_methods VALUES (?, ?, ?, ?)",
+                      (endpoint, model, method, time.time()))
 
     # -- checkpoints -----------------------------------------------------------------------------
     def history(self, graph: Any, run_id: str) -> list[Any]:
