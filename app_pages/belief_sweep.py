@@ -13,7 +13,8 @@ from ifworld.beliefs import paper, workflows
 from ifworld.beliefs.config import RULES, BeliefConfig
 from ifworld.beliefs.engine import simulate
 from ifworld.beliefs.phase import crossing_table, phase_both_rules, phase_figure
-from ifworld.beliefs.sweep import SweepSpec
+from ifworld.beliefs.sweep import SweepSpec, partial_rows
+from ifworld.beliefs.tables import readable, table1_by_condition
 from ui.beliefs_view import grid_form, grid_yaml, load_rows, paper_report, sweep_results
 from ui.common import show_error, store
 
@@ -51,15 +52,22 @@ def paper_runs(rule: str, seeds: int, runs: int):
 
 def run_with_progress(run_id: str) -> None:
     bar = st.progress(0.0, text="Starting…")
+    live = st.empty()
+    out = workflows.sweep_out(run_id, store())
 
     def show(done: int, total: int) -> None:
         bar.progress(done / max(total, 1), text=f"chunks {done}/{total}")
+        rows = partial_rows(out)
+        if len(rows) and done < total:
+            live.dataframe(readable(table1_by_condition(rows)), hide_index=True,
+                           key=f"belief_sweep_live_{done}")
 
     try:
         workflows.run_sweep_run(run_id, store=store(), progress=show)
     except (ValueError, OSError, RuntimeError) as exc:
         show_error(f"The sweep stopped: {exc}. Finished chunks are kept; resume it below.")
         return
+    live.empty()
     st.session_state["belief_sweep_open"] = run_id
 
 
@@ -160,7 +168,8 @@ with st.form("belief_sweep_phase"):
     hi = p[2].number_input("M_F to", min_value=0, max_value=100, value=10, key="belief_sweep_phase_hi")
     runs = p[3].number_input("Runs per point", min_value=2, max_value=5000, value=100, key="belief_sweep_phase_runs")
     seed = p[4].number_input("Seed", min_value=0, value=0, key="belief_sweep_phase_seed")
-    rule = p[5].selectbox("Update rule", ["both", *RULES], key="belief_sweep_phase_rule")
+    rule = p[5].selectbox("Update rule", ["both", *RULES], key="belief_sweep_phase_rule",
+                          help="both = additive and bounded (the paper's two rules)")
     traced = st.form_submit_button("📉 Trace")
 if traced:
     if hi < lo:
@@ -168,7 +177,7 @@ if traced:
     else:
         try:
             base = BeliefConfig(true_facts=int(m_true)).to_dict()
-            rules = tuple(RULES) if rule == "both" else (rule,)
+            rules = ("additive", "bounded") if rule == "both" else (rule,)
             curve = phase_curve(base, tuple(range(int(lo), int(hi) + 1)), int(runs), int(seed), rules)
         except ValueError as exc:
             st.error(f"These parameters are impossible: {exc}")

@@ -7,10 +7,11 @@ import streamlit as st
 from ifworld import runs
 from ifworld.beliefs import workflows
 from ifworld.beliefs.config import LLM_DEFAULTS, LLM_FIELDS, MAX_SEED, BeliefConfig
-from ifworld.beliefs.engine import SimulationResult, simulate
+from ifworld.beliefs.engine import SimulationResult, simulate, summarise
 from ifworld.beliefs.llm_agents import make_params
 from ifworld.events import Event
-from ui.beliefs_view import LLMProgress, config_widgets, parameter_form, player, render_llm_record, summary_metrics
+from ifworld.limits import CONFIRM_CALLS, needs_confirmation
+from ui.beliefs_view import LLMProgress, config_widgets, parameter_form, player, render_llm_record, summary_over_runs
 from ui.common import current_settings, model_ready, store
 from ui.live_view import show_failure
 
@@ -21,21 +22,21 @@ st.caption("Each agent starts with a few true and a few false statements about a
 
 
 @st.cache_data(ttl=3600, max_entries=32, show_spinner=False)
-def run_simulation(config: dict, seed: int) -> SimulationResult:
-    """One recorded run (pure in its inputs, so cached)."""
-    return simulate(BeliefConfig.from_dict(config), seed=seed, runs=1, record=True)
+def run_simulation(config: dict, seed: int, runs: int = 1) -> SimulationResult:
+    """R recorded runs (pure in its inputs, so cached)."""
+    return simulate(BeliefConfig.from_dict(config), seed=seed, runs=runs, record=True)
 
 
-submitted, kw, seed = parameter_form("beliefs")
+submitted, kw, seed, n_runs = parameter_form("beliefs")
 if submitted:
     try:
         config = BeliefConfig(**kw)
+        result = run_simulation(config.to_dict(), seed, n_runs)
     except ValueError as exc:
         st.session_state["beliefs_error"] = str(exc)
     else:
         st.session_state["beliefs_error"] = None
-        result = run_simulation(config.to_dict(), seed)
-        st.session_state["beliefs_run"] = (config.to_dict(), seed)
+        st.session_state["beliefs_run"] = (config.to_dict(), seed, n_runs)
         st.session_state["beliefs_saved"] = workflows.save_simulation(result, store=store())
         st.session_state["beliefs_t"] = 0
         st.session_state["beliefs_playing"] = False
@@ -43,17 +44,18 @@ if submitted:
 if st.session_state.get("beliefs_error"):
     st.error(f"These parameters are impossible: {st.session_state['beliefs_error']}", icon="🚫")
 elif st.session_state.get("beliefs_run"):
-    cfg, seed = st.session_state["beliefs_run"]
-    result = run_simulation(cfg, seed)
-    summary_metrics(float(result.precision[0]), float(result.recall[0]), float(result.f1[0]),
-                    int(result.rounds[0]), cfg["rounds"], bool(result.converged[0]))
+    cfg, seed, n_runs = st.session_state["beliefs_run"]
+    result = run_simulation(cfg, seed, n_runs)
+    summary_over_runs(summarise(result), cfg["rounds"])
     rows = pd.DataFrame(result.rows())
-    c1, c2 = st.columns([1, 3])
+    c1, c2, c3 = st.columns([1, 1, 2])
     c1.download_button("⬇️ Rows (CSV)", rows.to_csv(index=False), file_name=f"beliefs_seed{seed}.csv",
                        mime="text/csv", key="beliefs_dl", on_click="ignore")
-    c2.caption(f"Saved as run `{st.session_state.get('beliefs_saved')}` (see the Runs page). "
-               f"Missed true facts: {rows['missed_facts'][0] or 'none'}.")
-    player(result.recording, result.domain, "beliefs")
+    run = c2.selectbox("Player on run", range(result.runs), key="beliefs_pick_run",
+                       format_func=lambda r: f"run {r} · F1 {result.f1[r]:.3f}")
+    c3.caption(f"Saved as run `{st.session_state.get('beliefs_saved')}` (see the Runs page). "
+               f"Run {run} missed: {rows['missed_facts'][run] or 'nothing'}.")
+    player(result.recording, result.domain, "beliefs", run=run)
 
 st.divider()
 st.subheader("🤖 LLM agents")
@@ -72,7 +74,13 @@ if model_ready("LLM agents"):
                                      key=f"beliefs_llm_share{i}") for i in range(4)]
         kw = config_widgets("beliefs_llm", LLM_FIELDS, LLM_DEFAULTS, columns=6)
         llm_seed = st.number_input("Seed", min_value=0, max_value=MAX_SEED, value=0, key="beliefs_llm_seed")
+        confirmed = st.checkbox(f"Yes, run more than {CONFIRM_CALLS} model calls if these settings need them",
+                                key="beliefs_llm_confirm", help="agents × rounds calls at most (CONFIRM_CALLS)")
         go = st.form_submit_button("🤖 Run LLM agents", type="primary")
+    calls = kw["agents"] * kw["rounds"]
+    if go and needs_confirmation(calls) and not confirmed:
+        st.warning(f"Up to {calls:,} model calls: tick the confirmation box to start.", icon="✋")
+        go = False
     if go:
         try:
             named = [(m.strip(), s) for m, s in zip(models, shares, strict=True) if m.strip()]

@@ -3,6 +3,7 @@ open every role's trace; earlier runs open from the store without a model."""
 
 import streamlit as st
 
+from ifworld.limits import CONFIRM_CALLS, needs_confirmation
 from ifworld.runs import RunFailed
 from ifworld.rws import benchmark
 from ifworld.rws.patterns import PATTERNS
@@ -65,7 +66,11 @@ with tab_new:
             st.caption(f"{n} items × {len(patterns)} patterns × {len(models)} models = {tasks}"
                        f" tasks; estimated model calls: {lo}–{hi}" + (" (+ verifier calls)" if verify else "")
                        + " · " + ", ".join(f"{p}: {a}–{b}" for p, (a, b) in est.items() if p != "total"))
-        if st.button("Run benchmark", type="primary", key="rwsb_run", disabled=not (patterns and n)):
+        confirmed = True
+        if patterns and n and needs_confirmation(hi):
+            confirmed = st.checkbox(f"Yes, run up to {hi} model calls (more than {CONFIRM_CALLS})",
+                                    key="rwsb_confirm")
+        if st.button("Run benchmark", type="primary", key="rwsb_run", disabled=not (patterns and n and confirmed)):
             params = benchmark.benchmark_params(items, patterns, models=models, limit=n, verify=verify,
                                                 data_label=label)
             run_id = benchmark.start_benchmark(params, store=store())

@@ -1,17 +1,22 @@
-"""Belief-exchange benchmarks: runs/s (vectorised vs per-agent reference) and one large run.
+"""Belief-exchange benchmarks: runs/s (vectorised vs per-agent reference vs Mesa) and one large run.
 
-Prints measured figures; targets: >= 20,000 runs/s and >= 50x the reference at paper defaults;
-N=100,000, K=100, 20 rounds in seconds with peak memory ~2x the belief array. The machine is
-shared, so the engine and the reference are timed side by side in each of REPEATS repeats and the
-best of each is kept (ratio = best / best; the per-repeat ratios are printed too).
+Prints measured figures; targets: >= 20,000 runs/s, >= 50x the reference and >= 200x a Mesa 3
+model of the same heuristic (stop votes included, ``mesa_beliefs.py``) at paper defaults; N=100,000,
+K=100, 20 rounds in seconds with peak memory ~2x the belief array. The machine is shared, so the
+engine, the reference and Mesa are timed side by side in each of REPEATS repeats and the best of
+each is kept (ratio = best / best; the per-repeat ratios are printed too). Mesa lives only in the
+benchmark's own virtual environment (MESA_VENV, created on first use with ``pip install mesa``).
 """
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 import time
 import tracemalloc
+import venv
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +31,10 @@ from ifworld.beliefs.rules import SCRATCH_ROWS, get_rule  # noqa: E402
 
 VECTOR_RUNS = 10_000
 REFERENCE_RUNS = 300
+MESA_RUNS = 300
+MESA_SPEC = "mesa>=3.3,<3.4"
+MESA_VENV = Path(os.environ.get("IFWORLD_MESA_VENV", Path.home() / ".cache" / "ifworld-bench" / "mesa-venv"))
+HERE = Path(__file__).resolve().parent
 REPEATS = 3
 SCALE = BeliefConfig(agents=100_000, facts=100, rounds=20, domain="abstract")
 MB = 1e6
@@ -35,6 +44,50 @@ def _rate(fn, runs: int) -> float:
     start = time.perf_counter()
     fn()
     return runs / (time.perf_counter() - start)
+
+
+def mesa_python() -> Path:
+    """The benchmark venv's interpreter, with Mesa installed there (never in the product's env)."""
+    py = MESA_VENV / "bin" / "python"
+    if not py.exists():
+        venv.create(MESA_VENV, with_pip=True)
+    check = subprocess.run([py, "-c", "import mesa"], capture_output=True)
+    if check.returncode:
+        subprocess.run([py, "-m", "pip", "install", "--quiet", MESA_SPEC], check=True)
+    return py
+
+
+def mesa_rate(py: Path, cfg: BeliefConfig, seed: int, runs: int = MESA_RUNS) -> dict:
+    """runs/s and mean scores of the Mesa model (timed inside its own process, start-up excluded)."""
+    from ifworld.beliefs.domain import build_domain
+
+    truth = json.dumps([bool(t) for t in build_domain(cfg).truth])
+    out = subprocess.run([py, str(HERE / "mesa_beliefs.py"), "--runs", str(runs), "--truth", truth,
+                          "--rule", cfg.rule, "--seed", str(seed)], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def mesa_side_by_side() -> None:
+    """Engine vs Mesa at paper defaults (both rules), best of REPEATS, plus agreement of mean F1."""
+    py = mesa_python()
+    summary = {}
+    for rule in ("additive", "bounded"):
+        cfg = BeliefConfig(rule=rule)
+        simulate(cfg, seed=0, runs=200)
+        vec, mes, f1 = [], [], {}
+        for rep in range(REPEATS):
+            vec.append(_rate(lambda rep=rep, cfg=cfg: simulate(cfg, seed=1 + rep, runs=VECTOR_RUNS), VECTOR_RUNS))
+            m = mesa_rate(py, cfg, seed=1 + rep)
+            mes.append(m["runs_per_s"])
+            f1 = {"mesa": m["f1"], "engine": float(simulate(cfg, seed=rep, runs=5000).f1.mean()), "mesa_v": m["mesa"]}
+            print(f"  {rule} repeat {rep + 1}: engine {vec[-1]:,.0f} runs/s | Mesa {mes[-1]:,.0f} runs/s"
+                  f" | ratio {vec[-1] / mes[-1]:,.0f}x")
+        print(f"{rule}, paper defaults (best of {REPEATS}): engine {max(vec):,.0f} | Mesa {f1['mesa_v']} "
+              f"{max(mes):,.0f} runs/s | ratio {max(vec) / max(mes):,.0f}x | mean F1 engine {f1['engine']:.3f} "
+              f"vs Mesa {f1['mesa']:.3f} ({MESA_RUNS} runs)")
+        summary[f"engine / Mesa ({rule})"] = round(max(vec) / max(mes), 1)
+        summary[f"Mesa runs/s ({rule})"] = round(max(mes))
+    print("SUMMARY " + json.dumps(summary))
 
 
 def runs_per_second() -> None:
@@ -75,4 +128,5 @@ def scale_run() -> None:
 
 if __name__ == "__main__":
     runs_per_second()
+    mesa_side_by_side()
     scale_run()

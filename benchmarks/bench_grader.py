@@ -1,9 +1,11 @@
-"""Benchmark the RWS programmatic grader on our sample set (prints figures; no assertions).
+"""Benchmark the RWS programmatic grader (prints figures; no assertions).
 
-Run: ``.venv/bin/python benchmarks/bench_grader.py``. Prints gold-as-prediction accuracy, cold and warm
-grading time of the whole sample, the share of deliberately perturbed predictions that get the expected
-verdict (per perturbation kind), the worst single symbolic check time against its limit, and the parse
-rates of sympy's antlr and lark LaTeX backends.
+Run: ``.venv/bin/python benchmarks/bench_grader.py [--no-mathverify]``. Prints gold-as-prediction accuracy,
+cold and warm grading time of the whole sample (and the slowest item against its limit), the share of
+deliberately perturbed predictions that get the expected verdict, the parse rates of sympy's antlr and lark
+LaTeX backends, latex2sympy2_extended alone and as a fallback (when installed), and — side by side on the
+same pairs — our grader and Math-Verify on every case table in tests/rws/cases (Math-Verify runs in its own
+venv, benchmarks/.venv-mathverify, created here on first use; it is not a project dependency).
 """
 
 from __future__ import annotations
@@ -65,7 +67,7 @@ def _symbolic_perturbations(final: str) -> list[tuple[str, str, str]]:
     rows = [("symbolic: sides swapped", f"{rhs} = {lhs}", "correct"),
             ("symbolic: scaled by 3", f"3 {lhs} = 3 \\left({rhs}\\right)", "correct"),
             ("symbolic: moved to one side", f"{lhs} - \\left({rhs}\\right) = 0", "correct"),
-            ("symbolic: right-hand side only", rhs, "correct"),
+            ("symbolic: right-hand side only", rhs, "not correct"),
             ("symbolic: sign error", f"{lhs} = -\\left({rhs}\\right)", "incorrect")]
     squared = re.compile(r"\^(?:\{2\}|2)")
     if squared.search(rhs):
@@ -85,12 +87,24 @@ def _textual_perturbations(final: str) -> list[tuple[str, str, str]]:
 
 
 def _timed_grading(items: list, predictions: dict) -> tuple[object, float]:
-    """Grade and time it."""
+    """Grade and time it (also the slowest single item, graded one by one afterwards)."""
     from ifworld.rws.grader import grade_many
 
     start = time.perf_counter()
     report = grade_many(items, predictions)
     return report, time.perf_counter() - start
+
+
+def _slowest_item(items: list, predictions: dict) -> tuple[float, str]:
+    from ifworld.rws.grader import grade_item
+
+    worst = (0.0, "")
+    for item in items:
+        start = time.perf_counter()
+        grade_item(item, predictions[item.id])
+        elapsed = time.perf_counter() - start
+        worst = max(worst, (elapsed, item.id))
+    return worst
 
 
 def bench_gold() -> list:
@@ -103,12 +117,15 @@ def bench_gold() -> list:
     report, _ = _timed_grading(items, gold)
     cold = time.perf_counter() - start
     _, warm = _timed_grading(items, gold)
+    slowest = _slowest_item(items, gold)
     print(f"sample: {len(items)} items, by type {dict(_count(items))}")
+    print(f"slowest single item (warm): {slowest[0]:.3f} s ({slowest[1]})")
     print(f"gold as prediction: accuracy {report.accuracy:.1%}  by type {report.by_type}")
     print(f"cold grading of the whole sample (imports + worker start + grading): {cold:.2f} s")
     print(f"warm grading of the whole sample: {warm:.3f} s")
     print("SUMMARY " + json.dumps({"gold-as-prediction accuracy": report.accuracy,
-                                   "cold grading of the sample (s)": round(cold, 2)}))
+                                   "cold grading of the sample (s)": round(cold, 2),
+                                   "slowest item (s)": round(slowest[0], 3)}))
     return items
 
 
@@ -135,9 +152,9 @@ def bench_perturbations(items: list) -> None:
             elapsed = time.perf_counter() - start
             if item.type == "symbolic" and elapsed > worst[0]:
                 worst = (elapsed, f"{item.id}: {kind}")
-            tally[kind][0] += result.verdict == expected
+            tally[kind][0] += result.verdict == expected or (expected == "not correct" and result.verdict != "correct")
             tally[kind][1] += 1
-            if result.verdict != expected:
+            if result.verdict != expected and not (expected == "not correct" and result.verdict != "correct"):
                 misses.append(f"  {item.id} [{kind}] got {result.verdict}: {result.reason}")
     print("\nperturbed predictions — share with the expected verdict:")
     for kind in sorted(tally):
@@ -179,12 +196,173 @@ def bench_backends(items: list) -> None:
             print(f"  {label:20s} {backend:5s} parsed {ok:2d}/{len(texts)}  mean {mean * 1000:.0f} ms")
 
 
+CASE_TABLES = ("numeric", "symbolic", "textual", "kinds", "numbers", "general", "false_positive")
+MV_VENV = ROOT / "benchmarks" / ".venv-mathverify"
+MV_REQUIREMENT = "math-verify[antlr4_13_2]==0.9.0"
+
+
+def case_pairs() -> list[dict]:
+    """Every row of our case tables as {table, note, pred, gt, type, hint, want}.
+
+    `want` is "correct" or "not correct" (incorrect and not_sure both count as not correct: a grader that
+    cannot abstain is scored on whether it avoided a wrong "correct" and found the right ones).
+    """
+    rows = []
+    for table in CASE_TABLES:
+        path = ROOT / "tests" / "rws" / "cases" / f"{table}.jsonl"
+        for line in path.read_text("utf-8").splitlines():
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            kind = row.get("type") or {"kinds": "symbolic", "numbers": "numeric"}.get(table, table)
+            want = "not correct" if table == "false_positive" or row.get("verdict") != "correct" else "correct"
+            rows.append({"table": table, "note": row.get("note", ""), "pred": row["pred"], "gt": row["gt"],
+                         "type": kind, "hint": row.get("hint"), "units": row.get("units"), "want": want})
+    return rows
+
+
+def _mathverify_python() -> Path | None:
+    """The benchmark venv's python with Math-Verify installed (created on first use), or None."""
+    import subprocess
+
+    python = MV_VENV / "bin" / "python"
+    if not python.exists():
+        print(f"creating {MV_VENV.relative_to(ROOT)} with {MV_REQUIREMENT} …", flush=True)
+        subprocess.run([sys.executable, "-m", "venv", str(MV_VENV)], check=True)
+    probe = subprocess.run([str(python), "-c", "import math_verify"], capture_output=True)
+    if probe.returncode != 0:
+        done = subprocess.run([str(python), "-m", "pip", "install", "--quiet", MV_REQUIREMENT],
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            print(f"Math-Verify could not be installed: {done.stderr.strip()[-300:]}")
+            return None
+    return python
+
+
+def bench_side_by_side() -> None:
+    """Our grader and Math-Verify on the same pairs: binary accuracy, false "correct"s, disagreements."""
+    import subprocess
+
+    from ifworld.rws.grader import check
+
+    pairs = case_pairs()
+    ours = []
+    start = time.perf_counter()
+    for row in pairs:
+        result = check(row["pred"], row["gt"], row["type"], units=row["units"], hint=row["hint"])
+        ours.append(result.verdict)
+    ours_s = time.perf_counter() - start
+    python = _mathverify_python()
+    theirs: list[str] | None = None
+    if python is not None:
+        start = time.perf_counter()
+        done = subprocess.run([str(python), str(ROOT / "benchmarks" / "mathverify_runner.py")],
+                              input=json.dumps(pairs), capture_output=True, text=True, timeout=900)
+        mv_s = time.perf_counter() - start
+        if done.returncode == 0:
+            theirs = [r["verdict"] for r in json.loads(done.stdout)]
+        else:
+            print(f"Math-Verify runner failed: {done.stderr.strip()[-300:]}")
+
+    def score(verdicts: list[str]) -> tuple[int, int, int]:
+        hits = sum((v == "correct") == (row["want"] == "correct") for v, row in zip(verdicts, pairs, strict=True))
+        false_correct = sum(v == "correct" and row["want"] != "correct"
+                            for v, row in zip(verdicts, pairs, strict=True))
+        missed = sum(v != "correct" and row["want"] == "correct" for v, row in zip(verdicts, pairs, strict=True))
+        return hits, false_correct, missed
+
+    n = len(pairs)
+    print(f"\nside by side on {n} pairs from tests/rws/cases ({', '.join(CASE_TABLES)}):")
+    summary = {}
+    for label, verdicts, seconds in (("ours", ours, ours_s), ("Math-Verify", theirs, None if theirs is None else mv_s)):
+        if verdicts is None:
+            print(f"  {label:12s} not run")
+            continue
+        hits, false_correct, missed = score(verdicts)
+        unsure = sum(v == "not_sure" for v in verdicts)
+        print(f"  {label:12s} accuracy {hits}/{n} = {hits / n:.1%}   false correct {false_correct}   "
+              f"missed correct {missed}   not_sure {unsure}   {seconds:.1f} s")
+        summary[f"{label} accuracy"] = round(hits / n, 3)
+        summary[f"{label} false correct"] = false_correct
+    if theirs is not None:
+        print("  per table (ours / Math-Verify hits):")
+        for table in CASE_TABLES:
+            idx = [i for i, row in enumerate(pairs) if row["table"] == table]
+            mine = sum((ours[i] == "correct") == (pairs[i]["want"] == "correct") for i in idx)
+            mv = sum((theirs[i] == "correct") == (pairs[i]["want"] == "correct") for i in idx)
+            print(f"    {table:15s} {mine:3d} / {mv:3d} of {len(idx)}")
+        print("  disagreements (want | ours | Math-Verify | table: pred vs gold):")
+        for i, row in enumerate(pairs):
+            if (ours[i] == "correct") != (theirs[i] == "correct"):
+                print(f"    {row['want']:11s} | {ours[i]:9s} | {theirs[i]:9s} | {row['table']}: "
+                      f"{row['pred'][:50]!r} vs {row['gt'][:50]!r}")
+    print("SUMMARY " + json.dumps(summary))
+
+
+def bench_l2s(items: list) -> None:
+    """Parse rate of latex2sympy2_extended (our second parser) on the same inputs as the backends."""
+    import importlib.util
+
+    from ifworld.rws.symbolic import clean_latex
+    from ifworld.rws.symcompare import parse
+
+    raw = [item.final for item in items if item.type == "symbolic"] + MODEL_FORMS
+    parsers = ["antlr"] + (["latex2sympy2_extended"] if importlib.util.find_spec("latex2sympy2_extended") else [])
+    for parser in parsers:
+        ok = 0
+        start = time.perf_counter()
+        for text in raw:
+            for side in text.split("="):
+                try:
+                    parse(clean_latex(side, {}), parser, True)
+                    ok += 1
+                except Exception:  # noqa: BLE001, S112 - counting failures is the point
+                    continue
+        sides = sum(len(t.split("=")) for t in raw)
+        print(f"  ours + {parser:22s} parsed {ok:2d}/{sides} sides  {(time.perf_counter() - start) * 1000:.0f} ms")
+
+
+def bench_parser_orders() -> None:
+    """The symbolic case pairs graded with antlr only, latex2sympy2_extended only, and both in order."""
+    import importlib.util
+    import os
+
+    from ifworld.rws import sandbox
+    from ifworld.rws.grader import check
+
+    if importlib.util.find_spec("latex2sympy2_extended") is None:
+        print("\nparser order: latex2sympy2_extended not installed (pip install latex2sympy2_extended==1.11.0)")
+        return
+    pairs = [row for row in case_pairs() if row["type"] == "symbolic"]
+    print(f"\nparser order on the {len(pairs)} symbolic case pairs (hits / false correct / not_sure / s):")
+    summary = {}
+    for order in ("antlr", "latex2sympy2_extended", "antlr,latex2sympy2_extended"):
+        os.environ["IFWORLD_RWS_PARSERS"] = order
+        sandbox.worker().close()  # the worker reads the order at start
+        check("x", "x", "symbolic")
+        start = time.perf_counter()
+        verdicts = [check(row["pred"], row["gt"], "symbolic").verdict for row in pairs]
+        seconds = time.perf_counter() - start
+        hits = sum((v == "correct") == (row["want"] == "correct") for v, row in zip(verdicts, pairs, strict=True))
+        false_correct = sum(v == "correct" and row["want"] != "correct" for v, row in zip(verdicts, pairs, strict=True))
+        unsure = sum(v == "not_sure" for v in verdicts)
+        print(f"  {order:30s} {hits:3d}/{len(pairs)}   {false_correct}   {unsure:3d}   {seconds:.1f}")
+        summary[f"{order} hits"] = hits
+    os.environ.pop("IFWORLD_RWS_PARSERS", None)
+    sandbox.worker().close()
+    print("SUMMARY " + json.dumps(summary))
+
+
 def main() -> None:
     """Run every section."""
     items = bench_gold()
     bench_perturbations(items)
     print("\nLaTeX parser backends (sample symbolic finals + common model-output forms):")
     bench_backends(items)
+    bench_l2s(items)
+    bench_parser_orders()
+    if "--no-mathverify" not in sys.argv:
+        bench_side_by_side()
 
 
 if __name__ == "__main__":

@@ -4,7 +4,9 @@ Precedence (highest first): explicit overrides (the sidebar) > environment > ``.
 > defaults. Environment names are a shared contract (DESIGN.md): ``IFWORLD_BASE_URL``,
 ``IFWORLD_API_KEY`` (falls back to ``OPENAI_API_KEY``), ``IFWORLD_MODEL``, ``IFWORLD_MODEL_<ROLE>``
 per-role overrides (``IFWORLD_MODEL_JUDGE``; ``__`` stands for a dot, e.g. ``IFWORLD_MODEL_WHATIF__JUDGE``),
-``IFWORLD_TEMPERATURE``, ``IFWORLD_MAX_CONCURRENCY``, ``IFWORLD_TIMEOUT_S``, ``IFWORLD_DB``.
+``IFWORLD_TEMPERATURE``, ``IFWORLD_MAX_CONCURRENCY``, ``IFWORLD_TIMEOUT_S``, ``IFWORLD_DB``,
+``IFWORLD_STRUCTURED_METHOD``, ``IFWORLD_MAX_TOKENS`` and per-role ``IFWORLD_MAX_TOKENS_<ROLE>`` (same naming as
+the model overrides), ``IFWORLD_STREAM``.
 """
 
 from __future__ import annotations
@@ -20,6 +22,20 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 DEFAULT_MODEL = "gpt-4o-mini"
 DEFAULT_DB = Path.home() / ".ifworld" / "runs.sqlite"
 ROLE_MODEL_PREFIX = "IFWORLD_MODEL_"
+ROLE_MAX_TOKENS_PREFIX = "IFWORLD_MAX_TOKENS_"
+STRUCTURED_METHODS = ("json_schema", "function_calling", "json_mode", "prompt")
+"""Order in which ``auto`` tries structured-output methods (the first one the endpoint accepts is kept)."""
+MAX_TOKENS_LIMIT = 16_384
+"""Upper bound for any generation bound, including the larger bound of a retry after truncation."""
+DEFAULT_MAX_TOKENS = 2_048
+ROLE_MAX_TOKENS: dict[str, int] = {
+    # Sized from the schemas' full outputs with headroom: a bound is a guard against runaway generation on
+    # local servers, not a length target. Matched like model overrides (exact role, dotted prefix, last part).
+    "whatif.expert": 3_000, "whatif.report": 3_000, "whatif.single": 4_000, "whatif.tree": 4_000,
+    "whatif.tree.critic": 400, "whatif.refiner": 1_500, "whatif.resolver": 2_500, "whatif.debate": 800,
+    "whatif.debate.judge": 4_000, "whatif.judge": 800,
+    "rws": 1_500, "rws.verifier": 500, "beliefs.agent": 600, "connection": 64,
+}
 NO_MODEL_HELP = (
     "No model is connected. Set IFWORLD_API_KEY (or OPENAI_API_KEY) for OpenAI, or IFWORLD_BASE_URL for a "
     "local OpenAI-compatible server such as Ollama (http://localhost:11434/v1), vLLM, LM Studio or "
@@ -48,9 +64,14 @@ class Settings(BaseSettings):
     retry_backoff_s: float = Field(
         1.0, ge=0, validation_alias=AliasChoices("retry_backoff_s", "IFWORLD_RETRY_BACKOFF_S")
     )
-    structured_method: Literal["auto", "json_schema", "json_mode", "prompt"] = Field(
+    structured_method: Literal["auto", "json_schema", "function_calling", "json_mode", "prompt"] = Field(
         "auto", validation_alias=AliasChoices("structured_method", "IFWORLD_STRUCTURED_METHOD")
     )
+    max_tokens: int | None = Field(
+        None, ge=1, le=MAX_TOKENS_LIMIT, validation_alias=AliasChoices("max_tokens", "IFWORLD_MAX_TOKENS")
+    )
+    role_max_tokens: dict[str, int] = Field(default_factory=dict)
+    stream: bool = Field(True, validation_alias=AliasChoices("stream", "IFWORLD_STREAM"))
     db_path: Path = Field(DEFAULT_DB, validation_alias=AliasChoices("db_path", "IFWORLD_DB"))
 
     @classmethod
@@ -75,12 +96,21 @@ class Settings(BaseSettings):
 
     def model_for(self, role: str) -> str:
         """Model for a role: exact role, then its dotted prefixes, then its last segment, then default."""
-        parts = role.split(".")
-        candidates = [".".join(parts[:i]) for i in range(len(parts), 0, -1)] + [parts[-1]]
-        for key in candidates:
-            if key in self.role_models:
-                return self.role_models[key]
-        return self.model
+        return _by_role(self.role_models, role, self.model)
+
+    def max_tokens_for(self, role: str) -> int:
+        """Generation bound for a role: ``IFWORLD_MAX_TOKENS_<ROLE>``, else ``IFWORLD_MAX_TOKENS``, else the
+        role's default (:data:`ROLE_MAX_TOKENS`), else :data:`DEFAULT_MAX_TOKENS`."""
+        if (own := _by_role(self.role_max_tokens, role, None)) is not None:
+            return int(own)
+        return self.max_tokens or _by_role(ROLE_MAX_TOKENS, role, DEFAULT_MAX_TOKENS)
+
+    def max_tokens_setting(self, role: str) -> str:
+        """The environment variable that sets ``role``'s bound (for messages that tell users what to change)."""
+        for key in _candidates(role):
+            if key in self.role_max_tokens:
+                return ROLE_MAX_TOKENS_PREFIX + key.upper().replace(".", "__")
+        return "IFWORLD_MAX_TOKENS"
 
     def public_dict(self) -> dict[str, Any]:
         """Settings safe to store or show: never the key itself."""
@@ -109,11 +139,33 @@ class _SecretsTomlSource(PydanticBaseSettingsSource):
         return data
 
 
-def _role_models_from(mapping: dict[str, Any]) -> dict[str, str]:
+def _candidates(role: str) -> list[str]:
+    parts = role.split(".")
+    return [".".join(parts[:i]) for i in range(len(parts), 0, -1)] + [parts[-1]]
+
+
+def _by_role(table: dict[str, Any], role: str, default: Any) -> Any:
+    return next((table[k] for k in _candidates(role) if k in table), default)
+
+
+def _role_models_from(mapping: dict[str, Any], prefix: str = ROLE_MODEL_PREFIX) -> dict[str, str]:
     out = {}
     for key, value in mapping.items():
-        if key.startswith(ROLE_MODEL_PREFIX) and value:
-            out[key[len(ROLE_MODEL_PREFIX):].lower().replace("__", ".")] = str(value)
+        if key.startswith(prefix) and value:
+            out[key[len(prefix):].lower().replace("__", ".")] = str(value)
+    return out
+
+
+def _role_bounds_from(mapping: dict[str, Any]) -> dict[str, int]:
+    out = {}
+    for role, value in _role_models_from(mapping, ROLE_MAX_TOKENS_PREFIX).items():
+        try:
+            bound = int(value)
+        except ValueError as exc:
+            raise ValueError(f"{ROLE_MAX_TOKENS_PREFIX}{role.upper()} must be a whole number, got {value!r}") from exc
+        if not 1 <= bound <= MAX_TOKENS_LIMIT:
+            raise ValueError(f"{ROLE_MAX_TOKENS_PREFIX}{role.upper()} must be 1..{MAX_TOKENS_LIMIT}, got {bound}")
+        out[role] = bound
     return out
 
 
@@ -127,4 +179,6 @@ def load_settings(overrides: dict[str, Any] | None = None) -> Settings:
     secrets = _SecretsTomlSource(Settings)()
     role_models = {**_role_models_from(secrets), **_role_models_from(dict(os.environ))}
     role_models.update(clean.pop("role_models", {}) or {})
-    return Settings(**clean, role_models=role_models)
+    role_max_tokens = {**_role_bounds_from(secrets), **_role_bounds_from(dict(os.environ))}
+    role_max_tokens.update(clean.pop("role_max_tokens", {}) or {})
+    return Settings(**clean, role_models=role_models, role_max_tokens=role_max_tokens)

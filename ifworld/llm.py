@@ -1,43 +1,71 @@
 """The one place that builds chat models and calls them.
 
 Everything else asks for a model by *role* (``"whatif.expert"``, ``"rws.pace.critic"`` …). Calls go through
-``ChatOpenAI(base_url=…)`` so any OpenAI-compatible endpoint works. Transport failures (429, 5xx, timeouts,
-connection errors) are retried by LangChain's ``with_retry`` with exponential backoff; structured output
-gets one strict "JSON only" repair turn; every attempt is accounted by :class:`UsageTracker`, a LangChain
-callback, so pages, the CLI and the run store all see the same numbers.
+``ChatOpenAI(base_url=…)`` so any OpenAI-compatible endpoint works, including the local servers people run
+(llama.cpp, Ollama, LM Studio, vLLM):
+
+- Replies are streamed, and the timeout counts from the last token received (httpx's read timeout), so a
+  slow CPU model that is producing tokens is never cut off; a silent one fails naming ``IFWORLD_TIMEOUT_S``.
+- Every call carries ``max_tokens`` (``IFWORLD_MAX_TOKENS`` / per role); a reply cut at the bound is
+  reported as truncated and retried once with twice the bound (up to ``MAX_TOKENS_LIMIT``).
+- Structured output adapts to the endpoint (``json_schema``, forced ``function_calling``, ``json_mode``,
+  ``prompt``). ``auto`` tries them in that order once per (endpoint, model) — a 4xx, or a 5xx whose body
+  names the format, moves on without retrying the same request — and remembers the one that works in the
+  run store, so the app and the CLI share it. A reply that is invalid or empty gets one repair turn.
+- Transport failures (429, 5xx, timeouts, dropped connections) are retried with exponential backoff; every
+  attempt is accounted by :class:`~ifworld.usage.UsageTracker`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import random
 import re
 import threading
 import time
 import uuid
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
+import httpx
 import openai
-from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.utils.json import parse_partial_json
 from langchain_openai import ChatOpenAI
 from pydantic import BaseModel, ValidationError
 
-from ifworld.config import NO_MODEL_HELP, Settings, load_settings
+from ifworld.config import MAX_TOKENS_LIMIT, NO_MODEL_HELP, Settings, load_settings
+from ifworld.llm_methods import _methods, _probe_locks, chain, endpoint_key, known_method, remember
+from ifworld.llm_schema import missing_content, sent_schema
 from ifworld.redact import safe_error
+from ifworld.usage import CallRecord, UsageTracker, usage_totals
+
+__all__ = ["CallRecord", "UsageTracker", "usage_totals", "NO_MODEL_HELP", "complete", "structured",
+           "acomplete", "astructured", "test_connection", "chat_model", "LLMError", "LLMCallError",
+           "LLMNotConfigured", "StructuredOutputError", "TruncatedOutputError", "endpoint_key", "known_method",
+           "_methods", "_probe_locks"]
 
 T = TypeVar("T", bound=BaseModel)
 Messages = Sequence[BaseMessage | tuple[str, str]]
+PartialSink = Callable[[dict], None]
 
 THINK_RE = re.compile(r"<think>.*?(</think>|$)", re.S | re.I)
 FENCE_RE = re.compile(r"```(?:json)?\s*(.*?)```", re.S | re.I)
-RETRYABLE = (openai.RateLimitError, openai.APIConnectionError, openai.APITimeoutError, openai.InternalServerError)
+FORMAT_WORDS_RE = re.compile(r"response_format|json_schema|json_object|tool_choice|\btools?\b|grammar", re.I)
+RETRYABLE = (openai.RateLimitError, openai.APIConnectionError, openai.APITimeoutError, openai.InternalServerError,
+             httpx.TransportError)
+NOT_FORMAT_STATUSES = {401, 403, 404, 408, 429}  # auth, wrong URL/model, timeouts, rate limits: not the format
 MAX_BACKOFF_S = 20.0
+CONNECT_TIMEOUT_S = 10.0
+PARTIAL_INTERVAL_S = 0.25
+"""At most one partial-JSON progress event per call per this many seconds (keeps streaming overhead low)."""
+NOSTREAM_TAG = "nostream"  # LangGraph's public tag: keep a call's tokens out of the "messages" stream mode
 REPAIR_INSTRUCTION = (
     "Your previous reply could not be used: {error}\n"
-    "Reply again with ONLY one JSON object that matches the schema. No prose, no code fences, no comments."
+    "Reply again with ONLY one JSON object that matches the schema, with every field filled in. No prose, no "
+    "code fences, no comments."
 )
 
 
@@ -59,142 +87,19 @@ class LLMCallError(LLMError):
 
 
 class StructuredOutputError(LLMError):
-    """The reply was still not valid JSON for the schema after the repair turn."""
+    """The reply was still not valid, non-empty JSON for the schema after the repair turn."""
 
     def __init__(self, role: str, message: str, raw: str = "") -> None:
         super().__init__(role, message)
         self.raw = raw
 
 
-# ---------------------------------------------------------------------------------------------------
-# Accounting
-# ---------------------------------------------------------------------------------------------------
-@dataclass
-class CallRecord:
-    """One logical model call (its retries folded in)."""
-
-    call_id: str
-    role: str
-    model: str
-    system: str = ""
-    round: int | None = None
-    start: float = 0.0
-    end: float = 0.0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    retries: int = 0
-    status: str = "running"
-    error: str = ""
-    output: str = ""
-
-    @property
-    def latency_s(self) -> float:
-        return max(0.0, self.end - self.start)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "latency_s": round(self.latency_s, 4)}
+class TruncatedOutputError(StructuredOutputError):
+    """The reply was cut at the generation bound even after one retry with a larger bound."""
 
 
-class UsageTracker(BaseCallbackHandler):
-    """Callback that folds every chat-model attempt into :class:`CallRecord` s (thread-safe).
-
-    ``sink`` (e.g. the run store) receives each record when its call ends, so usage survives a crash.
-    """
-
-    raise_error = False
-
-    def __init__(self, sink: Any = None) -> None:
-        self.calls: dict[str, CallRecord] = {}
-        self._runs: dict[Any, str] = {}
-        self._lock = threading.Lock()
-        self.sink = sink
-
-    def on_chat_model_start(self, serialized: dict, messages: list, *, run_id: Any, metadata: dict | None = None,
-                            **kwargs: Any) -> None:
-        meta = metadata or {}
-        call_id = meta.get("ifworld_call") or str(run_id)
-        with self._lock:
-            self._runs[run_id] = call_id
-            rec = self.calls.get(call_id)
-            if rec is None:
-                self.calls[call_id] = CallRecord(
-                    call_id, meta.get("ifworld_role", "unknown"), meta.get("ls_model_name", ""),
-                    system=meta.get("ifworld_system", ""), round=meta.get("ifworld_round"), start=time.time(),
-                )
-            else:
-                rec.retries += 1
-                rec.status = "retrying"
-
-    def on_llm_end(self, response: Any, *, run_id: Any, **kwargs: Any) -> None:
-        with self._lock:
-            rec = self.calls.get(self._runs.pop(run_id, ""))
-            if rec is None:
-                return
-            prompt, completion, text = _usage_of(response)
-            rec.prompt_tokens += prompt
-            rec.completion_tokens += completion
-            rec.output = text
-            rec.end = time.time()
-            rec.status = "ok"
-        self._emit(rec)
-
-    def on_llm_error(self, error: BaseException, *, run_id: Any, **kwargs: Any) -> None:
-        with self._lock:
-            rec = self.calls.get(self._runs.pop(run_id, ""))
-            if rec is None:
-                return
-            rec.end = time.time()
-            rec.status = "error"
-            rec.error = safe_error(error, 500)  # mask before cutting: half a key is still a leak
-
-    def mark(self, call_id: str, status: str, error: str = "") -> None:
-        """Set the final status of a call (e.g. ``repaired``, ``failed``) and publish it."""
-        with self._lock:
-            rec = self.calls.get(call_id)
-            if rec is None:
-                return
-            rec.status, rec.error = status, safe_error(error, 500) if error else rec.error
-        self._emit(rec)
-
-    def _emit(self, rec: CallRecord) -> None:
-        if self.sink is not None:
-            self.sink(rec)
-
-    def records(self) -> list[CallRecord]:
-        with self._lock:
-            return sorted(self.calls.values(), key=lambda r: r.start)
-
-    def totals(self) -> dict[str, Any]:
-        recs = self.records()
-        return usage_totals([r.to_dict() for r in recs])
-
-
-def usage_totals(calls: list[dict]) -> dict[str, Any]:
-    """Totals over call dicts: counts, tokens, retries, failures, summed latency."""
-    return {
-        "calls": len(calls),
-        "prompt_tokens": sum(c.get("prompt_tokens", 0) for c in calls),
-        "completion_tokens": sum(c.get("completion_tokens", 0) for c in calls),
-        "retries": sum(c.get("retries", 0) for c in calls),
-        "failed": sum(1 for c in calls if c.get("status") in ("error", "failed")),
-        "latency_s": round(sum(c.get("latency_s", 0.0) for c in calls), 3),
-    }
-
-
-def _usage_of(response: Any) -> tuple[int, int, str]:
-    try:
-        gen = response.generations[0][0]
-        msg = getattr(gen, "message", None)
-        text = gen.text or (msg.content if msg is not None else "")
-        usage = getattr(msg, "usage_metadata", None) or {}
-        if not usage and response.llm_output:
-            raw = response.llm_output.get("token_usage") or {}
-            usage = {"input_tokens": raw.get("prompt_tokens", 0), "output_tokens": raw.get("completion_tokens", 0)}
-        if not text and msg is not None and getattr(msg, "tool_calls", None):
-            text = json.dumps(msg.tool_calls[0].get("args", {}))
-        return int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0)), str(text)
-    except (AttributeError, IndexError, TypeError):
-        return 0, 0, ""
+class _FormatRejected(Exception):
+    """The endpoint refused the structured-output method (not a transport failure)."""
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -202,7 +107,6 @@ def _usage_of(response: Any) -> tuple[int, int, str]:
 # ---------------------------------------------------------------------------------------------------
 _limiters: dict[int, threading.BoundedSemaphore] = {}
 _limiters_lock = threading.Lock()
-_method_fallback: dict[tuple[str | None, str], str] = {}
 
 
 def limiter(max_concurrency: int) -> threading.BoundedSemaphore:
@@ -214,7 +118,7 @@ def limiter(max_concurrency: int) -> threading.BoundedSemaphore:
 
 
 def chat_model(role: str, settings: Settings | None = None, **overrides: Any) -> ChatOpenAI:
-    """A ChatOpenAI for ``role`` (per-role model override applies). Retries are added by the callers."""
+    """A ChatOpenAI for ``role`` (per-role model and bound apply). Retries are added by the callers."""
     settings = settings or load_settings()
     if not settings.enabled:
         raise LLMNotConfigured(role, NO_MODEL_HELP)
@@ -224,10 +128,18 @@ def chat_model(role: str, settings: Settings | None = None, **overrides: Any) ->
         "base_url": settings.base_url,
         "api_key": key,
         "temperature": settings.temperature,
-        "timeout": settings.timeout_s,
-        "max_retries": 0,  # retries are ours (with_retry) so each attempt is accounted
+        # read = the longest silence between two streamed tokens (or before the first one)
+        "timeout": httpx.Timeout(settings.timeout_s, connect=min(CONNECT_TIMEOUT_S, settings.timeout_s)),
+        "max_retries": 0,  # retries are ours so each attempt is accounted and format errors are not retried
         "stream_usage": True,
     }
+    bound = overrides.pop("max_tokens", settings.max_tokens_for(role))
+    if settings.base_url:
+        # LangChain sends OpenAI's newer ``max_completion_tokens``, which llama.cpp, Ollama and LM Studio do
+        # not read: a local server would generate unbounded. They all read ``max_tokens``.
+        params["extra_body"] = {"max_tokens": bound}
+    else:
+        params["max_tokens"] = bound
     params.update(overrides)
     return ChatOpenAI(**params)
 
@@ -249,43 +161,168 @@ def strip_think(text: str) -> str:
     return THINK_RE.sub("", text or "").strip()
 
 
-def _invoke(role: str, model: Any, messages: list[BaseMessage], settings: Settings, config: dict) -> AIMessage:
-    runnable = model.with_retry(
-        retry_if_exception_type=RETRYABLE,
-        wait_exponential_jitter=settings.retry_backoff_s > 0,
-        exponential_jitter_params={"multiplier": max(settings.retry_backoff_s, 0.01), "max": MAX_BACKOFF_S,
-                                   "jitter": settings.retry_backoff_s},
-        stop_after_attempt=settings.max_retries + 1,
-    )
-    with limiter(settings.max_concurrency):
+# ---------------------------------------------------------------------------------------------------
+# One request: streamed, bounded, retried on transport failures
+# ---------------------------------------------------------------------------------------------------
+@dataclass
+class _Reply:
+    text: str
+    finish: str
+
+
+class _PartialFeed:
+    """Turns streamed pieces into throttled partial-JSON dicts for a progress sink."""
+
+    def __init__(self, sink: PartialSink | None) -> None:
+        self.sink, self.parts, self.last_emit, self.last = sink, [], 0.0, None
+
+    def add(self, piece: str) -> None:
+        if not piece or self.sink is None:
+            return
+        self.parts.append(piece)
+        now = time.monotonic()
+        if now - self.last_emit >= PARTIAL_INTERVAL_S:
+            self.last_emit = now
+            self._publish()
+
+    def _publish(self) -> None:
+        text = strip_think("".join(self.parts))
+        start = text.find("{")
+        value = parse_partial_json(text[start:]) if start >= 0 else None
+        if isinstance(value, dict) and value and value != self.last:
+            self.last = value
+            self.sink(value)
+
+    def flush(self) -> None:
+        if self.sink is not None and self.parts:
+            self._publish()
+
+
+def _stream(model: ChatOpenAI, msgs: list[BaseMessage], cfg: dict, feed: _PartialFeed) -> _Reply:
+    text: list[str] = []
+    args: list[str] = []
+    finish = ""
+    try:
+        for chunk in model.stream(msgs, config=cfg):
+            if isinstance(chunk.content, str) and chunk.content:
+                text.append(chunk.content)
+                feed.add(chunk.content)
+            for tc in getattr(chunk, "tool_call_chunks", None) or []:
+                if tc.get("args") and tc.get("index", 0) in (0, None):
+                    args.append(tc["args"])
+                    feed.add(tc["args"])
+            finish = (chunk.response_metadata or {}).get("finish_reason") or finish
+    except openai.LengthFinishReasonError:
+        finish = "length"  # the SDK's json_schema helper raises at the bound; we report it as truncation
+    feed.flush()
+    return _Reply("".join(args) if args else "".join(text), finish)
+
+
+def _send(model: ChatOpenAI, msgs: list[BaseMessage], cfg: dict, settings: Settings, feed: _PartialFeed) -> _Reply:
+    if settings.stream:
+        return _stream(model, msgs, cfg, feed)
+    try:
+        msg = model.invoke(msgs, config=cfg)
+    except openai.LengthFinishReasonError as exc:
+        return _Reply(exc.completion.choices[0].message.content or "", "length")
+    return _Reply(_content(msg), (msg.response_metadata or {}).get("finish_reason") or "")
+
+
+def _names_format(exc: Exception) -> bool:
+    body = getattr(exc, "body", None)
+    text = f"{getattr(exc, 'message', '')} {json.dumps(body) if body is not None else ''}"
+    return bool(FORMAT_WORDS_RE.search(text))
+
+
+def _is_format_rejection(exc: Exception) -> bool:
+    """A 4xx (other than auth / not found / rate limit), or a 5xx whose body names the output format."""
+    if not isinstance(exc, openai.APIStatusError):
+        return False
+    status = exc.status_code
+    if 400 <= status < 500:
+        return status not in NOT_FORMAT_STATUSES
+    return status >= 500 and _names_format(exc)
+
+
+def _backoff(settings: Settings, attempt: int) -> float:
+    base = settings.retry_backoff_s
+    return min(MAX_BACKOFF_S, base * 2 ** attempt) + random.uniform(0, base) if base > 0 else 0.0
+
+
+def _call(role: str, model: ChatOpenAI, msgs: list[BaseMessage], settings: Settings, cfg: dict,
+          feed: _PartialFeed, *, formatted: bool = False) -> _Reply:
+    """One logical request with transport retries. ``formatted``: a refused format raises _FormatRejected."""
+    last: Exception | None = None
+    for attempt in range(settings.max_retries + 1):
+        if attempt:
+            time.sleep(_backoff(settings, attempt - 1))
         try:
-            return runnable.invoke(messages, config=config)
-        except RETRYABLE as exc:
-            raise LLMCallError(role, f"{type(exc).__name__} after {settings.max_retries} retries: {exc}") from exc
-        except openai.APIStatusError as exc:
-            raise LLMCallError(role, f"HTTP {exc.status_code}: {exc.message}") from exc
+            with limiter(settings.max_concurrency):
+                return _send(model, msgs, cfg, settings, feed)
+        except (openai.APIStatusError, *RETRYABLE) as exc:
+            if formatted and _is_format_rejection(exc):
+                raise _FormatRejected(_status_text(exc)) from exc
+            if not isinstance(exc, RETRYABLE):
+                raise LLMCallError(role, _status_text(exc)) from exc
+            last = exc
+    raise LLMCallError(role, _failure_text(last, settings)) from last
 
 
-def _config(role: str, call_id: str, meta: dict | None, callbacks: list | None) -> dict:
+def _status_text(exc: Exception) -> str:
+    if isinstance(exc, openai.APIStatusError):
+        return safe_error(f"HTTP {exc.status_code}: {exc.message}", 500)  # mask before cutting
+    return safe_error(exc, 500)
+
+
+def _failure_text(exc: Exception | None, settings: Settings) -> str:
+    retries = f"after {settings.max_retries} retries"
+    if isinstance(exc, openai.APITimeoutError | httpx.TimeoutException):
+        return (f"no reply from the model for {settings.timeout_s:g} s ({retries}). The timeout counts from the "
+                f"last token received; raise IFWORLD_TIMEOUT_S (sidebar: Timeout) for a slow local model.")
+    return f"{_status_text(exc) if exc else 'failed'} {retries}"
+
+
+def _config(role: str, call_id: str, meta: dict | None, callbacks: list | None, *, quiet: bool = False,
+            **extra: Any) -> dict:
     metadata = {"ifworld_role": role, "ifworld_call": call_id}
-    for k, v in (meta or {}).items():
+    for k, v in {**(meta or {}), **extra}.items():
         metadata[f"ifworld_{k}"] = v
-    cfg: dict[str, Any] = {"metadata": metadata, "run_name": role, "tags": [f"role:{role}"]}
+    tags = [f"role:{role}"] + ([NOSTREAM_TAG] if quiet else [])
+    cfg: dict[str, Any] = {"metadata": metadata, "run_name": role, "tags": tags}
     if callbacks:
         cfg["callbacks"] = callbacks
     return cfg
+
+
+def _bounded(role: str, settings: Settings, bound: int, send: Callable[[int], _Reply]) -> tuple[_Reply, int]:
+    """Send with ``bound``; a reply cut at the bound is retried once with twice the bound when allowed."""
+    reply = send(bound)
+    if reply.finish == "length" and bound < MAX_TOKENS_LIMIT:
+        bound = min(MAX_TOKENS_LIMIT, bound * 2)
+        reply = send(bound)
+    return reply, bound
 
 
 def complete(role: str, messages: Messages, *, settings: Settings | None = None, meta: dict | None = None,
              callbacks: list | None = None, **model_overrides: Any) -> str:
     """Plain text completion for ``role`` with retries; ``<think>`` blocks removed.
 
-    ``meta`` (e.g. ``{"round": 2, "system": "whatif"}``) is attached to the call record.
+    ``meta`` (e.g. ``{"round": 2, "system": "whatif"}``) is attached to the call record. A reply cut at the
+    bound is retried once with a larger bound; if it is cut again the text so far is returned and the call
+    is recorded as ``truncated``.
     """
     settings = settings or load_settings()
-    model = chat_model(role, settings, **model_overrides)
-    msg = _invoke(role, model, _to_messages(messages), settings, _config(role, uuid.uuid4().hex, meta, callbacks))
-    return strip_think(_content(msg))
+    msgs = _to_messages(messages)
+    call_id = uuid.uuid4().hex
+    first = int(model_overrides.pop("max_tokens", settings.max_tokens_for(role)))
+
+    def send(bound: int) -> _Reply:
+        model = chat_model(role, settings, max_tokens=bound, **model_overrides)
+        cfg = _config(role, call_id, meta, callbacks, max_tokens=bound)
+        return _call(role, model, msgs, settings, cfg, _PartialFeed(None))
+
+    reply, _ = _bounded(role, settings, first, send)
+    return strip_think(reply.text)
 
 
 def _content(msg: BaseMessage) -> str:
@@ -313,64 +350,119 @@ def extract_json(text: str) -> Any:
     raise ValueError(f"no JSON object found ({last_error})")
 
 
+# ---------------------------------------------------------------------------------------------------
+# Structured output
+# ---------------------------------------------------------------------------------------------------
 def _schema_instruction(schema: type[BaseModel]) -> str:
-    compact = json.dumps(schema.model_json_schema(), separators=(",", ":"))
-    return f"\n\nReply with one JSON object that conforms to this JSON schema:\n{compact}"
+    compact = json.dumps(sent_schema(schema), separators=(",", ":"))
+    return f"\n\nReply with one JSON object that conforms to this JSON schema (fill in every field):\n{compact}"
 
 
 def _with_schema(msgs: list[BaseMessage], schema: type[BaseModel]) -> list[BaseMessage]:
-    """Append the schema to the system message (local servers often ignore response_format)."""
+    """Append the schema to the system message: every method shows it (servers that grammar-constrain a
+    forced tool call do not show the tool to the model), and it sits in the prefix a round's calls share."""
     if msgs and isinstance(msgs[0], SystemMessage):
         return [SystemMessage(_content(msgs[0]) + _schema_instruction(schema)), *msgs[1:]]
     return [SystemMessage(_schema_instruction(schema).strip()), *msgs]
 
 
 def _format_kwargs(method: str, schema: type[BaseModel]) -> dict[str, Any]:
+    name = re.sub(r"[^A-Za-z0-9_-]", "_", schema.__name__)[:64]
     if method == "json_schema":
-        spec = {"name": schema.__name__, "schema": schema.model_json_schema(), "strict": False}
+        spec = {"name": name, "schema": sent_schema(schema), "strict": False}
         return {"response_format": {"type": "json_schema", "json_schema": spec}}
+    if method == "function_calling":
+        tool = {"type": "function", "function": {"name": name, "description": f"Record the {name} object.",
+                                                 "parameters": sent_schema(schema)}}
+        return {"tools": [tool], "tool_choice": {"type": "function", "function": {"name": name}}}
     if method == "json_mode":
         return {"response_format": {"type": "json_object"}}
     return {}
 
 
-def _method_for(settings: Settings, role: str) -> str:
-    if settings.structured_method != "auto":
-        return settings.structured_method
-    return _method_fallback.get((settings.base_url, settings.model_for(role)), "json_schema")
+def _invoke_structured(role: str, msgs: list[BaseMessage], schema: type[BaseModel], settings: Settings,
+                       call_id: str, meta: dict | None, callbacks: list | None, sink: PartialSink | None,
+                       overrides: dict[str, Any]) -> _Reply:
+    """Send with the endpoint's method; under ``auto`` a refused method moves to the next, once."""
+    key = endpoint_key(settings, role)
+    probing = settings.structured_method == "auto" and known_method(settings, role) is None
+    lock = _probe_locks.setdefault(key, threading.Lock()) if probing else None
+    if lock:
+        lock.acquire()  # the first call per (endpoint, model) probes; the others wait and reuse its answer
+    try:
+        chain_, refused = chain(settings, role), []
+        for method in chain_:
+
+            def send(bound: int, method: str = method) -> _Reply:
+                model = chat_model(role, settings, **{**overrides, "max_tokens": bound})
+                model = model.bind(**_format_kwargs(method, schema))
+                cfg = _config(role, call_id, meta, callbacks, quiet=True, method=method, max_tokens=bound)
+                return _call(role, model, msgs, settings, cfg, _PartialFeed(sink), formatted=method != "prompt")
+
+            try:
+                reply, bound = _bounded(role, settings, settings.max_tokens_for(role), send)
+            except _FormatRejected as exc:
+                refused.append(f"{method}: {exc}")
+                continue
+            if settings.structured_method == "auto":
+                remember(settings, role, method)
+            if reply.finish == "length":
+                raise TruncatedOutputError(
+                    role, f"reply truncated at {bound} tokens even after a retry with a larger bound; raise "
+                          f"{settings.max_tokens_setting(role)}", reply.text)
+            return reply
+        hint = "" if settings.structured_method == "auto" else " (set IFWORLD_STRUCTURED_METHOD=auto to adapt)"
+        raise LLMCallError(role, f"the endpoint refused every structured-output method{hint}: {'; '.join(refused)}")
+    finally:
+        if lock:
+            lock.release()
 
 
 def _parse(schema: type[T], text: str) -> T:
-    return schema.model_validate(extract_json(text))
+    data = extract_json(text)
+    value = schema.model_validate(data)
+    empty = missing_content(schema, data)
+    if empty:
+        raise ValueError("the reply has no content: " + ", ".join(empty))
+    return value
 
 
 def structured(role: str, messages: Messages, schema: type[T], *, settings: Settings | None = None,
-               meta: dict | None = None, callbacks: list | None = None, **model_overrides: Any) -> T:
-    """A validated ``schema`` instance from ``role``.
+               meta: dict | None = None, callbacks: list | None = None, on_partial: PartialSink | None = None,
+               **model_overrides: Any) -> T:
+    """A validated, non-empty ``schema`` instance from ``role``.
 
-    Uses the endpoint's JSON-schema output where supported (falling back to JSON mode, then to a prompt-only
-    request when the endpoint rejects the format), strips ``<think>``, and makes one repair turn with a strict
-    JSON-only instruction before raising :class:`StructuredOutputError`.
+    The endpoint's structured-output method is used (see the module doc), ``<think>`` is stripped, and an
+    invalid or empty reply gets one repair turn before :class:`StructuredOutputError`. ``on_partial``
+    receives the partially parsed object while the reply streams (throttled to every
+    :data:`PARTIAL_INTERVAL_S`). Structured calls are tagged ``nostream``: their JSON tokens do not flood
+    LangGraph's "messages" stream; progress goes through ``on_partial`` instead. ``model_overrides`` (e.g.
+    ``seed``, ``temperature``) go to the chat model.
     """
     settings = settings or load_settings()
     msgs = _with_schema(_to_messages(messages), schema)
     call_id = uuid.uuid4().hex
-    cfg = _config(role, call_id, meta, callbacks)
     tracker = _find_tracker(callbacks)
-    reply = _invoke_structured(role, msgs, schema, settings, cfg, model_overrides)
     try:
-        return _parse(schema, reply)
-    except (ValueError, ValidationError) as exc:
-        error = _short_error(exc)
-    repair = msgs + [AIMessage(reply[:4000]), HumanMessage(REPAIR_INSTRUCTION.format(error=error))]
-    reply = _invoke_structured(role, repair, schema, settings, cfg, model_overrides)
-    try:
-        value = _parse(schema, reply)
-    except (ValueError, ValidationError) as exc:
+        reply = _invoke_structured(role, msgs, schema, settings, call_id, meta, callbacks, on_partial, model_overrides)
+        try:
+            return _parse(schema, reply.text)
+        except (ValueError, ValidationError) as exc:
+            error = _short_error(exc)
+        repair = msgs + [AIMessage(reply.text[:4000]), HumanMessage(REPAIR_INSTRUCTION.format(error=error))]
+        reply = _invoke_structured(role, repair, schema, settings, call_id, meta, callbacks, on_partial,
+                                   model_overrides)
+        try:
+            value = _parse(schema, reply.text)
+        except (ValueError, ValidationError) as exc:
+            if tracker:
+                tracker.mark(call_id, "failed", f"invalid JSON after repair: {_short_error(exc)}")
+            raise StructuredOutputError(role, f"reply was not valid JSON after one repair: {_short_error(exc)}",
+                                        reply.text) from exc
+    except TruncatedOutputError as exc:
         if tracker:
-            tracker.mark(call_id, "failed", f"invalid JSON after repair: {_short_error(exc)}")
-        raise StructuredOutputError(role, f"reply was not valid JSON after one repair: {_short_error(exc)}",
-                                    reply) from exc
+            tracker.mark(call_id, "truncated", str(exc))
+        raise
     if tracker:
         tracker.mark(call_id, "repaired")
     return value
@@ -390,24 +482,6 @@ def _find_tracker(callbacks: list | None) -> UsageTracker | None:
     return next((h for h in handlers if isinstance(h, UsageTracker)), None)
 
 
-def _invoke_structured(role: str, msgs: list[BaseMessage], schema: type[BaseModel], settings: Settings,
-                       cfg: dict, model_overrides: dict[str, Any] | None = None) -> str:
-    method = _method_for(settings, role)
-    while True:
-        model = chat_model(role, settings, **(model_overrides or {}))
-        fmt = _format_kwargs(method, schema)
-        if fmt:
-            model = model.bind(**fmt)
-        try:
-            return _content(_invoke(role, model, msgs, settings, cfg))
-        except LLMCallError as exc:
-            rejected = isinstance(exc.__cause__, openai.BadRequestError | openai.UnprocessableEntityError)
-            if not rejected or method == "prompt":
-                raise
-            method = "json_mode" if method == "json_schema" else "prompt"
-            _method_fallback[(settings.base_url, settings.model_for(role))] = method
-
-
 def _short_error(exc: Exception) -> str:
     if isinstance(exc, ValidationError):
         return "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:5])
@@ -424,27 +498,6 @@ async def astructured(role: str, messages: Messages, schema: type[T], **kwargs: 
     return await asyncio.to_thread(structured, role, messages, schema, **kwargs)
 
 
-@dataclass(frozen=True)
-class ConnectionReport:
-    ok: bool
-    latency_s: float
-    model: str
-    message: str
-    models: list[str] = field(default_factory=list)
+from ifworld.connection import ConnectionReport, test_connection  # noqa: E402  (uses the functions above)
 
-
-def test_connection(settings: Settings | None = None) -> ConnectionReport:
-    """One tiny call to check the endpoint; never raises."""
-    settings = settings or load_settings()
-    model_name = settings.model_for("connection")
-    start = time.perf_counter()
-    try:
-        quick = settings.model_copy(update={"max_retries": 0})
-        text = complete("connection", [("user", "Reply with the single word: pong")], settings=quick,
-                        max_tokens=5, temperature=0)
-    except LLMError as exc:
-        return ConnectionReport(False, time.perf_counter() - start, model_name, str(exc))
-    return ConnectionReport(True, time.perf_counter() - start, model_name, f"replied {text[:40]!r}")
-
-
-test_connection.__test__ = False  # not a pytest test despite the name
+__all__ += ["ConnectionReport"]

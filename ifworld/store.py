@@ -40,8 +40,9 @@ from ifworld.redact import MIN_SECRET_CHARS, known_secrets, redact, redact_bytes
 from ifworld.safe_text import clean_title
 
 KINDS = ("whatif", "rws", "beliefs")
-STATUSES = ("pending", "running", "interrupted", "cancelled", "failed", "completed")
+STATUSES = ("pending", "running", "interrupted", "cancelled", "failed", "completed", "paused")
 RESUMABLE = ("pending", "interrupted", "cancelled", "failed")
+"""Statuses the generic resume continues (a paused run waits for a person's answer instead)."""
 # Key names that hold credentials ("access_token", "api_key"); usage counters like "prompt_tokens" are kept.
 SECRET_KEY_RE = re.compile(r"(api[_-]?key|secret|passw(or)?d|authorization|bearer|(^|[_-])token$)", re.I)
 BUSY_TIMEOUT_MS = 30_000
@@ -61,6 +62,10 @@ CREATE TABLE IF NOT EXISTS ifw_calls (
     start REAL, end REAL, latency_s REAL, prompt_tokens INTEGER, completion_tokens INTEGER,
     retries INTEGER, status TEXT, error TEXT, output TEXT,
     PRIMARY KEY (run_id, call_id)
+);
+CREATE TABLE IF NOT EXISTS ifw_structured_methods (
+    endpoint TEXT NOT NULL, model TEXT NOT NULL, method TEXT NOT NULL, updated REAL NOT NULL,
+    PRIMARY KEY (endpoint, model)
 );
 """
 # Columns added after the first release: ALTERed into older files on open.
@@ -406,6 +411,18 @@ class RunStore:
     def calls(self, run_id: str) -> list[dict[str, Any]]:
         cols, rows = self._read("SELECT * FROM ifw_calls WHERE run_id=? ORDER BY start", (run_id,))
         return [dict(zip(cols, r, strict=True)) for r in rows]
+
+    # -- structured-output method per endpoint (what ``auto`` found works; shared by app and CLI) ----
+    def structured_method(self, endpoint: str, model: str) -> str | None:
+        with self._lock:
+            row = self._conn.execute("SELECT method FROM ifw_structured_methods WHERE endpoint=? AND model=?",
+                                     (endpoint, model)).fetchone()
+        return row[0] if row else None
+
+    def remember_structured_method(self, endpoint: str, model: str, method: str) -> None:
+        with self._tx() as c:
+            c.execute("INSERT OR REPLACE INTO ifw_structured_methods VALUES (?, ?, ?, ?)",
+                      (endpoint, model, method, time.time()))
 
     # -- checkpoints -----------------------------------------------------------------------------
     def history(self, graph: Any, run_id: str) -> list[Any]:

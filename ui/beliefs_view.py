@@ -20,14 +20,17 @@ from ifworld.beliefs.sweep import parse_grid, read_table
 from ifworld.events import Event
 from ui.runs_view import register_renderer
 
+DEFAULT_PAGE_RUNS = 20
+MAX_PAGE_RUNS = 500
 SPEEDS = {"0.25 s": 0.25, "0.5 s": 0.5, "1 s": 1.0, "2 s": 2.0}
 FIG_HEIGHT = 380
 SWEEP_TEXT = {"agents": "10, 20", "false_facts": "1, 3", "bandwidth": "1, 3"}  # form starts as a small grid
-SWEEP_CHOICES = {"strategy": list(STRATEGIES), "rule": ["additive"], "domain": ["family"]}
+SWEEP_CHOICES = {"strategy": list(STRATEGIES), "rule": ["additive"], "domain": ["family"], "topology": ["complete"]}
 SWEEP_FIELDS = ("agents", "facts", "true_facts", "false_facts", "bandwidth", "rounds", "threshold", "stop_share",
-                "liars", "noise", "strategy", "rule", "domain")
-FORM_FIELDS = ("agents", "facts", "true_facts", "false_facts", "bandwidth", "rounds", "strategy", "rule",
-               "threshold", "stop_share", "domain", "liars", "noise", "with_replacement", "domain_seed")
+                "liars", "noise", "degree", "strategy", "rule", "domain", "topology")
+FORM_FIELDS = ("agents", "facts", "true_facts", "false_facts", "bandwidth", "rounds", "strategy", "rule", "trust",
+               "discount", "threshold", "stop_share", "domain", "liars", "noise", "with_replacement", "domain_seed",
+               "topology", "degree", "rewire", "graph_seed")
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -57,14 +60,27 @@ def config_widgets(prefix: str, names: tuple[str, ...], defaults: dict[str, Any]
             for i, name in enumerate(names)}
 
 
-def parameter_form(prefix: str) -> tuple[bool, dict[str, Any], int]:
-    """The simulation parameters in one form; returns (submitted, config kwargs, seed). Widgets keep
-    values inside the documented bounds; the config's own message reports anything else."""
+def parameter_form(prefix: str) -> tuple[bool, dict[str, Any], int, int]:
+    """The simulation parameters in one form; returns (submitted, config kwargs, seed, runs). Widgets
+    keep values inside the documented bounds; the config's own message reports anything else."""
     with st.form(f"{prefix}_form"):
         kw = config_widgets(prefix, FORM_FIELDS)
-        seed = st.number_input("Seed", min_value=0, max_value=MAX_SEED, value=0, step=1, key=f"{prefix}_seed")
+        c = st.columns(4)
+        seed = c[0].number_input("Seed", min_value=0, max_value=MAX_SEED, value=0, step=1, key=f"{prefix}_seed")
+        runs = c[1].number_input("Runs R", min_value=1, max_value=MAX_PAGE_RUNS, value=DEFAULT_PAGE_RUNS, step=1,
+                                 key=f"{prefix}_runs", help="Independent runs (mean ± std); the player shows one.")
         submitted = st.form_submit_button("▶️ Run simulation", type="primary")
-    return submitted, kw, int(seed)
+    return submitted, kw, int(seed), int(runs)
+
+
+def summary_over_runs(summary: dict[str, Any], cap: int) -> None:
+    """Mean ± std over R runs as st.metric."""
+    c = st.columns(5)
+    for col, (label, key) in zip(c, (("F1", "f1"), ("Precision", "precision"), ("Recall", "recall")), strict=False):
+        col.metric(label, f"{summary[key]:.3f}", help=f"mean over {summary['runs']} runs")
+        col.caption(f"± {summary[key + '_std']:.3f} (std)")
+    c[3].metric("Rounds", f"{summary['rounds_mean']:.1f} / {cap}", help="mean rounds used")
+    c[4].metric("Stopped by vote", f"{summary['converged_rate']:.0%}", help="share of runs that stopped by vote")
 
 
 def summary_metrics(precision: float, recall: float, f1: float, rounds: int, cap: int, converged: bool) -> None:
@@ -88,23 +104,24 @@ def _still(fig: go.Figure, t: int) -> go.Figure:
     return out
 
 
-def animated_figures(recording: Recording, domain: Domain) -> dict[str, go.Figure]:
-    """The engine's animated network, heatmap and metrics figures for run 0."""
-    return {"network": animation.network_figure(recording, domain),
-            "heatmap": animation.belief_heatmap_figure(recording, domain),
-            "metrics": animation.metrics_figure(recording)}
+def animated_figures(recording: Recording, domain: Domain, run: int = 0) -> dict[str, go.Figure]:
+    """The engine's animated network, heatmap and metrics figures for one run."""
+    return {"network": animation.network_figure(recording, domain, run),
+            "heatmap": animation.belief_heatmap_figure(recording, domain, run),
+            "metrics": animation.metrics_figure(recording, run)}
 
 
 def _step(key: str, delta: int, last: int) -> None:
     st.session_state[key] = min(last, max(0, st.session_state.get(key, 0) + delta))
 
 
-def player(recording: Recording, domain: Domain, prefix: str) -> None:
-    """Play / pause / step / speed over the rounds; a fragment reruns alone while playing."""
-    last = recording.rounds
+def player(recording: Recording, domain: Domain, prefix: str, run: int = 0) -> None:
+    """Play / pause / step / speed over the rounds of one run; a fragment reruns alone while playing."""
+    last = int(recording.active[:, run].sum())
     t_key, play_key = f"{prefix}_t", f"{prefix}_playing"
     st.session_state.setdefault(t_key, 0)
-    figs = animated_figures(recording, domain)
+    st.session_state[t_key] = min(st.session_state[t_key], last)
+    figs = animated_figures(recording, domain, run)
     mode = st.radio("View", ["Step player", "Plotly animation"], horizontal=True, key=f"{prefix}_view")
     if mode == "Plotly animation":
         for name in ("network", "heatmap"):
@@ -137,20 +154,58 @@ def player(recording: Recording, domain: Domain, prefix: str) -> None:
         b[2].button("Step ▶️", key=f"{prefix}_step", on_click=_step, args=(t_key, 1, last))
         b[3].button("End ⏭️", key=f"{prefix}_last", on_click=_step, args=(t_key, last, last))
         t = st.session_state.get(t_key, 0)
-        data = animation.round_data(recording, domain, t=t)
+        data = animation.round_data(recording, domain, run=run, t=t)
         st.markdown(f"**Round {t} of {last}** · F1 {data['f1']:.3f} · precision {data['precision']:.3f} · "
                     f"recall {data['recall']:.3f} · STOP votes {data['stop_share']:.0%}")
         left, right = st.columns(2)
-        left.plotly_chart(_still(figs["network"], t), key=f"{prefix}_net")
+        net = left.plotly_chart(_still(figs["network"], t), key=f"{prefix}_net", on_select="rerun",
+                                selection_mode="points")
+        _clicked_agent(net, prefix, recording.beliefs.shape[2])
         right.plotly_chart(_still(figs["heatmap"], t), key=f"{prefix}_heat")
         curve = go.Figure(figs["metrics"])
         curve.add_vline(x=t, line_dash="dot", line_color="grey")
         curve.update_layout(height=FIG_HEIGHT - 60)
         st.plotly_chart(curve, key=f"{prefix}_curve")
         st.caption("Network: green = only true facts passed, red = a false fact passed, grey = nothing sent; "
-                   "purple nodes are liars. Heatmap: true facts left of the dashed line, false facts right.")
+                   "purple nodes are liars. Heatmap: true facts left of the dashed line, false facts right; "
+                   "grey cells = never heard of (0 = heard of it and disbelieves it); hover for the statement.")
+        inspector(recording, domain, prefix, run, t)
 
     frame()
+
+
+def _clicked_agent(event: Any, prefix: str, agents: int) -> None:
+    """A click on an agent's node selects it in the agent inspector (the node trace follows the three
+    edge traces; its points are :func:`animation.drawn_agents` in order)."""
+    points = (getattr(event, "selection", None) or {}).get("points", []) if event is not None else []
+    shown = animation.drawn_agents(agents)
+    for point in points:
+        index = point.get("point_index", -1)
+        if point.get("curve_number", -1) == 3 and 0 <= index < len(shown):
+            st.session_state[f"{prefix}_agent"] = int(shown[index])
+
+
+def inspector(recording: Recording, domain: Domain, prefix: str, run: int, t: int) -> None:
+    """Pick an agent (its beliefs over rounds, whom it met, what it sent and received) or a fact (who
+    holds it at the current round)."""
+    c = st.columns(2)
+    agent = c[0].selectbox("Inspect agent (or click a node)", ["—", *range(recording.beliefs.shape[2])],
+                           key=f"{prefix}_agent")
+    facts = list(animation.fact_order(domain))
+    fact = c[1].selectbox("Inspect fact", ["—", *facts], key=f"{prefix}_fact",
+                          format_func=lambda f: f if f == "—" else
+                          f"{'✅' if domain.truth[f] else '❌'} {domain.labels[f]}")
+    if agent != "—":
+        st.plotly_chart(animation.agent_figure(recording, domain, run, int(agent)), key=f"{prefix}_agent_fig")
+        st.dataframe(pd.DataFrame(animation.agent_history(recording, domain, run, int(agent))), hide_index=True,
+                     key=f"{prefix}_agent_rows")
+    if fact != "—":
+        holders = animation.fact_holders(recording, domain, run, int(fact), t)
+        st.markdown(f"**{domain.labels[fact]}** ({'true' if domain.truth[fact] else 'false'}) after round {t}:")
+        st.dataframe(pd.DataFrame({"group": list(holders), "agents": [len(v) for v in holders.values()],
+                                   "which": [", ".join(map(str, v[:40])) + (" …" if len(v) > 40 else "")
+                                             for v in holders.values()]}), hide_index=True,
+                     key=f"{prefix}_fact_rows")
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -292,7 +347,7 @@ def load_rows(path: str, mtime: float) -> pd.DataFrame:
 
 
 def sweep_results(rows: pd.DataFrame, prefix: str) -> None:
-    """Tables 1–6 and Figures 1/2 in tabs."""
+    """Tables 1–6 (word headers, mean ± std) and Figures 1/2 in tabs, with PNG / SVG export."""
     names = ["Table 1 · by condition", "Table 2 · fact type", "Table 3 · most missed", "Table 4 · strategy",
              "Table 5 · convergence", "Table 6 · top configs", "Figure 1", "Figure 2"]
     tabs = st.tabs(names)
@@ -301,11 +356,34 @@ def sweep_results(rows: pd.DataFrame, prefix: str) -> None:
     for tab, build in zip(tabs[:6], builders, strict=True):
         with tab:
             st.caption(build.__doc__.splitlines()[0])
-            st.dataframe(build(rows), key=f"{prefix}_{build.__name__}")
-    with tabs[6]:
-        st.plotly_chart(figures.figure1(rows), key=f"{prefix}_fig1")
-    with tabs[7]:
-        st.plotly_chart(figures.figure2(rows), key=f"{prefix}_fig2")
+            table = build(rows)
+            shown = table if build is tables.table4_strategy_by_condition else tables.readable(table)
+            st.dataframe(shown, hide_index=build is not tables.table4_strategy_by_condition,
+                         key=f"{prefix}_{build.__name__}")
+    for tab, name, build in ((tabs[6], "figure1", figures.figure1), (tabs[7], "figure2", figures.figure2)):
+        with tab:
+            fig = build(rows)
+            st.plotly_chart(fig, key=f"{prefix}_{name}")
+            _export_buttons(fig, f"{prefix}_{name}")
+
+
+def _export_buttons(fig: go.Figure, key: str) -> None:
+    """PNG / SVG for slides, rendered on click (kaleido is optional)."""
+    if not figures.HAS_KALEIDO:
+        st.caption("PNG / SVG export: `pip install 'ifworld[export]'` (kaleido).")
+        return
+    if st.button("🖼️ Prepare PNG and SVG", key=f"{key}_prep"):
+        try:
+            st.session_state[f"{key}_img"] = {f: figures.figure_image(fig, f) for f in ("png", "svg")}
+        except (ValueError, RuntimeError, OSError) as exc:
+            st.error(f"Image export failed: {exc}")
+    images = st.session_state.get(f"{key}_img")
+    if images:
+        c = st.columns(2)
+        c[0].download_button("⬇️ PNG", images["png"], file_name=f"{key}.png", mime="image/png",
+                             key=f"{key}_png", on_click="ignore")
+        c[1].download_button("⬇️ SVG", images["svg"], file_name=f"{key}.svg", mime="image/svg+xml",
+                             key=f"{key}_svg", on_click="ignore")
 
 
 def paper_report(rep: Any, prefix: str) -> None:

@@ -124,7 +124,7 @@ def sidebar() -> None:
 
 
 def connection_check(key: str) -> None:
-    """A "Test connection" button making one tiny call; shows latency or the error."""
+    """A "Test connection" button: latency, tokens/s and the structured-output method in use, or the error."""
     if st.button("Test connection", key=key, disabled=not current_settings().enabled):
         from ifworld.llm import test_connection  # heavy import, only when asked
 
@@ -133,7 +133,10 @@ def connection_check(key: str) -> None:
     report = st.session_state.get("conn_report")
     if report is not None:
         if report.ok:
-            st.success(f"{report.model}: {report.latency_s * 1000:.0f} ms — {report.message}")
+            speed = f" · {report.tokens_per_s:.1f} tokens/s" if report.tokens_per_s else ""
+            method = f" · structured output: {report.method or 'none working'}"
+            text = f"{report.model}: {report.latency_s * 1000:.0f} ms{speed}{method} — {report.message}"
+            (st.success if report.structured_ok else st.warning)(text)
         else:
             show_error(f"{report.model}: {report.message}")
 

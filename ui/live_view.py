@@ -100,6 +100,9 @@ class LiveWhatIf:
             with self.usage_box.container():
                 whatif_view.render_usage(usage_totals(calls))
 
+    def bar_fraction(self) -> float:
+        return progress(store().calls(self.run_id), self.total, time.monotonic() - self.started).fraction
+
     def _status(self, text: str) -> None:
         self.phase = text
         inert(self.status_line).caption(f"⚙️ {text}")
@@ -122,6 +125,11 @@ class LiveWhatIf:
             self.usage()
         elif event.type == "step_failed":
             self._status(f"{event.node}: {str(data.get('error', ''))[:300]}")
+        elif event.type == "run_paused":
+            self.token_box.empty()
+            self.usage(force=True)
+            self.bar.progress(self.bar_fraction(), text="Paused: waiting for you (the form is below)")
+            self.status_line.empty()
         elif event.type == "run_finished":
             self.token_box.empty()
             self.usage(force=True)
@@ -154,16 +162,19 @@ class LiveWhatIf:
             self._status("Report written and checked.")
 
 
-def follow_run(run_id: str, *, resume: bool | None = None, show_failures: bool = True) -> dict[str, Any] | None:
+def follow_run(run_id: str, *, resume: bool | None = None, show_failures: bool = True,
+               resume_value: Any = None) -> dict[str, Any] | None:
     """Stream a run into the page; return its record, or None after a failure or a cancel (shown unless
-    the caller shows it itself; the run stays resumable).
+    the caller shows it itself; the run stays resumable) or a pause for a person (``resume_value``
+    answers one).
 
     The event stream is closed however this ends — including when Streamlit stops the script because the
     user left the page — so the run's lease is released at once and the run reads as interrupted.
     """
     info = store().get_run(run_id)
     try:
-        stream = runs.stream_run(run_id, store=store(), settings=current_settings(), resume=resume)
+        stream = runs.stream_run(run_id, store=store(), settings=current_settings(), resume=resume,
+                                 resume_value=resume_value)
         first = next(stream)  # takes the lease: a run live elsewhere is refused here, before any output
     except runs.RunLive as exc:
         show_error(str(exc), st.warning)

@@ -21,10 +21,16 @@ VERDICT_ICON = {"correct": "✅", "not_sure": "❔", "incorrect": "❌"}
 MAX_LISTED_ERRORS = 50
 
 
+@st.cache_data(max_entries=8, ttl=3600, show_spinner="Checking the gold answers…")
+def _load_checked(data: bytes) -> LoadResult:
+    """Load and check every gold answer once per upload (the check grades each gold against itself)."""
+    return load_items(data, check_gold=True)
+
+
 def load_upload(data: bytes | str, label: str) -> LoadResult | None:
-    """Load an uploaded/pasted JSONL; list bad lines by number (good lines are kept)."""
+    """Load an uploaded/pasted JSONL; list bad lines and ungradable gold answers by number."""
     try:
-        loaded = load_items(data.encode("utf-8") if isinstance(data, str) else data)
+        loaded = _load_checked(data.encode("utf-8") if isinstance(data, str) else data)
     except ValueError as exc:
         show_error(f"{label}: {exc}")
         return None
@@ -35,6 +41,10 @@ def load_upload(data: bytes | str, label: str) -> LoadResult | None:
                    + (f"\n- … and {more} more" if more > 0 else ""))
     elif loaded.items:
         st.success(f"{label}: {len(loaded.items)} items loaded.")
+    if loaded.gold_problems:
+        lines = "\n".join(f"- line {e.line}: {e.reason}" for e in loaded.gold_problems[:MAX_LISTED_ERRORS])
+        st.warning(f"{label}: {len(loaded.gold_problems)} gold answer(s) cannot be graded for their type "
+                   f"(kept; they grade not_sure).\n\n{lines}")
     return loaded
 
 
@@ -78,6 +88,10 @@ def show_grade(grade: dict[str, Any]) -> None:
     cols[1].markdown(f"Reference, normalised: `{grade.get('gt_norm', '')}`")
     if grade.get("annotations"):
         st.caption("Annotations: " + ", ".join(grade["annotations"]))
+    if len(grade.get("candidates") or []) > 1:
+        with st.expander(f"Extraction: answer taken from the {grade.get('how') or '?'}; all candidates"):
+            for candidate in grade["candidates"]:
+                st.code(candidate, language=None, wrap_lines=True)
     if grade.get("verifier_trace"):
         show_trace(grade["verifier_trace"], title="Verifier trace")
 

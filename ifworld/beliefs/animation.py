@@ -18,6 +18,8 @@ from ifworld.beliefs.rules import normalised
 
 EDGE_TRUE, EDGE_FALSE, EDGE_NONE = "#2ca02c", "#d62728", "#bbbbbb"
 FRAME_MS = 500
+MAX_DRAWN_AGENTS = 60  # larger populations: a fixed random sample of agents is drawn (no hairball)
+NEVER_HEARD = "#d9d9d9"
 
 
 def fact_order(domain: Domain) -> np.ndarray:
@@ -30,10 +32,15 @@ def round_data(recording: Recording, domain: Domain, run: int = 0, t: int = 0) -
 
     ``edges`` are (a, b, colour) with colour green when only true facts passed, red when a false
     fact passed, grey when nothing was sent. ``beliefs`` is agents × facts in :func:`fact_order`,
-    normalised to [0, 1] (additive counts are shown per pair, bounded confidences as they are).
+    normalised to [0, 1] (additive counts are shown per pair, bounded confidences as they are), NaN
+    where the agent never heard of the pair (0 = heard of it and disbelieves it).
     """
     b = recording.beliefs[t, run]
     shown = b / BOUNDED_SCALE if recording.rule == "bounded" else normalised(b)
+    if recording.rule != "bounded":  # a pair the agent never heard of is blank, not "disbelieved"
+        unheard = (b[:, 0::2] + b[:, 1::2]) == 0
+        shown[:, 0::2][unheard] = np.nan
+        shown[:, 1::2][unheard] = np.nan
     edges: list[tuple[int, int, str]] = []
     vote_share = 0.0
     if t >= 1:
@@ -59,21 +66,34 @@ def _circle(n: int) -> tuple[np.ndarray, np.ndarray]:
     return np.cos(angle), np.sin(angle)
 
 
+def drawn_agents(agents: int) -> np.ndarray:
+    """The agents the network shows: all up to MAX_DRAWN_AGENTS, else a fixed random sample."""
+    if agents <= MAX_DRAWN_AGENTS:
+        return np.arange(agents)
+    return np.sort(np.random.default_rng(0).choice(agents, MAX_DRAWN_AGENTS, replace=False))
+
+
 def _network_traces(recording: Recording, domain: Domain, run: int, t: int) -> list[go.Scatter]:
     data = round_data(recording, domain, run, t)
-    x, y = _circle(recording.beliefs.shape[2])
+    shown = drawn_agents(recording.beliefs.shape[2])
+    pos = {int(a): i for i, a in enumerate(shown)}
+    x, y = _circle(len(shown))
     traces = []
     for colour in (EDGE_TRUE, EDGE_FALSE, EDGE_NONE):
         ex, ey = [], []
         for a, b, c in data["edges"]:
-            if c == colour:
-                ex += [x[a], x[b], None]
-                ey += [y[a], y[b], None]
+            if c == colour and a in pos and b in pos:
+                ex += [x[pos[a]], x[pos[b]], None]
+                ey += [y[pos[a]], y[pos[b]], None]
         traces.append(go.Scatter(x=ex, y=ey, mode="lines", line={"color": colour, "width": 2},
                                  hoverinfo="skip", showlegend=False))
-    liars = recording.liars[run]
-    traces.append(go.Scatter(x=x, y=y, mode="markers+text", text=[str(i) for i in range(len(x))],
-                             marker={"size": 14, "color": np.where(liars, "#9467bd", "#1f77b4")},
+    liars = recording.liars[run][shown]
+    believed = np.nan_to_num(data["beliefs"][shown][:, :data["true_count"]]) > 0.5
+    hover = [f"agent {a}{' (liar)' if liars[i] else ''}: believes {int(believed[i].sum())} true facts"
+             for i, a in enumerate(shown)]
+    traces.append(go.Scatter(x=x, y=y, mode="markers+text", text=[str(a) for a in shown], hovertext=hover,
+                             hoverinfo="text", marker={"size": 14 if len(shown) <= 30 else 9,
+                                                       "color": np.where(liars, "#9467bd", "#1f77b4")},
                              showlegend=False))
     return traces
 
@@ -83,7 +103,9 @@ def network_figure(recording: Recording, domain: Domain, run: int = 0) -> go.Fig
     frames = [go.Frame(data=_network_traces(recording, domain, run, t), name=str(t))
               for t in range(recording.rounds + 1)]
     fig = go.Figure(data=frames[0].data, frames=frames)
-    fig.update_layout(title="Who talked to whom", xaxis={"visible": False}, yaxis={"visible": False},
+    n = recording.beliefs.shape[2]
+    title = "Who talked to whom" if n <= MAX_DRAWN_AGENTS else f"Who talked to whom ({MAX_DRAWN_AGENTS} of {n} agents)"
+    fig.update_layout(title=title, xaxis={"visible": False}, yaxis={"visible": False},
                       **_player(recording.rounds))
     return fig
 
@@ -93,12 +115,15 @@ def belief_heatmap_figure(recording: Recording, domain: Domain, run: int = 0) ->
     frames = []
     for t in range(recording.rounds + 1):
         data = round_data(recording, domain, run, t)
-        frames.append(go.Frame(data=[go.Heatmap(z=data["beliefs"], x=data["labels"], zmin=0, zmax=1,
-                                                colorscale="Viridis")], name=str(t)))
+        frames.append(go.Frame(data=[go.Heatmap(
+            z=data["beliefs"], x=list(range(len(data["labels"]))), customdata=[data["labels"]] * len(data["beliefs"]),
+            zmin=0, zmax=1, colorscale="Viridis", colorbar={"title": "confidence"},
+            hovertemplate="agent %{y}<br>%{customdata}<br>confidence %{z:.2f}<extra></extra>")], name=str(t)))
     fig = go.Figure(data=frames[0].data, frames=frames)
     fig.add_vline(x=domain.pairs - 0.5, line_dash="dash", line_color="white")
-    fig.update_layout(title="Beliefs (true facts | false facts)", xaxis={"showticklabels": False},
-                      yaxis_title="agent", **_player(recording.rounds))
+    fig.update_layout(title="Beliefs (true facts | false facts; grey = never heard of)",
+                      xaxis={"showticklabels": False, "title": "fact (hover for the statement)"},
+                      yaxis_title="agent", plot_bgcolor=NEVER_HEARD, **_player(recording.rounds))
     return fig
 
 
@@ -112,6 +137,57 @@ def metrics_figure(recording: Recording, run: int = 0) -> go.Figure:
     fig.add_trace(go.Scatter(x=t, y=votes, name="STOP share", mode="lines", line={"dash": "dot"}))
     fig.update_layout(title="Collective knowledge over rounds", xaxis_title="round", yaxis_range=[0, 1.05])
     return fig
+
+
+def agent_history(recording: Recording, domain: Domain, run: int, agent: int) -> list[dict[str, Any]]:
+    """One row per round for one agent: partner, facts sent and received, STOP vote, believed facts."""
+    rows = []
+    label = lambda f: domain.labels[f]  # noqa: E731 - local shorthand
+    for t in range(1, recording.rounds + 1):
+        if not recording.active[t - 1, run]:
+            break
+        partner = int(recording.partners[t - 1, run, agent])
+        sent = [label(f) for f in recording.messages[t - 1, run, agent] if f >= 0]
+        got = [label(f) for f in recording.messages[t - 1, run, partner] if f >= 0] if partner >= 0 else []
+        rows.append({"round": t, "met": "nobody" if partner < 0 else f"agent {partner}",
+                     "sent": "; ".join(sent) or "—", "received": "; ".join(got) or "—",
+                     "vote": "STOP" if recording.votes[t - 1, run, agent] else "continue",
+                     "believes (true / false)": _believed_counts(recording, domain, run, agent, t)})
+    return rows
+
+
+def _believed_counts(recording: Recording, domain: Domain, run: int, agent: int, t: int) -> str:
+    conf = np.nan_to_num(round_data(recording, domain, run, t)["beliefs"][agent]) > 0.5
+    return f"{int(conf[:domain.pairs].sum())} / {int(conf[domain.pairs:].sum())}"
+
+
+def agent_figure(recording: Recording, domain: Domain, run: int, agent: int) -> go.Figure:
+    """One agent's confidence in every fact it ever heard of, over the rounds (true: solid, false: dotted)."""
+    series = np.stack([round_data(recording, domain, run, t)["beliefs"][agent] for t in range(recording.rounds + 1)])
+    order = fact_order(domain)
+    fig = go.Figure()
+    for col in np.flatnonzero(~np.isnan(series).all(axis=0)):
+        true = col < domain.pairs
+        fig.add_trace(go.Scatter(x=np.arange(len(series)), y=series[:, col], mode="lines",
+                                 name=domain.labels[order[col]], line={"dash": "solid" if true else "dot",
+                                                                       "color": EDGE_TRUE if true else EDGE_FALSE}))
+    fig.update_layout(title=f"Agent {agent}: confidence per fact (green = true, red dotted = false)",
+                      xaxis_title="round", yaxis_title="confidence", yaxis_range=[0, 1.05], showlegend=False)
+    return fig
+
+
+def fact_holders(recording: Recording, domain: Domain, run: int, fact: int, t: int) -> dict[str, list[int]]:
+    """Who believes ``fact`` after round ``t``, who believes its negation, who never heard of the pair."""
+    b = recording.beliefs[t, run]
+    data = round_data(recording, domain, run, t)["beliefs"]
+    col = int(np.flatnonzero(fact_order(domain) == fact)[0])
+    neg = int(np.flatnonzero(fact_order(domain) == (fact ^ 1))[0])
+    heard = ~np.isnan(data[:, col])
+    del b
+    return {"believe it": [int(a) for a in np.flatnonzero(heard & (data[:, col] > 0.5))],
+            "believe its negation": [int(a) for a in np.flatnonzero(heard & (data[:, neg] > 0.5))],
+            "undecided": [int(a) for a in np.flatnonzero(heard & (data[:, col] == 0.5))],
+            "never heard of it": [int(a) for a in np.flatnonzero(~heard)]}
 
 
 def _player(rounds: int) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 STRATEGIES = ("highest_confidence", "strategic")
-RULES = ("additive", "bounded")
+RULES = ("additive", "bounded", "bayes", "discounted")
 DOMAINS = ("family", "abstract")
 
 MAX_AGENTS = 100_000
@@ -27,6 +27,7 @@ MAX_ROUNDS = 1_000
 MAX_BANDWIDTH = 100
 MAX_INITIAL_FACTS = 1_000
 MAX_SEED = 2**32 - 1
+MAX_DEGREE = 1_000
 
 # Bounded rule: confidences live on a grid of tenths, stored as small integers in [0, BOUNDED_SCALE].
 BOUNDED_SCALE = 10
@@ -39,6 +40,10 @@ LLM_FIELDS = ("agents", "facts", "true_facts", "false_facts", "bandwidth", "roun
               "domain", "liars", "noise")
 LLM_DEFAULTS = {"agents": 6, "facts": 8, "true_facts": 3, "false_facts": 2, "rounds": 5}
 
+# Discounted-evidence rule: evidence in 1/16 units; discount = 1 - 2^-shift keeps it integer.
+EVIDENCE_UNIT = 16
+DISCOUNT_SHIFTS = {0.5: 1, 0.75: 2, 0.875: 3, 0.9375: 4}
+
 # Stop vote: an agent also votes STOP once it has an opinion on every pair, each at least this sure.
 STOP_CONFIDENCE_PCT = 80
 
@@ -48,14 +53,14 @@ class ConfigError(ValueError):
 
 
 def _field(default: Any, label: str, help: str, *, flag: str | None = None, step: float | None = None,
-           **constraints: Any) -> Any:
+           choice: bool = False, **constraints: Any) -> Any:
     """A field with its widget label, CLI flag and help (``json_schema_extra`` carries the UI hints)."""
     extra = {"label": label}
     if flag:
         extra["flag"] = flag
     if step is not None:
         extra["step"] = step
-    strict = isinstance(default, (int, float)) and not isinstance(default, bool)
+    strict = isinstance(default, (int, float)) and not isinstance(default, bool) and not choice
     return Field(default, description=help, json_schema_extra=extra, strict=strict or None, **constraints)
 
 
@@ -82,8 +87,15 @@ class BeliefConfig(BaseModel):
     strategy: Literal["highest_confidence", "strategic"] = _field(
         "highest_confidence", "Sharing strategy",
         "highest_confidence: the C most believed facts; strategic: C believed facts at random.")
-    rule: Literal["additive", "bounded"] = _field(
-        "additive", "Update rule", "additive: +1 per copy heard (paper Eq. 2); bounded: ±0.1 per report.")
+    rule: Literal["additive", "bounded", "bayes", "discounted"] = _field(
+        "additive", "Update rule", "additive: +1 per copy heard (paper Eq. 2); bounded: ±0.1 per report; "
+        "bayes: log-odds, each report right with probability `trust`; discounted: old evidence fades by "
+        "`discount` per round.")
+    trust: float = _field(0.8, "Trust (bayes)", "Probability that a report is right, for the bayes rule.",
+                          step=0.05, gt=0.5, lt=1)
+    discount: Literal[0.5, 0.75, 0.875, 0.9375] = _field(
+        0.75, "Discount (discounted)", "Share of its evidence an agent keeps per round (discounted rule).",
+        choice=True)
     threshold: float = _field(0.5, "Acceptance threshold",
                               "The collective accepts a fact whose mean confidence exceeds this.",
                               step=0.05, ge=0, le=1)
@@ -98,12 +110,31 @@ class BeliefConfig(BaseModel):
                           step=0.05, ge=0, le=1)
     with_replacement: bool = _field(True, "Draw with replacement",
                                     "Draw initial facts with replacement (an agent may get fewer distinct).")
+    topology: Literal["complete", "ring", "small_world", "scale_free"] = _field(
+        "complete", "Who meets whom",
+        "complete: anyone (the paper); ring: k nearest neighbours on a circle; small_world: Watts–Strogatz "
+        "ring with rewired edges; scale_free: Barabási–Albert (each newcomer links to degree/2 agents).")
+    degree: int = _field(4, "Graph degree k", "Neighbours per agent in the ring / small-world graph (even); "
+                         "twice the links a newcomer makes in the scale-free graph.", ge=2, le=MAX_DEGREE)
+    rewire: float = _field(0.1, "Rewiring probability", "Share of ring edges rewired in the small-world graph.",
+                           step=0.05, ge=0, le=1)
+    graph_seed: int = _field(0, "Graph seed", "Seed of the interaction graph (fixed across runs).",
+                             ge=0, le=MAX_SEED)
 
     def __init__(self, **data: Any) -> None:
         try:
             super().__init__(**data)
         except ValidationError as exc:
             raise ConfigError(describe(exc)) from None
+
+    @model_validator(mode="after")
+    def _graph_fits(self) -> BeliefConfig:
+        if self.topology != "complete":
+            if self.degree >= self.agents:
+                raise ValueError(f"degree ({self.degree}) must be smaller than agents ({self.agents})")
+            if self.topology in ("ring", "small_world") and self.degree % 2:
+                raise ValueError(f"degree ({self.degree}) must be even for a {self.topology} graph")
+        return self
 
     @model_validator(mode="after")
     def _draws_fit(self) -> BeliefConfig:
@@ -155,7 +186,7 @@ def field_info(name: str) -> dict[str, Any]:
             if getattr(meta, key, None) is not None:
                 bounds[key] = getattr(meta, key)
     choices = getattr(info.annotation, "__args__", None)
-    kind = str if choices else info.annotation
+    kind = type(choices[0]) if choices else info.annotation
     return {"name": name, "default": info.default, "help": info.description or "", "label": extra.get("label", name),
             "flag": extra.get("flag", "--" + name.replace("_", "-")), "step": extra.get("step"), "type": kind,
             "choices": tuple(choices) if choices else None,
@@ -167,10 +198,16 @@ def bounds_text(name: str) -> str:
     """Human range of a numeric parameter, e.g. ``2 – 100,000``."""
     f = field_info(name)
     if f["choices"]:
-        return " | ".join(f["choices"])
+        return " | ".join(map(str, f["choices"]))
     if f["type"] is bool:
         return "yes | no"
     return f"{f['min']:,} – {f['max']:,}" if f["min"] is not None and f["max"] is not None else ""
+
+
+def llm_calls(config: BeliefConfig) -> int:
+    """Model calls an LLM population makes at most (one per agent and round; a malformed reply adds a
+    repair call) — what the confirmation threshold (``ifworld.limits.CONFIRM_CALLS``) is checked against."""
+    return config.agents * config.rounds
 
 
 def condition_label(config: BeliefConfig) -> str:
@@ -183,4 +220,10 @@ def condition_label(config: BeliefConfig) -> str:
         label += f"+liars{config.liars:g}"
     if config.noise > 0:
         label += f"+noise{config.noise:g}"
+    if config.topology != "complete":
+        label += f"+{config.topology}"
     return label
+
+
+BeliefParams = BeliefConfig
+"""The name the design notes use for the one parameter model (same class)."""

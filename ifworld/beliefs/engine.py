@@ -44,6 +44,7 @@ from ifworld.beliefs.metrics import (
 )
 from ifworld.beliefs.recording import Recorder, Recording
 from ifworld.beliefs.rules import SCRATCH_ROWS, UpdateRule, flat_index, get_rule
+from ifworld.beliefs.topology import build_edges, match_columns
 
 KEY_CELLS = 1 << 19  # cells per selection / delivery / vote block (2 MB int32 keys; measured best)
 TIE_BITS = 8  # random tie-breaker bits per (agent, fact) and round (16 when F > 256)
@@ -119,16 +120,17 @@ def simulate(config: BeliefConfig, seed: int = 0, runs: int = 1, record: bool = 
     check_size(config, runs, record)
     domain = build_domain(config)
     rng = np.random.Generator(np.random.SFC64(np.random.SeedSequence(int(seed))))
-    rule = get_rule(config.rule)
+    rule = get_rule(config.rule, config)
     beliefs = initial_facts_major(config, domain, rule, rng, runs)
     liars = choose_liars(config, rng, runs)
+    edges = build_edges(config.topology, n, config.degree, config.rewire, config.graph_seed)
     recorder = Recorder(config, domain, runs_view(beliefs, runs, n, np.int16), liars) if record else None
     out_rounds = np.full(runs, config.rounds, dtype=np.int32)
     converged = np.zeros(runs, dtype=bool)
     accepted = np.zeros((runs, 2 * config.facts), dtype=bool)
     ids, liar_cols, buffers = np.arange(runs), liars.reshape(-1), Buffers()
     for t in range(1, config.rounds + 1):
-        partners, sent, votes = play_round(beliefs, liar_cols, rule, config, rng, buffers)
+        partners, sent, votes = play_round(beliefs, liar_cols, rule, config, rng, buffers, edges)
         stop = votes.reshape(-1, n).mean(axis=1) >= config.stop_share
         if recorder is not None:
             snapshot = _record_view(partners, sent, votes, n, 2 * config.facts)
@@ -136,12 +138,13 @@ def simulate(config: BeliefConfig, seed: int = 0, runs: int = 1, record: bool = 
         if stop.any():
             done, cols = ids[stop], np.repeat(stop, n)
             out_rounds[done], converged[done] = t, True
-            accepted[done] = accept(runs_view(np.compress(cols, beliefs, axis=1), len(done), n), config.threshold)
+            accepted[done] = accept(runs_view(np.compress(cols, beliefs, axis=1), len(done), n), config.threshold,
+                                    rule)
             beliefs, liar_cols, ids = np.compress(~cols, beliefs, axis=1), liar_cols[~cols], ids[~stop]
         if len(ids) == 0:
             break
     if len(ids):
-        accepted[ids] = accept(runs_view(beliefs, len(ids), n), config.threshold)
+        accepted[ids] = accept(runs_view(beliefs, len(ids), n), config.threshold, rule)
     precision, recall, f1 = scores(accepted, domain.truth)
     recording = recorder.finish() if recorder is not None else None
     return SimulationResult(config, int(seed), domain, precision, recall, f1, out_rounds, converged,
@@ -250,7 +253,7 @@ class Buffers:
 
 def select_facts_major(
     beliefs: np.ndarray, believe_min: int, strategy: str, bandwidth: int, rng: np.random.Generator,
-    out: np.ndarray | None = None, buffers: Buffers | None = None,
+    out: np.ndarray | None = None, buffers: Buffers | None = None, rank: Any = None,
 ) -> np.ndarray:
     """(bandwidth, columns) int32 facts each column shares, F (= no fact) past its knowledge base.
 
@@ -258,6 +261,7 @@ def select_facts_major(
     ``rank << 2w | r << w | (f ^ r)`` with r a fresh w-bit random number (w = 8, or 16 when F > 256):
     r orders equal ranks at random, and when two r collide, ``f ^ r`` orders them either way with
     probability 1/2. Each pick is a column maximum; ``(key ^ key >> w) & (2^w - 1)`` names its fact.
+    ``rank(block)``, when given, maps belief values to what is ranked (a rule's ``rank`` hook).
     """
     facts, cols = beliefs.shape
     w = TIE_BITS if facts <= 1 << TIE_BITS else 2 * TIE_BITS
@@ -273,7 +277,7 @@ def select_facts_major(
     for s in range(0, cols, width):
         n = min(width, cols - s)
         key, tie = key_buf[:facts * n].reshape(facts, n), tie_buf[:facts * n].reshape(facts, n)
-        block = beliefs[:, s:s + n]
+        block = beliefs[:, s:s + n] if rank is None else rank(beliefs[:, s:s + n])
         key[...] = block if strategy == "highest_confidence" else block >= believe_min
         key <<= 2 * w
         raw = rng.bit_generator.random_raw(-(-facts * n * w // 64))
@@ -374,26 +378,32 @@ def all_sure(beliefs: np.ndarray) -> np.ndarray:
 
 def play_round(
     beliefs: np.ndarray, liars: np.ndarray, rule: UpdateRule, config: BeliefConfig, rng: np.random.Generator,
-    buffers: Buffers | None = None,
+    buffers: Buffers | None = None, edges: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Advance every active run by one round in place; returns partner columns, sent facts, STOP votes.
 
-    After the pairing, blocks of whole runs go through select, deliver and vote while in cache."""
+    Pairing is a random perfect matching, or a random maximal matching of ``edges`` (a graph
+    topology). After the pairing, blocks of whole runs go through select, deliver and vote in cache."""
     facts, cols, n = beliefs.shape[0] - SCRATCH_ROWS, beliefs.shape[1], config.agents
-    partners = pair_columns(rng, cols // n, n)
+    if edges is None:
+        partners = pair_columns(rng, cols // n, n)
+    else:
+        partners = match_columns(edges, rng, cols // n, n)
     sent = np.empty((config.bandwidth, cols), dtype=np.int32)
     votes = np.empty(cols, dtype=bool)
     width = max(1, KEY_CELLS // (facts * n)) * n
+    sure = getattr(rule, "all_sure", all_sure)
     for s in range(0, cols, width):
         block, out = beliefs[:, s:s + width], sent[:, s:s + width]
-        select_facts_major(block[:facts], rule.believe_min, config.strategy, config.bandwidth, rng, out, buffers)
+        select_facts_major(block[:facts], rule.believe_min, config.strategy, config.bandwidth, rng, out, buffers,
+                           getattr(rule, "rank", None))
         # the confidence is the sender's in its own pick: a liar (or a flip in transit) asserts the
         # negation as strongly as the sender believes the original
         conf = confidence_facts_major(beliefs, out, s) if rule.uses_confidence else None
         distort(out, liars[s:s + width], config.noise, rng)
         changed = deliver_facts_major(beliefs, partners[s:s + width], out, conf, rule, s)
         vote = votes[s:s + width]
-        vote[...] = all_sure(block[:facts])
+        vote[...] = sure(block[:facts])
         vote |= ~changed
     beliefs[facts:] = 0
     return partners, sent, votes
@@ -414,7 +424,7 @@ def select_shares(
     """Facts each agent shares (rows, C) int64 with -1 padding, and its normalised confidence."""
     facts = beliefs.shape[-1]
     fm = to_facts_major(beliefs)
-    sent = select_facts_major(fm[:facts], rule.believe_min, strategy, bandwidth, rng)
+    sent = select_facts_major(fm[:facts], rule.believe_min, strategy, bandwidth, rng, rank=getattr(rule, "rank", None))
     conf = confidence_facts_major(fm, sent)
     return np.where(sent < facts, sent, -1).T.astype(np.int64), np.ascontiguousarray(conf.T)
 

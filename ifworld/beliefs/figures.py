@@ -1,12 +1,21 @@
-"""Paper-style plotly figures from tidy sweep rows; builders return ``go.Figure`` and never show."""
+"""Paper-style plotly figures from tidy sweep rows; builders return ``go.Figure`` and never show.
+
+Readability rules: one colour per condition across every panel (:func:`condition_colours`), axis
+titles on every panel, colour bars on heatmaps, categorical parameters on categorical axes, a
+"not swept" note instead of an empty panel, violins clipped to [0, 1]. :func:`figure_image`
+exports PNG / SVG for slides when the optional ``kaleido`` package is installed.
+"""
 
 from __future__ import annotations
 
+import importlib.util
+
 import pandas as pd
 import plotly.graph_objects as go
+from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
-from ifworld.beliefs.tables import PARAMETERS, varying_parameters
+from ifworld.beliefs.tables import PARAMETERS, WORDS, varying_parameters
 
 FIGURE1_EFFECTS = (
     ("bandwidth", "Bandwidth"), ("agents", "Population"), ("rounds", "Max rounds"),
@@ -16,37 +25,92 @@ FIGURE1_TITLES = tuple(t for _, t in FIGURE1_EFFECTS) + (
     "Best performance (agents × bandwidth)", "Convergence by condition", "Precision vs recall",
     "Convergence speed", "Sensitivity (F1 range)", "Misinformation load",
 )
-PANEL_HEIGHT = 280
+PANEL_HEIGHT = 300
+PALETTE = qualitative.Plotly + qualitative.Dark24
+HEAT_SCALE = "Viridis"
+HAS_KALEIDO = importlib.util.find_spec("kaleido") is not None
 
 
-def _effect_traces(fig: go.Figure, rows: pd.DataFrame, param: str, r: int, c: int) -> None:
+def condition_colours(rows: pd.DataFrame) -> dict[str, str]:
+    """One fixed colour per condition (sorted), shared by every panel and figure."""
+    return {c: PALETTE[i % len(PALETTE)] for i, c in enumerate(sorted(rows["condition"].astype(str).unique()))}
+
+
+def _categorical(rows: pd.DataFrame, param: str) -> bool:
+    kind = rows[param].dtype
+    return pd.api.types.is_bool_dtype(kind) or not pd.api.types.is_numeric_dtype(kind)
+
+
+def _not_swept(fig: go.Figure, rows: pd.DataFrame, param: str, r: int, c: int) -> bool:
+    """Note "not swept (param = value)" in a panel whose parameter takes one value; True if so."""
+    if param in rows and rows[param].nunique() > 1:
+        return False
+    value = rows[param].iloc[0] if param in rows and len(rows) else "—"
+    fig.add_trace(go.Scatter(x=[0], y=[0], mode="text", text=[f"not swept<br>({param} = {value})"],
+                             textfont={"size": 13, "color": "grey"}, showlegend=False, hoverinfo="skip"),
+                  row=r, col=c)
+    fig.update_xaxes(visible=False, row=r, col=c)
+    fig.update_yaxes(visible=False, row=r, col=c)
+    return True
+
+
+def _effect_traces(fig: go.Figure, rows: pd.DataFrame, param: str, r: int, c: int,
+                   colours: dict[str, str], legend: bool) -> None:
+    if _not_swept(fig, rows, param, r, c):
+        return
     for cond, part in rows.groupby("condition"):
         mean = part.groupby(param)["f1"].agg(["mean", "std"]).reset_index()
-        fig.add_trace(go.Scatter(x=mean[param].astype(str), y=mean["mean"], name=str(cond),
+        x = mean[param].astype(str) if _categorical(rows, param) else mean[param]
+        fig.add_trace(go.Scatter(x=x, y=mean["mean"], name=str(cond), legendgroup=str(cond), showlegend=legend,
                                  error_y={"type": "data", "array": mean["std"].fillna(0)},
-                                 mode="lines+markers", legendgroup=str(cond), showlegend=(r, c) == (1, 1)),
-                      row=r, col=c)
+                                 mode="lines+markers", line={"color": colours[str(cond)]}), row=r, col=c)
+    fig.update_xaxes(title_text=WORDS.get(param, param), type="category" if _categorical(rows, param) else None,
+                     row=r, col=c)
+    fig.update_yaxes(title_text="mean F1 ± std", row=r, col=c)
 
 
 def figure1(rows: pd.DataFrame) -> go.Figure:
     """Figure 1 (4×3): parameter effects on F1, best-performance heatmap, convergence, P vs R,
     convergence-speed distribution, sensitivity and misinformation load."""
-    fig = make_subplots(rows=4, cols=3, subplot_titles=FIGURE1_TITLES)
+    colours = condition_colours(rows)
+    fig = make_subplots(rows=4, cols=3, subplot_titles=FIGURE1_TITLES, vertical_spacing=0.09)
     for i, (param, _) in enumerate(FIGURE1_EFFECTS):
-        _effect_traces(fig, rows, param, i // 3 + 1, i % 3 + 1)
-    best = rows.pivot_table(index="agents", columns="bandwidth", values="f1", aggfunc="mean")
-    fig.add_trace(go.Heatmap(z=best.to_numpy(), x=[str(c) for c in best.columns],
-                             y=[str(i) for i in best.index], colorscale="Viridis", showscale=False),
-                  row=3, col=1)
+        _effect_traces(fig, rows, param, i // 3 + 1, i % 3 + 1, colours, legend=i == 0)
+    if rows["agents"].nunique() > 1 or rows["bandwidth"].nunique() > 1:
+        best = rows.pivot_table(index="agents", columns="bandwidth", values="f1", aggfunc="mean")
+        fig.add_trace(go.Heatmap(z=best.to_numpy(), x=[str(c) for c in best.columns], y=[str(i) for i in best.index],
+                                 colorscale=HEAT_SCALE, zmin=0, zmax=1, showscale=True,
+                                 colorbar={"title": "mean F1", "len": 0.2, "y": 0.38, "x": 0.3}), row=3, col=1)
+        fig.update_xaxes(title_text="Bandwidth C", type="category", row=3, col=1)
+        fig.update_yaxes(title_text="Agents N", type="category", row=3, col=1)
+    else:
+        _not_swept(fig, rows, "agents", 3, 1)
     conv = rows.groupby("condition")["converged"].mean()
-    fig.add_trace(go.Bar(x=conv.index.astype(str), y=conv.to_numpy(), showlegend=False), row=3, col=2)
-    fig.add_trace(go.Scatter(x=rows["recall"], y=rows["precision"], mode="markers", opacity=0.4,
-                             marker={"size": 4}, showlegend=False), row=3, col=3)
-    fig.add_trace(go.Histogram(x=rows["rounds_used"], showlegend=False), row=4, col=1)
+    fig.add_trace(go.Bar(x=conv.index.astype(str), y=conv.to_numpy(), showlegend=False,
+                         marker_color=[colours[str(c)] for c in conv.index]), row=3, col=2)
+    fig.update_xaxes(title_text="Condition", type="category", row=3, col=2)
+    fig.update_yaxes(title_text="share stopped by vote", range=[0, 1], row=3, col=2)
+    for cond, part in rows.groupby("condition"):
+        fig.add_trace(go.Scatter(x=part["recall"], y=part["precision"], mode="markers", opacity=0.4,
+                                 marker={"size": 4, "color": colours[str(cond)]}, name=str(cond),
+                                 legendgroup=str(cond), showlegend=False), row=3, col=3)
+        fig.add_trace(go.Histogram(x=part["rounds_used"], marker_color=colours[str(cond)], opacity=0.6,
+                                   name=str(cond), legendgroup=str(cond), showlegend=False), row=4, col=1)
+    fig.update_xaxes(title_text="Recall", range=[0, 1.02], row=3, col=3)
+    fig.update_yaxes(title_text="Precision", range=[0, 1.02], row=3, col=3)
+    fig.update_xaxes(title_text="Rounds used", row=4, col=1)
+    fig.update_yaxes(title_text="runs", row=4, col=1)
     sens = sensitivity(rows)
-    fig.add_trace(go.Bar(x=sens.index.astype(str), y=sens.to_numpy(), showlegend=False), row=4, col=2)
-    _effect_traces(fig, rows, "false_facts", 4, 3)
-    fig.update_layout(height=4 * PANEL_HEIGHT, title="Figure 1: belief exchange, heuristic agents")
+    if len(sens):
+        fig.add_trace(go.Bar(x=[WORDS.get(p, p) for p in sens.index], y=sens.to_numpy(), showlegend=False,
+                             marker_color="grey"), row=4, col=2)
+        fig.update_xaxes(title_text="Parameter", type="category", row=4, col=2)
+        fig.update_yaxes(title_text="F1 range (max − min)", row=4, col=2)
+    else:
+        _not_swept(fig, rows, "agents", 4, 2)
+    _effect_traces(fig, rows, "false_facts", 4, 3, colours, legend=False)
+    fig.update_layout(height=4 * PANEL_HEIGHT, title="Figure 1: belief exchange, heuristic agents", barmode="overlay",
+                      legend_title="Condition")
     return fig
 
 
@@ -60,22 +124,45 @@ def sensitivity(rows: pd.DataFrame) -> pd.Series:
 def figure2(rows: pd.DataFrame) -> go.Figure:
     """Figure 2 (2×2): mean F1 by parameter value, F1 violin by condition, parameter×condition
     heatmap, convergence speed vs performance."""
+    colours = condition_colours(rows)
     fig = make_subplots(rows=2, cols=2, subplot_titles=(
         "Mean F1 by parameter", "F1 by condition", "Parameter × condition (mean F1)",
-        "Convergence speed vs performance"))
+        "Convergence speed vs performance"), vertical_spacing=0.18)
     params = varying_parameters(rows) or [p for p in PARAMETERS if p in rows][:1]
     for p in params:
         mean = rows.groupby(p)["f1"].mean()
-        fig.add_trace(go.Bar(x=[f"{p}={v}" for v in mean.index], y=mean.to_numpy(), name=p), row=1, col=1)
+        fig.add_trace(go.Bar(x=[f"{p}={v}" for v in mean.index], y=mean.to_numpy(), name=WORDS.get(p, p),
+                             showlegend=False), row=1, col=1)
+    fig.update_xaxes(title_text="parameter = value", type="category", row=1, col=1)
+    fig.update_yaxes(title_text="mean F1", range=[0, 1], row=1, col=1)
     for cond, part in rows.groupby("condition"):
-        fig.add_trace(go.Violin(y=part["f1"], name=str(cond), box_visible=True, showlegend=False),
-                      row=1, col=2)
+        fig.add_trace(go.Violin(y=part["f1"], name=str(cond), box_visible=True, showlegend=False, span=[0, 1],
+                                spanmode="manual", line_color=colours[str(cond)]), row=1, col=2)
+    fig.update_xaxes(title_text="Condition", type="category", row=1, col=2)
+    fig.update_yaxes(title_text="F1 per run", range=[0, 1.02], row=1, col=2)
     cells = pd.concat([rows.assign(level=rows[p].map(lambda v, p=p: f"{p}={v}")) for p in params])
     heat = cells.pivot_table(index="level", columns="condition", values="f1", aggfunc="mean")
     fig.add_trace(go.Heatmap(z=heat.to_numpy(), x=heat.columns.astype(str), y=heat.index.astype(str),
-                             colorscale="Viridis", showscale=False), row=2, col=1)
-    per = rows.groupby([p for p in PARAMETERS if p in rows])[["rounds_used", "f1"]].mean()
-    fig.add_trace(go.Scatter(x=per["rounds_used"], y=per["f1"], mode="markers", showlegend=False),
-                  row=2, col=2)
-    fig.update_layout(height=2 * PANEL_HEIGHT + 200, title="Figure 2: parameter and condition effects")
+                             colorscale=HEAT_SCALE, zmin=0, zmax=1, showscale=True,
+                             colorbar={"title": "mean F1", "len": 0.4, "y": 0.2, "x": 0.45}), row=2, col=1)
+    fig.update_xaxes(title_text="Condition", type="category", row=2, col=1)
+    fig.update_yaxes(title_text="parameter = value", type="category", row=2, col=1)
+    keys = [p for p in PARAMETERS if p in rows] + ["condition"]
+    per = rows.groupby(keys, dropna=False)[["rounds_used", "f1"]].mean().reset_index()
+    for cond, part in per.groupby("condition"):
+        fig.add_trace(go.Scatter(x=part["rounds_used"], y=part["f1"], mode="markers", name=str(cond),
+                                 marker={"color": colours[str(cond)]}, legendgroup=str(cond)), row=2, col=2)
+    fig.update_xaxes(title_text="mean rounds used (per configuration)", row=2, col=2)
+    fig.update_yaxes(title_text="mean F1", range=[0, 1.02], row=2, col=2)
+    fig.update_layout(height=2 * PANEL_HEIGHT + 260, title="Figure 2: parameter and condition effects",
+                      legend_title="Condition")
     return fig
+
+
+def figure_image(fig: go.Figure, fmt: str = "png", width: int = 1400) -> bytes:
+    """The figure as PNG or SVG bytes (needs the optional ``kaleido`` package and a Chromium)."""
+    if fmt not in ("png", "svg"):
+        raise ValueError(f"format must be png or svg; got {fmt!r}")
+    if not HAS_KALEIDO:
+        raise ValueError("image export needs the kaleido package: pip install 'ifworld[export]'")
+    return fig.to_image(format=fmt, width=width, height=int(fig.layout.height or 800), scale=1)

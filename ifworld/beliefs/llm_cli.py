@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 import typer
 
 from ifworld import llm
-from ifworld.beliefs.config import LLM_DEFAULTS, LLM_FIELDS, BeliefConfig
+from ifworld.beliefs.config import LLM_DEFAULTS, LLM_FIELDS, BeliefConfig, llm_calls
 from ifworld.beliefs.llm_agents import make_params
 from ifworld.beliefs.params_cli import config_options
 from ifworld.config import load_settings
 from ifworld.events import Event
+from ifworld.limits import CONFIRM_CALLS, confirmation_message, needs_confirmation
 from ifworld.runs import RunFailed, execute
 
 BAD_USAGE = 2
@@ -52,12 +54,23 @@ def register(app: typer.Typer) -> None:
         shares: str = typer.Option("", help="Comma-separated shares for --models (default equal)."),
         seed: int = typer.Option(0, help="Random seed (initial facts, pairing)."),
         as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+        yes: bool = typer.Option(False, "--yes", help=f"Run without asking when agents x rounds model calls "
+                                 f"exceed {CONFIRM_CALLS} (CONFIRM_CALLS)."),
     ) -> None:
         """Simulate belief exchange with LLM agents (progress and run id on stderr)."""
         settings = load_settings()
         if not settings.enabled:
             typer.echo(llm.NO_MODEL_HELP, err=True)
             raise typer.Exit(BAD_USAGE)
+        calls = llm_calls(config)
+        if needs_confirmation(calls) and not yes:
+            if not sys.stdin.isatty():
+                typer.echo(f"error: {confirmation_message(calls)}", err=True)
+                raise typer.Exit(BAD_USAGE)
+            if not typer.confirm(f"Up to {calls:,} model calls (confirmation above {CONFIRM_CALLS}). Continue?",
+                                 default=False, err=True):
+                typer.echo("not started", err=True)
+                raise typer.Exit(FAILED)
         try:
             share_values = [float(s) for s in _split(shares)]
             params = make_params(config, seed=seed, models=_split(models), shares=share_values or None)

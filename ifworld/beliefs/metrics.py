@@ -14,6 +14,7 @@ collective accepts at least one false fact.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from fractions import Fraction
 from typing import Any
 
@@ -32,22 +33,24 @@ SUMMARY_KEYS = (
 EMPTY_PRECISION = 1.0
 
 
-def mean_confidence(beliefs: np.ndarray) -> np.ndarray:
-    """Population-mean normalised confidence, (runs, agents, facts) -> (runs, facts) float64."""
+def mean_confidence(beliefs: np.ndarray, rule: Any = None) -> np.ndarray:
+    """Population-mean confidence, (runs, agents, facts) -> (runs, facts) float64 (the rule's
+    ``confidence`` hook, else normalised b_f / (b_f + b_¬f))."""
+    confidence = getattr(rule, "confidence", None) or normalised
     runs, agents, facts = beliefs.shape
     total = np.zeros((runs, facts), dtype=np.float64)
     agent_block = min(AGENT_BLOCK, max(1, CELL_BLOCK // facts))
     run_block = max(1, CELL_BLOCK // (agents * facts))  # whole runs per block while they fit in cache
     for r in range(0, runs, run_block):
         for start in range(0, agents, agent_block):
-            part = normalised(beliefs[r:r + run_block, start:start + agent_block], np.float64)
+            part = confidence(beliefs[r:r + run_block, start:start + agent_block], np.float64)
             total[r:r + run_block] += part.sum(axis=1)
     return total / agents
 
 
-def accept(beliefs: np.ndarray, threshold: float) -> np.ndarray:
+def accept(beliefs: np.ndarray, threshold: float, rule: Any = None) -> np.ndarray:
     """Collectively accepted facts, (runs, agents, facts) -> (runs, facts) bool, compared exactly."""
-    mean = mean_confidence(beliefs)
+    mean = mean_confidence(beliefs, rule)
     accepted = accept_from_mean(mean, threshold)
     pair = mean.reshape(mean.shape[0], -1, 2)
     near = (np.abs(pair[..., 0] - pair[..., 1]) < TIE_TOLERANCE) | (
@@ -55,7 +58,7 @@ def accept(beliefs: np.ndarray, threshold: float) -> np.ndarray:
     if near.any():
         runs, ks = np.nonzero(near)
         cells = beliefs.reshape(*beliefs.shape[:2], -1, 2)[runs, :, ks]  # (cells, agents, 2)
-        exact = exact_pairs(cells, decimal_fraction(threshold))
+        exact = exact_pairs(cells, decimal_fraction(threshold), getattr(rule, "exact_confidence", None))
         view = accepted.reshape(accepted.shape[0], -1, 2)
         view[runs, ks] = exact
     return accepted
@@ -66,15 +69,23 @@ def decimal_fraction(value: float) -> Fraction:
     return Fraction(repr(float(value)))
 
 
-def exact_pairs(cells: np.ndarray, limit: Fraction) -> np.ndarray:
+def exact_pairs(cells: np.ndarray, limit: Fraction, exact_confidence: Any = None) -> np.ndarray:
     """(cells, 2) acceptance of pairs from their (cells, agents, 2) beliefs with exact rational means.
 
     Integer beliefs: where every agent that heard of the pair has the same pair total S (always so
     under ``bounded``), mean_f = sum(b_f) / (N S) and the comparisons are integer ones; otherwise the
     sums are taken over the least common multiple of the totals. Float beliefs (LLM agents) go
-    through ``Fraction``, which is exact for binary floats."""
+    through ``Fraction``, which is exact for binary floats; so does a rule's own ``exact_confidence``.
+    Pairs where every agent holds both members equally have equal means: neither is accepted."""
     n, p, q = cells.shape[1], limit.numerator, limit.denominator
     out = np.zeros((len(cells), 2), dtype=bool)
+    if exact_confidence is not None:
+        for i in np.flatnonzero(~(cells[..., 0] == cells[..., 1]).all(axis=1)):
+            groups = Counter(map(tuple, cells[i].tolist()))  # agents with equal beliefs add equal terms
+            means = [sum((k * exact_confidence(a, b) for (a, b), k in groups.items()), Fraction(0)),
+                     sum((k * exact_confidence(b, a) for (a, b), k in groups.items()), Fraction(0))]
+            out[i] = (means[0] > limit * n and means[0] > means[1]), (means[1] > limit * n and means[1] > means[0])
+        return out
     if not np.issubdtype(cells.dtype, np.integer):
         for i, cell in enumerate(cells):
             out[i] = _fraction_pair(cell.tolist(), limit)
@@ -84,15 +95,47 @@ def exact_pairs(cells: np.ndarray, limit: Fraction) -> np.ndarray:
     heard = total > 0
     high = total.max(axis=1)
     uniform = (np.where(heard, total, high[:, None]) == high[:, None]).all(axis=1)
-    sums = wide.sum(axis=1).tolist()
-    for i in range(len(cells)):
+    sums = wide.sum(axis=1)  # (cells, 2)
+    scale = n * high
+    small = max(p, q) < 1 << 20
+    if small and int(sums.max(initial=0)) < 1 << 40 and int(scale.max(initial=0)) < 1 << 40:
+        a, b = sums[:, 0], sums[:, 1]  # int64 products cannot overflow within these bounds
+        out[:, 0] = uniform & (a * q > p * scale) & (a > b)
+        out[:, 1] = uniform & (b * q > p * scale) & (b > a)
+        rest = np.flatnonzero(~uniform)
+        if small and len(rest):
+            rest = _common_denominator(wide[rest], total[rest], n, p, q, out, rest)
+    else:
+        rest = np.arange(len(cells))
+    for i in rest.tolist():
         if uniform[i]:
-            a, b = sums[i]
-            scale = n * int(high[i])
+            a, b, den = int(sums[i, 0]), int(sums[i, 1]), int(scale[i])
         else:
-            a, b, scale = _lcm_sums(wide[i].tolist(), n)
-        out[i] = (a * q > p * scale and a > b), (b * q > p * scale and b > a)
+            a, b, den = _lcm_sums(wide[i].tolist(), n)
+        out[i] = (a * q > p * den and a > b), (b * q > p * den and b > a)
     return out
+
+
+def _common_denominator(cells: np.ndarray, total: np.ndarray, n: int, p: int, q: int, out: np.ndarray,
+                        index: np.ndarray) -> np.ndarray:
+    """Vectorised exact comparison over the lcm of each cell's pair totals (int64, with overflow
+    guards); fills ``out[index]`` and returns the indices it could not decide within int64."""
+    common = np.ones(len(cells), dtype=np.int64)
+    overflow = np.zeros(len(cells), dtype=bool)
+    for v in np.unique(total[total > 0]).tolist():
+        present = (total == v).any(axis=1)
+        step = common // np.gcd(common, v)
+        overflow |= present & (step > (1 << 40) // v)
+        common = np.where(present & ~overflow, step * v, common)
+    weight = np.where(total > 0, common[:, None] // np.where(total > 0, total, 1), 0)
+    ok = ~overflow & (weight.max(axis=1, initial=0) < (1 << 60) // max(1, n * int(cells.max(initial=1))))
+    a = (cells[..., 0] * weight).sum(axis=1)
+    b = (cells[..., 1] * weight).sum(axis=1)
+    den = n * common
+    ok &= (a < 1 << 42) & (b < 1 << 42) & (den < 1 << 42)
+    out[index[ok], 0] = ((a * q > p * den) & (a > b))[ok]
+    out[index[ok], 1] = ((b * q > p * den) & (b > a))[ok]
+    return index[~ok]
 
 
 def _lcm_sums(cell: list[list[int]], n: int) -> tuple[int, int, int]:

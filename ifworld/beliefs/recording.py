@@ -14,6 +14,7 @@ import numpy as np
 from ifworld.beliefs.config import BeliefConfig
 from ifworld.beliefs.domain import Domain
 from ifworld.beliefs.metrics import accept, scores
+from ifworld.beliefs.rules import get_rule
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,8 @@ class Recorder:
         self._active: list[np.ndarray] = []
 
     def _score(self, beliefs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        return scores(accept(beliefs, self._config.threshold), self._domain.truth)
+        return scores(accept(beliefs, self._config.threshold, get_rule(self._config.rule, self._config)),
+                      self._domain.truth)
 
     def add(self, ids: np.ndarray, beliefs: np.ndarray, partners: np.ndarray, sent: np.ndarray,
             votes: np.ndarray) -> None:

@@ -14,19 +14,37 @@ The engine keeps beliefs *facts-major*: ``beliefs[fact, column]`` with one colum
 and :data:`SCRATCH_ROWS` extra fact rows at the end. "No message" is sent as fact ``F`` (the first
 scratch row; its negation ``F ^ 1`` is the second), so deliveries need no masks.
 
-To add a rule, implement :class:`UpdateRule` and register it in :data:`RULE_REGISTRY`.
+- ``bayes`` and ``discounted`` (beyond the paper): see :class:`BayesRule` and :class:`DiscountedRule`.
+
+To add a rule, implement :class:`UpdateRule` and register it in :data:`RULE_REGISTRY`. Optional hooks
+the engine and metrics use when a rule has them: ``configured(config)`` (a copy with the config's
+parameters), ``rank(block)`` (what ``highest_confidence`` orders by, and >= ``believe_min`` for a
+believed fact; default: the belief value), ``all_sure(block)`` (the stop vote's sureness test),
+``confidence(beliefs)`` and ``exact_confidence(a, b)`` (per-agent confidence in a pair's member;
+default b_f / (b_f + b_¬f)).
 """
 
 from __future__ import annotations
 
-from typing import Protocol
+import math
+from fractions import Fraction
+from typing import Any, Protocol
 
 import numpy as np
 
-from ifworld.beliefs.config import BOUNDED_INIT_STEP, BOUNDED_SCALE, BOUNDED_START, BOUNDED_STEP
+from ifworld.beliefs.config import (
+    BOUNDED_INIT_STEP,
+    BOUNDED_SCALE,
+    BOUNDED_START,
+    BOUNDED_STEP,
+    DISCOUNT_SHIFTS,
+    EVIDENCE_UNIT,
+    STOP_CONFIDENCE_PCT,
+)
 
 REPORT_BELIEVED = 0.5  # a reported confidence above this counts as support under the bounded rule
 SCRATCH_ROWS = 2  # fact rows F and F ^ 1 that absorb "no message" deliveries
+STOP_SURE = Fraction(STOP_CONFIDENCE_PCT, 100)
 
 
 class UpdateRule(Protocol):
@@ -148,15 +166,116 @@ class BoundedRule:
         return any_rows(moved)
 
 
-RULE_REGISTRY: dict[str, UpdateRule] = {"additive": AdditiveRule(), "bounded": BoundedRule()}
+class BayesRule(AdditiveRule):
+    """Bayesian log-odds with a trust parameter (beyond the paper).
+
+    Each report is independent evidence that is right with probability ``trust``: it multiplies the
+    odds of the reported fact by r = trust / (1 - trust). Stored as evidence counts (1 for an initially
+    held fact, +1 per report), so P(f) = r^e_f / (r^e_f + r^e_¬f) depends on e_f - e_¬f only. An agent
+    believes f when P(f) > 1/2 (e_f > e_¬f); it is sure of a pair when its P is at least 0.8. Reports
+    are evidence whatever the sender's confidence (a liar's negation counts like any report).
+    """
+
+    name = "bayes"
+
+    def __init__(self, trust: float = 0.8) -> None:
+        self.trust = trust
+        self.ratio = Fraction(repr(float(trust))) / (1 - Fraction(repr(float(trust))))
+        self.log_ratio = math.log(trust / (1 - trust))
+        sure_at = 1
+        while self.ratio ** sure_at < Fraction(STOP_SURE, 1 - STOP_SURE):  # P >= 0.8  <=>  r^d >= 4
+            sure_at += 1
+        self.sure_margin = sure_at
+        self._exact: dict[int, Fraction] = {}
+
+    def configured(self, config: Any) -> BayesRule:
+        return BayesRule(config.trust)
+
+    def rank(self, block: np.ndarray) -> np.ndarray:
+        """Log-odds margin e_f - e_¬f where positive (the facts believed), else 0."""
+        margin = block - np.take(block, np.arange(block.shape[0]) ^ 1, axis=0)
+        np.maximum(margin, 0, out=margin)
+        return margin
+
+    def believes(self, beliefs: np.ndarray) -> np.ndarray:
+        return beliefs - np.take(beliefs, np.arange(beliefs.shape[-1]) ^ 1, axis=-1) >= 1
+
+    def all_sure(self, block: np.ndarray) -> np.ndarray:
+        """(columns,) every pair has |e_f - e_¬f| >= the margin where P reaches 0.8."""
+        return (np.abs(block[0::2].astype(np.int64) - block[1::2]) >= self.sure_margin).all(axis=0)
+
+    def confidence(self, beliefs: np.ndarray, dtype: type = np.float64) -> np.ndarray:
+        """P(f) = 1 / (1 + r^(e_¬f - e_f)); 0 for a pair never heard of."""
+        b = beliefs.astype(np.float64)
+        a, c = b[..., 0::2], b[..., 1::2]
+        with np.errstate(over="ignore"):
+            p = 1.0 / (1.0 + np.exp((c - a) * self.log_ratio))
+        heard = (a + c) > 0
+        out = np.empty(b.shape, dtype=dtype)
+        out[..., 0::2] = np.where(heard, p, 0.0)
+        out[..., 1::2] = np.where(heard, 1.0 - p, 0.0)
+        return out
+
+    def exact_confidence(self, a: int, b: int) -> Fraction:
+        """P(f) as an exact rational (for tie decisions); cached per log-odds margin."""
+        if a + b == 0:
+            return Fraction(0)
+        margin = b - a
+        if margin not in self._exact:
+            self._exact[margin] = 1 / (1 + self.ratio ** margin)
+        return self._exact[margin]
 
 
-def get_rule(name: str) -> UpdateRule:
-    """The registered rule called ``name``."""
+class DiscountedRule(AdditiveRule):
+    """Discounted evidence (beyond the paper): old evidence fades, so agents can change their minds.
+
+    Evidence is kept in 1/16 units (:data:`EVIDENCE_UNIT`): 16 for an initially held fact, +16 per
+    received copy, and every round (after choosing what to share, before hearing its partner) each
+    agent keeps a share ``discount`` of what it had (integer arithmetic: e <- e - e >> s with
+    discount = 1 - 2^-s, rounding down, so evidence nobody repeats is eventually forgotten).
+    Confidence is e_f / (e_f + e_¬f) as for ``additive``; an
+    agent believes a fact it still has evidence for.
+    """
+
+    name = "discounted"
+
+    def __init__(self, discount: float = 0.75) -> None:
+        self.discount = discount
+        self.shift = DISCOUNT_SHIFTS[discount]
+
+    def configured(self, config: Any) -> DiscountedRule:
+        return DiscountedRule(config.discount)
+
+    def dtype(self, rounds: int, bandwidth: int) -> type[np.signedinteger]:
+        return smallest_int(EVIDENCE_UNIT * (1 + bandwidth * (1 << self.shift)) + bandwidth * EVIDENCE_UNIT)
+
+    def initial(self, held: np.ndarray, axis: int = -1, dtype: type = np.int16) -> np.ndarray:
+        return held.astype(dtype) * dtype(EVIDENCE_UNIT)
+
+    def apply(
+        self, beliefs: np.ndarray, got: np.ndarray, cols: np.ndarray, reported: np.ndarray | None
+    ) -> np.ndarray:
+        facts = beliefs.shape[0] - SCRATCH_ROWS
+        block = beliefs[:facts, int(cols[0]):int(cols[-1]) + 1]  # the engine passes a contiguous range
+        block -= block >> self.shift
+        flat = beliefs.reshape(-1)
+        for row in got:
+            flat[flat_index(beliefs, row, cols)] += EVIDENCE_UNIT
+        return any_rows(got < facts)
+
+
+RULE_REGISTRY: dict[str, UpdateRule] = {"additive": AdditiveRule(), "bounded": BoundedRule(),
+                                        "bayes": BayesRule(), "discounted": DiscountedRule()}
+
+
+def get_rule(name: str, config: Any = None) -> UpdateRule:
+    """The registered rule called ``name``, with its parameters taken from ``config`` when given."""
     try:
-        return RULE_REGISTRY[name]
+        rule = RULE_REGISTRY[name]
     except KeyError:
         raise ValueError(f"rule must be one of {', '.join(RULE_REGISTRY)}; got {name!r}") from None
+    configured = getattr(rule, "configured", None)
+    return configured(config) if configured is not None and config is not None else rule
 
 
 def normalised(beliefs: np.ndarray, dtype: type = np.float32) -> np.ndarray:

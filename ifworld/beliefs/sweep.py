@@ -348,3 +348,10 @@ def _describe(exc: ValidationError) -> str:
             lines.append(f"{loc or 'grid file'}: {msg[:1].lower() + msg[1:]}, got {err['input']!r}"
                          if loc else msg)
     return "; ".join(lines)
+
+
+def partial_rows(out: str | Path) -> pd.DataFrame:
+    """Rows of the chunks finished so far (live results while a sweep runs); empty if none yet."""
+    store = parts_dir(out)
+    parts = sorted(store.glob("*.jsonl")) if store.exists() else []
+    return pd.DataFrame([row for part in parts for row in _read_part(part)])

@@ -12,7 +12,8 @@ from ifworld.beliefs.domain import CATEGORIES
 from ifworld.beliefs.engine import LABEL_SEPARATOR
 
 PARAMETERS = ("agents", "facts", "true_facts", "false_facts", "bandwidth", "rounds", "strategy", "rule",
-              "threshold", "stop_share", "domain", "liars", "noise")
+              "threshold", "stop_share", "domain", "liars", "noise", "topology", "degree", "rewire", "trust",
+              "discount")
 DEFAULT_TOP = 10
 
 
@@ -74,3 +75,44 @@ def table6_top_configurations(rows: pd.DataFrame, top: int = DEFAULT_TOP) -> pd.
 def varying_parameters(rows: pd.DataFrame) -> list[str]:
     """Parameters that take more than one value in ``rows`` (the swept ones)."""
     return [p for p in PARAMETERS if p in rows and rows[p].nunique() > 1]
+
+
+WORDS = {
+    "condition": "Condition", "strategy": "Strategy", "category": "Fact type", "fact": "Fact", "f1": "F1",
+    "precision": "Precision", "recall": "Recall", "rounds_used": "Rounds used", "runs": "Runs",
+    "converged_rate": "Stopped by vote", "cap_rate": "Hit the round cap", "miss_rate": "Miss rate",
+    "misses": "Misses", "domain_runs": "Runs of this domain", "agents": "Agents N", "facts": "Fact pairs K",
+    "true_facts": "True facts each", "false_facts": "False facts each", "bandwidth": "Bandwidth C",
+    "rounds": "Round cap", "rule": "Rule", "threshold": "Threshold", "stop_share": "STOP share",
+    "domain": "Domain", "domain_seed": "Domain seed", "liars": "Liars", "noise": "Noise", "topology": "Topology",
+    "degree": "Degree", "rewire": "Rewiring", "trust": "Trust", "discount": "Discount",
+}
+LABELS = ("condition", "category", "fact")
+
+
+def readable(table: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
+    """A table for people: word headers, ``x_mean``/``x_std`` pairs as one "mean ± std" column,
+    metrics before parameters, parameters that take one value in the table moved to the end."""
+    out = pd.DataFrame(index=table.index)
+    cols = list(table.columns)
+    labels = [c for c in cols if c in LABELS]
+    for c in labels:
+        out[WORDS[c]] = table[c]
+    metrics = []
+    for c in cols:
+        if c.endswith("_mean"):
+            base = c.removesuffix("_mean")
+            std = table.get(f"{base}_std", pd.Series(0.0, index=table.index)).fillna(0.0)
+            out[WORDS.get(base, base) + " (mean ± std)"] = [f"{m:.{digits}f} ± {s:.{digits}f}"
+                                                           for m, s in zip(table[c], std, strict=True)]
+            metrics.append(base)
+    rest = [c for c in cols if c not in labels and not c.endswith(("_mean", "_std"))]
+    params = [c for c in rest if c in PARAMETERS]
+    others = [c for c in rest if c not in PARAMETERS]
+    for c in others:  # metrics without a spread (rates, counts)
+        values = table[c]
+        out[WORDS.get(c, str(c))] = values.map(lambda v: f"{v:.{digits}f}") if values.dtype.kind == "f" else values
+    varying = [c for c in params if table[c].nunique() > 1]
+    for c in varying + [c for c in params if c not in varying]:
+        out[WORDS.get(c, c)] = table[c]
+    return out.reset_index(drop=True)

@@ -1,9 +1,11 @@
 """``ifworld rws run`` — run agentic answer patterns over an RWS dataset (mounted on the ``rws`` group).
 
 ``ifworld rws run --pattern single|hmaw|pace|phase|schema[,…] --data items.jsonl [--limit N] [--models a,b]
-[--verify] [--out results.json]``: the run id goes to stderr at start, progress lines to stderr, the run
-record (results, summary, cost) to ``--out`` or stdout. Without a model the command exits 2 with the
-connection help; bad input lines are listed on stderr and skipped.
+[--verify] [--out results.json] [--yes]``: the run id goes to stderr at start, progress lines to stderr, the
+run record (results, summary, cost) to ``--out`` or stdout. Without a model the command exits 2 with the
+connection help; bad input lines are listed on stderr and skipped. When the estimated calls (items ×
+patterns × models, retry paths included) exceed ``ifworld.limits.CONFIRM_CALLS`` the command asks on a
+terminal and otherwise refuses (exit 2) unless ``--yes`` is given.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import typer
 
 from ifworld.config import load_settings
 from ifworld.events import Event
+from ifworld.limits import CONFIRM_CALLS, needs_confirmation
 from ifworld.llm import NO_MODEL_HELP
 from ifworld.runs import RunFailed
 from ifworld.rws import benchmark
@@ -51,6 +54,8 @@ def run_cmd(
     models: Annotated[str | None, typer.Option(help="Comma-separated model names (same endpoint).")] = None,
     verify: Annotated[bool, typer.Option(help="Ask the LLM verifier when the grader is not sure.")] = False,
     out: Annotated[Path | None, typer.Option(help="Write the results JSON here (else stdout).")] = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Run without asking even when the estimated model "
+                                      "calls exceed the confirmation threshold.")] = False,
 ) -> None:
     """Solve items with agentic patterns, grade them, report accuracy and cost."""
     settings = load_settings()
@@ -73,6 +78,14 @@ def run_cmd(
     total = benchmark.total_tasks(params)
     lo, hi = benchmark.estimate_calls(len(params["items"]), params["patterns"], max(1, len(params["models"])))["total"]
     typer.echo(f"{total} tasks, about {lo}–{hi} model calls", err=True)
+    if needs_confirmation(hi) and not yes:
+        question = f"This run may make up to {hi} model calls (confirmation above {CONFIRM_CALLS}). Continue?"
+        if not sys.stdin.isatty():
+            _fail(f"this run may make up to {hi} model calls, above the confirmation threshold of "
+                  f"{CONFIRM_CALLS}; pass --yes to run it")
+        if not typer.confirm(question, default=False, err=True):
+            typer.echo("not started", err=True)
+            raise typer.Exit(code=1)
     try:
         record = benchmark.run_benchmark(params, settings=settings, on_event=_progress(total))
     except RunFailed as exc:
@@ -88,6 +101,30 @@ def run_cmd(
         typer.echo(text)
 
 
+def tables_cmd(
+    run_ids: Annotated[list[str], typer.Argument(help="Benchmark run ids (several datasets and/or models).")],
+    model: Annotated[str | None, typer.Option(help="Table 2 for this model only.")] = None,
+    regrade: Annotated[bool, typer.Option(help="Re-grade each run with the current grader first (no model "
+                                          "calls; the re-graded record is saved).")] = False,
+) -> None:
+    """Print the paper's Table 1 (model × single-shot) and Table 2 (dataset × pattern, macro mean) as Markdown."""
+    from ifworld.rws.tables import tables_markdown
+    from ifworld.store import get_store
+
+    store = get_store()
+    records = []
+    for run_id in run_ids:
+        try:
+            info = store.get_run(run_id)
+        except KeyError:
+            _fail(f"no such run: {run_id}")
+        if info is None or not info.record or info.record.get("workflow") != benchmark.WORKFLOW:
+            _fail(f"{run_id} is not a finished RWS benchmark run")
+        records.append(benchmark.regrade(run_id, store=store) if regrade else info.record)
+    typer.echo(tables_markdown(records, model))
+
+
 def register(app: typer.Typer) -> None:
-    """Add the ``run`` command to the ``rws`` command group."""
+    """Add the ``run`` and ``tables`` commands to the ``rws`` command group."""
     app.command("run")(run_cmd)
+    app.command("tables")(tables_cmd)

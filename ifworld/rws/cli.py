@@ -48,7 +48,8 @@ def check_cmd(
     gt: Annotated[str, typer.Argument(help="The ground-truth final answer.")],
     type_: Annotated[str, typer.Option("--type", "-t", help="numeric | symbolic | textual")] = "numeric",
     units: Annotated[str | None, typer.Option(help="Expected unit when the gold has none (numeric).")] = None,
-    timeout: Annotated[float, typer.Option(help="Time limit for a symbolic check, seconds.")] = DEFAULT_TIMEOUT_S,
+    timeout: Annotated[float, typer.Option(help="Time limit for grading this answer, seconds.")] = DEFAULT_TIMEOUT_S,
+    hint: Annotated[str | None, typer.Option(help="The item's hint; a unit it states is required.")] = None,
 ) -> None:
     """Grade one prediction against one ground truth and print the result as JSON."""
     try:
@@ -59,7 +60,7 @@ def check_cmd(
         _fail("PRED and GT must be non-empty")
     if timeout <= 0:
         _fail("--timeout must be positive")
-    result = check(pred, gt, kind, units=units, timeout_s=timeout)
+    result = check(pred, gt, kind, units=units, timeout_s=timeout, hint=hint)
     typer.echo(json.dumps(result.model_dump(), ensure_ascii=False))
 
 
@@ -74,18 +75,19 @@ def grade_cmd(
     data: Annotated[Path, typer.Option("--data", help="Items, JSONL (or a JSON array).")],
     predictions: Annotated[Path, typer.Option("--predictions", help="JSONL lines {id, prediction}.")],
     out: Annotated[Path | None, typer.Option("--out", help="Also write the results JSON here.")] = None,
-    timeout: Annotated[float, typer.Option(help="Time limit per symbolic check, seconds.")] = DEFAULT_TIMEOUT_S,
+    timeout: Annotated[float, typer.Option(help="Time limit per item, seconds.")] = DEFAULT_TIMEOUT_S,
 ) -> None:
     """Grade saved predictions against a dataset (re-scoring without re-running any model)."""
     for path in (data, predictions):
         if not path.is_file():
             _fail(f"no such file: {path}")
     try:
-        loaded = load_items(data)
+        loaded = load_items(data, check_gold=True)
         pred_rows, pred_errors = parse_records(predictions, Prediction)
     except DatasetTooLarge as exc:
         _fail(str(exc))
     _report_errors(str(data), loaded.errors)
+    _report_errors(f"{data} (gold kept, will grade not_sure)", loaded.gold_problems)
     _report_errors(str(predictions), pred_errors)
     preds: dict[str, str] = {}
     for line, row in pred_rows:
@@ -102,3 +104,30 @@ def grade_cmd(
     if out is not None:
         out.write_text(text + "\n", encoding="utf-8")
     sys.stdout.write(text + "\n")
+
+
+@app.command("convert")
+def convert_cmd(
+    source: Annotated[Path, typer.Argument(help="A GSM8K-style or MATH-style JSONL file.")],
+    fmt: Annotated[str, typer.Option("--format", "-f", help="gsm8k | math")],
+    out: Annotated[Path | None, typer.Option("--out", help="Write the RWS JSONL here (else stdout).")] = None,
+    prefix: Annotated[str, typer.Option(help="Item id prefix (default: the format name).")] = "",
+) -> None:
+    """Convert a GSM8K/MATH-style JSONL file into the RWS schema (bad lines listed on stderr)."""
+    from ifworld.rws.convert import FORMATS, convert, to_jsonl
+
+    if fmt not in FORMATS:
+        _fail(f"--format must be one of {', '.join(FORMATS)}")
+    if not source.is_file():
+        _fail(f"no such file: {source}")
+    try:
+        items, errors = convert(source, fmt, prefix)
+    except DatasetTooLarge as exc:
+        _fail(str(exc))
+    _report_errors(str(source), errors)
+    text = to_jsonl(items)
+    if out is not None:
+        out.write_text(text, encoding="utf-8")
+        typer.echo(f"{len(items)} items written to {out}", err=True)
+    else:
+        sys.stdout.write(text)

@@ -51,6 +51,16 @@ class RWSItem(BaseModel):
             return _TYPE_ALIASES.get(low, low)
         return value
 
+    @field_validator("sub_id", mode="before")
+    @classmethod
+    def _sub_id_text(cls, value: Any) -> Any:
+        """``sub_id: 1`` is accepted like ``q_id: "2"`` (numbers and strings both ways); null means none."""
+        if value is None:
+            return ""
+        if isinstance(value, bool):
+            return value
+        return str(value) if isinstance(value, (int, float)) else value
+
     @field_validator("hint", mode="before")
     @classmethod
     def _none_hint(cls, value: Any) -> Any:
@@ -91,6 +101,8 @@ class LoadResult(BaseModel):
     items: list[RWSItem] = Field(default_factory=list)
     errors: list[LineError] = Field(default_factory=list)
     duplicates: list[str] = Field(default_factory=list)
+    gold_problems: list[LineError] = Field(default_factory=list)
+    """Items kept but whose gold answer cannot be graded for its declared type (they would be unscored)."""
 
     @property
     def ok(self) -> bool:
@@ -133,6 +145,26 @@ def _validate_record(obj: Any, line: int, model: type[BaseModel], out: list, err
         out.append((line, model.model_validate(obj)))
     except ValidationError as exc:
         errors.append(LineError(line=line, reason=_schema_reason(exc)))
+    except RecursionError:
+        errors.append(LineError(line=line, reason="nested too deeply"))
+
+
+def _decode(text: str) -> Any:
+    """json.loads that turns Python's own limits into ValueError with a readable reason.
+
+    A line nested 200,000 levels deep raises RecursionError, an integer over 4,300 digits a bare
+    ValueError — both must become that line's error, never a crash of the whole load.
+    """
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"bad JSON: {exc.msg} at column {exc.colno}") from exc
+    except RecursionError as exc:
+        raise ValueError("bad JSON: nested too deeply") from exc
+    except ValueError as exc:
+        if "digits" in str(exc):
+            raise ValueError("bad JSON: an integer with more than 4,300 digits") from exc
+        raise ValueError(f"bad JSON: {str(exc)[:120]}") from exc
 
 
 def parse_records(source: str | bytes | Path, model: type[BaseModel]) -> tuple[list, list[LineError]]:
@@ -141,21 +173,25 @@ def parse_records(source: str | bytes | Path, model: type[BaseModel]) -> tuple[l
     Shared by the item loader and the predictions loader so both report bad lines the same way.
     """
     data = _read_bytes(source)
+    if data.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark must not cost line 1
+        data = data[3:]
     good: list = []
     errors: list[LineError] = []
     stripped = data.lstrip()
     if stripped.startswith(b"["):
         try:
-            records = json.loads(data.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            records = _decode(data.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as exc:
             return [], [LineError(line=1, reason=f"bad JSON array: {exc}")]
+        if not isinstance(records, list):
+            return [], [LineError(line=1, reason="bad JSON array: not a list")]
         for index, obj in enumerate(records, start=1):
             _validate_record(obj, index, model, good, errors)
         return good, errors
     if stripped.startswith(b"{") and b"\n" in stripped.rstrip():
         try:
-            whole = json.loads(data.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError):
+            whole = _decode(data.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
             whole = None
         if isinstance(whole, dict):  # one pretty-printed object: say so once instead of once per line
             return [], [LineError(line=1, reason="the file is a single JSON object spread over several lines, "
@@ -169,23 +205,27 @@ def parse_records(source: str | bytes | Path, model: type[BaseModel]) -> tuple[l
             errors.append(LineError(line=number, reason=f"not UTF-8: byte {exc.start} ({exc.reason})"))
             continue
         try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            errors.append(LineError(line=number, reason=f"bad JSON: {exc.msg} at column {exc.colno}"))
+            obj = _decode(text)
+        except ValueError as exc:
+            errors.append(LineError(line=number, reason=str(exc)))
             continue
         _validate_record(obj, number, model, good, errors)
     return good, errors
 
 
-def load_items(source: str | bytes | Path) -> LoadResult:
+def load_items(source: str | bytes | Path, check_gold: bool = False) -> LoadResult:
     """Load RWS items from a JSONL/JSON file path, raw bytes or text (e.g. a page upload).
 
     Bad lines are reported (line number + reason) and skipped; for duplicate ids the first is kept.
-    Raises :class:`DatasetTooLarge` above :data:`MAX_DATASET_BYTES`.
+    With `check_gold`, every gold answer is graded against itself in the grading worker and those that
+    cannot be graded for their declared type are listed in ``gold_problems`` with their line numbers
+    (the items are kept; they would grade not_sure). Raises :class:`DatasetTooLarge` above
+    :data:`MAX_DATASET_BYTES`.
     """
     good, errors = parse_records(source, RWSItem)
     seen: set[str] = set()
     items: list[RWSItem] = []
+    lines: dict[str, int] = {}
     duplicates: list[str] = []
     for line, item in good:
         if item.id in seen:
@@ -194,7 +234,31 @@ def load_items(source: str | bytes | Path) -> LoadResult:
             continue
         seen.add(item.id)
         items.append(item)
-    return LoadResult(items=items, errors=errors, duplicates=duplicates)
+        lines[item.id] = line
+    problems = gold_problems(items, lines) if check_gold else []
+    return LoadResult(items=items, errors=errors, duplicates=duplicates, gold_problems=problems)
+
+
+GOLD_CHECK_TIMEOUT_S = 60.0
+"""Budget for checking every gold answer of an upload (one worker request)."""
+
+
+def gold_problems(items: list[RWSItem], lines: dict[str, int] | None = None) -> list[LineError]:
+    """Gold answers that do not grade as correct against themselves, with line numbers (or 1-based index)."""
+    from ifworld.rws.sandbox import run_validate  # the worker: sympy never enters this process
+
+    if not items:
+        return []
+    reply = run_validate([(item.type, item.final) for item in items], GOLD_CHECK_TIMEOUT_S)
+    if reply is None:
+        return [LineError(line=0, reason=f"gold answers not checked: over {GOLD_CHECK_TIMEOUT_S:g} s")]
+    out = []
+    for index, reason in reply.get("problems", []):
+        item = items[int(index)]
+        where = (lines or {}).get(item.id, int(index) + 1)
+        out.append(LineError(line=where, reason=f"gold answer of {item.id!r} ({item.type}) cannot be graded: "
+                                                f"{reason}"))
+    return out
 
 
 def _sub_key(sub_id: str) -> tuple[int, str]:

@@ -12,14 +12,13 @@ import json
 import re
 from dataclasses import dataclass
 
-MAX_INPUT_CHARS = 20_000
-"""Predictions longer than this are cut to their last MAX_INPUT_CHARS characters before extraction."""
-MAX_ANSWER_CHARS = 2_000
-"""An extracted answer longer than this is refused (no grader stage needs more)."""
+from ifworld.rws.constants import MAX_ANSWER_CHARS, MAX_INPUT_CHARS  # noqa: F401 - re-exported
 
 _THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
 _FENCE = re.compile(r"```[a-zA-Z]*\s*(.*?)```", re.S)
-_FINAL_LINE = re.compile(r"(?im)^[\s*#>_-]*(?:\*\*)?final\s+answer(?:\*\*)?\s*[:：]?(?:\*\*)?\s*(.*)$")
+_FINAL_LINE = re.compile(r"(?im)^[\s*#>_-]*(?:\*\*)?(?:final\s+answer|answer)(?:\*\*)?\s*[:：](?:\*\*)?\s*(.*)$"
+                         r"|^[\s*#>_-]*(?:\*\*)?final\s+answer(?:\*\*)?\s+(?!is\b)(.*)$"
+                         r"|\b(?:the\s+)?final\s+answer\s+is\s*[:：]?\s*(.*)$")
 _LABEL = re.compile(r"^\s*(?:numeric|symbolic|textual|text|answer|final|result)\s*[:：]\s*", re.I)
 _INLINE_MATH = re.compile(r"\$\$(.+?)\$\$|\\\[(.+?)\\\]|\\\((.+?)\\\)|\$(.+?)\$", re.S)
 
@@ -31,6 +30,8 @@ class Extraction:
     answer: str
     how: str
     truncated: bool = False
+    candidates: tuple[str, ...] = ()
+    """Every candidate found (final line, boxed, JSON, last math, last number line), in preference order."""
 
 
 def _last_boxed(text: str) -> str | None:
@@ -86,29 +87,56 @@ def strip_wrappers(text: str) -> str:
     return s
 
 
-def extract_answer(text: str) -> Extraction:
-    """Find the final answer in free model output (see module docstring for the order)."""
+def _prose_outside_math(line: str) -> bool:
+    """True when a line has running words outside its math (``Therefore $x \\geq 5$ is the solution``)."""
+    outside = _INLINE_MATH.sub(" ", line)
+    return len([w for w in re.findall(r"[A-Za-z]{3,}", outside)]) >= 2
+
+
+def _number_line(text: str) -> str | None:
+    """The last line holding a number (a number with its unit, for numeric answers without a final line)."""
+    for line in reversed([ln for ln in text.splitlines() if ln.strip()]):
+        if re.search(r"\d", line):
+            return line.strip()
+    return None
+
+
+def extract_answer(text: str, kind: str | None = None) -> Extraction:
+    """Find the final answer in free model output (see module docstring for the order).
+
+    `kind` ("numeric" …) only changes the last resort: numeric answers fall back to the last line with a
+    number (units included), others to the last inline/display math.
+    """
     truncated = len(text) > MAX_INPUT_CHARS
     s = text[-MAX_INPUT_CHARS:] if truncated else text
     s = _THINK.sub("", s)
     s = re.sub(r"^.*</think>", "", s, flags=re.S).strip()
     found = _json_answer(s)
-    if found is not None and s.lstrip().startswith(("{", "```")):
-        return Extraction(strip_wrappers(found), "json", truncated)
-    lines = _FINAL_LINE.findall(s)
-    if lines:
-        candidate = lines[-1].strip()
-        boxed = _last_boxed(candidate)
-        return Extraction(strip_wrappers(boxed if boxed is not None else candidate), "final_line", truncated)
+    lines = [next((g for g in groups if g), "").strip() for groups in _FINAL_LINE.findall(s)]
+    lines = [ln for ln in lines if ln]
     boxed = _last_boxed(s)
-    if boxed is not None:
-        return Extraction(strip_wrappers(boxed), "boxed", truncated)
-    if found is not None:
-        return Extraction(strip_wrappers(found), "json", truncated)
     stripped = strip_wrappers(s)
-    if "\n" in stripped.strip():
-        maths = _INLINE_MATH.findall(stripped)
-        if maths:
-            last = next(part for part in maths[-1] if part)
-            return Extraction(strip_wrappers(last), "math", truncated)
-    return Extraction(stripped, "whole", truncated)
+    maths = _INLINE_MATH.findall(stripped)
+    last_math = next(part for part in maths[-1] if part) if maths else None
+    number = _number_line(stripped) if kind == "numeric" else None
+    candidates: list[tuple[str, str]] = []
+    if found is not None and s.lstrip().startswith(("{", "```")):
+        candidates.append(("json", found))
+    if lines:
+        inner = _last_boxed(lines[-1])
+        candidates.append(("final_line", inner if inner is not None else lines[-1]))
+    if boxed is not None:
+        candidates.append(("boxed", boxed))
+    if found is not None:
+        candidates.append(("json", found))
+    multi_line = "\n" in stripped.strip()
+    if last_math is not None and (multi_line or _prose_outside_math(stripped)) and kind != "numeric":
+        candidates.append(("math", last_math))
+    if number is not None and multi_line:
+        candidates.append(("number", number))
+    if last_math is not None and kind == "numeric" and multi_line and number is None:
+        candidates.append(("math", last_math))
+    candidates.append(("whole", stripped))
+    how, answer = candidates[0]
+    seen = tuple(dict.fromkeys(strip_wrappers(c) for _, c in candidates))
+    return Extraction(strip_wrappers(answer), how, truncated, seen)

@@ -8,21 +8,19 @@ Public API (used by the CLI, the pages and the LLM verifier built on top):
 * :func:`grade_many` — a whole set, returning a :class:`GradeReport` (accuracy, by type, per item).
 
 Verdicts are "correct", "incorrect" or "not_sure"; a gold answer that cannot be parsed is "not_sure"
-("unscored gold"), never "incorrect". Symbolic checks run in a killable worker process with a hard
-time limit (:mod:`ifworld.rws.sandbox`), so this module is safe to call from any thread.
+("unscored gold"), never "incorrect". Every stage of an item runs in a killable worker process under one
+time limit (:mod:`ifworld.rws.sandbox`, :mod:`ifworld.rws.pipeline`), so this module is safe to call
+from any thread and no input can hang or crash the caller.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 
+from ifworld.rws.constants import DEFAULT_TIMEOUT_S, MAX_GOLD_CHARS, MAX_INPUT_CHARS, REL_TOLERANCE
 from ifworld.rws.dataset import RWSItem
-from ifworld.rws.extract import MAX_ANSWER_CHARS, MAX_INPUT_CHARS, extract_answer, strip_wrappers
-from ifworld.rws.numeric import REL_TOLERANCE, check_numeric
-from ifworld.rws.result import FORMAT_VIOLATION, CheckResult, GradeReport, ItemGrade
-from ifworld.rws.sandbox import DEFAULT_TIMEOUT_S, warm_up_async
-from ifworld.rws.symbolic import check_symbolic
-from ifworld.rws.textual import check_textual
+from ifworld.rws.result import TIMEOUT, UNSCORED_GOLD, CheckResult, GradeReport, ItemGrade
+from ifworld.rws.sandbox import run_check, warm_up_async, worker
 
 __all__ = [
     "CheckResult", "GradeReport", "ItemGrade", "Verifier", "REL_TOLERANCE", "DEFAULT_TIMEOUT_S",
@@ -30,7 +28,6 @@ __all__ = [
 ]
 
 TYPES = ("numeric", "symbolic", "textual")
-INPUT_TRUNCATED = "input truncated"
 
 Verifier = Callable[[RWSItem, str, CheckResult], CheckResult | None]
 """Hook signature: (item, raw prediction, programmatic result) → a result with stage="verifier", or
@@ -47,41 +44,46 @@ def normalise_type(kind: str) -> str:
 
 
 def check(pred: str, gt: str, type: str, units: str | None = None,  # noqa: A002 - contract name
-          timeout_s: float = DEFAULT_TIMEOUT_S) -> CheckResult:
+          timeout_s: float = DEFAULT_TIMEOUT_S, hint: str | None = None) -> CheckResult:
     """Grade free-form model output `pred` against ground truth `gt` of answer type `type`.
 
-    `units` (numeric only) gives the expected unit when the gold has none; a bare predicted number is
-    then read in that unit. `timeout_s` is the hard limit for a symbolic check (process is killed).
-    Predictions longer than :data:`MAX_INPUT_CHARS` are cut to their tail (annotated "input truncated").
+    Every stage runs in the killable grading worker under one limit `timeout_s` for the whole item.
+    `units` (numeric only) gives the expected unit when the gold has none; `hint` is the item's hint —
+    a unit it states is required (a bare number is read in it), "An equation …" requires an equation.
+    Inputs longer than :data:`MAX_INPUT_CHARS` are cut to their tail (annotated "input truncated").
     """
     kind = normalise_type(type)
-    extraction = extract_answer(pred)
-    answer = extraction.answer
-    notes = [INPUT_TRUNCATED] if extraction.truncated else []
-    gold = strip_wrappers(gt)
-    if len(answer) > MAX_ANSWER_CHARS:
-        return CheckResult(verdict="incorrect", type=kind, stage="extract", gt_norm=gold,
-                           reason=f"format violation: answer longer than {MAX_ANSWER_CHARS} characters",
-                           pred_norm=answer[:80] + "…", annotations=[FORMAT_VIOLATION, *notes])
-    if not answer.strip():
-        return CheckResult(verdict="incorrect", type=kind, reason="format violation: empty answer",
-                           pred_norm="", gt_norm=gold, stage="extract",
-                           annotations=[FORMAT_VIOLATION, *notes])
-    if kind == "numeric":
-        result = check_numeric(answer, gold, units)
-    elif kind == "symbolic":
-        result = check_symbolic(answer, gold, timeout_s=timeout_s)
-    else:
-        result = check_textual(answer, gold)
-    if notes:
-        result = result.with_(annotations=[*result.annotations, *notes])
-    return result
+    if len(gt) > MAX_GOLD_CHARS:
+        return CheckResult(verdict="not_sure", type=kind, stage="extract", gt_norm=gt[:80] + "…",
+                           reason=f"unscored gold: too long (over {MAX_GOLD_CHARS} characters)",
+                           annotations=[UNSCORED_GOLD])
+    if len(pred) > MAX_INPUT_CHARS:  # cut here so a 1 MB reply never crosses the pipe
+        pred = pred[-MAX_INPUT_CHARS - 1:]
+    reply = run_check(pred, gt, kind, units, hint, timeout_s)
+    if reply is None:
+        failure = worker().last_failure
+        reason = f"timed out after {timeout_s:g} s" if failure in ("", "timeout") else f"grading failed: {failure}"
+        return CheckResult(verdict="not_sure", type=kind, stage="extract", reason=reason,
+                           annotations=[TIMEOUT], gt_norm=gt[:200])
+    reply.pop("id", None)
+    try:
+        return CheckResult.model_validate({"type": kind, "stage": "extract", **reply})
+    except ValueError:
+        return CheckResult(verdict="not_sure", type=kind, stage="extract", annotations=["parse failure"],
+                           reason=str(reply.get("reason", "grader error"))[:200])
 
 
 def grade_item(item: RWSItem, prediction: str, verifier: Verifier | None = None,
                timeout_s: float = DEFAULT_TIMEOUT_S) -> CheckResult:
-    """Grade one item; if the programmatic verdict is not "correct" and a verifier is given, ask it."""
-    result = check(prediction, item.final, item.type, timeout_s=timeout_s)
+    """Grade one item (its hint included); if not "correct" and a verifier is given, ask it.
+
+    Never raises for a bad prediction or gold: a failure is this item's not_sure verdict with the reason.
+    """
+    try:
+        result = check(prediction, item.final, item.type, timeout_s=timeout_s, hint=item.hint or None)
+    except Exception as exc:  # noqa: BLE001 - one item's failure is that item's verdict, never the run's
+        result = CheckResult(verdict="not_sure", type=item.type, stage="extract", annotations=["parse failure"],
+                             reason=f"grader error: {type(exc).__name__}: {str(exc)[:200]}")
     if verifier is None or result.verdict == "correct":
         return result
     verdict = verifier(item, prediction, result)
@@ -104,8 +106,7 @@ def grade_many(items: Iterable[RWSItem], predictions: Mapping[str, str], verifie
     sympy imports.
     """
     items = list(items)
-    if any(item.type == "symbolic" for item in items):
-        warm_up_async()
+    warm_up_async()
     graded: dict[int, ItemGrade] = {}
     # symbolic items last: the worker finishes warming up while the others grade
     order = sorted(range(len(items)), key=lambda index: items[index].type == "symbolic")

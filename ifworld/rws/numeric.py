@@ -8,23 +8,33 @@ degree sign when the question says "in degrees"), and when the caller passes ``u
 
 from __future__ import annotations
 
+import math
 import re
 
 import pint
 
+from ifworld.rws.constants import REL_TOLERANCE  # shared with the parent process
+from ifworld.rws.latexnorm import decimal_commas, fold_confusables, inline_math, latex_shorthand, superscripts
 from ifworld.rws.result import (
     FORMAT_VIOLATION,
     MISSING_UNITS,
+    NEEDS_VERIFIER,
     PARSE_FAILURE,
     TOLERANCE_MISS,
     UNIT_MISMATCH,
     UNSCORED_GOLD,
     CheckResult,
 )
-from ifworld.rws.units import Scalar, UnitError, join_thousands, parse_scalar, parse_unit, registry
+from ifworld.rws.units import (
+    Scalar,
+    UnitError,
+    convert,
+    join_thousands,
+    parse_scalar,
+    parse_unit,
+    registry,
+)
 
-REL_TOLERANCE = 0.05
-"""Relative tolerance for numeric answers (5 %)."""
 ABS_TOLERANCE_AT_ZERO = 1e-12
 """Absolute tolerance used only when the gold value is exactly zero."""
 
@@ -42,7 +52,8 @@ def _result(verdict: str, reason: str, pred: str, gold: str, notes: list[str] | 
 
 def split_values(text: str) -> list[str]:
     """Split ``a = 1 km/s, b = 2 nT`` or ``1, 2 and 3`` into value segments (braces respected)."""
-    text = join_thousands(text.strip().strip("$").strip())
+    text = latex_shorthand(fold_confusables(superscripts(text))[0])
+    text = decimal_commas(join_thousands(inline_math(text).strip()))
     text = re.sub(r"\\[,;!: ]", " ", text)
     text = re.sub(r"^\\?[\[(]|\\?[\])]$", "", text) if re.match(r"^\\?[\[(].*,.*\\?[\])]$", text) else text
     parts: list[str] = []
@@ -63,6 +74,58 @@ def split_values(text: str) -> list[str]:
     return [seg.strip() for seg in segments if seg.strip() and re.search(r"\d", seg)]
 
 
+_PLAIN = r"[-+−]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+−]?\d+)?(?:\s*(?:\\times|×|\\cdot)\s*10\^\{?[-+−]?\d+\}?)?"
+_RANGE = re.compile(r"^\s*(?P<a>%s)\s*(?:–|—|--|\\text\{\s*(?:to|--|–)\s*\}|\bto\b|\\sim|\\ldots)\s*"
+                    r"(?P<b>%s)(?P<rest>.*)$"
+                    r"|^\s*(?P<a2>%s)-(?P<b2>\d[\d.eE]*(?:\s*(?:\\times|×)\s*10\^\{?[-+−]?\d+\}?)?)(?P<rest2>(?:\s|[A-Za-z\\%%°^$]).*|)$"
+                    % (_PLAIN, _PLAIN, _PLAIN))
+
+
+_BOUND = re.compile(r"(?:\b(?:less|more|greater|fewer|smaller|larger|higher|lower)\s+than|\bat\s+(?:least|most)|"
+                    r"\bup\s+to|\bno\s+(?:more|less)\s+than|\bexceeds?|\bbelow|\babove|\bunder|\bover|"
+                    r"\\(?:le|ge|leq|geq|lesssim|gtrsim|lt|gt)(?![a-zA-Z])|[<>≤≥≲≳])\s*\$?\s*[-+−]?\s*\.?\d", re.I)
+"""An inequality qualifier: "less than 50 km/s" is a bound, not the value 50 km/s."""
+
+
+def _range_parts(segment: str) -> tuple[str, str] | None:
+    """``300-800 km/s`` / ``300–800 km/s`` / ``300 to 800 km/s`` → ("300 km/s", "800 km/s"), else None."""
+    match = _RANGE.match(segment)
+    if match is None:
+        return None
+    a, b, rest = (match["a"], match["b"], match["rest"]) if match["a"] else (match["a2"], match["b2"], match["rest2"])
+    return f"{a} {rest}".strip(), f"{b} {rest}".strip()
+
+
+def _shape(segments: list[str]) -> tuple[list[str], list[bool]]:
+    """Flatten ranges into their two ends; the flags say which original segments were ranges."""
+    flat: list[str] = []
+    flags: list[bool] = []
+    for seg in segments:
+        parts = _range_parts(seg)
+        flags.append(parts is not None)
+        flat.extend(parts if parts is not None else [seg])
+    return flat, flags
+
+
+def hint_unit(hint: str) -> str | None:
+    """The unit an item's hint asks for (``"km/s, 3 significant figures."`` → ``"km/s"``), or None."""
+    head = re.split(r"[,;(]|\.\s|\.$", hint.strip(), maxsplit=1)[0].strip()
+    head = re.sub(r"^(?:in|units?:?|answer in)\s+", "", head, flags=re.I)
+    if not head or len(head) > 40 or re.search(r"\d", re.sub(r"[\^{}]-?\d", "", head)):
+        return None
+    if head.lower() in {"dimensionless", "dimensionless number", "a number", "unitless"}:
+        return None
+    candidates = {head, head.lower(), re.sub(r"s$", "", head.lower()),
+                  {"earth radii": "R_E", "solar radii": "R_sun", "degrees": "degree"}.get(head.lower(), head)}
+    for candidate in candidates:
+        try:
+            if parse_unit(candidate) is not None:
+                return candidate
+        except UnitError:
+            continue
+    return None
+
+
 def _fmt(scalar: Scalar) -> str:
     """Normalised display of a parsed value."""
     unit = f" {scalar.unit:~}" if scalar.unit is not None and str(scalar.unit) != "dimensionless" else ""
@@ -77,6 +140,8 @@ def _compare(pred: Scalar, gold: Scalar, units: str | None) -> tuple[str, str, l
     if gold_unit is None and units:
         gold_unit = parse_unit(units)
     pred_unit = pred.unit
+    if pred_unit is None and gold_unit is not None and str(gold_unit) == "degree" and re.search(r"\\pi|π", pred.text):
+        pred_unit = parse_unit("rad")  # a bare multiple of π against degrees is an angle in radians
     if pred_unit is None and gold_unit is not None:
         if units or str(gold_unit) in _SOFT_UNITS:
             pred_unit = gold_unit
@@ -85,14 +150,18 @@ def _compare(pred: Scalar, gold: Scalar, units: str | None) -> tuple[str, str, l
     try:
         pred_q = ureg.Quantity(pred.value, pred_unit if pred_unit is not None else "dimensionless")
         gold_q = ureg.Quantity(gold.value, gold_unit if gold_unit is not None else "dimensionless")
-        converted = pred_q.to(gold_q.units).magnitude
+        converted = convert(pred_q, gold_q.units)
     except pint.DimensionalityError:
         return "incorrect", f"unit mismatch: {pred_unit} vs {gold_unit}", [UNIT_MISMATCH], None
+    except (OverflowError, ZeroDivisionError, ValueError) as exc:
+        raise UnitError(f"cannot convert: {type(exc).__name__}") from exc
     target = float(gold_q.magnitude)
     if target == 0:
         ok = abs(converted) <= ABS_TOLERANCE_AT_ZERO
         return ("correct", "equal to zero", [], None) if ok else (
             "incorrect", "gold is zero, prediction is not", [TOLERANCE_MISS], None)
+    if not math.isfinite(converted) or not math.isfinite(target):
+        raise UnitError("value out of range after unit conversion")
     rel = abs(float(converted) - target) / abs(target)
     if rel <= REL_TOLERANCE:
         return "correct", f"within {REL_TOLERANCE:.0%} (rel. error {rel:.2%})", [], rel
@@ -111,7 +180,8 @@ def _pair(preds: list[Scalar], golds: list[Scalar]) -> list[tuple[Scalar, Scalar
 def check_numeric(pred: str, gold: str, units: str | None = None) -> CheckResult:
     """Grade a numeric answer (possibly several values) against the gold within :data:`REL_TOLERANCE`."""
     try:
-        golds = [parse_scalar(seg) for seg in split_values(gold)]
+        gold_segments, gold_ranges = _shape(split_values(gold))
+        golds = [parse_scalar(seg) for seg in gold_segments]
         if units:
             parse_unit(units)
     except UnitError as exc:
@@ -122,7 +192,12 @@ def check_numeric(pred: str, gold: str, units: str | None = None) -> CheckResult
     if len(pred) > MAX_NUMERIC_CHARS:
         return _result("incorrect", f"format violation: longer than {MAX_NUMERIC_CHARS} characters",
                        pred[:80] + "…", gold_norm, [FORMAT_VIOLATION])
-    segments = split_values(pred)
+    bound = _BOUND.search(pred)
+    if bound and not _BOUND.search(gold):
+        qualifier = bound.group(0).rstrip("0123456789.+-−$ ")
+        return _result("not_sure", f"the answer gives a bound ({qualifier!r}), not a value", pred, gold_norm,
+                       [NEEDS_VERIFIER])
+    segments, pred_ranges = _shape(split_values(pred))
     if not segments:
         return _result("incorrect", "format violation: no number in the answer", pred, gold_norm,
                        [FORMAT_VIOLATION])
@@ -131,6 +206,10 @@ def check_numeric(pred: str, gold: str, units: str | None = None) -> CheckResult
     except UnitError as exc:
         return _result("not_sure", f"parse failure: {exc}", pred, gold_norm, [PARSE_FAILURE])
     pred_norm = ", ".join(_fmt(p) for p in preds)
+    if pred_ranges != gold_ranges and (any(pred_ranges) or any(gold_ranges)):
+        what = "the gold is a range, the answer is not" if any(gold_ranges) else \
+            "a range where the gold is a single value"
+        return _result("incorrect", f"format violation: {what}", pred_norm, gold_norm, [FORMAT_VIOLATION])
     if len(preds) != len(golds):
         what = "multiple answers" if len(golds) == 1 else f"expected {len(golds)} values"
         return _result("incorrect", f"format violation: {what}, got {len(preds)}", pred_norm, gold_norm,

@@ -37,6 +37,10 @@ class CheckResult(BaseModel):
     stage: Stage
     annotations: list[str] = Field(default_factory=list)
     rel_error: float | None = None
+    how: str = ""
+    """How the answer was found in the reply: json, final_line, boxed, math, number, whole."""
+    candidates: list[str] = Field(default_factory=list)
+    """Every answer candidate the extraction stage saw, in order of preference (the trace)."""
 
     def with_(self, **changes: object) -> CheckResult:
         """Return a copy with some fields replaced (the result itself is immutable)."""
@@ -57,6 +61,8 @@ class ItemGrade(BaseModel):
     pred_norm: str = ""
     gt_norm: str = ""
     rel_error: float | None = None
+    how: str = ""
+    candidates: list[str] = Field(default_factory=list)
 
 
 class GradeReport(BaseModel):

@@ -1,10 +1,11 @@
-"""A warm, killable worker process for symbolic checks — time limits without ``signal.alarm``.
+"""A warm, killable grading worker — one time limit per item without ``signal.alarm``.
 
-Why a process: sympy can hang (``simplify((x+1)**99999999)``) and ``signal.alarm`` only works on the
-main thread, while Streamlit runs scripts on other threads. The worker is spawned once and reused; the
-first request waits up to :data:`STARTUP_TIMEOUT_S` for it to import sympy, each check then gets its
-own ``timeout_s``. On a timeout the worker is killed and a fresh one starts on the next call. A lock
-serialises requests, so any number of threads may call :func:`run_symbolic` at once.
+Why a process: sympy can hang (``simplify((x+1)**99999999)``), a 1 MB gold can keep a regex busy, and
+``signal.alarm`` only works on the main thread while Streamlit runs scripts on other threads. Every stage
+of an item (extract, numeric, symbolic, textual) runs in the worker; the parent waits ``timeout_s`` and
+kills it beyond that. The worker is spawned once and reused; starting it (python + pint) has its own
+budget :data:`STARTUP_TIMEOUT_S`, and the first symbolic item also gets that budget while sympy warms.
+A lock serialises requests, so any number of threads may call :func:`run_check` at once.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ import sys
 import threading
 import time
 
-DEFAULT_TIMEOUT_S = 5.0
-"""Hard time limit for one symbolic check once the worker is warm."""
+from ifworld.rws.constants import DEFAULT_TIMEOUT_S  # noqa: F401 - re-exported
+
 STARTUP_TIMEOUT_S = 60.0
 """Budget for starting the worker (python + sympy + antlr imports) — the "first call" budget."""
 
@@ -33,6 +34,8 @@ class SymbolicWorker:
         self._buffer = b""
         self._next_id = 0
         self.restarts = 0
+        self.sympy_warm = False
+        self.last_failure = ""
 
     def _spawn(self) -> None:
         """Start the process (no waiting)."""
@@ -42,6 +45,7 @@ class SymbolicWorker:
             start_new_session=True, close_fds=True,
         )
         self._buffer = b""
+        self.sympy_warm = False
 
     def _readline(self, deadline: float) -> bytes | None:
         """Read one line from the worker before the deadline; None on timeout or EOF."""
@@ -95,29 +99,36 @@ class SymbolicWorker:
         with self._lock:
             return self._ensure()
 
-    def request(self, pred: str, gold: str, timeout_s: float) -> dict | None:
-        """Send one comparison; the reply dict, or None if it did not answer within timeout_s."""
+    def request(self, payload: dict, timeout_s: float, cold_extra: bool = False) -> dict | None:
+        """Send one request; the reply dict, or None if it did not answer within timeout_s.
+
+        `cold_extra`: add the start-up budget while sympy is not warm yet (first symbolic item).
+        """
         with self._lock:
             if not self._ensure():
                 return None
             assert self._proc is not None and self._proc.stdin is not None
             self._next_id += 1
-            payload = json.dumps({"id": self._next_id, "pred": pred, "gold": gold}) + "\n"
+            line_out = json.dumps({**payload, "id": self._next_id}) + "\n"
             try:
-                self._proc.stdin.write(payload.encode("utf-8"))
+                self._proc.stdin.write(line_out.encode("utf-8"))
                 self._proc.stdin.flush()
             except (BrokenPipeError, OSError):
                 self._kill()
                 return None
-            deadline = time.monotonic() + timeout_s
+            budget = timeout_s + (STARTUP_TIMEOUT_S if cold_extra and not self.sympy_warm else 0.0)
+            deadline = time.monotonic() + budget
             while True:
                 line = self._readline(deadline)
                 if line is None:
+                    code = self._proc.poll() if self._proc is not None else None
+                    self.last_failure = "timeout" if code is None else f"worker exited with code {code}"
                     self._kill()
                     self.restarts += 1
                     return None
                 reply = json.loads(line)
                 if reply.get("id") == self._next_id:
+                    self.sympy_warm = bool(reply.pop("warm", False))
                     return reply
 
     def close(self) -> None:
@@ -140,9 +151,18 @@ def worker() -> SymbolicWorker:
     return _WORKER
 
 
-def run_symbolic(pred: str, gold: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> dict | None:
-    """Compare cleaned LaTeX strings in the shared worker; None means it timed out (and was killed)."""
-    return _WORKER.request(pred, gold, timeout_s)
+def run_check(pred: str, gold: str, kind: str, units: str | None = None, hint: str | None = None,
+              timeout_s: float = DEFAULT_TIMEOUT_S) -> dict | None:
+    """Grade one item in the shared worker; None means it went past `timeout_s` or the worker died
+    (see ``worker().last_failure``) — it was killed and the next call starts a fresh one."""
+    payload = {"op": "check", "pred": pred, "gold": gold, "type": kind, "units": units, "hint": hint,
+               "timeout_s": timeout_s}
+    return _WORKER.request(payload, timeout_s, cold_extra=kind == "symbolic")
+
+
+def run_validate(golds: list[tuple[str, str]], timeout_s: float) -> dict | None:
+    """Check many gold answers in one request (load-time validation); None on timeout."""
+    return _WORKER.request({"op": "validate", "golds": [list(g) for g in golds]}, timeout_s, cold_extra=True)
 
 
 def warm_up_async() -> threading.Thread:

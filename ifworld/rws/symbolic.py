@@ -10,18 +10,23 @@ chokes on ``\\text{km/s}``/``\\mathrm{nT}``; ``10^{10^{10}}`` or ``(x+1)^{999999
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
+from ifworld.rws.constants import DEFAULT_TIMEOUT_S
+from ifworld.rws.kinds import Answer, decide
+from ifworld.rws.latexnorm import normalise_answer
 from ifworld.rws.result import (
     FORMAT_VIOLATION,
     PARSE_FAILURE,
-    TIMEOUT,
     UNSCORED_GOLD,
     CheckResult,
 )
-from ifworld.rws.sandbox import DEFAULT_TIMEOUT_S, run_symbolic
 from ifworld.rws.units import UnitError, parse_unit
+from ifworld.rws.vectors import OpaqueVector, has_vectors, replace_vectors
 
-MAX_SYMBOLIC_CHARS = 1_000
+NONCOMMUTATIVE = "non-commutative"
+
+MAX_SYMBOLIC_CHARS = 2_000
 """Longer symbolic answers are refused before parsing."""
 MAX_NESTING = 30
 """Deeper bracket nesting is refused before parsing."""
@@ -74,6 +79,8 @@ def _guard(text: str) -> None:
     """Refuse input that could hang or abuse the parser; cheap string checks only."""
     if len(text) > MAX_SYMBOLIC_CHARS:
         raise SymbolicInputError(f"input longer than {MAX_SYMBOLIC_CHARS} characters")
+    if re.search(r"\\Upsilon(?![a-zA-Z])", text):  # our placeholder symbol: typed in, it could match a derivative
+        raise SymbolicInputError("\\Upsilon is reserved by the grader")
     if _FORBIDDEN.search(text):
         raise SymbolicInputError("TeX macro definitions and file commands are not accepted")
     if _max_depth(text) > MAX_NESTING:
@@ -125,13 +132,12 @@ def _placeholders(text: str, table: dict[str, str]) -> str:
     def name(key: str) -> str:
         return table.setdefault(key, f"\\Upsilon_{{{900 + len(table)}}}")
 
-    frac = re.compile(r"\\frac\s*\{\s*\\(partial|mathrm\{d\}|d)\s*(?:\^\s*\{?(\d)\}?)?\s*(%s)\s*\}\s*"
+    frac = re.compile(r"\\frac\s*\{\s*\\?(partial|mathrm\{d\}|d)\s*(?:\^\s*\{?(\d)\}?)?\s*(%s)\s*\}\s*"
                       r"\{\s*\\?(?:partial|mathrm\{d\}|d)\s*(%s)\s*(?:\^\s*\{?\d\}?)?\s*\}"
                       % (_SYMBOL, _SYMBOL))
     text = frac.sub(lambda m: " " + name(_partial_key(m[2], m[3], m[4])) + " ", text)
     sub = re.compile(r"\\partial_\{?\s*(%s)\s*\}?\s*(%s)" % (_SYMBOL, _SYMBOL))
     text = sub.sub(lambda m: " " + name(_partial_key("", m[2], m[1])) + " ", text)
-    text = re.sub(r"\\nabla\s*(\^\s*\{?2\}?)?", lambda m: " " + name("nabla" + (m[1] or "")) + " ", text)
     return text
 
 
@@ -175,48 +181,98 @@ def _explicit_products(text: str) -> str:
     return "".join(out)
 
 
-def clean_latex(text: str, table: dict[str, str]) -> str:
-    """Normalise one LaTeX answer for the parser (see module docstring); raises SymbolicInputError."""
+def clean_latex(text: str, table: dict[str, str], vector_mode: bool = False) -> str:
+    """Normalise one LaTeX leaf for the parser (see module docstring); raises SymbolicInputError."""
     _guard(text)
-    s = text.strip().strip("$").strip()
+    s = normalise_answer(text.strip().strip("$").strip())
     for char, repl in _UNICODE.items():
         s = s.replace(char, repl)
-    s = re.sub(r"\\(?:approx|simeq|equiv)(?![a-zA-Z])", "=", s)
     s = _strip_trailing_unit(s)
-    if _prose(s):
-        raise SymbolicInputError("prose in a symbolic answer", FORMAT_VIOLATION)
+    s = re.sub(r"\\(?:dot|ddot)\s*(?:\{([^{}]*)\}|([a-zA-Z]))",
+               lambda m: " " + _placeholder(table, _partial_key("", (m[1] or m[2]).strip(), "t")) + " ", s)
+    try:
+        s = replace_vectors(s, lambda key: _placeholder(table, key), vector_mode)
+    except OpaqueVector as exc:
+        raise SymbolicInputError(str(exc), NONCOMMUTATIVE) from exc
     s = _WRAPPERS.sub(r"\1", s)
     s = _DROP.sub(" ", s)
     s = re.sub(r"\\([a-zA-Z]+)", lambda m: "\\" + _GREEK_VARIANTS.get(m[1], m[1]), s)
     s = _placeholders(s, table)
     s = _explicit_products(s.strip())
     s = re.sub(r"[.,;]\s*$", "", s).strip()
-    if s.count("=") > 1:
-        raise SymbolicInputError("more than one '=' (chained or multiple answers)", FORMAT_VIOLATION)
     if not s:
         raise SymbolicInputError("empty after cleaning")
     return s
 
 
-def check_symbolic(pred: str, gold: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> CheckResult:
-    """Grade a LaTeX expression/equation for mathematical equivalence, in the sandboxed worker."""
-    table: dict[str, str] = {}
+def _placeholder(table: dict[str, str], key: str) -> str:
+    """The placeholder symbol for `key`, shared by prediction and gold through `table`."""
+    return table.setdefault(key, f"\\Upsilon_{{{900 + len(table)}}}")
 
+
+def _pre(text: str) -> str:
+    """Answer-level normalisation before the kind is decided (no leaf cleaning yet)."""
+    s = normalise_answer(text.strip().strip("$").strip())
+    s = re.sub(r"\\(?:approx|simeq|equiv)(?![a-zA-Z])", "=", s)
+    s = re.sub(r"\\(?:left|right)(?=[()\[\]|.]|\\[{}])", "", s)
+    s = re.sub(r"\\right\.|\\left\.", "", s)
+    return _strip_trailing_unit(s.replace("≈", "=").replace("≤", "\\le ").replace("≥", "\\ge ")).strip()
+
+
+def _clean_answer(answer: Answer, table: dict[str, str], vector_mode: bool) -> Answer:
+    """Clean every LaTeX leaf of a decided answer."""
+    if answer.kind in ("list", "set") and answer.parts and isinstance(answer.parts[0], Answer):
+        return replace(answer, parts=tuple(_clean_answer(p, table, vector_mode) for p in answer.parts))
+    if answer.kind == "matrix":
+        return replace(answer, rows=tuple(tuple(clean_latex(c, table, vector_mode) for c in row)
+                                          for row in answer.rows))
+    return replace(answer, parts=tuple(clean_latex(p, table, vector_mode) if isinstance(p, str) else p
+                                       for p in answer.parts),
+                   var=clean_latex(answer.var, table, vector_mode) if answer.var else "")
+
+
+def prepare(pred: str, gold: str) -> tuple[Answer, Answer, dict[str, str]]:
+    """Decide both answers' kinds and clean their leaves with one shared placeholder table.
+
+    Raises SymbolicInputError (with ``.side`` = "gold" or "pred") when either is refused.
+    """
+    table: dict[str, str] = {}
+    vector_mode = has_vectors(pred) or has_vectors(gold)
+    answers = []
+    for side, text in (("gold", gold), ("pred", pred)):
+        try:
+            _guard(text)
+            pre = _pre(text)
+            if _prose(re.sub(r"\\text\{\s*(?:or|and)\s*\}|\\in(?![a-zA-Z])", " ", pre)):
+                raise SymbolicInputError("prose in a symbolic answer", FORMAT_VIOLATION)
+            try:
+                decided = decide(pre)
+            except (ValueError, RecursionError) as exc:
+                raise SymbolicInputError(str(exc) or type(exc).__name__) from exc
+            answers.append(_clean_answer(decided, table, vector_mode))
+        except SymbolicInputError as exc:
+            exc.side = side  # type: ignore[attr-defined]
+            raise
+    return answers[1], answers[0], table
+
+
+def check_symbolic(pred: str, gold: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> CheckResult:
+    """Grade a LaTeX answer for mathematical equivalence (runs inside the grading worker)."""
     def result(verdict: str, reason: str, notes: list[str], p: str = pred, g: str = gold) -> CheckResult:
         return CheckResult(verdict=verdict, type="symbolic", reason=reason, pred_norm=p, gt_norm=g,
                            stage="symbolic", annotations=notes)
 
     try:
-        gold_clean = clean_latex(gold, table)
+        pred_answer, gold_answer, table = prepare(pred, gold)
     except SymbolicInputError as exc:
-        return result("not_sure", f"unscored gold: {exc}", [UNSCORED_GOLD])
-    try:
-        pred_clean = clean_latex(pred, table)
-    except SymbolicInputError as exc:
+        if getattr(exc, "side", "gold") == "gold":
+            return result("not_sure", f"unscored gold: {exc}", [UNSCORED_GOLD])
+        if exc.kind == NONCOMMUTATIVE:
+            return result("not_sure", f"not compared: {exc}", [PARSE_FAILURE])
         verdict = "incorrect" if exc.kind == FORMAT_VIOLATION else "not_sure"
-        return result(verdict, f"{exc.kind}: {exc}", [exc.kind], g=gold_clean)
-    reply = run_symbolic(pred_clean, gold_clean, timeout_s=timeout_s)
-    if reply is None:
-        return result("not_sure", f"timed out after {timeout_s:g} s", [TIMEOUT], pred_clean, gold_clean)
+        return result(verdict, f"{exc.kind}: {exc}", [exc.kind])
+    from ifworld.rws.answercompare import compare_answers  # sympy: imported in the worker only
+
+    reply = compare_answers(pred_answer, gold_answer, table, budget_s=timeout_s)
     return result(reply["verdict"], reply["reason"], list(reply.get("annotations", [])),
-                  reply.get("pred_norm", pred_clean), reply.get("gt_norm", gold_clean))
+                  reply.get("pred_norm", pred), reply.get("gt_norm", gold))

@@ -1,16 +1,16 @@
-"""Symbolic comparison, run only inside the sandbox worker (imports sympy; may be slow or hang).
+"""Sympy side of the symbolic stage, run only inside the grading worker (imports sympy; may be slow).
 
-Parse with sympy's LaTeX parser (antlr backend, strict), repair the parser's physics misreadings, then
-decide equivalence: equations are equivalent when lhs−rhs of one is a non-zero constant multiple of the
-other's or when substituting one's solved-for symbol zeroes the other; expressions when their difference
-vanishes. Equivalence is decided by evaluating at seeded random points (fast, cannot hang on huge
-exponents), with ``simplify`` only as a time-boxed fallback when evaluation is inconclusive.
+Parsing of one LaTeX leaf (sympy's antlr grammar with our repairs of its physics misreadings, then
+latex2sympy2_extended as the second parser), exact zero tests under an inner time box, seeded random-point
+evaluation and solve-and-substitute. The rules that use them live in :mod:`ifworld.rws.answercompare`.
 """
 
 from __future__ import annotations
 
+import os
 import random
 import signal
+import threading
 from collections.abc import Callable
 from functools import lru_cache
 
@@ -59,18 +59,40 @@ def _fix_constants(expr: sympy.Basic) -> sympy.Basic:
                        lambda n: sympy.exp(n.exp))
 
 
-@lru_cache(maxsize=512)
-def parse(text: str) -> sympy.Basic:
-    """Parse cleaned LaTeX into a sympy expression or Eq (raises on failure or excess size)."""
-    expr = parse_latex(text, strict=True, backend="antlr")
-    if isinstance(expr, sympy.Eq):
-        lhs = _fix_functions(expr.lhs, lhs=True)
-        rhs = _fix_functions(expr.rhs, lhs=True)
-        expr = sympy.Eq(_fix_constants(lhs), _fix_constants(rhs), evaluate=False)
-    elif isinstance(expr, sympy.Expr):
-        expr = _fix_constants(_fix_functions(expr))
+def _parse_l2s(text: str) -> sympy.Basic:
+    """latex2sympy2_extended (the parser Math-Verify uses), case kept, its own timeouts unused (optional)."""
+    try:
+        from latex2sympy2_extended.latex2sympy2 import ConversionConfig, latex2sympy
+    except ImportError as exc:
+        raise ValueError("latex2sympy2_extended is not installed") from exc
+
+    config = ConversionConfig(lowercase_symbols=False, interpret_as_mixed_fractions=False,
+                              interpret_simple_eq_as_assignment=False, interpret_contains_as_eq=False)
+    return latex2sympy(text, normalization_config=None, conversion_config=config)
+
+
+PARSERS = tuple(p for p in os.environ.get("IFWORLD_RWS_PARSERS", "antlr").split(",")
+                if p in ("antlr", "latex2sympy2_extended")) or ("antlr",)
+"""Parser order. sympy's antlr grammar (with our repairs) is the only default: on our case tables
+latex2sympy2_extended — the parser Math-Verify uses — added no hit as a fallback and scored lower alone
+(benchmarks/bench_grader.py). ``IFWORLD_RWS_PARSERS=antlr,latex2sympy2_extended`` (read by the worker at
+start) adds it as a fallback when that optional package is installed. Both sides of one comparison always go
+through the same parser (symbol naming differs between them)."""
+
+
+@lru_cache(maxsize=1024)
+def parse(text: str, parser: str = "antlr", side: bool = False) -> sympy.Basic:
+    """Parse one cleaned LaTeX leaf into a sympy expression (raises on failure or excess size).
+
+    `side` marks a whole side of an equation, where ``n(r)`` names the quantity n.
+    """
+    if parser == "antlr":
+        expr = parse_latex(text, strict=True, backend="antlr")
     else:
-        raise ValueError(f"unsupported relation {type(expr).__name__}")
+        expr = _parse_l2s(text)
+    if not isinstance(expr, sympy.Expr):
+        raise ValueError(f"unsupported result {type(expr).__name__}")
+    expr = _fix_constants(_fix_functions(expr, lhs=side))
     if sympy.count_ops(expr) > MAX_OPS:
         raise ValueError("expression too large")
     return expr
@@ -144,10 +166,17 @@ def _solved(eq: sympy.Eq) -> tuple[sympy.Symbol, sympy.Basic] | None:
 
 
 def _with_alarm(func: Callable[[], object], seconds: float) -> object:
-    """Run func under an inner SIGALRM time box (valid here: the worker's main thread)."""
+    """Run func under an inner SIGALRM time box (valid here: the worker's main thread).
+
+    Off the main thread (the worker's warm-up thread) the box is skipped; the parent's kill still holds.
+    """
     def handler(signum: int, frame: object) -> None:
         raise _Timeout
 
+    if threading.current_thread() is not threading.main_thread():
+        return func()
+    if seconds <= 0:
+        raise _Timeout
     old = signal.signal(signal.SIGALRM, handler)
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
@@ -157,61 +186,52 @@ def _with_alarm(func: Callable[[], object], seconds: float) -> object:
         signal.signal(signal.SIGALRM, old)
 
 
-def _simplify_zero(expr: sympy.Basic) -> bool | None:
-    """simplify(expr) == 0 within SIMPLIFY_BUDGET_S; None when it runs out of time."""
+def _simplify_zero(expr: sympy.Basic, budget: float = SIMPLIFY_BUDGET_S) -> bool | None:
+    """Exact test: expr is identically 0 (cheap rewrites first, simplify last, all time-boxed).
+
+    True when proven zero, False when simplify ends with something non-zero, None when out of time.
+    """
+    if expr == 0:
+        return True
+
+    def work() -> bool:
+        for step in (sympy.expand, sympy.cancel, sympy.together):
+            if step(expr) == 0:
+                return True
+        return sympy.simplify(expr) == 0
+
     try:
-        return bool(_with_alarm(lambda: sympy.simplify(expr) == 0, SIMPLIFY_BUDGET_S))
+        return bool(_with_alarm(work, min(SIMPLIFY_BUDGET_S, budget)))
     except _Timeout:
+        return None
+    except Exception:  # noqa: BLE001 - sympy raises a zoo of errors on odd input
         return None
 
 
-def _solve_and_substitute(src: sympy.Eq, other: sympy.Basic) -> sympy.Symbol | None:
-    """Solve src for one of its lhs symbols (time-boxed) and test whether that zeroes `other`."""
-    candidates = [sym for sym in sorted(src.lhs.free_symbols, key=str) if sym in other.free_symbols]
-    for sym in candidates[:MAX_SOLVE_SYMBOLS]:
+def implies(src: tuple[sympy.Expr, sympy.Expr], other: sympy.Expr, budget: float) -> sympy.Symbol | None:
+    """A symbol s such that every solution of ``src`` for s makes ``other`` exactly zero (src ⇒ other).
+
+    Tries a side that is a lone symbol first, then ``solve`` (time-boxed) for up to MAX_SOLVE_SYMBOLS of
+    src's symbols shared with `other`. *Every* solution must zero `other`: ``x^2 = 4`` does not imply
+    ``x = 2``, so a squared form is not taken for the solved one.
+    """
+    lhs, rhs = src
+    for lone, value in ((lhs, rhs), (rhs, lhs)):
+        if isinstance(lone, sympy.Symbol) and lone not in value.free_symbols:
+            return lone if _simplify_zero(other.xreplace({lone: value}), budget) else None
+    shared = sorted((lhs.free_symbols | rhs.free_symbols) & other.free_symbols, key=str)
+    preferred = [sym for sym in shared if sym in lhs.free_symbols] + [sym for sym in shared
+                                                                     if sym not in lhs.free_symbols]
+    for sym in preferred[:MAX_SOLVE_SYMBOLS]:
         try:
-            solutions = _with_alarm(lambda s=sym: sympy.solve(src.lhs - src.rhs, s), SIMPLIFY_BUDGET_S)
+            solutions = list(_with_alarm(lambda s=sym: sympy.solve(lhs - rhs, s), min(SIMPLIFY_BUDGET_S, budget)))
         except _Timeout:
             continue
-        except Exception:  # noqa: BLE001 - solve raises NotImplementedError and friends
+        except Exception:  # noqa: BLE001, S112 - solve raises NotImplementedError and friends
             continue
-        for sol in list(solutions)[:4]:
-            if same_value(other.xreplace({sym: sol}), sympy.Integer(0)):
-                return sym
+        if 0 < len(solutions) <= 4 and all(_simplify_zero(other.xreplace({sym: sol}), budget) for sol in solutions):
+            return sym
     return None
-
-
-def _equations(p: sympy.Eq, g: sympy.Eq) -> tuple[bool | None, str]:
-    """Equation vs equation: scaled forms, then solved-for substitution either way."""
-    fp, fg = p.lhs - p.rhs, g.lhs - g.rhs
-    scaled = constant_ratio(fp, fg)
-    if scaled:
-        return True, "equivalent equations (lhs−rhs differ by a constant factor)"
-    for solved, other in ((_solved(g), fp), (_solved(p), fg)):
-        if solved is not None:
-            sym, val = solved
-            zero = same_value(other.xreplace({sym: val}), sympy.Integer(0))
-            if zero:
-                return True, f"equivalent after solving for {sym}"
-    for src, other in ((g, fp), (p, fg)):
-        sym = _solve_and_substitute(src, other)
-        if sym is not None:
-            return True, f"equivalent after solving for {sym}"
-    if scaled is None:
-        return None, "inconclusive: could not evaluate the equations"
-    return False, "equations not equivalent"
-
-
-def _expressions(p: sympy.Basic, g: sympy.Basic) -> tuple[bool | None, str]:
-    """Expression vs expression: numeric evaluation, simplify as fallback."""
-    same = same_value(p, g)
-    if same is not None:
-        verdict = "equivalent (agree" if same else "not equivalent (differ"
-        return same, f"{verdict} at random points)"
-    zero = _simplify_zero(p - g)
-    if zero is None:
-        return None, "inconclusive: evaluation failed and simplify ran out of time"
-    return zero, "simplified difference is 0" if zero else "simplified difference is not 0"
 
 
 WARM_UP = (
@@ -223,35 +243,7 @@ WARM_UP = (
 
 def warm_up() -> None:
     """Exercise the parser and comparison on typical shapes (slow first parses happen here)."""
+    from ifworld.rws.symbolic import check_symbolic
+
     for text in WARM_UP:
-        compare(text, text)
-
-
-def compare(pred_text: str, gold_text: str) -> dict:
-    """Compare cleaned LaTeX strings; returns a JSON-able reply for the parent process."""
-    try:
-        gold = parse(gold_text)
-    except Exception as exc:  # noqa: BLE001 - any parser failure means the gold is unscored
-        return {"verdict": "not_sure", "reason": f"unscored gold: {type(exc).__name__}",
-                "annotations": ["unscored gold"], "pred_norm": pred_text, "gt_norm": gold_text}
-    try:
-        pred = parse(pred_text)
-    except Exception as exc:  # noqa: BLE001
-        return {"verdict": "not_sure", "reason": f"parse failure: {type(exc).__name__}",
-                "annotations": ["parse failure"], "pred_norm": pred_text, "gt_norm": str(gold)}
-    if pred == gold:
-        same, reason = True, "identical after parsing"
-    elif isinstance(gold, sympy.Eq) and isinstance(pred, sympy.Eq):
-        same, reason = _equations(pred, gold)
-    elif isinstance(gold, sympy.Eq):
-        same, reason = _expressions(pred, gold.rhs)
-        reason = f"compared with the gold's right-hand side: {reason}"
-    elif isinstance(pred, sympy.Eq):
-        same, reason = _expressions(pred.rhs, gold)
-        reason = f"compared the answer's right-hand side: {reason}"
-    else:
-        same, reason = _expressions(pred, gold)
-    verdict = {True: "correct", False: "incorrect", None: "not_sure"}[same]
-    notes = [] if same is not None else ["parse failure"]
-    return {"verdict": verdict, "reason": reason, "annotations": notes, "pred_norm": str(pred),
-            "gt_norm": str(gold)}
+        check_symbolic(text, text)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from ifworld.rws.latexnorm import fold_confusables
 from ifworld.rws.result import FORMAT_VIOLATION, NEEDS_VERIFIER, UNSCORED_GOLD, CheckResult
 
 _STOPWORDS = frozenset(
@@ -25,13 +26,18 @@ _OPPOSITES = {
     "faster": "slower", "stronger": "weaker", "open": "closed",
 }
 _OPPOSITES.update({v: k for k, v in list(_OPPOSITES.items())})
+_HEDGES = frozenset("either or maybe perhaps possibly might could may unclear uncertain probably likely unsure "
+                    "depends".split())
+"""Words that turn a containing answer into a hedge ("either eastward or westward")."""
+HOMOGLYPH = "homoglyph"
 MAX_CONTAINMENT_RATIO = 4
 """A containing answer may be at most this many times longer than the gold (else it could be a list)."""
 
 
 def normalise(text: str) -> str:
     """Lower-case, strip accents, unify dashes/quotes, drop punctuation and LaTeX, squeeze spaces."""
-    s = unicodedata.normalize("NFKD", text)
+    s, _ = fold_confusables(text)
+    s = unicodedata.normalize("NFKD", s)
     s = "".join(ch for ch in s if not unicodedata.combining(ch))
     s = re.sub(r"[\u2010-\u2015\u2212-]", " ", s)
     s = re.sub(r"\\(?:text|mathrm|textrm)\{([^{}]*)\}", r"\1", s).replace("$", " ")
@@ -67,20 +73,41 @@ def check_textual(pred: str, gold: str) -> CheckResult:
     if not p_norm:
         return result("incorrect", "format violation: empty answer", [FORMAT_VIOLATION])
     p_words, g_words = p_norm.split(), g_norm.split()
-    if p_norm == g_norm or _content(p_words) == _content(g_words):
-        return result("correct", "exact match after normalisation")
     g_key = _content(g_words) or g_words
     p_key = _content(p_words) or p_words
+    p_set = set(_content(p_words))
+    g_set = set(g_words)
+    if fold_confusables(pred)[1]:
+        # a look-alike letter inside a Latin word: never "correct" (it is how a wrong answer hides)
+        for word in g_key:
+            opposite = _OPPOSITES.get(word)
+            if opposite and opposite in p_set and word not in p_set and opposite not in g_set:
+                return result("incorrect", f"answer says {opposite!r} where the gold says {word!r}", [HOMOGLYPH])
+        return result("not_sure", "look-alike letters from another script in the answer", [HOMOGLYPH, NEEDS_VERIFIER])
+    for word in g_key:  # opposites before any acceptance, so a hedge naming both is never "correct"
+        opposite = _OPPOSITES.get(word)
+        if opposite and opposite in p_set and opposite not in g_set:
+            if word in p_set:
+                return result("not_sure", f"answer names both {word!r} and its opposite {opposite!r} (hedge)",
+                              [NEEDS_VERIFIER])
+            return result("incorrect", f"answer says {opposite!r} where the gold says {word!r}")
+    if p_norm == g_norm or _content(p_words) == _content(g_words):
+        return result("correct", "exact match after normalisation")
+    hedged = any(w in _HEDGES for w in p_words) and not any(w in _HEDGES for w in g_words)
     start = _contains(p_key, g_key)
     short_enough = len(p_words) <= MAX_CONTAINMENT_RATIO * len(g_words) + 4
     added_negation = any(w in _NEGATIONS for w in p_words) and not any(w in _NEGATIONS for w in g_words)
+    contained = (start >= 0 and short_enough) or (len(g_key) <= 6 and set(g_key) <= p_set)
+    if contained and hedged:
+        return result("not_sure", "answer contains the gold phrase but hedges", [NEEDS_VERIFIER])
+    extra = [w for w in _content(p_words) if w not in g_set]
+    def joins(words: list[str], raw: str) -> int:
+        return words.count("and") + raw.count(",") + raw.count(";")
+
+    if contained and extra and joins(p_words, pred) > joins(g_words, gold):
+        return result("not_sure", "answer lists more than the gold (several answers?)", [NEEDS_VERIFIER])
     if start >= 0 and not added_negation and short_enough:
         return result("correct", "answer contains the gold phrase")
-    p_set = set(_content(p_words))
     if len(g_key) <= 6 and set(g_key) <= p_set and not any(w in _NEGATIONS for w in p_words):
         return result("correct", "answer contains every gold key term")
-    for word in g_key:
-        opposite = _OPPOSITES.get(word)
-        if opposite and opposite in p_set and word not in p_set:
-            return result("incorrect", f"answer says {opposite!r} where the gold says {word!r}")
     return result("not_sure", "no programmatic match; needs LLM verifier", [NEEDS_VERIFIER])

@@ -16,8 +16,9 @@ from dataclasses import dataclass
 
 import pint
 
-MAX_EXPONENT = 400
-"""Decimal exponents beyond this are refused (a float cannot hold them anyway)."""
+from ifworld.rws.latexnorm import decimal_commas, fold_confusables
+from ifworld.rws.magnitude import MagnitudeError, find_magnitude
+
 MAX_UNIT_POWER = 12
 """Unit powers beyond this (``m^99``) are refused rather than handed to pint."""
 MAX_UNIT_CHARS = 80
@@ -29,7 +30,14 @@ _DEFINITIONS = (
     "solar_radius = 695700 km = R_sun = R_sol",
     "jupiter_radius = 71492 km = R_J",
     "gauss_si = 1e-4 tesla",
+    "solar_mass = 1.98847e30 kg = M_sun",
+    "earth_mass = 5.9722e24 kg = M_E",
 )
+_CONTEXTS = ("boltzmann",)
+"""pint contexts tried when dimensions differ: temperature <-> energy through k_B (eV <-> K)."""
+_GAUSS_PREFIX = re.compile(r"\b(k|M|m|u|n)(?:G|gauss|Gauss)\b")
+_DROP_TOKENS = re.compile(r"\b(?:units?|arbitrary units|a\.u\.)\b", re.I)
+"""Words that say "no unit" (pint would read ``units`` as micro-nit)."""
 _TOKEN_MAP = {
     "AU": "astronomical_unit", "au": "astronomical_unit", "ua": "astronomical_unit",
     "Rs": "solar_radius", "R_s": "solar_radius", "R_S": "solar_radius", "Rsun": "solar_radius",
@@ -40,13 +48,14 @@ _TOKEN_MAP = {
     "deg": "degree", "degrees": "degree", "circ": "degree", "percent": "percent",
     "amu": "unified_atomic_mass_unit", "days": "day", "hours": "hour", "hrs": "hour", "hr": "hour",
     "sec": "second", "secs": "second", "yrs": "year", "Ang": "angstrom", "AA": "angstrom",
+    "pct": "percent", "percents": "percent", "M_odot": "solar_mass", "M_sol": "solar_mass", "Msun": "solar_mass",
+    "M_Sun": "solar_mass", "M_oplus": "earth_mass", "M_earth": "earth_mass", "cc": "centimeter^3",
+    "R_Sun": "solar_radius", "R_J": "jupiter_radius", "meters": "meter", "metres": "meter", "metre": "meter",
+    "kilometres": "kilometer", "kilometers": "kilometer", "seconds": "second", "minutes": "minute",
+    "mins": "minute", "min": "minute", "years": "year", "yr": "year", "radians": "radian",
+    "kelvin": "kelvin", "Kelvin": "kelvin", "nanotesla": "nanotesla", "tesla": "tesla",
 }
 _LATEX_WRAPPERS = re.compile(r"\\(?:mathrm|text|textrm|mathit|rm|operatorname|mbox|unit|si)\s*\{([^{}]*)\}")
-_NUMBER = re.compile(
-    r"(?P<sign>[-+−–]?)\s*(?:10\s*(?:\^|\*\*)\s*\{?\s*(?P<p>[-+−]?\s*\d+)\s*\}?|(?P<mant>\d+(?:\.\d*)?|\.\d+)(?:[eE](?P<e>[-+−]?\d+))?"
-    r"(?:\s*(?:\\times|\\cdot|×|·|\*|x)\s*10\s*(?:\^|\*\*)\s*\{?\s*(?P<x>[-+−]?\s*\d+)\s*\}?)?"
-    r")"
-)
 _PROSE_WORDS = frozenset(
     "at in for of and or the with which is are near about from to on by as if so this that it its be "
     "approximately roughly around inside outside above below".split()
@@ -67,6 +76,22 @@ class Scalar:
     unit: pint.Unit | None
     label: str
     text: str
+
+
+def convert(quantity: pint.Quantity, unit: pint.Unit) -> float:
+    """Magnitude of quantity in unit, through the field's contexts when the dimensions differ.
+
+    Raises pint.DimensionalityError when no context relates them.
+    """
+    try:
+        return float(quantity.to(unit).magnitude)
+    except pint.DimensionalityError:
+        for name in _CONTEXTS:
+            try:
+                return float(quantity.to(unit, name).magnitude)
+            except pint.DimensionalityError:
+                continue
+        raise
 
 
 def registry() -> pint.UnitRegistry:
@@ -109,6 +134,8 @@ def _latex_units_to_plain(text: str) -> str:
 
 def _rewrite_tokens(text: str) -> str:
     """Map unit names pint misreads (AU, Rs, R_E, G, gamma, …) onto our definitions."""
+    text = _GAUSS_PREFIX.sub(lambda m: {"k": "kilo", "M": "mega", "m": "milli", "u": "micro",
+                                         "n": "nano"}[m.group(1)] + "gauss_si", text)
     return re.sub(r"[A-Za-z_]+", lambda m: _TOKEN_MAP.get(m.group(0), m.group(0)), text)
 
 
@@ -117,9 +144,11 @@ def parse_unit(text: str) -> pint.Unit | None:
 
     Raises :class:`UnitError` for anything suspicious (huge powers, numbers, over-long) or unknown.
     """
-    plain = _rewrite_tokens(_latex_units_to_plain(text)).strip(" .;,")
+    plain = _rewrite_tokens(_latex_units_to_plain(_DROP_TOKENS.sub(" ", text))).strip(" .;,")
     if not plain:
         return None
+    if plain.startswith("/"):  # "5 /cc", "3 per cm^3"
+        plain = "1 " + plain
     if len(plain) > MAX_UNIT_CHARS:
         raise UnitError("unit string too long")
     if not re.fullmatch(r"[A-Za-z_ */^()0-9.\-]+", plain):
@@ -140,29 +169,15 @@ def parse_unit(text: str) -> pint.Unit | None:
     return quantity.units
 
 
-def _to_float(sign: str, mant: str | None, exp: str | None, times_exp: str | None,
-              pow_only: str | None) -> float:
-    """Assemble a float from the regex groups, refusing absurd exponents."""
-    total_exp = 0
-    for part in (exp, times_exp, pow_only):
-        if part:
-            total_exp += int(part.replace("−", "-").replace(" ", ""))
-    if abs(total_exp) > MAX_EXPONENT:
-        raise UnitError(f"exponent {total_exp} out of range")
-    base = float(mant) if mant else 1.0
-    value = base * 10.0 ** total_exp
-    if not math.isfinite(value):
-        raise UnitError("number out of range")
-    return -value if sign in ("-", "−", "–") else value
-
-
 def find_number(text: str) -> tuple[float, int, int] | None:
-    """Locate the first number (plain, e-notation or ×10^n) in text: (value, start, end)."""
-    match = _NUMBER.search(text)
-    if match is None:
-        return None
-    value = _to_float(match["sign"], match["mant"], match["e"], match["x"], match["p"])
-    return value, match.start(), match.end()
+    """Locate the first value (``4.9e4``, ``3\\times10^{5}``, ``\\frac{\\pi}{4}``, ``\\sqrt{17}``): (value, start, end).
+
+    Raises :class:`UnitError` for an out-of-range number (``1e400``) so the caller reports it.
+    """
+    try:
+        return find_magnitude(text)
+    except MagnitudeError as exc:
+        raise UnitError(str(exc)) from exc
 
 
 def _best_unit_prefix(rest: str) -> pint.Unit | None:
@@ -185,7 +200,8 @@ def _best_unit_prefix(rest: str) -> pint.Unit | None:
 
 def parse_scalar(text: str) -> Scalar:
     """Parse one labelled or bare value with optional unit, e.g. ``v_A \\approx 4.9\\times10^{1} km/s``."""
-    label, body = split_label(join_thousands(text))
+    folded, _ = fold_confusables(text)
+    label, body = split_label(decimal_commas(join_thousands(folded)))
     found = find_number(body)
     if found is None:
         raise UnitError("no number found")

@@ -29,6 +29,8 @@ from ifworld.rws.result import CheckResult
 NOT_SURE_AT_OR_BELOW = 0.6
 """Judge confidence at or below this turns any verdict into "not_sure"."""
 NUMERIC_TOLERANCE = 0.05
+JUDGE_TEMPERATURE = 1.0
+"""The paper's judge temperature (its verifier samples the judge at 1.0); the parser keeps the run's."""
 PARSER_ROLE = "rws.verifier.parser"
 JUDGE_ROLE = "rws.verifier.judge"
 MAX_PREDICTION_CHARS = 6000
@@ -109,7 +111,8 @@ def verify(item: RWSItem, prediction: str, result: CheckResult, settings: Settin
                      pred=parsed.pred_norm or "(nothing extracted)", gold=parsed.gt_norm or item.final,
                      tolerance=f"{NUMERIC_TOLERANCE:.0%}", programmatic=result.reason)
     try:
-        judged = llm.structured(JUDGE_ROLE, msgs, Judgement, settings=settings, meta=meta)
+        judge_settings = settings.model_copy(update={"temperature": JUDGE_TEMPERATURE})
+        judged = llm.structured(JUDGE_ROLE, msgs, Judgement, settings=judge_settings, meta=meta)
     except llm.StructuredOutputError as exc:
         trace.append(_entry(JUDGE_ROLE, msgs, exc.raw, "degraded", str(exc)))
         return None, trace

@@ -12,12 +12,6 @@ import json
 import re
 from typing import Any
 
-from langchain_core.callbacks.base import BaseCallbackManager
-from langchain_core.runnables import RunnableLambda
-from langchain_core.runnables.config import var_child_runnable_config
-from langchain_core.tracers._streaming import _StreamingCallbackHandler
-from langgraph.constants import TAG_NOSTREAM
-
 from ifworld import llm, prompts
 from ifworld.config import Settings
 from ifworld.whatif.frame import clip, digests_text
@@ -40,33 +34,14 @@ REPAIR_PARTS: dict[str, type] = {"scenarios": ReportScenarios, "analysis": Calib
 REPAIR_MAX_CHARS = 6_000
 ANSWER_MAX_CHARS = 20_000
 _DELIM_RE = re.compile(r"<\s*/?\s*proposition\s*>", re.I)
-# Token streaming ("messages" mode) of a JSON reply means an SSE response parsed chunk by chunk and one graph
-# event per chunk, all for JSON fragments nobody reads: measured, it more than doubled a 9-expert round's
-# wall time. Structured calls therefore run without the streaming handler unless this is on; plain-text
-# debate turns still stream their tokens.
-STREAM_JSON_TOKENS = False
 
 
-def _quiet_config() -> dict[str, Any]:
-    """The current run config minus token-streaming handlers (usage tracking and tracing are kept)."""
-    manager = (var_child_runnable_config.get() or {}).get("callbacks")
-    if isinstance(manager, BaseCallbackManager):
-        manager = manager.copy()
-        for handler in list(manager.handlers):
-            if isinstance(handler, _StreamingCallbackHandler):
-                manager.remove_handler(handler)
-        return {"callbacks": manager, "tags": [TAG_NOSTREAM]}
-    return {"tags": [TAG_NOSTREAM]}
-
-
-def structured_call(role: str, messages: list, schema: type, settings: Settings, round_no: int | None) -> dict:
-    """``llm.structured`` → JSON dict; inside a graph the call is tagged so its JSON tokens are not streamed."""
-    def call(_: Any) -> dict:
-        return llm.structured(role, messages, schema, settings=settings, meta=_meta(round_no)).model_dump(mode="json")
-
-    if STREAM_JSON_TOKENS:
-        return call(None)
-    return RunnableLambda(call, name=role).invoke(None, config=_quiet_config())
+def structured_call(role: str, messages: list, schema: type, settings: Settings, round_no: int | None,
+                    on_partial: Any = None) -> dict:
+    """``llm.structured`` → JSON dict. The model layer keeps JSON tokens out of the "messages" stream (tag
+    ``nostream``); ``on_partial`` gets the throttled partial object instead."""
+    value = llm.structured(role, messages, schema, settings=settings, meta=_meta(round_no), on_partial=on_partial)
+    return value.model_dump(mode="json")
 
 
 def proposition_block(proposition: str) -> str:
@@ -79,7 +54,8 @@ def scenario_text(scenario: dict | None) -> str:
     if not scenario:
         return "(no refined scenario: reason directly from the proposition)"
     ts = scenario.get("timescales") or {}
-    lines = [f"Restated: {clip(scenario.get('restated'), 300)}"]
+    lines = [f"Report language: {clip(scenario['language'], 40)}"] if scenario.get("language") else []
+    lines += [f"Restated: {clip(scenario.get('restated'), 300)}"]
     lines += [f"Premise: {clip(p)}" for p in scenario.get("premises", [])[:5]]
     lines += [f"Held constant: {clip(c)}" for c in scenario.get("constants", [])[:4]]
     lines.append(f"Timescales: short={ts.get('short', '')}; medium={ts.get('medium', '')}; long={ts.get('long', '')}")

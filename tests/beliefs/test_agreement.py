@@ -15,14 +15,14 @@ import pytest
 from ifworld.beliefs.config import BeliefConfig
 from ifworld.beliefs.domain import build_domain
 from ifworld.beliefs.engine import simulate
-from tests.beliefs.reference_model import accepted_facts, simulate_reference, z_score
+from tests.beliefs.reference_model import Rule, accepted_facts, simulate_reference, z_score
 
 Z_CRITICAL = 4.5  # two-sided p ~ 7e-6 per comparison; family-wise < 1e-3 over all comparisons
 REFERENCE_RUNS = 2000
 ENGINE_RUNS = 20_000
 SMALL = {"agents": 10, "facts": 8, "true_facts": 3, "false_facts": 2, "bandwidth": 2, "rounds": 10}
 METRICS = (("f1", "f1"), ("precision", "precision"), ("recall", "recall"), ("rounds", "rounds"))
-RULES = ("additive", "bounded")
+RULES = ("additive", "bounded", "bayes", "discounted")
 COMBOS = list(itertools.product(RULES, ("highest_confidence", "strategic"), (0.0, 0.3), (0.0, 0.15)))
 
 
@@ -55,6 +55,16 @@ def test_engine_agrees_with_reference_paper_defaults(kwargs):
         assert abs(z) < Z_CRITICAL, (name, z)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize(("topology", "rule", "liars"), [
+    ("ring", "additive", 0.0), ("small_world", "bounded", 0.3), ("scale_free", "additive", 0.3),
+    ("scale_free", "bounded", 0.0)])
+def test_engine_agrees_with_reference_on_graphs(topology, rule, liars):
+    cfg = BeliefConfig(topology=topology, rule=rule, liars=liars, **SMALL)
+    z = _compare(cfg, seed=13)
+    assert all(abs(v) < Z_CRITICAL for v in z.values()), z
+
+
 def test_liars_and_noise_lower_f1_under_every_rule():
     """A liar asserts the negation as strongly as it believed the fact: every rule must feel it."""
     for rule in RULES:
@@ -71,7 +81,7 @@ def test_acceptance_is_exact_run_by_run(rule, threshold):
     res = simulate(cfg, seed=2, runs=400, record=True)
     final = res.recording.beliefs[-1]
     for run in range(res.runs):
-        expected = accepted_facts(final[run].tolist(), threshold)
+        expected = accepted_facts(final[run].tolist(), threshold, Rule(rule, cfg.trust, cfg.discount))
         assert set(np.flatnonzero(res.accepted[run]).tolist()) == expected, run
 
 

@@ -2,6 +2,7 @@
 
 import json
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import pytest
@@ -19,7 +20,7 @@ from ifworld.beliefs.phase import (
     phase_figure,
     phase_transition,
 )
-from ifworld.beliefs.sweep import SweepSpec, load_grid, parts_dir, read_table, run_sweep
+from ifworld.beliefs.sweep import SweepSpec, load_grid, partial_rows, parts_dir, read_table, run_sweep
 
 GRID = {
     "base": {"facts": 8, "rounds": 6},
@@ -50,6 +51,7 @@ def test_sweep_resume(tmp_path):
     seen = []
     half = run_sweep(spec, out=out, max_chunks=2, progress=lambda d, t: seen.append((d, t)))
     assert len(list(parts_dir(out).glob("*.jsonl"))) == 2 and not out.exists() and len(half) == 12
+    assert len(partial_rows(out)) == 12 and partial_rows(tmp_path / "none.csv").empty  # live partial results
     calls = []
     import ifworld.beliefs.sweep as sweep_mod
     original = sweep_mod.run_chunk
@@ -188,3 +190,69 @@ def test_engine_never_imports_streamlit():
     root = pathlib.Path(__file__).resolve().parents[2] / "ifworld" / "beliefs"
     for path in root.glob("*.py"):
         assert "import streamlit" not in path.read_text(), path
+
+
+def test_figures_readable(rows):
+    f1 = figures.figure1(rows)
+    colours = {}
+    for trace in f1.data:  # one colour per condition across panels
+        colour = getattr(getattr(trace, "line", None), "color", None) or getattr(
+            getattr(trace, "marker", None), "color", None)
+        if trace.name and isinstance(colour, str):
+            colours.setdefault(trace.name, set()).add(colour)
+    assert colours and all(len(c) == 1 for name, c in colours.items() if name.startswith("heuristic"))
+    heat = [t for t in f1.data if t.type == "heatmap"]
+    assert heat and heat[0].showscale and heat[0].zmin == 0 and heat[0].zmax == 1
+    assert f1.layout.xaxis5.type == "category"  # strategy panel (row 2, col 2)
+    f2 = figures.figure2(rows)
+    assert all(list(v.span) == [0, 1] for v in f2.data if v.type == "violin")
+    one = rows[rows["agents"] == 6]
+    fixed = one[(one["bandwidth"] == 1) & (one["rounds"] == 4)]
+    texts = [t.text[0] for t in figures.figure1(fixed).data if getattr(t, "mode", None) == "text"]
+    assert any(t.startswith("not swept") for t in texts)
+
+
+def test_readable_tables(rows):
+    t1 = tables.readable(tables.table1_by_condition(rows))
+    assert list(t1.columns[:3]) == ["Condition", "F1 (mean ± std)", "Precision (mean ± std)"]
+    assert " ± " in t1.iloc[0, 1]
+    t6 = tables.readable(tables.table6_top_configurations(rows, top=3))
+    metric_cols = [i for i, c in enumerate(t6.columns) if "mean ± std" in c]
+    param_words = {tables.WORDS[p] for p in tables.PARAMETERS}
+    param_cols = [i for i, c in enumerate(t6.columns) if c in param_words]
+    assert max(metric_cols) < min(param_cols)
+    const = [c for c in t6.columns if c == "Domain"]
+    assert const and t6.columns.get_loc("Domain") > t6.columns.get_loc("Agents N")  # constants last
+
+
+@pytest.mark.skipif(not figures.HAS_KALEIDO, reason="kaleido (optional export extra) not installed")
+def test_figure_export_png_svg(rows):
+    fig = figures.figure2(rows.head(60))
+    assert figures.figure_image(fig, "png")[:4] == b"\x89PNG"
+    assert b"<svg" in figures.figure_image(fig, "svg")[:400]
+
+
+def test_simulator_views_never_heard_agent_and_fact():
+    cfg = BeliefConfig(agents=8, facts=6, rounds=5)
+    res = simulate(cfg, seed=4, runs=3, record=True)
+    rec, dom = res.recording, res.domain
+    start = animation.round_data(rec, dom, run=1, t=0)["beliefs"]
+    held = rec.beliefs[0, 1][:, animation.fact_order(dom)]
+    pair_total = rec.beliefs[0, 1][:, 0::2] + rec.beliefs[0, 1][:, 1::2]
+    assert np.isnan(start).sum() == 2 * (pair_total == 0).sum()  # never heard: blank, both members
+    assert (start[~np.isnan(start)] >= 0).all() and (held[np.isnan(start)] == 0).all()
+    history = animation.agent_history(rec, dom, run=1, agent=2)
+    assert len(history) == int(rec.active[:, 1].sum()) and {"met", "sent", "received", "vote"} <= set(history[0])
+    p = rec.partners[0, 1, 2]
+    if p >= 0:
+        assert history[0]["received"] == "; ".join(dom.labels[f] for f in rec.messages[0, 1, p] if f >= 0) or "—"
+    fact = int(dom.true_facts[0])
+    groups = animation.fact_holders(rec, dom, run=1, fact=fact, t=rec.rounds)
+    assert sorted(sum(groups.values(), [])) == list(range(8))  # every agent in exactly one group
+    assert isinstance(animation.agent_figure(rec, dom, 1, 2), go.Figure)
+
+
+def test_network_samples_large_populations():
+    res = simulate(BeliefConfig(agents=150, facts=5, rounds=2), seed=0, runs=1, record=True)
+    fig = animation.network_figure(res.recording, res.domain)
+    assert len(fig.data[-1].x) == animation.MAX_DRAWN_AGENTS and "60 of 150" in fig.layout.title.text

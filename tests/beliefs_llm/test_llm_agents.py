@@ -154,3 +154,22 @@ def test_cli_runs_and_prints_json(llm_env):
 def test_cli_bad_shares_exit_2(llm_env):
     result = CliRunner().invoke(cli_app(), ["llm", "--models", "a,b", "--shares", "1"])
     assert result.exit_code == 2 and "shares" in result.stderr
+
+
+def test_cli_large_run_needs_yes(llm_env):
+    """agents x rounds above CONFIRM_CALLS: refused without --yes (no model call is made)."""
+    from ifworld.limits import CONFIRM_CALLS
+
+    big = ["llm", "--agents", "50", "--rounds", str(CONFIRM_CALLS // 50 + 1), "--json"]
+    result = CliRunner().invoke(cli_app(), big)
+    assert result.exit_code == 2 and "--yes" in result.stderr and "CONFIRM_CALLS" in result.stderr
+    assert llm_env.count("beliefs.agent") == 0
+    small = ["llm", "--agents", "4", "--facts", "5", "--rounds", "2", "--yes", "--json"]
+    assert CliRunner().invoke(cli_app(), small).exit_code == 0
+
+
+def test_cli_options_come_from_the_config_model():
+    result = CliRunner().invoke(cli_app(), ["llm", "--agents", "1"])
+    assert result.exit_code == 2 and "agents: input should be greater than or equal to 2, got 1" in result.stderr
+    help_text = CliRunner().invoke(cli_app(), ["llm", "--help"]).output
+    assert "--liars" in help_text and "--true" in help_text and "--topology" not in help_text

@@ -17,6 +17,6 @@ def test_landing_and_navigation(page) -> None:
 def test_settings_test_connection(page) -> None:
     open_page(page, "settings", expect="Model connection")
     page.get_by_role("button", name="Test connection").last.click()
-    page.get_by_text(" ms — ").first.wait_for()
+    page.get_by_text("structured output:").first.wait_for()
     shot(page, "settings")
     assert KNOWN_KEY not in page.content()

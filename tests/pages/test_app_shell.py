@@ -55,8 +55,10 @@ def test_settings_page_explains_connection_without_model() -> None:
 def test_sidebar_test_connection(llm_env) -> None:
     at = run_page("app_pages/settings.py")
     at.button(key="settings_test").click().run()
-    assert "fake-model" in at.success[1].value and " ms — " in at.success[1].value
-    assert llm_env.count() == 1
+    shown = at.success[1].value
+    assert "fake-model" in shown and " ms · " in shown and "tokens/s" in shown
+    assert "structured output: json_schema" in shown
+    assert llm_env.count() == 2  # a plain call (latency, speed) and the structured probe
     llm_env.inject("500", times=1)
     at.button(key="settings_test").click().run()
     assert "500" in at.error[0].value

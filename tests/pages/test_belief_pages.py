@@ -130,3 +130,29 @@ def test_sweep_page_reproduces_the_paper_and_traces_both_curves():
     crossings = next(d.value for d in at.dataframe if "Curve" in d.value)
     assert set(crossings["Rule"]) == {"additive", "bounded"} and set(crossings["Curve"]) == {"lock share",
                                                                                             "false majority"}
+
+
+def test_belief_page_large_llm_run_needs_confirmation(llm_env):
+    at = open_page(BELIEFS)
+    at.number_input(key="beliefs_llm_agents").set_value(50)
+    at.number_input(key="beliefs_llm_rounds").set_value(5)  # 250 calls > CONFIRM_CALLS = 200
+    at = submit(at, "🤖 Run LLM agents")
+    assert not at.exception, at.exception
+    assert any("tick the confirmation box" in w.value for w in at.warning)
+    assert llm_env.count("beliefs.agent") == 0 and "beliefs_llm_record" not in at.session_state
+
+
+def test_belief_page_runs_r_seeds_and_inspects_agent_and_fact():
+    at = open_page(BELIEFS)
+    at.number_input(key="beliefs_runs").set_value(5)
+    at = submit(at, "▶️ Run simulation")
+    assert not at.exception, at.exception
+    assert any("± " in c.value for c in at.caption)  # mean ± std over the R runs
+    at.selectbox(key="beliefs_pick_run").set_value(3).run()
+    at.selectbox(key="beliefs_agent").set_value(2).run()
+    assert not at.exception, at.exception
+    assert any("met" in d.value for d in at.dataframe)
+    at.selectbox(key="beliefs_fact").select_index(1).run()
+    assert not at.exception, at.exception
+    groups = next(d.value for d in at.dataframe if "group" in d.value)
+    assert groups["agents"].sum() == 20  # every agent in one group: believes it / its negation / ...

@@ -87,3 +87,41 @@ def test_hub_loading_without_datasets_is_a_clear_error(monkeypatch: pytest.Monke
     monkeypatch.setattr(builtins, "__import__", fake_import)
     with pytest.raises(RuntimeError, match="datasets"):
         load_hub("someone/rws")
+
+
+def _row(**changes: object) -> bytes:
+    import json
+
+    row = {"id": "t_1", "q_id": 1, "question": "q?", "final": "5 km", "type": "numeric", **changes}
+    return json.dumps(row).encode("utf-8")
+
+
+def test_bom_keeps_line_one() -> None:
+    loaded = load_items(b"\xef\xbb\xbf" + _row() + b"\n" + _row(id="t_2"))
+    assert [item.id for item in loaded.items] == ["t_1", "t_2"] and not loaded.errors
+
+
+def test_sub_id_number_like_q_id_string() -> None:
+    loaded = load_items(_row(sub_id=1, q_id="2"))
+    item = loaded.items[0]
+    assert (item.sub_id, item.q_id) == ("1", 2)
+
+
+def test_deep_nesting_and_long_integer_are_line_errors_rest_loads() -> None:
+    deep = b"[" * 200_000 + b"]" * 200_000
+    long_int = b'{"id": "t_3", "q_id": 1, "question": "q", "final": "1", "type": "numeric", "meta": {"n": ' \
+        + b"7" * 5000 + b"}}"
+    loaded = load_items(b"\n".join([_row(), deep, long_int, _row(id="t_4")]))
+    assert [item.id for item in loaded.items] == ["t_1", "t_4"]
+    reasons = {err.line: err.reason for err in loaded.errors}
+    assert "nested too deeply" in reasons[2]
+    assert "4,300 digits" in reasons[3]
+
+
+def test_unparsable_gold_reported_at_load_time_with_row() -> None:
+    rows = [_row(), _row(id="t_2", final="\\frac{x}{", type="symbolic"), _row(id="t_3", final="five km"),
+            _row(id="t_4", final="x \\le 5", type="symbolic")]
+    loaded = load_items(b"\n".join(rows), check_gold=True)
+    assert len(loaded.items) == 4
+    assert sorted(err.line for err in loaded.gold_problems) == [2, 3]
+    assert "cannot be graded" in loaded.gold_problems[0].reason

@@ -123,3 +123,39 @@ def test_cli_bad_pattern_and_bad_lines(llm_env, tmp_path):
     res = CliRunner().invoke(_cli(), ["run", "--pattern", "single", "--data", str(bad)])
     assert res.exit_code == 0 and ":2: skipped" in res.stderr
     assert len(json.loads(res.stdout)["results"]) == 1
+
+
+def test_cli_run_above_threshold_needs_yes(llm_env, tmp_path, fake_server):
+    from ifworld.limits import CONFIRM_CALLS
+
+    fake_server.reset()
+    args = ["run", "--pattern", "single,hmaw,pace,phase,schema", "--data", str(SAMPLE_PATH)]
+    lo, hi = benchmark.estimate_calls(53, ["single", "hmaw", "pace", "phase", "schema"])["total"]
+    assert hi > CONFIRM_CALLS
+    res = CliRunner().invoke(_cli(), args)
+    assert res.exit_code == 2 and "--yes" in res.stderr
+    assert fake_server.count(status=None) == 0  # nothing was sent
+    small = CliRunner().invoke(_cli(), ["run", "--pattern", "single", "--data", str(SAMPLE_PATH), "--limit", "1"])
+    assert small.exit_code == 0, small.output
+
+
+def test_one_items_grading_failure_is_that_items_verdict():
+    from ifworld.rws.dataset import RWSItem
+    from ifworld.rws.verifier import grade_output
+
+    item = RWSItem(id="o_1", q_id=1, question="q", final="1 m", type="numeric")
+    graded = grade_output(item, "Reasoning.\nFinal Answer: 1e400 km")
+    verdict = graded["verdict"] if isinstance(graded, dict) else graded.verdict
+    assert verdict == "not_sure"
+
+
+def test_cli_tables_from_saved_runs(llm_env, tmp_path):
+    res = CliRunner().invoke(_cli(), ["run", "--pattern", "single,hmaw", "--data", str(SAMPLE_PATH),
+                                      "--limit", "2"])
+    assert res.exit_code == 0, res.output
+    run_id = res.stderr.split("run id: ")[1].split()[0]
+    tables = CliRunner().invoke(_cli(), ["tables", run_id, "--regrade"])
+    assert tables.exit_code == 0, tables.output
+    assert "Table 1" in tables.stdout and "| macro mean |" in tables.stdout
+    missing = CliRunner().invoke(_cli(), ["tables", "rws-nope"])
+    assert missing.exit_code == 2

@@ -101,3 +101,52 @@ def test_allocator_infers_a_sequence_when_architecture_is_unusable(items):
 def test_model_override_reaches_the_endpoint(fake_server, settings, items):
     run_pattern("single", items["2025_IFW_2_b"], settings, model="fake-judge")
     assert fake_server.requests[-1].body["model"] == "fake-judge"
+
+
+def test_phase_finalises_the_retried_solution_even_when_its_review_fails() -> None:
+    from ifworld.rws.patterns.phase import best_answer
+
+    out = {"solver": "Final Answer: 1", "solver_retry": "Final Answer: 2",
+           "evaluator": {"accept": False, "confidence": 0.9}, "evaluator_retry": {"accept": False, "confidence": 0.1}}
+    assert best_answer(out) == ("Final Answer: 2", "solver_retry")
+    assert best_answer({"solver": "Final Answer: 1"}) == ("Final Answer: 1", "solver")
+
+
+def test_phase_evaluator_sees_only_the_final_answer_line() -> None:
+    from ifworld.rws.patterns.phase import _answer_line
+
+    solution = "Long derivation with a wrong intermediate 7.\nFinal Answer: 42 nT"
+    assert _answer_line(solution) == "Final Answer: 42 nT"
+
+
+def test_verifier_judge_runs_at_temperature_one(monkeypatch) -> None:
+    from ifworld import llm
+    from ifworld.config import Settings
+    from ifworld.rws import verifier
+    from ifworld.rws.dataset import RWSItem
+    from ifworld.rws.grader import check
+
+    seen: dict = {}
+
+    def fake_structured(role, messages, schema, *, settings=None, meta=None, callbacks=None):
+        seen[role] = settings.temperature
+        if schema is verifier.ParsedAnswers:
+            return schema(pred_norm="x", gt_norm="y", type="textual")
+        return schema(verdict="incorrect", confidence=0.9)
+
+    monkeypatch.setattr(llm, "structured", fake_structured)
+    item = RWSItem(id="t_1", q_id=1, question="q", final="the bow shock", type="textual")
+    settings = Settings(temperature=0.2)
+    verifier.verify(item, "something else", check("something else", "the bow shock", "textual"), settings)
+    assert verifier.JUDGE_TEMPERATURE == 1.0
+    assert seen == {verifier.PARSER_ROLE: 0.2, verifier.JUDGE_ROLE: 1.0}
+
+
+def test_schema_guard_sees_question_type_and_checks(fake_server, settings, items):
+    from tests.fixtures.fake_openai import last_user
+
+    run_pattern("schema", items["2025_IFW_2_b"], settings)
+    guard = [r for r in fake_server.requests if (r.role or "").startswith("rws.schema.guard")]
+    assert guard, "the guard was not called"
+    text = last_user(guard[0].body)
+    assert "Question type (from the architect):" in text and "Architect's checks:" in text

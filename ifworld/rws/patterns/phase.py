@@ -1,8 +1,9 @@
 """PHASE: Planner → Hypothesizer → Analyzer → Solver → Evaluator → gate → [Solver retry → Evaluator] → Finalizer.
 
 Planner and Hypothesizer lay the problem out (JSON), the Analyzer derives a candidate, the Solver commits to
-an answer, the Evaluator reviews it (JSON). On rejection the Solver gets one retry with the fix and the
-retry is evaluated once more; the Finalizer formats whichever answer the reviews trust more.
+an answer, the Evaluator reviews it (JSON). As in the paper (Appendix B), the Evaluator judges only the
+solver's final answer line, not its reasoning, and on rejection the Solver gets one retry with the fix;
+the retried solution is always the one finalised (its second review is recorded, not used to pick).
 """
 
 from __future__ import annotations
@@ -11,8 +12,10 @@ from langgraph.graph import START, StateGraph
 
 from ifworld.config import Settings
 from ifworld.rws.patterns.base import (
+    FINAL_PREFIX,
     PatternState,
     as_text,
+    final_line,
     format_final,
     item_block,
     json_role,
@@ -23,15 +26,15 @@ from ifworld.rws.patterns.schemas import Hypotheses, PhasePlan, Review
 
 
 def best_answer(out: dict) -> tuple[str, str]:
-    """(answer text, which) — the retry unless its review trusts it less than the original's review."""
-    if not out.get("solver_retry"):
-        return out.get("solver") or out.get("analyzer") or "", "solver"
-    first, second = out.get("evaluator") or {}, out.get("evaluator_retry")
-    if second is None or passes(second):
+    """(answer text, which): the retried solution whenever there is one (the paper's rule), else the first."""
+    if out.get("solver_retry"):
         return out["solver_retry"], "solver_retry"
-    if float(first.get("confidence") or 0) > float(second.get("confidence") or 0):
-        return out.get("solver") or "", "solver"
-    return out["solver_retry"], "solver_retry"
+    return out.get("solver") or out.get("analyzer") or "", "solver"
+
+
+def _answer_line(text: str) -> str:
+    """What the evaluator sees: only the final answer line of a solution."""
+    return f"{FINAL_PREFIX} {final_line(text)}"
 
 
 def add_nodes(g: StateGraph, settings: Settings) -> str:
@@ -54,8 +57,8 @@ def add_nodes(g: StateGraph, settings: Settings) -> str:
         return text_role(settings, state, "solver", "solver", analysis=state["out"]["analyzer"], **ctx(state))[1]
 
     def evaluator(state: PatternState) -> dict:
-        return json_role(settings, state, "evaluator", "evaluator", Review, answer=state["out"]["solver"],
-                         **ctx(state))[1]
+        return json_role(settings, state, "evaluator", "evaluator", Review,
+                         answer=_answer_line(state["out"]["solver"]), **ctx(state))[1]
 
     def solver_retry(state: PatternState) -> dict:
         review = state["out"].get("evaluator") or {}
@@ -65,13 +68,14 @@ def add_nodes(g: StateGraph, settings: Settings) -> str:
 
     def evaluator_retry(state: PatternState) -> dict:
         return json_role(settings, state, "evaluator", "evaluator_retry", Review,
-                         answer=state["out"]["solver_retry"], **ctx(state))[1]
+                         answer=_answer_line(state["out"]["solver_retry"]), **ctx(state))[1]
 
     def finalizer(state: PatternState) -> dict:
         best, which = best_answer(state["out"])
         upd, notes = format_final(settings, state, "finalizer", best)
-        if which == "solver" and state["out"].get("solver_retry"):
-            notes.append("phase: kept the first solution (its review was more confident than the retry's)")
+        second = state["out"].get("evaluator_retry")
+        if which == "solver_retry" and second is not None and not passes(second):
+            notes.append("phase: the retried solution is finalised although its review did not pass")
         return {**upd, "annotations": notes}
 
     def gate(state: PatternState) -> str:

@@ -1,0 +1,182 @@
+"""Accounting of model calls: one :class:`CallRecord` per logical call, folded from LangChain callbacks.
+
+:class:`UsageTracker` is a LangChain callback handler, so pages, the CLI and the run store all see the same
+numbers whichever way a call was made (streamed or not, inside a graph or not).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from langchain_core.callbacks import BaseCallbackHandler
+
+from ifworld.redact import safe_error
+
+
+@dataclass
+class CallRecord:
+    """One logical model call (its retries folded in)."""
+
+    call_id: str
+    role: str
+    model: str
+    system: str = ""
+    round: int | None = None
+    start: float = 0.0
+    end: float = 0.0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    retries: int = 0
+    status: str = "running"
+    error: str = ""
+    output: str = ""
+    # Timings of the last attempt: when it was sent and when its first token arrived (None: not streamed).
+    attempt_start: float = 0.0
+    first_token: float | None = None
+    last_completion_tokens: int = 0
+    finish_reason: str = ""
+    method: str = ""
+    max_tokens: int | None = None
+
+    @property
+    def latency_s(self) -> float:
+        return max(0.0, self.end - self.start)
+
+    @property
+    def first_token_s(self) -> float | None:
+        return None if self.first_token is None else max(0.0, self.first_token - self.attempt_start)
+
+    @property
+    def tokens_per_s(self) -> float | None:
+        """Generation speed of the last attempt (completion tokens over the time after its first token)."""
+        if self.first_token is None or self.end <= self.first_token or not self.last_completion_tokens:
+            return None
+        return self.last_completion_tokens / (self.end - self.first_token)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        for key in ("attempt_start", "first_token", "last_completion_tokens"):
+            data.pop(key)
+        tps, ftt = self.tokens_per_s, self.first_token_s
+        return {**data, "latency_s": round(self.latency_s, 4),
+                "first_token_s": None if ftt is None else round(ftt, 4),
+                "tokens_per_s": None if tps is None else round(tps, 2)}
+
+
+class UsageTracker(BaseCallbackHandler):
+    """Callback that folds every chat-model attempt into :class:`CallRecord` s (thread-safe).
+
+    ``sink`` (e.g. the run store) receives each record when its call ends, so usage survives a crash.
+    """
+
+    raise_error = False
+
+    def __init__(self, sink: Any = None) -> None:
+        self.calls: dict[str, CallRecord] = {}
+        self._runs: dict[Any, str] = {}
+        self._lock = threading.Lock()
+        self.sink = sink
+
+    def on_chat_model_start(self, serialized: dict, messages: list, *, run_id: Any, metadata: dict | None = None,
+                            **kwargs: Any) -> None:
+        meta = metadata or {}
+        call_id = meta.get("ifworld_call") or str(run_id)
+        now = time.time()
+        with self._lock:
+            self._runs[run_id] = call_id
+            rec = self.calls.get(call_id)
+            if rec is None:
+                rec = self.calls[call_id] = CallRecord(
+                    call_id, meta.get("ifworld_role", "unknown"), meta.get("ls_model_name", ""),
+                    system=meta.get("ifworld_system", ""), round=meta.get("ifworld_round"), start=now,
+                )
+            else:
+                rec.retries += 1
+                rec.status = "retrying"
+            rec.attempt_start, rec.first_token = now, None
+            rec.method = meta.get("ifworld_method", rec.method)
+            rec.max_tokens = meta.get("ifworld_max_tokens", rec.max_tokens)
+
+    def on_llm_new_token(self, token: str, *, run_id: Any, **kwargs: Any) -> None:
+        rec = self.calls.get(self._runs.get(run_id, ""))
+        if rec is not None and rec.first_token is None:
+            rec.first_token = time.time()  # a benign race: two first tokens set nearly the same time
+
+    def on_llm_end(self, response: Any, *, run_id: Any, **kwargs: Any) -> None:
+        with self._lock:
+            rec = self.calls.get(self._runs.pop(run_id, ""))
+            if rec is None:
+                return
+            prompt, completion, text, finish = usage_of(response)
+            rec.prompt_tokens += prompt
+            rec.completion_tokens += completion
+            rec.last_completion_tokens = completion
+            rec.output = text
+            rec.finish_reason = finish
+            rec.end = time.time()
+            rec.status = "truncated" if finish == "length" else "ok"
+        self._emit(rec)
+
+    def on_llm_error(self, error: BaseException, *, run_id: Any, **kwargs: Any) -> None:
+        with self._lock:
+            rec = self.calls.get(self._runs.pop(run_id, ""))
+            if rec is None:
+                return
+            rec.end = time.time()
+            rec.status = "error"
+            rec.error = safe_error(error, 500)  # mask before cutting: half a key is still a leak
+
+    def mark(self, call_id: str, status: str, error: str = "") -> None:
+        """Set the final status of a call (e.g. ``repaired``, ``failed``, ``truncated``) and publish it."""
+        with self._lock:
+            rec = self.calls.get(call_id)
+            if rec is None:
+                return
+            rec.status, rec.error = status, safe_error(error, 500) if error else rec.error
+        self._emit(rec)
+
+    def _emit(self, rec: CallRecord) -> None:
+        if self.sink is not None:
+            self.sink(rec)
+
+    def records(self) -> list[CallRecord]:
+        with self._lock:
+            return sorted(self.calls.values(), key=lambda r: r.start)
+
+    def totals(self) -> dict[str, Any]:
+        return usage_totals([r.to_dict() for r in self.records()])
+
+
+def usage_totals(calls: list[dict]) -> dict[str, Any]:
+    """Totals over call dicts: counts, tokens, retries, failures, summed latency."""
+    return {
+        "calls": len(calls),
+        "prompt_tokens": sum(c.get("prompt_tokens", 0) for c in calls),
+        "completion_tokens": sum(c.get("completion_tokens", 0) for c in calls),
+        "retries": sum(c.get("retries", 0) for c in calls),
+        "failed": sum(1 for c in calls if c.get("status") in ("error", "failed")),
+        "latency_s": round(sum(c.get("latency_s", 0.0) for c in calls), 3),
+    }
+
+
+def usage_of(response: Any) -> tuple[int, int, str, str]:
+    """(prompt tokens, completion tokens, text, finish reason) of an LLMResult."""
+    try:
+        gen = response.generations[0][0]
+        msg = getattr(gen, "message", None)
+        text = gen.text or (msg.content if msg is not None else "")
+        usage = getattr(msg, "usage_metadata", None) or {}
+        if not usage and response.llm_output:
+            raw = response.llm_output.get("token_usage") or {}
+            usage = {"input_tokens": raw.get("prompt_tokens", 0), "output_tokens": raw.get("completion_tokens", 0)}
+        if not text and msg is not None and getattr(msg, "tool_calls", None):
+            text = json.dumps(msg.tool_calls[0].get("args", {}))
+        meta = {**(getattr(msg, "response_metadata", None) or {}), **(gen.generation_info or {})}
+        finish = str(meta.get("finish_reason") or "")
+        return int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0)), str(text), finish
+    except (AttributeError, IndexError, TypeError):
+        return 0, 0, "", ""

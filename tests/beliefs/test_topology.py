@@ -1,0 +1,64 @@
+"""Interaction topologies: the complete graph is today's engine bit for bit; graph pairings are
+matchings of the graph's edges, and maximal."""
+
+import hashlib
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from ifworld.beliefs.config import BeliefConfig
+from ifworld.beliefs.engine import simulate
+from ifworld.beliefs.topology import build_edges, match_columns
+
+# sha256 prefixes of (accepted bits, rounds, converged) measured before topologies existed
+BEFORE_TOPOLOGIES = [
+    ({}, 0, "f7c9c2704a5da1a7"),
+    ({"rule": "bounded"}, 1, "37dbcd5a71949cdf"),
+    ({"strategy": "strategic", "agents": 21}, 2, "cbed4b7a37a4592d"),
+    ({"rule": "bounded", "liars": 0.2, "noise": 0.1, "domain": "abstract"}, 3, "2fc843a52aae2206"),
+]
+
+
+@pytest.mark.parametrize(("kwargs", "seed", "digest"), BEFORE_TOPOLOGIES)
+def test_complete_graph_reproduces_results_exactly(kwargs, seed, digest):
+    r = simulate(BeliefConfig(topology="complete", **kwargs), seed=seed, runs=300)
+    raw = np.packbits(r.accepted).tobytes() + r.rounds.astype(np.int32).tobytes() + r.converged.tobytes()
+    assert hashlib.sha256(raw).hexdigest()[:16] == digest
+
+
+@pytest.mark.parametrize("topology", ["ring", "small_world", "scale_free"])
+@pytest.mark.parametrize("agents", [9, 20])
+def test_graph_pairing_is_a_maximal_matching(topology, agents):
+    edges = build_edges(topology, agents, 4, 0.2, 1)
+    edge_set = {tuple(sorted(e)) for e in edges.tolist()}
+    runs = 200
+    partners = match_columns(edges, np.random.default_rng(0), runs, agents).reshape(runs, agents)
+    cols = runs * agents
+    for r in range(runs):
+        p = [int(c) - r * agents if c < cols else -1 for c in partners[r]]
+        for a, b in enumerate(p):
+            if b >= 0:
+                assert p[b] == a and tuple(sorted((a, b))) in edge_set
+        assert not any(p[a] < 0 and p[b] < 0 for a, b in edge_set)  # maximal: no free edge left
+
+
+def test_graphs_are_the_documented_ones():
+    ring = build_edges("ring", 10, 4, 0.0, 0)
+    assert len(ring) == 20 and nx.is_isomorphic(nx.Graph(ring.tolist()), nx.circulant_graph(10, [1, 2]))
+    ba = build_edges("scale_free", 50, 4, 0.0, 0)
+    assert len(ba) == 2 * (50 - 2)  # Barabási–Albert, m = degree / 2 = 2
+    assert build_edges("complete", 10, 4, 0.0, 0) is None
+
+
+def test_topology_bounds_named():
+    with pytest.raises(ValueError, match="degree"):
+        BeliefConfig(topology="ring", agents=4, degree=4)
+    with pytest.raises(ValueError, match="even"):
+        BeliefConfig(topology="small_world", degree=3)
+
+
+def test_sparser_graph_spreads_truth_slower():
+    full = simulate(BeliefConfig(), seed=4, runs=2000).f1.mean()
+    ring = simulate(BeliefConfig(topology="ring", degree=2), seed=4, runs=2000).f1.mean()
+    assert ring < full - 0.03
