@@ -223,3 +223,7 @@ def condition_label(config: BeliefConfig) -> str:
     if config.topology != "complete":
         label += f"+{config.topology}"
     return label
+
+
+BeliefParams = BeliefConfig
+"""The name the design notes use for the one parameter model (same class)."""

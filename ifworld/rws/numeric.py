@@ -18,6 +18,7 @@ from ifworld.rws.latexnorm import decimal_commas, fold_confusables, inline_math,
 from ifworld.rws.result import (
     FORMAT_VIOLATION,
     MISSING_UNITS,
+    NEEDS_VERIFIER,
     PARSE_FAILURE,
     TOLERANCE_MISS,
     UNIT_MISMATCH,
@@ -78,6 +79,12 @@ _RANGE = re.compile(r"^\s*(?P<a>%s)\s*(?:–|—|--|\\text\{\s*(?:to|--|–)\s*\
                     r"(?P<b>%s)(?P<rest>.*)$"
                     r"|^\s*(?P<a2>%s)-(?P<b2>\d[\d.eE]*(?:\s*(?:\\times|×)\s*10\^\{?[-+−]?\d+\}?)?)(?P<rest2>(?:\s|[A-Za-z\\%%°^$]).*|)$"
                     % (_PLAIN, _PLAIN, _PLAIN))
+
+
+_BOUND = re.compile(r"(?:\b(?:less|more|greater|fewer|smaller|larger|higher|lower)\s+than|\bat\s+(?:least|most)|"
+                    r"\bup\s+to|\bno\s+(?:more|less)\s+than|\bexceeds?|\bbelow|\babove|\bunder|\bover|"
+                    r"\\(?:le|ge|leq|geq|lesssim|gtrsim|lt|gt)(?![a-zA-Z])|[<>≤≥≲≳])\s*\$?\s*[-+−]?\s*\.?\d", re.I)
+"""An inequality qualifier: "less than 50 km/s" is a bound, not the value 50 km/s."""
 
 
 def _range_parts(segment: str) -> tuple[str, str] | None:
@@ -185,6 +192,11 @@ def check_numeric(pred: str, gold: str, units: str | None = None) -> CheckResult
     if len(pred) > MAX_NUMERIC_CHARS:
         return _result("incorrect", f"format violation: longer than {MAX_NUMERIC_CHARS} characters",
                        pred[:80] + "…", gold_norm, [FORMAT_VIOLATION])
+    bound = _BOUND.search(pred)
+    if bound and not _BOUND.search(gold):
+        qualifier = bound.group(0).rstrip("0123456789.+-−$ ")
+        return _result("not_sure", f"the answer gives a bound ({qualifier!r}), not a value", pred, gold_norm,
+                       [NEEDS_VERIFIER])
     segments, pred_ranges = _shape(split_values(pred))
     if not segments:
         return _result("incorrect", "format violation: no number in the answer", pred, gold_norm,
