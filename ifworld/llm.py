@@ -19,6 +19,7 @@ Everything else asks for a model by *role* (``"whatif.expert"``, ``"rws.pace.cri
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import random
 import re
@@ -141,7 +142,29 @@ def chat_model(role: str, settings: Settings | None = None, **overrides: Any) ->
     else:
         params["max_tokens"] = bound
     params.update(overrides)
-    return ChatOpenAI(**params)
+    return _cached_model(params)
+
+
+_models: dict[str, ChatOpenAI] = {}
+_models_lock = threading.Lock()
+MODEL_CACHE_SIZE = 64
+
+
+def _cached_model(params: dict[str, Any]) -> ChatOpenAI:
+    """One ChatOpenAI per distinct parameters. Building one builds two httpx clients with fresh SSL contexts
+    (≈0.1 s of CPU, holding the GIL): per call, that serialised a round's parallel experts. LangChain's
+    own client cache does not apply because an ``httpx.Timeout`` is not hashable."""
+    timeout = params["timeout"]
+    key = hashlib.sha256(repr(sorted(
+        {**params, "timeout": (timeout.connect, timeout.read, timeout.write, timeout.pool)}.items())).encode()
+    ).hexdigest()
+    with _models_lock:
+        model = _models.get(key)
+        if model is None:
+            if len(_models) >= MODEL_CACHE_SIZE:
+                _models.clear()
+            model = _models[key] = ChatOpenAI(**params)
+        return model
 
 
 def _to_messages(messages: Messages) -> list[BaseMessage]:

@@ -29,8 +29,8 @@ SWEEP_CHOICES = {"strategy": list(STRATEGIES), "rule": ["additive"], "domain": [
 SWEEP_FIELDS = ("agents", "facts", "true_facts", "false_facts", "bandwidth", "rounds", "threshold", "stop_share",
                 "liars", "noise", "degree", "strategy", "rule", "domain", "topology")
 FORM_FIELDS = ("agents", "facts", "true_facts", "false_facts", "bandwidth", "rounds", "strategy", "rule", "trust",
-               "discount", "threshold", "stop_share", "domain", "liars", "noise", "with_replacement", "domain_seed",
-               "topology", "degree", "rewire", "graph_seed")
+               "discount", "threshold", "stop_share", "domain", "liars", "noise", "with_replacement", "false_from",
+               "domain_seed", "topology", "degree", "rewire", "graph_seed")
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from typing import Any
 
 import pandas as pd
 import streamlit as st
+from pydantic import ValidationError
 
 from ifworld.compare import JUDGE_LABELS, JUDGE_MAXIMA, judge_scores, report_sections, usage_of
 from ifworld.safe_text import inert_markdown
@@ -202,7 +203,13 @@ def render_rounds(rec: WhatIfRecord, key: str, expanded: bool = True) -> None:
 
 def render_whatif_record(record: dict[str, Any] | WhatIfRecord, key: str, usage: dict[str, Any] | None = None) -> None:
     """A whole what-if record: proposition, usage, rounds (deliberation view per round), report, judge."""
-    rec = load_record(record)
+    try:
+        rec = load_record(record)
+    except ValidationError as exc:  # a malformed stored record: say what is wrong, show it raw
+        sst.error(f"This record does not have the what-if shape ({exc.error_count()} problem(s), first: "
+                 f"{'.'.join(map(str, exc.errors()[0]['loc']))}: {exc.errors()[0]['msg']}).")
+        st.json(record if isinstance(record, dict) else {}, expanded=False)
+        return
     sst.markdown(f"### {rec.proposition or 'What-if run'}")
     sst.caption(f"Method: {rec.method}" + (" · degraded run" if rec.degraded else ""))
     render_usage(usage_of({"usage": rec.usage, "calls": rec.calls}, usage))

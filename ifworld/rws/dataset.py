@@ -51,10 +51,11 @@ class RWSItem(BaseModel):
             return _TYPE_ALIASES.get(low, low)
         return value
 
-    @field_validator("sub_id", mode="before")
+    @field_validator("sub_id", "id", "final", "question", mode="before")
     @classmethod
-    def _sub_id_text(cls, value: Any) -> Any:
-        """``sub_id: 1`` is accepted like ``q_id: "2"`` (numbers and strings both ways); null means none."""
+    def _number_as_text(cls, value: Any) -> Any:
+        """Text fields accept JSON numbers (``sub_id: 1``, ``id: 7``, ``final: 72``) the way ``q_id`` accepts
+        ``"2"``; a null sub_id means none. Booleans are not numbers here."""
         if value is None:
             return ""
         if isinstance(value, bool):
