@@ -13,7 +13,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-MAX_DATASET_BYTES = 50 * 1024 * 1024
+from ifworld.limits import MAX_UPLOAD_BYTES
+
+MAX_DATASET_BYTES = MAX_UPLOAD_BYTES  # one cap for pages and engine: 50,000,000 bytes
 """Uploads larger than this are refused outright (the whole file would sit in memory)."""
 
 ItemType = Literal["numeric", "symbolic", "textual"]
@@ -117,12 +119,12 @@ def _read_bytes(source: str | bytes | Path) -> bytes:
                                       and Path(source).is_file()):
         path = Path(source)
         if path.stat().st_size > MAX_DATASET_BYTES:
-            raise DatasetTooLarge(f"{path} is larger than the {MAX_DATASET_BYTES // 2**20} MB limit")
+            raise DatasetTooLarge(f"{path} is larger than the {MAX_DATASET_BYTES:,}-byte limit")
         data = path.read_bytes()
     else:
         data = source.encode("utf-8")
     if len(data) > MAX_DATASET_BYTES:
-        raise DatasetTooLarge(f"dataset is larger than the {MAX_DATASET_BYTES // 2**20} MB limit")
+        raise DatasetTooLarge(f"dataset is larger than the {MAX_DATASET_BYTES:,}-byte limit")
     return data
 
 
