@@ -40,6 +40,7 @@ from pydantic import BaseModel, ValidationError
 from ifworld.config import MAX_TOKENS_LIMIT, NO_MODEL_HELP, Settings, load_settings
 from ifworld.llm_methods import _methods, _probe_locks, chain, endpoint_key, known_method, remember
 from ifworld.llm_schema import missing_content, sent_schema
+from ifworld.redact import safe_error
 from ifworld.usage import CallRecord, UsageTracker, usage_totals
 
 __all__ = ["CallRecord", "UsageTracker", "usage_totals", "NO_MODEL_HELP", "complete", "structured",
@@ -73,7 +74,8 @@ class LLMError(RuntimeError):
     """A model call failed; ``role`` names the agent so messages say who failed."""
 
     def __init__(self, role: str, message: str) -> None:
-        super().__init__(f"[{role}] {message}")
+        # Endpoints may echo the key (or the Authorization header) in their error body.
+        super().__init__(safe_error(f"[{role}] {message}"))
         self.role = role
 
 
@@ -291,8 +293,8 @@ def _call(role: str, model: ChatOpenAI, msgs: list[BaseMessage], settings: Setti
 
 def _status_text(exc: Exception) -> str:
     if isinstance(exc, openai.APIStatusError):
-        return f"HTTP {exc.status_code}: {exc.message}"[:500]
-    return f"{type(exc).__name__}: {exc}"[:500]
+        return safe_error(f"HTTP {exc.status_code}: {exc.message}", 500)  # mask before cutting
+    return safe_error(exc, 500)
 
 
 def _failure_text(exc: Exception | None, settings: Settings) -> str:

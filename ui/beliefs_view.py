@@ -16,7 +16,7 @@ from ifworld.beliefs.config import MAX_SEED, STRATEGIES, bounds_text, field_info
 from ifworld.beliefs.domain import Domain
 from ifworld.beliefs.llm_graph import recording_of
 from ifworld.beliefs.recording import Recording
-from ifworld.beliefs.sweep import MAX_GRID_YAML_BYTES, read_table
+from ifworld.beliefs.sweep import parse_grid, read_table
 from ifworld.events import Event
 from ui.runs_view import register_renderer
 
@@ -29,8 +29,8 @@ SWEEP_CHOICES = {"strategy": list(STRATEGIES), "rule": ["additive"], "domain": [
 SWEEP_FIELDS = ("agents", "facts", "true_facts", "false_facts", "bandwidth", "rounds", "threshold", "stop_share",
                 "liars", "noise", "degree", "strategy", "rule", "domain", "topology")
 FORM_FIELDS = ("agents", "facts", "true_facts", "false_facts", "bandwidth", "rounds", "strategy", "rule", "trust",
-               "discount", "threshold", "stop_share", "domain", "liars", "noise", "with_replacement", "domain_seed",
-               "topology", "degree", "rewire", "graph_seed")
+               "discount", "threshold", "stop_share", "domain", "liars", "noise", "with_replacement", "false_from",
+               "domain_seed", "topology", "degree", "rewire", "graph_seed")
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -333,16 +333,10 @@ def grid_yaml(prefix: str, example: dict[str, Any]) -> tuple[bool, dict[str, Any
                             key=f"{prefix}_yaml")
         submitted = st.form_submit_button("Check grid")
     raw = upload.getvalue() if upload is not None else text.encode("utf-8")
-    if len(raw) > MAX_GRID_YAML_BYTES:
-        return submitted, f"grid YAML is {len(raw):,} bytes; the limit is {MAX_GRID_YAML_BYTES:,} (MAX_GRID_YAML_BYTES)"
     try:
-        source = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return submitted, f"grid YAML is not UTF-8 text (byte {exc.start}: {exc.reason})"
-    try:
-        data = yaml.safe_load(source)
-    except yaml.YAMLError as exc:
-        return submitted, f"not valid YAML: {exc}"
+        data = parse_grid(raw)  # size cap, UTF-8, no anchors/aliases — checked before anything expands
+    except ValueError as exc:
+        return submitted, str(exc)
     return submitted, data if isinstance(data, dict) else "grid YAML must be a mapping (base, grid, seeds…)"
 
 

@@ -87,6 +87,17 @@ _BOUND = re.compile(r"(?:\b(?:less|more|greater|fewer|smaller|larger|higher|lowe
 """An inequality qualifier: "less than 50 km/s" is a bound, not the value 50 km/s."""
 
 
+_UNCERTAINTY = re.compile(r"(?<=[\d)}.])\s*(?:\\pm|±|\+/-)\s*(\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)")
+
+
+def _strip_uncertainty(segment: str) -> tuple[str, float | None]:
+    """``48.8 \\pm 0.5 km/s`` → ("48.8 km/s", 0.5): pint would read ``pm`` as picometre."""
+    match = _UNCERTAINTY.search(segment)
+    if match is None:
+        return segment, None
+    return segment[:match.start()] + segment[match.end():], float(match.group(1))
+
+
 def _range_parts(segment: str) -> tuple[str, str] | None:
     """``300-800 km/s`` / ``300–800 km/s`` / ``300 to 800 km/s`` → ("300 km/s", "800 km/s"), else None."""
     match = _RANGE.match(segment)
@@ -181,7 +192,7 @@ def check_numeric(pred: str, gold: str, units: str | None = None) -> CheckResult
     """Grade a numeric answer (possibly several values) against the gold within :data:`REL_TOLERANCE`."""
     try:
         gold_segments, gold_ranges = _shape(split_values(gold))
-        golds = [parse_scalar(seg) for seg in gold_segments]
+        golds = [parse_scalar(_strip_uncertainty(seg)[0]) for seg in gold_segments]
         if units:
             parse_unit(units)
     except UnitError as exc:
@@ -201,10 +212,17 @@ def check_numeric(pred: str, gold: str, units: str | None = None) -> CheckResult
     if not segments:
         return _result("incorrect", "format violation: no number in the answer", pred, gold_norm,
                        [FORMAT_VIOLATION])
+    stripped = [_strip_uncertainty(seg) for seg in segments]
     try:
-        preds = [parse_scalar(seg) for seg in segments]
+        preds = [parse_scalar(seg) for seg, _ in stripped]
     except UnitError as exc:
         return _result("not_sure", f"parse failure: {exc}", pred, gold_norm, [PARSE_FAILURE])
+    if any(re.search(r"\\(?:pm|mp)(?![a-zA-Z])|[±∓]", seg) for seg, _ in stripped) and not re.search(r"\\pm|±", gold):
+        return _result("incorrect", "format violation: ± gives two values", pred, gold_norm, [FORMAT_VIOLATION])
+    for scalar, (_, spread) in zip(preds, stripped, strict=True):
+        if spread is not None and scalar.value and spread / abs(scalar.value) > REL_TOLERANCE:
+            return _result("not_sure", f"the answer's uncertainty (±{spread:g}) is wider than the "
+                           f"{REL_TOLERANCE:.0%} tolerance", pred, gold_norm, [NEEDS_VERIFIER])
     pred_norm = ", ".join(_fmt(p) for p in preds)
     if pred_ranges != gold_ranges and (any(pred_ranges) or any(gold_ranges)):
         what = "the gold is a range, the answer is not" if any(gold_ranges) else \
