@@ -47,7 +47,8 @@ def test_runs_page_reopens_replays_exports(page, finished_run) -> None:
     with page.expect_download() as download:
         page.get_by_role("button", name="Markdown").first.click()
     text = open(download.value.path(), encoding="utf-8").read()
-    assert text.startswith("# What-if") and KNOWN_KEY not in text
+    assert text.startswith("# What if") and "**Verdict.**" in text.split("\n## ")[0] and KNOWN_KEY not in text
+    assert text.index("## Consistency checks") < text.index("## Run\n")  # run metadata at the end
     shot(page, "runs")
     page.get_by_role("tab", name="Replay").click()
     page.get_by_role("button", name="Play").click()
