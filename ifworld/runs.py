@@ -70,12 +70,12 @@ class Workflow:
     markdown: Callable[[dict[str, Any]], str] | None = None
     title: Callable[[dict[str, Any]], str] = lambda p: ""
     cache: bool = False
-    # a rich self-contained HTML export (record, metadata) -> page; without it HTML shows the Markdown as text
-    html: Callable[[dict[str, Any], dict[str, Any]], str] | None = None
     # the Markdown export opens with the workflow's own text (e.g. proposition and verdict), metadata last
     metadata_last: bool = False
     max_steps: Callable[[dict[str, Any]], int] | None = None
     """Optional exact bound on supersteps for ``params``; otherwise :func:`recursion_limit` derives one."""
+    html: Callable[[dict[str, Any]], str] | None = None
+    """Optional self-contained HTML export of a record (model text inert, no network); else a generic page."""
     estimate_calls: Callable[[dict[str, Any]], int] | None = None
     """Optional estimate of model calls for ``params``: above ``limits.CONFIRM_CALLS`` a resume needs --yes."""
 
@@ -315,9 +315,8 @@ def export_run(run_id: str, fmt: str = "json", *, store: RunStore | None = None)
             body = wf.markdown(info.record)
     except KeyError:
         pass
-    if fmt == "html" and wf is not None and wf.html and info.record:
-        meta = {"Run": info.id, "Status": info.status, "Created": info.created_iso, "Title": info.title}
-        return redact(wf.html(info.record, meta))
+    if fmt == "html" and wf is not None and wf.html is not None and info.record:
+        return redact(wf.html(info.record))
     text = redact(escape_export(_markdown(info, calls, body, metadata_last=bool(wf and wf.metadata_last))))
     return _html(info.title, text) if fmt == "html" else text
 
