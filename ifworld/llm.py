@@ -196,29 +196,36 @@ class _PartialFeed:
             self._publish()
 
 
-def _stream(model: ChatOpenAI, msgs: list[BaseMessage], cfg: dict, feed: _PartialFeed) -> _Reply:
+def _stream(model: ChatOpenAI, msgs: list[BaseMessage], cfg: dict, feed: _PartialFeed, bound: int) -> _Reply:
     text: list[str] = []
     args: list[str] = []
     finish = ""
+    pieces = 0
     try:
         for chunk in model.stream(msgs, config=cfg):
             if isinstance(chunk.content, str) and chunk.content:
+                pieces += 1
                 text.append(chunk.content)
                 feed.add(chunk.content)
             for tc in getattr(chunk, "tool_call_chunks", None) or []:
                 if tc.get("args") and tc.get("index", 0) in (0, None):
+                    pieces += 1
                     args.append(tc["args"])
                     feed.add(tc["args"])
             finish = (chunk.response_metadata or {}).get("finish_reason") or finish
     except openai.LengthFinishReasonError:
         finish = "length"  # the SDK's json_schema helper raises at the bound; we report it as truncation
     feed.flush()
+    if pieces >= bound and finish != "length":
+        # llama-cpp-python reports a forced tool call cut at max_tokens as "tool_calls"; it streams one token
+        # per chunk, so a chunk count at the bound is the truncation it does not report.
+        finish = "length"
     return _Reply("".join(args) if args else "".join(text), finish)
 
 
 def _send(model: ChatOpenAI, msgs: list[BaseMessage], cfg: dict, settings: Settings, feed: _PartialFeed) -> _Reply:
     if settings.stream:
-        return _stream(model, msgs, cfg, feed)
+        return _stream(model, msgs, cfg, feed, int(cfg["metadata"].get("ifworld_max_tokens") or MAX_TOKENS_LIMIT))
     try:
         msg = model.invoke(msgs, config=cfg)
     except openai.LengthFinishReasonError as exc:
