@@ -3,9 +3,11 @@
 import streamlit as st
 
 from ifworld import runs, whatif
+from ifworld.limits import CONFIRM_CALLS, confirmation_message, needs_confirmation
 from ui import whatif_view
 from ui.common import model_ready, store
-from ui.live_view import follow_run, show_failure
+from ui.live_view import follow_run
+from ui.run_control import handle_live_cancel, live_cancel_button, run_panel
 
 CRISIS_PRESETS = [
     "What if a major river flood cut our town's two bridges for three weeks?",
@@ -19,6 +21,8 @@ METHODS = {"ifworld": "IF-World (panel + shared frame)", "single": "Single agent
            "debate": "Debate"}
 ABLATIONS = {"no_debate": "No debate", "no_conflict": "No conflict resolver", "no_shared_frame": "No shared frame",
              "no_refine": "No problem refiner"}
+LANGUAGES = ["auto", "English", "Deutsch", "Français", "Español", "Italiano", "Português", "Nederlands", "Polski",
+             "中文", "日本語"]
 ss = st.session_state
 ss.setdefault("whatif_prop", whatif.PAPER_PROPOSITIONS[-1])
 ss.setdefault("whatif_experts", list(whatif.DEFAULT_EXPERTS[:4]))
@@ -41,7 +45,8 @@ def quick_preset() -> None:
 
 def build_params() -> dict:
     custom = [c.strip() for c in ss.get("whatif_custom", "").split(",") if c.strip()]
-    extra = {k: ss.get(f"whatif_{k}") for k in ("breadth", "depth", "debate_rounds", "cache")}
+    extra = {k: ss.get(f"whatif_{k}") for k in ("breadth", "depth", "debate_rounds", "cache", "review",
+                                                 "pause_between_rounds", "language")}
     return whatif.default_params(ss["whatif_prop"], ss.get("whatif_method", "ifworld"),
                                  experts=list(ss["whatif_experts"]) + custom, rounds=int(ss["whatif_rounds"]),
                                  **{k: bool(ss.get(f"whatif_{k}")) for k in ABLATIONS}, **extra)
@@ -68,10 +73,18 @@ with st.form("whatif_form"):
                        "never remove yours.")
     m1, m2 = st.columns(2)
     m1.radio("Method", list(METHODS), format_func=METHODS.get, key="whatif_method")
+    m1.toggle("Pause for review after the refiner", key="whatif_review",
+              help="Edit premises, constraints, uncertainties, indicators and the panel before any expert runs.")
+    m1.toggle("Pause between rounds for workshop input", key="whatif_pause_between_rounds",
+              help="Add the room's own contribution; the resolver weighs it like an expert's and the report "
+                   "lists it.")
     with m2:
         st.caption("Ablations (IF-World only)")
         for k, text in ABLATIONS.items():
             st.toggle(text, key=f"whatif_{k}")
+    st.selectbox("Report language", LANGUAGES, key="whatif_language",
+                 format_func=lambda x: "Auto (the proposition's language)" if x == "auto" else x,
+                 help="Text written by the models follows this language; headings stay English.")
     with st.expander("Baseline settings, price and cache"):
         b1, b2, b3, b4 = st.columns(4)
         b1.number_input("Tree breadth", 1, whatif.MAX_BREADTH, 3, key="whatif_breadth")
@@ -80,15 +93,21 @@ with st.form("whatif_form"):
         b4.number_input("Price per 1,000 tokens", 0.0, 100.0, 0.0, step=0.001, format="%.4f", key="whatif_price",
                         help="Optional: shows the estimated cost of a run.")
         st.checkbox("Cache identical model calls", key="whatif_cache")
+    st.checkbox(f"I confirm a run above {CONFIRM_CALLS:,} model calls (CONFIRM_CALLS)", key="whatif_confirm",
+                help="Needed only when the estimate exceeds CONFIRM_CALLS.")
     s1, s2 = st.columns(2)
     estimate = s1.form_submit_button("🧮 Apply and estimate")
     start = s2.form_submit_button("▶️ Start run", type="primary", disabled=not ready)
 
+handle_live_cancel()
 try:
     params = build_params()
     size = whatif.estimate(params, ss.get("whatif_price") or None)
     st.caption(f"Estimate: **{size.text()}** ({params['method']}, {len(params['experts'])} experts, "
                f"{params['rounds']} round(s)).")
+    if start and needs_confirmation(size.calls) and not ss.get("whatif_confirm"):
+        st.warning(confirmation_message(size.calls))
+        start = False
 except ValueError as exc:
     params = None
     if start or estimate:
@@ -98,6 +117,7 @@ if start and params:
     run_id = runs.start_run(whatif.workflow_name(params["method"]), params, store=store())
     ss["whatif_run_id"], ss["causal_run"] = run_id, run_id
     st.caption(f"Run `{run_id}`")
+    live_cancel_button(run_id)
     follow_run(run_id, resume=False, show_failures=False)
 
 with st.expander("📂 Open a saved what-if run", expanded=not ready):
@@ -114,17 +134,10 @@ with st.expander("📂 Open a saved what-if run", expanded=not ready):
 
 run_id = ss.get("whatif_run_id")
 if run_id:
-    try:
-        info = store().get_run(run_id)
-    except KeyError:
-        info = None
+    info = run_panel(run_id, ready)
+    if info is None:
         ss.pop("whatif_run_id", None)
-    if info and info.status in ("interrupted", "failed"):
-        show_failure(run_id, info.error or "interrupted")
-        if st.button("🔁 Resume", key="whatif_resume", disabled=not ready, type="primary"):
-            follow_run(run_id, resume=True, show_failures=False)
-            info = store().get_run(run_id)
-    if info and info.record:
+    if info and info.record and info.status == "completed":
         st.divider()
         a, b, c, d = st.columns(4)
         with a:

@@ -196,7 +196,7 @@ def bench_backends(items: list) -> None:
             print(f"  {label:20s} {backend:5s} parsed {ok:2d}/{len(texts)}  mean {mean * 1000:.0f} ms")
 
 
-CASE_TABLES = ("numeric", "symbolic", "textual", "kinds", "numbers", "false_positive")
+CASE_TABLES = ("numeric", "symbolic", "textual", "kinds", "numbers", "general", "false_positive")
 MV_VENV = ROOT / "benchmarks" / ".venv-mathverify"
 MV_REQUIREMENT = "math-verify[antlr4_13_2]==0.9.0"
 
@@ -215,7 +215,7 @@ def case_pairs() -> list[dict]:
                 continue
             row = json.loads(line)
             kind = row.get("type") or {"kinds": "symbolic", "numbers": "numeric"}.get(table, table)
-            want = "not correct" if table == "false_positive" or row["verdict"] != "correct" else "correct"
+            want = "not correct" if table == "false_positive" or row.get("verdict") != "correct" else "correct"
             rows.append({"table": table, "note": row.get("note", ""), "pred": row["pred"], "gt": row["gt"],
                          "type": kind, "hint": row.get("hint"), "units": row.get("units"), "want": want})
     return rows

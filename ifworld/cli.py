@@ -13,7 +13,7 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -91,8 +91,10 @@ def runs_list(
 def runs_resume(
     run_id: str,
     out: Annotated[Path | None, typer.Option(help="Write the final record as JSON here.")] = None,
+    edit: Annotated[Path | None, typer.Option(
+        "--edit", help="A paused run: JSON answer (what-if review edits or a workshop contribution).")] = None,
 ) -> None:
-    """Continue an interrupted run to the end (finished steps are not re-run)."""
+    """Continue an interrupted or paused run to the end (finished steps are not re-run)."""
     store = get_store()
     try:
         info = store.get_run(run_id)
@@ -104,8 +106,15 @@ def runs_resume(
         record = info.record or {}
     else:
         typer.echo(f"resuming {run_id} ({info.workflow})", err=True)
+        answer = _answer(run_id, info.status, edit)
         try:
-            record = _resume(run_id, info.workflow)
+            record = drive(run_id, resume_value=answer) if answer is not None else _resume(run_id, info.workflow)
+            if store.get_run(run_id).status == "paused":
+                from ifworld.whatif.cli import print_pause
+                from ifworld.whatif.service import pending_asks
+
+                record = {"run_id": run_id, "paused": pending_asks(run_id)}
+                print_pause(run_id, record["paused"])
         except RunFailed as exc:
             typer.echo(str(exc), err=True)
             raise typer.Exit(1) from exc
@@ -114,6 +123,32 @@ def runs_resume(
         out.write_text(text, encoding="utf-8")
     else:
         typer.echo(text)
+
+
+def _answer(run_id: str, status: str, edit: Path | None) -> Any:
+    """The answer handed to a paused run: ``--edit FILE`` (checked first) or "continue unchanged"."""
+    if status != "paused":
+        if edit is not None:
+            typer.echo(f"run {run_id} is not paused (status {status}); --edit applies to paused runs", err=True)
+            raise typer.Exit(2)
+        return None
+    if edit is None:
+        return {"action": "continue"}
+    try:
+        answer = json.loads(edit.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        typer.echo(f"cannot read the answer file {edit}: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    from ifworld.whatif.review import ReviewError, check_answer
+    from ifworld.whatif.service import pending_asks
+
+    try:
+        for ask in pending_asks(run_id):
+            check_answer(ask, answer)
+    except ReviewError as exc:
+        typer.echo(f"the answer in {edit} cannot be used: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    return answer
 
 
 def _resume(run_id: str, workflow: str) -> dict:

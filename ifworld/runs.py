@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from langgraph.types import Command
+
 from ifworld.config import Settings, load_settings
 from ifworld.events import STREAM_MODES, Event, events_from_stream
 from ifworld.llm import UsageTracker, usage_totals
@@ -89,11 +91,14 @@ def _graph(wf: Workflow, params: dict[str, Any], store: RunStore, settings: Sett
 
 
 def stream_run(run_id: str, *, store: RunStore | None = None, settings: Settings | None = None,
-               resume: bool | None = None, modes: tuple[str, ...] = STREAM_MODES) -> Iterator[Event]:
+               resume: bool | None = None, modes: tuple[str, ...] = STREAM_MODES,
+               resume_value: Any = None) -> Iterator[Event]:
     """Run (or resume) a stored run, yielding events; the final record is saved to the store.
 
     ``resume=None`` resumes when a checkpoint exists. Errors become a ``run_failed`` event and a
-    :class:`RunFailed` exception after the status is saved, so callers can show and resume it.
+    :class:`RunFailed` exception after the status is saved, so callers can show and resume it. A graph
+    that pauses for a person (LangGraph ``interrupt``) ends the stream with a ``run_paused`` event carrying
+    what it asks, and status "paused"; resuming with ``resume_value`` hands the person's answer back.
     """
     store = store or get_store()
     settings = settings or load_settings()
@@ -107,9 +112,16 @@ def stream_run(run_id: str, *, store: RunStore | None = None, settings: Settings
     store.set_status(run_id, "running")
     yield Event(type="run_started", run_id=run_id, data={"resumed": resume, "workflow": wf.name})
     try:
-        chunks = graph.stream(None if resume else wf.initial(info.params), config, stream_mode=list(modes))
+        start = Command(resume=resume_value) if resume_value is not None else (
+            None if resume else wf.initial(info.params))
+        chunks = graph.stream(start, config, stream_mode=list(modes))
         yield from events_from_stream(run_id, chunks)
         state = graph.get_state(config)
+        asks = [i.value for task in state.tasks for i in (task.interrupts or ())]
+        if asks:
+            store.set_status(run_id, "paused")
+            yield Event(type="run_paused", run_id=run_id, data={"asks": asks})
+            return
         if state.next:
             raise RuntimeError(f"stopped before finishing (next: {', '.join(state.next)})")
         calls = store.calls(run_id)
@@ -133,10 +145,10 @@ def execute(name: str, params: dict[str, Any], *, store: RunStore | None = None,
 
 
 def drive(run_id: str, *, store: RunStore | None = None, settings: Settings | None = None,
-          on_event: Callable[[Event], None] | None = None) -> dict[str, Any]:
-    """Consume :func:`stream_run` to the end and return the stored record."""
+          on_event: Callable[[Event], None] | None = None, resume_value: Any = None) -> dict[str, Any]:
+    """Consume :func:`stream_run` to the end (or to a pause) and return the stored record."""
     store = store or get_store()
-    for event in stream_run(run_id, store=store, settings=settings):
+    for event in stream_run(run_id, store=store, settings=settings, resume_value=resume_value):
         if on_event:
             on_event(event)
     return store.get_run(run_id).record or {}

@@ -32,7 +32,7 @@ from ifworld import config
 from ifworld.config import load_settings
 
 KINDS = ("whatif", "rws", "beliefs")
-STATUSES = ("pending", "running", "interrupted", "failed", "completed")
+STATUSES = ("pending", "running", "interrupted", "cancelled", "failed", "completed", "paused")
 # Key names that hold credentials ("access_token", "api_key"); usage counters like "prompt_tokens" are kept.
 SECRET_KEY_RE = re.compile(r"(api[_-]?key|secret|passw(or)?d|authorization|bearer|(^|[_-])token$)", re.I)
 BUSY_TIMEOUT_MS = 30_000

@@ -102,6 +102,9 @@ class LiveWhatIf:
             with self.usage_box.container():
                 whatif_view.render_usage(usage_totals(calls))
 
+    def bar_fraction(self) -> float:
+        return progress(store().calls(self.run_id), self.total, time.monotonic() - self.started).fraction
+
     def _status(self, text: str) -> None:
         self.phase = text
         self.status_line.caption(f"⚙️ {text}")
@@ -126,6 +129,11 @@ class LiveWhatIf:
             self.usage()
         elif event.type == "step_failed":
             self._status(f"{event.node}: {str(data.get('error', ''))[:300]}")
+        elif event.type == "run_paused":
+            self.token_box.empty()
+            self.usage(force=True)
+            self.bar.progress(self.bar_fraction(), text="Paused: waiting for you (the form is below)")
+            self.status_line.empty()
         elif event.type == "run_finished":
             self.token_box.empty()
             self.usage(force=True)
@@ -158,16 +166,18 @@ class LiveWhatIf:
             self._status("Report written and checked.")
 
 
-def follow_run(run_id: str, *, resume: bool | None = None, show_failures: bool = True) -> dict[str, Any] | None:
+def follow_run(run_id: str, *, resume: bool | None = None, show_failures: bool = True,
+               resume_value: Any = None) -> dict[str, Any] | None:
     """Stream a run into the page; return its record, or None after a failure (shown unless the caller
-    shows it itself; the run stays resumable)."""
+    shows it itself; the run stays resumable) or a pause for a person (``resume_value`` answers one)."""
     info = store().get_run(run_id)
     live = None
     if info.kind == "whatif":
         live = LiveWhatIf(run_id, info.params.get("experts") or [], estimate_calls(info.params))
     log = None if live else st.status(f"Running {info.title}", expanded=True)
     try:
-        for event in runs.stream_run(run_id, store=store(), settings=current_settings(), resume=resume):
+        for event in runs.stream_run(run_id, store=store(), settings=current_settings(), resume=resume,
+                                     resume_value=resume_value):
             if live:
                 live.handle(event)
             elif event.type in ("step_finished", "step_failed"):

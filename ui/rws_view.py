@@ -87,6 +87,10 @@ def show_grade(grade: dict[str, Any]) -> None:
     cols[1].markdown(f"Reference, normalised: `{grade.get('gt_norm', '')}`")
     if grade.get("annotations"):
         st.caption("Annotations: " + ", ".join(grade["annotations"]))
+    if len(grade.get("candidates") or []) > 1:
+        with st.expander(f"Extraction: answer taken from the {grade.get('how') or '?'}; all candidates"):
+            for candidate in grade["candidates"]:
+                st.code(candidate, language=None, wrap_lines=True)
     if grade.get("verifier_trace"):
         show_trace(grade["verifier_trace"], title="Verifier trace")
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import sympy
 
 from ifworld.rws.kinds import Answer
-from ifworld.rws.symcompare import PARSERS, _simplify_zero, _solve_and_substitute, constant_ratio, parse, same_value
+from ifworld.rws.symcompare import PARSERS, _simplify_zero, constant_ratio, implies, parse, same_value
 
 Outcome = tuple[bool | None, str]
 
@@ -69,15 +69,34 @@ def _vector_product(expr: sympy.Expr, vectors: frozenset) -> bool:
     return False
 
 
+DECIMAL_REL = 1e-6
+"""Two constants one of which is a decimal literal (``1.41421356`` for ``\\sqrt{2}``) agree within this."""
+
+
+def _decimal(p: sympy.Expr, g: sympy.Expr) -> Outcome:
+    """Constants with a decimal literal: compare values, since the literal is itself rounded."""
+    try:
+        vp, vg = complex(sympy.N(p, 30)), complex(sympy.N(g, 30))
+    except (TypeError, ValueError, OverflowError):
+        return None, "could not evaluate the constants"
+    if abs(vp - vg) <= DECIMAL_REL * max(abs(vp), abs(vg), 1e-300):
+        return True, f"equal within {DECIMAL_REL:g} (a decimal literal)"
+    return False, "different values"
+
+
 def leaf(p: sympy.Expr, g: sympy.Expr, ctx: Ctx) -> Outcome:
     """Expression vs expression (see module docstring)."""
     if ctx.vectors and (_vector_product(p, ctx.vectors) or _vector_product(g, ctx.vectors)):
         return None, "a product of two vectors without an explicit cross or dot product"
     if p == g:
         return True, "identical after parsing"
+    if not (p.free_symbols or g.free_symbols) and (p.has(sympy.Float) or g.has(sympy.Float)):
+        return _decimal(p, g)
     zero = _simplify_zero(p - g, ctx.budget()) if ctx.budget() > 0.05 else None
     if zero:
         return True, "difference simplifies exactly to 0"
+    if zero is False and not (p.free_symbols or g.free_symbols):
+        return False, "different values"
     same = same_value(p, g)
     if same is False:
         return False, "not equivalent (differ at random points)"
@@ -105,7 +124,7 @@ def _solved(lhs: sympy.Expr, rhs: sympy.Expr) -> tuple[sympy.Symbol, sympy.Expr]
 
 
 def equation(p: tuple[sympy.Expr, sympy.Expr], g: tuple[sympy.Expr, sympy.Expr], ctx: Ctx) -> Outcome:
-    """Equation vs equation: exact scaling or solved substitution; sampling-only agreement is not_sure."""
+    """Equation vs equation, proven both ways; one-way implication or sampling-only agreement is not_sure."""
     fp, fg = p[0] - p[1], g[0] - g[1]
     if ctx.vectors and (_vector_product(fp, ctx.vectors) or _vector_product(fg, ctx.vectors)):
         return None, "a product of two vectors without an explicit cross or dot product"
@@ -118,16 +137,17 @@ def equation(p: tuple[sympy.Expr, sympy.Expr], g: tuple[sympy.Expr, sympy.Expr],
             ratio = None
         if ratio is not None and not ratio.free_symbols and ratio.is_finite and ratio != 0:
             return True, f"equivalent equations (scaled by {ratio})"
-    for solved, other in ((_solved(*g), fp), (_solved(*p), fg)):
-        if solved is not None and ctx.budget() > 0.05:
-            sym, val = solved
-            if _simplify_zero(other.xreplace({sym: val}), ctx.budget()):
-                return True, f"equivalent after solving for {sym}"
-    for src, other in ((g, fp), (p, fg)):
-        if ctx.budget() > 0.2:
-            sym = _solve_and_substitute(sympy.Eq(*src, evaluate=False), other)
-            if sym is not None:
-                return True, f"equivalent after solving for {sym}"
+    forward = implies(g, fp, ctx.budget()) if ctx.budget() > 0.05 else None
+    backward = implies(p, fg, ctx.budget()) if ctx.budget() > 0.05 else None
+    if forward is not None and backward is not None:
+        return True, f"equivalent after solving for {backward}"
+    if forward is not None and _simplify_zero(fp, ctx.budget()):  # only an identity can pass forward alone
+        return False, "the answer is an identity (true for any values), not the gold relation"
+    if forward is not None:
+        return None, (f"the answer follows from the gold (solving for {forward}) but admits other solutions "
+                      "(e.g. a squared form)")
+    if backward is not None:
+        return None, f"the gold follows from the answer (solving for {backward}) but not the reverse"
     scaled = constant_ratio(fp, fg)
     numeric_sub = any(solved is not None and same_value(other.xreplace({solved[0]: solved[1]}), sympy.Integer(0))
                       for solved, other in ((_solved(*g), fp), (_solved(*p), fg)))

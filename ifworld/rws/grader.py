@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Mapping
 from ifworld.rws.constants import DEFAULT_TIMEOUT_S, MAX_GOLD_CHARS, MAX_INPUT_CHARS, REL_TOLERANCE
 from ifworld.rws.dataset import RWSItem
 from ifworld.rws.result import TIMEOUT, UNSCORED_GOLD, CheckResult, GradeReport, ItemGrade
-from ifworld.rws.sandbox import run_check, warm_up_async
+from ifworld.rws.sandbox import run_check, warm_up_async, worker
 
 __all__ = [
     "CheckResult", "GradeReport", "ItemGrade", "Verifier", "REL_TOLERANCE", "DEFAULT_TIMEOUT_S",
@@ -61,7 +61,9 @@ def check(pred: str, gt: str, type: str, units: str | None = None,  # noqa: A002
         pred = pred[-MAX_INPUT_CHARS - 1:]
     reply = run_check(pred, gt, kind, units, hint, timeout_s)
     if reply is None:
-        return CheckResult(verdict="not_sure", type=kind, stage="extract", reason=f"timed out after {timeout_s:g} s",
+        failure = worker().last_failure
+        reason = f"timed out after {timeout_s:g} s" if failure in ("", "timeout") else f"grading failed: {failure}"
+        return CheckResult(verdict="not_sure", type=kind, stage="extract", reason=reason,
                            annotations=[TIMEOUT], gt_norm=gt[:200])
     reply.pop("id", None)
     try:

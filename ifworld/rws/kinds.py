@@ -172,6 +172,13 @@ def decide(text: str) -> Answer:
         if inner.kind == "interval":
             return Answer("interval", inner.parts, closed=inner.closed, var=membership.group(1).strip())
         return inner
+    unions = [u for u in re.split(r"\\cup(?![a-zA-Z])|∪", s)]
+    if len(unions) > 1 and all(u.strip() for u in unions) and len(split_top(s, "")) == 1:
+        return Answer("set", tuple(decide(u) for u in unions[:MAX_PARTS]), ops=("union",))
+    mixed = re.fullmatch(r"\s*(-?)(\d+)\s*\\frac\{(\d+)\}\{(\d+)\}\s*", s)
+    if mixed:  # 2\frac{1}{3} is a mixed number (a product would be written 2 \cdot \frac{1}{3})
+        sign, whole, num, den = mixed.groups()
+        return Answer("expr", (f"{sign}({whole} + \\frac{{{num}}}{{{den}}})",))
     answers = [a for a in _OR.split(s) if a and a.strip()]
     if len(answers) > 1:
         return Answer("list", tuple(decide(a) for a in answers[:MAX_PARTS]))

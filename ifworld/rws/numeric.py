@@ -14,7 +14,7 @@ import re
 import pint
 
 from ifworld.rws.constants import REL_TOLERANCE  # shared with the parent process
-from ifworld.rws.latexnorm import decimal_commas, fold_confusables, inline_math, superscripts
+from ifworld.rws.latexnorm import decimal_commas, fold_confusables, inline_math, latex_shorthand, superscripts
 from ifworld.rws.result import (
     FORMAT_VIOLATION,
     MISSING_UNITS,
@@ -51,7 +51,7 @@ def _result(verdict: str, reason: str, pred: str, gold: str, notes: list[str] | 
 
 def split_values(text: str) -> list[str]:
     """Split ``a = 1 km/s, b = 2 nT`` or ``1, 2 and 3`` into value segments (braces respected)."""
-    text = fold_confusables(superscripts(text))[0]
+    text = latex_shorthand(fold_confusables(superscripts(text))[0])
     text = decimal_commas(join_thousands(inline_math(text).strip()))
     text = re.sub(r"\\[,;!: ]", " ", text)
     text = re.sub(r"^\\?[\[(]|\\?[\])]$", "", text) if re.match(r"^\\?[\[(].*,.*\\?[\])]$", text) else text
@@ -133,6 +133,8 @@ def _compare(pred: Scalar, gold: Scalar, units: str | None) -> tuple[str, str, l
     if gold_unit is None and units:
         gold_unit = parse_unit(units)
     pred_unit = pred.unit
+    if pred_unit is None and gold_unit is not None and str(gold_unit) == "degree" and re.search(r"\\pi|π", pred.text):
+        pred_unit = parse_unit("rad")  # a bare multiple of π against degrees is an angle in radians
     if pred_unit is None and gold_unit is not None:
         if units or str(gold_unit) in _SOFT_UNITS:
             pred_unit = gold_unit

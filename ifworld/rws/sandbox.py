@@ -35,6 +35,7 @@ class SymbolicWorker:
         self._next_id = 0
         self.restarts = 0
         self.sympy_warm = False
+        self.last_failure = ""
 
     def _spawn(self) -> None:
         """Start the process (no waiting)."""
@@ -120,6 +121,8 @@ class SymbolicWorker:
             while True:
                 line = self._readline(deadline)
                 if line is None:
+                    code = self._proc.poll() if self._proc is not None else None
+                    self.last_failure = "timeout" if code is None else f"worker exited with code {code}"
                     self._kill()
                     self.restarts += 1
                     return None
@@ -150,7 +153,8 @@ def worker() -> SymbolicWorker:
 
 def run_check(pred: str, gold: str, kind: str, units: str | None = None, hint: str | None = None,
               timeout_s: float = DEFAULT_TIMEOUT_S) -> dict | None:
-    """Grade one item in the shared worker; None means it went past `timeout_s` (and was killed)."""
+    """Grade one item in the shared worker; None means it went past `timeout_s` or the worker died
+    (see ``worker().last_failure``) — it was killed and the next call starts a fresh one."""
     payload = {"op": "check", "pred": pred, "gold": gold, "type": kind, "units": units, "hint": hint,
                "timeout_s": timeout_s}
     return _WORKER.request(payload, timeout_s, cold_extra=kind == "symbolic")

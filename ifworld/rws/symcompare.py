@@ -200,22 +200,30 @@ def _simplify_zero(expr: sympy.Basic, budget: float = SIMPLIFY_BUDGET_S) -> bool
         return None
 
 
-def _solve_and_substitute(src: sympy.Eq, other: sympy.Basic) -> sympy.Symbol | None:
-    """Solve src for one of its lhs symbols (time-boxed) and test whether that zeroes `other`."""
-    candidates = [sym for sym in sorted(src.lhs.free_symbols, key=str) if sym in other.free_symbols]
-    for sym in candidates[:MAX_SOLVE_SYMBOLS]:
+def implies(src: tuple[sympy.Expr, sympy.Expr], other: sympy.Expr, budget: float) -> sympy.Symbol | None:
+    """A symbol s such that every solution of ``src`` for s makes ``other`` exactly zero (src ⇒ other).
+
+    Tries a side that is a lone symbol first, then ``solve`` (time-boxed) for up to MAX_SOLVE_SYMBOLS of
+    src's symbols shared with `other`. *Every* solution must zero `other`: ``x^2 = 4`` does not imply
+    ``x = 2``, so a squared form is not taken for the solved one.
+    """
+    lhs, rhs = src
+    for lone, value in ((lhs, rhs), (rhs, lhs)):
+        if isinstance(lone, sympy.Symbol) and lone not in value.free_symbols:
+            return lone if _simplify_zero(other.xreplace({lone: value}), budget) else None
+    shared = sorted((lhs.free_symbols | rhs.free_symbols) & other.free_symbols, key=str)
+    preferred = [sym for sym in shared if sym in lhs.free_symbols] + [sym for sym in shared
+                                                                     if sym not in lhs.free_symbols]
+    for sym in preferred[:MAX_SOLVE_SYMBOLS]:
         try:
-            solutions = _with_alarm(lambda s=sym: sympy.solve(src.lhs - src.rhs, s), SIMPLIFY_BUDGET_S)
+            solutions = list(_with_alarm(lambda s=sym: sympy.solve(lhs - rhs, s), min(SIMPLIFY_BUDGET_S, budget)))
         except _Timeout:
             continue
-        except Exception:  # noqa: BLE001 - solve raises NotImplementedError and friends
+        except Exception:  # noqa: BLE001, S112 - solve raises NotImplementedError and friends
             continue
-        for sol in list(solutions)[:4]:
-            if _simplify_zero(other.xreplace({sym: sol})):
-                return sym
+        if 0 < len(solutions) <= 4 and all(_simplify_zero(other.xreplace({sym: sol}), budget) for sol in solutions):
+            return sym
     return None
-
-
 
 
 WARM_UP = (

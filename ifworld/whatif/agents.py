@@ -55,7 +55,8 @@ def scenario_text(scenario: dict | None) -> str:
     if not scenario:
         return "(no refined scenario: reason directly from the proposition)"
     ts = scenario.get("timescales") or {}
-    lines = [f"Restated: {clip(scenario.get('restated'), 300)}"]
+    lines = [f"Report language: {clip(scenario['language'], 40)}"] if scenario.get("language") else []
+    lines += [f"Restated: {clip(scenario.get('restated'), 300)}"]
     lines += [f"Premise: {clip(p)}" for p in scenario.get("premises", [])[:5]]
     lines += [f"Held constant: {clip(c)}" for c in scenario.get("constants", [])[:4]]
     lines.append(f"Timescales: short={ts.get('short', '')}; medium={ts.get('medium', '')}; long={ts.get('long', '')}")

@@ -86,7 +86,15 @@ def run_cmd(
     depth: Annotated[int, typer.Option("--depth", help="Tree baseline: levels.")] = 2,
     debate_rounds: Annotated[int, typer.Option("--debate-rounds", help="Debate baseline: Pro/Con rounds.")] = 2,
     cache: Annotated[bool, typer.Option("--cache", help="Reuse identical finished steps (no model calls).")] = False,
+    review: Annotated[bool, typer.Option(
+        "--review", help="Pause after the refiner to edit the scenario and panel (continue with "
+                         "`ifworld runs resume RUN_ID --edit FILE`).")] = False,
+    pause_between_rounds: Annotated[bool, typer.Option(
+        "--pause-between-rounds", help="Pause after each round for a workshop participant's contribution.")] = False,
     out: Annotated[Path | None, typer.Option("--out", help="Write the run JSON here (default: stdout).")] = None,
+    language: Annotated[str, typer.Option(
+        "--language", help="Report language: 'auto' follows the proposition, or a name such as Français.")] = "auto",
+    yes: Annotated[bool, typer.Option("--yes", help="Confirm a run above CONFIRM_CALLS model calls.")] = False,
 ) -> None:
     """Run one analysis and write its record (proposition, scenario, rounds, report, calls, usage …)."""
     from ifworld import runs
@@ -99,9 +107,14 @@ def run_cmd(
         params = default_params(proposition, method, experts=experts.split(",") if experts is not None else None,
                                 rounds=rounds, no_debate=no_debate, no_conflict=no_conflict,
                                 no_shared_frame=no_shared_frame, no_refine=no_refine, breadth=breadth, depth=depth,
-                                debate_rounds=debate_rounds, cache=cache)
+                                debate_rounds=debate_rounds, cache=cache, review=review,
+                                pause_between_rounds=pause_between_rounds, language=language)
     except ValueError as exc:
         _bad(str(exc))
+    from ifworld.limits import confirmation_message, needs_confirmation
+
+    if needs_confirmation(estimate_calls(params)) and not yes:
+        _bad(confirmation_message(estimate_calls(params)))
     settings = _settings()
     run_id = runs.start_run(workflow_name(method), params)
     err.print(f"run id: {run_id}", highlight=False)
@@ -113,10 +126,27 @@ def run_cmd(
             progress.stop()
             err.print(f"[red]{exc}[/red]", highlight=False)
             raise typer.Exit(1) from exc
-        progress.update(task, completed=progress.tasks[0].total, description="done")
+        progress.update(task, completed=progress.tasks[0].total,
+                        description="paused" if record.get("paused") else "done")
+    if record.get("paused"):
+        print_pause(record["run_id"], record["paused"])
     if record.get("degraded"):
         err.print(f"[yellow]degraded: {'; '.join(record['degraded'])}[/yellow]", highlight=False)
     _write(record, out)
+
+
+def print_pause(run_id: str, asks: list[dict]) -> None:
+    """Say on stderr what a paused run waits for and how to answer it."""
+    kind = asks[0].get("kind") if asks else "?"
+    what = ("review the scenario and panel" if kind == "review" else
+            f"add a workshop participant's contribution after round {asks[0].get('round')}")
+    err.print(f"[cyan]paused: {what}.[/cyan] Write an answer file, e.g. "
+              + ('{"action": "edit", "scenario": {"premises": ["…"]}, "panel": ["physics", "urban planning"]}'
+                 if kind == "review" else '{"contribution": "…", "name": "harbour master"}')
+              + f", then run `ifworld runs resume {run_id} --edit FILE` (no --edit: continue unchanged).",
+              highlight=False)
+    if asks and asks[0].get("error"):
+        err.print(f"[yellow]the previous answer was not used: {asks[0]['error']}[/yellow]", highlight=False)
 
 
 @app.command("judge")
@@ -156,10 +186,12 @@ def eval_cmd(
     rounds: Annotated[int, typer.Option("--rounds")] = 2,
     budget: Annotated[str | None, typer.Option(
         "--budget", help="Token budget for tree/debate: 'matched' (IF-World's measured tokens) or a number.")] = None,
+    yes: Annotated[bool, typer.Option("--yes", help="Confirm a job above CONFIRM_CALLS model calls.")] = False,
 ) -> None:
     """Run and judge methods × propositions × repeats; write the paper's tables and charts (tokens per
     method beside the scores, every judgement in evaluation.json)."""
-    from ifworld.whatif.evaluate import parse_method, resolve_propositions, run_eval
+    from ifworld.limits import confirmation_message, needs_confirmation
+    from ifworld.whatif.evaluate import estimate_eval_calls, parse_method, resolve_propositions, run_eval
     from ifworld.whatif.propositions import normalize_experts
 
     specs = [m.strip() for m in methods.split(",") if m.strip()]
@@ -172,8 +204,11 @@ def eval_cmd(
             raise ValueError("--repeats and --rounds must be at least 1.")
         if budget not in (None, "matched") and not budget.isdigit():
             raise ValueError(f"--budget must be 'matched' or a whole number of tokens (got {budget!r}).")
+        calls = estimate_eval_calls(specs, props, repeats, base)
     except ValueError as exc:
         _bad(str(exc))
+    if needs_confirmation(calls) and not yes:
+        _bad(confirmation_message(calls))
     settings = _settings()
     with _progress() as progress:
         task = progress.add_task("evaluating", total=len(specs) * len(props) * repeats)

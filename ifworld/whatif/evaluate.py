@@ -31,7 +31,7 @@ from ifworld.whatif.propositions import (
     METHODS,
     PAPER_PROPOSITIONS,
 )
-from ifworld.whatif.record import default_params
+from ifworld.whatif.record import default_params, estimate_calls
 
 EVAL_PARALLEL_RUNS = 4
 ABLATIONS: dict[str, dict[str, Any]] = {
@@ -93,6 +93,20 @@ def match_budget(method: str, tokens: float) -> dict[str, Any]:
     if method == "debate":
         return {"debate_rounds": min(MAX_DEBATE_ROUNDS, max(1, round((calls - 1) / 2)))}
     return {}
+
+
+def estimate_eval_calls(methods: Sequence[str], propositions: Sequence[str], repeats: int,
+                        base: dict[str, Any] | None = None) -> int:
+    """Model calls an evaluation will make (every run's estimate plus one judge call per run), before it
+    starts — the number the CLI compares with ``CONFIRM_CALLS``. A matched budget is counted at the
+    documented maxima of the baselines, the most it can cost."""
+    base = {k: v for k, v in (base or {}).items() if k != "budget_tokens"}
+    total = 0
+    for spec in methods:
+        method, overrides = parse_method(spec)
+        params = default_params(propositions[0] if propositions else "What if?", method, **{**base, **overrides})
+        total += (estimate_calls(params) + 1) * len(propositions) * repeats
+    return total
 
 
 def _cell(spec: str, proposition: str, topic: int, repeat: int, settings: Settings, store: RunStore,

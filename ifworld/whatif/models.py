@@ -66,6 +66,7 @@ class DebateRecord(_Base):
 class Participant(_Base):
     """A workshop participant's contribution added between rounds (treated like an expert output)."""
     round: int
+    after_round: int = 0
     name: str = "workshop participant"
     text: str
 
@@ -107,6 +108,8 @@ class WhatIfRecord(_Base):
     frame_diffs: list[FrameDiff] = Field(default_factory=list)
     judge: dict[str, Any] | None = None
     panel: list[str] = Field(default_factory=list)
+    participants: list[Participant] = Field(default_factory=list)
+    review_notes: list[str] = Field(default_factory=list)
 
     def diff_of(self, round_no: int) -> FrameDiff | None:
         return next((d for d in self.frame_diffs if d.round == round_no), None)

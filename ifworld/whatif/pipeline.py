@@ -16,12 +16,12 @@ import operator
 from typing import Annotated, Any, TypedDict
 
 from langgraph.graph import END, START, StateGraph
-from langgraph.types import CachePolicy, Send
+from langgraph.types import CachePolicy, Send, interrupt
 
 from ifworld.config import Settings
 from ifworld.events import emit
 from ifworld.llm import LLMError
-from ifworld.whatif import agents
+from ifworld.whatif import agents, review
 from ifworld.whatif.frame import build_frame, expert_digest, frame_diff
 from ifworld.whatif.propositions import MAX_EXPERTS, normalize_experts
 from ifworld.whatif.record import make_record
@@ -45,12 +45,14 @@ class WhatIfState(TypedDict, total=False):
     report_parts: Annotated[list[dict], operator.add]
     report: dict
     degraded: Annotated[list[str], operator.add]
+    participants: Annotated[list[dict], operator.add]
+    review_notes: Annotated[list[str], operator.add]
 
 
 def initial(params: dict[str, Any]) -> dict[str, Any]:
     return {"proposition": params["proposition"], "params": params, "scenario": None,
             "panel": list(params["experts"]), "round": 1, "outputs": [], "syntheses": [], "debates": [],
-            "briefs": [], "frames": [], "report_parts": [], "degraded": []}
+            "briefs": [], "frames": [], "report_parts": [], "degraded": [], "participants": [], "review_notes": []}
 
 
 def round_outputs(state: dict, r: int) -> tuple[dict[str, dict], dict[str, str]]:
@@ -66,6 +68,13 @@ def round_outputs(state: dict, r: int) -> tuple[dict[str, dict], dict[str, str]]
     order = {d: i for i, d in enumerate(state.get("panel", []))}
     return (dict(sorted(ok.items(), key=lambda kv: order.get(kv[0], 99))),
             dict(sorted(failed.items(), key=lambda kv: order.get(kv[0], 99))))
+
+
+def with_participants(outputs: dict[str, dict], state: dict, up_to_round: int) -> dict[str, dict]:
+    """Expert outputs plus the workshop contributions made before round ``up_to_round`` (as outputs)."""
+    extra = {f"{p['name']} #{i}": review.as_expert_output(p)
+             for i, p in enumerate(state.get("participants", []), start=1) if p["round"] <= up_to_round}
+    return {**outputs, **extra}
 
 
 def _of_round(items: list[dict], r: int, key: str) -> Any:
@@ -96,10 +105,30 @@ class _Nodes:
             scenario = agents.refine(state["proposition"], state["panel"], self.s)
         except LLMError as exc:
             raise RuntimeError(f"the problem refiner failed: {exc}") from exc
+        if self.p.get("language", "auto") != "auto":  # the user's choice overrides the proposition's language
+            scenario["language"] = self.p["language"]
         panel, added = extend_panel(state["panel"], scenario.get("expert_plan", []))
         if added:
             emit("phase", node="refine", phase="panel", round=0, part=", ".join(added))
         return {"scenario": scenario, "panel": panel}
+
+    def review(self, state: WhatIfState) -> dict:
+        """Pause after the refiner so the user can edit the scenario and the panel (no model call here:
+        LangGraph re-runs an interrupted node from its start on resume)."""
+        def apply(answer: Any) -> dict:
+            scenario, panel, notes = review.apply_review(state.get("scenario"), state["panel"], answer)
+            return {"scenario": scenario, "panel": panel, "review_notes": notes}
+        return review.ask_until_valid(review.review_ask(state.get("scenario"), state["panel"]), apply, interrupt)
+
+    def facilitate(self, state: WhatIfState) -> dict:
+        """Pause between rounds for a workshop participant's contribution (``round`` is already the next one)."""
+        done = state["round"] - 1
+        frame = _of_round(state.get("frames", []), done, "frame") or {}
+
+        def apply(answer: Any) -> dict:
+            item = review.participant_contribution(done, answer)
+            return {"participants": [item]} if item else {}
+        return review.ask_until_valid(review.between_rounds_ask(done, frame.get("text", "")), apply, interrupt)
 
     def start_round(self, state: WhatIfState) -> dict:
         emit("phase", node="start_round", phase="experts", round=state["round"])
@@ -111,6 +140,9 @@ class _Nodes:
         if r > 1 and not self.p.get("no_shared_frame"):
             frame = _of_round(state.get("frames", []), r - 1, "frame")
             frame = frame["text"] if frame else None
+            said = [f"- {p['name']}: {p['text']}" for p in state.get("participants", []) if p["round"] == r]
+            if frame is not None and said:
+                frame += "\n\nWorkshop participant contributions (weigh them like an expert's):\n" + "\n".join(said)
         prev_ok, _ = round_outputs(state, r - 1) if r > 1 else ({}, {})
         sends = []
         for d in state["panel"]:
@@ -156,6 +188,7 @@ class _Nodes:
     def resolve(self, state: WhatIfState) -> dict:
         r = state["round"]
         ok, failed = round_outputs(state, r)
+        ok = with_participants(ok, state, r)
         try:
             syn = agents.resolve(r, state["proposition"], state.get("scenario"), ok, sorted(failed), self.s)
         except LLMError as exc:
@@ -198,6 +231,7 @@ class _Nodes:
         def node(state: WhatIfState) -> dict:
             r = state["round"]
             ok, failed = round_outputs(state, r)
+            ok = with_participants(ok, state, r + 1)  # every contribution so far, cited by the report
             frames = [f["frame"] for f in state.get("frames", [])]
             final = _of_round(state.get("syntheses", []), r, "synthesis") if part == "scenarios" else None
             try:
@@ -215,6 +249,9 @@ class _Nodes:
         parts = {p["part"]: p["data"] for p in state.get("report_parts", [])}
         edges = [e for o in ok.values() for e in o.get("key_causal_edges", [])]
         merged = assemble_report(parts, _of_round(state.get("syntheses", []), r, "synthesis"))
+        merged["contributions"] = [f"{p['name']} (after round {p['after_round']}): {p['text']}"
+                                   for p in state.get("participants", [])]
+        merged["review_notes"] = list(state.get("review_notes", []))
 
         def repair(part: str, current: dict, violations: list[str]) -> dict:
             emit("phase", node="assemble", phase="repair", round=r, part=part, violations=violations)
@@ -256,12 +293,17 @@ def build(params: dict[str, Any], settings: Settings) -> StateGraph:
     g.add_node("collect", n.collect)
     g.add_node("frame", n.frame)
     g.add_node("assemble", n.assemble)
+    first = "start_round"
+    if params.get("review"):
+        g.add_node("review", n.review)
+        g.add_edge("review", "start_round")
+        first = "review"
     if params.get("no_refine"):
-        g.add_edge(START, "start_round")
+        g.add_edge(START, first)
     else:
         g.add_node("refine", n.refine, cache_policy=policy)
         g.add_edge(START, "refine")
-        g.add_edge("refine", "start_round")
+        g.add_edge("refine", first)
     g.add_conditional_edges("start_round", n.fan_out, ["expert"])
     g.add_edge("expert", "collect")
     targets = ["frame", *REPORT_NODES]
@@ -285,7 +327,12 @@ def build(params: dict[str, Any], settings: Settings) -> StateGraph:
     g.add_conditional_edges("collect", n.route_after_collect, targets)
     if frame_sources:
         g.add_edge(frame_sources if len(frame_sources) > 1 else frame_sources[0], "frame")
-    g.add_edge("frame", "start_round")
+    if params.get("pause_between_rounds"):
+        g.add_node("facilitate", n.facilitate)
+        g.add_edge("frame", "facilitate")
+        g.add_edge("facilitate", "start_round")
+    else:
+        g.add_edge("frame", "start_round")
     g.add_edge(final_sources, "assemble")
     g.add_edge("assemble", END)
     return g
@@ -310,4 +357,6 @@ def finalize(state: dict[str, Any], params: dict[str, Any], calls: list[dict]) -
     frames = sorted(state.get("frames", []), key=lambda f: f["round"])
     diffs = [{**f["diff"], "round": f["round"]} for f in frames]
     return make_record("ifworld", state, params, calls, rounds=round_records(state), report=state.get("report", {}),
-                       degraded=list(state.get("degraded", [])), frame_diffs=diffs, panel=state.get("panel", []))
+                       degraded=list(state.get("degraded", [])), frame_diffs=diffs, panel=state.get("panel", []),
+                       participants=list(state.get("participants", [])),
+                       review_notes=list(state.get("review_notes", [])))

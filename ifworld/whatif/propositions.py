@@ -14,6 +14,7 @@ MIN_ROUNDS = 1
 MAX_ROUNDS = 6
 MAX_EXPERTS = 12
 MAX_DOMAIN_CHARS = 60
+MAX_LANGUAGE_CHARS = 40
 # Upper bounds of the baselines' size parameters (each call multiplies: tree ≈ 2·breadth·depth calls).
 MAX_BREADTH = 6
 MAX_DEPTH = 4
@@ -56,6 +57,7 @@ EXPERT_ALIASES: dict[str, str] = {
     "economy": "economics", "engineer": "engineering", "medical": "medicine", "health": "public health",
     "cs": "computer science",
 }
+_LANGUAGE_RE = re.compile(r"[^\W\d_](?:[^\W\d_]|[ ()\-])*", re.UNICODE)
 _DOMAIN_RE = re.compile(r"[\w][\w /&'\-]*", re.UNICODE)
 PERSONAS: dict[str, str] = {
     "physics": "You reason from conservation laws, energy budgets and orders of magnitude.",
@@ -147,6 +149,17 @@ def validate_bound(name: str, value: int, upper: int, lower: int = 1) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or not lower <= value <= upper:
         raise ValueError(f"{name} must be an integer from {lower} to {upper} (got {value!r}).")
     return value
+
+
+def validate_language(language: str | None) -> str:
+    """``auto`` (the report follows the proposition's language) or a language name of at most 40 letters."""
+    text = " ".join(str(language or "auto").split())
+    if text.lower() == "auto":
+        return "auto"
+    if len(text) > MAX_LANGUAGE_CHARS or not _LANGUAGE_RE.fullmatch(text):
+        raise ValueError(f"Report language {text[:60]!r} is not usable: name a language (e.g. 'Français') "
+                         f"in at most {MAX_LANGUAGE_CHARS} letters, or 'auto'.")
+    return text
 
 
 def validate_rounds(rounds: int) -> int:

@@ -13,6 +13,7 @@ from ifworld.whatif.propositions import (
     METHODS,
     normalize_experts,
     validate_bound,
+    validate_language,
     validate_proposition,
     validate_rounds,
 )
@@ -22,6 +23,7 @@ DEFAULT_BREADTH = 3
 DEFAULT_DEPTH = 2
 DEFAULT_DEBATE_ROUNDS = 2
 BOUNDS = {"breadth": MAX_BREADTH, "depth": MAX_DEPTH, "debate_rounds": MAX_DEBATE_ROUNDS}
+PAUSES = ("review", "pause_between_rounds")  # human-in-the-loop pauses (IF-World only)
 SWITCHES = ("no_debate", "no_conflict", "no_shared_frame", "no_refine")
 CALL_KEYS = ("role", "round", "start", "end", "prompt_tokens", "completion_tokens", "status", "latency_s",
              "retries", "model", "error")
@@ -37,13 +39,15 @@ def default_params(proposition: str, method: str = "ifworld", **overrides: Any) 
         "proposition": validate_proposition(proposition), "method": method, "experts": list(DEFAULT_EXPERTS),
         "rounds": DEFAULT_ROUNDS, **{s: False for s in SWITCHES}, "breadth": DEFAULT_BREADTH,
         "depth": DEFAULT_DEPTH, "debate_rounds": DEFAULT_DEBATE_ROUNDS, "cache": False,
+        "review": False, "pause_between_rounds": False, "language": "auto",
     }
     params.update({k: v for k, v in overrides.items() if v is not None})
     params["experts"] = normalize_experts(params["experts"])
     params["rounds"] = validate_rounds(int(params["rounds"]))
+    params["language"] = validate_language(params["language"])
     for key, upper in BOUNDS.items():
         params[key] = validate_bound(key, int(params[key]), upper)
-    for key in (*SWITCHES, "cache"):
+    for key in (*SWITCHES, "cache", *PAUSES):
         params[key] = bool(params[key])
     return params
 

@@ -112,6 +112,7 @@ class Timescales(_Base):
 
 
 class Scenario(_Base):
+    language: str = Field("", description="the language the proposition is written in, e.g. English, Français")
     restated: str = ""
     premises: list[str] = Field(default_factory=list)
     constants: list[str] = Field(default_factory=list, description="constraints held constant")
@@ -422,6 +423,8 @@ class CalibrationPart(_Base):
 
 class Report(ReportCore, ReportAnalysis, ReportScenarios):
     natural: bool = Field(False, description="a baseline's own text in ``markdown``; no structured sections")
+    contributions: list[str] = Field(default_factory=list, description="workshop participants' input, cited")
+    review_notes: list[str] = Field(default_factory=list, description="what the user changed at the review")
     alignment: Alignment = Field(default_factory=Alignment)
     consistency_checks: ConsistencyChecks = Field(default_factory=ConsistencyChecks)
     degraded: list[str] = Field(default_factory=list)

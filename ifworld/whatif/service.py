@@ -20,19 +20,40 @@ from ifworld.whatif.record import record_calls
 
 
 def run(params: dict[str, Any], *, settings: Settings | None = None, store: RunStore | None = None,
-        on_event: Callable[[Event], None] | None = None, run_id: str | None = None) -> dict[str, Any]:
-    """Start (or, given ``run_id``, resume) a what-if run and return its full record with ``run_id``.
+        on_event: Callable[[Event], None] | None = None, run_id: str | None = None,
+        answer: Any = None) -> dict[str, Any]:
+    """Start (or, given ``run_id``, resume — with ``answer`` when it is paused) a what-if run and return its
+    full record with ``run_id``; a run that pauses for a person returns ``{"run_id", "paused": [asks]}``.
 
     Raises :class:`ifworld.runs.RunFailed` (the run stays resumable)."""
     store = store or get_store()
     run_id = run_id or runs.start_run(workflow_name(params.get("method", "ifworld")), params, store=store)
     record: dict[str, Any] = {}
-    for event in runs.stream_run(run_id, store=store, settings=settings):
+    for event in runs.stream_run(run_id, store=store, settings=settings, resume_value=answer):
         if event.type == "run_finished":
             record = dict(event.data.get("record") or {})
+        elif event.type == "run_paused":
+            record = {"paused": event.data["asks"]}
         if on_event:
             on_event(event)
     return {"run_id": run_id, **record}
+
+
+def paused_state(run_id: str, settings: Settings | None = None,
+                 store: RunStore | None = None) -> tuple[list[dict], dict[str, Any]]:
+    """(what a paused run is waiting for — empty when it is not paused, the state so far)."""
+    from ifworld.config import load_settings
+
+    store = store or get_store()
+    info = store.get_run(run_id)
+    graph = store.compile(runs.get_workflow(info.workflow).build(info.params, settings or load_settings()))
+    state = graph.get_state({"configurable": {"thread_id": run_id}})
+    return [i.value for task in state.tasks for i in (task.interrupts or ())], dict(state.values)
+
+
+def pending_asks(run_id: str, settings: Settings | None = None, store: RunStore | None = None) -> list[dict]:
+    """What a paused run is waiting for (empty when it is not paused)."""
+    return paused_state(run_id, settings, store)[0]
 
 
 def load_record(run_id: str, store: RunStore | None = None) -> dict[str, Any]:

@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ifworld.runs import Workflow, register
-from ifworld.whatif import baselines, pipeline
+from ifworld.whatif import baselines, export, pipeline
 from ifworld.whatif.frame import clip
-from ifworld.whatif.report import render_report_markdown
 
 
 def _title(params: dict[str, Any]) -> str:
@@ -15,16 +14,8 @@ def _title(params: dict[str, Any]) -> str:
 
 
 def record_markdown(record: dict[str, Any]) -> str:
-    """Markdown export of a run record: proposition, report, judge scores if any."""
-    lines = [f"## Proposition\n\n{record.get('proposition', '')}\n", f"Method: `{record.get('method', '')}`\n"]
-    if record.get("degraded"):
-        lines.append("**Degraded:** " + "; ".join(record["degraded"]) + "\n")
-    report = record.get("report") or {}
-    lines.append(report.get("markdown") or (render_report_markdown(report) if report else ""))
-    if record.get("judge"):
-        j = record["judge"]
-        lines.append(f"\n## Judge\n\nOverall {j.get('overall')} / 100\n")
-    return "\n".join(lines)
+    """Markdown export of a run record (proposition and verdict first, see :mod:`ifworld.whatif.export`)."""
+    return export.record_markdown(record)
 
 
 for _name, _build, _initial, _finalize in (

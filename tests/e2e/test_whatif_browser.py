@@ -55,3 +55,36 @@ def test_runs_page_reopens_replays_exports(page, finished_run) -> None:
     page.get_by_text("steps from the").first.wait_for()
     wait_idle(page, timeout_s=60)
     assert KNOWN_KEY not in page.content()
+
+
+def test_review_then_deliberation_round_by_round_with_a_participant(page) -> None:
+    """Review-and-edit before experts, the deliberation view after round 1 (kept while paused and while
+    round 2 runs), a workshop participant's contribution, then the report citing it."""
+    page.set_default_timeout(120_000)
+    open_page(page, "whatif", expect="Proposition")
+    page.get_by_label("Rounds", exact=True).fill("2")
+    page.get_by_text("Pause for review after the refiner").click()
+    page.get_by_text("Pause between rounds for workshop input").click()
+    page.get_by_role("button", name="Start run").click()
+    page.get_by_text("Paused before any expert runs").first.wait_for()
+    wait_idle(page)
+    page.get_by_label("Premises (one per line)").fill("the Moon vanishes at noon UTC")
+    page.get_by_label("More domains (comma-separated, any field)").last.fill("urban planning")
+    page.get_by_role("button", name="Apply edits and continue").click()
+    page.get_by_text("Paused after round 1").first.wait_for()
+    wait_idle(page)
+    for text in ("Deliberation after round 1", "Consensus", "Conditional branches", "Hard conflicts",
+                 "Cross-domain causal integration"):
+        assert page.get_by_text(text).first.is_visible(), text
+    assert page.get_by_text("urban planning").count() >= 1
+    shot(page, "whatif_deliberation")
+    page.get_by_label("Workshop participant contribution").fill("The school gym can shelter 300 people.")
+    page.get_by_role("button", name="▶️ Continue", exact=True).click()
+    page.get_by_text("Calibration ranges").first.wait_for()
+    wait_idle(page)
+    for text in ("Deliberation after round 1", "Deliberation after round 2", "What changed since round 1",
+                 "How the frame changed each expert's view", "Consistency checks"):
+        assert page.get_by_text(text).first.is_visible(), text
+    page.get_by_text("Report as Markdown").first.click()
+    assert page.get_by_text("The school gym can shelter 300 people.").count() >= 1
+    assert KNOWN_KEY not in page.content()

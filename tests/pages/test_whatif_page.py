@@ -98,3 +98,32 @@ def test_failed_run_shows_error_and_resumes(llm_env) -> None:  # noqa: ANN001
     assert not at.exception, at.exception
     assert get_store().get_run(run_id).status == "completed"
     assert any("Executive verdict" in m.value for m in at.markdown)
+
+
+def test_review_pause_edit_then_participant_between_rounds(llm_env) -> None:  # noqa: ANN001
+    at = _open()
+    at.multiselect(key="whatif_experts").set_value(["physics", "economics"])
+    at.number_input(key="whatif_rounds").set_value(2)
+    at.toggle(key="whatif_review").set_value(True)
+    at.toggle(key="whatif_pause_between_rounds").set_value(True)
+    _button(at, "▶️ Start run").click().run()
+    assert not at.exception, at.exception
+    run_id = at.session_state["whatif_run_id"]
+    assert get_store().get_run(run_id).status == "paused"
+    assert any("Paused before any expert runs" in i.value for i in at.info)
+    key = f"whatif_pause_{run_id}"
+    at.text_area(key=f"{key}_prem").set_value("the Moon vanishes at noon UTC")
+    at.text_input(key=f"{key}_extra").set_value("urban planning")
+    _button(at, "✏️ Apply edits and continue").click().run()
+    assert not at.exception, at.exception
+    assert get_store().get_run(run_id).status == "paused"  # now between rounds 1 and 2
+    assert any("Paused after round 1" in i.value for i in at.info)
+    text = " ".join(m.value for m in at.markdown)
+    assert "Deliberation after round 1" in text  # round 1 stays visible while paused
+    at.text_area(key=f"{key}_text").set_value("The school gym can shelter 300 people.")
+    _button(at, "▶️ Continue").click().run()
+    assert not at.exception, at.exception
+    info = get_store().get_run(run_id)
+    assert info.status == "completed" and info.record["panel"] == ["physics", "economics", "urban planning"]
+    assert info.record["scenario"]["premises"] == ["the Moon vanishes at noon UTC"]
+    assert "The school gym can shelter 300 people." in info.record["report"]["markdown"]

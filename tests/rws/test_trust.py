@@ -1,7 +1,8 @@
 """The grader researchers can trust: no false "correct", answer kinds, numbers and units (issue #12).
 
 Case tables (written for this project): ``false_positive.jsonl`` — every row must be incorrect or
-not_sure; ``kinds.jsonl`` — symbolic answer kinds; ``numbers.jsonl`` — number spellings, unit contexts,
+not_sure; ``kinds.jsonl`` — symbolic answer kinds; ``general.jsonl`` — general maths answers ("correct" or "not
+correct", rows marked ``known_miss`` are strict xfails); ``numbers.jsonl`` — number spellings, unit contexts,
 prefix traps and the item hint.
 """
 
@@ -24,6 +25,14 @@ def test_never_a_false_correct(row: dict) -> None:
 def test_answer_kinds(row: dict) -> None:
     result = check(row["pred"], row["gt"], "symbolic")
     assert result.verdict == row["verdict"], (row, result)
+
+
+@pytest.mark.parametrize("row", load_cases("general"))
+def test_general_maths(row: dict, request: pytest.FixtureRequest) -> None:
+    if row.get("known_miss"):
+        request.applymarker(pytest.mark.xfail(reason=row["known_miss"], strict=True))
+    result = check(row["pred"], row["gt"], row["type"])
+    assert (result.verdict == "correct") == (row["verdict"] == "correct"), (row, result)
 
 
 @pytest.mark.parametrize("row", load_cases("numbers"))

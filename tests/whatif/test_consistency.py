@@ -6,6 +6,7 @@ import copy
 
 import pytest
 
+from ifworld.llm_schema import nonstandard_keywords, sent_schema
 from ifworld.whatif import agents, consistency
 from ifworld.whatif.report import finish_report, render_report_markdown
 from ifworld.whatif.schemas import (
@@ -178,15 +179,15 @@ STRUCTURED = [Scenario, ExpertOutput, Synthesis, DebateBrief, ReportCore, Report
 
 @pytest.mark.parametrize("schema", STRUCTURED, ids=lambda s: s.__name__)
 def test_sent_schema_uses_standard_keywords_only(schema):
-    sent = schema.model_json_schema()
-    bad = [(p, k) for p, k in _keywords(sent) if k not in STANDARD_KEYWORDS]
-    assert bad == []
-    text = str(sent)
-    assert ("'minimum'" in text) == ("'maximum'" in text)
+    for sent in (schema.model_json_schema(), sent_schema(schema)):  # pydantic's, and what is sent
+        bad = [(p, k) for p, k in _keywords(sent) if k not in STANDARD_KEYWORDS]
+        assert bad == [] and nonstandard_keywords(sent) == []
+        text = str(sent)
+        assert ("'minimum'" in text) == ("'maximum'" in text) and "'ge'" not in text and "'le'" not in text
 
 
 def test_bounds_reach_the_model():
-    props = ExpertOutput.model_json_schema()["$defs"]["CausalEdge"]["properties"]["strength"]
+    props = sent_schema(ExpertOutput)["$defs"]["CausalEdge"]["properties"]["strength"]
     assert (props["minimum"], props["maximum"]) == (1, 3)
     conf = Synthesis.model_json_schema()["$defs"]["ConsensusPoint"]["properties"]["confidence"]
     assert (conf["minimum"], conf["maximum"]) == (0, 1)

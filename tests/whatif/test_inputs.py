@@ -78,6 +78,9 @@ def test_experts_and_params_validation():
     assert normalize_experts("Biology, economics,economics") == ["biology/ecology", "economics"]
     assert normalize_experts(["physics", "Urban  Planning"]) == ["physics", "urban planning"]  # any domain
     assert "urban planning" in persona("urban planning") and persona("physics") == PERSONAS["physics"]
+    assert default_params("What if?", language="Français")["language"] == "Français"
+    with pytest.raises(ValueError, match="Report language '<b>' is not usable"):
+        default_params("What if?", language="<b>")
     for bad in ("<script>", "x" * 61, "!!"):
         with pytest.raises(ValueError, match="not usable"):
             normalize_experts(["physics", bad])

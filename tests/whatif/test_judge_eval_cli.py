@@ -7,7 +7,7 @@ import json
 from typer.testing import CliRunner
 
 from ifworld.store import get_store
-from ifworld.whatif import judge_record, run_eval
+from ifworld.whatif import estimate_calls, judge_record, run_eval
 from ifworld.whatif.cli import JUDGE_KEYS, app
 from ifworld.whatif.evaluate import match_budget
 from ifworld.whatif.judge import JUDGE_SEED
@@ -118,6 +118,22 @@ def test_cli_bad_input_exits_2(llm_env, tmp_path):
     for args, message in cases:
         res = runner.invoke(app, args)
         assert res.exit_code == 2 and message in res.output, (args, res.output)
+
+
+def test_eval_above_confirm_calls_needs_yes(llm_env):
+    from ifworld.limits import CONFIRM_CALLS
+    from ifworld.whatif.evaluate import estimate_eval_calls
+    from ifworld.whatif.propositions import PAPER_PROPOSITIONS
+
+    calls = estimate_eval_calls(["ifworld", "single"], PAPER_PROPOSITIONS, 1)
+    assert calls == 10 * (27 + 1) + 10 * (1 + 1) > CONFIRM_CALLS
+    res = CliRunner().invoke(app, ["eval", "--methods", "ifworld,single"])
+    assert res.exit_code == 2 and f"{calls:,} model calls, more than {CONFIRM_CALLS}" in res.output
+    # every single run stays below the threshold within the documented bounds
+    from ifworld.whatif.propositions import MAX_EXPERTS, MAX_ROUNDS
+    from ifworld.whatif.record import default_params
+    biggest = default_params(PROP, experts=[f"field {i}" for i in range(MAX_EXPERTS)], rounds=MAX_ROUNDS)
+    assert estimate_calls(biggest) == 97 < CONFIRM_CALLS
 
 
 def test_cli_without_model_exits_2():

@@ -166,3 +166,11 @@ def test_baselines_same_record_shape(run_whatif, fake_server, method, overrides,
         assert [r["debate"]["pro"] != "" for r in rec["rounds"]] == [True, True]
     if method == "tree":
         assert rec["best_path"][0] == "0" and len(rec["tree"]) == 3
+
+
+def test_report_language_follows_the_proposition_or_the_choice(run_whatif, fake_server):
+    run_whatif(rounds=1, experts=SMALL[:2], language="Français")
+    system = fake_server.requests[0].body["messages"][0]["content"]
+    assert "in the language of the proposition" in system and "Write in English" not in system
+    experts = [r for r in fake_server.requests if r.role == "whatif.expert"]
+    assert experts and all("Report language: Français" in str(r.body) for r in experts)

@@ -1,0 +1,81 @@
+"""Shareable exports of a what-if run: Markdown that opens with the proposition and verdict, and one
+self-contained HTML file (charts inline with plotly.js embedded once, no CDN, no network at all).
+
+Both are built from the stored record only. Model text is rendered with raw HTML escaped and images and
+links left as text (the export is opened later, anywhere; nothing in it may call out).
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from markdown_it import MarkdownIt
+
+from ifworld.whatif.causal import build_causal_graph, causal_figure, domain_heatmap
+from ifworld.whatif.figures import calibration_figure, scenario_figure
+from ifworld.whatif.models import load_record
+from ifworld.whatif.report import render_report_markdown
+
+STYLE = """body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1100px;margin:2rem auto;
+padding:0 1rem;line-height:1.5;color:#1f2933}table{border-collapse:collapse;margin:.5rem 0 1rem;font-size:.9rem}
+th,td{border:1px solid #cbd2d9;padding:.3rem .5rem;vertical-align:top}th{background:#f0f4f8}
+h1{font-size:1.6rem}h2{border-bottom:1px solid #e4e7eb;padding-bottom:.2rem;margin-top:2rem}
+.meta{color:#52606d;font-size:.85rem}figure{margin:1rem 0}"""
+
+
+def _renderer() -> MarkdownIt:
+    # commonmark with tables; raw HTML is escaped, images and links are not rendered (kept as text)
+    return MarkdownIt("commonmark", {"html": False}).enable("table").disable(["image", "link", "autolink"])
+
+
+def markdown_html(text: str) -> str:
+    """Markdown → HTML with raw HTML escaped and no image or link elements."""
+    return _renderer().render(text)
+
+
+def _figures(record: dict[str, Any]) -> list[tuple[str, Any]]:
+    rec = load_record(record)
+    figs: list[tuple[str, Any]] = []
+    if rec.report is not None and not rec.report.natural:
+        figs += [("Calibration ranges", calibration_figure(rec.report.calibration_ranges)),
+                 ("Scenario probabilities", scenario_figure(rec.report.scenarios))]
+    edges = [e for r in rec.rounds for o in r.experts.values() for e in o.key_causal_edges]
+    figs.append(("Cross-domain causal integration (all rounds)", domain_heatmap(edges)))
+    graph = build_causal_graph(rec.model_dump(mode="json"))
+    if graph.number_of_edges():
+        figs.append(("Causal map", causal_figure(graph, highlight_cycles=True)))
+    return [(title, fig) for title, fig in figs if fig is not None]
+
+
+def record_html(record: dict[str, Any], meta: dict[str, Any] | None = None) -> str:
+    """One self-contained HTML page: the report (proposition and verdict first), the charts (plotly.js
+    inline, once), then the run's metadata."""
+    rec = load_record(record)
+    body = markdown_html(render_report_markdown(rec.report.model_dump(mode="json"), rec.proposition)
+                         if rec.report else f"# {rec.proposition}\n\n_No report (the run stopped early)._")
+    charts = []
+    for i, (title, fig) in enumerate(_figures(record)):
+        charts.append(f"<figure><h3>{html.escape(title)}</h3>"
+                      + fig.to_html(full_html=False, include_plotlyjs=i == 0, config={"displaylogo": False})
+                      + "</figure>")
+    info = {"Method": rec.method, "Model calls": rec.usage.get("calls", len(rec.calls)),
+            "Prompt tokens": rec.usage.get("prompt_tokens"), "Completion tokens": rec.usage.get("completion_tokens"),
+            **(meta or {})}
+    rows = "".join(f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(str(v))}</td></tr>"
+                   for k, v in info.items() if v not in (None, ""))
+    return (f"<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(rec.proposition)}"
+            f"</title><style>{STYLE}</style></head><body>{body}<h2>Charts</h2>{''.join(charts) or '<p>None.</p>'}"
+            f"<h2>Run metadata</h2><table class=\"meta\">{rows}</table></body></html>")
+
+
+def record_markdown(record: dict[str, Any], meta: dict[str, Any] | None = None) -> str:
+    """The Markdown export: proposition and verdict first, the whole report, judge scores, metadata last."""
+    rec = load_record(record)
+    text = (render_report_markdown(rec.report.model_dump(mode="json"), rec.proposition) if rec.report
+            else f"# {rec.proposition}\n\n_No report (the run stopped early)._\n")
+    if rec.judge:
+        text += f"\n## Judge\n\nOverall {rec.judge.get('overall')} / 100\n"
+    info = {"Method": rec.method, "Degraded": "; ".join(rec.degraded), **(meta or {})}
+    text += "\n## Run metadata\n\n" + "\n".join(f"- {k}: {v}" for k, v in info.items() if v not in (None, ""))
+    return text + "\n"

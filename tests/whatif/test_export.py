@@ -1,0 +1,30 @@
+"""Shareable exports: Markdown opens with proposition and verdict; HTML is self-contained and inert."""
+
+from __future__ import annotations
+
+import re
+
+from ifworld.whatif.export import markdown_html, record_html, record_markdown
+
+
+def test_markdown_opens_with_proposition_and_verdict(run_whatif):
+    rec = run_whatif(rounds=1)
+    md = record_markdown(rec, {"Run": rec["run_id"]})
+    first = md.splitlines()[:3]
+    assert first[0] == f"# {rec['proposition']}" and first[2].startswith("**Verdict.** ")
+    assert md.index("## Consistency checks") < md.index("## Run metadata") and md.rstrip().endswith(rec["run_id"])
+    assert "| Probability |" in md and "probability_pct" not in md  # word column headers
+
+
+def test_html_is_self_contained_with_inline_charts(run_whatif):
+    rec = run_whatif(rounds=1)
+    page = record_html(rec)
+    assert page.startswith("<!doctype html>") and f"<h1>{rec['proposition']}</h1>" in page
+    assert page.count('<div id="') >= 3 and page.count("plotly.js v") == 1  # plotly.js inline once
+    assert not re.search(r"<(script|link|img)[^>]+(src|href)=\"?https?:", page)  # nothing loads from the net
+    assert page.index("Verdict.") < page.index("<h2>Charts</h2>") < page.index("<h2>Run metadata</h2>")
+
+
+def test_model_text_is_inert_in_html():
+    out = markdown_html("Hi <script>alert(1)</script> ![beacon](http://evil.example/x.png) [x](http://e.example)")
+    assert "<script>" not in out and "&lt;script&gt;" in out and "<img" not in out and "<a " not in out

@@ -1,0 +1,96 @@
+"""Human in the loop: review after the refiner, a workshop participant between rounds, bad answers."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ifworld.whatif import review, service
+from ifworld.whatif.record import default_params
+from tests.whatif.conftest import PROP, SMALL
+
+
+def _start(wsettings, store, **overrides):
+    params = default_params(PROP, experts=SMALL[:2], **overrides)
+    return service.run(params, settings=wsettings, store=store)
+
+
+def test_review_pauses_before_any_expert_and_applies_edits(fake_server, wsettings, store):
+    out = _start(wsettings, store, rounds=1, review=True)
+    run_id, (ask,) = out["run_id"], out["paused"]
+    assert store.get_run(run_id).status == "paused" and ask["kind"] == "review"
+    assert ask["panel"] == SMALL[:2] and ask["scenario"]["premises"]
+    assert fake_server.count("whatif.expert") == 0  # nothing ran past the refiner
+    assert service.pending_asks(run_id, wsettings, store) == [ask]
+    answer = {"action": "edit", "scenario": {"premises": "the Moon vanishes at noon UTC\nno debris reaches Earth",
+                                             "indicators": ["tidal range | m | < 0.2"]},
+              "panel": ["physics", "urban planning"]}
+    rec = service.run({}, settings=wsettings, store=store, run_id=run_id, answer=answer)
+    assert store.get_run(run_id).status == "completed" and rec["panel"] == ["physics", "urban planning"]
+    assert rec["scenario"]["premises"] == ["the Moon vanishes at noon UTC", "no debris reaches Earth"]
+    assert rec["scenario"]["indicators"] == [{"name": "tidal range", "unit": "m", "threshold": "< 0.2"}]
+    experts = [r for r in fake_server.requests if r.role == "whatif.expert"]
+    assert len(experts) == 2 and all("Premise: no debris reaches Earth" in json.dumps(r.body) for r in experts)
+    assert any("You are the urban planning expert" in json.dumps(r.body) for r in experts)  # persona written
+    assert "expert panel set by the user: physics, urban planning" in rec["report"]["markdown"]
+
+
+def test_participant_between_rounds_reaches_experts_resolver_and_report(fake_server, wsettings, store):
+    out = _start(wsettings, store, rounds=2, pause_between_rounds=True)
+    (ask,) = out["paused"]
+    assert ask["kind"] == "between_rounds" and ask["round"] == 1 and "Shared frame after round 1" in ask["frame"]
+    assert fake_server.count("whatif.expert") == 2
+    said = "Our town's ferry can carry 400 people a day if the bridges fail."
+    rec = service.run({}, settings=wsettings, store=store, run_id=out["run_id"],
+                      answer={"action": "continue", "contribution": said, "name": "harbour master"})
+    assert rec["participants"] == [{"round": 2, "after_round": 1, "name": "harbour master", "text": said}]
+    round2 = [r for r in fake_server.requests if r.role == "whatif.expert" and "Round 2." in json.dumps(r.body)]
+    assert len(round2) == 2 and all(said in json.dumps(r.body) for r in round2)
+    final_resolver = [r for r in fake_server.requests if r.role == "whatif.resolver"][-1]
+    assert "[harbour master #1] verdict: " + said in json.dumps(final_resolver.body)
+    md = rec["report"]["markdown"]
+    assert "## Workshop contributions" in md and f"harbour master (after round 1): {said}" in md
+
+
+def test_a_bad_answer_is_asked_again_with_the_reason(fake_server, wsettings, store):
+    out = _start(wsettings, store, rounds=1, review=True)
+    with pytest.raises(review.ReviewError, match="not usable"):
+        review.check_answer(out["paused"][0], {"panel": ["physics", "<script>"]})
+    again = service.run({}, settings=wsettings, store=store, run_id=out["run_id"], answer={"action": "explode"})
+    assert "unknown action 'explode'" in again["paused"][0]["error"]
+    assert store.get_run(out["run_id"]).status == "paused" and fake_server.count("whatif.expert") == 0
+    done = service.run({}, settings=wsettings, store=store, run_id=out["run_id"], answer={"action": "continue"})
+    assert done["report"]["markdown"] and store.get_run(out["run_id"]).status == "completed"
+
+
+def test_cli_review_then_resume_with_edit_file(llm_env, tmp_path):
+    from typer.testing import CliRunner
+
+    from ifworld.cli import app as root
+    from ifworld.store import get_store
+    from ifworld.whatif.cli import app
+
+    runner = CliRunner()
+    res = runner.invoke(app, ["run", PROP, "--experts", "physics,economics", "--rounds", "2", "--review",
+                              "--pause-between-rounds"])
+    assert res.exit_code == 0, res.output
+    paused = json.loads(res.stdout)
+    run_id = paused["run_id"]
+    assert paused["paused"][0]["kind"] == "review" and "runs resume" in res.stderr
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"panel": []}')
+    res = runner.invoke(root, ["runs", "resume", run_id, "--edit", str(bad)])
+    assert res.exit_code == 2 and "cannot be used: The expert list is empty" in res.stderr
+    good = tmp_path / "edit.json"
+    good.write_text(json.dumps({"scenario": {"constants": ["orbital mechanics"]}, "panel": ["physics", "law"]}))
+    res = runner.invoke(root, ["runs", "resume", run_id, "--edit", str(good)])
+    assert res.exit_code == 0 and json.loads(res.stdout)["paused"][0]["kind"] == "between_rounds"
+    talk = tmp_path / "talk.json"
+    talk.write_text(json.dumps({"contribution": "The school gym is our shelter."}))
+    res = runner.invoke(root, ["runs", "resume", run_id, "--edit", str(talk)])
+    assert res.exit_code == 0, res.output
+    rec = json.loads(res.stdout)
+    assert rec["panel"] == ["physics", "law"] and rec["scenario"]["constants"] == ["orbital mechanics"]
+    assert "The school gym is our shelter." in rec["report"]["markdown"]
+    assert get_store().get_run(run_id).status == "completed"

@@ -1,0 +1,81 @@
+"""The forms of a paused what-if run: review the refined scenario and panel, or add a workshop participant's
+contribution between rounds. They only collect the person's answer; :mod:`ifworld.whatif.review` checks and
+applies it inside the run."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from ifworld.whatif.propositions import KNOWN_EXPERTS
+from ifworld.whatif.review import PARTICIPANT, PARTICIPANT_MAX_CHARS, ReviewError, check_answer
+
+CANCEL = "cancel"
+
+
+def _lines(items: Any) -> str:
+    return "\n".join(str(i) for i in items)
+
+
+def _review_form(ask: dict[str, Any], key: str) -> tuple[str | None, dict[str, Any]]:
+    scen = ask.get("scenario") or {}
+    panel = list(ask.get("panel") or [])
+    st.info("⏸️ Paused before any expert runs: check the refined scenario and the panel, edit what is wrong, "
+            "then continue. The run waits in its checkpoint; you can leave and come back.")
+    if scen.get("restated"):
+        st.markdown(f"**Restated:** {scen['restated']}")
+    with st.form(f"{key}_review"):
+        c1, c2 = st.columns(2)
+        premises = c1.text_area("Premises (one per line)", _lines(scen.get("premises", [])), key=f"{key}_prem")
+        constants = c2.text_area("Constraints held constant", _lines(scen.get("constants", [])), key=f"{key}_const")
+        uncert = c1.text_area("Key uncertainties", _lines(scen.get("key_uncertainties", [])), key=f"{key}_unc")
+        rows = [f"{i.get('name', '')} | {i.get('unit', '')} | {i.get('threshold', '')}"
+                for i in scen.get("indicators", [])]
+        indicators = c2.text_area("Indicators (name | unit | threshold)", _lines(rows), key=f"{key}_ind")
+        known = [d for d in panel if d in KNOWN_EXPERTS]
+        chosen = st.multiselect("Expert panel", sorted(set(KNOWN_EXPERTS) | set(known)), known, key=f"{key}_panel")
+        extra = st.text_input("More domains (comma-separated, any field)",
+                              ", ".join(d for d in panel if d not in KNOWN_EXPERTS), key=f"{key}_extra")
+        b1, b2, b3 = st.columns(3)
+        go_on = b1.form_submit_button("▶️ Continue unchanged")
+        edit = b2.form_submit_button("✏️ Apply edits and continue", type="primary")
+        stop = b3.form_submit_button("⏹️ Cancel run")
+    answer = {"action": "edit", "scenario": {"premises": premises, "constants": constants,
+                                             "key_uncertainties": uncert, "indicators": indicators},
+              "panel": [*chosen, *[d.strip() for d in extra.split(",") if d.strip()]]}
+    return ("continue" if go_on else "edit" if edit else CANCEL if stop else None), answer
+
+
+def _between_form(ask: dict[str, Any], key: str) -> tuple[str | None, dict[str, Any]]:
+    st.info(f"⏸️ Paused after round {ask.get('round')}: add the room's own input before the next round, or "
+            "continue. A contribution is shown to the next round's experts with the shared frame, weighed by "
+            "the resolver like an expert's output and listed in the report.")
+    with st.expander("The shared frame the next round will see"):
+        st.text(ask.get("frame") or "")
+    with st.form(f"{key}_between"):
+        name = st.text_input("Who is speaking", PARTICIPANT, key=f"{key}_who")
+        text = st.text_area("Workshop participant contribution", key=f"{key}_text", max_chars=PARTICIPANT_MAX_CHARS,
+                            placeholder="e.g. Our town's ferry can carry 400 people a day if the bridges fail.")
+        b1, b2 = st.columns(2)
+        go_on = b1.form_submit_button("▶️ Continue", type="primary")
+        stop = b2.form_submit_button("⏹️ Cancel run")
+    return ("continue" if go_on else CANCEL if stop else None), {"action": "continue", "contribution": text,
+                                                                  "name": name}
+
+
+def pause_form(ask: dict[str, Any], key: str) -> Any:
+    """Show the form for ``ask``; return the checked answer, :data:`CANCEL`, or None (nothing submitted)."""
+    if ask.get("error"):
+        st.warning(f"The previous answer was not used: {ask['error']}")
+    choice, answer = (_review_form if ask.get("kind") == "review" else _between_form)(ask, key)
+    if choice in (None, CANCEL):
+        return choice
+    if choice == "continue" and ask.get("kind") == "review":
+        return {"action": "continue"}
+    try:
+        check_answer(ask, answer)
+    except ReviewError as exc:
+        st.error(f"That cannot be used: {exc}")
+        return None
+    return answer
