@@ -40,7 +40,8 @@ class CallRecord:
     method: str = ""
     max_tokens: int | None = None
     # Servers that stream without usage (llama-cpp-python ignores stream_options.include_usage): tokens are
-    # then estimated — completion = streamed chunks (one token each on llama.cpp), prompt = characters / 4.
+    # then estimated and the record says so: completion = streamed chunks (one token each on llama.cpp),
+    # prompt = characters / 4.
     usage_estimated: bool = False
     prompt_chars: int = 0
     streamed_chunks: int = 0
@@ -121,7 +122,7 @@ class UsageTracker(BaseCallbackHandler):
             if rec is None:
                 return
             prompt, completion, text, finish = usage_of(response)
-            if not prompt and not completion and rec.streamed_chunks:
+            if not prompt and not completion:  # no usage reported (an empty reply streams no chunks at all)
                 prompt, completion, rec.usage_estimated = rec.prompt_chars // 4, rec.streamed_chunks, True
             rec.prompt_tokens += prompt
             rec.completion_tokens += completion

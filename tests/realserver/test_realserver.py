@@ -46,9 +46,11 @@ def rs(real_server, tmp_path: Path):
 
 
 def _calls_are_accounted(calls: list[dict]) -> None:
+    """Every call ended (a reply cut at the bound is allowed: it is reported as ``truncated``, and the
+    workflow degrades as it does for any failed step) and carries usage and timings."""
     assert calls
     for c in calls:
-        assert c["status"] not in ("error", "failed", "truncated"), c
+        assert c["status"] in ("ok", "repaired", "truncated"), c
         assert c["prompt_tokens"] > 0 and c["completion_tokens"] >= 0 and c["latency_s"] > 0, c
 
 
