@@ -6,7 +6,8 @@ skipping this router and its sidebar.
 
 import streamlit as st
 
-from ui.common import init_state, sidebar
+from ifworld.store import StoreError
+from ui.common import init_state, sidebar, store_problem
 
 st.set_page_config(page_title="IF-World Studio", page_icon="🌍", layout="wide")
 init_state()
@@ -31,4 +32,7 @@ PAGES = {
 
 sidebar()
 page = st.navigation(PAGES)
-page.run()
+try:
+    page.run()
+except StoreError as exc:  # disk full, read-only or corrupt store mid-page: say so, keep the app usable
+    store_problem(exc)

@@ -16,7 +16,7 @@ from ifworld.beliefs.phase import crossing_table, phase_both_rules, phase_figure
 from ifworld.beliefs.sweep import SweepSpec, partial_rows
 from ifworld.beliefs.tables import readable, table1_by_condition
 from ui.beliefs_view import grid_form, grid_yaml, load_rows, paper_report, sweep_results
-from ui.common import store
+from ui.common import show_error, store
 
 CALIBRATION_RUNS = 20
 CALIBRATION_CELLS = 2_000_000  # runs × agents × facts of the calibration batch at most
@@ -65,7 +65,7 @@ def run_with_progress(run_id: str) -> None:
     try:
         workflows.run_sweep_run(run_id, store=store(), progress=show)
     except (ValueError, OSError, RuntimeError) as exc:
-        st.error(f"The sweep stopped: {exc}. Finished chunks are kept; resume it below.")
+        show_error(f"The sweep stopped: {exc}. Finished chunks are kept; resume it below.")
         return
     live.empty()
     st.session_state["belief_sweep_open"] = run_id
@@ -90,12 +90,12 @@ else:
     _, grid = grid_yaml("belief_sweep", EXAMPLE)
 spec = None
 if isinstance(grid, str):
-    st.error(f"Grid error: {grid}")
+    show_error(f"Grid error: {grid}")
 else:
     try:
         spec = SweepSpec.from_dict(grid)
     except ValueError as exc:
-        st.error(f"Grid error: {exc}")
+        show_error(f"Grid error: {exc}")
 
 if spec is not None:
     st.subheader("2 · Estimate and run")

@@ -59,6 +59,13 @@ m4.metric("Feedback loops", len(loops))
 st.plotly_chart(causal.causal_figure(view, show_cycles, show_cross, seed=int(seed), loops=loops),
                 key="causal_fig", width="stretch")
 
+heat = causal.domain_heatmap(causal.graph_domain_edges(view))
+if heat is not None:
+    st.markdown("#### Cross-domain causal integration")
+    st.caption("Domain × domain: net sign × strength of the links from a cause's domain (row) to an effect's "
+               "domain (column); the number in brackets counts the links.")
+    st.plotly_chart(heat, key="causal_heat", width="stretch")
+
 left, right = st.columns(2)
 with left:
     st.markdown("#### Most influential nodes")

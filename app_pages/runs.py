@@ -6,13 +6,13 @@ import streamlit as st
 
 from ifworld import runs
 from ifworld.compare import record_steps
-from ifworld.store import KINDS, STATUSES
+from ifworld.safe_text import inert_markdown
+from ifworld.store import KINDS, RESUMABLE, STATUSES
 from ui import runs_view, whatif_view
-from ui.common import current_settings, store
+from ui.common import current_settings, show_error, store
 from ui.live_view import follow_run
 
 SPEEDS = {"0.25 s": 0.25, "0.5 s": 0.5, "1 s": 1.0, "2 s": 2.0, "4 s": 4.0}
-RESUMABLE = ("interrupted", "failed", "pending")
 
 st.title("🗂️ Runs")
 st.caption("Every run is saved with its checkpoints: reopen, resume, replay round by round "
@@ -57,25 +57,30 @@ tab_open, tab_replay, tab_compare = st.tabs(["📂 Open", "⏯️ Replay", "⚖�
 with tab_open:
     run_id = st.selectbox("Run", ids, key="runs_open", format_func=label)
     info = store().get_run(run_id)
-    st.subheader(info.title)
+    st.subheader(inert_markdown(info.title))
     st.caption(f"`{info.id}` · {info.kind} · {info.workflow} · {info.status} · created {info.created_iso}")
     if info.error:
-        st.warning(f"Last error: {info.error}")
-    c1, c2, c3, c4, c5 = st.columns(5)
+        show_error(f"Last error: {info.error}", st.warning)
+    c1, c2, c3, c4, c5, c6 = st.columns(6)
     c1.download_button("⬇️ Markdown", export(run_id, "md"), file_name=f"{run_id}.md",
                        mime="text/markdown", key="runs_dl_md", on_click="ignore")
     c2.download_button("⬇️ JSON", export(run_id, "json"), file_name=f"{run_id}.json",
                        mime="application/json", key="runs_dl_json", on_click="ignore")
     resume = c3.button("▶️ Resume", key="runs_resume", disabled=info.status not in RESUMABLE or
                        not current_settings().enabled,
-                       help="Continue an interrupted run from its last checkpoint (needs a model).")
+                       help="Continue an interrupted or cancelled run from its last checkpoint (needs a model).")
+    if c6.button("⏹️ Cancel", key="runs_cancel", disabled=info.status != "running",
+                 help="Stop the live run at its next step; it can be resumed later."):
+        runs.request_cancel(run_id, store=store())
+        st.toast(f"Cancel requested for {run_id}; it stops at its next step.")
     if c4.button("🗑️ Delete", key="runs_delete"):
         st.session_state["runs_confirm_delete"] = run_id
     with c5:
         if info.kind == "whatif" and info.record:
             whatif_view.judge_button(run_id, info.record, "runs", current_settings().enabled)
     if st.session_state.get("runs_confirm_delete") == run_id:
-        st.warning(f"Delete run `{run_id}` with its calls and checkpoints? This cannot be undone.")
+        st.warning(f"Delete run `{run_id}` with its calls and checkpoints? This cannot be undone."
+                   + (" It is running: it stops at its next step." if info.status == "running" else ""))
         y, n = st.columns(2)
         if y.button("Yes, delete it", key="runs_delete_yes", type="primary"):
             store().delete_run(run_id)

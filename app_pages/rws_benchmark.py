@@ -7,7 +7,8 @@ from ifworld.limits import CONFIRM_CALLS, needs_confirmation
 from ifworld.runs import RunFailed
 from ifworld.rws import benchmark
 from ifworld.rws.patterns import PATTERNS
-from ui.common import current_settings, model_ready, store
+from ifworld.safe_text import inert_markdown
+from ui.common import current_settings, model_ready, show_error, store
 from ui.rws_view import load_upload, show_results
 
 st.title("📊 The RWS benchmark")
@@ -29,7 +30,7 @@ def _follow(run_id: str, total: int) -> None:
         except RunFailed as exc:
             status.update(label="Run interrupted", state="error")
             st.session_state["rwsb_failed"] = run_id
-            st.error(f"{exc}")
+            show_error(str(exc))
             return
         status.update(label=f"Finished {run_id}", state="complete", expanded=False)
     st.session_state["rwsb_failed"] = None
@@ -93,7 +94,7 @@ opened = st.session_state.get("rwsb_pick")
 if opened:
     info = store().get_run(opened)
     st.divider()
-    st.subheader(info.title)
+    st.subheader(inert_markdown(info.title))
     if not info.record:
         st.warning(f"This run is {info.status} and has no results yet; resume it (`ifworld runs resume {opened}`).")
     else:

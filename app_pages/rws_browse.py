@@ -5,7 +5,7 @@ import streamlit as st
 from ifworld.rws.benchmark import load_sample
 from ifworld.rws.dataset import RWSItem
 from ifworld.rws.verifier import LLMVerifier, grade_output
-from ui.common import current_settings
+from ui.common import current_settings, show_error
 from ui.rws_view import load_upload, render_item, show_grade
 
 st.title("☀️ RWS browse")
@@ -73,7 +73,7 @@ if st.button("Grade", key="rwsbrowse_grade", type="primary", disabled=not answer
     try:
         st.session_state["rwsbrowse_result"] = (item.id, answer, grade_output(item, answer, verifier=verifier))
     except Exception as exc:  # noqa: BLE001 — a failed verifier call is shown, never a crash
-        st.error(f"Grading failed: {exc}")
+        show_error(f"Grading failed: {exc}")
 saved = st.session_state.get("rwsbrowse_result")
 if saved and saved[0] == item.id and saved[1] == answer:
     show_grade(saved[2])

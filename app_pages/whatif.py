@@ -5,7 +5,7 @@ import streamlit as st
 from ifworld import runs, whatif
 from ifworld.limits import CONFIRM_CALLS, confirmation_message, needs_confirmation
 from ui import whatif_view
-from ui.common import model_ready, store
+from ui.common import model_ready, show_error, store
 from ui.live_view import follow_run
 from ui.run_control import handle_live_cancel, live_cancel_button, run_panel
 
@@ -111,7 +111,7 @@ try:
 except ValueError as exc:
     params = None
     if start or estimate:
-        st.error(str(exc))
+        show_error(str(exc))
 
 if start and params:
     run_id = runs.start_run(whatif.workflow_name(params["method"]), params, store=store())

@@ -2,10 +2,10 @@
 
 Run: ``.venv/bin/python benchmarks/bench_grader.py [--no-mathverify]``. Prints gold-as-prediction accuracy,
 cold and warm grading time of the whole sample (and the slowest item against its limit), the share of
-deliberately perturbed predictions that get the expected verdict, the parse rates of sympy's antlr and
-lark LaTeX backends and latex2sympy2_extended, and — side by side on the same pairs — our grader and
-Math-Verify on every case table in tests/rws/cases (Math-Verify runs in its own venv,
-benchmarks/.venv-mathverify, created here on first use; it is not a project dependency).
+deliberately perturbed predictions that get the expected verdict, the parse rates of sympy's antlr and lark
+LaTeX backends, latex2sympy2_extended alone and as a fallback (when installed), and — side by side on the
+same pairs — our grader and Math-Verify on every case table in tests/rws/cases (Math-Verify runs in its own
+venv, benchmarks/.venv-mathverify, created here on first use; it is not a project dependency).
 """
 
 from __future__ import annotations
@@ -301,11 +301,14 @@ def bench_side_by_side() -> None:
 
 def bench_l2s(items: list) -> None:
     """Parse rate of latex2sympy2_extended (our second parser) on the same inputs as the backends."""
+    import importlib.util
+
     from ifworld.rws.symbolic import clean_latex
     from ifworld.rws.symcompare import parse
 
     raw = [item.final for item in items if item.type == "symbolic"] + MODEL_FORMS
-    for parser in ("antlr", "latex2sympy2_extended"):
+    parsers = ["antlr"] + (["latex2sympy2_extended"] if importlib.util.find_spec("latex2sympy2_extended") else [])
+    for parser in parsers:
         ok = 0
         start = time.perf_counter()
         for text in raw:
@@ -319,6 +322,37 @@ def bench_l2s(items: list) -> None:
         print(f"  ours + {parser:22s} parsed {ok:2d}/{sides} sides  {(time.perf_counter() - start) * 1000:.0f} ms")
 
 
+def bench_parser_orders() -> None:
+    """The symbolic case pairs graded with antlr only, latex2sympy2_extended only, and both in order."""
+    import importlib.util
+    import os
+
+    from ifworld.rws import sandbox
+    from ifworld.rws.grader import check
+
+    if importlib.util.find_spec("latex2sympy2_extended") is None:
+        print("\nparser order: latex2sympy2_extended not installed (pip install latex2sympy2_extended==1.11.0)")
+        return
+    pairs = [row for row in case_pairs() if row["type"] == "symbolic"]
+    print(f"\nparser order on the {len(pairs)} symbolic case pairs (hits / false correct / not_sure / s):")
+    summary = {}
+    for order in ("antlr", "latex2sympy2_extended", "antlr,latex2sympy2_extended"):
+        os.environ["IFWORLD_RWS_PARSERS"] = order
+        sandbox.worker().close()  # the worker reads the order at start
+        check("x", "x", "symbolic")
+        start = time.perf_counter()
+        verdicts = [check(row["pred"], row["gt"], "symbolic").verdict for row in pairs]
+        seconds = time.perf_counter() - start
+        hits = sum((v == "correct") == (row["want"] == "correct") for v, row in zip(verdicts, pairs, strict=True))
+        false_correct = sum(v == "correct" and row["want"] != "correct" for v, row in zip(verdicts, pairs, strict=True))
+        unsure = sum(v == "not_sure" for v in verdicts)
+        print(f"  {order:30s} {hits:3d}/{len(pairs)}   {false_correct}   {unsure:3d}   {seconds:.1f}")
+        summary[f"{order} hits"] = hits
+    os.environ.pop("IFWORLD_RWS_PARSERS", None)
+    sandbox.worker().close()
+    print("SUMMARY " + json.dumps(summary))
+
+
 def main() -> None:
     """Run every section."""
     items = bench_gold()
@@ -326,6 +360,7 @@ def main() -> None:
     print("\nLaTeX parser backends (sample symbolic finals + common model-output forms):")
     bench_backends(items)
     bench_l2s(items)
+    bench_parser_orders()
     if "--no-mathverify" not in sys.argv:
         bench_side_by_side()
 

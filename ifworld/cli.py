@@ -18,13 +18,16 @@ from typing import Annotated, Any
 import typer
 
 from ifworld import __version__, resources
-from ifworld.runs import RunFailed, drive, export_run
-from ifworld.store import KINDS, get_store
+from ifworld.limits import confirmation_message, needs_confirmation
+from ifworld.redact import guard_std_streams, safe_error
+from ifworld.runs import EXPORT_FORMATS, RunFailed, drive, export_run, get_workflow, request_cancel
+from ifworld.store import KINDS, RunLive, StoreError, get_store
 
 app = typer.Typer(
     help="IF-World Studio: what-if scenarios, belief exchange and Reasoning With a Star.",
     no_args_is_help=True,
     add_completion=False,
+    pretty_exceptions_show_locals=False,  # locals may hold prompts, settings, model replies
 )
 runs_app = typer.Typer(help="List, resume, export and delete saved runs (all kinds).", no_args_is_help=True)
 
@@ -91,10 +94,16 @@ def runs_list(
 def runs_resume(
     run_id: str,
     out: Annotated[Path | None, typer.Option(help="Write the final record as JSON here.")] = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Start even when the run is estimated above "
+                                      "CONFIRM_CALLS model calls.")] = False,
     edit: Annotated[Path | None, typer.Option(
         "--edit", help="A paused run: JSON answer (what-if review edits or a workshop contribution).")] = None,
 ) -> None:
-    """Continue an interrupted or paused run to the end (finished steps are not re-run)."""
+    """Continue an interrupted, cancelled or paused run to the end (finished steps are not re-run).
+
+    Refused while the run is live in another process; runs estimated above CONFIRM_CALLS model calls
+    need --yes.
+    """
     store = get_store()
     try:
         info = store.get_run(run_id)
@@ -105,6 +114,10 @@ def runs_resume(
         typer.echo(f"run {run_id} is already completed", err=True)
         record = info.record or {}
     else:
+        estimate = _estimate(info.workflow, info.params)
+        if needs_confirmation(estimate) and not yes:
+            typer.echo(confirmation_message(estimate), err=True)
+            raise typer.Exit(2)
         typer.echo(f"resuming {run_id} ({info.workflow})", err=True)
         answer = _answer(run_id, info.status, edit)
         try:
@@ -115,14 +128,37 @@ def runs_resume(
 
                 record = {"run_id": run_id, "paused": pending_asks(run_id)}
                 print_pause(run_id, record["paused"])
+        except RunLive as exc:
+            typer.echo(str(exc), err=True)
+            raise typer.Exit(1) from None
         except RunFailed as exc:
             typer.echo(str(exc), err=True)
-            raise typer.Exit(1) from exc
+            raise typer.Exit(1) from None
     text = json.dumps(record, indent=2, default=str)
     if out:
         out.write_text(text, encoding="utf-8")
     else:
         typer.echo(text)
+
+
+def _estimate(workflow: str, params: dict) -> int | None:
+    """The workflow's own estimate of model calls for these params, if it gives one."""
+    try:
+        estimate = get_workflow(workflow).estimate_calls
+    except KeyError:
+        return None
+    return estimate(params) if estimate is not None else None
+
+
+@runs_app.command("cancel")
+def runs_cancel(run_id: str) -> None:
+    """Ask a live run to stop at its next step (it becomes 'cancelled' and can be resumed)."""
+    try:
+        live = request_cancel(run_id)
+    except KeyError as exc:
+        typer.echo(str(exc.args[0]), err=True)
+        raise typer.Exit(2) from exc
+    typer.echo(f"cancel requested for {run_id}" + ("" if live else " (it is not running now)"), err=True)
 
 
 def _answer(run_id: str, status: str, edit: Path | None) -> Any:
@@ -166,12 +202,12 @@ def _resume(run_id: str, workflow: str) -> dict:
 @runs_app.command("export")
 def runs_export(
     run_id: str,
-    fmt: Annotated[str, typer.Option("--format", help="md or json")] = "json",
+    fmt: Annotated[str, typer.Option("--format", help="md, json or html")] = "json",
     out: Annotated[Path | None, typer.Option(help="File to write (default: stdout).")] = None,
 ) -> None:
-    """Export a run as Markdown or JSON (never includes keys)."""
-    if fmt not in ("md", "json"):
-        typer.echo("--format must be md or json", err=True)
+    """Export a run as Markdown, JSON or self-contained HTML (never includes keys; model text made inert)."""
+    if fmt not in EXPORT_FORMATS:
+        typer.echo(f"--format must be one of {', '.join(EXPORT_FORMATS)}", err=True)
         raise typer.Exit(2)
     try:
         text = export_run(run_id, fmt)
@@ -238,5 +274,22 @@ def main(
     """IF-World Studio: what-if scenarios, belief exchange and Reasoning With a Star."""
 
 
+def entry() -> None:
+    """Console entry point: everything printed is secret-masked; store and lease errors are one clear line."""
+    guard_std_streams()
+    try:
+        app()
+    except (StoreError, RunLive) as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        raise SystemExit(1) from None
+    except Exception as exc:  # noqa: BLE001 — never a raw traceback with model text or keys in it
+        sys.stderr.write(f"error: {safe_error(exc)}\n(set IFWORLD_DEBUG=1 for the traceback)\n")
+        if os.environ.get("IFWORLD_DEBUG"):
+            import traceback
+
+            sys.stderr.write(safe_error(traceback.format_exc(), 20_000) + "\n")
+        raise SystemExit(1) from None
+
+
 if __name__ == "__main__":
-    app()
+    entry()

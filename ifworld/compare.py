@@ -86,36 +86,41 @@ def usage_table(runs: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     return [{"metric": k, **{label: usage.get(k) for label, usage in runs.items()}} for k in keys]
 
 
-def _bullets(items: Any, key: str | None = None) -> str:
-    lines = []
-    for item in items or []:
-        text = item.get(key) if key and isinstance(item, dict) else item
-        if isinstance(text, dict):
-            text = ", ".join(f"{k}: {v}" for k, v in text.items())
-        if text:
-            lines.append(f"- {text}")
-    return "\n".join(lines)
+def _bullets(items: list[str]) -> str:
+    return "\n".join(f"- {text}" for text in items if text)
 
 
 def report_sections(record: dict[str, Any] | None) -> dict[str, str]:
-    """The report as ordered ``{section title: markdown}`` for side-by-side reading (empty ones left out)."""
-    report = (record or {}).get("report") or {}
-    verdict = report.get("executive_verdict") or {}
+    """The report as ordered ``{section title: markdown}`` for side-by-side reading (empty ones left out).
+
+    The record is validated once into :class:`ifworld.whatif.models.WhatIfRecord`; a baseline's natural
+    output is one "Answer" section."""
+    from pydantic import ValidationError
+
+    from ifworld.whatif.models import load_record
+
+    try:
+        report = load_record(record).report
+    except ValidationError:  # a malformed stored record: nothing to compare (the record view says why)
+        return {}
+    if report is None:
+        return {}
+    if report.natural:
+        return {"Answer": report.markdown}
+    names = {s.id.lower(): f"{s.id} {s.name}" for s in report.scenarios}
+    verdict = report.executive_verdict
     sections = {
-        "Summary": _bullets(report.get("summary_bullets")) or str(report.get("summary") or ""),
-        "Executive verdict": "\n\n".join(f"**{k.replace('_', ' ').capitalize()}:** {v}"
-                                       for k, v in verdict.items() if v) if isinstance(verdict, dict) else "",
-        "Core conclusions": _bullets(report.get("core_conclusions")),
-        "Uncertainty": _bullets(report.get("uncertainty_analysis")),
-        "Scenarios": "\n".join(f"- **{s.get('id', '')} {s.get('name', '?')}** — {pct(s.get('probability_pct'))}"
-                               for s in report.get("scenarios") or [] if isinstance(s, dict)),
-        "Decision rules": "\n".join(f"- {d.get('indicator', '')} {d.get('threshold', '')} → "
-                                    f"{d.get('branch_id') or d.get('branch', '')}"
-                                    for d in report.get("decision_table") or [] if isinstance(d, dict)),
-        "Timeline": "\n".join(f"- *{t.get('horizon', '')}* {t.get('event', '')}"
-                              for t in report.get("timeline") or [] if isinstance(t, dict)),
-        "Residual disagreements": _bullets(
-            (report.get("consistency_checks") or {}).get("residual_disagreements")),
+        "Summary": _bullets(report.summary_bullets),
+        "Executive verdict": "\n\n".join(f"**{label}:** {text}" for label, text in (
+            ("Verdict", verdict.verdict), ("Feasibility", verdict.feasibility),
+            ("Minimal change", verdict.minimal_change)) if text),
+        "Core conclusions": _bullets(report.core_conclusions),
+        "Uncertainty": _bullets(report.uncertainty_analysis),
+        "Scenarios": _bullets([f"**{s.id} {s.name}** — {pct(s.probability_pct)}" for s in report.scenarios]),
+        "Decision rules": _bullets([f"{d.indicator} {d.threshold} → {names.get(d.branch_id.lower(), d.branch_id)}"
+                                    for d in report.decision_table]),
+        "Timeline": _bullets([f"*{t.horizon}* {t.event}" for t in report.timeline]),
+        "Residual disagreements": _bullets(report.consistency_checks.residual_disagreements),
     }
     return {k: v for k, v in sections.items() if v and v.strip()}
 

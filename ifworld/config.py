@@ -172,6 +172,10 @@ def _role_bounds_from(mapping: dict[str, Any]) -> dict[str, int]:
 def load_settings(overrides: dict[str, Any] | None = None) -> Settings:
     """Resolve settings; ``overrides`` (e.g. from the sidebar) win, empty values are ignored."""
     clean = {k: v for k, v in (overrides or {}).items() if v not in (None, "")}
+    if isinstance(clean.get("api_key"), str):
+        from ifworld.redact import register_secret  # a key typed in the sidebar is masked from now on
+
+        register_secret(clean["api_key"])
     secrets = _SecretsTomlSource(Settings)()
     role_models = {**_role_models_from(secrets), **_role_models_from(dict(os.environ))}
     role_models.update(clean.pop("role_models", {}) or {})

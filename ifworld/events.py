@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 EventType = Literal[
     "run_started", "step_started", "step_finished", "step_failed", "token", "progress", "run_finished",
-    "run_failed", "run_paused",
+    "run_failed", "run_cancelled", "run_paused",
 ]
 STREAM_MODES = ("tasks", "updates", "custom", "messages")
 

@@ -19,6 +19,7 @@ Everything else asks for a model by *role* (``"whatif.expert"``, ``"rws.pace.cri
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import random
 import re
@@ -39,6 +40,7 @@ from pydantic import BaseModel, ValidationError
 from ifworld.config import MAX_TOKENS_LIMIT, NO_MODEL_HELP, Settings, load_settings
 from ifworld.llm_methods import _methods, _probe_locks, chain, endpoint_key, known_method, remember
 from ifworld.llm_schema import missing_content, sent_schema
+from ifworld.redact import safe_error
 from ifworld.usage import CallRecord, UsageTracker, usage_totals
 
 __all__ = ["CallRecord", "UsageTracker", "usage_totals", "NO_MODEL_HELP", "complete", "structured",
@@ -72,7 +74,8 @@ class LLMError(RuntimeError):
     """A model call failed; ``role`` names the agent so messages say who failed."""
 
     def __init__(self, role: str, message: str) -> None:
-        super().__init__(f"[{role}] {message}")
+        # Endpoints may echo the key (or the Authorization header) in their error body.
+        super().__init__(safe_error(f"[{role}] {message}"))
         self.role = role
 
 
@@ -139,7 +142,29 @@ def chat_model(role: str, settings: Settings | None = None, **overrides: Any) ->
     else:
         params["max_tokens"] = bound
     params.update(overrides)
-    return ChatOpenAI(**params)
+    return _cached_model(params)
+
+
+_models: dict[str, ChatOpenAI] = {}
+_models_lock = threading.Lock()
+MODEL_CACHE_SIZE = 64
+
+
+def _cached_model(params: dict[str, Any]) -> ChatOpenAI:
+    """One ChatOpenAI per distinct parameters. Building one builds two httpx clients with fresh SSL contexts
+    (≈0.1 s of CPU, holding the GIL): per call, that serialised a round's parallel experts. LangChain's
+    own client cache does not apply because an ``httpx.Timeout`` is not hashable."""
+    timeout = params["timeout"]
+    key = hashlib.sha256(repr(sorted(
+        {**params, "timeout": (timeout.connect, timeout.read, timeout.write, timeout.pool)}.items())).encode()
+    ).hexdigest()
+    with _models_lock:
+        model = _models.get(key)
+        if model is None:
+            if len(_models) >= MODEL_CACHE_SIZE:
+                _models.clear()
+            model = _models[key] = ChatOpenAI(**params)
+        return model
 
 
 def _to_messages(messages: Messages) -> list[BaseMessage]:
@@ -275,8 +300,8 @@ def _call(role: str, model: ChatOpenAI, msgs: list[BaseMessage], settings: Setti
 
 def _status_text(exc: Exception) -> str:
     if isinstance(exc, openai.APIStatusError):
-        return f"HTTP {exc.status_code}: {exc.message}"[:500]
-    return f"{type(exc).__name__}: {exc}"[:500]
+        return safe_error(f"HTTP {exc.status_code}: {exc.message}", 500)  # mask before cutting
+    return safe_error(exc, 500)
 
 
 def _failure_text(exc: Exception | None, settings: Settings) -> str:

@@ -14,6 +14,8 @@ from typing import Any
 
 from langchain_core.callbacks import BaseCallbackHandler
 
+from ifworld.redact import safe_error
+
 
 @dataclass
 class CallRecord:
@@ -140,7 +142,7 @@ class UsageTracker(BaseCallbackHandler):
                 return
             rec.end = time.time()
             rec.status = "error"
-            rec.error = f"{type(error).__name__}: {error}"[:500]
+            rec.error = safe_error(error, 500)  # mask before cutting: half a key is still a leak
 
     def mark(self, call_id: str, status: str, error: str = "") -> None:
         """Set the final status of a call (e.g. ``repaired``, ``failed``, ``truncated``) and publish it."""
@@ -148,7 +150,7 @@ class UsageTracker(BaseCallbackHandler):
             rec = self.calls.get(call_id)
             if rec is None:
                 return
-            rec.status, rec.error = status, error[:500] or rec.error
+            rec.status, rec.error = status, safe_error(error, 500) if error else rec.error
         self._emit(rec)
 
     def _emit(self, rec: CallRecord) -> None:

@@ -16,7 +16,7 @@ from ifworld.beliefs.config import MAX_SEED, STRATEGIES, bounds_text, field_info
 from ifworld.beliefs.domain import Domain
 from ifworld.beliefs.llm_graph import recording_of
 from ifworld.beliefs.recording import Recording
-from ifworld.beliefs.sweep import MAX_GRID_YAML_BYTES, read_table
+from ifworld.beliefs.sweep import parse_grid, read_table
 from ifworld.events import Event
 from ui.runs_view import register_renderer
 
@@ -29,8 +29,8 @@ SWEEP_CHOICES = {"strategy": list(STRATEGIES), "rule": ["additive"], "domain": [
 SWEEP_FIELDS = ("agents", "facts", "true_facts", "false_facts", "bandwidth", "rounds", "threshold", "stop_share",
                 "liars", "noise", "degree", "strategy", "rule", "domain", "topology")
 FORM_FIELDS = ("agents", "facts", "true_facts", "false_facts", "bandwidth", "rounds", "strategy", "rule", "trust",
-               "discount", "threshold", "stop_share", "domain", "liars", "noise", "with_replacement", "domain_seed",
-               "topology", "degree", "rewire", "graph_seed")
+               "discount", "threshold", "stop_share", "domain", "liars", "noise", "with_replacement", "false_from",
+               "domain_seed", "topology", "degree", "rewire", "graph_seed")
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -158,7 +158,9 @@ def player(recording: Recording, domain: Domain, prefix: str, run: int = 0) -> N
         st.markdown(f"**Round {t} of {last}** · F1 {data['f1']:.3f} · precision {data['precision']:.3f} · "
                     f"recall {data['recall']:.3f} · STOP votes {data['stop_share']:.0%}")
         left, right = st.columns(2)
-        left.plotly_chart(_still(figs["network"], t), key=f"{prefix}_net")
+        net = left.plotly_chart(_still(figs["network"], t), key=f"{prefix}_net", on_select="rerun",
+                                selection_mode="points")
+        _clicked_agent(net, prefix, recording.beliefs.shape[2])
         right.plotly_chart(_still(figs["heatmap"], t), key=f"{prefix}_heat")
         curve = go.Figure(figs["metrics"])
         curve.add_vline(x=t, line_dash="dot", line_color="grey")
@@ -172,11 +174,23 @@ def player(recording: Recording, domain: Domain, prefix: str, run: int = 0) -> N
     frame()
 
 
+def _clicked_agent(event: Any, prefix: str, agents: int) -> None:
+    """A click on an agent's node selects it in the agent inspector (the node trace follows the three
+    edge traces; its points are :func:`animation.drawn_agents` in order)."""
+    points = (getattr(event, "selection", None) or {}).get("points", []) if event is not None else []
+    shown = animation.drawn_agents(agents)
+    for point in points:
+        index = point.get("point_index", -1)
+        if point.get("curve_number", -1) == 3 and 0 <= index < len(shown):
+            st.session_state[f"{prefix}_agent"] = int(shown[index])
+
+
 def inspector(recording: Recording, domain: Domain, prefix: str, run: int, t: int) -> None:
     """Pick an agent (its beliefs over rounds, whom it met, what it sent and received) or a fact (who
     holds it at the current round)."""
     c = st.columns(2)
-    agent = c[0].selectbox("Inspect agent", ["—", *range(recording.beliefs.shape[2])], key=f"{prefix}_agent")
+    agent = c[0].selectbox("Inspect agent (or click a node)", ["—", *range(recording.beliefs.shape[2])],
+                           key=f"{prefix}_agent")
     facts = list(animation.fact_order(domain))
     fact = c[1].selectbox("Inspect fact", ["—", *facts], key=f"{prefix}_fact",
                           format_func=lambda f: f if f == "—" else
@@ -319,16 +333,10 @@ def grid_yaml(prefix: str, example: dict[str, Any]) -> tuple[bool, dict[str, Any
                             key=f"{prefix}_yaml")
         submitted = st.form_submit_button("Check grid")
     raw = upload.getvalue() if upload is not None else text.encode("utf-8")
-    if len(raw) > MAX_GRID_YAML_BYTES:
-        return submitted, f"grid YAML is {len(raw):,} bytes; the limit is {MAX_GRID_YAML_BYTES:,} (MAX_GRID_YAML_BYTES)"
     try:
-        source = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return submitted, f"grid YAML is not UTF-8 text (byte {exc.start}: {exc.reason})"
-    try:
-        data = yaml.safe_load(source)
-    except yaml.YAMLError as exc:
-        return submitted, f"not valid YAML: {exc}"
+        data = parse_grid(raw)  # size cap, UTF-8, no anchors/aliases — checked before anything expands
+    except ValueError as exc:
+        return submitted, str(exc)
     return submitted, data if isinstance(data, dict) else "grid YAML must be a mapping (base, grid, seeds…)"
 
 

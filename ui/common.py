@@ -1,12 +1,16 @@
-"""Shared page furniture: session settings, the model-connection sidebar, the store, the no-model panel."""
+"""Shared page furniture: session settings, the model-connection sidebar, the store, the no-model panel,
+and the safe ways to show model text and errors (:func:`safe_md`, :func:`show_error`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
 from ifworld.config import NO_MODEL_HELP, Settings, load_settings
+from ifworld.redact import redact, safe_error
+from ifworld.safe_text import inert_markdown
 
 if TYPE_CHECKING:
     from ifworld.store import RunStore
@@ -39,8 +43,68 @@ def _store(path: str) -> RunStore:
 
 
 def store() -> RunStore:
-    """The run store for this process (shared by all sessions; safe across threads)."""
-    return _store(str(current_settings().db_path))
+    """The run store for this process (shared by all sessions; safe across threads).
+
+    A store that cannot be opened (corrupt file, read-only directory, full disk) is reported with its path
+    and a way out, and the page stops there instead of showing a traceback.
+    """
+    from ifworld.store import StoreError
+
+    try:
+        return _store(str(current_settings().db_path))
+    except StoreError as exc:
+        store_problem(exc)
+        st.stop()
+        raise  # st.stop() raises; this keeps type checkers and readers sure nothing follows
+
+
+def store_problem(exc: BaseException) -> None:
+    """Show a run-store failure: what and where, and what to do (never a traceback)."""
+    st.error(f"**The run store cannot be used.** {inert_markdown(safe_error(exc))}", icon="🗄️")
+    st.caption("Everything that needs no saved runs (simulations, grading) still works on the other pages.")
+
+
+def safe_md(text: Any, target: Callable[..., Any] | None = None, **kwargs: Any) -> Any:
+    """Render model text as Markdown that loads nothing and runs nothing (images, links and raw HTML
+    shown as text; secrets masked). ``target`` is another Markdown-rendering element (``st.caption``,
+    ``col.markdown``, ``slot.caption`` …); default ``st.markdown``. HTML is never allowed."""
+    kwargs.pop("unsafe_allow_html", None)
+    return (target or st.markdown)(inert_markdown(redact(str(text or ""))), **kwargs)
+
+
+class Inert:
+    """A proxy for ``st`` or a container whose text elements render model text safely:
+    ``inert(col).markdown(text)`` is ``col.markdown(inert_markdown(redact(text)))``, errors are capped too.
+    Other attributes pass through unchanged."""
+
+    TEXT = ("markdown", "caption", "subheader", "header", "title", "text")
+    ERRORS = ("error", "warning", "info", "success", "toast")
+
+    def __init__(self, target: Any) -> None:
+        self._target = target
+
+    def __getattr__(self, name: str) -> Any:
+        fn = getattr(self._target, name)
+        if name not in self.TEXT + self.ERRORS:
+            return fn
+
+        def call(body: Any = "", *args: Any, **kwargs: Any) -> Any:
+            kwargs.pop("unsafe_allow_html", None)
+            text = safe_error(str(body)) if name in self.ERRORS else redact(str(body))
+            return fn(text if name == "text" else inert_markdown(text), *args, **kwargs)
+
+        return call
+
+
+def inert(target: Any = None) -> Inert:
+    """``inert().markdown(x)`` / ``inert(col).caption(x)``: see :class:`Inert`."""
+    return Inert(st if target is None else target)
+
+
+def show_error(message: Any, target: Callable[..., Any] | None = None, **kwargs: Any) -> Any:
+    """An error box for text that may come from a model or an endpoint: masked, capped, made inert."""
+    text = message if isinstance(message, str) else safe_error(message)
+    return (target or st.error)(inert_markdown(safe_error(text)), **kwargs)
 
 
 def sidebar() -> None:
@@ -74,7 +138,7 @@ def connection_check(key: str) -> None:
             text = f"{report.model}: {report.latency_s * 1000:.0f} ms{speed}{method} — {report.message}"
             (st.success if report.structured_ok else st.warning)(text)
         else:
-            st.error(f"{report.model}: {report.message}")
+            show_error(f"{report.model}: {report.message}")
 
 
 def model_ready(feature: str) -> bool:

@@ -16,6 +16,9 @@ from ifworld.whatif.causal import domain_heatmap
 from ifworld.whatif.models import Frame, FrameDiff
 from ifworld.whatif.numbers import confidence, pct
 from ifworld.whatif.schemas import ADJUDICATION_RULES, Conflict, ExpertOutput
+from ui.common import inert
+
+sst = inert()  # every text element here may carry model text: rendered inert
 
 KIND_TITLES = {"hard": "🧱 Hard conflicts (incompatible mechanisms or numbers)",
                "soft": "🌿 Soft conflicts (different emphasis)",
@@ -42,15 +45,15 @@ def render_changes(diff: FrameDiff | None) -> None:
     if shown:
         cols = st.columns(len(shown))
         for col, (key, values) in zip(cols, shown.items(), strict=True):
-            col.markdown(f"**{CHANGE_LABELS[key]}** ({len(values)})")
+            inert(col).markdown(f"**{CHANGE_LABELS[key]}** ({len(values)})")
             for value in values[:6]:
-                col.caption(f"• {value}")
+                inert(col).caption(f"• {value}")
     else:
-        st.caption("Nothing changed in the frame since the previous round.")
+        sst.caption("Nothing changed in the frame since the previous round.")
     if diff.expert_notes:
-        st.markdown("**How the frame changed each expert's view**")
+        sst.markdown("**How the frame changed each expert's view**")
         for domain, notes in diff.expert_notes.items():
-            st.markdown(f"- **{domain}**: " + "; ".join(notes))
+            sst.markdown(f"- **{domain}**: " + "; ".join(notes))
 
 
 def render_deliberation(frame: Frame, diff: FrameDiff | None, experts: dict[str, ExpertOutput] | None,
@@ -58,38 +61,38 @@ def render_deliberation(frame: Frame, diff: FrameDiff | None, experts: dict[str,
     """One round's deliberation (see the module docstring)."""
     c1, c2 = st.columns([2, 3])
     with c1:
-        st.markdown("**Consensus**")
+        sst.markdown("**Consensus**")
         if frame.consensus:
             st.dataframe(pd.DataFrame([{"Point": c.point, "Confidence": confidence(c.confidence)}
                                        for c in frame.consensus]), hide_index=True, width="stretch")
         else:
-            st.caption("No consensus recorded (resolver off or failed).")
+            sst.caption("No consensus recorded (resolver off or failed).")
     with c2:
-        st.markdown("**Conditional branches**")
+        sst.markdown("**Conditional branches**")
         if frame.branches:
             st.dataframe(pd.DataFrame([{"Branch": f"{b.id} {b.name}".strip(), "If": b.condition,
                                         "Then": b.description, "Probability": pct(b.probability_pct),
                                         "Domains": ", ".join(b.domains)} for b in frame.branches]),
                          hide_index=True, width="stretch")
         else:
-            st.caption("No branches recorded.")
+            sst.caption("No branches recorded.")
     for kind, title in KIND_TITLES.items():
         conflicts = [c for c in frame.conflicts if c.kind == kind]
         if conflicts:
-            st.markdown(f"**{title}**")
+            sst.markdown(f"**{title}**")
             st.dataframe(_conflict_rows(conflicts), hide_index=True, width="stretch")
     if frame.debate_points or frame.debate_summary:
-        st.markdown("**Debate brief**")
+        sst.markdown("**Debate brief**")
         if frame.debate_points:
             st.dataframe(pd.DataFrame([{"Issue": p.issue, "Crux (what would settle it)": p.crux}
                                        for p in frame.debate_points]), hide_index=True, width="stretch")
         if frame.debate_summary:
-            st.markdown(frame.debate_summary)
+            sst.markdown(frame.debate_summary)
     if diff is not None and frame.round > 1:
-        st.markdown(f"**What changed since round {frame.round - 1}**")
+        sst.markdown(f"**What changed since round {frame.round - 1}**")
     render_changes(diff)
     edges = [e for out in (experts or {}).values() for e in out.key_causal_edges]
     fig = domain_heatmap(edges)
     if fig is not None:
-        st.markdown("**Cross-domain causal integration (this round's expert edges)**")
+        sst.markdown("**Cross-domain causal integration (this round's expert edges)**")
         st.plotly_chart(fig, key=f"{key}_heat", width="stretch")

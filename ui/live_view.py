@@ -8,6 +8,7 @@ step log. Failures are shown with what was kept and left resumable.
 
 from __future__ import annotations
 
+import itertools
 import time
 from typing import Any
 
@@ -16,6 +17,8 @@ import streamlit as st
 from ifworld import runs
 from ifworld.events import Event, ExpertPartial
 from ifworld.llm import usage_totals
+from ifworld.redact import redact
+from ifworld.safe_text import inert_markdown
 from ifworld.whatif.models import (
     ExpertDone,
     ExpertFailed,
@@ -30,7 +33,7 @@ from ifworld.whatif.progress import progress
 from ifworld.whatif.record import estimate_calls
 from ifworld.whatif.schemas import ExpertOutput
 from ui import whatif_view
-from ui.common import current_settings, store
+from ui.common import current_settings, inert, show_error, store
 from ui.deliberation_view import render_deliberation
 from ui.partial_view import render_partial
 
@@ -68,7 +71,8 @@ class LiveWhatIf:
             with self.rounds_area:
                 st.markdown(f"#### Round {rnd}")
                 names = self.experts or ["experts"]
-                slots = {d: t.empty() for d, t in zip(names, st.tabs(names), strict=True)}
+                labels = [inert_markdown(n) for n in names]  # a model-chosen panel: labels render Markdown
+                slots = {d: t.empty() for d, t in zip(names, st.tabs(labels), strict=True)}
                 for slot in slots.values():
                     slot.caption("waiting…")
                 self.rounds[rnd] = {"slots": slots, "deliberation": st.container()}
@@ -81,7 +85,7 @@ class LiveWhatIf:
             return
         with slot.container():
             if error:
-                st.error(f"{domain} failed: {error}")
+                show_error(f"{domain} failed: {error}")
             elif output is not None:
                 whatif_view.render_expert(domain, output)
             elif started:
@@ -107,7 +111,7 @@ class LiveWhatIf:
 
     def _status(self, text: str) -> None:
         self.phase = text
-        self.status_line.caption(f"⚙️ {text}")
+        inert(self.status_line).caption(f"⚙️ {text}")
 
     def handle(self, event: Event) -> None:
         data = event.data or {}
@@ -122,7 +126,7 @@ class LiveWhatIf:
             self.tokens[role] = (self.tokens.get(role, "") + str(data.get("text", "")))[-TOKEN_TAIL_CHARS:]
             if time.monotonic() - self._last_tokens > TOKEN_REFRESH_S:
                 self._last_tokens = time.monotonic()
-                self.token_box.caption(f"✍️ {role}: …{self.tokens[role][-400:]}")
+                inert(self.token_box).caption(f"✍️ {role}: …{redact(self.tokens[role])[-400:]}")
         elif event.type == "step_finished":
             if isinstance(data.get("panel"), list) and data["panel"] and not self.rounds:
                 self.experts = [str(d) for d in data["panel"]]
@@ -168,20 +172,36 @@ class LiveWhatIf:
 
 def follow_run(run_id: str, *, resume: bool | None = None, show_failures: bool = True,
                resume_value: Any = None) -> dict[str, Any] | None:
-    """Stream a run into the page; return its record, or None after a failure (shown unless the caller
-    shows it itself; the run stays resumable) or a pause for a person (``resume_value`` answers one)."""
+    """Stream a run into the page; return its record, or None after a failure or a cancel (shown unless
+    the caller shows it itself; the run stays resumable) or a pause for a person (``resume_value``
+    answers one).
+
+    The event stream is closed however this ends — including when Streamlit stops the script because the
+    user left the page — so the run's lease is released at once and the run reads as interrupted.
+    """
     info = store().get_run(run_id)
+    try:
+        stream = runs.stream_run(run_id, store=store(), settings=current_settings(), resume=resume,
+                                 resume_value=resume_value)
+        first = next(stream)  # takes the lease: a run live elsewhere is refused here, before any output
+    except runs.RunLive as exc:
+        show_error(str(exc), st.warning)
+        return None
     live = None
     if info.kind == "whatif":
         live = LiveWhatIf(run_id, info.params.get("experts") or [], estimate_calls(info.params))
     log = None if live else st.status(f"Running {info.title}", expanded=True)
     try:
-        for event in runs.stream_run(run_id, store=store(), settings=current_settings(), resume=resume,
-                                     resume_value=resume_value):
+        for event in itertools.chain([first], stream):
             if live:
                 live.handle(event)
             elif event.type in ("step_finished", "step_failed"):
                 log.write(f"{'✅' if event.type == 'step_finished' else '⚠️'} {event.node}")
+            if event.type == "run_cancelled":
+                if log:
+                    log.update(label="Cancelled", state="error", expanded=False)
+                st.warning(f"Run `{run_id}` was cancelled; what finished is kept — resume it to continue.")
+                return None
             if event.type == "run_finished":
                 if log:
                     log.update(label="Finished", state="complete", expanded=False)
@@ -191,6 +211,8 @@ def follow_run(run_id: str, *, resume: bool | None = None, show_failures: bool =
             log.update(label="Failed", state="error")
         if show_failures:
             show_failure(run_id, str(exc))
+    finally:
+        stream.close()
     return None
 
 
@@ -198,6 +220,6 @@ def show_failure(run_id: str, message: str) -> None:
     """What went wrong and what was kept (finished model calls are in the checkpoint; resume reuses them)."""
     calls = store().calls(run_id)
     ok = [c for c in calls if c.get("status") in ("ok", "success", None)]
-    st.error(f"The run stopped: {message}")
+    show_error(f"The run stopped: {message}")
     st.caption(f"Kept: {len(ok)} finished model call(s) of {len(calls)}; finished steps are checkpointed, so "
                "resuming re-runs only what did not finish.")

@@ -19,6 +19,7 @@ from ifworld import compare
 from ifworld.store import RunInfo
 from ifworld.whatif.models import WhatIfRecord, load_record
 from ui import whatif_view
+from ui.common import safe_md
 
 Renderer = Callable[[dict[str, Any], str], None]  # (record, widget key prefix)
 _RENDERERS: dict[str, Renderer] = {}
@@ -142,10 +143,10 @@ def render_compare(a: RunInfo, b: RunInfo, key: str = "cmp") -> None:
     st.dataframe(pd.DataFrame(table), hide_index=True, width="stretch")
     sec_a, sec_b = compare.report_sections(rec_a), compare.report_sections(rec_b)
     for title in list(dict.fromkeys([*sec_a, *sec_b])):
-        st.markdown(f"#### {title}")
+        safe_md(f"#### {title}")
         left, right = st.columns(2)
-        left.markdown(sec_a.get(title, "_—_"))
-        right.markdown(sec_b.get(title, "_—_"))
+        safe_md(sec_a.get(title, "_—_"), left.markdown)
+        safe_md(sec_b.get(title, "_—_"), right.markdown)
     left, right = st.columns(2)
     for col, rec, tag in ((left, rec_a, "a"), (right, rec_b, "b")):
         report = load_record(rec).report

@@ -14,6 +14,7 @@ import streamlit as st
 
 from ifworld.rws import benchmark
 from ifworld.rws.dataset import LoadResult, RWSItem, load_items
+from ui.common import safe_md, show_error
 
 VERDICT_SCORE = {"correct": 1.0, "not_sure": 0.5, "incorrect": 0.0}
 VERDICT_ICON = {"correct": "✅", "not_sure": "❔", "incorrect": "❌"}
@@ -31,7 +32,7 @@ def load_upload(data: bytes | str, label: str) -> LoadResult | None:
     try:
         loaded = _load_checked(data.encode("utf-8") if isinstance(data, str) else data)
     except ValueError as exc:
-        st.error(f"{label}: {exc}")
+        show_error(f"{label}: {exc}")
         return None
     if loaded.errors:
         lines = "\n".join(f"- line {e.line}: {e.reason}" for e in loaded.errors[:MAX_LISTED_ERRORS])
@@ -107,7 +108,7 @@ def show_trace(trace: list[dict], title: str = "Role trace") -> None:
             st.markdown("*Output*")
             st.code(entry.get("output", ""), language=None, wrap_lines=True)
             if entry.get("error"):
-                st.caption(entry["error"])
+                show_error(entry["error"], st.caption)
 
 
 # -- benchmark figures --------------------------------------------------------------------------------
@@ -193,8 +194,8 @@ def trace_picker(record: dict[str, Any], key: str) -> None:
     if chosen is None:
         st.info("No result for this combination.")
         return
-    st.markdown(f"**Final output** — answer `{chosen.get('answer', '')}`, gold `{chosen.get('gold', '')}`")
+    safe_md(f"**Final output** — answer `{chosen.get('answer', '')}`, gold `{chosen.get('gold', '')}`")
     show_grade(chosen["grade"])
     if chosen.get("annotations"):
-        st.caption("Pattern annotations: " + "; ".join(chosen["annotations"]))
+        safe_md("Pattern annotations: " + "; ".join(map(str, chosen["annotations"])), st.caption)
     show_trace(chosen.get("trace", []))

@@ -11,15 +11,20 @@ from typing import Any
 
 import pandas as pd
 import streamlit as st
+from pydantic import ValidationError
 
 from ifworld.compare import JUDGE_LABELS, JUDGE_MAXIMA, judge_scores, report_sections, usage_of
+from ifworld.safe_text import inert_markdown
 from ifworld.whatif import causal
 from ifworld.whatif.consistency import CHECKS
 from ifworld.whatif.figures import calibration_figure, scenario_figure
 from ifworld.whatif.models import FrameDiff, RoundRecord, WhatIfRecord, load_record
 from ifworld.whatif.numbers import interval, num, pct
 from ifworld.whatif.schemas import ExpertOutput, Report
+from ui.common import inert, show_error
 from ui.deliberation_view import render_deliberation
+
+sst = inert()  # every text element here may carry model text: rendered inert
 
 
 # -- small pieces -------------------------------------------------------------------------------------
@@ -41,16 +46,16 @@ def key_numbers(output: ExpertOutput) -> list[str]:
 
 def render_expert(domain: str, output: ExpertOutput) -> None:
     """One expert's card: verdict, key numbers, minimal change, how the frame changed the view."""
-    st.markdown(f"**{domain}** — {output.verdict or '_no verdict_'}")
+    sst.markdown(f"**{domain}** — {output.verdict or '_no verdict_'}")
     numbers = key_numbers(output)
     if numbers:
-        st.caption(" · ".join(numbers))
+        sst.caption(" · ".join(numbers))
     for c in output.conclusions[:3]:
-        st.markdown(f"- {c.statement}")
+        sst.markdown(f"- {c.statement}")
     if output.minimal_change:
-        st.caption(f"Minimal change: {output.minimal_change}")
+        sst.caption(f"Minimal change: {output.minimal_change}")
     if output.alignment_notes:
-        st.caption("How the frame changed this view: " + "; ".join(output.alignment_notes))
+        sst.caption("How the frame changed this view: " + "; ".join(output.alignment_notes))
     with st.expander("Details", expanded=False):
         if output.reasoning_steps:
             st.dataframe(pd.DataFrame([{"Cause": s.cause, "Effect": s.effect, "Mechanism": s.mechanism,
@@ -64,19 +69,19 @@ def render_round(rnd: RoundRecord, diff: FrameDiff | None, key: str) -> None:
     names = list(rnd.experts) + [d for d in rnd.failed if d not in rnd.experts]
     if names:
         labels = [f"❌ {n}" if n not in rnd.experts else n for n in names]
-        for tab, name in zip(st.tabs(labels), names, strict=True):
+        for tab, name in zip(st.tabs([inert_markdown(lab) for lab in labels]), names, strict=True):
             with tab:
                 if name in rnd.experts:
                     render_expert(name, rnd.experts[name])
                 else:
-                    st.error(f"{name} failed: {rnd.failed[name]}")
+                    sst.error(f"{name} failed: {rnd.failed[name]}")
     if rnd.debate and (rnd.debate.pro or rnd.debate.con):
         with st.expander("Debate (Pro / Con)"):
             pro_col, con_col = st.columns(2)
-            pro_col.markdown(f"🟢 **Pro**\n\n{rnd.debate.pro or '—'}")
-            con_col.markdown(f"🔴 **Con**\n\n{rnd.debate.con or '—'}")
+            inert(pro_col).markdown(f"🟢 **Pro**\n\n{rnd.debate.pro or '—'}")
+            inert(con_col).markdown(f"🔴 **Con**\n\n{rnd.debate.con or '—'}")
     if rnd.frame:
-        st.markdown(f"**🧭 Deliberation after round {rnd.round}**")
+        sst.markdown(f"**🧭 Deliberation after round {rnd.round}**")
         render_deliberation(rnd.frame, diff, rnd.experts, f"{key}_r{rnd.round}")
 
 
@@ -85,17 +90,17 @@ def render_consistency(report: Report) -> None:
     cc = report.consistency_checks
     if not cc.checks:
         return
-    st.markdown("#### Consistency checks")
+    sst.markdown("#### Consistency checks")
     for check in cc.checks:
         label = CHECKS.get(check.name, check.name)
         if check.passed:
-            st.markdown(f"✅ {label}")
+            sst.markdown(f"✅ {label}")
         else:
-            st.markdown(f"⚠️ **{label}** — " + "; ".join(check.details))
+            sst.markdown(f"⚠️ **{label}** — " + "; ".join(check.details))
     if cc.repaired:
-        st.caption("Fixed by the repair turn: " + "; ".join(cc.repaired))
+        sst.caption("Fixed by the repair turn: " + "; ".join(cc.repaired))
     if cc.normalised:
-        st.caption("Normalised without a model: " + "; ".join(cc.normalised))
+        sst.caption("Normalised without a model: " + "; ".join(cc.normalised))
 
 
 def _scenario_table(report: Report) -> pd.DataFrame:
@@ -117,29 +122,29 @@ def _report_tables(report: Report, key: str) -> None:
     names = {s.id.lower(): f"{s.id} {s.name}" for s in report.scenarios}
     fig = calibration_figure(report.calibration_ranges)
     if fig:
-        st.markdown("#### Calibration ranges")
+        sst.markdown("#### Calibration ranges")
         st.plotly_chart(fig, key=f"{key}_calib", width="stretch")
     if report.scenarios:
-        st.markdown("#### Scenarios")
+        sst.markdown("#### Scenarios")
         fig = scenario_figure(report.scenarios)
         if fig:
             st.plotly_chart(fig, key=f"{key}_scen", width="stretch")
         st.dataframe(_scenario_table(report), hide_index=True, width="stretch")
     if report.decision_table:
-        st.markdown("#### Decision table")
+        sst.markdown("#### Decision table")
         st.dataframe(pd.DataFrame([{
             "Indicator": d.indicator, "Threshold": d.threshold,
             "Branch": _branch_name(names, d.branch_id), "Action": d.action,
             "Who acts": d.actor, "Lead time": d.lead_time} for d in report.decision_table]),
             hide_index=True, width="stretch")
     if report.timeline:
-        st.markdown("#### Timeline")
+        sst.markdown("#### Timeline")
         st.dataframe(pd.DataFrame([{
             "Horizon": t.horizon, "Event": t.event, "Branch": _branch_name(names, t.branch_id)}
             for t in report.timeline]),
             hide_index=True, width="stretch")
     if report.feasibility_table:
-        st.markdown("#### Feasibility")
+        sst.markdown("#### Feasibility")
         st.dataframe(pd.DataFrame([{"Constraint": f.constraint, "Estimate": num(f.estimate), "Unit": f.unit,
                                     "Bottleneck": f.bottleneck, "Mitigation": f.mitigation}
                                    for f in report.feasibility_table]), hide_index=True, width="stretch")
@@ -153,15 +158,15 @@ def render_report(rec: WhatIfRecord, key: str) -> None:
         return
     for title, text in report_sections(rec.model_dump(mode="json")).items():
         if title not in ("Scenarios", "Decision rules", "Timeline"):
-            st.markdown(f"#### {title}")
-            st.markdown(text)
+            sst.markdown(f"#### {title}")
+            sst.markdown(text)
     render_consistency(report)
     _report_tables(report, key)
     graph = causal.build_causal_graph(rec.model_dump(mode="json"))
     if graph.number_of_edges():
-        st.markdown("#### Causal map")
+        sst.markdown("#### Causal map")
         st.plotly_chart(causal.causal_figure(graph, highlight_cycles=True), key=f"{key}_causal", width="stretch")
-        st.caption("Open it on the Causal map page to filter by domain and list feedback loops.")
+        sst.caption("Open it on the Causal map page to filter by domain and list feedback loops.")
     with st.expander("Assumptions, claims and trace"):
         for title, rows in (("Assumptions", [{"Id": a.id, "Assumption": a.text} for a in report.assumptions]),
                             ("Claims", [{"Id": c.id, "Claim": c.text, "Relies on": ", ".join(c.assumptions)}
@@ -169,24 +174,24 @@ def render_report(rec: WhatIfRecord, key: str) -> None:
                             ("Trace", [{"Assumption": t.assumption_id, "Claim": t.claim_id, "Note": t.note}
                                        for t in report.trace_table])):
             if rows:
-                st.markdown(f"**{title}**")
+                sst.markdown(f"**{title}**")
                 st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     if report.markdown:
         with st.expander("Report as Markdown"):
-            st.markdown(report.markdown)
+            sst.markdown(report.markdown)
 
 
 def render_judge(record: WhatIfRecord) -> None:
     scores = judge_scores(record.model_dump(mode="json"))
     if not scores:
         return
-    st.markdown(f"#### Judge: {num(scores.get('overall', 0))} / 100")
+    sst.markdown(f"#### Judge: {num(scores.get('overall', 0))} / 100")
     cols = st.columns(len(JUDGE_MAXIMA))
     for col, (k, m) in zip(cols, JUDGE_MAXIMA.items(), strict=True):
         col.metric(JUDGE_LABELS[k], f"{num(scores.get(k, 0))} / {m}")
     rationale = (record.judge or {}).get("rationale")
     if rationale:
-        st.caption(str(rationale))
+        sst.caption(str(rationale))
 
 
 def render_rounds(rec: WhatIfRecord, key: str, expanded: bool = True) -> None:
@@ -198,9 +203,15 @@ def render_rounds(rec: WhatIfRecord, key: str, expanded: bool = True) -> None:
 
 def render_whatif_record(record: dict[str, Any] | WhatIfRecord, key: str, usage: dict[str, Any] | None = None) -> None:
     """A whole what-if record: proposition, usage, rounds (deliberation view per round), report, judge."""
-    rec = load_record(record)
-    st.markdown(f"### {rec.proposition or 'What-if run'}")
-    st.caption(f"Method: {rec.method}" + (" · degraded run" if rec.degraded else ""))
+    try:
+        rec = load_record(record)
+    except ValidationError as exc:  # a malformed stored record: say what is wrong, show it raw
+        sst.error(f"This record does not have the what-if shape ({exc.error_count()} problem(s), first: "
+                 f"{'.'.join(map(str, exc.errors()[0]['loc']))}: {exc.errors()[0]['msg']}).")
+        st.json(record if isinstance(record, dict) else {}, expanded=False)
+        return
+    sst.markdown(f"### {rec.proposition or 'What-if run'}")
+    sst.caption(f"Method: {rec.method}" + (" · degraded run" if rec.degraded else ""))
     render_usage(usage_of({"usage": rec.usage, "calls": rec.calls}, usage))
     if rec.scenario:
         with st.expander("Refined scenario"):
@@ -228,7 +239,7 @@ def judge_button(run_id: str, record: dict[str, Any], key: str, enabled: bool) -
         try:
             scores = _judge_fn()(record, current_settings(), run_id=run_id, store=store())
         except Exception as exc:  # noqa: BLE001 — show any judge failure, keep the run intact
-            st.error(f"Judging failed: {type(exc).__name__}: {exc}")
+            show_error(exc)
             return
     if (store().get_run(run_id).record or {}).get("judge") != scores:
         store().save_partial(run_id, {**record, "judge": scores})

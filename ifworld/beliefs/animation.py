@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 from ifworld.beliefs.config import BOUNDED_SCALE
 from ifworld.beliefs.domain import Domain
 from ifworld.beliefs.recording import Recording
-from ifworld.beliefs.rules import normalised
+from ifworld.beliefs.rules import BayesRule, normalised
 
 EDGE_TRUE, EDGE_FALSE, EDGE_NONE = "#2ca02c", "#d62728", "#bbbbbb"
 FRAME_MS = 500
@@ -36,7 +36,12 @@ def round_data(recording: Recording, domain: Domain, run: int = 0, t: int = 0) -
     where the agent never heard of the pair (0 = heard of it and disbelieves it).
     """
     b = recording.beliefs[t, run]
-    shown = b / BOUNDED_SCALE if recording.rule == "bounded" else normalised(b)
+    if recording.rule == "bounded":
+        shown = b / BOUNDED_SCALE
+    elif recording.rule == "bayes":  # evidence counts -> P(f) with the run's trust
+        shown = BayesRule(recording.trust).confidence(b, np.float32)
+    else:
+        shown = normalised(b)
     if recording.rule != "bounded":  # a pair the agent never heard of is blank, not "disbelieved"
         unheard = (b[:, 0::2] + b[:, 1::2]) == 0
         shown[:, 0::2][unheard] = np.nan

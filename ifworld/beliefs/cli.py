@@ -8,12 +8,11 @@ from typing import Annotated
 
 import pandas as pd
 import typer
-import yaml
 
 from ifworld.beliefs.config import BeliefConfig
 from ifworld.beliefs.engine import MAX_RUNS, simulate, summarise
 from ifworld.beliefs.params_cli import config_options
-from ifworld.beliefs.sweep import load_grid
+from ifworld.beliefs.sweep import load_grid, parse_grid
 
 app = typer.Typer(help="Belief exchange: collective truth reconstruction (heuristic agents).",
                   no_args_is_help=True)
@@ -61,7 +60,7 @@ def sweep_cmd(
 
     try:
         spec = load_grid(grid)
-        run_id = start_sweep(yaml.safe_load(grid.read_text(encoding="utf-8")), out=out, backend=backend,
+        run_id = start_sweep(parse_grid(grid.read_bytes()), out=out, backend=backend,
                              workers=workers or None, scheduler=scheduler or None)
     except (ValueError, OSError) as exc:
         raise _fail(str(exc)) from None

@@ -110,6 +110,10 @@ class BeliefConfig(BaseModel):
                           step=0.05, ge=0, le=1)
     with_replacement: bool = _field(True, "Draw with replacement",
                                     "Draw initial facts with replacement (an agent may get fewer distinct).")
+    false_from: Literal["negations", "truths"] = _field(
+        "negations", "False facts drawn from",
+        "negations: the M_F 'false' facts are negations of true ones (the model as written); truths: they "
+        "are drawn from T too, so no false fact circulates (a reading of the paper, see README).")
     topology: Literal["complete", "ring", "small_world", "scale_free"] = _field(
         "complete", "Who meets whom",
         "complete: anyone (the paper); ring: k nearest neighbours on a circle; small_world: Watts–Strogatz "
@@ -223,3 +227,7 @@ def condition_label(config: BeliefConfig) -> str:
     if config.topology != "complete":
         label += f"+{config.topology}"
     return label
+
+
+BeliefParams = BeliefConfig
+"""The name the design notes use for the one parameter model (same class)."""

@@ -184,7 +184,8 @@ def initial_facts_major(
     held = np.zeros((2 * k + SCRATCH_ROWS, cols), dtype=bool)
     flat = held.reshape(-1)
     col = np.arange(cols, dtype=np.int64)[:, None]
-    for pool, m in ((domain.true_facts, config.true_facts), (domain.false_facts, config.false_facts)):
+    false_pool = domain.true_facts if config.false_from == "truths" else domain.false_facts
+    for pool, m in ((domain.true_facts, config.true_facts), (false_pool, config.false_facts)):
         if m == 0:
             continue
         if config.with_replacement:

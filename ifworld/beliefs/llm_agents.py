@@ -117,7 +117,8 @@ def initial_population(config: BeliefConfig, domain: Domain, seed: int) -> dict[
     beliefs, known = [], []
     for _ in range(config.agents):
         held: set[int] = set()
-        for pool, m in ((domain.true_facts, config.true_facts), (domain.false_facts, config.false_facts)):
+        false_pool = domain.true_facts if config.false_from == "truths" else domain.false_facts
+        for pool, m in ((domain.true_facts, config.true_facts), (false_pool, config.false_facts)):
             if m:
                 picks = rng.integers(0, len(pool), m) if config.with_replacement else rng.permutation(len(pool))[:m]
                 held |= {int(pool[i]) for i in picks}

@@ -14,6 +14,7 @@ collective accepts at least one false fact.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from fractions import Fraction
 from typing import Any
 
@@ -80,8 +81,9 @@ def exact_pairs(cells: np.ndarray, limit: Fraction, exact_confidence: Any = None
     out = np.zeros((len(cells), 2), dtype=bool)
     if exact_confidence is not None:
         for i in np.flatnonzero(~(cells[..., 0] == cells[..., 1]).all(axis=1)):
-            means = [sum((exact_confidence(a, b) for a, b in cells[i].tolist()), Fraction(0)),
-                     sum((exact_confidence(b, a) for a, b in cells[i].tolist()), Fraction(0))]
+            groups = Counter(map(tuple, cells[i].tolist()))  # agents with equal beliefs add equal terms
+            means = [sum((k * exact_confidence(a, b) for (a, b), k in groups.items()), Fraction(0)),
+                     sum((k * exact_confidence(b, a) for (a, b), k in groups.items()), Fraction(0))]
             out[i] = (means[0] > limit * n and means[0] > means[1]), (means[1] > limit * n and means[1] > means[0])
         return out
     if not np.issubdtype(cells.dtype, np.integer):

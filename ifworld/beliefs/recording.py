@@ -32,6 +32,7 @@ class Recording:
     recall: np.ndarray = field(repr=False)
     f1: np.ndarray = field(repr=False)
     liars: np.ndarray = field(repr=False)  # (R, N) bool
+    trust: float = 0.8  # the bayes rule's trust (how its evidence counts map to confidence)
 
     @property
     def rounds(self) -> int:
@@ -91,4 +92,5 @@ class Recorder:
             rule=self._config.rule, beliefs=np.stack(self._beliefs), partners=np.stack(self._partners),
             messages=messages, message_true=message_true, votes=np.stack(self._votes),
             active=np.stack(self._active), precision=p, recall=rc, f1=f, liars=self._liars,
+            trust=self._config.trust,
         )

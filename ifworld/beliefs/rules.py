@@ -186,6 +186,7 @@ class BayesRule(AdditiveRule):
         while self.ratio ** sure_at < Fraction(STOP_SURE, 1 - STOP_SURE):  # P >= 0.8  <=>  r^d >= 4
             sure_at += 1
         self.sure_margin = sure_at
+        self._exact: dict[int, Fraction] = {}
 
     def configured(self, config: Any) -> BayesRule:
         return BayesRule(config.trust)
@@ -216,10 +217,13 @@ class BayesRule(AdditiveRule):
         return out
 
     def exact_confidence(self, a: int, b: int) -> Fraction:
-        """P(f) as an exact rational (for tie decisions)."""
+        """P(f) as an exact rational (for tie decisions); cached per log-odds margin."""
         if a + b == 0:
             return Fraction(0)
-        return 1 / (1 + self.ratio ** (b - a))
+        margin = b - a
+        if margin not in self._exact:
+            self._exact[margin] = 1 / (1 + self.ratio ** margin)
+        return self._exact[margin]
 
 
 class DiscountedRule(AdditiveRule):

@@ -17,11 +17,17 @@ Rows are identical whichever backend ran them (all randomness comes from the tas
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import itertools
 import json
 import math
+import multiprocessing
 import os
+import signal
+import sys
+import threading
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -29,11 +35,11 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import pandas as pd
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from ifworld.beliefs.config import BeliefConfig
 from ifworld.beliefs.engine import simulate
+from ifworld.safe_yaml import load_yaml
 
 BACKENDS = ("local", "dask")
 DEFAULT_CHUNK_SIZE = 8
@@ -41,6 +47,8 @@ DEFAULT_RUNS = 10
 MAX_TASKS = 1_000_000
 MAX_GRID_YAML_BYTES = 128 * 1024
 """Grid YAML larger than this is refused before parsing (PyYAML needs ~10 s per MB; a grid is a few lines)."""
+PARENT_POLL_S = 0.5
+"""How often a pool worker checks that the process driving the sweep still exists."""
 DESIGNS = ("factorial", "one_at_a_time")
 MAX_RUNS_PER_TASK = 100_000
 MAX_CHUNK_SIZE = 10_000
@@ -140,9 +148,16 @@ class SweepSpec:
 
 
 def load_grid(path: str | Path) -> SweepSpec:
-    """Read and validate a grid YAML file."""
-    with open(path, encoding="utf-8") as fh:
-        return SweepSpec.from_dict(yaml.safe_load(fh) or {})
+    """Read and validate a grid YAML file (size capped, aliases refused — see :mod:`ifworld.safe_yaml`)."""
+    size = Path(path).stat().st_size
+    if size > MAX_GRID_YAML_BYTES:  # before reading it into memory
+        raise ValueError(f"grid YAML is {size:,} bytes; the limit is {MAX_GRID_YAML_BYTES:,} (MAX_GRID_YAML_BYTES)")
+    return SweepSpec.from_dict(parse_grid(Path(path).read_bytes()))
+
+
+def parse_grid(source: str | bytes) -> dict[str, Any]:
+    """Grid YAML text → mapping; raises ValueError (size, encoding, aliases, syntax) before expanding."""
+    return load_yaml(source, max_bytes=MAX_GRID_YAML_BYTES, what="grid YAML", limit_name="MAX_GRID_YAML_BYTES") or {}
 
 
 def run_chunk(chunk: list[Task], runs: int) -> list[dict[str, Any]]:
@@ -219,10 +234,49 @@ def _run_local(pending, runs, workers, scheduler, finished) -> None:
         for key, chunk in pending:
             finished(key, run_chunk(chunk, runs))
         return
-    with ProcessPoolExecutor(max_workers=n) as pool:
+    with ProcessPoolExecutor(max_workers=n, mp_context=_pool_context(), initializer=_worker_init,
+                             initargs=(os.getpid(),)) as pool:
         futures = {pool.submit(run_chunk, chunk, runs): key for key, chunk in pending}
         for fut in as_completed(futures):
             finished(futures[fut], fut.result())
+
+
+def _pool_context() -> multiprocessing.context.BaseContext:
+    """Workers from a fork server, not forked from the driver: a forked worker would inherit the
+    Streamlit server's listening socket (and keep its port after a kill -9) and its signal handlers."""
+    if sys.platform.startswith("linux"):
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload([__name__])  # workers start with numpy and the engine imported
+        return ctx
+    return multiprocessing.get_context("spawn")
+
+
+def _worker_init(driver_pid: int) -> None:
+    """Pool worker setup: die with the parent, obey SIGTERM/SIGINT, and watch the driving process.
+
+    Linux's parent-death signal covers the direct parent (the fork server, which itself exits when the
+    driver's end of its pipe closes); the watch thread covers the driver itself and other platforms.
+    """
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    if sys.platform.startswith("linux"):
+        try:
+            pr_set_pdeathsig = 1
+            ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass  # no prctl: the watch thread still ends the worker
+    threading.Thread(target=_watch_driver, args=(driver_pid,), name="watch-driver", daemon=True).start()
+
+
+def _watch_driver(driver_pid: int) -> None:
+    while True:
+        time.sleep(PARENT_POLL_S)  # a background poll in a worker; nothing here waits on a result
+        try:
+            os.kill(driver_pid, 0)
+        except ProcessLookupError:
+            os._exit(1)
+        except PermissionError:
+            pass  # exists (owned by someone else): keep going
 
 
 def _run_dask(pending, runs, workers, scheduler, finished) -> None:

@@ -13,7 +13,7 @@ from ifworld.beliefs.engine import LABEL_SEPARATOR
 
 PARAMETERS = ("agents", "facts", "true_facts", "false_facts", "bandwidth", "rounds", "strategy", "rule",
               "threshold", "stop_share", "domain", "liars", "noise", "topology", "degree", "rewire", "trust",
-              "discount")
+              "discount", "false_from")
 DEFAULT_TOP = 10
 
 
@@ -83,7 +83,8 @@ WORDS = {
     "converged_rate": "Stopped by vote", "cap_rate": "Hit the round cap", "miss_rate": "Miss rate",
     "misses": "Misses", "domain_runs": "Runs of this domain", "agents": "Agents N", "facts": "Fact pairs K",
     "true_facts": "True facts each", "false_facts": "False facts each", "bandwidth": "Bandwidth C",
-    "rounds": "Round cap", "rule": "Rule", "threshold": "Threshold", "stop_share": "STOP share",
+    "rounds": "Round cap", "rule": "Rule", "false_from": "False facts from", "threshold": "Threshold",
+    "stop_share": "STOP share",
     "domain": "Domain", "domain_seed": "Domain seed", "liars": "Liars", "noise": "Noise", "topology": "Topology",
     "degree": "Degree", "rewire": "Rewiring", "trust": "Trust", "discount": "Discount",
 }

@@ -45,14 +45,31 @@ class Ctx:
     parser: str
     deadline: float
     vectors: frozenset
+    positive: bool = False
+    """Second pass: every symbol is a positive quantity (how physics answers are written)."""
 
     def budget(self) -> float:
         return self.deadline - time.monotonic()
 
 
+class NotForPositive(Exception):
+    """The positive-quantity pass does not apply (an absolute value, a sign or a vector is involved)."""
+
+
+def _positive(expr: sympy.Expr, ctx: Ctx) -> sympy.Expr:
+    if expr.has(sympy.Abs, sympy.sign) or any(s.name in ctx.vectors for s in expr.free_symbols):
+        raise NotForPositive
+    # x, y, z (and x_0 …) are coordinates or unknowns that may be negative: they keep no assumption
+    return expr.xreplace({s: sympy.Symbol(s.name, positive=True) for s in expr.free_symbols
+                          if isinstance(s, sympy.Symbol) and not re.fullmatch(r"[xyz](_.*)?", s.name)})
+
+
 def _p(text: str, side: str, ctx: Ctx, whole_side: bool = False) -> sympy.Expr:
     try:
-        return parse(text, ctx.parser, whole_side)
+        expr = parse(text, ctx.parser, whole_side)
+        return _positive(expr, ctx) if ctx.positive else expr
+    except NotForPositive:
+        raise
     except RecursionError as exc:
         raise ParseFail(side, "expression nested too deeply (recursion limit)") from exc
     except Exception as exc:  # noqa: BLE001 - any parser failure
@@ -369,6 +386,14 @@ def compare_answers(pred: Answer, gold: Answer, table: dict[str, str], budget_s:
         except RecursionError:
             return {"verdict": "not_sure", "reason": "recursion limit reached while comparing",
                     "annotations": ["parse failure"]}
+        if same is None and "vector" not in reason:
+            # exact again with every symbol a positive quantity: \sqrt{k_B T/m} = \sqrt{k_B T}/\sqrt{m}
+            try:
+                again, why = compare(pred, gold, Ctx(parser, deadline, vectors, positive=True))
+            except (NotForPositive, ParseFail, RecursionError):
+                again = None
+            if again:
+                same, reason = True, f"{why} (assuming positive quantities)"
         verdict = {True: "correct", False: "incorrect", None: "not_sure"}[same]
         notes = [] if same is not None else ["needs LLM verifier"]
         if parser != PARSERS[0]:

@@ -101,6 +101,30 @@ def run_cmd(
         typer.echo(text)
 
 
+def tables_cmd(
+    run_ids: Annotated[list[str], typer.Argument(help="Benchmark run ids (several datasets and/or models).")],
+    model: Annotated[str | None, typer.Option(help="Table 2 for this model only.")] = None,
+    regrade: Annotated[bool, typer.Option(help="Re-grade each run with the current grader first (no model "
+                                          "calls; the re-graded record is saved).")] = False,
+) -> None:
+    """Print the paper's Table 1 (model × single-shot) and Table 2 (dataset × pattern, macro mean) as Markdown."""
+    from ifworld.rws.tables import tables_markdown
+    from ifworld.store import get_store
+
+    store = get_store()
+    records = []
+    for run_id in run_ids:
+        try:
+            info = store.get_run(run_id)
+        except KeyError:
+            _fail(f"no such run: {run_id}")
+        if info is None or not info.record or info.record.get("workflow") != benchmark.WORKFLOW:
+            _fail(f"{run_id} is not a finished RWS benchmark run")
+        records.append(benchmark.regrade(run_id, store=store) if regrade else info.record)
+    typer.echo(tables_markdown(records, model))
+
+
 def register(app: typer.Typer) -> None:
-    """Add the ``run`` command to the ``rws`` command group."""
+    """Add the ``run`` and ``tables`` commands to the ``rws`` command group."""
     app.command("run")(run_cmd)
+    app.command("tables")(tables_cmd)

@@ -13,7 +13,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-MAX_DATASET_BYTES = 50 * 1024 * 1024
+from ifworld.limits import MAX_UPLOAD_BYTES
+
+MAX_DATASET_BYTES = MAX_UPLOAD_BYTES  # one cap for pages and engine: 50,000,000 bytes
 """Uploads larger than this are refused outright (the whole file would sit in memory)."""
 
 ItemType = Literal["numeric", "symbolic", "textual"]
@@ -49,10 +51,11 @@ class RWSItem(BaseModel):
             return _TYPE_ALIASES.get(low, low)
         return value
 
-    @field_validator("sub_id", mode="before")
+    @field_validator("sub_id", "id", "final", "question", mode="before")
     @classmethod
-    def _sub_id_text(cls, value: Any) -> Any:
-        """``sub_id: 1`` is accepted like ``q_id: "2"`` (numbers and strings both ways); null means none."""
+    def _number_as_text(cls, value: Any) -> Any:
+        """Text fields accept JSON numbers (``sub_id: 1``, ``id: 7``, ``final: 72``) the way ``q_id`` accepts
+        ``"2"``; a null sub_id means none. Booleans are not numbers here."""
         if value is None:
             return ""
         if isinstance(value, bool):
@@ -116,12 +119,12 @@ def _read_bytes(source: str | bytes | Path) -> bytes:
                                       and Path(source).is_file()):
         path = Path(source)
         if path.stat().st_size > MAX_DATASET_BYTES:
-            raise DatasetTooLarge(f"{path} is larger than the {MAX_DATASET_BYTES // 2**20} MB limit")
+            raise DatasetTooLarge(f"{path} is larger than the {MAX_DATASET_BYTES:,}-byte limit")
         data = path.read_bytes()
     else:
         data = source.encode("utf-8")
     if len(data) > MAX_DATASET_BYTES:
-        raise DatasetTooLarge(f"dataset is larger than the {MAX_DATASET_BYTES // 2**20} MB limit")
+        raise DatasetTooLarge(f"dataset is larger than the {MAX_DATASET_BYTES:,}-byte limit")
     return data
 
 

@@ -18,6 +18,7 @@ from ifworld.rws.latexnorm import decimal_commas, fold_confusables, inline_math,
 from ifworld.rws.result import (
     FORMAT_VIOLATION,
     MISSING_UNITS,
+    NEEDS_VERIFIER,
     PARSE_FAILURE,
     TOLERANCE_MISS,
     UNIT_MISMATCH,
@@ -78,6 +79,23 @@ _RANGE = re.compile(r"^\s*(?P<a>%s)\s*(?:–|—|--|\\text\{\s*(?:to|--|–)\s*\
                     r"(?P<b>%s)(?P<rest>.*)$"
                     r"|^\s*(?P<a2>%s)-(?P<b2>\d[\d.eE]*(?:\s*(?:\\times|×)\s*10\^\{?[-+−]?\d+\}?)?)(?P<rest2>(?:\s|[A-Za-z\\%%°^$]).*|)$"
                     % (_PLAIN, _PLAIN, _PLAIN))
+
+
+_BOUND = re.compile(r"(?:\b(?:less|more|greater|fewer|smaller|larger|higher|lower)\s+than|\bat\s+(?:least|most)|"
+                    r"\bup\s+to|\bno\s+(?:more|less)\s+than|\bexceeds?|\bbelow|\babove|\bunder|\bover|"
+                    r"\\(?:le|ge|leq|geq|lesssim|gtrsim|lt|gt)(?![a-zA-Z])|[<>≤≥≲≳])\s*\$?\s*[-+−]?\s*\.?\d", re.I)
+"""An inequality qualifier: "less than 50 km/s" is a bound, not the value 50 km/s."""
+
+
+_UNCERTAINTY = re.compile(r"(?<=[\d)}.])\s*(?:\\pm|±|\+/-)\s*(\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)")
+
+
+def _strip_uncertainty(segment: str) -> tuple[str, float | None]:
+    """``48.8 \\pm 0.5 km/s`` → ("48.8 km/s", 0.5): pint would read ``pm`` as picometre."""
+    match = _UNCERTAINTY.search(segment)
+    if match is None:
+        return segment, None
+    return segment[:match.start()] + segment[match.end():], float(match.group(1))
 
 
 def _range_parts(segment: str) -> tuple[str, str] | None:
@@ -174,7 +192,7 @@ def check_numeric(pred: str, gold: str, units: str | None = None) -> CheckResult
     """Grade a numeric answer (possibly several values) against the gold within :data:`REL_TOLERANCE`."""
     try:
         gold_segments, gold_ranges = _shape(split_values(gold))
-        golds = [parse_scalar(seg) for seg in gold_segments]
+        golds = [parse_scalar(_strip_uncertainty(seg)[0]) for seg in gold_segments]
         if units:
             parse_unit(units)
     except UnitError as exc:
@@ -185,14 +203,26 @@ def check_numeric(pred: str, gold: str, units: str | None = None) -> CheckResult
     if len(pred) > MAX_NUMERIC_CHARS:
         return _result("incorrect", f"format violation: longer than {MAX_NUMERIC_CHARS} characters",
                        pred[:80] + "…", gold_norm, [FORMAT_VIOLATION])
+    bound = _BOUND.search(pred)
+    if bound and not _BOUND.search(gold):
+        qualifier = bound.group(0).rstrip("0123456789.+-−$ ")
+        return _result("not_sure", f"the answer gives a bound ({qualifier!r}), not a value", pred, gold_norm,
+                       [NEEDS_VERIFIER])
     segments, pred_ranges = _shape(split_values(pred))
     if not segments:
         return _result("incorrect", "format violation: no number in the answer", pred, gold_norm,
                        [FORMAT_VIOLATION])
+    stripped = [_strip_uncertainty(seg) for seg in segments]
     try:
-        preds = [parse_scalar(seg) for seg in segments]
+        preds = [parse_scalar(seg) for seg, _ in stripped]
     except UnitError as exc:
         return _result("not_sure", f"parse failure: {exc}", pred, gold_norm, [PARSE_FAILURE])
+    if any(re.search(r"\\(?:pm|mp)(?![a-zA-Z])|[±∓]", seg) for seg, _ in stripped) and not re.search(r"\\pm|±", gold):
+        return _result("incorrect", "format violation: ± gives two values", pred, gold_norm, [FORMAT_VIOLATION])
+    for scalar, (_, spread) in zip(preds, stripped, strict=True):
+        if spread is not None and scalar.value and spread / abs(scalar.value) > REL_TOLERANCE:
+            return _result("not_sure", f"the answer's uncertainty (±{spread:g}) is wider than the "
+                           f"{REL_TOLERANCE:.0%} tolerance", pred, gold_norm, [NEEDS_VERIFIER])
     pred_norm = ", ".join(_fmt(p) for p in preds)
     if pred_ranges != gold_ranges and (any(pred_ranges) or any(gold_ranges)):
         what = "the gold is a range, the answer is not" if any(gold_ranges) else \

@@ -79,6 +79,8 @@ def _guard(text: str) -> None:
     """Refuse input that could hang or abuse the parser; cheap string checks only."""
     if len(text) > MAX_SYMBOLIC_CHARS:
         raise SymbolicInputError(f"input longer than {MAX_SYMBOLIC_CHARS} characters")
+    if re.search(r"\\Upsilon(?![a-zA-Z])", text):  # our placeholder symbol: typed in, it could match a derivative
+        raise SymbolicInputError("\\Upsilon is reserved by the grader")
     if _FORBIDDEN.search(text):
         raise SymbolicInputError("TeX macro definitions and file commands are not accepted")
     if _max_depth(text) > MAX_NESTING:

@@ -100,6 +100,12 @@ def check_textual(pred: str, gold: str) -> CheckResult:
     contained = (start >= 0 and short_enough) or (len(g_key) <= 6 and set(g_key) <= p_set)
     if contained and hedged:
         return result("not_sure", "answer contains the gold phrase but hedges", [NEEDS_VERIFIER])
+    extra = [w for w in _content(p_words) if w not in g_set]
+    def joins(words: list[str], raw: str) -> int:
+        return words.count("and") + raw.count(",") + raw.count(";")
+
+    if contained and extra and joins(p_words, pred) > joins(g_words, gold):
+        return result("not_sure", "answer lists more than the gold (several answers?)", [NEEDS_VERIFIER])
     if start >= 0 and not added_negation and short_enough:
         return result("correct", "answer contains the gold phrase")
     if len(g_key) <= 6 and set(g_key) <= p_set and not any(w in _NEGATIONS for w in p_words):

@@ -110,9 +110,31 @@ def registry() -> pint.UnitRegistry:
         return _REGISTRY
 
 
+_SI_PREFIXES = {"yocto": "y", "zepto": "z", "atto": "a", "femto": "f", "pico": "p", "nano": "n", "micro": "u",
+                "milli": "m", "centi": "c", "deci": "d", "kilo": "k", "mega": "M", "giga": "G", "tera": "T"}
+_SI_UNITS = {"meter": "m", "metre": "m", "second": "s", "gram": "g", "kilogram": "kg", "tesla": "T", "gauss": "G",
+             "kelvin": "K", "electronvolt": "eV", "hertz": "Hz", "joule": "J", "watt": "W", "volt": "V",
+             "ampere": "A", "coulomb": "C", "pascal": "Pa", "newton": "N", "radian": "rad", "degree": "degree",
+             "percent": "percent", "astronomicalunit": "AU", "parsec": "pc", "day": "d", "hour": "h",
+             "minute": "min", "erg": "erg", "liter": "L", "litre": "L", "mole": "mol", "ohm": "ohm"}
+
+
+def _siunitx(text: str) -> str:
+    """siunitx macros (``\\kilo\\meter\\per\\second``, ``\\squared``) → plain unit text."""
+    if not re.search(r"\\(?:per|squared|cubed|%s|%s)(?![a-zA-Z])" % ("|".join(_SI_PREFIXES), "|".join(_SI_UNITS)),
+                     text):
+        return text
+    s = re.sub(r"\\per(?![a-zA-Z])", " / ", text)
+    s = re.sub(r"\\(%s)(?![a-zA-Z])" % "|".join(_SI_PREFIXES), lambda m: " " + _SI_PREFIXES[m[1]] + "\x00", s)
+    s = re.sub(r"\\(%s)(?![a-zA-Z])" % "|".join(_SI_UNITS), lambda m: _SI_UNITS[m[1]] + " ", s)
+    s = s.replace("\x00 ", "").replace("\x00", "")
+    return re.sub(r"\s*\\squared(?![a-zA-Z])", "^2 ", re.sub(r"\s*\\cubed(?![a-zA-Z])", "^3 ", s))
+
+
 def _latex_units_to_plain(text: str) -> str:
     """Turn LaTeX unit markup (``\\mathrm{km}\\,s^{-1}``, ``^\\circ``, ``\\%``) into pint syntax."""
-    s = re.sub(r"\s*\*\*\s*", "^", text)
+    s = _siunitx(text)
+    s = re.sub(r"\s*\*\*\s*", "^", s)
     s = re.sub(r"\^\s*\{\s*([-+−]?\s*\d+)\s*\}", r"^\1", s)
     for _ in range(3):
         s = _LATEX_WRAPPERS.sub(r" \1 ", s)
@@ -219,7 +241,7 @@ def join_thousands(text: str) -> str:
 
 def split_label(text: str) -> tuple[str, str]:
     """Split ``label = value`` (also ≈, \\approx, \\sim, :) into (label, value); label may be empty."""
-    parts = re.split(r"\\approx|≈|\\simeq|\\sim(?![a-z])|~|(?<![<>!])=(?!=)|:(?!\d)", text)
+    parts = re.split(r"\\approx|≈|\\simeq|\\sim(?![a-z])|~(?=\s*[-+−]?\.?\d)|(?<![<>!])=(?!=)|:(?!\d)", text)
     if len(parts) == 1:
         return "", text
     label = parts[-2].strip() if len(parts) >= 2 else ""

@@ -373,3 +373,10 @@ def domain_heatmap(edges: Iterable[Any], title: str = "") -> go.Figure | None:
                       xaxis=dict(title="effect on (domain)"), yaxis=dict(title="cause in (domain)",
                                                                         autorange="reversed"))
     return fig
+
+
+def graph_domain_edges(graph: nx.DiGraph) -> list[dict[str, Any]]:
+    """The merged graph's edges as (cause domain → effect domain, sign, strength), for :func:`domain_heatmap`
+    (a node's domain is the one that mentions it most)."""
+    return [{"domains": [graph.nodes[u]["domain"], graph.nodes[v]["domain"]], "sign": d["sign"],
+             "strength": d["strength"]} for u, v, d in graph.edges(data=True)]

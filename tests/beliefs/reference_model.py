@@ -163,7 +163,7 @@ def run_once(cfg: dict, truth: list[bool], rng: random.Random) -> dict:
     rule = Rule(cfg["rule"], cfg.get("trust", 0.8), cfg.get("discount", 0.5))
     n, facts = cfg["agents"], len(truth)
     true_pool = [f for f in range(facts) if truth[f]]
-    false_pool = [f for f in range(facts) if not truth[f]]
+    false_pool = [f for f in range(facts) if not truth[f]] if cfg.get("false_from") != "truths" else true_pool
     beliefs = []
     for _ in range(n):
         held: set[int] = set()

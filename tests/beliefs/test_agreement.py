@@ -44,7 +44,8 @@ def test_engine_agrees_with_reference(rule, strategy, liars, noise):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("kwargs", [{"rule": "bounded", "liars": 0.5}, {"with_replacement": False, "threshold": 0.6},
-                                    {"rule": "bounded", "noise": 0.2, "strategy": "strategic"}])
+                                    {"rule": "bounded", "noise": 0.2, "strategy": "strategic"},
+                                    {"false_from": "truths"}])
 def test_engine_agrees_with_reference_paper_defaults(kwargs):
     cfg = BeliefConfig(**kwargs)
     truth = [bool(t) for t in build_domain(cfg).truth]

@@ -41,3 +41,17 @@ def test_sweep_page_runs_a_small_grid(page) -> None:
     page.locator(".js-plotly-plot").first.wait_for()
     wait_idle(page)
     shot(page, "belief_sweep")
+
+
+def test_click_an_agent_opens_its_history(page) -> None:
+    open_page(page, "beliefs", expect="Belief exchange")
+    page.get_by_role("button", name="Run simulation").click()
+    page.get_by_text(re.compile(r"Round 0 of \d+")).first.wait_for()
+    wait_idle(page)
+    page.get_by_role("button", name="End").click()
+    wait_idle(page)
+    nodes = page.locator(".js-plotly-plot").first.locator(".scatterlayer .trace").last.locator("path.point")
+    nodes.nth(5).click(force=True)
+    page.get_by_text(re.compile(r"Agent 5: confidence per fact")).first.wait_for(timeout=30_000)
+    wait_idle(page)
+    assert page.locator("[data-testid=stDataFrame]").count() >= 1  # its meetings table (canvas grid)

@@ -88,3 +88,48 @@ def test_review_then_deliberation_round_by_round_with_a_participant(page) -> Non
     page.get_by_text("Report as Markdown").first.click()
     assert page.get_by_text("The school gym can shelter 300 people.").count() >= 1
     assert KNOWN_KEY not in page.content()
+
+
+@pytest.fixture
+def slow_model(e2e_fake):
+    """Model calls slow enough (1.5 s each) to act while a run is in flight."""
+    before = e2e_fake.latency
+    e2e_fake.latency = 1.5
+    yield e2e_fake
+    e2e_fake.latency = before
+
+
+def _start_quick_run(page) -> None:
+    open_page(page, "whatif", expect="Proposition")
+    page.get_by_role("button", name="Quick preset: 2 experts, 1 round").click()
+    wait_idle(page)
+    page.get_by_role("button", name="Start run").click()
+    page.get_by_text("is thinking").first.wait_for()  # experts are running
+
+
+def test_cancel_a_running_run_then_resume_it(page, slow_model) -> None:
+    page.set_default_timeout(120_000)
+    _start_quick_run(page)
+    page.get_by_role("button", name="Cancel run").click()
+    page.get_by_role("button", name="Resume").wait_for()
+    wait_idle(page)
+    assert page.get_by_text("The run stopped").first.is_visible()
+    slow_model.latency = 0.05
+    page.get_by_role("button", name="Resume").click()
+    page.get_by_text("Calibration ranges").first.wait_for()
+    wait_idle(page)
+    assert page.get_by_text("Consistency checks").first.is_visible()
+
+
+def test_leaving_mid_run_then_resuming_from_the_page(page, slow_model) -> None:
+    page.set_default_timeout(120_000)
+    _start_quick_run(page)
+    page.get_by_role("link", name="Home").first.click()  # leave while the experts run
+    wait_idle(page)
+    slow_model.latency = 0.05
+    open_page(page, "whatif", expect="Proposition")
+    page.get_by_role("button", name="Resume").wait_for()  # the abandoned run is resumable, not "running"
+    page.get_by_role("button", name="Resume").click()
+    page.get_by_text("Calibration ranges").first.wait_for()
+    wait_idle(page)
+    assert page.get_by_text("Decision table").first.is_visible()

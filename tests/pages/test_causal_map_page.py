@@ -36,7 +36,8 @@ def test_renders_graph_tables_and_filters() -> None:
     at = _open()
     assert not at.exception
     assert at.selectbox(key="causal_pick").value == run_id
-    assert len(at.get("plotly_chart")) == 1
+    assert len(at.get("plotly_chart")) == 2  # the map and the domain × domain heatmap
+    assert any("Cross-domain causal integration" in m.value for m in at.markdown)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Feedback loops"] == "1" and int(metrics["Nodes"]) == 5
     assert any("reinforcing" in str(df.value.to_dict()) for df in at.dataframe)

@@ -137,3 +137,27 @@ def test_real_whatif_runs_compare_and_replay(settings) -> None:  # noqa: ANN001
     slider.set_value(slider.max).run()
     assert not at.exception
     assert any(m.value.startswith("##### Round 1") for m in at.markdown)
+
+
+def test_replay_shows_the_deliberation_view_round_by_round(settings) -> None:  # noqa: ANN001
+    from ifworld.whatif import default_params, workflow_name
+
+    params = default_params("What if the Moon disappeared overnight?", experts=["physics", "economics"], rounds=2)
+    run_id = runs.start_run(workflow_name("ifworld"), params, store=get_store())
+    runs.drive(run_id, store=get_store(), settings=settings)
+    steps = runs.replay(run_id, store=get_store(), settings=settings)
+    after_frame_1 = next(i for i, s in enumerate(steps) if s["values"].get("frames"))
+    at = _open()
+    at.selectbox(key="runs_replay_id").set_value(run_id).run()
+    at.slider(key="runs_replay_pos").set_value(after_frame_1).run()
+    assert not at.exception
+
+    def replay_text() -> str:
+        tab = next(t for t in at.tabs if "Replay" in t.label)
+        return " ".join(m.value for m in tab.markdown)
+
+    text = replay_text()
+    assert "Deliberation after round 1" in text and "Deliberation after round 2" not in text
+    at.slider(key="runs_replay_pos").set_value(at.slider(key="runs_replay_pos").max).run()
+    text = replay_text()
+    assert "Deliberation after round 2" in text and "What changed since round 1" in text

@@ -90,3 +90,14 @@ def test_benchmark_page_runs_two_patterns_on_three_items(llm_env):
     at.selectbox(key="rwsb_res_pattern").set_value("pace").run()
     assert any("rws.pace.critic" in e.label for e in at.expander)
     assert llm_env.count() == 3 * 1 + 3 * 5  # the first three sample items are scripted wrong-first: PACE retries
+
+
+def test_benchmark_page_asks_before_a_large_run(llm_env):
+    at = _open("app_pages/rws_benchmark.py")
+    at.multiselect(key="rwsb_patterns").set_value(["single", "hmaw", "pace", "phase", "schema"]).run()
+    at.number_input(key="rwsb_limit").set_value(53).run()
+    assert not at.exception
+    assert at.button(key="rwsb_run").disabled  # estimate above CONFIRM_CALLS: not startable yet
+    at.checkbox(key="rwsb_confirm").check().run()
+    assert not at.button(key="rwsb_run").disabled
+    assert llm_env.count() == 0

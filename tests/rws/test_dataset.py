@@ -105,6 +105,9 @@ def test_sub_id_number_like_q_id_string() -> None:
     loaded = load_items(_row(sub_id=1, q_id="2"))
     item = loaded.items[0]
     assert (item.sub_id, item.q_id) == ("1", 2)
+    numbers = load_items(_row(id=7, final=72, sub_id=None))
+    assert (numbers.items[0].id, numbers.items[0].final, numbers.items[0].sub_id) == ("7", "72", "")
+    assert load_items(_row(q_id="two")).errors and load_items(_row(final=True)).errors
 
 
 def test_deep_nesting_and_long_integer_are_line_errors_rest_loads() -> None:

@@ -147,3 +147,15 @@ def test_one_items_grading_failure_is_that_items_verdict():
     graded = grade_output(item, "Reasoning.\nFinal Answer: 1e400 km")
     verdict = graded["verdict"] if isinstance(graded, dict) else graded.verdict
     assert verdict == "not_sure"
+
+
+def test_cli_tables_from_saved_runs(llm_env, tmp_path):
+    res = CliRunner().invoke(_cli(), ["run", "--pattern", "single,hmaw", "--data", str(SAMPLE_PATH),
+                                      "--limit", "2"])
+    assert res.exit_code == 0, res.output
+    run_id = res.stderr.split("run id: ")[1].split()[0]
+    tables = CliRunner().invoke(_cli(), ["tables", run_id, "--regrade"])
+    assert tables.exit_code == 0, tables.output
+    assert "Table 1" in tables.stdout and "| macro mean |" in tables.stdout
+    missing = CliRunner().invoke(_cli(), ["tables", "rws-nope"])
+    assert missing.exit_code == 2

@@ -140,3 +140,13 @@ def test_verifier_judge_runs_at_temperature_one(monkeypatch) -> None:
     verifier.verify(item, "something else", check("something else", "the bow shock", "textual"), settings)
     assert verifier.JUDGE_TEMPERATURE == 1.0
     assert seen == {verifier.PARSER_ROLE: 0.2, verifier.JUDGE_ROLE: 1.0}
+
+
+def test_schema_guard_sees_question_type_and_checks(fake_server, settings, items):
+    from tests.fixtures.fake_openai import last_user
+
+    run_pattern("schema", items["2025_IFW_2_b"], settings)
+    guard = [r for r in fake_server.requests if (r.role or "").startswith("rws.schema.guard")]
+    assert guard, "the guard was not called"
+    text = last_user(guard[0].body)
+    assert "Question type (from the architect):" in text and "Architect's checks:" in text

@@ -14,6 +14,7 @@ import pytest
 import yaml
 
 from ifworld.beliefs import sweep
+from ifworld.limits import MAX_UPLOAD_BYTES
 from ifworld.rws import dataset
 from ifworld.rws.benchmark import SAMPLE_PATH
 from ifworld.rws.dataset import MAX_DATASET_BYTES, DatasetTooLarge, load_items
@@ -46,7 +47,9 @@ def _mixed(n_bad: int = N_BAD) -> tuple[bytes, list[int]]:
 def test_upload_limit_matches_streamlit_config() -> None:
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text("utf-8"))
     assert config["server"]["maxUploadSize"] == 50
-    assert MAX_DATASET_BYTES == config["server"]["maxUploadSize"] * 2**20
+    # Streamlit's browser side counts 1 MB = 1,000,000 bytes (1024² only on Windows clients): the engine's
+    # cap is the smaller, stated number, so no upload the page accepts is refused later, or vice versa.
+    assert MAX_DATASET_BYTES == MAX_UPLOAD_BYTES == config["server"]["maxUploadSize"] * 1_000_000
 
 
 def test_non_utf8_lines_are_named_and_good_lines_kept() -> None:
@@ -57,13 +60,13 @@ def test_non_utf8_lines_are_named_and_good_lines_kept() -> None:
 
 
 def test_over_the_size_cap_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(DatasetTooLarge, match="50 MB limit"):
+    with pytest.raises(DatasetTooLarge, match="50,000,000-byte limit"):
         load_items(b"x" * (MAX_DATASET_BYTES + 1))
     big = tmp_path / "big.jsonl"
     with big.open("wb") as fh:  # sparse: the size check must come before reading
         fh.truncate(MAX_DATASET_BYTES + 1)
     start = time.monotonic()
-    with pytest.raises(DatasetTooLarge, match="larger than the 50 MB limit"):
+    with pytest.raises(DatasetTooLarge, match="larger than the 50,000,000-byte limit"):
         load_items(big)
     assert time.monotonic() - start < 1.0
 

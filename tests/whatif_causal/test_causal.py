@@ -109,3 +109,16 @@ def test_defensive_on_missing_or_odd_fields() -> None:
     assert causal.edge_rows(g)[0]["source"] == "a"
     assert causal.build_causal_graph({}).number_of_nodes() == 0
     causal.causal_figure(causal.build_causal_graph({}))
+
+
+def test_domain_matrix_is_net_sign_times_strength_per_domain_pair():
+    from ifworld.whatif.causal import domain_heatmap, domain_matrix
+
+    edges = [{"domains": ["physics", "economics"], "sign": "-", "strength": 3},
+             {"domains": ["physics", "economics"], "sign": "+", "strength": 1},
+             {"domains": ["medicine"], "sign": "+", "strength": 2}, {"domains": []}]
+    domains, net, count = domain_matrix(edges)
+    assert domains == ["economics", "medicine", "physics"]
+    assert net[2, 0] == -2 and count[2, 0] == 2 and net[1, 1] == 2 and count.sum() == 3
+    fig = domain_heatmap(edges)
+    assert fig.data[0].zmid == 0 and list(fig.data[0].x) == domains and domain_heatmap([]) is None

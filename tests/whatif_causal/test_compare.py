@@ -45,3 +45,13 @@ def test_record_steps_replay_rounds_in_order() -> None:
     assert steps[2]["values"]["rounds"][0]["experts"].keys() == {"geophysics"}  # earlier states not mutated
     assert compare.changed_keys(steps[0]["values"], steps[1]["values"]) == ["scenario"]
     assert compare.record_steps(None)[0]["step"] == 0
+
+
+def test_report_sections_typed_natural_output_and_branch_names():
+    natural = {"report": {"natural": True, "markdown": "# Q\n\nDirect answer."}}
+    assert compare.report_sections(natural) == {"Answer": "# Q\n\nDirect answer."}
+    rec = {"report": {"scenarios": [{"id": "B1", "name": "cascade", "probability_pct": 0.5}],
+                      "decision_table": [{"indicator": "tides", "threshold": "< 1 m", "branch_id": "b1"}]}}
+    sections = compare.report_sections(rec)
+    assert sections["Scenarios"] == "- **B1 cascade** — 0.5 %" and sections["Decision rules"] == \
+        "- tides < 1 m → B1 cascade"

@@ -36,7 +36,8 @@ def add_nodes(g: StateGraph, settings: Settings) -> str:
         return upd
 
     def critic(state: PatternState) -> dict:
-        _, upd = json_role(settings, state, "critic", "critic", Review, item=item_block(state["item"]),
+        # only PLAN + DRAFT, as in the paper: the critic checks the draft against the plan
+        _, upd = json_role(settings, state, "critic", "critic", Review,
                            plan=as_text(state["out"].get("planner")), answer=state["out"]["answer"])
         return upd
 

@@ -108,9 +108,12 @@ def add_nodes(g: StateGraph, settings: Settings) -> str:
                          plan=as_text(state["out"].get("architect")), log=_log(state))[1]
 
     def guard(state: PatternState) -> dict:
-        tol = tolerance_for(state["out"].get("architect"), state["item"])
+        architecture = state["out"].get("architect") or {}
+        tol = tolerance_for(architecture, state["item"])
+        checks = "\n".join(f"- {c}" for c in architecture.get("checks") or []) or "(none given)"
         return json_role(settings, state, "guard", "guard", Review, item=item_block(state["item"]),
-                         answer=state["out"]["synthesizer"], tolerance=f"{tol:.0%}", log=_log(state))[1]
+                         answer=state["out"]["synthesizer"], tolerance=f"{tol:.0%}", log=_log(state),
+                         q_type=architecture.get("q_type") or state["item"].get("type", ""), checks=checks)[1]
 
     def synthesizer_retry(state: PatternState) -> dict:
         review = state["out"].get("guard") or {}
