@@ -28,6 +28,7 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, TypeVar
 
 import httpx
@@ -118,6 +119,18 @@ def limiter(max_concurrency: int) -> threading.BoundedSemaphore:
         return _limiters[max_concurrency]
 
 
+def _timeout(seconds: float) -> httpx.Timeout:
+    return httpx.Timeout(seconds, connect=min(CONNECT_TIMEOUT_S, seconds))
+
+
+@lru_cache(maxsize=16)
+def _http_client(timeout_s: float) -> httpx.Client:
+    """One pooled HTTP client per timeout, shared by every model object (a new client per call would open a
+    new connection per call; LangChain's own cache cannot key on an ``httpx.Timeout``)."""
+    return httpx.Client(timeout=_timeout(timeout_s), limits=httpx.Limits(max_connections=64,
+                                                                         max_keepalive_connections=32))
+
+
 def chat_model(role: str, settings: Settings | None = None, **overrides: Any) -> ChatOpenAI:
     """A ChatOpenAI for ``role`` (per-role model and bound apply). Retries are added by the callers."""
     settings = settings or load_settings()
@@ -130,7 +143,8 @@ def chat_model(role: str, settings: Settings | None = None, **overrides: Any) ->
         "api_key": key,
         "temperature": settings.temperature,
         # read = the longest silence between two streamed tokens (or before the first one)
-        "timeout": httpx.Timeout(settings.timeout_s, connect=min(CONNECT_TIMEOUT_S, settings.timeout_s)),
+        "timeout": _timeout(settings.timeout_s),
+        "http_client": _http_client(settings.timeout_s),
         "max_retries": 0,  # retries are ours so each attempt is accounted and format errors are not retried
         "stream_usage": True,
     }
