@@ -7,7 +7,7 @@ import streamlit as st
 from ifworld import runs
 from ifworld.beliefs import workflows
 from ifworld.beliefs.config import LLM_DEFAULTS, LLM_FIELDS, MAX_SEED, BeliefConfig
-from ifworld.beliefs.engine import SimulationResult, simulate, summarise
+from ifworld.beliefs.engine import SimulationResult, recordable_runs, simulate, summarise
 from ifworld.beliefs.llm_agents import make_params
 from ifworld.events import Event
 from ifworld.limits import CONFIRM_CALLS, needs_confirmation
@@ -31,6 +31,11 @@ submitted, kw, seed, n_runs = parameter_form("beliefs")
 if submitted:
     try:
         config = BeliefConfig(**kw)
+        fits = recordable_runs(config)
+        if 1 <= fits < n_runs:  # the player needs every run recorded: keep R within the recording bound
+            st.info(f"At this size at most {fits} runs can be recorded for the player (MAX_RECORDED_CELLS); "
+                    f"running {fits} instead of {n_runs}.")
+            n_runs = fits
         result = run_simulation(config.to_dict(), seed, n_runs)
     except ValueError as exc:
         st.session_state["beliefs_error"] = str(exc)

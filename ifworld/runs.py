@@ -72,6 +72,8 @@ class Workflow:
     cache: bool = False
     max_steps: Callable[[dict[str, Any]], int] | None = None
     """Optional exact bound on supersteps for ``params``; otherwise :func:`recursion_limit` derives one."""
+    html: Callable[[dict[str, Any]], str] | None = None
+    """Optional self-contained HTML export of a record (model text inert, no network); else a generic page."""
     estimate_calls: Callable[[dict[str, Any]], int] | None = None
     """Optional estimate of model calls for ``params``: above ``limits.CONFIRM_CALLS`` a resume needs --yes."""
 
@@ -304,13 +306,15 @@ def export_run(run_id: str, fmt: str = "json", *, store: RunStore | None = None)
         return redact(json.dumps(redact(export_payload(info, calls)), indent=2, default=str))
     if fmt not in EXPORT_FORMATS:
         raise ValueError(f"unknown export format {fmt!r}; use {', '.join(EXPORT_FORMATS)}")
-    body = ""
+    body, wf = "", None
     try:
         wf = get_workflow(info.workflow)
         if wf.markdown and info.record:
             body = wf.markdown(info.record)
     except KeyError:
         pass
+    if fmt == "html" and wf is not None and wf.html is not None and info.record:
+        return redact(wf.html(info.record))
     text = redact(escape_export(_markdown(info, calls, body)))
     return _html(info.title, text) if fmt == "html" else text
 

@@ -25,9 +25,10 @@ def tracing_requested() -> bool:
 def tracing_active() -> bool:
     """True when model calls made now would be sent to LangSmith."""
     try:
-        from langsmith.utils import tracing_is_enabled
+        from langsmith.utils import get_env_var, tracing_is_enabled
     except ImportError:  # pragma: no cover - langsmith ships with langchain-core
         return False
+    get_env_var.cache_clear()  # langsmith caches environment reads; answer for the environment as it is now
     return tracing_is_enabled() is True
 
 

@@ -3,8 +3,10 @@
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -23,8 +25,7 @@ def demo_params(**extra):
 
 def test_create_list_get_delete(store: RunStore) -> None:
     a = store.create_run("whatif", "demo.fanout", {"x": 1}, "First")
-    time.sleep(0.01)
-    b = store.create_run("rws", "rws.single", {"x": 2}, "Second thing")
+    b = store.create_run("rws", "rws.single", {"x": 2}, "Second thing")  # same clock tick: newest first still
     assert [r.id for r in store.list_runs()] == [b, a]
     assert [r.id for r in store.list_runs(kind="whatif")] == [a]
     assert [r.id for r in store.list_runs(search="second")] == [b]
@@ -77,6 +78,7 @@ def test_failed_sibling_resumes_only_itself(store: RunStore, settings, fake_serv
 
 CHILD = """
 import sys
+import threading
 from ifworld import runs
 from ifworld.store import RunStore
 runs.execute("demo.fanout", {"topic": "kill", "workers": 4}, store=RunStore(sys.argv[1]))
@@ -84,38 +86,51 @@ runs.execute("demo.fanout", {"topic": "kill", "workers": 4}, store=RunStore(sys.
 
 
 def test_kill_9_mid_run_then_resume(tmp_path: Path, fake_server, settings) -> None:
-    """Worker i answers after i*0.6 s; we kill the process after ~1.5 s and resume in this process."""
+    """Workers 0 and 1 answer, 2 and 3 wait on a gate; once the child has checkpointed two workers' writes we
+    kill it, then resume in this process: only workers 2 and 3 (and the summary) may be sent again."""
+    gate = threading.Event()
 
-    def slow(body):
+    def reply(body):
         i = int(body["messages"][0]["content"].split("worker ")[1][0])
-        time.sleep(i * 0.6)
+        if i >= 2:
+            gate.wait(60)
         return f"answer {i}"
 
-    fake_server.add_rule("demo worker", slow)
+    fake_server.add_rule("demo worker", reply)
     db = tmp_path / "kill.sqlite"
     env = {**os.environ, "IFWORLD_BASE_URL": fake_server.url, "IFWORLD_MODEL": "fake-model",
            "IFWORLD_MAX_RETRIES": "0", "IFWORLD_MAX_CONCURRENCY": "8", "PYTHONPATH": str(ROOT)}
     child = subprocess.Popen([sys.executable, "-c", CHILD, str(db)], env=env, cwd=ROOT, stderr=subprocess.PIPE)
-    deadline = time.time() + 60
-    while time.time() < deadline and sum(1 for r in fake_server.requests if r.end and r.status == 200) < 2:
+
+    def checkpointed_workers() -> int:
+        try:
+            with sqlite3.connect(db, timeout=1) as conn:
+                return conn.execute("SELECT COUNT(DISTINCT task_id) FROM writes WHERE channel='answers'").fetchone()[0]
+        except sqlite3.OperationalError:  # not created yet, or busy
+            return 0
+
+    deadline = time.monotonic() + 60
+    while checkpointed_workers() < 2:
+        assert time.monotonic() < deadline and child.poll() is None, "the child never checkpointed two workers"
         time.sleep(0.05)
-    time.sleep(0.3)
     os.kill(child.pid, signal.SIGKILL)
     child.wait()
-    finished = {r.content for r in fake_server.requests if r.end and r.status == 200}
-    assert 2 <= len(finished) < 4
+    gate.set()  # the server's waiting handlers may finish now; their answers never reach the dead child
+    finished = {"answer 0", "answer 1"}
     store = RunStore(db)
     (info,) = store.list_runs()
     assert info.status == "interrupted"
     before = len(fake_server.requests)
     record = runs.drive(info.id, store=store, settings=settings)
     resent = {r.content for r in fake_server.requests[before:] if r.role == "demo worker"}
-    assert not (resent & finished), "a finished worker was sent to the model again"
+    assert resent == {"answer 2", "answer 3"}, "a finished worker was sent to the model again"
+    assert not (resent & finished)
     assert [a["text"] for a in record["answers"]] == [f"answer {i}" for i in range(4)]
 
 
 WRITER = """
 import sys
+import threading
 from ifworld.store import RunStore
 s = RunStore(sys.argv[1])
 for i in range(40):

@@ -162,6 +162,11 @@ def check_size(config: BeliefConfig, runs: int, record: bool = False) -> None:
                          f"MAX_RECORDED_CELLS={MAX_RECORDED_CELLS:,}; record fewer runs, agents, facts or rounds")
 
 
+def recordable_runs(config: BeliefConfig) -> int:
+    """How many runs of ``config`` fit the recording bound (0: not even one)."""
+    return MAX_RECORDED_CELLS // (config.agents * 2 * config.facts * (config.rounds + 1))
+
+
 def runs_view(beliefs: np.ndarray, runs: int, agents: int, dtype: type | None = None) -> np.ndarray:
     """(runs, agents, 2K) C-contiguous copy of facts-major beliefs (metrics, recording, public API)."""
     facts = beliefs.shape[0] - SCRATCH_ROWS

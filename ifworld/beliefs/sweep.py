@@ -22,7 +22,6 @@ import hashlib
 import itertools
 import json
 import math
-import multiprocessing
 import os
 import signal
 import sys
@@ -47,7 +46,7 @@ DEFAULT_RUNS = 10
 MAX_TASKS = 1_000_000
 MAX_GRID_YAML_BYTES = 128 * 1024
 """Grid YAML larger than this is refused before parsing (PyYAML needs ~10 s per MB; a grid is a few lines)."""
-PARENT_POLL_S = 0.5
+PARENT_POLL_S = 0.2
 """How often a pool worker checks that the process driving the sweep still exists."""
 DESIGNS = ("factorial", "one_at_a_time")
 MAX_RUNS_PER_TASK = 100_000
@@ -234,28 +233,19 @@ def _run_local(pending, runs, workers, scheduler, finished) -> None:
         for key, chunk in pending:
             finished(key, run_chunk(chunk, runs))
         return
-    with ProcessPoolExecutor(max_workers=n, mp_context=_pool_context(), initializer=_worker_init,
-                             initargs=(os.getpid(),)) as pool:
+    with ProcessPoolExecutor(max_workers=n, initializer=_worker_init, initargs=(os.getpid(),)) as pool:
         futures = {pool.submit(run_chunk, chunk, runs): key for key, chunk in pending}
         for fut in as_completed(futures):
             finished(futures[fut], fut.result())
 
 
-def _pool_context() -> multiprocessing.context.BaseContext:
-    """Workers from a fork server, not forked from the driver: a forked worker would inherit the
-    Streamlit server's listening socket (and keep its port after a kill -9) and its signal handlers."""
-    if sys.platform.startswith("linux"):
-        ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload([__name__])  # workers start with numpy and the engine imported
-        return ctx
-    return multiprocessing.get_context("spawn")
-
-
 def _worker_init(driver_pid: int) -> None:
-    """Pool worker setup: die with the parent, obey SIGTERM/SIGINT, and watch the driving process.
+    """Pool worker setup: die with the driver, obey SIGTERM/SIGINT, hold none of the driver's sockets.
 
-    Linux's parent-death signal covers the direct parent (the fork server, which itself exits when the
-    driver's end of its pipe closes); the watch thread covers the driver itself and other platforms.
+    Workers are the driver's direct children (fork on Linux), so the kernel's parent-death signal kills
+    them the moment the driver dies, even mid-computation when no Python thread could run; a watch thread
+    covers platforms without it. A forked worker inherits the driver's sockets — in the app, Streamlit's
+    listening socket, which an orphan would keep bound — and its signal handlers; both are undone here.
     """
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_DFL)
@@ -265,18 +255,42 @@ def _worker_init(driver_pid: int) -> None:
             ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
         except (OSError, AttributeError):
             pass  # no prctl: the watch thread still ends the worker
+        if os.getppid() != driver_pid:  # the driver died before the signal was armed
+            os._exit(1)
+        _close_inherited_sockets()
     threading.Thread(target=_watch_driver, args=(driver_pid,), name="watch-driver", daemon=True).start()
+
+
+def _close_inherited_sockets() -> None:
+    """Close socket descriptors a forked worker inherited (the pool itself talks over pipes)."""
+    fd_dir = Path("/proc/self/fd")
+    for entry in list(fd_dir.iterdir()) if fd_dir.is_dir() else []:
+        try:
+            if os.readlink(entry).startswith("socket:"):
+                os.close(int(entry.name))
+        except (OSError, ValueError):
+            continue
 
 
 def _watch_driver(driver_pid: int) -> None:
     while True:
         time.sleep(PARENT_POLL_S)  # a background poll in a worker; nothing here waits on a result
-        try:
-            os.kill(driver_pid, 0)
-        except ProcessLookupError:
+        if not _process_alive(driver_pid):
             os._exit(1)
-        except PermissionError:
-            pass  # exists (owned by someone else): keep going
+
+
+def _process_alive(pid: int) -> bool:
+    """True while ``pid`` runs; a zombie (killed, not yet reaped — e.g. under a container's init) is dead."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True  # no /proc: the kill(0) answer stands
 
 
 def _run_dask(pending, runs, workers, scheduler, finished) -> None:

@@ -120,22 +120,19 @@ def run_sweep_run(run_id: str, *, store: RunStore | None = None, progress: Progr
     store = store or get_store()
     info = store.get_run(run_id)
     params = {**info.params, "out": sweep_out(run_id, store)}
-    store.set_status(run_id, "running")
 
     def saved(done: int, total: int) -> None:
         store.save_partial(run_id, {"out": params["out"], "chunks_done": done, "chunks_total": total})
         if progress:
             progress(done, total)
 
-    try:
+    # The lease refuses a second driver and leaves the run interrupted (error stored) if this one stops.
+    with store.lease(run_id) as held:
         record = _sweep_record(params, saved, max_chunks)
-    except Exception as exc:
-        store.set_status(run_id, "interrupted", error=f"{type(exc).__name__}: {exc}"[:2000])
-        raise
-    if record is None:
-        store.set_status(run_id, "interrupted", error="stopped before all chunks finished")
-        return None
-    store.finish_run(run_id, record)
+        if record is None:
+            held.status, held.error = "interrupted", "stopped before all chunks finished"
+            return None
+        store.finish_run(run_id, record)
     return record
 
 

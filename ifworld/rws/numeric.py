@@ -219,6 +219,10 @@ def check_numeric(pred: str, gold: str, units: str | None = None) -> CheckResult
         return _result("not_sure", f"parse failure: {exc}", pred, gold_norm, [PARSE_FAILURE])
     if any(re.search(r"\\(?:pm|mp)(?![a-zA-Z])|[±∓]", seg) for seg, _ in stripped) and not re.search(r"\\pm|±", gold):
         return _result("incorrect", "format violation: ± gives two values", pred, gold_norm, [FORMAT_VIOLATION])
+    rivals = [p.rival for p in preds if p.rival]
+    if rivals:
+        return _result("not_sure", f"the answer states another value of the same kind ({rivals[0]})", pred,
+                       gold_norm, [NEEDS_VERIFIER])
     for scalar, (_, spread) in zip(preds, stripped, strict=True):
         if spread is not None and scalar.value and spread / abs(scalar.value) > REL_TOLERANCE:
             return _result("not_sure", f"the answer's uncertainty (±{spread:g}) is wider than the "

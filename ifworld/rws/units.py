@@ -76,6 +76,8 @@ class Scalar:
     unit: pint.Unit | None
     label: str
     text: str
+    rival: str = ""
+    """Another value of the same dimension later in the text (``not 48.8 km/s but 53 km/s``), if any."""
 
 
 def convert(quantity: pint.Quantity, unit: pint.Unit) -> float:
@@ -204,7 +206,13 @@ def find_number(text: str) -> tuple[float, int, int] | None:
 
 def _best_unit_prefix(rest: str) -> pint.Unit | None:
     """Parse the longest leading run of tokens in `rest` that is a unit (``km/s at 1 AU`` → km/s)."""
-    tokens = rest.split()[:MAX_UNIT_TOKENS]
+    return _unit_and_tail(rest)[0]
+
+
+def _unit_and_tail(rest: str) -> tuple[pint.Unit | None, str]:
+    """The longest leading unit in `rest` and the text after it (raises UnitError when none parses)."""
+    all_tokens = rest.split()
+    tokens = all_tokens[:MAX_UNIT_TOKENS]
     for index, token in enumerate(tokens):
         if token.lower().strip(",.;()") in _PROSE_WORDS:
             tokens = tokens[:index]
@@ -212,12 +220,12 @@ def _best_unit_prefix(rest: str) -> pint.Unit | None:
     last_error: UnitError | None = None
     for size in range(len(tokens), 0, -1):
         try:
-            return parse_unit(" ".join(tokens[:size]))
+            return parse_unit(" ".join(tokens[:size])), " ".join(all_tokens[size:])
         except UnitError as exc:
             last_error = last_error or exc
     if last_error is not None:
         raise last_error
-    return None
+    return None, rest
 
 
 def parse_scalar(text: str) -> Scalar:
@@ -230,8 +238,42 @@ def parse_scalar(text: str) -> Scalar:
     value, _start, end = found
     rest = body[end:].strip()
     rest = re.sub(r"^\)\s*", "", rest).strip(" .")
-    unit = _best_unit_prefix(rest) if rest else None
-    return Scalar(value=value, unit=unit, label=label, text=text.strip())
+    unit, tail = _unit_and_tail(rest) if rest else (None, "")
+    return Scalar(value=value, unit=unit, label=label, text=text.strip(), rival=_rival(tail, unit, value))
+
+
+MAX_RIVALS = 5
+
+
+def _rival(tail: str, unit: pint.Unit | None, value: float) -> str:
+    """A later value of the first one's dimension that disagrees with it by more than 5 % ("" when none).
+
+    ``48.8 km/s at 1 AU`` has no rival (a length), nor has ``48.8 km/s (175,700 km/h)`` (the same value);
+    ``not 48.8 km/s but 53 km/s`` has one.
+    """
+    if unit is None:
+        return ""
+    dims = registry().Quantity(1, unit).dimensionality
+    position = 0
+    for _ in range(MAX_RIVALS):
+        try:
+            found = find_magnitude(tail[position:])
+        except MagnitudeError:
+            return ""
+        if found is None:
+            return ""
+        other_value, start, end = found
+        after = tail[position + end:].strip()
+        try:
+            other, _ = _unit_and_tail(after) if after else (None, "")
+        except UnitError:
+            other = None
+        if other is not None and registry().Quantity(1, other).dimensionality == dims:
+            same = convert(registry().Quantity(other_value, other), unit)
+            if not value or abs(same - value) > 0.05 * abs(value):
+                return tail[position + start:position + end].strip() + " " + str(other)
+        position += max(end, 1)
+    return ""
 
 
 def join_thousands(text: str) -> str:

@@ -26,11 +26,22 @@ def test_landing_page_links_three_tools() -> None:
     assert "no model connected" in " ".join(c.value for c in at.sidebar.caption)
 
 
+TITLES = {"home": "🌍 IF-World Studio", "whatif": "🌋 What-if", "causal_map": "🕸️ Causal map", "runs": "🗂️ Runs",
+          "rws_browse": "☀️ RWS browse", "rws_benchmark": "📊 The RWS benchmark", "beliefs": "🗣️ Belief exchange",
+          "belief_sweep": "🧪 Belief sweep", "settings": "⚙️ About & settings"}
+NEEDS_MODEL = {"whatif", "rws_benchmark", "beliefs", "settings"}  # pages with an LLM feature
+
+
 @pytest.mark.parametrize("page", PAGES)
 def test_page_renders_without_model(page: str) -> None:
+    """Each page opens on its own title; pages with an LLM feature say how to connect a model, the others
+    do not (their features work without one)."""
     at = run_page(page)
+    name = page.removeprefix("app_pages/").removesuffix(".py")
     assert not at.exception, at.exception
-    assert at.title, f"{page} shows no title"
+    assert at.title[0].value.startswith(TITLES[name])
+    panel = any("needs a language model" in i.value for i in at.info)
+    assert panel is (name in NEEDS_MODEL), name
 
 
 @pytest.mark.parametrize("page", PAGES)

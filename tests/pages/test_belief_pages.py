@@ -156,3 +156,14 @@ def test_belief_page_runs_r_seeds_and_inspects_agent_and_fact():
     assert not at.exception, at.exception
     groups = next(d.value for d in at.dataframe if "group" in d.value)
     assert groups["agents"].sum() == 20  # every agent in one group: believes it / its negation / ...
+
+
+def test_belief_page_keeps_r_within_the_recording_bound():
+    at = open_page(BELIEFS)
+    at.number_input(key="beliefs_agents").set_value(200)
+    at.number_input(key="beliefs_facts").set_value(100)  # 200 x 200 x 21 cells per run: 23 runs fit
+    at.number_input(key="beliefs_runs").set_value(100)
+    at = submit(at, "▶️ Run simulation")
+    assert not at.exception, at.exception
+    assert any("at most 23 runs" in i.value for i in at.info)
+    assert at.session_state["beliefs_run"][2] == 23

@@ -100,13 +100,14 @@ def test_kill_sweep_cli_then_resume(tmp_path: Path) -> None:
     child = subprocess.Popen(cmd + ["--out", str(out)], env=env, cwd=ROOT, stderr=subprocess.PIPE, text=True,
                              start_new_session=True)
     deadline = time.time() + 300
-    while time.time() < deadline and len(list(parts.glob("*"))) < 2 and child.poll() is None:
+    while time.time() < deadline and len(list(parts.glob("*.jsonl"))) < 2 and child.poll() is None:
         time.sleep(0.05)
     assert child.poll() is None, f"the sweep ended before it could be killed: {child.stderr.read()[-2000:]}"
     os.killpg(child.pid, signal.SIGKILL)  # the CLI and its worker processes
     child.wait()
     run_id = re.search(r"run id: (\S+)", child.stderr.read()).group(1)
-    kept = {p.name: p.stat().st_mtime_ns for p in parts.glob("*")}
+    # finished chunks only: a chunk being written at the kill is a .tmp file that resume (rightly) replaces
+    kept = {p.name: p.stat().st_mtime_ns for p in parts.glob("*.jsonl")}
     total_chunks = 16 * 4 // GRID["chunk_size"]
     assert 2 <= len(kept) < total_chunks and not out.exists()
 

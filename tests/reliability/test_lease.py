@@ -197,3 +197,17 @@ def test_runs_page_resume_and_cancel_buttons(store: RunStore, monkeypatch: pytes
     at.button(key="runs_cancel").click().run()
     assert store.cancel_requested(live) is True
     store.release_lease(live, token, "interrupted")
+
+
+def test_a_live_sweep_cannot_be_driven_twice(store: RunStore, tmp_path: Path) -> None:
+    from ifworld.beliefs import workflows
+
+    spec = {"base": {"agents": 4, "facts": 4, "rounds": 2, "true_facts": 1, "false_facts": 1},
+            "grid": {"bandwidth": [1]}, "seeds": [0], "runs": 2}
+    run_id = workflows.start_sweep(spec, out=tmp_path / "s.csv", workers=1, store=store)
+    token = store.acquire_lease(run_id)
+    with pytest.raises(RunLive, match=f"run {run_id} is live"):
+        workflows.run_sweep_run(run_id, store=store)
+    store.release_lease(run_id, token, "interrupted")
+    assert workflows.run_sweep_run(run_id, store=store)["rows"] == 2
+    assert store.get_run(run_id).status == "completed"
