@@ -7,7 +7,7 @@ from ifworld.limits import CONFIRM_CALLS, confirmation_message, needs_confirmati
 from ui import whatif_view
 from ui.common import model_ready, show_error, store
 from ui.live_view import follow_run
-from ui.run_control import handle_live_cancel, live_cancel_button, run_panel
+from ui.run_control import handle_live_cancel, live_cancel_button, run_panel, unfinished_notice
 
 CRISIS_PRESETS = [
     "What if a major river flood cut our town's two bridges for three weeks?",
@@ -133,6 +133,8 @@ with st.expander("📂 Open a saved what-if run", expanded=not ready):
     st.page_link("app_pages/runs.py", label="Replay, compare or delete runs on the Runs page", icon="🗂️")
 
 run_id = ss.get("whatif_run_id")
+if not run_id and not start:
+    unfinished_notice()
 if run_id:
     info = run_panel(run_id, ready)
     if info is None:

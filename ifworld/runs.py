@@ -70,6 +70,8 @@ class Workflow:
     markdown: Callable[[dict[str, Any]], str] | None = None
     title: Callable[[dict[str, Any]], str] = lambda p: ""
     cache: bool = False
+    # the Markdown export opens with the workflow's own text (e.g. proposition and verdict), metadata last
+    metadata_last: bool = False
     max_steps: Callable[[dict[str, Any]], int] | None = None
     """Optional exact bound on supersteps for ``params``; otherwise :func:`recursion_limit` derives one."""
     html: Callable[[dict[str, Any]], str] | None = None
@@ -315,7 +317,7 @@ def export_run(run_id: str, fmt: str = "json", *, store: RunStore | None = None)
         pass
     if fmt == "html" and wf is not None and wf.html is not None and info.record:
         return redact(wf.html(info.record))
-    text = redact(escape_export(_markdown(info, calls, body)))
+    text = redact(escape_export(_markdown(info, calls, body, metadata_last=bool(wf and wf.metadata_last))))
     return _html(info.title, text) if fmt == "html" else text
 
 
@@ -338,13 +340,12 @@ def export_payload(info: RunInfo, calls: list[dict]) -> dict[str, Any]:
             "calls": [{k: v for k, v in c.items() if k != "output"} for c in calls]}
 
 
-def _markdown(info: RunInfo, calls: list[dict], body: str) -> str:
+def _markdown(info: RunInfo, calls: list[dict], body: str, *, metadata_last: bool = False) -> str:
     usage = info.usage or usage_totals(calls)
-    lines = [f"# {info.title}", "", f"- Run: `{info.id}` ({info.kind}, {info.workflow})",
-             f"- Status: {info.status}", f"- Created: {info.created_iso}",
-             f"- Model calls: {usage.get('calls', 0)}, tokens in/out: {usage.get('prompt_tokens', 0)}"
-             f"/{usage.get('completion_tokens', 0)}", "", "## Parameters", "", "```json",
-             json.dumps(info.params, indent=2, default=str), "```", ""]
+    if metadata_last and body:
+        return "\n".join([body.rstrip(), "", "## Run", "", f"- Title: {info.title}",
+                          *_metadata(info, usage)]) + "\n"
+    lines = [f"# {info.title}", "", *_metadata(info, usage)]
     if info.error:
         lines += ["## Error", "", info.error, ""]
     if body:
@@ -352,3 +353,11 @@ def _markdown(info: RunInfo, calls: list[dict], body: str) -> str:
     elif info.record:
         lines += ["## Record", "", "```json", json.dumps(info.record, indent=2, default=str)[:200_000], "```"]
     return "\n".join(lines) + "\n"
+
+
+def _metadata(info: RunInfo, usage: dict[str, Any]) -> list[str]:
+    return [f"- Run: `{info.id}` ({info.kind}, {info.workflow})",
+             f"- Status: {info.status}", f"- Created: {info.created_iso}",
+             f"- Model calls: {usage.get('calls', 0)}, tokens in/out: {usage.get('prompt_tokens', 0)}"
+             f"/{usage.get('completion_tokens', 0)}", "", "## Parameters", "", "```json",
+             json.dumps(info.params, indent=2, default=str), "```", ""]

@@ -56,11 +56,15 @@ class LiveWhatIf:
     def __init__(self, run_id: str, experts: list[str], total_calls: int) -> None:
         self.run_id, self.experts, self.total = run_id, list(experts), total_calls
         self.started = time.monotonic()
-        self.bar = st.progress(0.0, text="Starting…")
-        self.status_line = st.empty()
-        self.usage_box = st.empty()
-        self.token_box = st.empty()
-        self.rounds_area = st.container()
+        # everything lives in one placeholder: when the run finishes or pauses, the page renders the stored
+        # record (or the rounds so far) instead, so the live blocks are cleared rather than shown twice
+        self.root = st.empty()
+        with self.root.container():
+            self.bar = st.progress(0.0, text="Starting…")
+            self.status_line = st.empty()
+            self.usage_box = st.empty()
+            self.token_box = st.empty()
+            self.rounds_area = st.container()
         self.rounds: dict[int, dict[str, Any]] = {}
         self.tokens: dict[str, str] = {}
         self.phase = "Starting"
@@ -106,9 +110,6 @@ class LiveWhatIf:
             with self.usage_box.container():
                 whatif_view.render_usage(usage_totals(calls))
 
-    def bar_fraction(self) -> float:
-        return progress(store().calls(self.run_id), self.total, time.monotonic() - self.started).fraction
-
     def _status(self, text: str) -> None:
         self.phase = text
         inert(self.status_line).caption(f"⚙️ {text}")
@@ -133,16 +134,8 @@ class LiveWhatIf:
             self.usage()
         elif event.type == "step_failed":
             self._status(f"{event.node}: {str(data.get('error', ''))[:300]}")
-        elif event.type == "run_paused":
-            self.token_box.empty()
-            self.usage(force=True)
-            self.bar.progress(self.bar_fraction(), text="Paused: waiting for you (the form is below)")
-            self.status_line.empty()
-        elif event.type == "run_finished":
-            self.token_box.empty()
-            self.usage(force=True)
-            self.bar.progress(1.0, text=f"Finished in {time.monotonic() - self.started:.0f} s")
-            self.status_line.empty()
+        elif event.type in ("run_paused", "run_finished"):
+            self.root.empty()
 
     def _progress(self, ev: Any) -> None:
         if isinstance(ev, PhaseEvent):

@@ -17,6 +17,9 @@ from ifworld.whatif.figures import calibration_figure, scenario_figure
 from ifworld.whatif.models import load_record
 from ifworld.whatif.report import render_report_markdown
 
+# No network at all: only the inline plotly.js and inline styles run; images only from data:/blob: URLs.
+CSP = ("default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; "
+       "img-src data: blob:; font-src data:")
 STYLE = """body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1100px;margin:2rem auto;
 padding:0 1rem;line-height:1.5;color:#1f2933}table{border-collapse:collapse;margin:.5rem 0 1rem;font-size:.9rem}
 th,td{border:1px solid #cbd2d9;padding:.3rem .5rem;vertical-align:top}th{background:#f0f4f8}
@@ -64,18 +67,23 @@ def record_html(record: dict[str, Any], meta: dict[str, Any] | None = None) -> s
             **(meta or {})}
     rows = "".join(f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(str(v))}</td></tr>"
                    for k, v in info.items() if v not in (None, ""))
-    return (f"<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(rec.proposition)}"
+    return (f"<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\"><meta name=\"referrer\" "
+            f"content=\"no-referrer\"><title>{html.escape(rec.proposition)}"
             f"</title><style>{STYLE}</style></head><body>{body}<h2>Charts</h2>{''.join(charts) or '<p>None.</p>'}"
             f"<h2>Run metadata</h2><table class=\"meta\">{rows}</table></body></html>")
 
 
-def record_markdown(record: dict[str, Any], meta: dict[str, Any] | None = None) -> str:
-    """The Markdown export: proposition and verdict first, the whole report, judge scores, metadata last."""
+def record_markdown(record: dict[str, Any], meta: dict[str, Any] | None = None, *, metadata: bool = True) -> str:
+    """The Markdown export: proposition and verdict first, the whole report, judge scores, metadata last
+    (``metadata=False`` when the run store appends its own run metadata)."""
     rec = load_record(record)
     text = (render_report_markdown(rec.report.model_dump(mode="json"), rec.proposition) if rec.report
             else f"# {rec.proposition}\n\n_No report (the run stopped early)._\n")
     if rec.judge:
         text += f"\n## Judge\n\nOverall {rec.judge.get('overall')} / 100\n"
+    if not metadata:
+        return text
     info = {"Method": rec.method, "Degraded": "; ".join(rec.degraded), **(meta or {})}
     text += "\n## Run metadata\n\n" + "\n".join(f"- {k}: {v}" for k, v in info.items() if v not in (None, ""))
     return text + "\n"

@@ -42,13 +42,13 @@ def num(value: Any, sig: int = SIGNIFICANT_DIGITS) -> str:
 
 
 def pct(value: Any) -> str:
-    """A percentage 0–100 as text: whole numbers from 10 up, one decimal below ("55 %", "2.5 %", "0.5 %")."""
+    """A percentage 0–100 as text with at most one decimal ("55 %", "99.5 %", "0.5 %", "33.3 %")."""
     x = _float(value)
     if x is None:
         return ""
     if 0 < abs(x) < 0.05:
         return "<0.1 %" if x > 0 else "-<0.1 %"
-    text = f"{x:.0f}" if abs(x) >= 10 or x == round(x) else f"{x:.1f}".rstrip("0").rstrip(".")
+    text = f"{x:.1f}".rstrip("0").rstrip(".")  # one decimal at most: 99.5 % must not read as 100 %
     return f"{text} %"
 
 

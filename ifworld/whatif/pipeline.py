@@ -10,9 +10,11 @@ run: finished experts of an interrupted round are not re-run.
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import json
 import operator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Annotated, Any, TypedDict
 
 from langgraph.graph import END, START, StateGraph
@@ -169,11 +171,24 @@ class _Nodes:
     def collect(self, state: WhatIfState) -> dict:
         r = state["round"]
         ok, failed = round_outputs(state, r)
+        update: dict[str, list] = {}
+        if not ok:
+            # Raising alone would strand the run: a resume re-runs only this node, with the same failures in
+            # its state. So every failed expert is asked once more here — on a resume, after an outage healed.
+            update = self._retry_experts(state, failed)
+            ok, failed = round_outputs({**state, "outputs": [*state.get("outputs", []), *update["outputs"]]}, r)
         emit("round_done", node="collect", round=r, ok=len(ok), failed=sorted(failed))
         if not ok:
             raise RuntimeError(f"every expert failed in round {r}: " + "; ".join(failed.values())[:500])
         emit("phase", node="collect", phase="report" if r >= self.last else "synthesis", round=r)
-        return {}
+        return update
+
+    def _retry_experts(self, state: WhatIfState, failed: dict[str, str]) -> dict[str, list]:
+        tasks = [send.arg for send in self.fan_out(state) if send.arg["domain"] in failed]
+        workers = max(1, min(len(tasks), self.s.max_concurrency))
+        with ThreadPoolExecutor(max_workers=workers) as pool:  # a copied context keeps stream writer + callbacks
+            results = list(pool.map(lambda task: contextvars.copy_context().run(self.expert, task), tasks))
+        return {key: [item for res in results for item in res.get(key, [])] for key in ("outputs", "degraded")}
 
     def route_after_collect(self, state: WhatIfState) -> list[str]:
         resolver = [] if self.p.get("no_conflict") else ["resolve"]

@@ -15,7 +15,7 @@ def _title(params: dict[str, Any]) -> str:
 
 def record_markdown(record: dict[str, Any]) -> str:
     """Markdown export of a run record (proposition and verdict first, see :mod:`ifworld.whatif.export`)."""
-    return export.record_markdown(record)
+    return export.record_markdown(record, metadata=False)
 
 
 for _name, _build, _initial, _finalize in (
@@ -25,4 +25,4 @@ for _name, _build, _initial, _finalize in (
     ("debate", baselines.build_debate, baselines.initial, baselines.finalize_debate),
 ):
     register(Workflow(name=f"whatif.{_name}", kind="whatif", build=_build, initial=_initial, finalize=_finalize,
-                      markdown=record_markdown, title=_title))
+                      markdown=record_markdown, title=_title, html=export.record_html, metadata_last=True))

@@ -47,7 +47,8 @@ def test_runs_page_reopens_replays_exports(page, finished_run) -> None:
     with page.expect_download() as download:
         page.get_by_role("button", name="Markdown").first.click()
     text = open(download.value.path(), encoding="utf-8").read()
-    assert text.startswith("# What-if") and KNOWN_KEY not in text
+    assert text.startswith("# What if") and "**Verdict.**" in text.split("\n## ")[0] and KNOWN_KEY not in text
+    assert text.index("## Consistency checks") < text.index("## Run\n")  # run metadata at the end
     shot(page, "runs")
     page.get_by_role("tab", name="Replay").click()
     page.get_by_role("button", name="Play").click()
@@ -121,13 +122,19 @@ def test_cancel_a_running_run_then_resume_it(page, slow_model) -> None:
     assert page.get_by_text("Consistency checks").first.is_visible()
 
 
-def test_leaving_mid_run_then_resuming_from_the_page(page, slow_model) -> None:
+@pytest.mark.parametrize("come_back", ["same session", "new tab"])
+def test_leaving_mid_run_then_resuming_from_the_page(page, slow_model, come_back) -> None:
     page.set_default_timeout(120_000)
     _start_quick_run(page)
     page.get_by_role("link", name="Home").first.click()  # leave while the experts run
     wait_idle(page)
     slow_model.latency = 0.05
-    open_page(page, "whatif", expect="Proposition")
+    if come_back == "same session":
+        page.get_by_role("link", name="What-if").first.click()
+        page.get_by_text("Proposition").first.wait_for()
+    else:
+        open_page(page, "whatif", expect="Proposition")
+        page.get_by_role("button", name="Open the newest unfinished run").click()
     page.get_by_role("button", name="Resume").wait_for()  # the abandoned run is resumable, not "running"
     page.get_by_role("button", name="Resume").click()
     page.get_by_text("Calibration ranges").first.wait_for()

@@ -141,6 +141,14 @@ def test_one_formatter_for_probabilities_everywhere():
     md = report["markdown"]
     assert "| B1 | rare |  | 0.5 % |" in md and "| B1 rare |  | 0.5 % |" in md
     assert "| 0 % |" not in md and "| 1 % |" not in md
+    # the chart and the side-by-side view read the same value the same way
+    from ifworld.compare import report_sections
+    from ifworld.whatif.figures import scenario_figure
+    from ifworld.whatif.schemas import Report
+
+    fig = scenario_figure(Report.model_validate(report).scenarios)
+    assert list(fig.data[0].text) == ["0.5 %", "99.5 %"] and list(fig.data[0].x) == [0.5, 99.5]
+    assert "**B1 rare** — 0.5 %" in report_sections({"report": report})["Scenarios"]
 
 
 def test_pipeline_repairs_deliberately_inconsistent_parts(run_whatif, fake_server):

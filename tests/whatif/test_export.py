@@ -28,3 +28,15 @@ def test_html_is_self_contained_with_inline_charts(run_whatif):
 def test_model_text_is_inert_in_html():
     out = markdown_html("Hi <script>alert(1)</script> ![beacon](http://evil.example/x.png) [x](http://e.example)")
     assert "<script>" not in out and "&lt;script&gt;" in out and "<img" not in out and "<a " not in out
+
+
+def test_run_store_exports_use_the_what_if_formats(run_whatif, store):
+    from ifworld.runs import export_run
+
+    rec = run_whatif(rounds=1)
+    md = export_run(rec["run_id"], "md", store=store)
+    assert md.startswith(f"# {rec['proposition']}\n\n**Verdict.**") and md.count("## Run\n") == 1
+    assert md.index("## Consistency checks") < md.index("## Run\n") < md.index(rec["run_id"])
+    page = export_run(rec["run_id"], "html", store=store)
+    assert "Content-Security-Policy" in page and "default-src 'none'" in page and page.count("plotly.js v") == 1
+    assert "<th>Model calls</th>" in page[page.index("<h2>Run metadata</h2>"):]
