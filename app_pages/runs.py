@@ -39,12 +39,38 @@ if st.session_state.get("runs_open") not in ids:
     st.session_state["runs_open"] = ids[0]
 
 
-def export(run_id: str, fmt: str) -> str:
-    try:
-        return runs.export_run(run_id, fmt, store=store())
-    except Exception as exc:  # noqa: BLE001 — a broken renderer must not hide the run; JSON always works
-        st.caption(f"{fmt} export failed ({type(exc).__name__}: {exc}); the JSON export has everything.")
-        return "" if fmt == "json" else export(run_id, "json")
+def export_builder(run_id: str, fmt: str):  # noqa: ANN201 — a zero-argument callable for st.download_button
+    """Built only when the button is clicked (on Streamlit's own thread), not on every rerun of the page."""
+    run_store = store()
+
+    def build() -> str:
+        try:
+            return runs.export_run(run_id, fmt, store=run_store)
+        except Exception:  # noqa: BLE001 — a broken renderer must not hide the run; JSON always works
+            return runs.export_run(run_id, "json", store=run_store)
+    return build
+
+
+def close_delete_dialog() -> None:
+    st.session_state.pop("runs_delete_open", None)
+
+
+# The open dialog is remembered in session state so it survives full reruns (and page tests); every way out
+# — Yes, Cancel, the close button or Escape — clears it.
+@st.dialog("Delete this run?", on_dismiss=close_delete_dialog)
+def confirm_delete(run_id: str, running: bool) -> None:
+    st.warning(f"Delete run `{run_id}` with its calls and checkpoints? This cannot be undone."
+               + (" It is running: it stops at its next step." if running else ""))
+    y, n = st.columns(2)
+    if y.button("Yes, delete it", key="runs_delete_yes", type="primary"):
+        store().delete_run(run_id)
+        close_delete_dialog()
+        st.session_state.pop("runs_open", None)
+        st.toast(f"Deleted {run_id}")
+        st.rerun()
+    if n.button("Cancel", key="runs_delete_no"):
+        close_delete_dialog()
+        st.rerun()
 
 
 def label(run_id: str) -> str:
@@ -62,10 +88,13 @@ with tab_open:
     if info.error:
         show_error(f"Last error: {info.error}", st.warning)
     c1, c2, c3, c4, c5, c6 = st.columns(6)
-    c1.download_button("⬇️ Markdown", export(run_id, "md"), file_name=f"{run_id}.md",
+    c1.download_button("⬇️ Markdown", export_builder(run_id, "md"), file_name=f"{run_id}.md",
                        mime="text/markdown", key="runs_dl_md", on_click="ignore")
-    c2.download_button("⬇️ JSON", export(run_id, "json"), file_name=f"{run_id}.json",
+    c2.download_button("⬇️ JSON", export_builder(run_id, "json"), file_name=f"{run_id}.json",
                        mime="application/json", key="runs_dl_json", on_click="ignore")
+    c2.download_button("⬇️ HTML", export_builder(run_id, "html"), file_name=f"{run_id}.html",
+                       mime="text/html", key="runs_dl_html", on_click="ignore",
+                       help="Self-contained page: charts inline, opens offline.")
     resume = c3.button("▶️ Resume", key="runs_resume", disabled=info.status not in RESUMABLE or
                        not current_settings().enabled,
                        help="Continue an interrupted or cancelled run from its last checkpoint (needs a model).")
@@ -74,23 +103,12 @@ with tab_open:
         runs.request_cancel(run_id, store=store())
         st.toast(f"Cancel requested for {run_id}; it stops at its next step.")
     if c4.button("🗑️ Delete", key="runs_delete"):
-        st.session_state["runs_confirm_delete"] = run_id
+        st.session_state["runs_delete_open"] = run_id
+    if st.session_state.get("runs_delete_open") == run_id:
+        confirm_delete(run_id, info.status == "running")
     with c5:
         if info.kind == "whatif" and info.record:
             whatif_view.judge_button(run_id, info.record, "runs", current_settings().enabled)
-    if st.session_state.get("runs_confirm_delete") == run_id:
-        st.warning(f"Delete run `{run_id}` with its calls and checkpoints? This cannot be undone."
-                   + (" It is running: it stops at its next step." if info.status == "running" else ""))
-        y, n = st.columns(2)
-        if y.button("Yes, delete it", key="runs_delete_yes", type="primary"):
-            store().delete_run(run_id)
-            st.session_state.pop("runs_confirm_delete", None)
-            st.session_state.pop("runs_open", None)
-            st.toast(f"Deleted {run_id}")
-            st.rerun()
-        if n.button("Cancel", key="runs_delete_no"):
-            st.session_state.pop("runs_confirm_delete", None)
-            st.rerun()
     if resume:
         if follow_run(run_id, resume=True) is not None:
             st.success("Resumed run finished.")

@@ -115,6 +115,8 @@ def run_panel(run_id: str, ready: bool) -> RunInfo | None:
         if st.button("🔁 Resume", key="whatif_resume", disabled=not ready, type="primary",
                      help="Continue from the last checkpoint: finished steps are not re-run."):
             follow_run(run_id, resume=True, show_failures=False)
+            if store().get_run(run_id).status == "paused":
+                st.rerun()  # it reached a pause: show its form
     try:
         return store().get_run(run_id)
     except KeyError:

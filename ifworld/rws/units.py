@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import pint
 
+from ifworld.rws.constants import REL_TOLERANCE
 from ifworld.rws.latexnorm import decimal_commas, fold_confusables
 from ifworld.rws.magnitude import MagnitudeError, find_magnitude
 
@@ -270,7 +271,7 @@ def _rival(tail: str, unit: pint.Unit | None, value: float) -> str:
             other = None
         if other is not None and registry().Quantity(1, other).dimensionality == dims:
             same = convert(registry().Quantity(other_value, other), unit)
-            if not value or abs(same - value) > 0.05 * abs(value):
+            if not value or abs(same - value) > REL_TOLERANCE * abs(value):  # disagrees beyond the grading tolerance
                 return tail[position + start:position + end].strip() + " " + str(other)
         position += max(end, 1)
     return ""

@@ -22,13 +22,13 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ifworld import llm, prompts
 from ifworld.config import Settings
+from ifworld.rws.constants import REL_TOLERANCE
 from ifworld.rws.dataset import RWSItem
 from ifworld.rws.grader import grade_item
 from ifworld.rws.result import CheckResult
 
 NOT_SURE_AT_OR_BELOW = 0.6
 """Judge confidence at or below this turns any verdict into "not_sure"."""
-NUMERIC_TOLERANCE = 0.05
 JUDGE_TEMPERATURE = 1.0
 """The paper's judge temperature (its verifier samples the judge at 1.0); the parser keeps the run's."""
 PARSER_ROLE = "rws.verifier.parser"
@@ -109,7 +109,7 @@ def verify(item: RWSItem, prediction: str, result: CheckResult, settings: Settin
     kind = parsed.type if parsed.type in ("numeric", "symbolic", "textual") else item.type
     msgs = _messages("judge", question=item.question, type=kind, units=parsed.units or "(none stated)",
                      pred=parsed.pred_norm or "(nothing extracted)", gold=parsed.gt_norm or item.final,
-                     tolerance=f"{NUMERIC_TOLERANCE:.0%}", programmatic=result.reason)
+                     tolerance=f"{REL_TOLERANCE:.0%}", programmatic=result.reason)
     try:
         judge_settings = settings.model_copy(update={"temperature": JUDGE_TEMPERATURE})
         judged = llm.structured(JUDGE_ROLE, msgs, Judgement, settings=judge_settings, meta=meta)

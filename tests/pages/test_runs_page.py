@@ -161,3 +161,28 @@ def test_replay_shows_the_deliberation_view_round_by_round(settings) -> None:  #
     at.slider(key="runs_replay_pos").set_value(at.slider(key="runs_replay_pos").max).run()
     text = replay_text()
     assert "Deliberation after round 2" in text and "What changed since round 1" in text
+
+
+def test_exports_are_built_on_click_not_on_every_rerun(two_runs: tuple[str, str], monkeypatch) -> None:  # noqa: ANN001
+    built: list[str] = []
+    real = runs.export_run
+
+    def counting(run_id: str, fmt: str = "json", **kwargs) -> str:  # noqa: ANN003
+        built.append(fmt)
+        return real(run_id, fmt, **kwargs)
+
+    monkeypatch.setattr(runs, "export_run", counting)
+    at = _open()
+    at.text_input(key="runs_search").input("Moon").run()
+    assert not at.exception
+    assert built == [], "exports were rendered although nobody asked to download one"
+
+
+def test_delete_dialog_cancel_closes_it(two_runs: tuple[str, str]) -> None:
+    at = _open()
+    at.button(key="runs_delete").click().run()
+    assert at.session_state["runs_delete_open"] == two_runs[1]
+    at.button(key="runs_delete_no").click().run()
+    assert "runs_delete_open" not in at.session_state
+    assert not any("cannot be undone" in w.value for w in at.warning)
+    assert len(get_store().list_runs()) == 2

@@ -127,3 +127,20 @@ def test_review_pause_edit_then_participant_between_rounds(llm_env) -> None:  # 
     assert info.status == "completed" and info.record["panel"] == ["physics", "economics", "urban planning"]
     assert info.record["scenario"]["premises"] == ["the Moon vanishes at noon UTC"]
     assert "The school gym can shelter 300 people." in info.record["report"]["markdown"]
+
+
+def test_cancel_at_a_pause_then_resume_pauses_again(llm_env) -> None:  # noqa: ANN001
+    at = _open()
+    at.button(key="whatif_quick").click().run()
+    at.toggle(key="whatif_review").set_value(True)
+    _button(at, "▶️ Start run").click().run()
+    run_id = at.session_state["whatif_run_id"]
+    assert get_store().get_run(run_id).status == "paused"
+    _button(at, "⏹️ Cancel run").click().run()
+    assert not at.exception, at.exception
+    assert get_store().get_run(run_id).status == "cancelled"
+    at.run()
+    at.button(key="whatif_resume").click().run()  # a cancelled pause resumes into the same pause
+    assert not at.exception, at.exception
+    assert get_store().get_run(run_id).status == "paused"
+    assert any("Paused before any expert runs" in i.value for i in at.info)
