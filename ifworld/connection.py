@@ -54,8 +54,11 @@ def test_connection(settings: Settings | None = None) -> ConnectionReport:
     ftt = rec.first_token_s if rec else None
     speed = f", {tps:.1f} tokens/s" if tps else ""
     try:
-        llm.structured(ROLE, [("user", STRUCTURED_PROMPT)], ConnectionCheck,
+        llm.structured(ROLE, [("user", STRUCTURED_PROMPT)], ConnectionCheck, callbacks=[tracker],
                        settings=settings.model_copy(update={"temperature": 0.0}))
+        if tps is None:  # tiny models may answer the plain prompt with nothing; the structured reply has tokens
+            tps = max((r.tokens_per_s or 0.0 for r in tracker.records()), default=0.0) or None
+            speed = f", {tps:.1f} tokens/s" if tps else ""
         method, structured_ok, note = llm.known_method(settings, ROLE), True, ""
     except llm.LLMError as exc:
         method, structured_ok = llm.known_method(settings, ROLE), False

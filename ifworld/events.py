@@ -75,3 +75,16 @@ def events_from_stream(run_id: str, chunks: Iterable[tuple[str, Any]]) -> Iterat
             if isinstance(text, str) and text:
                 yield Event(type="token", run_id=run_id, node=_node_of(meta.get("langgraph_node")),
                             data={"text": text, "role": meta.get("ifworld_role"), "call": meta.get("ifworld_call")})
+
+
+class ExpertPartial(BaseModel):
+    """An expert's output so far, while its reply streams (``kind="expert_partial"``, throttled by the model
+    layer to one per :data:`ifworld.llm.PARTIAL_INTERVAL_S` per call)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    kind: Literal["expert_partial"] = "expert_partial"
+    node: str | None = None
+    domain: str
+    round: int
+    partial: dict[str, Any]

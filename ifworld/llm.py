@@ -28,6 +28,7 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, TypeVar
 
 import httpx
@@ -118,6 +119,18 @@ def limiter(max_concurrency: int) -> threading.BoundedSemaphore:
         return _limiters[max_concurrency]
 
 
+def _timeout(seconds: float) -> httpx.Timeout:
+    return httpx.Timeout(seconds, connect=min(CONNECT_TIMEOUT_S, seconds))
+
+
+@lru_cache(maxsize=16)
+def _http_client(timeout_s: float) -> httpx.Client:
+    """One pooled HTTP client per timeout, shared by every model object (a new client per call would open a
+    new connection per call; LangChain's own cache cannot key on an ``httpx.Timeout``)."""
+    return httpx.Client(timeout=_timeout(timeout_s), limits=httpx.Limits(max_connections=64,
+                                                                         max_keepalive_connections=32))
+
+
 def chat_model(role: str, settings: Settings | None = None, **overrides: Any) -> ChatOpenAI:
     """A ChatOpenAI for ``role`` (per-role model and bound apply). Retries are added by the callers."""
     settings = settings or load_settings()
@@ -130,7 +143,8 @@ def chat_model(role: str, settings: Settings | None = None, **overrides: Any) ->
         "api_key": key,
         "temperature": settings.temperature,
         # read = the longest silence between two streamed tokens (or before the first one)
-        "timeout": httpx.Timeout(settings.timeout_s, connect=min(CONNECT_TIMEOUT_S, settings.timeout_s)),
+        "timeout": _timeout(settings.timeout_s),
+        "http_client": _http_client(settings.timeout_s),
         "max_retries": 0,  # retries are ours so each attempt is accounted and format errors are not retried
         "stream_usage": True,
     }
@@ -221,29 +235,36 @@ class _PartialFeed:
             self._publish()
 
 
-def _stream(model: ChatOpenAI, msgs: list[BaseMessage], cfg: dict, feed: _PartialFeed) -> _Reply:
+def _stream(model: ChatOpenAI, msgs: list[BaseMessage], cfg: dict, feed: _PartialFeed, bound: int) -> _Reply:
     text: list[str] = []
     args: list[str] = []
     finish = ""
+    pieces = 0
     try:
         for chunk in model.stream(msgs, config=cfg):
             if isinstance(chunk.content, str) and chunk.content:
+                pieces += 1
                 text.append(chunk.content)
                 feed.add(chunk.content)
             for tc in getattr(chunk, "tool_call_chunks", None) or []:
                 if tc.get("args") and tc.get("index", 0) in (0, None):
+                    pieces += 1
                     args.append(tc["args"])
                     feed.add(tc["args"])
             finish = (chunk.response_metadata or {}).get("finish_reason") or finish
     except openai.LengthFinishReasonError:
         finish = "length"  # the SDK's json_schema helper raises at the bound; we report it as truncation
     feed.flush()
+    if pieces >= bound and finish != "length":
+        # llama-cpp-python reports a forced tool call cut at max_tokens as "tool_calls"; it streams one token
+        # per chunk, so a chunk count at the bound is the truncation it does not report.
+        finish = "length"
     return _Reply("".join(args) if args else "".join(text), finish)
 
 
 def _send(model: ChatOpenAI, msgs: list[BaseMessage], cfg: dict, settings: Settings, feed: _PartialFeed) -> _Reply:
     if settings.stream:
-        return _stream(model, msgs, cfg, feed)
+        return _stream(model, msgs, cfg, feed, int(cfg["metadata"].get("ifworld_max_tokens") or MAX_TOKENS_LIMIT))
     try:
         msg = model.invoke(msgs, config=cfg)
     except openai.LengthFinishReasonError as exc:

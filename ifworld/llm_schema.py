@@ -4,7 +4,10 @@ Parsing stays lenient (the pydantic models coerce and default), but what we send
 
 - only standard JSON-Schema keywords (servers turn the schema into a grammar; an unknown keyword is at best
   ignored, at worst a 400/500), and no ``title`` noise (it costs prompt tokens and says nothing);
-- every property of every object is ``required``, so a grammar-constrained model cannot answer ``{}``.
+- every property of every object is ``required``, so a grammar-constrained model cannot answer ``{}``;
+- arrays without a bound get ``maxItems`` (:data:`DEFAULT_MAX_ITEMS`): servers that turn the schema into a
+  grammar (llama.cpp, vLLM) then cannot let a small model loop on list items until the token bound. (Not
+  ``maxLength``: llama-cpp-python unrolls it into one grammar rule per character and fails at ~1,000.)
 
 A reply that validates but leaves the content the product needs empty is still a failed call
 (:func:`missing_content`): the caller repairs, then retries, instead of reporting an empty success.
@@ -36,6 +39,7 @@ STANDARD_KEYWORDS = frozenset({
     "contentEncoding", "contentMediaType", "contentSchema",
 })
 DROPPED = frozenset({"title"})
+DEFAULT_MAX_ITEMS = 12
 _MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 _LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
 _ONE = ("items", "not", "if", "then", "else", "contains", "additionalProperties", "propertyNames",
@@ -69,6 +73,9 @@ def _clean(node: Any) -> Any:
             out[key] = value
     if isinstance(out.get("properties"), dict) and out["properties"]:
         out["required"] = list(out["properties"])
+    kind = out.get("type")
+    if kind == "array" and "maxItems" not in out:
+        out["maxItems"] = max(DEFAULT_MAX_ITEMS, out.get("minItems", 0))
     return out
 
 

@@ -41,6 +41,12 @@ class CallRecord:
     finish_reason: str = ""
     method: str = ""
     max_tokens: int | None = None
+    # Servers that stream without usage (llama-cpp-python ignores stream_options.include_usage): tokens are
+    # then estimated and the record says so: completion = streamed chunks (one token each on llama.cpp),
+    # prompt = characters / 4.
+    usage_estimated: bool = False
+    prompt_chars: int = 0
+    streamed_chunks: int = 0
 
     @property
     def latency_s(self) -> float:
@@ -59,7 +65,7 @@ class CallRecord:
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
-        for key in ("attempt_start", "first_token", "last_completion_tokens"):
+        for key in ("attempt_start", "first_token", "last_completion_tokens", "prompt_chars", "streamed_chunks"):
             data.pop(key)
         tps, ftt = self.tokens_per_s, self.first_token_s
         return {**data, "latency_s": round(self.latency_s, 4),
@@ -97,14 +103,20 @@ class UsageTracker(BaseCallbackHandler):
             else:
                 rec.retries += 1
                 rec.status = "retrying"
-            rec.attempt_start, rec.first_token = now, None
+            rec.attempt_start, rec.first_token, rec.streamed_chunks = now, None, 0
+            rec.prompt_chars = sum(len(str(getattr(m, "content", ""))) for batch in messages for m in batch)
             rec.method = meta.get("ifworld_method", rec.method)
             rec.max_tokens = meta.get("ifworld_max_tokens", rec.max_tokens)
 
-    def on_llm_new_token(self, token: str, *, run_id: Any, **kwargs: Any) -> None:
+    def on_llm_new_token(self, token: str, *, run_id: Any, chunk: Any = None, **kwargs: Any) -> None:
         rec = self.calls.get(self._runs.get(run_id, ""))
-        if rec is not None and rec.first_token is None:
-            rec.first_token = time.time()  # a benign race: two first tokens set nearly the same time
+        if rec is None:
+            return
+        msg = getattr(chunk, "message", None)
+        if token or getattr(msg, "tool_call_chunks", None):
+            rec.streamed_chunks += 1  # one handler thread per run: no lock needed for its own record
+            if rec.first_token is None:
+                rec.first_token = time.time()
 
     def on_llm_end(self, response: Any, *, run_id: Any, **kwargs: Any) -> None:
         with self._lock:
@@ -112,6 +124,8 @@ class UsageTracker(BaseCallbackHandler):
             if rec is None:
                 return
             prompt, completion, text, finish = usage_of(response)
+            if not prompt and not completion:  # no usage reported (an empty reply streams no chunks at all)
+                prompt, completion, rec.usage_estimated = rec.prompt_chars // 4, rec.streamed_chunks, True
             rec.prompt_tokens += prompt
             rec.completion_tokens += completion
             rec.last_completion_tokens = completion

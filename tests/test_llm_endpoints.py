@@ -179,3 +179,15 @@ def test_no_key_in_the_store_file(fake_server, settings):
     rows = sqlite3.connect(settings.db_path).execute("SELECT * FROM ifw_structured_methods").fetchall()
     assert rows and secret not in repr(rows) and "user:" not in repr(rows)
     assert secret.encode() not in settings.db_path.read_bytes()
+
+
+def test_usage_is_estimated_when_the_stream_carries_none(fake_server, settings):
+    fake_server.like_llama_cpp().add_rule(RULE, "word " * 30)
+    tracker = llm.UsageTracker()
+    llm.complete("test.endpoint", [("system", SYS), ("user", "q")], settings=settings, callbacks=[tracker])
+    (rec,) = tracker.records()
+    chunks = -(-len("word " * 30) // 24)
+    assert rec.usage_estimated and rec.completion_tokens == chunks and rec.prompt_tokens == (len(SYS) + 1) // 4
+    fake_server.add_rule(RULE, "")
+    llm.complete("test.endpoint", [("system", SYS), ("user", "q")], settings=settings, callbacks=[tracker])
+    assert tracker.records()[-1].prompt_tokens > 0 and tracker.records()[-1].completion_tokens == 0

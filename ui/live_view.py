@@ -15,7 +15,7 @@ from typing import Any
 import streamlit as st
 
 from ifworld import runs
-from ifworld.events import Event
+from ifworld.events import Event, ExpertPartial
 from ifworld.llm import usage_totals
 from ifworld.redact import redact
 from ifworld.safe_text import inert_markdown
@@ -35,6 +35,7 @@ from ifworld.whatif.schemas import ExpertOutput
 from ui import whatif_view
 from ui.common import current_settings, inert, show_error, store
 from ui.deliberation_view import render_deliberation
+from ui.partial_view import render_partial
 
 TOKEN_TAIL_CHARS = 900
 TOKEN_REFRESH_S = 0.25
@@ -94,6 +95,11 @@ class LiveWhatIf:
             elif started:
                 st.caption(f"⏳ {domain} is thinking…")
 
+    def _partial(self, ev: ExpertPartial) -> None:
+        slot = self._round(ev.round)["slots"].get(ev.domain)
+        if slot is not None:
+            render_partial(slot, ev.domain, ev.partial)
+
     def usage(self, force: bool = False) -> None:
         now = time.monotonic()
         if force or now - self._last_usage > USAGE_REFRESH_S:
@@ -110,7 +116,9 @@ class LiveWhatIf:
 
     def handle(self, event: Event) -> None:
         data = event.data or {}
-        if event.type == "progress":
+        if event.type == "progress" and data.get("kind") == "expert_partial":
+            self._partial(ExpertPartial.model_validate(data))
+        elif event.type == "progress":
             payload = parse_progress(data)
             if payload is not None:
                 self._progress(payload)

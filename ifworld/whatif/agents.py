@@ -14,6 +14,7 @@ from typing import Any
 
 from ifworld import llm, prompts
 from ifworld.config import Settings
+from ifworld.events import emit
 from ifworld.whatif.frame import clip, digests_text
 from ifworld.whatif.propositions import persona
 from ifworld.whatif.schemas import (
@@ -90,7 +91,10 @@ def expert(domain: str, round_no: int, proposition: str, scenario: dict | None, 
     else:
         msgs = prompts.messages("whatif/expert", "user_solo", previous_round=round_no - 1, own_digest=own_digest,
                                 **common)
-    out = structured_call("whatif.expert", msgs, ExpertOutput, settings, round_no)
+    def partial(value: dict) -> None:  # the page shows the expert's text growing while the call streams
+        emit("expert_partial", node="expert", domain=domain, round=round_no, partial=value)
+
+    out = structured_call("whatif.expert", msgs, ExpertOutput, settings, round_no, on_partial=partial)
     out["domain"] = domain
     return out
 
