@@ -9,11 +9,10 @@ from ifworld.beliefs import workflows
 from ifworld.beliefs.config import LLM_DEFAULTS, LLM_FIELDS, MAX_SEED, BeliefConfig
 from ifworld.beliefs.engine import SimulationResult, recordable_runs, simulate, summarise
 from ifworld.beliefs.llm_agents import make_params
-from ifworld.events import Event
 from ifworld.limits import CONFIRM_CALLS, needs_confirmation
-from ui.beliefs_view import LLMProgress, config_widgets, parameter_form, player, render_llm_record, summary_over_runs
+from ui.beliefs_view import config_widgets, parameter_form, player, render_llm_record, summary_over_runs
 from ui.common import current_settings, model_ready, store
-from ui.live_view import show_failure
+from ui.live_view import follow_run
 
 st.title("🗣️ Belief exchange")
 st.caption("Each agent starts with a few true and a few false statements about a family, meets one partner per "
@@ -98,16 +97,11 @@ if model_ready("LLM agents"):
         else:
             run_id = runs.start_run("beliefs.llm", params, store=store())
             st.caption(f"Run `{run_id}`")
-            live = LLMProgress(config.agents, config.rounds)
-            try:
-                for event in runs.stream_run(run_id, store=store(), settings=settings):
-                    live.handle(event)
-                    if event.type == "run_finished":
-                        st.session_state["beliefs_llm_record"] = event.data["record"]
-                        st.session_state["beliefs_llm_t"] = 0
-            except runs.RunFailed as exc:
-                live.handle(Event(type="run_failed", run_id=run_id))
-                show_failure(run_id, str(exc))
+            record = follow_run(run_id)
+            if record is not None:
+                st.session_state["beliefs_llm_record"] = record
+                st.session_state["beliefs_llm_t"] = 0
+            else:
                 st.caption("Resume it from the Runs page or with `ifworld runs resume " + run_id + "`.")
     record = st.session_state.get("beliefs_llm_record")
     if record:

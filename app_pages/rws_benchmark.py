@@ -4,37 +4,23 @@ open every role's trace; earlier runs open from the store without a model."""
 import streamlit as st
 
 from ifworld.limits import CONFIRM_CALLS, needs_confirmation
-from ifworld.runs import RunFailed
 from ifworld.rws import benchmark
 from ifworld.rws.patterns import PATTERNS
 from ifworld.safe_text import inert_markdown
-from ui.common import current_settings, model_ready, show_error, store
+from ui.common import current_settings, model_ready, store
+from ui.live_view import follow_run
 from ui.rws_view import load_upload, show_results
 
 st.title("📊 The RWS benchmark")
 st.caption("Single-shot, HMAW, PACE, PHASE and SCHEMA answer the same items; graded from saved outputs.")
 
 
-def _follow(run_id: str, total: int) -> None:
-    """Drive a run, feeding the progress bar and status box from its events."""
-    bar = st.progress(0.0, text="Starting…")
-    done = 0
-    with st.status(f"Running {run_id}", expanded=True) as status:
-        try:
-            for event in benchmark.stream_benchmark(run_id, store=store(), settings=current_settings()):
-                for row in benchmark.progress_of(event):
-                    done += 1
-                    bar.progress(min(1.0, done / max(total, 1)), text=f"{done}/{total} tasks")
-                    st.write(f"{row['pattern']} · {row['item']} · {row['model']}: **{row['verdict']}** "
-                             f"({row['calls']} calls)")
-        except RunFailed as exc:
-            status.update(label="Run interrupted", state="error")
-            st.session_state["rwsb_failed"] = run_id
-            show_error(str(exc))
-            return
-        status.update(label=f"Finished {run_id}", state="complete", expanded=False)
-    st.session_state["rwsb_failed"] = None
-    st.session_state["rwsb_pick"] = run_id  # the "Earlier runs" picker (rendered below) opens it
+def _follow(run_id: str) -> None:
+    """Drive (or resume) a run with the app's one run follower; a stop leaves a Resume button."""
+    record = follow_run(run_id)
+    st.session_state["rwsb_failed"] = None if record is not None else run_id
+    if record is not None:
+        st.session_state["rwsb_pick"] = run_id  # the "Earlier runs" picker (rendered below) opens it
 
 
 tab_new, tab_old = st.tabs(["New run", "Earlier runs"])
@@ -74,10 +60,10 @@ with tab_new:
             params = benchmark.benchmark_params(items, patterns, models=models, limit=n, verify=verify,
                                                 data_label=label)
             run_id = benchmark.start_benchmark(params, store=store())
-            _follow(run_id, benchmark.total_tasks(params))
+            _follow(run_id)
         failed = st.session_state.get("rwsb_failed")
         if failed and st.button(f"Resume {failed}", key="rwsb_resume"):
-            _follow(failed, benchmark.total_tasks(store().get_run(failed).params))
+            _follow(failed)
 
 with tab_old:
     earlier = benchmark.list_benchmarks(store())

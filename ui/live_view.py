@@ -163,11 +163,45 @@ class LiveWhatIf:
             self._status("Report written and checked.")
 
 
+class StepLog:
+    """The generic view: one status box listing finished steps (workflows without a view of their own)."""
+
+    def __init__(self, title: str) -> None:
+        self.box = st.status(f"Running {inert(title)}", expanded=True)
+
+    def handle(self, event: Event) -> None:
+        if event.type in ("step_finished", "step_failed"):
+            self.box.write(f"{'✅' if event.type == 'step_finished' else '⚠️'} {event.node}")
+        elif event.type == "run_finished":
+            self.box.update(label="Finished", state="complete", expanded=False)
+        elif event.type == "run_cancelled":
+            self.box.update(label="Cancelled", state="error", expanded=False)
+        elif event.type == "run_failed":
+            self.box.update(label="Failed", state="error")
+
+
+def live_view_for(info: Any) -> Any:
+    """The view that renders a run's events, by workflow: anything with ``handle(event)``."""
+    if info.kind == "whatif":
+        return LiveWhatIf(info.id, info.params.get("experts") or [], estimate_calls(info.params))
+    if info.workflow == "beliefs.llm":
+        from ui.beliefs_view import LLMProgress
+
+        config = info.params.get("config") or {}
+        return LLMProgress(int(config.get("agents", 1)), int(config.get("rounds", 1)))
+    if info.workflow == "rws.benchmark":
+        from ui.rws_view import BenchmarkProgress
+
+        return BenchmarkProgress(info.params)
+    return StepLog(info.title)
+
+
 def follow_run(run_id: str, *, resume: bool | None = None, show_failures: bool = True,
                resume_value: Any = None) -> dict[str, Any] | None:
     """Stream a run into the page; return its record, or None after a failure or a cancel (shown unless
     the caller shows it itself; the run stays resumable) or a pause for a person (``resume_value``
-    answers one).
+    answers one). The one event loop of the app: every page that starts or resumes a run calls it, and
+    :func:`live_view_for` picks how the events are drawn.
 
     The event stream is closed however this ends — including when Streamlit stops the script because the
     user left the page — so the run's lease is released at once and the run reads as interrupted.
@@ -180,28 +214,16 @@ def follow_run(run_id: str, *, resume: bool | None = None, show_failures: bool =
     except runs.RunLive as exc:
         show_error(str(exc), st.warning)
         return None
-    live = None
-    if info.kind == "whatif":
-        live = LiveWhatIf(run_id, info.params.get("experts") or [], estimate_calls(info.params))
-    log = None if live else st.status(f"Running {info.title}", expanded=True)
+    view = live_view_for(info)
     try:
         for event in itertools.chain([first], stream):
-            if live:
-                live.handle(event)
-            elif event.type in ("step_finished", "step_failed"):
-                log.write(f"{'✅' if event.type == 'step_finished' else '⚠️'} {event.node}")
+            view.handle(event)
             if event.type == "run_cancelled":
-                if log:
-                    log.update(label="Cancelled", state="error", expanded=False)
                 st.warning(f"Run `{run_id}` was cancelled; what finished is kept — resume it to continue.")
                 return None
             if event.type == "run_finished":
-                if log:
-                    log.update(label="Finished", state="complete", expanded=False)
                 return event.data.get("record")
     except runs.RunFailed as exc:
-        if log:
-            log.update(label="Failed", state="error")
         if show_failures:
             show_failure(run_id, str(exc))
     finally:

@@ -12,6 +12,7 @@ import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
+from ifworld.events import Event
 from ifworld.rws import benchmark
 from ifworld.rws.dataset import LoadResult, RWSItem, load_items
 from ui.common import safe_md, show_error
@@ -199,3 +200,24 @@ def trace_picker(record: dict[str, Any], key: str) -> None:
     if chosen.get("annotations"):
         safe_md("Pattern annotations: " + "; ".join(map(str, chosen["annotations"])), st.caption)
     show_trace(chosen.get("trace", []))
+
+
+class BenchmarkProgress:
+    """A benchmark run's live view (for ``ui.live_view.follow_run``): a task bar and one line per finished
+    (item, pattern, model) task with its verdict."""
+
+    def __init__(self, params: dict[str, Any]) -> None:
+        self.total, self.done = max(1, benchmark.total_tasks(params)), 0
+        self.bar = st.progress(0.0, text="Starting…")
+        self.box = st.status("Running the benchmark", expanded=True)
+
+    def handle(self, event: Event) -> None:
+        for row in benchmark.progress_of(event):
+            self.done += 1
+            self.bar.progress(min(1.0, self.done / self.total), text=f"{self.done}/{self.total} tasks")
+            self.box.write(f"{row['pattern']} · {row['item']} · {row['model']}: **{row['verdict']}** "
+                           f"({row['calls']} calls)")
+        if event.type == "run_finished":
+            self.box.update(label="Finished", state="complete", expanded=False)
+        elif event.type in ("run_failed", "run_cancelled"):
+            self.box.update(label="Run interrupted" if event.type == "run_failed" else "Cancelled", state="error")
