@@ -10,6 +10,8 @@ from typing import Any
 
 import streamlit as st
 
+from ui.common import inert
+
 PARTIAL_MAX_CHARS = 1_500
 SHOWN_ITEMS = 4
 
@@ -38,4 +40,4 @@ def render_partial(slot: Any, domain: str, partial: dict[str, Any]) -> None:
     """Replace ``slot``'s content with the expert's text so far."""
     with slot.container():
         st.caption(f"✍️ {domain} is writing…")
-        st.markdown(partial_text(partial) or "…")
+        inert().markdown(partial_text(partial) or "…")  # streamed model text: no images, HTML or live links
