@@ -1,6 +1,5 @@
 """Saved runs of every kind: list, open, resume, replay step by step, compare, export, delete."""
 
-import time
 
 import streamlit as st
 
@@ -11,8 +10,7 @@ from ifworld.store import KINDS, RESUMABLE, STATUSES
 from ui import runs_view, whatif_view
 from ui.common import current_settings, show_error, store
 from ui.live_view import follow_run
-
-SPEEDS = {"0.25 s": 0.25, "0.5 s": 0.5, "1 s": 1.0, "2 s": 2.0, "4 s": 4.0}
+from ui.player import step_player
 
 st.title("🗂️ Runs")
 st.caption("Every run is saved with its checkpoints: reopen, resume, replay round by round "
@@ -140,35 +138,12 @@ with tab_replay:
         st.info("Nothing to replay for this run yet.")
     else:
         st.caption(f"{len(steps)} steps from the {st.session_state['runs_replay_source']}.")
-        p1, p2, p3 = st.columns([1, 1, 2])
-        playing = st.session_state.get("runs_replay_playing", False)
-        if p1.button("⏸️ Pause" if playing else "▶️ Play", key="runs_replay_play"):
-            st.session_state["runs_replay_playing"] = not playing
-            if not playing and st.session_state["runs_replay_pos"] >= len(steps) - 1:
-                st.session_state["runs_replay_pos"] = 0
-            st.rerun()
-        if p2.button("⏮️ Restart", key="runs_replay_restart"):
-            st.session_state["runs_replay_pos"] = 0
-        speed = p3.select_slider("Seconds per step", list(SPEEDS), value="1 s", key="runs_replay_speed")
-        every = SPEEDS[speed] if st.session_state.get("runs_replay_playing") else None
 
-        @st.fragment(run_every=every)
-        def player() -> None:
-            pos = st.session_state.get("runs_replay_pos", 0)
-            due = time.time() - st.session_state.get("runs_replay_t", 0) >= (every or 0) * 0.9
-            if every and pos < len(steps) - 1 and due:
-                st.session_state["runs_replay_pos"] = pos = pos + 1
-                st.session_state["runs_replay_t"] = time.time()
-            elif every and pos >= len(steps) - 1:
-                st.session_state["runs_replay_playing"] = False
-                st.rerun(scope="app")
-            if len(steps) > 1:
-                st.slider("Step", 0, len(steps) - 1, key="runs_replay_pos")
-            index = st.session_state.get("runs_replay_pos", 0)
+        def show_step(index: int) -> None:
             runs_view.render_replay_state(by_id[rid].kind, steps[index], steps[index - 1] if index else None,
                                           key=f"runs_replay_{index}")
 
-        player()
+        step_player("runs_replay", len(steps) - 1, show_step, pos_key="runs_replay_pos", controls="slider")
 
 with tab_compare:
     done = [i.id for i in infos if i.kind == "whatif" and i.record and runs_view.is_whatif_record(i.record)]

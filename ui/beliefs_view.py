@@ -3,7 +3,6 @@ sweep grid form and result tabs, and the Runs-page renderer for ``beliefs`` reco
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pandas as pd
@@ -18,11 +17,11 @@ from ifworld.beliefs.llm_graph import recording_of
 from ifworld.beliefs.recording import Recording
 from ifworld.beliefs.sweep import parse_grid, read_table
 from ifworld.events import Event
+from ui.player import step_player
 from ui.runs_view import register_renderer
 
 DEFAULT_PAGE_RUNS = 20
 MAX_PAGE_RUNS = 500
-SPEEDS = {"0.25 s": 0.25, "0.5 s": 0.5, "1 s": 1.0, "2 s": 2.0}
 FIG_HEIGHT = 380
 SWEEP_TEXT = {"agents": "10, 20", "false_facts": "1, 3", "bandwidth": "1, 3"}  # form starts as a small grid
 SWEEP_CHOICES = {"strategy": list(STRATEGIES), "rule": ["additive"], "domain": ["family"], "topology": ["complete"]}
@@ -111,16 +110,10 @@ def animated_figures(recording: Recording, domain: Domain, run: int = 0) -> dict
             "metrics": animation.metrics_figure(recording, run)}
 
 
-def _step(key: str, delta: int, last: int) -> None:
-    st.session_state[key] = min(last, max(0, st.session_state.get(key, 0) + delta))
-
-
 def player(recording: Recording, domain: Domain, prefix: str, run: int = 0) -> None:
-    """Play / pause / step / speed over the rounds of one run; a fragment reruns alone while playing."""
+    """Play / pause / step / speed over the rounds of one run (the app's one step player), or plotly's own
+    animation."""
     last = int(recording.active[:, run].sum())
-    t_key, play_key = f"{prefix}_t", f"{prefix}_playing"
-    st.session_state.setdefault(t_key, 0)
-    st.session_state[t_key] = min(st.session_state[t_key], last)
     figs = animated_figures(recording, domain, run)
     mode = st.radio("View", ["Step player", "Plotly animation"], horizontal=True, key=f"{prefix}_view")
     if mode == "Plotly animation":
@@ -128,32 +121,8 @@ def player(recording: Recording, domain: Domain, prefix: str, run: int = 0) -> N
             st.plotly_chart(figs[name], key=f"{prefix}_anim_{name}")
         st.plotly_chart(figs["metrics"], key=f"{prefix}_anim_metrics")
         return
-    c = st.columns([1, 2])
-    playing = st.session_state.get(play_key, False)
-    if c[0].button("⏸️ Pause" if playing else "▶️ Play", key=f"{prefix}_play"):
-        st.session_state[play_key] = not playing
-        if not playing and st.session_state[t_key] >= last:
-            st.session_state[t_key] = 0
-        st.rerun()
-    speed = c[1].select_slider("Seconds per round", list(SPEEDS), value="0.5 s", key=f"{prefix}_speed")
-    every = SPEEDS[speed] if st.session_state.get(play_key) else None
 
-    @st.fragment(run_every=every)
-    def frame() -> None:
-        t = st.session_state.get(t_key, 0)
-        due = time.time() - st.session_state.get(f"{prefix}_tick", 0) >= (every or 0) * 0.9
-        if every and t < last and due:
-            st.session_state[t_key] = t = t + 1
-            st.session_state[f"{prefix}_tick"] = time.time()
-        elif every and t >= last:
-            st.session_state[play_key] = False
-            st.rerun(scope="app")
-        b = st.columns(4)
-        b[0].button("⏮️ Start", key=f"{prefix}_first", on_click=_step, args=(t_key, -last, last))
-        b[1].button("◀️ Back", key=f"{prefix}_back", on_click=_step, args=(t_key, -1, last))
-        b[2].button("Step ▶️", key=f"{prefix}_step", on_click=_step, args=(t_key, 1, last))
-        b[3].button("End ⏭️", key=f"{prefix}_last", on_click=_step, args=(t_key, last, last))
-        t = st.session_state.get(t_key, 0)
+    def frame(t: int) -> None:
         data = animation.round_data(recording, domain, run=run, t=t)
         st.markdown(f"**Round {t} of {last}** · F1 {data['f1']:.3f} · precision {data['precision']:.3f} · "
                     f"recall {data['recall']:.3f} · STOP votes {data['stop_share']:.0%}")
@@ -171,7 +140,7 @@ def player(recording: Recording, domain: Domain, prefix: str, run: int = 0) -> N
                    "grey cells = never heard of (0 = heard of it and disbelieves it); hover for the statement.")
         inspector(recording, domain, prefix, run, t)
 
-    frame()
+    step_player(prefix, last, frame, speed_label="Seconds per round", default_speed="0.5 s")
 
 
 def _clicked_agent(event: Any, prefix: str, agents: int) -> None:
