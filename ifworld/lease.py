@@ -12,6 +12,7 @@ import os
 import secrets
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 HEARTBEAT_S = 2.0
@@ -73,10 +74,18 @@ def lease_alive(row: dict[str, Any], now: float | None = None) -> bool:
 def _alive(pid: int | None, host: str | None) -> bool:
     if not pid or host != os.uname().nodename:
         return True  # another machine's run: trust its status
+    return process_alive(pid)
+
+
+def process_alive(pid: int) -> bool:
+    """True while ``pid`` runs; a zombie (killed, not yet reaped — e.g. under a container's init) is dead."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    return True
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True  # no /proc: the kill(0) answer stands

@@ -38,6 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from ifworld.beliefs.config import BeliefConfig
 from ifworld.beliefs.engine import simulate
+from ifworld.lease import process_alive
 from ifworld.safe_yaml import load_yaml
 
 BACKENDS = ("local", "dask")
@@ -275,22 +276,8 @@ def _close_inherited_sockets() -> None:
 def _watch_driver(driver_pid: int) -> None:
     while True:
         time.sleep(PARENT_POLL_S)  # a background poll in a worker; nothing here waits on a result
-        if not _process_alive(driver_pid):
+        if not process_alive(driver_pid):
             os._exit(1)
-
-
-def _process_alive(pid: int) -> bool:
-    """True while ``pid`` runs; a zombie (killed, not yet reaped — e.g. under a container's init) is dead."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return True  # no /proc: the kill(0) answer stands
 
 
 def _run_dask(pending, runs, workers, scheduler, finished) -> None:
