@@ -14,6 +14,9 @@ from ifworld.rws.grader import check
 from tests.rws.conftest import load_cases
 
 LIMIT_S = 3.0
+# The worker is killed at LIMIT_S; what may come on top is killing and restarting it, which a loaded machine
+# slows. The bound only has to tell 'returned after the limit' from 'hung', so it is generous.
+KILL_AND_RESTART_ALLOWANCE_S = 20.0
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -34,7 +37,7 @@ def test_adversarial_input(row: dict, tmp_path: Path, monkeypatch: pytest.Monkey
     result = check(pred, row["gt"], row["type"], timeout_s=LIMIT_S)
     elapsed = time.monotonic() - start
     assert result.verdict in ("incorrect", "not_sure"), result
-    assert elapsed < LIMIT_S + 2.0
+    assert elapsed < LIMIT_S + KILL_AND_RESTART_ALLOWANCE_S, f"not bounded by the limit: {elapsed:.1f} s"
     assert not (tmp_path / "MARKER").exists()
     assert check("x + x", "2x", "symbolic").verdict == "correct"
 
