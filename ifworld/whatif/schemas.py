@@ -8,7 +8,7 @@ Graph state never holds these objects: nodes store ``model_dump(mode="json")`` d
 from __future__ import annotations
 
 import copy
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field
 
@@ -305,6 +305,9 @@ class OpenUncertainty(_Base):
 
 
 class Synthesis(_Base):
+    # an adjudication with no consensus point at all is an empty reply, not a finding (see llm_schema)
+    REQUIRED_CONTENT: ClassVar[tuple[str, ...]] = ("consensus",)
+
     consensus: list[ConsensusPoint] = Field(default_factory=list)
     conflicts: list[Conflict] = Field(default_factory=list)
     branches: list[Branch] = Field(default_factory=list)
