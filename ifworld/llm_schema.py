@@ -56,18 +56,13 @@ def _sent(model: type[BaseModel]) -> dict[str, Any]:
     schema = _clean(model.model_json_schema())
     # Content the product needs must be non-empty in the grammar itself: a grammar-constrained small model
     # otherwise answers every list with [] (seen on llama.cpp with a 270M model), which only fails later.
-    for name in getattr(model, "REQUIRED_CONTENT", None) or ():
-        prop = schema.get("properties", {}).get(required_content_alias(model, name))
+    for name in required_content(model) if getattr(model, "REQUIRED_CONTENT", None) else ():
+        prop = schema.get("properties", {}).get(name)
         if isinstance(prop, dict) and prop.get("type") == "array":
             prop["minItems"] = max(1, prop.get("minItems", 0))
         elif isinstance(prop, dict) and prop.get("type") == "string":
             prop["minLength"] = max(1, prop.get("minLength", 0))
     return schema
-
-
-def required_content_alias(model: type[BaseModel], name: str) -> str:
-    field = model.model_fields.get(name)
-    return (field.alias or name) if field is not None else name
 
 
 def _clean(node: Any) -> Any:

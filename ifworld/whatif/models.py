@@ -13,14 +13,9 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, TypeAdapter
 
 from ifworld.whatif.schemas import (
-    Branch,
-    Conflict,
-    ConsensusPoint,
     ContentionPoint,
     DebateBrief,
-    DecisionRule,
     ExpertOutput,
-    OpenUncertainty,
     Report,
     Scenario,
     Synthesis,
@@ -28,15 +23,10 @@ from ifworld.whatif.schemas import (
 )
 
 
-class Frame(_Base):
-    """The shared frame F_r after a round, as built by :func:`ifworld.whatif.frame.build_frame`."""
+class Frame(Synthesis):
+    """The shared frame F_r after a round, as built by :func:`ifworld.whatif.frame.build_frame`: the
+    resolver's synthesis plus the debate's points and the round's bookkeeping."""
     round: int = 0
-    consensus: list[ConsensusPoint] = Field(default_factory=list)
-    conflicts: list[Conflict] = Field(default_factory=list)
-    branches: list[Branch] = Field(default_factory=list)
-    decision_rules: list[DecisionRule] = Field(default_factory=list)
-    uncertainties: list[OpenUncertainty] = Field(default_factory=list)
-    treatment_notes: list[str] = Field(default_factory=list)
     debate_points: list[ContentionPoint] = Field(default_factory=list)
     debate_summary: str = ""
     degraded: list[str] = Field(default_factory=list)
