@@ -3,6 +3,7 @@ sweep grid form and result tabs, and the Runs-page renderer for ``beliefs`` reco
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
@@ -151,7 +152,8 @@ def player(recording: Recording, domain: Domain, prefix: str, run: int = 0) -> N
 def _new_points(event: Any, seen_key: str) -> list[dict[str, Any]]:
     """The chart's selected points if they changed since last applied, else []. A selection persists
     over reruns of the same figure: applying it again would undo a choice made in a select box since."""
-    points = (getattr(event, "selection", None) or {}).get("points", []) if event is not None else []
+    selection = event.get("selection") if isinstance(event, Mapping) else None  # not a dict: chart not selectable
+    points = list((selection or {}).get("points", []))
     mark = [(p.get("curve_number"), p.get("point_index")) for p in points]
     if mark == st.session_state.get(seen_key):
         return []

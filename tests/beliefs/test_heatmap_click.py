@@ -76,14 +76,13 @@ def test_large_heatmap_keeps_the_select_boxes_only():
 
 def test_a_selection_is_applied_once_so_a_select_box_choice_made_since_stands():
     """A chart keeps its selection over reruns; only a new click may move the inspector."""
-    from types import SimpleNamespace
-
     from ui.beliefs_view import _new_points
 
-    click = SimpleNamespace(selection={"points": [{"curve_number": 1, "point_index": 4}]})
-    other = SimpleNamespace(selection={"points": [{"curve_number": 1, "point_index": 9}]})
-    assert _new_points(click, "t_seen") == click.selection["points"]
+    click = {"selection": {"points": [{"curve_number": 1, "point_index": 4}]}}  # Streamlit's event is a dict
+    other = {"selection": {"points": [{"curve_number": 1, "point_index": 9}]}}
+    assert _new_points(click, "t_seen") == click["selection"]["points"]
     assert _new_points(click, "t_seen") == []  # the same selection on the next rerun
-    assert _new_points(other, "t_seen") == other.selection["points"]
-    assert _new_points(None, "t_seen") == []  # new round: the chart's selection was reset
-    assert _new_points(other, "t_seen") == other.selection["points"]  # the same cell clicked again counts
+    assert _new_points(other, "t_seen") == other["selection"]["points"]
+    assert _new_points({"selection": {"points": []}}, "t_seen") == []  # new round: the selection was reset
+    assert _new_points(other, "t_seen") == other["selection"]["points"]  # the same cell clicked again counts
+    assert _new_points(print, "t_seen") == []  # a chart drawn without on_select returns no event
