@@ -160,22 +160,18 @@ def load_record(record: dict[str, Any] | WhatIfRecord | None, run_id: str | None
     first offending field instead of failing later, deep inside a renderer."""
     if isinstance(record, WhatIfRecord):
         return record
+    if run_id is None and isinstance(record, dict) and isinstance(record.get("run_id"), str):
+        run_id = record["run_id"]
+    where = f"what-if run {run_id}" if run_id else "what-if record"
     if record is not None and not isinstance(record, dict):
-        raise RecordError(f"{_run_label(run_id, record)}: the record is a {type(record).__name__}, not an "
-                          "object", run_id)
+        raise RecordError(f"{where}: the record is a {type(record).__name__}, not an object", run_id)
     try:
         return WhatIfRecord.model_validate(record or {})
     except ValidationError as exc:
         first = exc.errors()[0]
         field = ".".join(map(str, first["loc"])) or "(record)"
         more = f" (and {exc.error_count() - 1} more problem(s))" if exc.error_count() > 1 else ""
-        raise RecordError(f"{_run_label(run_id, record)}: field {field}: {first['msg']}{more}", run_id,
-                          field) from exc
-
-
-def _run_label(run_id: str | None, record: Any) -> str:
-    rid = run_id or (record.get("run_id") if isinstance(record, dict) else None)
-    return f"what-if run {rid}" if rid else "what-if record"
+        raise RecordError(f"{where}: field {field}: {first['msg']}{more}", run_id, field) from exc
 
 
 # -- progress events ----------------------------------------------------------------------------------
