@@ -226,8 +226,12 @@ def _judge_fn() -> Any:
 
 
 def judge_button(run_id: str, record: dict[str, Any], key: str, enabled: bool) -> None:
-    """“Judge this run”: score the saved report with the judge model and store the scores in the record."""
-    ready = bool(enabled and record.get("report"))
+    """“Judge this run”: score the saved report with the judge model and store the scores in the record
+    (the raw stored record is written back, so keys this version does not model are kept)."""
+    try:
+        ready = enabled and load_record(record, run_id).report is not None
+    except RecordError:  # the record view above names the problem; nothing to judge
+        ready = False
     if not st.button("⚖️ Judge this run", key=f"{key}_judge", disabled=not ready,
                      help="Scores the report on the five rubric dimensions (needs a model)."):
         return
