@@ -40,7 +40,7 @@ from pydantic import BaseModel, ValidationError
 
 from ifworld.config import MAX_TOKENS_LIMIT, NO_MODEL_HELP, Settings, load_settings
 from ifworld.llm_methods import _methods, _probe_locks, chain, endpoint_key, known_method, remember
-from ifworld.llm_schema import missing_content, sent_schema
+from ifworld.llm_schema import missing_content, sent_schema, shown_schema
 from ifworld.redact import safe_error
 from ifworld.usage import CallRecord, UsageTracker, usage_totals
 
@@ -388,7 +388,9 @@ def extract_json(text: str) -> Any:
     last_error: Exception | None = None
     for cand in candidates:
         try:
-            return json.loads(cand.strip())
+            # strict=False: raw control characters inside strings (a newline a grammar-constrained llama.cpp
+            # model writes unescaped) are read as text, not a reason to throw the reply away
+            return json.loads(cand.strip(), strict=False)
         except json.JSONDecodeError as exc:
             last_error = exc
     raise ValueError(f"no JSON object found ({last_error})")
@@ -398,7 +400,7 @@ def extract_json(text: str) -> Any:
 # Structured output
 # ---------------------------------------------------------------------------------------------------
 def _schema_instruction(schema: type[BaseModel]) -> str:
-    compact = json.dumps(sent_schema(schema), separators=(",", ":"))
+    compact = json.dumps(shown_schema(schema), separators=(",", ":"))
     return f"\n\nReply with one JSON object that conforms to this JSON schema (fill in every field):\n{compact}"
 
 

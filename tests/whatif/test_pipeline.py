@@ -174,3 +174,30 @@ def test_report_language_follows_the_proposition_or_the_choice(run_whatif, fake_
     assert "in the language of the proposition" in system and "Write in English" not in system
     experts = [r for r in fake_server.requests if r.role == "whatif.expert"]
     assert experts and all("Report language: Français" in str(r.body) for r in experts)
+
+
+def test_failed_report_analysis_stands_in_with_the_experts_rows(run_whatif, fake_server):
+    fake_server.inject("500", times=10, match=r"Report part: analysis")
+    rec = run_whatif(rounds=1)
+    experts = rec["rounds"][0]["experts"].values()
+    report = rec["report"]
+    assert any(d.startswith("report analysis writer failed") for d in rec["degraded"])
+    assert "not a cross-domain synthesis" in report["markdown"] and "## Degraded steps" in report["markdown"]
+    own_rows = [r["constraint"] for o in experts for r in o["feasibility_table"]]
+    assert own_rows and [r["constraint"] for r in report["feasibility_table"]] == own_rows
+    assert report["causal_matrix"]  # from the experts' edges
+
+
+def test_failed_report_scenarios_use_the_adjudicated_branches(run_whatif, fake_server):
+    fake_server.inject("500", times=10, match=r"Report part: scenarios")
+    rec = run_whatif(rounds=1)
+    branches = rec["rounds"][0]["synthesis"]["branches"]
+    assert branches and [s["id"] for s in rec["report"]["scenarios"]] == [b["id"] for b in branches]
+    assert any(d.startswith("report scenarios writer failed") for d in rec["degraded"])
+
+
+def test_failed_report_core_stops_the_run(wsettings, store, fake_server):
+    fake_server.inject("500", times=10, match=r"Report part: core")
+    params = default_params(PROP, experts=SMALL, rounds=1)
+    with pytest.raises(runs.RunFailed, match=r"report writer \(core\) failed"):
+        service.run(params, settings=wsettings, store=store)
