@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from ifworld.beliefs import kernel
 from ifworld.beliefs.config import STOP_CONFIDENCE_PCT, BeliefConfig, condition_label
 from ifworld.beliefs.domain import CATEGORIES, Domain, build_domain
 from ifworld.beliefs.metrics import (
@@ -398,6 +399,9 @@ def play_round(
     sent = np.empty((config.bandwidth, cols), dtype=np.int32)
     votes = np.empty(cols, dtype=bool)
     width = max(1, KEY_CELLS // (facts * n)) * n
+    if kernel.wanted() and kernel.supported(rule, facts, beliefs.dtype):
+        _kernel_blocks(beliefs, liars, rule, config, rng, partners, sent, votes, width)
+        return partners, sent, votes
     sure = getattr(rule, "all_sure", all_sure)
     for s in range(0, cols, width):
         block, out = beliefs[:, s:s + width], sent[:, s:s + width]
@@ -413,6 +417,32 @@ def play_round(
         vote |= ~changed
     beliefs[facts:] = 0
     return partners, sent, votes
+
+
+def tie_bytes(rng: np.random.Generator, facts: int, cols: int) -> np.ndarray:
+    """(facts, cols) uint8 tie-break bytes exactly as :func:`select_facts_major` draws them (8-bit keys)."""
+    width = min(cols, max(1, KEY_CELLS // facts))
+    parts = []
+    for s in range(0, cols, width):
+        n = min(width, cols - s)
+        raw = rng.bit_generator.random_raw(-(-facts * n * TIE_BITS // 64))
+        parts.append(raw.view(np.uint8)[:facts * n].reshape(facts, n))
+    return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
+
+
+def _kernel_blocks(beliefs: np.ndarray, liars: np.ndarray, rule: UpdateRule, config: BeliefConfig,
+                   rng: np.random.Generator, partners: np.ndarray, sent: np.ndarray, votes: np.ndarray,
+                   width: int) -> None:
+    """The compiled round over the same blocks, fed the random draws the numpy path makes in its order."""
+    facts, cols = beliefs.shape[0] - SCRATCH_ROWS, beliefs.shape[1]
+    liars = np.ascontiguousarray(liars)
+    for s in range(0, cols, width):
+        n = min(width, cols - s)
+        ties = tie_bytes(rng, facts, n)
+        draws = rng.random((config.bandwidth, n)) if config.noise > 0 else np.empty((0, 0))
+        kernel.play_block(beliefs, s, ties, partners, liars, draws, config.noise, rule,
+                          config.strategy == "highest_confidence", sent[:, s:s + n], votes)
+    beliefs[facts:] = 0
 
 
 def _record_view(partners: np.ndarray, sent: np.ndarray, votes: np.ndarray, agents: int, facts: int):

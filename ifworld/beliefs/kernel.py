@@ -1,0 +1,177 @@
+"""Optional compiled round kernel (numba): the same round as the numpy engine, bit for bit.
+
+The numpy engine spends most of a round building selection keys and taking ``bandwidth`` column
+maxima over all facts, each a separate pass over memory. This kernel does select -> confidence ->
+distort (phase 1) and deliver -> rule -> stop vote (phase 2) per chunk of columns in compiled loops,
+so a chunk's keys stay in L1 cache; chunks run in parallel (``prange``).
+
+It consumes *the random draws the numpy engine makes*, in the same order and shapes (the pairing,
+the tie-break bytes of every selection block, the noise draws), so a seed gives identical results
+with or without it; the tests compare the two per seed across rules, strategies, liars, noise and
+topologies. The top-``bandwidth`` keys are kept by a branch-free insertion (max/min per slot),
+which yields the same distinct keys in the same order as the engine's repeated column maxima.
+
+numba is an optional extra (``pip install 'ifworld[fast]'``). The engine uses the kernel when numba
+imports and the configuration is supported (:func:`supported`), unless ``IFWORLD_BELIEFS_KERNEL=numpy``;
+``IFWORLD_BELIEFS_KERNEL=numba`` insists on it (a clear error when numba is missing). The first call
+in a fresh environment compiles (seconds); ``cache=True`` keeps the machine code on disk afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+from math import gcd
+from typing import Any
+
+import numpy as np
+
+from ifworld.beliefs.config import EVIDENCE_UNIT, STOP_CONFIDENCE_PCT
+
+try:  # optional extra: everything below has a numpy fallback in engine.py
+    import numba
+except ImportError:  # pragma: no cover - exercised by the fallback test with numba hidden
+    numba = None
+
+KERNEL_ENV = "IFWORLD_BELIEFS_KERNEL"
+CHOICES = ("auto", "numba", "numpy")
+CHUNK = 512  # columns per chunk: its keys and top slots stay in L1 cache
+RULE_IDS = {"additive": 0, "bounded": 1, "bayes": 2, "discounted": 3}
+MAX_FACTS = 256  # one tie-break byte per (fact, column): the engine's 8-bit key layout
+BOUNDED_TOP = 10  # bounded beliefs are clipped to 0..10 (config.BOUNDED_SCALE)
+
+
+def wanted() -> bool:
+    """Whether this call should use the kernel (environment switch, numba importable)."""
+    choice = os.environ.get(KERNEL_ENV, "auto").strip().lower() or "auto"
+    if choice not in CHOICES:
+        raise ValueError(f"{KERNEL_ENV} must be one of {', '.join(CHOICES)}; got {choice!r}")
+    if choice == "numba" and numba is None:
+        raise RuntimeError(f"{KERNEL_ENV}=numba but numba is not installed: pip install 'ifworld[fast]'")
+    return choice != "numpy" and numba is not None
+
+
+def supported(rule: Any, facts: int, dtype: np.dtype) -> bool:
+    """The kernel covers the four built-in rules with 8-bit tie keys and int8/int16 beliefs."""
+    from ifworld.beliefs import rules
+
+    known = (rules.AdditiveRule, rules.BoundedRule, rules.BayesRule, rules.DiscountedRule)
+    return (type(rule) in known and rule.name in RULE_IDS and facts <= MAX_FACTS
+            and np.dtype(dtype).itemsize <= 2)
+
+
+def rule_params(rule: Any) -> tuple[int, int, int, int, int]:
+    """(rule id, discount shift, sure a, sure c, bayes sure margin) as plain ints for the kernel."""
+    g = gcd(100 - STOP_CONFIDENCE_PCT, STOP_CONFIDENCE_PCT)
+    shift = getattr(rule, "shift", 0)
+    margin = getattr(rule, "sure_margin", 0)
+    return RULE_IDS[rule.name], shift, (100 - STOP_CONFIDENCE_PCT) // g, STOP_CONFIDENCE_PCT // g, margin
+
+
+def play_block(
+    beliefs: np.ndarray, start: int, ties: np.ndarray, partners: np.ndarray, liars: np.ndarray,
+    noise_draws: np.ndarray, noise: float, rule: Any, highest: bool, sent: np.ndarray, votes: np.ndarray,
+) -> None:
+    """One block of whole runs (columns ``start .. start + n``): select, distort, deliver, vote."""
+    rid, shift, sure_a, sure_c, margin = rule_params(rule)
+    _block(beliefs, start, ties, partners, liars, noise_draws, noise, rid, shift, sure_a, sure_c, margin,
+           int(rule.believe_min), highest, sent, votes)
+
+
+def _block_py(beliefs, start, ties, partners, liars, noise_draws, noise, rid, shift, sure_a, sure_c, margin,
+              believe_min, highest, sent, votes):  # pragma: no cover - compiled by numba below
+    facts = beliefs.shape[0] - 2
+    slots, n = sent.shape
+    total = partners.shape[0]
+    positive = np.zeros((slots, n), dtype=np.bool_)  # bounded: the sender is more sure of its pick than not
+    floor = (believe_min if highest else 1) << 16
+    chunks = (n + CHUNK - 1) // CHUNK
+    for ch in numba.prange(chunks):
+        j0 = ch * CHUNK
+        m = min(n, j0 + CHUNK) - j0
+        tops = np.full((slots, CHUNK), -1, dtype=np.int32)
+        key = np.empty(CHUNK, dtype=np.int32)
+        for f in range(facts):
+            for jj in range(m):
+                col = start + j0 + jj
+                v = np.int32(beliefs[f, col])
+                if rid == 2:  # bayes ranks by the log-odds margin where positive
+                    v = max(v - np.int32(beliefs[f ^ 1, col]), np.int32(0))
+                if not highest:
+                    v = np.int32(1) if v >= believe_min else np.int32(0)
+                r = np.int32(ties[f, j0 + jj])
+                key[jj] = (v << 16) | (r << 8) | (f ^ r)
+            for c in range(slots):
+                for jj in range(m):
+                    t = tops[c, jj]
+                    k = key[jj]
+                    tops[c, jj] = max(t, k)
+                    key[jj] = min(t, k)
+        for c in range(slots):
+            for jj in range(m):
+                j = j0 + jj
+                t = tops[c, jj]
+                pick = ((t >> 8) ^ t) & 255 if t >= floor else facts
+                if rid == 1:
+                    positive[c, j] = beliefs[pick, start + j] > beliefs[pick ^ 1, start + j]
+                if liars[start + j]:
+                    pick ^= 1
+                if noise > 0 and noise_draws[c, j] < noise:
+                    pick ^= 1
+                sent[c, j] = pick
+    for ch in numba.prange(chunks):
+        j0 = ch * CHUNK
+        m = min(n, j0 + CHUNK) - j0
+        before = np.empty((slots, 2), dtype=np.int32)
+        for jj in range(m):
+            j = j0 + jj
+            col = start + j
+            p = partners[col]
+            src = p - start if p < total else -1
+            changed = False
+            if rid == 3:  # discounted: old evidence fades before the partner's reports
+                for f in range(facts):
+                    beliefs[f, col] -= beliefs[f, col] >> shift
+            if rid == 1:
+                for c in range(slots):
+                    g = sent[c, src] if src >= 0 else facts
+                    before[c, 0] = beliefs[g, col]
+                    before[c, 1] = beliefs[g ^ 1, col]
+                for c in range(slots):
+                    g = sent[c, src] if src >= 0 else facts
+                    step = 1 if src >= 0 and positive[c, src] else -1
+                    beliefs[g, col] += step
+                    beliefs[g ^ 1, col] -= step
+                for c in range(slots):
+                    g = sent[c, src] if src >= 0 else facts
+                    for row in (g, g ^ 1):
+                        beliefs[row, col] = min(max(beliefs[row, col], 0), BOUNDED_TOP)
+                for c in range(slots):
+                    g = sent[c, src] if src >= 0 else facts
+                    if g < facts and (beliefs[g, col] != before[c, 0] or beliefs[g ^ 1, col] != before[c, 1]):
+                        changed = True
+            else:
+                add = EVIDENCE_UNIT if rid == 3 else 1
+                for c in range(slots):
+                    g = sent[c, src] if src >= 0 else facts
+                    beliefs[g, col] += add
+                    if g < facts:
+                        changed = True
+            sure = True
+            for k in range(0, facts, 2):
+                a = np.int32(beliefs[k, col])
+                b = np.int32(beliefs[k + 1, col])
+                if rid == 2:
+                    ok = abs(a - b) >= margin
+                else:
+                    low, high = min(a, b), max(a, b)
+                    ok = high > 0 and sure_a * high >= sure_c * low
+                if not ok:
+                    sure = False
+                    break
+            votes[start + j] = sure or not changed
+
+
+if numba is not None:
+    _block = numba.njit(cache=True, parallel=True, nogil=True)(_block_py)
+else:  # pragma: no cover
+    _block = None
