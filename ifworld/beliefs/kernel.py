@@ -3,7 +3,9 @@
 The numpy engine spends most of a round building selection keys and taking ``bandwidth`` column
 maxima over all facts, each a separate pass over memory. This kernel does select -> confidence ->
 distort (phase 1) and deliver -> rule -> stop vote (phase 2) per chunk of columns in compiled loops,
-so a chunk's keys stay in L1 cache; chunks run in parallel (``prange``).
+so a chunk's keys stay in L1 cache and its inner loops run over columns (SIMD). It is serial:
+``prange`` over chunks was measured slower on this shared 2-core machine (a parallel region waits
+for a preempted thread).
 
 It consumes *the random draws the numpy engine makes*, in the same order and shapes (the pairing,
 the tie-break bytes of every selection block, the noise draws), so a seed gives identical results
@@ -83,23 +85,33 @@ def _block_py(beliefs, start, ties, partners, liars, noise_draws, noise, rid, sh
     slots, n = sent.shape
     total = partners.shape[0]
     positive = np.zeros((slots, n), dtype=np.bool_)  # bounded: the sender is more sure of its pick than not
-    floor = (believe_min if highest else 1) << 16
-    chunks = (n + CHUNK - 1) // CHUNK
-    for ch in numba.prange(chunks):
-        j0 = ch * CHUNK
+    floor = np.int32((believe_min if highest else 1) << 16)
+    low_byte = np.int32(255)
+    tops = np.empty((slots, CHUNK), dtype=np.int32)
+    key = np.empty(CHUNK, dtype=np.int32)
+    sure = np.empty(CHUNK, dtype=np.bool_)
+    changed = np.empty(CHUNK, dtype=np.bool_)
+    before = np.empty((slots, 2), dtype=np.int32)
+    for j0 in range(0, n, CHUNK):  # phase 1: select, confidence, distort (columns of the chunk in SIMD)
         m = min(n, j0 + CHUNK) - j0
-        tops = np.full((slots, CHUNK), -1, dtype=np.int32)
-        key = np.empty(CHUNK, dtype=np.int32)
+        c0 = start + j0
+        tops[:, :m] = -1
         for f in range(facts):
+            fi = np.int32(f)
+            row = beliefs[f, c0:c0 + m]
             for jj in range(m):
-                col = start + j0 + jj
-                v = np.int32(beliefs[f, col])
-                if rid == 2:  # bayes ranks by the log-odds margin where positive
-                    v = max(v - np.int32(beliefs[f ^ 1, col]), np.int32(0))
-                if not highest:
-                    v = np.int32(1) if v >= believe_min else np.int32(0)
-                r = np.int32(ties[f, j0 + jj])
-                key[jj] = (v << 16) | (r << 8) | (f ^ r)
+                key[jj] = np.int32(row[jj])
+            if rid == 2:  # bayes ranks by the log-odds margin where positive
+                neg = beliefs[f ^ 1, c0:c0 + m]
+                for jj in range(m):
+                    key[jj] = max(key[jj] - np.int32(neg[jj]), np.int32(0))
+            if not highest:
+                for jj in range(m):
+                    key[jj] = np.int32(1) if key[jj] >= believe_min else np.int32(0)
+            tie = ties[f, j0:j0 + m]
+            for jj in range(m):
+                r = np.int32(tie[jj])
+                key[jj] = (key[jj] << np.int32(16)) | (r << np.int32(8)) | (fi ^ r)
             for c in range(slots):
                 for jj in range(m):
                     t = tops[c, jj]
@@ -110,27 +122,27 @@ def _block_py(beliefs, start, ties, partners, liars, noise_draws, noise, rid, sh
             for jj in range(m):
                 j = j0 + jj
                 t = tops[c, jj]
-                pick = ((t >> 8) ^ t) & 255 if t >= floor else facts
+                pick = ((t >> np.int32(8)) ^ t) & low_byte if t >= floor else np.int32(facts)
                 if rid == 1:
                     positive[c, j] = beliefs[pick, start + j] > beliefs[pick ^ 1, start + j]
                 if liars[start + j]:
-                    pick ^= 1
+                    pick ^= np.int32(1)
                 if noise > 0 and noise_draws[c, j] < noise:
-                    pick ^= 1
+                    pick ^= np.int32(1)
                 sent[c, j] = pick
-    for ch in numba.prange(chunks):
-        j0 = ch * CHUNK
+    for j0 in range(0, n, CHUNK):  # phase 2: deliver, apply the rule, vote
         m = min(n, j0 + CHUNK) - j0
-        before = np.empty((slots, 2), dtype=np.int32)
+        c0 = start + j0
+        if rid == 3:  # discounted: old evidence fades before the partner's reports
+            for f in range(facts):
+                row = beliefs[f, c0:c0 + m]
+                for jj in range(m):
+                    row[jj] -= row[jj] >> shift
         for jj in range(m):
-            j = j0 + jj
-            col = start + j
+            col = c0 + jj
             p = partners[col]
             src = p - start if p < total else -1
-            changed = False
-            if rid == 3:  # discounted: old evidence fades before the partner's reports
-                for f in range(facts):
-                    beliefs[f, col] -= beliefs[f, col] >> shift
+            moved = False
             if rid == 1:
                 for c in range(slots):
                     g = sent[c, src] if src >= 0 else facts
@@ -143,35 +155,36 @@ def _block_py(beliefs, start, ties, partners, liars, noise_draws, noise, rid, sh
                     beliefs[g ^ 1, col] -= step
                 for c in range(slots):
                     g = sent[c, src] if src >= 0 else facts
-                    for row in (g, g ^ 1):
-                        beliefs[row, col] = min(max(beliefs[row, col], 0), BOUNDED_TOP)
+                    beliefs[g, col] = min(max(beliefs[g, col], 0), BOUNDED_TOP)
+                    beliefs[g ^ 1, col] = min(max(beliefs[g ^ 1, col], 0), BOUNDED_TOP)
                 for c in range(slots):
                     g = sent[c, src] if src >= 0 else facts
                     if g < facts and (beliefs[g, col] != before[c, 0] or beliefs[g ^ 1, col] != before[c, 1]):
-                        changed = True
+                        moved = True
             else:
                 add = EVIDENCE_UNIT if rid == 3 else 1
                 for c in range(slots):
                     g = sent[c, src] if src >= 0 else facts
                     beliefs[g, col] += add
                     if g < facts:
-                        changed = True
-            sure = True
-            for k in range(0, facts, 2):
-                a = np.int32(beliefs[k, col])
-                b = np.int32(beliefs[k + 1, col])
+                        moved = True
+            changed[jj] = moved
+        sure[:m] = True
+        for k in range(0, facts, 2):
+            one, other = beliefs[k, c0:c0 + m], beliefs[k + 1, c0:c0 + m]
+            for jj in range(m):
+                a, b = np.int32(one[jj]), np.int32(other[jj])
                 if rid == 2:
                     ok = abs(a - b) >= margin
                 else:
-                    low, high = min(a, b), max(a, b)
-                    ok = high > 0 and sure_a * high >= sure_c * low
-                if not ok:
-                    sure = False
-                    break
-            votes[start + j] = sure or not changed
+                    high = max(a, b)
+                    ok = (high > 0) & (sure_a * high >= sure_c * min(a, b))
+                sure[jj] &= ok
+        for jj in range(m):
+            votes[c0 + jj] = sure[jj] | ~changed[jj]
 
 
 if numba is not None:
-    _block = numba.njit(cache=True, parallel=True, nogil=True)(_block_py)
+    _block = numba.njit(cache=True, nogil=True)(_block_py)
 else:  # pragma: no cover
     _block = None
