@@ -73,7 +73,8 @@ def play_block(
     beliefs: np.ndarray, start: int, ties: np.ndarray, partners: np.ndarray, liars: np.ndarray,
     noise_draws: np.ndarray, noise: float, rule: Any, highest: bool, sent: np.ndarray, votes: np.ndarray,
 ) -> None:
-    """One block of whole runs (columns ``start .. start + n``): select, distort, deliver, vote."""
+    """One block of whole runs (columns ``start .. start + n``, n = ``ties.shape[1]``): select, distort,
+    deliver, vote; ``sent`` (bandwidth, columns) and ``votes`` (columns,) are whole-round arrays."""
     rid, shift, sure_a, sure_c, margin = rule_params(rule)
     _block(beliefs, start, ties, partners, liars, noise_draws, noise, rid, shift, sure_a, sure_c, margin,
            int(rule.believe_min), highest, sent, votes)
@@ -82,7 +83,7 @@ def play_block(
 def _block_py(beliefs, start, ties, partners, liars, noise_draws, noise, rid, shift, sure_a, sure_c, margin,
               believe_min, highest, sent, votes):  # pragma: no cover - compiled by numba below
     facts = beliefs.shape[0] - 2
-    slots, n = sent.shape
+    slots, n = sent.shape[0], ties.shape[1]
     total = partners.shape[0]
     positive = np.zeros((slots, n), dtype=np.bool_)  # bounded: the sender is more sure of its pick than not
     floor = np.int32((believe_min if highest else 1) << 16)
@@ -129,7 +130,7 @@ def _block_py(beliefs, start, ties, partners, liars, noise_draws, noise, rid, sh
                     pick ^= np.int32(1)
                 if noise > 0 and noise_draws[c, j] < noise:
                     pick ^= np.int32(1)
-                sent[c, j] = pick
+                sent[c, start + j] = pick
     for j0 in range(0, n, CHUNK):  # phase 2: deliver, apply the rule, vote
         m = min(n, j0 + CHUNK) - j0
         c0 = start + j0
@@ -145,26 +146,26 @@ def _block_py(beliefs, start, ties, partners, liars, noise_draws, noise, rid, sh
             moved = False
             if rid == 1:
                 for c in range(slots):
-                    g = sent[c, src] if src >= 0 else facts
+                    g = sent[c, start + src] if src >= 0 else facts
                     before[c, 0] = beliefs[g, col]
                     before[c, 1] = beliefs[g ^ 1, col]
                 for c in range(slots):
-                    g = sent[c, src] if src >= 0 else facts
+                    g = sent[c, start + src] if src >= 0 else facts
                     step = 1 if src >= 0 and positive[c, src] else -1
                     beliefs[g, col] += step
                     beliefs[g ^ 1, col] -= step
                 for c in range(slots):
-                    g = sent[c, src] if src >= 0 else facts
+                    g = sent[c, start + src] if src >= 0 else facts
                     beliefs[g, col] = min(max(beliefs[g, col], 0), BOUNDED_TOP)
                     beliefs[g ^ 1, col] = min(max(beliefs[g ^ 1, col], 0), BOUNDED_TOP)
                 for c in range(slots):
-                    g = sent[c, src] if src >= 0 else facts
+                    g = sent[c, start + src] if src >= 0 else facts
                     if g < facts and (beliefs[g, col] != before[c, 0] or beliefs[g ^ 1, col] != before[c, 1]):
                         moved = True
             else:
                 add = EVIDENCE_UNIT if rid == 3 else 1
                 for c in range(slots):
-                    g = sent[c, src] if src >= 0 else facts
+                    g = sent[c, start + src] if src >= 0 else facts
                     beliefs[g, col] += add
                     if g < facts:
                         moved = True
