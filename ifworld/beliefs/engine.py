@@ -441,7 +441,7 @@ def _kernel_blocks(beliefs: np.ndarray, liars: np.ndarray, rule: UpdateRule, con
         ties = tie_bytes(rng, facts, n)
         draws = rng.random((config.bandwidth, n)) if config.noise > 0 else np.empty((0, 0))
         kernel.play_block(beliefs, s, ties, partners, liars, draws, config.noise, rule,
-                          config.strategy == "highest_confidence", sent, votes)
+                          config.strategy == "highest_confidence", sent, votes, config.agents)
     beliefs[facts:] = 0
 
 

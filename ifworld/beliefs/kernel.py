@@ -36,7 +36,7 @@ except ImportError:  # pragma: no cover - exercised by the fallback test with nu
 
 KERNEL_ENV = "IFWORLD_BELIEFS_KERNEL"
 CHOICES = ("auto", "numba", "numpy")
-CHUNK = 512  # columns per chunk: its keys and top slots stay in L1 cache
+CHUNK = 512  # about this many columns (whole runs) per chunk: its beliefs and keys stay in L1 cache
 RULE_IDS = {"additive": 0, "bounded": 1, "bayes": 2, "discounted": 3}
 MAX_FACTS = 256  # one tie-break byte per (fact, column): the engine's 8-bit key layout
 BOUNDED_TOP = 10  # bounded beliefs are clipped to 0..10 (config.BOUNDED_SCALE)
@@ -72,29 +72,30 @@ def rule_params(rule: Any) -> tuple[int, int, int, int, int]:
 def play_block(
     beliefs: np.ndarray, start: int, ties: np.ndarray, partners: np.ndarray, liars: np.ndarray,
     noise_draws: np.ndarray, noise: float, rule: Any, highest: bool, sent: np.ndarray, votes: np.ndarray,
+    agents: int,
 ) -> None:
     """One block of whole runs (columns ``start .. start + n``, n = ``ties.shape[1]``): select, distort,
     deliver, vote; ``sent`` (bandwidth, columns) and ``votes`` (columns,) are whole-round arrays."""
     rid, shift, sure_a, sure_c, margin = rule_params(rule)
     _block(beliefs, start, ties, partners, liars, noise_draws, noise, rid, shift, sure_a, sure_c, margin,
-           int(rule.believe_min), highest, sent, votes)
+           int(rule.believe_min), highest, sent, votes, max(1, CHUNK // agents) * agents)
 
 
 def _block_py(beliefs, start, ties, partners, liars, noise_draws, noise, rid, shift, sure_a, sure_c, margin,
-              believe_min, highest, sent, votes):  # pragma: no cover - compiled by numba below
+              believe_min, highest, sent, votes, chunk):  # pragma: no cover - compiled by numba below
     facts = beliefs.shape[0] - 2
     slots, n = sent.shape[0], ties.shape[1]
     total = partners.shape[0]
-    positive = np.zeros((slots, n), dtype=np.bool_)  # bounded: the sender is more sure of its pick than not
+    positive = np.zeros((slots, chunk), dtype=np.bool_)  # bounded: the sender is more sure of its pick
     floor = np.int32((believe_min if highest else 1) << 16)
     low_byte = np.int32(255)
-    tops = np.empty((slots, CHUNK), dtype=np.int32)
-    key = np.empty(CHUNK, dtype=np.int32)
-    sure = np.empty(CHUNK, dtype=np.bool_)
-    changed = np.empty(CHUNK, dtype=np.bool_)
+    tops = np.empty((slots, chunk), dtype=np.int32)
+    key = np.empty(chunk, dtype=np.int32)
+    sure = np.empty(chunk, dtype=np.bool_)
+    changed = np.empty(chunk, dtype=np.bool_)
     before = np.empty((slots, 2), dtype=np.int32)
-    for j0 in range(0, n, CHUNK):  # phase 1: select, confidence, distort (columns of the chunk in SIMD)
-        m = min(n, j0 + CHUNK) - j0
+    for j0 in range(0, n, chunk):  # whole runs per chunk, so partners are in the chunk
+        m = min(n, j0 + chunk) - j0
         c0 = start + j0
         tops[:, :m] = -1
         for f in range(facts):
@@ -125,15 +126,13 @@ def _block_py(beliefs, start, ties, partners, liars, noise_draws, noise, rid, sh
                 t = tops[c, jj]
                 pick = ((t >> np.int32(8)) ^ t) & low_byte if t >= floor else np.int32(facts)
                 if rid == 1:
-                    positive[c, j] = beliefs[pick, start + j] > beliefs[pick ^ 1, start + j]
+                    positive[c, jj] = beliefs[pick, start + j] > beliefs[pick ^ 1, start + j]
                 if liars[start + j]:
                     pick ^= np.int32(1)
                 if noise > 0 and noise_draws[c, j] < noise:
                     pick ^= np.int32(1)
                 sent[c, start + j] = pick
-    for j0 in range(0, n, CHUNK):  # phase 2: deliver, apply the rule, vote
-        m = min(n, j0 + CHUNK) - j0
-        c0 = start + j0
+        # phase 2: deliver, apply the rule, vote (phase 1 above: select, confidence, distort)
         if rid == 3:  # discounted: old evidence fades before the partner's reports
             for f in range(facts):
                 row = beliefs[f, c0:c0 + m]
@@ -151,7 +150,7 @@ def _block_py(beliefs, start, ties, partners, liars, noise_draws, noise, rid, sh
                     before[c, 1] = beliefs[g ^ 1, col]
                 for c in range(slots):
                     g = sent[c, start + src] if src >= 0 else facts
-                    step = 1 if src >= 0 and positive[c, src] else -1
+                    step = 1 if src >= 0 and positive[c, src - j0] else -1
                     beliefs[g, col] += step
                     beliefs[g ^ 1, col] -= step
                 for c in range(slots):
