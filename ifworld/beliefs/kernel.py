@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ifworld.beliefs.config import EVIDENCE_UNIT, STOP_CONFIDENCE_PCT
+from ifworld.beliefs.config import BOUNDED_SCALE, EVIDENCE_UNIT, STOP_CONFIDENCE_PCT
 
 try:  # optional extra: everything below has a numpy fallback in engine.py
     import numba
@@ -39,7 +39,7 @@ CHOICES = ("auto", "numba", "numpy")
 CHUNK = 512  # about this many columns (whole runs) per chunk: its beliefs and keys stay in L1 cache
 RULE_IDS = {"additive": 0, "bounded": 1, "bayes": 2, "discounted": 3}
 MAX_FACTS = 256  # one tie-break byte per (fact, column): the engine's 8-bit key layout
-BOUNDED_TOP = 10  # bounded beliefs are clipped to 0..10 (config.BOUNDED_SCALE)
+BOUNDED_TOP = BOUNDED_SCALE  # bounded beliefs are clipped to 0..BOUNDED_SCALE
 
 
 def wanted() -> bool:
