@@ -101,37 +101,55 @@ def _block_py(beliefs, start, ties, partners, liars, noise_draws, noise, rid, sh
         for f in range(facts):
             fi = np.int32(f)
             row = beliefs[f, c0:c0 + m]
-            for jj in range(m):
-                key[jj] = np.int32(row[jj])
-            if rid == 2:  # bayes ranks by the log-odds margin where positive
-                neg = beliefs[f ^ 1, c0:c0 + m]
-                for jj in range(m):
-                    key[jj] = max(key[jj] - np.int32(neg[jj]), np.int32(0))
-            if not highest:
-                for jj in range(m):
-                    key[jj] = np.int32(1) if key[jj] >= believe_min else np.int32(0)
             tie = ties[f, j0:j0 + m]
-            for jj in range(m):
-                r = np.int32(tie[jj])
-                key[jj] = (key[jj] << np.int32(16)) | (r << np.int32(8)) | (fi ^ r)
-            for c in range(slots):
+            if rid != 2 and highest:  # the paper's case in one pass: key straight from the belief
                 for jj in range(m):
-                    t = tops[c, jj]
+                    r = np.int32(tie[jj])
+                    key[jj] = (np.int32(row[jj]) << np.int32(16)) | (r << np.int32(8)) | (fi ^ r)
+            else:
+                for jj in range(m):
+                    key[jj] = np.int32(row[jj])
+                if rid == 2:  # bayes ranks by the log-odds margin where positive
+                    neg = beliefs[f ^ 1, c0:c0 + m]
+                    for jj in range(m):
+                        key[jj] = max(key[jj] - np.int32(neg[jj]), np.int32(0))
+                if not highest:
+                    for jj in range(m):
+                        key[jj] = np.int32(1) if key[jj] >= believe_min else np.int32(0)
+                for jj in range(m):
+                    r = np.int32(tie[jj])
+                    key[jj] = (key[jj] << np.int32(16)) | (r << np.int32(8)) | (fi ^ r)
+            if slots == 3:  # the paper's bandwidth: three slots in registers, one pass
+                t0, t1, t2 = tops[0], tops[1], tops[2]
+                for jj in range(m):
                     k = key[jj]
-                    tops[c, jj] = max(t, k)
-                    key[jj] = min(t, k)
-        for c in range(slots):
+                    a = t0[jj]
+                    t0[jj] = max(a, k)
+                    k = min(a, k)
+                    a = t1[jj]
+                    t1[jj] = max(a, k)
+                    k = min(a, k)
+                    t2[jj] = max(t2[jj], k)
+            else:
+                for c in range(slots):
+                    for jj in range(m):
+                        t = tops[c, jj]
+                        k = key[jj]
+                        tops[c, jj] = max(t, k)
+                        key[jj] = min(t, k)
+        for c in range(slots):  # the key's low bits name the fact; below the floor: "no fact" (F)
+            picks, top = sent[c, c0:c0 + m], tops[c]
             for jj in range(m):
-                j = j0 + jj
-                t = tops[c, jj]
-                pick = ((t >> np.int32(8)) ^ t) & low_byte if t >= floor else np.int32(facts)
-                if rid == 1:
-                    positive[c, jj] = beliefs[pick, start + j] > beliefs[pick ^ 1, start + j]
-                if liars[start + j]:
-                    pick ^= np.int32(1)
-                if noise > 0 and noise_draws[c, j] < noise:
-                    pick ^= np.int32(1)
-                sent[c, start + j] = pick
+                t = top[jj]
+                picks[jj] = ((t >> np.int32(8)) ^ t) & low_byte if t >= floor else np.int32(facts)
+            if rid == 1:
+                for jj in range(m):
+                    positive[c, jj] = beliefs[picks[jj], c0 + jj] > beliefs[picks[jj] ^ 1, c0 + jj]
+            for jj in range(m):  # liars negate every pick, noise flips each sent fact
+                picks[jj] ^= np.int32(liars[c0 + jj])
+            if noise > 0:
+                for jj in range(m):
+                    picks[jj] ^= np.int32(noise_draws[c, j0 + jj] < noise)
         # phase 2: deliver, apply the rule, vote (phase 1 above: select, confidence, distort)
         if rid == 3:  # discounted: old evidence fades before the partner's reports
             for f in range(facts):
