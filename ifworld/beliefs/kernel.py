@@ -27,12 +27,10 @@ from typing import Any
 
 import numpy as np
 
+from ifworld.beliefs import rules
 from ifworld.beliefs.config import BOUNDED_SCALE, EVIDENCE_UNIT, STOP_CONFIDENCE_PCT
 
-try:  # optional extra: everything below has a numpy fallback in engine.py
-    import numba
-except ImportError:  # pragma: no cover - exercised by the fallback test with numba hidden
-    numba = None
+_LOADED: dict[str, Any] = {}  # numba module (or None) and the compiled block, on first use
 
 KERNEL_ENV = "IFWORLD_BELIEFS_KERNEL"
 CHOICES = ("auto", "numba", "numpy")
@@ -47,18 +45,37 @@ def wanted() -> bool:
     choice = os.environ.get(KERNEL_ENV, "auto").strip().lower() or "auto"
     if choice not in CHOICES:
         raise ValueError(f"{KERNEL_ENV} must be one of {', '.join(CHOICES)}; got {choice!r}")
-    if choice == "numba" and numba is None:
+    if choice == "numpy":
+        return False
+    if choice == "numba" and load_numba() is None:
         raise RuntimeError(f"{KERNEL_ENV}=numba but numba is not installed: pip install 'ifworld[fast]'")
-    return choice != "numpy" and numba is not None
+    return load_numba() is not None
+
+
+def load_numba() -> Any:
+    """The numba module, or None when it is not installed (imported on first use: ~0.3 s)."""
+    if "numba" not in _LOADED:
+        try:
+            import numba
+        except ImportError:
+            numba = None
+        _LOADED["numba"] = numba
+    return _LOADED["numba"]
+
+
+def compiled() -> Any:
+    """The compiled block function (numba's disk cache makes later processes skip compiling)."""
+    if "block" not in _LOADED:
+        _LOADED["block"] = load_numba().njit(cache=True, nogil=True)(_block_py)
+    return _LOADED["block"]
 
 
 def supported(rule: Any, facts: int, dtype: np.dtype) -> bool:
     """The kernel covers the four built-in rules with 8-bit tie keys and int8/int16 beliefs."""
-    from ifworld.beliefs import rules
-
     known = (rules.AdditiveRule, rules.BoundedRule, rules.BayesRule, rules.DiscountedRule)
+    dtype = np.dtype(dtype)
     return (type(rule) in known and rule.name in RULE_IDS and facts <= MAX_FACTS
-            and np.dtype(dtype).itemsize <= 2)
+            and np.issubdtype(dtype, np.integer) and dtype.itemsize <= 2)
 
 
 def rule_params(rule: Any) -> tuple[int, int, int, int, int]:
@@ -77,12 +94,12 @@ def play_block(
     """One block of whole runs (columns ``start .. start + n``, n = ``ties.shape[1]``): select, distort,
     deliver, vote; ``sent`` (bandwidth, columns) and ``votes`` (columns,) are whole-round arrays."""
     rid, shift, sure_a, sure_c, margin = rule_params(rule)
-    _block(beliefs, start, ties, partners, liars, noise_draws, noise, rid, shift, sure_a, sure_c, margin,
-           int(rule.believe_min), highest, sent, votes, max(1, CHUNK // agents) * agents)
+    compiled()(beliefs, start, ties, partners, liars, noise_draws, noise, rid, shift, sure_a, sure_c, margin,
+                int(rule.believe_min), highest, sent, votes, max(1, CHUNK // agents) * agents)
 
 
 def _block_py(beliefs, start, ties, partners, liars, noise_draws, noise, rid, shift, sure_a, sure_c, margin,
-              believe_min, highest, sent, votes, chunk):  # pragma: no cover - compiled by numba below
+              believe_min, highest, sent, votes, chunk):  # pragma: no cover - compiled by numba
     facts = beliefs.shape[0] - 2
     slots, n = sent.shape[0], ties.shape[1]
     total = partners.shape[0]
@@ -200,9 +217,3 @@ def _block_py(beliefs, start, ties, partners, liars, noise_draws, noise, rid, sh
                 sure[jj] &= ok
         for jj in range(m):
             votes[c0 + jj] = sure[jj] | ~changed[jj]
-
-
-if numba is not None:
-    _block = numba.njit(cache=True, nogil=True)(_block_py)
-else:  # pragma: no cover
-    _block = None

@@ -71,7 +71,7 @@ def test_numpy_switch_never_calls_the_kernel(monkeypatch):
 def test_falls_back_to_numpy_without_numba(monkeypatch):
     cfg = BeliefConfig(rule="bayes", liars=0.1)
     expected = _digest(_run(monkeypatch, "numpy", cfg, 300))
-    monkeypatch.setattr(kernel, "numba", None)
+    monkeypatch.setitem(kernel._LOADED, "numba", None)
     assert _digest(_run(monkeypatch, "auto", cfg, 300)) == expected
     with pytest.raises(RuntimeError, match="numba is not installed"):
         _run(monkeypatch, "numba", cfg, 10)
@@ -85,6 +85,7 @@ def test_unsupported_configurations_use_numpy(monkeypatch):
     assert _run(monkeypatch, "numba", cfg, 5).runs == 5
     assert not kernel.supported(engine.get_rule("additive"), 260, np.int8)
     assert not kernel.supported(engine.get_rule("additive"), 40, np.int32)
+    assert not kernel.supported(engine.get_rule("additive"), 40, np.float16)
     assert kernel.supported(engine.get_rule("bayes"), 40, np.int8)
 
 
