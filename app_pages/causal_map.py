@@ -5,6 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from ifworld.whatif import causal
+from ifworld.whatif.models import RecordError, load_record
 from ui.common import store
 
 st.title("🕸️ Causal map")
@@ -15,8 +16,9 @@ st.caption("Every expert's causal edges (all rounds) merged with the report's ma
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def run_graph(run_id: str, updated: float) -> nx.DiGraph:
-    """The run's merged causal graph (cached per run version; ``updated`` busts the cache)."""
-    return causal.build_causal_graph(store().get_run(run_id).record or {})
+    """The run's merged causal graph (cached per run version; ``updated`` busts the cache). The stored record
+    is validated here, once (a malformed one raises :class:`RecordError` naming the run and field)."""
+    return causal.build_causal_graph(load_record(store().get_run(run_id).record, run_id))
 
 
 saved = [i for i in store().list_runs("whatif") if i.record and (i.record.get("rounds") or i.record.get("report"))]
@@ -32,7 +34,11 @@ run_id = st.selectbox("Run", ids, key="causal_pick",
                       format_func=lambda r: f"{by_id[r].title} · {by_id[r].created_iso[:16]} · {r}")
 info = by_id[run_id]
 
-graph = run_graph(run_id, info.updated)
+try:
+    graph = run_graph(run_id, info.updated)
+except RecordError as exc:
+    st.error(f"Cannot draw this run's causal map: {exc}.")
+    st.stop()
 if graph.number_of_nodes() == 0:
     st.info("This run recorded no causal edges.")
     st.stop()

@@ -7,6 +7,7 @@ from ifworld import runs
 from ifworld.compare import record_steps
 from ifworld.safe_text import inert_markdown
 from ifworld.store import KINDS, RESUMABLE, STATUSES
+from ifworld.whatif.models import RecordError, load_record
 from ui import runs_view, whatif_view
 from ui.common import current_settings, show_error, store
 from ui.live_view import follow_run
@@ -123,7 +124,13 @@ def load_steps(run_id: str) -> tuple[list[dict], str]:
     steps = [s for s in steps if s.get("values")]
     if steps:
         return steps, "checkpoint history"
-    return record_steps(store().get_run(run_id).record), "saved record"
+    info = store().get_run(run_id)
+    if info.kind != "whatif":  # only a what-if record has rounds to rebuild a replay from
+        return [], "Nothing to replay for this run yet."
+    try:
+        return record_steps(load_record(info.record, run_id)), "saved record"
+    except RecordError as exc:
+        return [], f"This run's saved record cannot be replayed: {exc}."
 
 
 with tab_replay:
@@ -135,7 +142,7 @@ with tab_replay:
         st.session_state["runs_replay_playing"] = False
     steps = st.session_state["runs_replay_steps"]
     if not steps:
-        st.info("Nothing to replay for this run yet.")
+        st.info(st.session_state["runs_replay_source"])
     else:
         st.caption(f"{len(steps)} steps from the {st.session_state['runs_replay_source']}.")
 
@@ -154,7 +161,4 @@ with tab_compare:
         a_col, b_col = st.columns(2)
         a = a_col.selectbox("Run A", done, key="runs_cmp_a", format_func=label)
         b = b_col.selectbox("Run B", [i for i in done if i != a], key="runs_cmp_b", format_func=label)
-        ra, rb = store().get_run(a), store().get_run(b)
-        if (ra.record or {}).get("proposition") != (rb.record or {}).get("proposition"):
-            st.caption("Note: the two runs answer different propositions.")
-        runs_view.render_compare(ra, rb, key="runs_cmp")
+        runs_view.render_compare(store().get_run(a), store().get_run(b), key="runs_cmp")

@@ -206,6 +206,8 @@ def runs_export(
     out: Annotated[Path | None, typer.Option(help="File to write (default: stdout).")] = None,
 ) -> None:
     """Export a run as Markdown, JSON or self-contained HTML (never includes keys; model text made inert)."""
+    from ifworld.whatif.models import RecordError
+
     if fmt not in EXPORT_FORMATS:
         typer.echo(f"--format must be one of {', '.join(EXPORT_FORMATS)}", err=True)
         raise typer.Exit(2)
@@ -213,6 +215,9 @@ def runs_export(
         text = export_run(run_id, fmt)
     except KeyError as exc:
         typer.echo(str(exc.args[0]), err=True)
+        raise typer.Exit(2) from exc
+    except RecordError as exc:  # a stored record that no longer has its kind's shape: name run and field
+        typer.echo(f"cannot export run {run_id}: {exc}", err=True)
         raise typer.Exit(2) from exc
     if out:
         out.write_text(text, encoding="utf-8")

@@ -2,7 +2,9 @@
 
 Used by the Runs page (compare two what-if runs, e.g. IF-World vs debate on one proposition) and as the
 offline fallback for replay when a run has no checkpoint history (imported or pruned). No streamlit.
-Records are read defensively: a missing section is skipped, never an error.
+Every function takes a typed :class:`~ifworld.whatif.models.WhatIfRecord`; a stored dict is validated on the
+way in (:func:`~ifworld.whatif.models.load_record`). A missing section is skipped, never an error; a
+malformed record raises :class:`~ifworld.whatif.models.RecordError` naming the field.
 """
 
 from __future__ import annotations
@@ -11,7 +13,10 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from ifworld.whatif.models import JudgeResult, WhatIfRecord, load_record
 from ifworld.whatif.numbers import pct
+
+RecordLike = WhatIfRecord | dict[str, Any] | None
 
 JUDGE_MAXIMA: dict[str, int] = {
     "rigor_traceability": 25, "integration_causality": 25, "feasibility_minimality": 20,
@@ -26,13 +31,12 @@ JUDGE_LABELS: dict[str, str] = {
 USAGE_KEYS = ("calls", "prompt_tokens", "completion_tokens", "retries", "failures", "latency_s")
 
 
-def judge_scores(record: dict[str, Any] | None) -> dict[str, float] | None:
+def judge_scores(record: RecordLike) -> dict[str, float] | None:
     """The five judge dimensions plus ``overall`` from a record's ``judge`` (None when not judged)."""
-    judge = (record or {}).get("judge")
-    if not isinstance(judge, dict):
+    judge = JudgeResult.of(load_record(record).judge)
+    if judge is None:
         return None
-    scores = judge.get("scores") if isinstance(judge.get("scores"), dict) else judge
-    out = {k: float(scores[k]) for k in (*JUDGE_MAXIMA, "overall") if _is_number(scores.get(k))}
+    out = {k: getattr(judge, k) for k in (*JUDGE_MAXIMA, "overall") if getattr(judge, k) is not None}
     return out or None
 
 
@@ -66,14 +70,13 @@ def judge_bars(scored: dict[str, dict[str, float]]) -> go.Figure:
     return fig
 
 
-def usage_of(record: dict[str, Any] | None, fallback: dict[str, Any] | None = None) -> dict[str, Any]:
+def usage_of(record: RecordLike, fallback: dict[str, Any] | None = None) -> dict[str, Any]:
     """Usage counters of a record (its ``usage``, else the store's totals, else counted from ``calls``)."""
-    record = record or {}
+    rec = load_record(record)
     usage = dict(fallback or {})
-    usage.update({k: v for k, v in (record.get("usage") or {}).items() if v is not None})
-    calls = record.get("calls")
-    if "calls" not in usage and isinstance(calls, list):
-        usage["calls"] = len(calls)
+    usage.update({k: v for k, v in rec.usage.items() if v is not None})
+    if "calls" not in usage and "calls" in rec.model_fields_set:
+        usage["calls"] = len(rec.calls)
     if isinstance(usage.get("calls"), list):
         usage["calls"] = len(usage["calls"])
     return usage
@@ -90,19 +93,10 @@ def _bullets(items: list[str]) -> str:
     return "\n".join(f"- {text}" for text in items if text)
 
 
-def report_sections(record: dict[str, Any] | None) -> dict[str, str]:
-    """The report as ordered ``{section title: markdown}`` for side-by-side reading (empty ones left out).
-
-    The record is validated once into :class:`ifworld.whatif.models.WhatIfRecord`; a baseline's natural
-    output is one "Answer" section."""
-    from pydantic import ValidationError
-
-    from ifworld.whatif.models import load_record
-
-    try:
-        report = load_record(record).report
-    except ValidationError:  # a malformed stored record: nothing to compare (the record view says why)
-        return {}
+def report_sections(record: RecordLike) -> dict[str, str]:
+    """The report as ordered ``{section title: markdown}`` for side-by-side reading (empty ones left out);
+    a baseline's natural output is one "Answer" section."""
+    report = load_record(record).report
     if report is None:
         return {}
     if report.natural:
@@ -125,40 +119,38 @@ def report_sections(record: dict[str, Any] | None) -> dict[str, str]:
     return {k: v for k, v in sections.items() if v and v.strip()}
 
 
-def record_steps(record: dict[str, Any] | None) -> list[dict[str, Any]]:
+def record_steps(record: RecordLike) -> list[dict[str, Any]]:
     """A replay built from the final record alone (no checkpoints needed): scenario, then each expert of
-    each round, the round's frame and debate, then the report. Same item shape as ``runs.replay``."""
-    record = record or {}
+    each round, the round's frame and debate, then the report. Same item shape as ``runs.replay`` (the
+    states are plain JSON, like a checkpoint's)."""
+    rec = load_record(record)
     steps: list[dict[str, Any]] = []
-    state: dict[str, Any] = {"proposition": record.get("proposition"), "rounds": []}
+    state: dict[str, Any] = {"proposition": rec.proposition or None, "rounds": []}
 
     def push(nodes: list[str], nxt: list[str]) -> None:
         steps.append({"step": len(steps), "nodes": nodes, "values": _copy(state), "next": nxt})
 
     push(["__start__"], ["refine"])
-    if record.get("scenario"):
-        state["scenario"] = record["scenario"]
+    if rec.scenario is not None:
+        state["scenario"] = rec.scenario.model_dump(mode="json")
         push(["refine"], ["experts"])
-    for i, rnd in enumerate(record.get("rounds") or []):
-        if not isinstance(rnd, dict):
-            continue
-        current = {"round": rnd.get("round", i + 1), "experts": {}, "failed": {}, "frame": None,
-                   "debate": None}
+    for i, rnd in enumerate(rec.rounds):
+        current = {"round": rnd.round, "experts": {}, "failed": {}, "frame": None, "debate": None}
         state["rounds"].append(current)
-        for domain, output in (rnd.get("experts") or {}).items():
-            current["experts"][domain] = output
+        for domain, output in rnd.experts.items():
+            current["experts"][domain] = output.model_dump(mode="json")
             push([f"expert:{domain}"], ["experts"])
-        for domain, error in (rnd.get("failed") or {}).items():
+        for domain, error in rnd.failed.items():
             current["failed"][domain] = error
             push([f"expert:{domain}"], ["experts"])
-        if rnd.get("debate"):
-            current["debate"] = rnd["debate"]
+        if rnd.debate is not None:
+            current["debate"] = rnd.debate.model_dump(mode="json")
             push(["debate"], ["frame"])
-        if rnd.get("frame"):
-            current["frame"] = rnd["frame"]
-            push(["frame"], ["experts"] if i + 1 < len(record.get("rounds") or []) else ["report"])
-    if record.get("report"):
-        state["report"] = record["report"]
+        if rnd.frame is not None:
+            current["frame"] = rnd.frame.model_dump(mode="json")
+            push(["frame"], ["experts"] if i + 1 < len(rec.rounds) else ["report"])
+    if rec.report is not None:
+        state["report"] = rec.report.model_dump(mode="json")
         push(["report"], [])
     return steps
 

@@ -51,3 +51,18 @@ def test_resume_interrupted_via_cli(llm_env) -> None:
     result = runner.invoke(app, ["runs", "resume", run_id])
     assert result.exit_code == 0, result.output
     assert llm_env.count() - before == 1  # only the summariser
+
+
+def test_export_of_a_malformed_whatif_record_names_run_and_field() -> None:
+    from ifworld.store import get_store
+    from tests.whatif_causal.records import sample_record
+
+    rec = sample_record()
+    rec["rounds"][1]["experts"]["geophysics"] = "not an expert output"
+    run_id = get_store().create_run("whatif", "whatif.ifworld", rec["params"], "What-if: broken")
+    get_store().finish_run(run_id, rec, rec["usage"])
+    for fmt in ("md", "html"):
+        result = runner.invoke(app, ["runs", "export", run_id, "--format", fmt])
+        assert result.exit_code == 2
+        assert f"cannot export run {run_id}: what-if record: field rounds.1.experts.geophysics:" in result.stderr
+    assert json.loads(runner.invoke(app, ["runs", "export", run_id, "--format", "json"]).stdout)["id"] == run_id

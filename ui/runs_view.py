@@ -13,11 +13,10 @@ from typing import Any
 
 import pandas as pd
 import streamlit as st
-from pydantic import ValidationError
 
 from ifworld import compare
 from ifworld.store import RunInfo
-from ifworld.whatif.models import WhatIfRecord, load_record
+from ifworld.whatif.models import RecordError, WhatIfRecord, load_record
 from ui import whatif_view
 from ui.common import safe_md
 
@@ -120,15 +119,26 @@ def whatif_state_view(values: dict[str, Any]) -> WhatIfRecord | None:
         values = {**values, "rounds": rounds, "frame_diffs": diffs}
     try:
         return load_record(values)
-    except ValidationError:  # a baseline's or an unexpected state: the caller falls back to the JSON view
+    except RecordError:  # a baseline's or an unexpected state: the caller falls back to the JSON view
         return None
 
 
+def _method(rec: WhatIfRecord, info: RunInfo) -> str:
+    # a record that never said its method (e.g. imported) is labelled by its workflow, not the default
+    return (rec.method if "method" in rec.model_fields_set else "") or info.workflow
+
+
 def render_compare(a: RunInfo, b: RunInfo, key: str = "cmp") -> None:
-    """Two runs side by side: judge radar and bars, report sections, usage."""
-    rec_a, rec_b = a.record or {}, b.record or {}
-    label_a = f"A: {rec_a.get('method') or a.workflow}"
-    label_b = f"B: {rec_b.get('method') or b.workflow}"
+    """Two runs side by side: judge radar and bars, report sections, usage. Both records are validated here,
+    once; a malformed one is named (run and field) instead of comparing half of it."""
+    try:
+        rec_a, rec_b = load_record(a.record, a.id), load_record(b.record, b.id)
+    except RecordError as exc:
+        st.error(f"Cannot compare: {exc}.")
+        return
+    if rec_a.proposition != rec_b.proposition:
+        st.caption("Note: the two runs answer different propositions.")
+    label_a, label_b = f"A: {_method(rec_a, a)}", f"B: {_method(rec_b, b)}"
     pairs = ((label_a, compare.judge_scores(rec_a)), (label_b, compare.judge_scores(rec_b)))
     scored = {lab: s for lab, s in pairs if s}
     if scored:
@@ -149,7 +159,7 @@ def render_compare(a: RunInfo, b: RunInfo, key: str = "cmp") -> None:
         safe_md(sec_b.get(title, "_—_"), right.markdown)
     left, right = st.columns(2)
     for col, rec, tag in ((left, rec_a, "a"), (right, rec_b, "b")):
-        report = load_record(rec).report
+        report = rec.report
         fig = whatif_view.scenario_figure(report.scenarios) if report else None
         if fig:
             col.plotly_chart(fig, key=f"{key}_{tag}_scen", width="stretch")

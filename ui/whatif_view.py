@@ -11,14 +11,13 @@ from typing import Any
 
 import pandas as pd
 import streamlit as st
-from pydantic import ValidationError
 
 from ifworld.compare import JUDGE_LABELS, JUDGE_MAXIMA, judge_scores, report_sections, usage_of
 from ifworld.safe_text import inert_markdown
 from ifworld.whatif import causal
 from ifworld.whatif.consistency import CHECKS
 from ifworld.whatif.figures import calibration_figure, scenario_figure
-from ifworld.whatif.models import FrameDiff, RoundRecord, WhatIfRecord, load_record
+from ifworld.whatif.models import FrameDiff, JudgeResult, RecordError, RoundRecord, WhatIfRecord, load_record
 from ifworld.whatif.numbers import interval, num, pct
 from ifworld.whatif.schemas import ExpertOutput, Report
 from ui.common import inert, show_error
@@ -156,13 +155,13 @@ def render_report(rec: WhatIfRecord, key: str) -> None:
     if report is None:
         st.info("This run has no report (it may have stopped early).")
         return
-    for title, text in report_sections(rec.model_dump(mode="json")).items():
+    for title, text in report_sections(rec).items():
         if title not in ("Scenarios", "Decision rules", "Timeline"):
             sst.markdown(f"#### {title}")
             sst.markdown(text)
     render_consistency(report)
     _report_tables(report, key)
-    graph = causal.build_causal_graph(rec.model_dump(mode="json"))
+    graph = causal.build_causal_graph(rec)
     if graph.number_of_edges():
         sst.markdown("#### Causal map")
         st.plotly_chart(causal.causal_figure(graph, highlight_cycles=True), key=f"{key}_causal", width="stretch")
@@ -182,16 +181,16 @@ def render_report(rec: WhatIfRecord, key: str) -> None:
 
 
 def render_judge(record: WhatIfRecord) -> None:
-    scores = judge_scores(record.model_dump(mode="json"))
+    scores = judge_scores(record)
     if not scores:
         return
     sst.markdown(f"#### Judge: {num(scores.get('overall', 0))} / 100")
     cols = st.columns(len(JUDGE_MAXIMA))
     for col, (k, m) in zip(cols, JUDGE_MAXIMA.items(), strict=True):
         col.metric(JUDGE_LABELS[k], f"{num(scores.get(k, 0))} / {m}")
-    rationale = (record.judge or {}).get("rationale")
-    if rationale:
-        sst.caption(str(rationale))
+    judge = JudgeResult.of(record.judge)
+    if judge is not None and judge.rationale:
+        sst.caption(judge.rationale)
 
 
 def render_rounds(rec: WhatIfRecord, key: str, expanded: bool = True) -> None:
@@ -205,14 +204,13 @@ def render_whatif_record(record: dict[str, Any] | WhatIfRecord, key: str, usage:
     """A whole what-if record: proposition, usage, rounds (deliberation view per round), report, judge."""
     try:
         rec = load_record(record)
-    except ValidationError as exc:  # a malformed stored record: say what is wrong, show it raw
-        sst.error(f"This record does not have the what-if shape ({exc.error_count()} problem(s), first: "
-                 f"{'.'.join(map(str, exc.errors()[0]['loc']))}: {exc.errors()[0]['msg']}).")
+    except RecordError as exc:  # a malformed stored record: say what is wrong, show it raw
+        sst.error(f"This record does not have the what-if shape: {exc}.")
         st.json(record if isinstance(record, dict) else {}, expanded=False)
         return
     sst.markdown(f"### {rec.proposition or 'What-if run'}")
     sst.caption(f"Method: {rec.method}" + (" · degraded run" if rec.degraded else ""))
-    render_usage(usage_of({"usage": rec.usage, "calls": rec.calls}, usage))
+    render_usage(usage_of(rec, usage))
     if rec.scenario:
         with st.expander("Refined scenario"):
             st.json(rec.scenario.model_dump(mode="json"), expanded=False)
@@ -228,8 +226,12 @@ def _judge_fn() -> Any:
 
 
 def judge_button(run_id: str, record: dict[str, Any], key: str, enabled: bool) -> None:
-    """“Judge this run”: score the saved report with the judge model and store the scores in the record."""
-    ready = bool(enabled and record.get("report"))
+    """“Judge this run”: score the saved report with the judge model and store the scores in the record
+    (the raw stored record is written back, so keys this version does not model are kept)."""
+    try:
+        ready = enabled and load_record(record, run_id).report is not None
+    except RecordError:  # the record view above names the problem; nothing to judge
+        ready = False
     if not st.button("⚖️ Judge this run", key=f"{key}_judge", disabled=not ready,
                      help="Scores the report on the five rubric dimensions (needs a model)."):
         return

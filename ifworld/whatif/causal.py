@@ -4,7 +4,9 @@ A node is a mechanism or quantity (labels merged case- and whitespace-insensitiv
 that mentions it most; an edge keeps its sign, strength, the domains involved and *who* said it
 (``"economics r1"``, ``"report"``) so the map stays traceable to the experts. Metrics (influence,
 feedback loops), filtering, a deterministic layout and a plotly figure are built from that one graph.
-No streamlit here: the pages only call these functions.
+The graph is built from a typed :class:`~ifworld.whatif.models.WhatIfRecord`; a stored dict is validated
+once on the way in, so a malformed record fails there with the run and field named. No streamlit here:
+the pages only call these functions.
 """
 
 from __future__ import annotations
@@ -13,11 +15,15 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import networkx as nx
 import numpy as np
 import plotly.graph_objects as go
+
+from ifworld.whatif.models import WhatIfRecord, load_record
+from ifworld.whatif.schemas import CausalEdge, CausalMap
 
 MAX_CYCLE_LENGTH = 6
 MAX_CYCLES = 50
@@ -54,78 +60,80 @@ def _strength(value: Any) -> int:
         return 2
 
 
-def _as_dict(obj: Any) -> dict[str, Any]:
-    if isinstance(obj, dict):
-        return obj
-    dump = getattr(obj, "model_dump", None)
-    return dump() if callable(dump) else {}
-
-
-def _edge_domains(edge: dict[str, Any]) -> list[str]:
-    domains = edge.get("domains") or []
-    if isinstance(domains, str):
-        domains = [d for d in re.split(r"[,/]", domains) if d.strip()]
+def _edge_domains(domains: Iterable[Any]) -> list[str]:
     return [str(d).strip() for d in domains if str(d).strip()]
 
 
-def collect_edges(record: dict[str, Any]) -> list[tuple[dict[str, Any], str, str | None]]:
-    """All causal edges in a record as ``(edge, source_tag, default_domain)`` (experts first, then report)."""
-    found: list[tuple[dict[str, Any], str, str | None]] = []
-    for i, rnd in enumerate(record.get("rounds") or []):
-        rnd = _as_dict(rnd)
-        number = rnd.get("round", i + 1)
-        for domain, output in (rnd.get("experts") or {}).items():
-            for edge in _as_dict(output).get("key_causal_edges") or []:
-                if isinstance(_as_dict(edge), dict) and _as_dict(edge):
-                    found.append((_as_dict(edge), f"{domain} r{number}", domain))
-    cmap = _as_dict((_as_dict(record.get("report")) or {}).get("causal_map"))
-    ids = {str(n.get("id")): n for n in (cmap.get("nodes") or []) if isinstance(n, dict)}
-    for edge in cmap.get("edges") or []:
-        edge = dict(_as_dict(edge))
-        for end in ("source", "target"):
-            node = ids.get(str(edge.get(end)))
-            if node:
-                edge[end] = node.get("label") or node.get("id")
-                edge.setdefault(f"_{end}_domain", node.get("domain"))
-        found.append((edge, "report", None))
+@dataclass(frozen=True)
+class EdgeMention:
+    """One causal edge as someone stated it: its ends as labels (a report map's node ids resolved), who said
+    it (``"economics r1"``, ``"report"``), the expert's domain, and the domains of the ends when the report's
+    map names them."""
+    edge: CausalEdge
+    said_by: str
+    domain: str | None = None
+    source_domain: str | None = None
+    target_domain: str | None = None
+
+
+def _causal_map(rec: WhatIfRecord) -> CausalMap:
+    return rec.report.causal_map if rec.report is not None else CausalMap()
+
+
+def collect_edges(record: WhatIfRecord | dict[str, Any] | None) -> list[EdgeMention]:
+    """All causal edges in a record (experts of every round first, then the report's causal map).
+
+    A dict is validated here (:func:`ifworld.whatif.models.load_record`; :class:`RecordError` if it cannot be)."""
+    rec = load_record(record)
+    found = [EdgeMention(edge, f"{domain} r{rnd.round}", domain)
+             for rnd in rec.rounds for domain, output in rnd.experts.items() for edge in output.key_causal_edges]
+    cmap = _causal_map(rec)
+    nodes = {node.id: node for node in cmap.nodes}
+    for edge in cmap.edges:
+        src, dst = nodes.get(edge.source), nodes.get(edge.target)
+        ends = {end: node.label or node.id for end, node in (("source", src), ("target", dst)) if node}
+        found.append(EdgeMention(edge.model_copy(update=ends), "report", None,
+                                 (src.domain or None) if src else None, (dst.domain or None) if dst else None))
     return found
 
 
-def build_causal_graph(record: dict[str, Any]) -> nx.DiGraph:
+def build_causal_graph(record: WhatIfRecord | dict[str, Any] | None) -> nx.DiGraph:
     """Merge every expert's ``key_causal_edges`` (all rounds) and the report's ``causal_map``.
 
-    Node attributes: ``label``, ``domain`` (most frequent), ``domains`` (counts), ``mentions``.
-    Edge attributes: ``sign`` (majority; ``±`` on a tie), ``strength`` (rounded mean, 1–3),
-    ``domains``, ``sources``, ``count``, ``mechanisms``, ``cross_domain``, ``weight``.
+    A dict record is validated once (:func:`ifworld.whatif.models.load_record`), so a malformed one raises
+    :class:`RecordError` naming the field. Node attributes: ``label``, ``domain`` (most frequent),
+    ``domains`` (counts), ``mentions``. Edge attributes: ``sign`` (majority; ``±`` on a tie), ``strength``
+    (rounded mean, 1–3), ``domains``, ``sources``, ``count``, ``mechanisms``, ``cross_domain``, ``weight``.
     """
+    rec = load_record(record)
     graph = nx.DiGraph()
     node_domains: dict[str, Counter] = {}
     labels: dict[str, Counter] = {}
     edges: dict[tuple[str, str], dict[str, Any]] = {}
-    cmap = _as_dict((_as_dict(record.get("report")) or {}).get("causal_map"))
-    for node in cmap.get("nodes") or []:
-        if isinstance(node, dict) and normalise_label(node.get("label") or node.get("id")):
-            key = normalise_label(node.get("label") or node.get("id"))
-            labels.setdefault(key, Counter())[str(node.get("label") or node.get("id")).strip()] += 1
-            node_domains.setdefault(key, Counter())[str(node.get("domain") or UNKNOWN_DOMAIN)] += 1
-    for edge, tag, default_domain in collect_edges(record):
-        src, dst = normalise_label(edge.get("source")), normalise_label(edge.get("target"))
+    for node in _causal_map(rec).nodes:
+        key = normalise_label(node.label or node.id)
+        if key:
+            labels.setdefault(key, Counter())[str(node.label or node.id).strip()] += 1
+            node_domains.setdefault(key, Counter())[node.domain or UNKNOWN_DOMAIN] += 1
+    for mention in collect_edges(rec):
+        edge, default_domain = mention.edge, mention.domain
+        src, dst = normalise_label(edge.source), normalise_label(edge.target)
         if not src or not dst:
             continue
-        doms = _edge_domains(edge)
+        doms = _edge_domains(edge.domains)
         first, last = (doms[0], doms[-1]) if doms else (default_domain, default_domain)
-        ends = ((src, edge.get("source"), edge.get("_source_domain") or first),
-                (dst, edge.get("target"), edge.get("_target_domain") or last))
+        ends = ((src, edge.source, mention.source_domain or first),
+                (dst, edge.target, mention.target_domain or last))
         for key, raw, dom in ends:
-            labels.setdefault(key, Counter())[re.sub(r"\s+", " ", str(raw)).strip()] += 1
+            labels.setdefault(key, Counter())[re.sub(r"\s+", " ", raw).strip()] += 1
             node_domains.setdefault(key, Counter())[str(dom or UNKNOWN_DOMAIN)] += 1
         acc = edges.setdefault((src, dst), {"signs": Counter(), "strengths": [], "domains": set(),
                                             "sources": [], "mechanisms": []})
-        acc["signs"][_sign(edge.get("sign"))] += 1
-        acc["strengths"].append(_strength(edge.get("strength")))
+        acc["signs"][_sign(edge.sign)] += 1
+        acc["strengths"].append(_strength(edge.strength))
         acc["domains"].update(doms or ([default_domain] if default_domain else []))
-        acc["sources"].append(tag)
-        mech = str(edge.get("mechanism") or "").strip()
+        acc["sources"].append(mention.said_by)
+        mech = edge.mechanism.strip()
         if mech and mech not in acc["mechanisms"]:
             acc["mechanisms"].append(mech)
     for key, counts in labels.items():
@@ -335,18 +343,17 @@ def edge_rows(graph: nx.DiGraph) -> list[dict[str, Any]]:
             for u, v, d in sorted(graph.edges(data=True), key=lambda e: (-e[2].get("count", 0), e[0], e[1]))]
 
 
-def domain_matrix(edges: Iterable[Any]) -> tuple[list[str], np.ndarray, np.ndarray]:
+def domain_matrix(edges: Iterable[CausalEdge | DomainLink]) -> tuple[list[str], np.ndarray, np.ndarray]:
     """The cross-domain causal integration matrix: ``(domains, net, count)`` where ``net[i, j]`` is the sum of
     sign × strength over edges whose first listed domain is ``domains[i]`` and last is ``domains[j]`` (an
     edge naming one domain sits on the diagonal) and ``count[i, j]`` how many edges that is."""
     cells: list[tuple[str, str, int]] = []
     for edge in edges:
-        e = _as_dict(edge)
-        doms = _edge_domains(e)
+        doms = _edge_domains(edge.domains)
         if doms:
-            sign = _sign(e.get("sign"))
+            sign = _sign(edge.sign)
             cells.append((doms[0], doms[-1], 0 if sign == "±" else (1 if sign == "+" else -1) * _strength(
-                e.get("strength"))))
+                edge.strength)))
     domains = sorted({d for a, b, _ in cells for d in (a, b)})
     index = {d: i for i, d in enumerate(domains)}
     net, count = np.zeros((len(domains),) * 2), np.zeros((len(domains),) * 2, dtype=int)
@@ -356,7 +363,7 @@ def domain_matrix(edges: Iterable[Any]) -> tuple[list[str], np.ndarray, np.ndarr
     return domains, net, count
 
 
-def domain_heatmap(edges: Iterable[Any], title: str = "") -> go.Figure | None:
+def domain_heatmap(edges: Iterable[CausalEdge | DomainLink], title: str = "") -> go.Figure | None:
     """Domain × domain heatmap of :func:`domain_matrix` (green: net amplifying, red: net damping)."""
     domains, net, count = domain_matrix(edges)
     if not domains:
@@ -375,8 +382,16 @@ def domain_heatmap(edges: Iterable[Any], title: str = "") -> go.Figure | None:
     return fig
 
 
-def graph_domain_edges(graph: nx.DiGraph) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class DomainLink:
+    """A merged graph edge seen from its ends' domains (cause domain first); its sign may be ``±``."""
+    domains: tuple[str, str]
+    sign: str
+    strength: int
+
+
+def graph_domain_edges(graph: nx.DiGraph) -> list[DomainLink]:
     """The merged graph's edges as (cause domain → effect domain, sign, strength), for :func:`domain_heatmap`
     (a node's domain is the one that mentions it most)."""
-    return [{"domains": [graph.nodes[u]["domain"], graph.nodes[v]["domain"]], "sign": d["sign"],
-             "strength": d["strength"]} for u, v, d in graph.edges(data=True)]
+    return [DomainLink((graph.nodes[u]["domain"], graph.nodes[v]["domain"]), d["sign"], d["strength"])
+            for u, v, d in graph.edges(data=True)]

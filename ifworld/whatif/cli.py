@@ -156,12 +156,17 @@ def judge_cmd(
 ) -> None:
     """Score a saved run with the independent judge (five rubric dimensions + overall)."""
     from ifworld.whatif.judge import judge_record
+    from ifworld.whatif.models import RecordError, load_record
 
     try:
         record = json.loads(run_json.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
         _bad(f"cannot read run JSON {run_json}: {exc}")
-    if not isinstance(record, dict) or not isinstance(record.get("report"), dict):
+    try:
+        report = load_record(record).report
+    except RecordError as exc:
+        _bad(f"{run_json} is not a what-if run record: {exc}.")
+    if report is None:
         _bad(f"{run_json} is not a what-if run record (no 'report' object).")
     settings = _settings()
     try:

@@ -45,7 +45,7 @@ def _figures(record: dict[str, Any]) -> list[tuple[str, Any]]:
                  ("Scenario probabilities", scenario_figure(rec.report.scenarios))]
     edges = [e for r in rec.rounds for o in r.experts.values() for e in o.key_causal_edges]
     figs.append(("Cross-domain causal integration (all rounds)", domain_heatmap(edges)))
-    graph = build_causal_graph(rec.model_dump(mode="json"))
+    graph = build_causal_graph(rec)
     if graph.number_of_edges():
         figs.append(("Causal map", causal_figure(graph, highlight_cycles=True)))
     return [(title, fig) for title, fig in figs if fig is not None]

@@ -15,6 +15,7 @@ from ifworld import llm, prompts
 from ifworld.config import Settings, load_settings
 from ifworld.store import RunStore, get_store
 from ifworld.whatif.agents import proposition_block
+from ifworld.whatif.models import WhatIfRecord, load_record
 from ifworld.whatif.report import render_report_markdown
 from ifworld.whatif.schemas import JUDGE_MAXIMA, Judgement
 
@@ -25,10 +26,10 @@ DIMENSIONS = tuple(JUDGE_MAXIMA)
 _HIDDEN = ("ifworld", "if-world", "single agent", "tree search", "tree-search", "baseline")
 
 
-def analysis_text(record: dict[str, Any]) -> str:
+def analysis_text(record: WhatIfRecord | dict[str, Any]) -> str:
     """The report Markdown the judge reads (method names scrubbed, size capped)."""
-    report = record.get("report") or {}
-    text = report.get("markdown") or (render_report_markdown(report) if report else "")
+    report = load_record(record).report
+    text = (report.markdown or render_report_markdown(report.model_dump(mode="json"))) if report else ""
     for word in _HIDDEN:
         text = text.replace(word, "[method]").replace(word.title(), "[method]")
     return text[:ANALYSIS_MAX_CHARS]
@@ -50,9 +51,11 @@ def judge_report(proposition: str, analysis: str, settings: Settings | None = No
 
 def judge_record(record: dict[str, Any], settings: Settings | None = None, *, run_id: str | None = None,
                  store: RunStore | None = None) -> dict[str, Any]:
-    """Judge a run record. With a run id (argument or ``record["run_id"]``) the judgement and its model call
-    are logged with the stored run; returns the judgement dict."""
-    run_id = run_id or record.get("run_id")
+    """Judge a run record (validated here, once: :class:`RecordError` names the field of a malformed one).
+    With a run id (argument or ``record["run_id"]``) the judgement and its model call are logged with the
+    stored run; returns the judgement dict."""
+    run_id = run_id or (record.get("run_id") if isinstance(record.get("run_id"), str) else None)
+    rec = load_record(record, run_id)
     info = None
     if run_id:
         store = store or get_store()
@@ -60,8 +63,8 @@ def judge_record(record: dict[str, Any], settings: Settings | None = None, *, ru
             info = store.get_run(run_id)
         except KeyError:
             info = None
-    callbacks = [llm.UsageTracker(sink=lambda rec: store.add_call(run_id, rec.to_dict()))] if info else None
-    result = judge_report(record.get("proposition", ""), analysis_text(record), settings, callbacks)
+    callbacks = [llm.UsageTracker(sink=lambda call: store.add_call(run_id, call.to_dict()))] if info else None
+    result = judge_report(rec.proposition, analysis_text(rec), settings, callbacks)
     if info is not None and store is not None:
         stored = info.record or dict(record)
         stored["judge"] = result

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, TypeAdapter
+from pydantic import Field, TypeAdapter, ValidationError, field_validator
 
 from ifworld.whatif.schemas import (
     ContentionPoint,
@@ -101,15 +101,77 @@ class WhatIfRecord(_Base):
     participants: list[Participant] = Field(default_factory=list)
     review_notes: list[str] = Field(default_factory=list)
 
+    @field_validator("rounds", mode="before")
+    @classmethod
+    def _number_rounds(cls, rounds: Any) -> Any:
+        # Records saved before rounds carried their number: a round's number is its position (1-based).
+        if not isinstance(rounds, list):
+            return rounds
+        return [{**r, "round": i + 1} if isinstance(r, dict) and r.get("round") is None else r
+                for i, r in enumerate(rounds)]
+
     def diff_of(self, round_no: int) -> FrameDiff | None:
         return next((d for d in self.frame_diffs if d.round == round_no), None)
 
 
-def load_record(record: dict[str, Any] | WhatIfRecord | None) -> WhatIfRecord:
-    """A stored record (dict) as a :class:`WhatIfRecord` (an empty one for ``None``)."""
+class JudgeResult(_Base):
+    """The judge's scores as stored in ``record["judge"]`` (flat, or under ``scores`` as the evaluation
+    harness writes them); a dimension that is missing or not a number is ``None``."""
+    rigor_traceability: float | None = None
+    integration_causality: float | None = None
+    feasibility_minimality: float | None = None
+    uncertainty_adaptation: float | None = None
+    decisionability: float | None = None
+    overall: float | None = None
+    rationale: str = ""
+
+    @field_validator("rigor_traceability", "integration_causality", "feasibility_minimality",
+                     "uncertainty_adaptation", "decisionability", "overall", mode="before")
+    @classmethod
+    def _number_or_none(cls, value: Any) -> float | None:
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            return None
+
+    @classmethod
+    def of(cls, judge: Any) -> JudgeResult | None:
+        """The typed judgement of a record's ``judge`` entry (``None`` when the run is not judged)."""
+        if not isinstance(judge, dict):
+            return None
+        scores = judge.get("scores")
+        rationale = judge.get("rationale")
+        return cls.model_validate({**(scores if isinstance(scores, dict) else judge),
+                                   "rationale": rationale if isinstance(rationale, str) else ""})
+
+
+class RecordError(ValueError):
+    """A stored record that does not have the what-if shape; the message names the run and the field."""
+
+    def __init__(self, message: str, run_id: str | None = None, field: str = "") -> None:
+        super().__init__(message)
+        self.run_id, self.field = run_id, field
+
+
+def load_record(record: dict[str, Any] | WhatIfRecord | None, run_id: str | None = None) -> WhatIfRecord:
+    """A stored record (dict) as a :class:`WhatIfRecord` (an empty one for ``None``): the one place a what-if
+    record is validated. Records of earlier versions load (unknown keys ignored, missing ones defaulted,
+    round numbers from position); one that cannot raises :class:`RecordError` naming ``run_id`` and the
+    first offending field instead of failing later, deep inside a renderer."""
     if isinstance(record, WhatIfRecord):
         return record
-    return WhatIfRecord.model_validate(record or {})
+    if run_id is None and isinstance(record, dict) and isinstance(record.get("run_id"), str):
+        run_id = record["run_id"]
+    where = f"what-if run {run_id}" if run_id else "what-if record"
+    if record is not None and not isinstance(record, dict):
+        raise RecordError(f"{where}: the record is a {type(record).__name__}, not an object", run_id)
+    try:
+        return WhatIfRecord.model_validate(record or {})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(map(str, first["loc"])) or "(record)"
+        more = f" (and {exc.error_count() - 1} more problem(s))" if exc.error_count() > 1 else ""
+        raise RecordError(f"{where}: field {field}: {first['msg']}{more}", run_id, field) from exc
 
 
 # -- progress events ----------------------------------------------------------------------------------

@@ -57,3 +57,15 @@ def test_preselects_run_from_session(llm_env) -> None:  # noqa: ANN001
     at.run()
     assert not at.exception
     assert at.selectbox(key="causal_pick").value == first
+
+
+def test_malformed_record_names_run_and_field() -> None:
+    rec = sample_record()
+    del rec["report"]["causal_map"]["edges"][0]["target"]
+    run_id = get_store().create_run("whatif", "whatif.ifworld", rec["params"], "What-if: broken")
+    get_store().finish_run(run_id, rec, rec["usage"])
+    at = _open()
+    assert not at.exception
+    assert [e.value for e in at.error] == [
+        f"Cannot draw this run's causal map: what-if run {run_id}: field report.causal_map.edges.0.target: "
+        "Field required."]

@@ -186,3 +186,23 @@ def test_delete_dialog_cancel_closes_it(two_runs: tuple[str, str]) -> None:
     assert "runs_delete_open" not in at.session_state
     assert not any("cannot be undone" in w.value for w in at.warning)
     assert len(get_store().list_runs()) == 2
+
+
+def _broken_record() -> dict:
+    """A what-if record whose first expert edge has lost its ``source`` (e.g. edited by hand)."""
+    rec = sample_record()
+    del rec["rounds"][0]["experts"]["geophysics"]["key_causal_edges"][0]["source"]
+    return rec
+
+
+def test_malformed_record_is_named_in_open_compare_and_replay(two_runs: tuple[str, str]) -> None:
+    bad = _save(_broken_record(), "Broken: Moon")
+    field = "rounds.0.experts.geophysics.key_causal_edges.0.source"
+    at = _open()
+    assert not at.exception
+    assert at.selectbox(key="runs_open").value == bad  # newest first: the broken run is open
+    assert any(f"field {field}: Field required" in e.value for e in at.error)
+    assert at.selectbox(key="runs_cmp_a").value == bad
+    assert any(e.value.startswith(f"Cannot compare: what-if run {bad}: field {field}") for e in at.error)
+    assert at.selectbox(key="runs_replay_id").value == bad
+    assert any(f"cannot be replayed: what-if run {bad}: field {field}" in i.value for i in at.info)

@@ -139,3 +139,16 @@ def test_eval_above_confirm_calls_needs_yes(llm_env):
 def test_cli_without_model_exits_2():
     res = CliRunner().invoke(app, ["run", PROP])
     assert res.exit_code == 2 and "No model is connected" in res.output
+
+
+def test_cli_judge_names_what_is_wrong_with_the_run_json(llm_env, tmp_path):
+    runner = CliRunner()
+    cases = [([1, 2], "is not a what-if run record: what-if record: the record is a list, not an object"),
+             ({"proposition": "p"}, "is not a what-if run record (no 'report' object)"),
+             ({"run_id": "r9", "report": {"claims": [{"id": "C1"}]}},
+              "is not a what-if run record: what-if run r9: field report.claims.0.text: Field required")]
+    for i, (content, message) in enumerate(cases):
+        path = tmp_path / f"run{i}.json"
+        path.write_text(json.dumps(content), encoding="utf-8")
+        res = runner.invoke(app, ["judge", str(path)])
+        assert res.exit_code == 2 and message in " ".join(res.output.split()), (content, res.output)

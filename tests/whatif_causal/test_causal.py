@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import plotly.graph_objects as go
+import pytest
 
 from ifworld.whatif import causal
+from ifworld.whatif.models import RecordError, load_record
+from ifworld.whatif.schemas import CausalEdge
 from tests.whatif_causal.records import edge, expert, sample_record
 
 
@@ -99,26 +102,87 @@ def test_figure_has_domains_arrows_and_highlights() -> None:
     assert not {"feedback loop", "cross-domain"} & {t.name for t in plain.data}
 
 
-def test_defensive_on_missing_or_odd_fields() -> None:
+def test_lenient_fields_are_normalised_and_empty_ends_skipped() -> None:
     record = {"rounds": [{"experts": {"x": {"key_causal_edges": [
         {"source": "a", "target": "b", "sign": "negative", "strength": "7"},
-        {"source": "", "target": "b"}, {"target": "c"}]}, "y": None}}], "report": None}
+        {"source": "", "target": "b"}]}}}], "report": None}
     g = causal.build_causal_graph(record)
     assert list(g.edges(data="sign")) == [("a", "b", "-")]
-    assert g.edges["a", "b"]["strength"] == 3
+    assert g.edges["a", "b"]["strength"] == 3 and g.edges["a", "b"]["sources"] == ["x r1"]
     assert causal.edge_rows(g)[0]["source"] == "a"
     assert causal.build_causal_graph({}).number_of_nodes() == 0
-    causal.causal_figure(causal.build_causal_graph({}))
+    assert causal.build_causal_graph(None).number_of_nodes() == 0
+    assert len(causal.causal_figure(causal.build_causal_graph({})).data) == 1  # just the (empty) edge layer
+
+
+def test_malformed_record_names_the_run_and_field() -> None:
+    broken = {"run_id": "r-42", "rounds": [{"round": 1, "experts": {"x": {"key_causal_edges": [
+        {"source": "a", "target": "b"}, {"target": "c"}]}}}]}
+    with pytest.raises(RecordError) as err:
+        causal.build_causal_graph(broken)
+    assert err.value.run_id == "r-42" and err.value.field == "rounds.0.experts.x.key_causal_edges.1.source"
+    assert str(err.value) == "what-if run r-42: field rounds.0.experts.x.key_causal_edges.1.source: Field required"
+    with pytest.raises(RecordError, match=r"what-if run abc: field rounds\.0\.experts\.y: "):
+        causal.build_causal_graph(load_record({"rounds": [{"experts": {"y": None}}]}, run_id="abc"))
+    with pytest.raises(RecordError, match="what-if record: the record is a list"):
+        causal.collect_edges([1, 2])  # type: ignore[arg-type]
+
+
+# The merged edges of the sample record as the dict-reading implementation (before typed records) built
+# them: the typed one must give the very same graph.
+SAMPLE_EDGE_ROWS = [
+    ("Tides", "Ocean mixing", "+", 3, False, "geophysics", 2, "geophysics r1, geophysics r2",
+     "tidal energy drives mixing"),
+    ("Climate stability", "GDP", "+", 1, True, "climate", 1, "report", "stable climate supports output"),
+    ("Climate stability", "Ocean mixing", "+", 2, True, "climate, geophysics", 1, "geophysics r2", "feedback"),
+    ("Coastal flooding", "GDP", "-", 2, False, "economics", 1, "economics r1", "damage to assets"),
+    ("Ocean mixing", "Climate stability", "+", 2, True, "climate, geophysics", 1, "geophysics r1",
+     "heat transport"),
+    ("Tides", "Coastal flooding", "+", 1, True, "economics, geophysics", 1, "economics r1", "tidal range"),
+]
+
+
+def test_typed_graph_equals_the_dict_reading_one() -> None:
+    keys = ("source", "target", "sign", "strength", "cross_domain", "domains", "count", "sources", "mechanism")
+    for record in (sample_record(), load_record(sample_record())):
+        assert [tuple(r[k] for k in keys) for r in causal.edge_rows(causal.build_causal_graph(record))] \
+            == SAMPLE_EDGE_ROWS
+
+
+def test_legacy_record_without_round_numbers_or_new_fields_loads() -> None:
+    legacy = sample_record()
+    for rnd in legacy["rounds"]:
+        del rnd["round"]
+    for key in ("frame_diffs", "degraded", "calls", "params"):
+        legacy.pop(key)
+    legacy["judgements"] = [{"overall": 3}]  # a key this version does not model: ignored
+    rec = load_record(legacy)
+    assert [r.round for r in rec.rounds] == [1, 2] and rec.frame_diffs == [] and rec.calls == []
+    g = causal.build_causal_graph(legacy)
+    assert g.edges["tides", "ocean mixing"]["sources"] == ["geophysics r1", "geophysics r2"]
+    assert g.number_of_edges() == len(SAMPLE_EDGE_ROWS)
 
 
 def test_domain_matrix_is_net_sign_times_strength_per_domain_pair():
-    from ifworld.whatif.causal import domain_heatmap, domain_matrix
+    from ifworld.whatif.causal import DomainLink, domain_heatmap, domain_matrix
 
-    edges = [{"domains": ["physics", "economics"], "sign": "-", "strength": 3},
-             {"domains": ["physics", "economics"], "sign": "+", "strength": 1},
-             {"domains": ["medicine"], "sign": "+", "strength": 2}, {"domains": []}]
+    edges = [CausalEdge(source="s", target="t", domains=["physics", "economics"], sign="-", strength=3),
+             CausalEdge(source="s", target="t", domains=["physics", "economics"], sign="+", strength=1),
+             CausalEdge(source="s", target="t", domains=["medicine"], sign="+", strength=2),
+             CausalEdge(source="s", target="t", domains=[])]
     domains, net, count = domain_matrix(edges)
     assert domains == ["economics", "medicine", "physics"]
     assert net[2, 0] == -2 and count[2, 0] == 2 and net[1, 1] == 2 and count.sum() == 3
     fig = domain_heatmap(edges)
     assert fig.data[0].zmid == 0 and list(fig.data[0].x) == domains and domain_heatmap([]) is None
+    # a merged edge whose sign is a tie counts, with no weight
+    domains, net, count = domain_matrix([DomainLink(("a", "b"), "±", 3), DomainLink(("a", "b"), "-", 2)])
+    assert net[0, 1] == -2 and count[0, 1] == 2
+
+
+def test_graph_domain_edges_follow_node_domains() -> None:
+    g = causal.build_causal_graph(sample_record())
+    links = {(g.nodes[u]["label"], g.nodes[v]["label"]): link
+             for (u, v), link in zip(g.edges, causal.graph_domain_edges(g), strict=True)}
+    assert links["Climate stability", "GDP"].domains == ("climate", "economics")
+    assert links["Coastal flooding", "GDP"].sign == "-"
