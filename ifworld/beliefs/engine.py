@@ -19,6 +19,9 @@ reduction is a SIMD pass over contiguous columns instead of a short row. One rou
    ``STOP_CONFIDENCE_PCT`` % sure. A run ends when at least ``stop_share`` of its agents vote STOP
    (converged) or at the round cap; finished runs are dropped from the working arrays.
 
+With numba installed, steps 2-4 of each block run in :mod:`ifworld.beliefs.kernel` (compiled, fed the
+same random draws, identical results per seed); ``IFWORLD_BELIEFS_KERNEL=numpy`` keeps them here.
+
 All randomness comes from one ``numpy.random.Generator`` over ``SFC64`` seeded by
 ``SeedSequence(seed)`` (SFC64: about twice PCG64's raw speed here; the tie-break bytes are its
 main consumer).
