@@ -6,7 +6,7 @@ import streamlit as st
 
 from ifworld import runs
 from ifworld.beliefs import workflows
-from ifworld.beliefs.config import LLM_DEFAULTS, LLM_FIELDS, MAX_SEED, BeliefConfig
+from ifworld.beliefs.config import LLM_DEFAULTS, LLM_FIELDS, LLM_NO_RULE, MAX_SEED, BeliefConfig
 from ifworld.beliefs.engine import SimulationResult, recordable_runs, simulate, summarise
 from ifworld.beliefs.llm_agents import make_params
 from ifworld.limits import CONFIRM_CALLS, needs_confirmation
@@ -64,7 +64,8 @@ elif st.session_state.get("beliefs_run"):
 st.divider()
 st.subheader("🤖 LLM agents")
 st.caption("Every agent is a model call per round: it sees its beliefs, what it was told and its last five "
-           "meetings, and answers with updated confidences, what to share and a STOP/CONTINUE vote.")
+           "meetings, and answers with updated confidences, what to share and a STOP/CONTINUE vote. "
+           "Partners are drawn within the chosen topology, as above. " + LLM_NO_RULE)
 if model_ready("LLM agents"):
     settings = current_settings()
     with st.form("beliefs_llm_form"):

@@ -3,6 +3,7 @@ sweep grid form and result tabs, and the Runs-page renderer for ``beliefs`` reco
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
@@ -130,28 +131,53 @@ def player(recording: Recording, domain: Domain, prefix: str, run: int = 0) -> N
         net = left.plotly_chart(_still(figs["network"], t), key=f"{prefix}_net", on_select="rerun",
                                 selection_mode="points")
         _clicked_agent(net, prefix, recording.beliefs.shape[2])
-        right.plotly_chart(_still(figs["heatmap"], t), key=f"{prefix}_heat")
+        heat_fig = _still(figs["heatmap"], t)
+        clickable = animation.add_cell_layer(heat_fig)
+        heat = right.plotly_chart(heat_fig, key=f"{prefix}_heat", on_select="rerun" if clickable else "ignore",
+                                  selection_mode="points")
+        _clicked_cell(heat, prefix, recording, domain)
         curve = go.Figure(figs["metrics"])
         curve.add_vline(x=t, line_dash="dot", line_color="grey")
         curve.update_layout(height=FIG_HEIGHT - 60)
         st.plotly_chart(curve, key=f"{prefix}_curve")
         st.caption("Network: green = only true facts passed, red = a false fact passed, grey = nothing sent; "
                    "purple nodes are liars. Heatmap: true facts left of the dashed line, false facts right; "
-                   "grey cells = never heard of (0 = heard of it and disbelieves it); hover for the statement.")
+                   "grey cells = never heard of (0 = heard of it and disbelieves it); hover for the statement. "
+                   "Click a node to inspect that agent, a heatmap cell to inspect that fact and agent.")
         inspector(recording, domain, prefix, run, t)
 
     step_player(prefix, last, frame, speed_label="Seconds per round", default_speed="0.5 s")
 
 
+def _new_points(event: Any, seen_key: str) -> list[dict[str, Any]]:
+    """The chart's selected points if they changed since last applied, else []. A selection persists
+    over reruns of the same figure: applying it again would undo a choice made in a select box since."""
+    selection = event.get("selection") if isinstance(event, Mapping) else None  # not a dict: chart not selectable
+    points = list((selection or {}).get("points", []))
+    mark = [(p.get("curve_number"), p.get("point_index")) for p in points]
+    if mark == st.session_state.get(seen_key):
+        return []
+    st.session_state[seen_key] = mark
+    return points
+
+
 def _clicked_agent(event: Any, prefix: str, agents: int) -> None:
     """A click on an agent's node selects it in the agent inspector (the node trace follows the three
-    edge traces; its points are :func:`animation.drawn_agents` in order)."""
-    points = (getattr(event, "selection", None) or {}).get("points", []) if event is not None else []
+    edge traces; its points are :func:`animation.drawn_agents` in order). Runs before the inspector's
+    widgets exist in this run: Streamlit refuses a widget's state set after it was drawn."""
     shown = animation.drawn_agents(agents)
-    for point in points:
+    for point in _new_points(event, f"{prefix}_net_seen"):
         index = point.get("point_index", -1)
         if point.get("curve_number", -1) == 3 and 0 <= index < len(shown):
             st.session_state[f"{prefix}_agent"] = int(shown[index])
+
+
+def _clicked_cell(event: Any, prefix: str, recording: Recording, domain: Domain) -> None:
+    """A click on a heatmap cell selects its fact and its agent (row) in the inspector (before the
+    inspector's widgets are drawn, as for nodes)."""
+    cell = animation.clicked_cell(_new_points(event, f"{prefix}_heat_seen"), domain, recording.beliefs.shape[2])
+    if cell is not None:
+        st.session_state[f"{prefix}_fact"], st.session_state[f"{prefix}_agent"] = cell
 
 
 def inspector(recording: Recording, domain: Domain, prefix: str, run: int, t: int) -> None:
@@ -160,8 +186,8 @@ def inspector(recording: Recording, domain: Domain, prefix: str, run: int, t: in
     c = st.columns(2)
     agent = c[0].selectbox("Inspect agent (or click a node)", ["—", *range(recording.beliefs.shape[2])],
                            key=f"{prefix}_agent")
-    facts = list(animation.fact_order(domain))
-    fact = c[1].selectbox("Inspect fact", ["—", *facts], key=f"{prefix}_fact",
+    facts = [int(f) for f in animation.fact_order(domain)]
+    fact = c[1].selectbox("Inspect fact (or click a heatmap cell)", ["—", *facts], key=f"{prefix}_fact",
                           format_func=lambda f: f if f == "—" else
                           f"{'✅' if domain.truth[f] else '❌'} {domain.labels[f]}")
     if agent != "—":
@@ -170,7 +196,8 @@ def inspector(recording: Recording, domain: Domain, prefix: str, run: int, t: in
                      key=f"{prefix}_agent_rows")
     if fact != "—":
         holders = animation.fact_holders(recording, domain, run, int(fact), t)
-        st.markdown(f"**{domain.labels[fact]}** ({'true' if domain.truth[fact] else 'false'}) after round {t}:")
+        st.markdown(f"**{domain.labels[fact]}** ({'true' if domain.truth[fact] else 'false'}) after round {t}: "
+                    + " · ".join(f"{group} {len(who)}" for group, who in holders.items()))
         st.dataframe(pd.DataFrame({"group": list(holders), "agents": [len(v) for v in holders.values()],
                                    "which": [", ".join(map(str, v[:40])) + (" …" if len(v) > 40 else "")
                                              for v in holders.values()]}), hide_index=True,

@@ -20,6 +20,8 @@ EDGE_TRUE, EDGE_FALSE, EDGE_NONE = "#2ca02c", "#d62728", "#bbbbbb"
 FRAME_MS = 500
 MAX_DRAWN_AGENTS = 60  # larger populations: a fixed random sample of agents is drawn (no hairball)
 NEVER_HEARD = "#d9d9d9"
+CELL_LAYER = 1  # curve number of the click layer: it follows the heatmap trace in a still heatmap
+MAX_CLICK_CELLS = 10_000  # one invisible SVG marker per cell; beyond this the inspector's select boxes remain
 
 
 def fact_order(domain: Domain) -> np.ndarray:
@@ -130,6 +132,44 @@ def belief_heatmap_figure(recording: Recording, domain: Domain, run: int = 0) ->
                       xaxis={"showticklabels": False, "title": "fact (hover for the statement)"},
                       yaxis_title="agent", plot_bgcolor=NEVER_HEARD, **_player(recording.rounds))
     return fig
+
+
+def add_cell_layer(fig: go.Figure) -> bool:
+    """Make a still heatmap's cells clickable; False (figure unchanged) above :data:`MAX_CLICK_CELLS`.
+
+    plotly.js cannot select heatmap cells (heatmaps have no point selection), so a click would never
+    reach Streamlit's ``on_select``. One invisible marker per cell, trace :data:`CELL_LAYER`, row-major
+    (point index = agent x columns + column), takes the click and the hover text; a selected cell is
+    outlined."""
+    heat = fig.data[0]
+    z = np.asarray(heat.z, dtype=float)
+    agents, cols = z.shape
+    if agents * cols > MAX_CLICK_CELLS:
+        return False
+    labels = list(heat.customdata[0]) if heat.customdata is not None else [str(c) for c in range(cols)]
+    custom = [[labels[c], "never heard of it" if np.isnan(z[a, c]) else f"confidence {z[a, c]:.2f}"]
+              for a in range(agents) for c in range(cols)]
+    heat.hoverinfo, heat.hovertemplate = "skip", None
+    fig.add_trace(go.Scatter(
+        x=np.tile(np.arange(cols), agents), y=np.repeat(np.arange(agents), cols), mode="markers",
+        customdata=custom, showlegend=False,
+        marker={"symbol": "square-open", "size": 10, "color": "white", "opacity": 0, "line": {"width": 2}},
+        selected={"marker": {"opacity": 1}}, unselected={"marker": {"opacity": 0}},
+        hovertemplate="agent %{y}<br>%{customdata[0]}<br>%{customdata[1]}<extra></extra>"))
+    return True
+
+
+def clicked_cell(points: list[dict[str, Any]], domain: Domain, agents: int) -> tuple[int, int] | None:
+    """(fact index, agent) of the last clicked cell in a selection event's points (Streamlit's
+    ``event.selection.points``), None when no point is on the click layer. The layer's column is the
+    position in :func:`fact_order`, its row the agent."""
+    order = fact_order(domain)
+    cells = [p for p in points if p.get("curve_number") == CELL_LAYER
+             and 0 <= int(p.get("point_index", -1)) < agents * len(order)]
+    if not cells:
+        return None
+    agent, col = divmod(int(cells[-1]["point_index"]), len(order))
+    return int(order[col]), agent
 
 
 def metrics_figure(recording: Recording, run: int = 0) -> go.Figure:

@@ -35,9 +35,12 @@ BOUNDED_START = 5  # 0.5: undecided
 BOUNDED_STEP = 1  # 0.1 per received report
 BOUNDED_INIT_STEP = 2  # 0.5 -> 0.7 for an initially held fact (and 0.3 for its negation)
 
-# LLM populations: the parameters their form and command offer, and their smaller defaults.
+# LLM populations: the parameters their form and command offer, and their smaller defaults. No update
+# rule (nor trust / discount): the model itself updates the beliefs; no sharing strategy: it picks.
 LLM_FIELDS = ("agents", "facts", "true_facts", "false_facts", "bandwidth", "rounds", "threshold", "stop_share",
-              "domain", "liars", "noise")
+              "domain", "liars", "noise", "topology", "degree", "rewire", "graph_seed")
+LLM_NO_RULE = ("Update rules (additive, bounded, bayes, discounted) do not apply to LLM agents: "
+               "the model itself updates its beliefs.")
 LLM_DEFAULTS = {"agents": 6, "facts": 8, "true_facts": 3, "false_facts": 2, "rounds": 5}
 
 # Discounted-evidence rule: evidence in 1/16 units; discount = 1 - 2^-shift keeps it integer.

@@ -24,6 +24,7 @@ from ifworld import prompts
 from ifworld.beliefs.config import BeliefConfig
 from ifworld.beliefs.domain import Domain
 from ifworld.beliefs.metrics import accept, scores
+from ifworld.beliefs.topology import build_edges, match_columns
 
 ROLE = "beliefs.agent"
 RULE_LABEL = "llm"  # Recording.rule for LLM populations (animation shows normalised confidence)
@@ -223,9 +224,22 @@ def collective_scores(matrix: np.ndarray, config: BeliefConfig, domain: Domain) 
             "accepted": [int(f) for f in np.flatnonzero(accepted[0])]}
 
 
-def pair_agents(agents: int, seed: int, round_: int) -> list[int]:
-    """Partner per agent for a round (seeded by seed and round; -1 sits out when N is odd)."""
-    perm = np.random.default_rng(np.random.SeedSequence([seed, round_, 2])).permutation(agents)
+def graph_edges(config: BeliefConfig) -> np.ndarray | None:
+    """The condition's interaction graph, as the engine builds it (None = complete: anyone meets anyone)."""
+    return build_edges(config.topology, config.agents, config.degree, config.rewire, config.graph_seed)
+
+
+def pair_agents(agents: int, seed: int, round_: int, edges: np.ndarray | None = None) -> list[int]:
+    """Partner per agent for a round, -1 for an agent that sits out; seeded by seed and round only, so a
+    resumed run pairs identically.
+
+    ``edges`` None (complete): a uniformly random perfect matching (one sits out when N is odd).
+    Otherwise the engine's random maximal matching of the graph (:func:`topology.match_columns`, one
+    run): an agent only ever meets a neighbour, and sits out when all its neighbours are taken."""
+    rng = np.random.default_rng(np.random.SeedSequence([seed, round_, 2]))
+    if edges is not None:
+        return [int(p) if p < agents else -1 for p in match_columns(edges, rng, 1, agents)]
+    perm = rng.permutation(agents)
     partners = [-1] * agents
     for i in range(0, agents - 1, 2):
         a, b = int(perm[i]), int(perm[i + 1])

@@ -9,7 +9,7 @@ from typing import Any
 import typer
 
 from ifworld import llm
-from ifworld.beliefs.config import LLM_DEFAULTS, LLM_FIELDS, BeliefConfig, llm_calls
+from ifworld.beliefs.config import LLM_DEFAULTS, LLM_FIELDS, LLM_NO_RULE, BeliefConfig, llm_calls
 from ifworld.beliefs.llm_agents import make_params
 from ifworld.beliefs.params_cli import config_options
 from ifworld.config import load_settings
@@ -46,18 +46,19 @@ def _progress(event: Event) -> None:
 def register(app: typer.Typer) -> None:
     """Add the ``llm`` command to the beliefs group."""
 
-    @app.command("llm")
+    @app.command("llm", help="Simulate belief exchange with LLM agents (progress and run id on stderr). "
+                 "Who meets whom follows --topology as in `ifworld beliefs run`. " + LLM_NO_RULE)
     @config_options(defaults=LLM_DEFAULTS, include=LLM_FIELDS)
     def llm_cmd(
         config: BeliefConfig,
         models: str = typer.Option("", help="Comma-separated models (heterogeneous); empty = configured model."),
         shares: str = typer.Option("", help="Comma-separated shares for --models (default equal)."),
-        seed: int = typer.Option(0, help="Random seed (initial facts, pairing)."),
+        seed: int = typer.Option(0, help="Random seed (initial facts, pairing); --graph-seed draws the graph."),
         as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
         yes: bool = typer.Option(False, "--yes", help=f"Run without asking when agents x rounds model calls "
                                  f"exceed {CONFIRM_CALLS} (CONFIRM_CALLS)."),
     ) -> None:
-        """Simulate belief exchange with LLM agents (progress and run id on stderr)."""
+        """Run the LLM population; its help text is the command's ``help`` above."""
         settings = load_settings()
         if not settings.enabled:
             typer.echo(llm.NO_MODEL_HELP, err=True)

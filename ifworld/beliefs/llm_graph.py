@@ -1,11 +1,11 @@
 """The LLM belief-exchange run as a LangGraph ``StateGraph`` (workflow ``beliefs.llm``).
 
 One round = one superstep of ``agent`` tasks (a ``Send`` per agent, run concurrently) followed by
-``join``: it pairs agents (seeded by seed and round), delivers each agent's shared facts to its
-partner (liars and noise applied in transit), scores the collective with the engine's metrics,
-counts STOP votes and either loops to the next round's fan-out or ends. The state is plain JSON, so
-the run store's checkpointer keeps it; when one agent's call fails the others' writes are kept and
-resuming re-runs only that agent, then carries on.
+``join``: it pairs agents (seeded by seed and round, within the condition's interaction graph),
+delivers each agent's shared facts to its partner (liars and noise applied in transit), scores the
+collective with the engine's metrics, counts STOP votes and either loops to the next round's fan-out
+or ends. The state is plain JSON, so the run store's checkpointer keeps it; when one agent's call
+fails the others' writes are kept and resuming re-runs only that agent, then carries on.
 """
 
 from __future__ import annotations
@@ -133,7 +133,7 @@ def join_round(state: dict[str, Any], config: BeliefConfig, domain: Domain, seed
         raise RuntimeError(f"round {t}: no reply from agent(s) {missing}")
     replies = [by_agent[a] for a in range(n)]
     beliefs = [r["beliefs"] for r in replies]
-    partners = la.pair_agents(n, seed, t)
+    partners = la.pair_agents(n, seed, t, la.graph_edges(config))
     rng = np.random.default_rng(np.random.SeedSequence([seed, t, 3]))
     sent = [la.distort(r["share"], state["liars"][a], config.noise, rng) for a, r in enumerate(replies)]
     conf = [[float(beliefs[a].get(str(f), 0.5)) for f in r["share"]] for a, r in enumerate(replies)]

@@ -201,7 +201,11 @@ def feedback_loops(graph: nx.DiGraph, max_length: int = MAX_CYCLE_LENGTH,
     A loop with an even number of ``-`` edges is *reinforcing*, an odd number *balancing*.
     """
     loops: list[dict[str, Any]] = []
-    for cycle in nx.simple_cycles(graph, length_bound=max_length):
+    for found in nx.simple_cycles(graph, length_bound=max_length):
+        # networkx starts a cycle at a node picked from a set (string-hash order, varies per process):
+        # start at the smallest node so a loop reads the same in every run
+        start = found.index(min(found))
+        cycle = found[start:] + found[:start]
         pairs = list(zip(cycle, cycle[1:] + cycle[:1], strict=True))
         signs = [graph.edges[u, v].get("sign", "+") for u, v in pairs]
         kind = "mixed" if "±" in signs else ("balancing" if signs.count("-") % 2 else "reinforcing")

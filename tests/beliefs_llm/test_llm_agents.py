@@ -172,4 +172,4 @@ def test_cli_options_come_from_the_config_model():
     result = CliRunner().invoke(cli_app(), ["llm", "--agents", "1"])
     assert result.exit_code == 2 and "agents: input should be greater than or equal to 2, got 1" in result.stderr
     help_text = CliRunner().invoke(cli_app(), ["llm", "--help"]).output
-    assert "--liars" in help_text and "--true" in help_text and "--topology" not in help_text
+    assert "--liars" in help_text and "--true" in help_text and "--topology" in help_text and "--rule" not in help_text

@@ -1,7 +1,9 @@
-"""Belief pages in a real browser: play the animation for a few rounds and pause; run a small sweep."""
+"""Belief pages in a real browser: play the animation and pause; click a node or a heatmap cell; run a sweep."""
 
+import csv
 import re
 import time
+from pathlib import Path
 
 from tests.e2e.conftest import open_page, shot, wait_idle
 
@@ -55,3 +57,48 @@ def test_click_an_agent_opens_its_history(page) -> None:
     page.get_by_text(re.compile(r"Agent 5: confidence per fact")).first.wait_for(timeout=30_000)
     wait_idle(page)
     assert page.locator("[data-testid=stDataFrame]").count() >= 1  # its meetings table (canvas grid)
+
+
+def _expected_cell(col: int, t: int) -> tuple[str, bool, dict[str, list[int]]]:
+    """The page's default simulation (paper defaults, seed 0, R runs, player on run 0) rebuilt here: the
+    statement of heatmap column ``col``, its truth and who holds it after round ``t``."""
+    from ifworld.beliefs import animation
+    from ifworld.beliefs.config import BeliefConfig
+    from ifworld.beliefs.engine import simulate
+    from ui.beliefs_view import DEFAULT_PAGE_RUNS
+
+    result = simulate(BeliefConfig(), seed=0, runs=DEFAULT_PAGE_RUNS, record=True)
+    rec, domain = result.recording, result.domain
+    fact = int(animation.fact_order(domain)[col])
+    return domain.labels[fact], bool(domain.truth[fact]), animation.fact_holders(rec, domain, 0, fact, t)
+
+
+def test_click_a_heatmap_cell_inspects_that_fact(page) -> None:
+    open_page(page, "beliefs", expect="Belief exchange")
+    page.get_by_role("button", name="Run simulation").click()
+    page.get_by_text(re.compile(r"Round 0 of \d+")).first.wait_for()
+    wait_idle(page)
+    page.get_by_role("button", name="End").click()
+    wait_idle(page)
+    agent, col, cols = 3, 27, 40  # paper defaults: 20 agents x 40 facts; column 27 is a false fact
+    heat = page.locator(".js-plotly-plot").filter(has_text="Beliefs (true facts")
+    cells = heat.locator(".scatterlayer .trace").last.locator("path.point")
+    cells.nth(20 * cols - 1).wait_for(state="attached")  # the click layer: one marker per cell
+    assert cells.count() == 20 * cols
+    box = cells.nth(agent * cols + col).bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    at_round = _round(page)
+    label, true, holders = _expected_cell(col, at_round)
+    counts = " · ".join(f"{group} {len(who)}" for group, who in holders.items())
+    page.get_by_text(f"{label} ({'true' if true else 'false'}) after round {at_round}: {counts}").first.wait_for(
+        timeout=30_000)
+    page.get_by_text(re.compile(rf"Agent {agent}: confidence per fact")).first.wait_for(timeout=30_000)
+    wait_idle(page)
+    grid = page.locator("[data-testid=stDataFrame]").last  # who holds it, read back through its CSV download
+    grid.hover()
+    page.evaluate("window.showSaveFilePicker = undefined")  # Streamlit then downloads through a link
+    with page.expect_download() as download:
+        grid.get_by_role("button", name="Download as CSV").click()
+    rows = list(csv.DictReader(Path(download.value.path()).read_text(encoding="utf-8-sig").splitlines()))
+    shown = {r["group"]: [int(a) for a in r["which"].split(", ") if a] for r in rows}
+    assert shown == holders and sum(agent in who for who in shown.values()) == 1

@@ -71,6 +71,25 @@ def test_belief_page_llm_run_with_fake_server(llm_env):
     assert len(charts(at)) == 3
 
 
+def test_belief_page_llm_population_follows_the_topology(llm_env):
+    from ifworld.beliefs.config import LLM_NO_RULE
+
+    at = open_page(BELIEFS)
+    assert LLM_NO_RULE in " ".join(c.value for c in at.caption)
+    assert not [w for w in at.selectbox if w.key in ("beliefs_llm_rule", "beliefs_llm_strategy")]
+    at.number_input(key="beliefs_llm_agents").set_value(6)
+    at.number_input(key="beliefs_llm_rounds").set_value(3)
+    at.selectbox(key="beliefs_llm_topology").set_value("ring")
+    at.number_input(key="beliefs_llm_degree").set_value(2)
+    at = submit(at, "🤖 Run LLM agents")
+    assert not at.exception, at.exception
+    record = at.session_state["beliefs_llm_record"]
+    assert record["config"]["topology"] == "ring" and record["config"]["degree"] == 2
+    for partners in record["snapshots"]["partners"]:
+        assert all(partners[p] == a and min((a - p) % 6, (p - a) % 6) == 1
+                   for a, p in enumerate(partners) if p >= 0)
+
+
 def test_sweep_page_runs_tiny_grid():
     at = open_page(SWEEP)
     assert not at.exception, at.exception

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import plotly.graph_objects as go
 import pytest
 
@@ -42,6 +44,20 @@ def test_cycle_found_and_classified() -> None:
     loops = causal.feedback_loops(g)
     assert [sorted(loop["nodes"]) for loop in loops] == [["climate stability", "ocean mixing"]]
     assert loops[0]["kind"] == "reinforcing" and loops[0]["cross_domain"]
+    assert loops[0]["labels"] == ["Climate stability", "Ocean mixing"]  # starts at its smallest node
+
+
+def test_loops_read_the_same_whatever_the_hash_seed() -> None:
+    import subprocess
+    import sys
+
+    code = ("from ifworld.whatif import causal; from tests.whatif_causal.records import sample_record, edge, expert;"
+            "g = causal.build_causal_graph({'rounds': [{'experts': {'x': expert('v', [edge('b', 'c'), edge('c', 'a'),"
+            " edge('a', 'b'), edge('c', 'b')])}}]});"
+            "print([lp['nodes'] for lp in causal.feedback_loops(g)])")
+    outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60,
+                           env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2", "3")}
+    assert outs == {"[['b', 'c'], ['a', 'b', 'c']]\n"}
 
 
 def test_balancing_loop_and_caps() -> None:
