@@ -6,8 +6,9 @@ import streamlit as st
 from ifworld.limits import CONFIRM_CALLS, needs_confirmation
 from ifworld.rws import benchmark
 from ifworld.rws.patterns import PATTERNS
+from ifworld.rws.records import RecordError
 from ifworld.safe_text import inert_markdown
-from ui.common import current_settings, model_ready, store
+from ui.common import current_settings, model_ready, show_error, store
 from ui.live_view import follow_run
 from ui.rws_view import load_upload, show_results
 
@@ -85,7 +86,10 @@ if opened:
         st.warning(f"This run is {info.status} and has no results yet; resume it (`ifworld runs resume {opened}`).")
     else:
         if st.button("Re-grade from saved outputs (no model calls)", key="rwsb_regrade"):
-            benchmark.regrade(opened, store=store())
-            info = store().get_run(opened)
-            st.success("Re-graded with the current grader.")
+            try:
+                benchmark.regrade(opened, store=store())
+                info = store().get_run(opened)
+                st.success("Re-graded with the current grader.")
+            except RecordError as exc:  # the results view below names the same problem and shows the record
+                show_error(f"Cannot re-grade: {exc}.")
         show_results(info.record, opened, key="rwsb_res")

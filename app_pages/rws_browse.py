@@ -4,6 +4,7 @@ import streamlit as st
 
 from ifworld.rws.benchmark import load_sample
 from ifworld.rws.dataset import RWSItem
+from ifworld.rws.records import load_grade
 from ifworld.rws.verifier import LLMVerifier, grade_output
 from ui.common import current_settings, show_error
 from ui.rws_view import load_upload, render_item, show_grade
@@ -76,4 +77,4 @@ if st.button("Grade", key="rwsbrowse_grade", type="primary", disabled=not answer
         show_error(f"Grading failed: {exc}")
 saved = st.session_state.get("rwsbrowse_result")
 if saved and saved[0] == item.id and saved[1] == answer:
-    show_grade(saved[2])
+    show_grade(load_grade(saved[2]))

@@ -6,6 +6,9 @@ K=100, 20 rounds in seconds with peak memory ~2x the belief array. The machine i
 engine, the reference and Mesa are timed side by side in each of REPEATS repeats and the best of
 each is kept (ratio = best / best; the per-repeat ratios are printed too). Mesa lives only in the
 benchmark's own virtual environment (MESA_VENV, created on first use with ``pip install mesa``).
+With numba installed (the ``fast`` extra) the engine is timed both on its numpy path and with the
+compiled kernel (IFWORLD_BELIEFS_KERNEL switches), alternating. ``python bench_beliefs.py mesa jit``
+runs only the named parts (rate, mesa, scale, jit).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 import tracemalloc
 import venv
@@ -35,6 +39,7 @@ MESA_RUNS = 300
 MESA_SPEC = "mesa>=3.3,<3.4"
 MESA_VENV = Path(os.environ.get("IFWORLD_MESA_VENV", Path.home() / ".cache" / "ifworld-bench" / "mesa-venv"))
 HERE = Path(__file__).resolve().parent
+KERNEL_ENV = "IFWORLD_BELIEFS_KERNEL"
 REPEATS = 3
 SCALE = BeliefConfig(agents=100_000, facts=100, rounds=20, domain="abstract")
 MB = 1e6
@@ -67,27 +72,73 @@ def mesa_rate(py: Path, cfg: BeliefConfig, seed: int, runs: int = MESA_RUNS) -> 
     return json.loads(out.stdout)
 
 
+def _engine_rate(cfg: BeliefConfig, seed: int, kernel: str) -> float:
+    os.environ[KERNEL_ENV] = kernel
+    return _rate(lambda: simulate(cfg, seed=seed, runs=VECTOR_RUNS), VECTOR_RUNS)
+
+
 def mesa_side_by_side() -> None:
-    """Engine vs Mesa at paper defaults (both rules), best of REPEATS, plus agreement of mean F1."""
+    """Engine (numpy path, and the numba kernel when installed) vs Mesa at paper defaults (both
+    rules), best of REPEATS, plus agreement of mean F1."""
     py = mesa_python()
+    kernels = ("numpy", "numba") if kernel_available() else ("numpy",)
     summary = {}
     for rule in ("additive", "bounded"):
         cfg = BeliefConfig(rule=rule)
-        simulate(cfg, seed=0, runs=200)
-        vec, mes, f1 = [], [], {}
+        for k in kernels:  # warm-up (and numba's compilation or its disk cache)
+            os.environ[KERNEL_ENV] = k
+            simulate(cfg, seed=0, runs=200)
+        vec, mes, f1 = {k: [] for k in kernels}, [], {}
         for rep in range(REPEATS):
-            vec.append(_rate(lambda rep=rep, cfg=cfg: simulate(cfg, seed=1 + rep, runs=VECTOR_RUNS), VECTOR_RUNS))
+            for k in kernels:
+                vec[k].append(_engine_rate(cfg, 1 + rep, k))
             m = mesa_rate(py, cfg, seed=1 + rep)
             mes.append(m["runs_per_s"])
             f1 = {"mesa": m["f1"], "engine": float(simulate(cfg, seed=rep, runs=5000).f1.mean()), "mesa_v": m["mesa"]}
-            print(f"  {rule} repeat {rep + 1}: engine {vec[-1]:,.0f} runs/s | Mesa {mes[-1]:,.0f} runs/s"
-                  f" | ratio {vec[-1] / mes[-1]:,.0f}x")
-        print(f"{rule}, paper defaults (best of {REPEATS}): engine {max(vec):,.0f} | Mesa {f1['mesa_v']} "
-              f"{max(mes):,.0f} runs/s | ratio {max(vec) / max(mes):,.0f}x | mean F1 engine {f1['engine']:.3f} "
-              f"vs Mesa {f1['mesa']:.3f} ({MESA_RUNS} runs)")
-        summary[f"engine / Mesa ({rule})"] = round(max(vec) / max(mes), 1)
+            engines = " | ".join(f"engine ({k}) {vec[k][-1]:,.0f} runs/s" for k in kernels)
+            ratios = ", ".join(f"{vec[k][-1] / mes[-1]:,.0f}x" for k in kernels)
+            print(f"  {rule} repeat {rep + 1}: {engines} | Mesa {mes[-1]:,.0f} runs/s | ratio {ratios}")
+        for k in kernels:
+            print(f"{rule}, paper defaults (best of {REPEATS}): engine ({k}) {max(vec[k]):,.0f} | Mesa {f1['mesa_v']} "
+                  f"{max(mes):,.0f} runs/s | ratio {max(vec[k]) / max(mes):,.0f}x | mean F1 engine {f1['engine']:.3f} "
+                  f"vs Mesa {f1['mesa']:.3f} ({MESA_RUNS} runs)")
+            summary[f"engine ({k}) / Mesa ({rule})"] = round(max(vec[k]) / max(mes), 1)
         summary[f"Mesa runs/s ({rule})"] = round(max(mes))
+    os.environ.pop(KERNEL_ENV, None)
+    print(f"load average: {os.getloadavg()[0]:.2f}")
     print("SUMMARY " + json.dumps(summary))
+
+
+def kernel_available() -> bool:
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def jit_cost() -> None:
+    """First call of the numba kernel in a fresh process: compiling (no disk cache) vs loading the cache."""
+    if not kernel_available():
+        print("numba not installed: no compiled kernel")
+        return
+    code = ("import time, os; t = time.perf_counter(); from ifworld.beliefs.engine import simulate; "
+            "from ifworld.beliefs.config import BeliefConfig; simulate(BeliefConfig(), seed=0, runs=20); "
+            "print(round(time.perf_counter() - t, 2))")
+    times = {}
+    for label, cache in (("compile", tempfile.mkdtemp()), ("cached", None)):
+        env = {**os.environ, KERNEL_ENV: "numba"}
+        if cache:
+            env["NUMBA_CACHE_DIR"] = cache
+        times[label] = float(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                                            check=True).stdout.split()[-1])
+    env = {**os.environ, KERNEL_ENV: "numpy"}
+    times["numpy"] = float(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                                          check=True).stdout.split()[-1])
+    print(f"first call in a fresh process (import + 20 runs): numba compiling {times['compile']} s, numba from its "
+          f"disk cache {times['cached']} s, numpy path {times['numpy']} s")
+    print("SUMMARY " + json.dumps({"kernel first call, compiling (s)": times["compile"],
+                                   "kernel first call, cached (s)": times["cached"]}))
 
 
 def runs_per_second() -> None:
@@ -127,6 +178,7 @@ def scale_run() -> None:
 
 
 if __name__ == "__main__":
-    runs_per_second()
-    mesa_side_by_side()
-    scale_run()
+    only = sys.argv[1:]  # e.g. "mesa" or "jit"; default: everything
+    for name, fn in (("rate", runs_per_second), ("mesa", mesa_side_by_side), ("scale", scale_run), ("jit", jit_cost)):
+        if not only or name in only:
+            fn()

@@ -16,8 +16,8 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BENCHMARKS = ["bench_beliefs.py", "bench_whatif.py", "bench_grader.py", "bench_patterns.py", "bench_app_start.py",
-              "bench_typed_records.py"]
+BENCHMARKS = ["bench_beliefs.py", "bench_beliefs_variants.py", "bench_whatif.py", "bench_grader.py",
+              "bench_patterns.py", "bench_app_start.py", "bench_typed_records.py"]
 TIMEOUT_S = 1800
 
 

@@ -1,6 +1,8 @@
 """RWS page furniture: item rendering with LaTeX, verdict display, benchmark charts and role traces.
 
-Figures are built from saved benchmark records only (plotly), so earlier runs open without a model.
+Figures are built from saved benchmark records only (plotly), so earlier runs open without a model. A stored
+record is validated once (:func:`ifworld.rws.records.load_benchmark_record`) by :func:`show_results`; every
+helper below it reads the typed :class:`~ifworld.rws.records.BenchmarkRecord`.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import streamlit as st
 from ifworld.events import Event
 from ifworld.rws import benchmark
 from ifworld.rws.dataset import LoadResult, RWSItem, load_items
+from ifworld.rws.records import BenchmarkRecord, Grade, RecordError, TraceEntry, load_benchmark_record
 from ui.common import safe_md, show_error
 
 VERDICT_SCORE = {"correct": 1.0, "not_sure": 0.5, "incorrect": 0.0}
@@ -78,55 +81,57 @@ def answer_box(item: RWSItem) -> None:
         st.markdown(f"**Reference answer:** {item.final}")
 
 
-def show_grade(grade: dict[str, Any]) -> None:
+def show_grade(grade: Grade) -> None:
     """Verdict, the stage that decided, the reason and the annotations."""
-    verdict = grade.get("verdict", "not_sure")
-    text = (f"{VERDICT_ICON.get(verdict, '')} **{verdict}** (decided by: {grade.get('stage', '?')})"
-            f" — {grade.get('reason', '')}")
+    verdict = grade.verdict
+    text = f"{VERDICT_ICON.get(verdict, '')} **{verdict}** (decided by: {grade.stage or '?'}) — {grade.reason}"
     {"correct": st.success, "incorrect": st.error}.get(verdict, st.warning)(text)
     cols = st.columns(2)
-    cols[0].markdown(f"Your answer, normalised: `{grade.get('pred_norm', '')}`")
-    cols[1].markdown(f"Reference, normalised: `{grade.get('gt_norm', '')}`")
-    if grade.get("annotations"):
-        st.caption("Annotations: " + ", ".join(grade["annotations"]))
-    if len(grade.get("candidates") or []) > 1:
-        with st.expander(f"Extraction: answer taken from the {grade.get('how') or '?'}; all candidates"):
-            for candidate in grade["candidates"]:
+    cols[0].markdown(f"Your answer, normalised: `{grade.pred_norm}`")
+    cols[1].markdown(f"Reference, normalised: `{grade.gt_norm}`")
+    if grade.annotations:
+        st.caption("Annotations: " + ", ".join(grade.annotations))
+    if len(grade.candidates) > 1:
+        with st.expander(f"Extraction: answer taken from the {grade.how or '?'}; all candidates"):
+            for candidate in grade.candidates:
                 st.code(candidate, language=None, wrap_lines=True)
-    if grade.get("verifier_trace"):
-        show_trace(grade["verifier_trace"], title="Verifier trace")
+    if grade.verifier_trace:
+        show_trace(grade.verifier_trace, title="Verifier trace")
 
 
-def show_trace(trace: list[dict], title: str = "Role trace") -> None:
+def show_trace(trace: list[TraceEntry], title: str = "Role trace") -> None:
     """Each role's input and output, in order."""
     st.markdown(f"**{title}**")
     for i, entry in enumerate(trace, 1):
-        status = entry.get("status", "ok")
-        flag = "" if status.startswith("ok") else f" — ⚠️ {status}"
-        with st.expander(f"{i}. {entry.get('role', '?')} · {entry.get('step', '')}{flag}"):
+        flag = "" if entry.status.startswith("ok") else f" — ⚠️ {entry.status}"
+        with st.expander(f"{i}. {entry.role} · {entry.step}{flag}"):
             st.markdown("*Input*")
-            st.code(entry.get("input", ""), language=None, wrap_lines=True)
+            st.code(entry.input, language=None, wrap_lines=True)
             st.markdown("*Output*")
-            st.code(entry.get("output", ""), language=None, wrap_lines=True)
-            if entry.get("error"):
-                show_error(entry["error"], st.caption)
+            st.code(entry.output, language=None, wrap_lines=True)
+            if entry.error:
+                show_error(entry.error, st.caption)
 
 
 # -- benchmark figures --------------------------------------------------------------------------------
-def accuracy_chart(record: dict[str, Any]) -> go.Figure:
+Record = dict[str, Any] | BenchmarkRecord  # as stored, or already validated
+
+
+def accuracy_chart(record: Record) -> go.Figure:
     """Grouped bars: accuracy by pattern, one bar per answer type (and overall)."""
+    rec = load_benchmark_record(record)
     rows = []
-    for p, by_type in record.get("summary", {}).get("by_pattern_type", {}).items():
+    for p, by_type in rec.summary.by_pattern_type.items():
         rows += [{"pattern": p, "type": t, "accuracy": a} for t, a in by_type.items()]
-    for p, a in record.get("summary", {}).get("by_pattern", {}).items():
+    for p, a in rec.summary.by_pattern.items():
         rows.append({"pattern": p, "type": "overall", "accuracy": a})
     df = pd.DataFrame(rows, columns=["pattern", "type", "accuracy"])
     fig = px.bar(df, x="pattern", y="accuracy", color="type", barmode="group", range_y=[0, 1],
-                 category_orders={"pattern": record.get("patterns", [])}, title="Accuracy by pattern × answer type")
+                 category_orders={"pattern": rec.patterns}, title="Accuracy by pattern × answer type")
     return fig
 
 
-def verdict_matrix(record: dict[str, Any]) -> go.Figure:
+def verdict_matrix(record: Record) -> go.Figure:
     """Items × patterns (× models) heatmap coloured by verdict."""
     df = benchmark.results_frame(record)
     if df.empty:
@@ -145,7 +150,7 @@ def verdict_matrix(record: dict[str, Any]) -> go.Figure:
     return fig
 
 
-def cost_scatter(record: dict[str, Any]) -> go.Figure:
+def cost_scatter(record: Record) -> go.Figure:
     """Tokens per item against accuracy, one point per pattern (and model): the cost of complexity."""
     df = benchmark.cost_frame(record)
     if df.empty or "items" not in df:
@@ -158,48 +163,54 @@ def cost_scatter(record: dict[str, Any]) -> go.Figure:
 
 
 def show_results(record: dict[str, Any], run_id: str, key: str) -> None:
-    """The whole results view of one benchmark record."""
-    s = record.get("summary", {})
+    """The whole results view of one stored benchmark record (validated here, once; a malformed one is named
+    — run and field — and shown raw instead)."""
+    try:
+        rec = load_benchmark_record(record, run_id)
+    except RecordError as exc:
+        show_error(f"This record does not have the RWS benchmark shape: {exc}.")
+        st.json(record if isinstance(record, dict) else {}, expanded=False)
+        return
+    s = rec.summary
     cols = st.columns(4)
-    cols[0].metric("Accuracy", f"{(s.get('accuracy') or 0):.0%}")
-    cols[1].metric("Tasks", s.get("n", 0))
-    cols[2].metric("Model calls", sum(c.get("calls", 0) for c in record.get("cost", [])))
-    cols[3].metric("Degraded tasks", s.get("degraded", 0))
+    cols[0].metric("Accuracy", f"{(s.accuracy or 0):.0%}")
+    cols[1].metric("Tasks", s.n)
+    cols[2].metric("Model calls", sum(c.calls for c in rec.cost))
+    cols[3].metric("Degraded tasks", s.degraded)
     st.markdown("**Accuracy by model × pattern** (Table 1 shape)")
-    st.dataframe(benchmark.table1(record), width="stretch")
+    st.dataframe(benchmark.table1(rec), width="stretch")
     st.markdown("**Accuracy by pattern × answer type** (Table 2 shape)")
-    st.dataframe(benchmark.table2(record), width="stretch")
-    st.plotly_chart(accuracy_chart(record), key=f"{key}_acc")
-    st.plotly_chart(verdict_matrix(record), key=f"{key}_matrix")
-    st.plotly_chart(cost_scatter(record), key=f"{key}_cost")
-    st.dataframe(benchmark.cost_frame(record), hide_index=True, width="stretch")
-    trace_picker(record, key)
+    st.dataframe(benchmark.table2(rec), width="stretch")
+    st.plotly_chart(accuracy_chart(rec), key=f"{key}_acc")
+    st.plotly_chart(verdict_matrix(rec), key=f"{key}_matrix")
+    st.plotly_chart(cost_scatter(rec), key=f"{key}_cost")
+    st.dataframe(benchmark.cost_frame(rec), hide_index=True, width="stretch")
+    trace_picker(rec, key)
     d1, d2 = st.columns(2)
-    d1.download_button("Download CSV", benchmark.to_csv(record), f"{run_id}.csv", "text/csv", key=f"{key}_csv")
+    d1.download_button("Download CSV", benchmark.to_csv(rec), f"{run_id}.csv", "text/csv", key=f"{key}_csv")
     d2.download_button("Download JSON", benchmark.to_json(record), f"{run_id}.json", "application/json",
-                       key=f"{key}_json")
+                       key=f"{key}_json")  # the stored record, keys this version does not model included
 
 
-def trace_picker(record: dict[str, Any], key: str) -> None:
+def trace_picker(rec: BenchmarkRecord, key: str) -> None:
     """Pick an item and a pattern (and model) to open every role's input and output."""
-    results = record.get("results", [])
+    results = rec.results
     if not results:
         return
     st.subheader("Trace of one task")
     c1, c2, c3 = st.columns(3)
-    item = c1.selectbox("Item", list(dict.fromkeys(r["item_id"] for r in results)), key=f"{key}_item")
-    pattern = c2.selectbox("Pattern", list(dict.fromkeys(r["pattern"] for r in results)), key=f"{key}_pattern")
-    model = c3.selectbox("Model", list(dict.fromkeys(r.get("model", "") for r in results)), key=f"{key}_model")
-    chosen = next((r for r in results if r["item_id"] == item and r["pattern"] == pattern
-                   and r.get("model", "") == model), None)
+    item = c1.selectbox("Item", list(dict.fromkeys(r.item_id for r in results)), key=f"{key}_item")
+    pattern = c2.selectbox("Pattern", list(dict.fromkeys(r.pattern for r in results)), key=f"{key}_pattern")
+    model = c3.selectbox("Model", list(dict.fromkeys(r.model for r in results)), key=f"{key}_model")
+    chosen = next((r for r in results if (r.item_id, r.pattern, r.model) == (item, pattern, model)), None)
     if chosen is None:
         st.info("No result for this combination.")
         return
-    safe_md(f"**Final output** — answer `{chosen.get('answer', '')}`, gold `{chosen.get('gold', '')}`")
-    show_grade(chosen["grade"])
-    if chosen.get("annotations"):
-        safe_md("Pattern annotations: " + "; ".join(map(str, chosen["annotations"])), st.caption)
-    show_trace(chosen.get("trace", []))
+    safe_md(f"**Final output** — answer `{chosen.answer}`, gold `{chosen.gold}`")
+    show_grade(chosen.grade)
+    if chosen.annotations:
+        safe_md("Pattern annotations: " + "; ".join(chosen.annotations), st.caption)
+    show_trace(chosen.trace)
 
 
 class BenchmarkProgress:
@@ -212,11 +223,11 @@ class BenchmarkProgress:
         self.box = st.status("Running the benchmark", expanded=True)
 
     def handle(self, event: Event) -> None:
-        for row in benchmark.progress_of(event):
+        for task in benchmark.progress_of(event):
             self.done += 1
             self.bar.progress(min(1.0, self.done / self.total), text=f"{self.done}/{self.total} tasks")
-            self.box.write(f"{row['pattern']} · {row['item']} · {row['model']}: **{row['verdict']}** "
-                           f"({row['calls']} calls)")
+            self.box.write(f"{task.pattern} · {task.item_id} · {task.model}: **{task.grade.verdict}** "
+                           f"({task.calls} calls)")
         if event.type == "run_finished":
             self.box.update(label="Finished", state="complete", expanded=False)
         elif event.type in ("run_failed", "run_cancelled"):

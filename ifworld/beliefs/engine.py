@@ -19,6 +19,9 @@ reduction is a SIMD pass over contiguous columns instead of a short row. One rou
    ``STOP_CONFIDENCE_PCT`` % sure. A run ends when at least ``stop_share`` of its agents vote STOP
    (converged) or at the round cap; finished runs are dropped from the working arrays.
 
+With numba installed, steps 2-4 of each block run in :mod:`ifworld.beliefs.kernel` (compiled, fed the
+same random draws, identical results per seed); ``IFWORLD_BELIEFS_KERNEL=numpy`` keeps them here.
+
 All randomness comes from one ``numpy.random.Generator`` over ``SFC64`` seeded by
 ``SeedSequence(seed)`` (SFC64: about twice PCG64's raw speed here; the tie-break bytes are its
 main consumer).
@@ -32,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from ifworld.beliefs import kernel
 from ifworld.beliefs.config import STOP_CONFIDENCE_PCT, BeliefConfig, condition_label
 from ifworld.beliefs.domain import CATEGORIES, Domain, build_domain
 from ifworld.beliefs.metrics import (
@@ -398,6 +402,9 @@ def play_round(
     sent = np.empty((config.bandwidth, cols), dtype=np.int32)
     votes = np.empty(cols, dtype=bool)
     width = max(1, KEY_CELLS // (facts * n)) * n
+    if kernel.wanted() and kernel.supported(rule, facts, beliefs.dtype):
+        _kernel_blocks(beliefs, liars, rule, config, rng, partners, sent, votes, width)
+        return partners, sent, votes
     sure = getattr(rule, "all_sure", all_sure)
     for s in range(0, cols, width):
         block, out = beliefs[:, s:s + width], sent[:, s:s + width]
@@ -413,6 +420,32 @@ def play_round(
         vote |= ~changed
     beliefs[facts:] = 0
     return partners, sent, votes
+
+
+def tie_bytes(rng: np.random.Generator, facts: int, cols: int) -> np.ndarray:
+    """(facts, cols) uint8 tie-break bytes exactly as :func:`select_facts_major` draws them (8-bit keys)."""
+    width = min(cols, max(1, KEY_CELLS // facts))
+    parts = []
+    for s in range(0, cols, width):
+        n = min(width, cols - s)
+        raw = rng.bit_generator.random_raw(-(-facts * n * TIE_BITS // 64))
+        parts.append(raw.view(np.uint8)[:facts * n].reshape(facts, n))
+    return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
+
+
+def _kernel_blocks(beliefs: np.ndarray, liars: np.ndarray, rule: UpdateRule, config: BeliefConfig,
+                   rng: np.random.Generator, partners: np.ndarray, sent: np.ndarray, votes: np.ndarray,
+                   width: int) -> None:
+    """The compiled round over the same blocks, fed the random draws the numpy path makes in its order."""
+    facts, cols = beliefs.shape[0] - SCRATCH_ROWS, beliefs.shape[1]
+    liars = np.ascontiguousarray(liars)
+    for s in range(0, cols, width):
+        n = min(width, cols - s)
+        ties = tie_bytes(rng, facts, n)
+        draws = rng.random((config.bandwidth, n)) if config.noise > 0 else np.empty((0, 0))
+        kernel.play_block(beliefs, s, ties, partners, liars, draws, config.noise, rule,
+                          config.strategy == "highest_confidence", sent, votes, config.agents)
+    beliefs[facts:] = 0
 
 
 def _record_view(partners: np.ndarray, sent: np.ndarray, votes: np.ndarray, agents: int, facts: int):

@@ -14,7 +14,6 @@ collective accepts at least one false fact.
 from __future__ import annotations
 
 import math
-from collections import Counter
 from fractions import Fraction
 from typing import Any
 
@@ -80,11 +79,7 @@ def exact_pairs(cells: np.ndarray, limit: Fraction, exact_confidence: Any = None
     n, p, q = cells.shape[1], limit.numerator, limit.denominator
     out = np.zeros((len(cells), 2), dtype=bool)
     if exact_confidence is not None:
-        for i in np.flatnonzero(~(cells[..., 0] == cells[..., 1]).all(axis=1)):
-            groups = Counter(map(tuple, cells[i].tolist()))  # agents with equal beliefs add equal terms
-            means = [sum((k * exact_confidence(a, b) for (a, b), k in groups.items()), Fraction(0)),
-                     sum((k * exact_confidence(b, a) for (a, b), k in groups.items()), Fraction(0))]
-            out[i] = (means[0] > limit * n and means[0] > means[1]), (means[1] > limit * n and means[1] > means[0])
+        _exact_by_groups(cells, limit, exact_confidence, out)
         return out
     if not np.issubdtype(cells.dtype, np.integer):
         for i, cell in enumerate(cells):
@@ -114,6 +109,29 @@ def exact_pairs(cells: np.ndarray, limit: Fraction, exact_confidence: Any = None
             a, b, den = _lcm_sums(wide[i].tolist(), n)
         out[i] = (a * q > p * den and a > b), (b * q > p * den and b > a)
     return out
+
+
+def _exact_by_groups(cells: np.ndarray, limit: Fraction, exact_confidence: Any, out: np.ndarray) -> None:
+    """Fill ``out`` from a rule's exact per-agent confidence: agents with equal beliefs add equal terms,
+    and cells with the same count of each belief pair have the same means, so each distinct count
+    vector is summed once with ``Fraction``s (the same decisions as summing every agent exactly)."""
+    n = cells.shape[1]
+    todo = np.flatnonzero(~(cells[..., 0] == cells[..., 1]).all(axis=1))  # all equal: equal means, neither
+    if len(todo) == 0:
+        return
+    wide = cells[todo].astype(np.int64)
+    values, which = np.unique(wide[..., 0] * (int(wide.max()) + 1) + wide[..., 1], return_inverse=True)
+    pair_of = wide.reshape(-1, 2)[np.unique(which.reshape(-1), return_index=True)[1]].tolist()
+    counts = np.zeros((len(todo), len(values)), dtype=np.int64)
+    np.add.at(counts, (np.repeat(np.arange(len(todo)), n), which.reshape(-1)), 1)
+    kinds, kind_of = np.unique(counts, axis=0, return_inverse=True)
+    decided = np.zeros((len(kinds), 2), dtype=bool)
+    conf = [(exact_confidence(a, b), exact_confidence(b, a)) for a, b in pair_of]
+    for i, row in enumerate(kinds.tolist()):
+        m0 = sum((k * conf[j][0] for j, k in enumerate(row) if k), Fraction(0))
+        m1 = sum((k * conf[j][1] for j, k in enumerate(row) if k), Fraction(0))
+        decided[i] = (m0 > limit * n and m0 > m1), (m1 > limit * n and m1 > m0)
+    out[todo] = decided[kind_of.reshape(-1)]
 
 
 def _common_denominator(cells: np.ndarray, total: np.ndarray, n: int, p: int, q: int, out: np.ndarray,

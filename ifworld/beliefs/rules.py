@@ -193,7 +193,9 @@ class BayesRule(AdditiveRule):
 
     def rank(self, block: np.ndarray) -> np.ndarray:
         """Log-odds margin e_f - e_¬f where positive (the facts believed), else 0."""
-        margin = block - np.take(block, np.arange(block.shape[0]) ^ 1, axis=0)
+        margin = np.empty_like(block)  # each pair's difference once, written to both rows
+        np.subtract(block[0::2], block[1::2], out=margin[0::2])
+        np.negative(margin[0::2], out=margin[1::2])
         np.maximum(margin, 0, out=margin)
         return margin
 
@@ -202,7 +204,10 @@ class BayesRule(AdditiveRule):
 
     def all_sure(self, block: np.ndarray) -> np.ndarray:
         """(columns,) every pair has |e_f - e_¬f| >= the margin where P reaches 0.8."""
-        return (np.abs(block[0::2].astype(np.int64) - block[1::2]) >= self.sure_margin).all(axis=0)
+        wide = np.int16 if block.dtype.itemsize == 1 else np.int64  # the difference of two int8 fits int16
+        diff = np.subtract(block[0::2], block[1::2], dtype=wide)
+        np.abs(diff, out=diff)
+        return (diff >= self.sure_margin).all(axis=0)
 
     def confidence(self, beliefs: np.ndarray, dtype: type = np.float64) -> np.ndarray:
         """P(f) = 1 / (1 + r^(e_¬f - e_f)); 0 for a pair never heard of."""

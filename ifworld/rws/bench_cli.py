@@ -26,6 +26,7 @@ from ifworld.runs import RunFailed
 from ifworld.rws import benchmark
 from ifworld.rws.dataset import DatasetTooLarge, load_items
 from ifworld.rws.patterns import PATTERNS
+from ifworld.rws.records import RecordError, load_benchmark_record
 
 
 def _fail(message: str) -> None:
@@ -37,10 +38,10 @@ def _progress(total: int) -> Callable[[Event], None]:
     done = {"n": 0}
 
     def on_event(event: Event) -> None:
-        for row in benchmark.progress_of(event):
+        for task in benchmark.progress_of(event):
             done["n"] += 1
-            print(f"[{done['n']}/{total}] {row['pattern']:<6} {row['item']} {row['model']}: {row['verdict']}"
-                  f" ({row['calls']} calls)", file=sys.stderr, flush=True)
+            print(f"[{done['n']}/{total}] {task.pattern:<6} {task.item_id} {task.model}: {task.grade.verdict}"
+                  f" ({task.calls} calls)", file=sys.stderr, flush=True)
         if event.type == "run_failed":
             print(f"run failed: {event.data.get('error', '')}", file=sys.stderr, flush=True)
     return on_event
@@ -91,9 +92,12 @@ def run_cmd(
     except RunFailed as exc:
         typer.echo(str(exc), err=True)
         raise typer.Exit(code=1) from exc
-    s = record["summary"]
-    typer.echo(f"accuracy {s['accuracy']} — by pattern {json.dumps(s['by_pattern'])}", err=True)
-    text = json.dumps(record, indent=2, default=str)
+    try:
+        s = load_benchmark_record(record).summary
+    except RecordError as exc:  # cannot happen for a record this version wrote; named if it does
+        _fail(str(exc))
+    typer.echo(f"accuracy {s.accuracy} — by pattern {json.dumps(s.by_pattern)}", err=True)
+    text = json.dumps(record, indent=2, default=str)  # the record as stored (the CLI contract)
     if out:
         out.write_text(text, encoding="utf-8")
         typer.echo(f"results written to {out}", err=True)
@@ -118,9 +122,13 @@ def tables_cmd(
             info = store.get_run(run_id)
         except KeyError:
             _fail(f"no such run: {run_id}")
-        if info is None or not info.record or info.record.get("workflow") != benchmark.WORKFLOW:
+        if info is None or not info.record or info.workflow != benchmark.WORKFLOW:
             _fail(f"{run_id} is not a finished RWS benchmark run")
-        records.append(benchmark.regrade(run_id, store=store) if regrade else info.record)
+        try:  # validated once here: a malformed stored record is named (run and field), not a traceback
+            records.append(load_benchmark_record(benchmark.regrade(run_id, store=store) if regrade
+                                                 else info.record, run_id))
+        except RecordError as exc:
+            _fail(str(exc))
     typer.echo(tables_markdown(records, model))
 
 

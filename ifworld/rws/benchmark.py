@@ -6,6 +6,10 @@ a pattern subgraph under the run's checkpointer; model calls go through the shar
 each task's raw output and the trace of every role, so :func:`regrade` re-scores a run without any model
 call. Tables: :func:`table1` (accuracy, model × pattern) and :func:`table2` (accuracy, pattern × answer
 type), :func:`cost_frame` (calls and tokens per pattern and model), :func:`results_frame` (one row per task).
+
+The record is stored as plain JSON; every reader here takes it as stored or as a typed
+:class:`~ifworld.rws.records.BenchmarkRecord` and validates it once (:func:`load_benchmark_record`), so a
+malformed record is a :class:`~ifworld.records.RecordError` naming the run and the field.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from ifworld.config import Settings
 from ifworld.events import Event
 from ifworld.rws.dataset import RWSItem, load_items
 from ifworld.rws.patterns import PATTERNS, calls_range, check_pattern
+from ifworld.rws.records import BenchmarkRecord, TaskResult, load_benchmark_record
 from ifworld.rws.verifier import grade_output
 from ifworld.store import RunStore, get_store
 
@@ -94,13 +99,11 @@ def run_benchmark(params: dict[str, Any], *, store: RunStore | None = None, sett
     return runs.execute(WORKFLOW, params, store=store, settings=settings, on_event=on_event)
 
 
-def progress_of(event: Event) -> list[dict]:
-    """The tasks an event reports as finished: [{item, pattern, model, verdict, calls}] (else empty)."""
+def progress_of(event: Event) -> list[TaskResult]:
+    """The tasks an event reports as finished, typed (a pattern node's update carries its result records)."""
     if event.type != "step_finished" or event.node not in PATTERNS:
         return []
-    return [{"item": r["item_id"], "pattern": r["pattern"], "model": r.get("model", ""),
-             "verdict": r["grade"]["verdict"], "calls": r.get("calls", 0)}
-            for r in event.data.get("results") or []]
+    return [TaskResult.model_validate(r) for r in (event.data or {}).get("results") or []]
 
 
 def total_tasks(params: dict[str, Any]) -> int:
@@ -114,26 +117,31 @@ def list_benchmarks(store: RunStore | None = None) -> list[Any]:
 
 
 # -- records ----------------------------------------------------------------------------------------
-def _order(params: dict[str, Any]) -> Callable[[dict], tuple]:
+def _order(params: dict[str, Any]) -> Callable[[TaskResult], tuple]:
     pos = {it["id"]: i for i, it in enumerate(params.get("items", []))}
     pats = {p: i for i, p in enumerate(params.get("patterns", []))}
     mods = {m: i for i, m in enumerate(params.get("models", []))}
-    return lambda r: (pos.get(r["item_id"], 1e9), pats.get(r["pattern"], 99), mods.get(r.get("model"), 99))
+    return lambda r: (pos.get(r.item_id, 1e9), pats.get(r.pattern, 99), mods.get(r.model, 99))
 
 
-def _accuracy(rows: list[dict]) -> float | None:
-    return round(sum(r["grade"]["verdict"] == "correct" for r in rows) / len(rows), 4) if rows else None
+def _accuracy(rows: list[TaskResult]) -> float | None:
+    return round(sum(r.grade.verdict == "correct" for r in rows) / len(rows), 4) if rows else None
 
 
-def _group(rows: list[dict], *keys: str) -> dict:
+def _group(rows: list[TaskResult], *keys: str) -> dict:
     groups: dict = defaultdict(list)
     for r in rows:
-        groups[tuple(r.get(k) for k in keys) if len(keys) > 1 else r.get(keys[0])].append(r)
+        groups[tuple(getattr(r, k) for k in keys) if len(keys) > 1 else getattr(r, keys[0])].append(r)
     return groups
 
 
-def summarise(results: list[dict]) -> dict[str, Any]:
+def _typed(results: Iterable[TaskResult | dict]) -> list[TaskResult]:
+    return [r if isinstance(r, TaskResult) else TaskResult.model_validate(r) for r in results]
+
+
+def summarise(results: Iterable[TaskResult | dict]) -> dict[str, Any]:
     """Accuracy overall, by pattern, by type, by model, by pattern × type and model × pattern."""
+    results = _typed(results)
     nested = defaultdict(dict)
     for (p, t), rows in _group(results, "pattern", "type").items():
         nested[p][t] = _accuracy(rows)
@@ -142,23 +150,24 @@ def summarise(results: list[dict]) -> dict[str, Any]:
         by_model_pattern[m][p] = _accuracy(rows)
     stages = defaultdict(int)
     for r in results:
-        stages[r["grade"].get("stage", "")] += 1
+        stages[r.grade.stage] += 1
     return {
         "accuracy": _accuracy(results), "n": len(results),
         "by_pattern": {k: _accuracy(v) for k, v in _group(results, "pattern").items()},
         "by_type": {k: _accuracy(v) for k, v in _group(results, "type").items()},
         "by_model": {k: _accuracy(v) for k, v in _group(results, "model").items()},
         "by_pattern_type": dict(nested), "by_model_pattern": dict(by_model_pattern),
-        "verdicts": {v: sum(r["grade"]["verdict"] == v for r in results) for v in ("correct", "incorrect", "not_sure")},
-        "stages": dict(stages), "degraded": sum(bool(r.get("degraded")) for r in results),
+        "verdicts": {v: sum(r.grade.verdict == v for r in results) for v in ("correct", "incorrect", "not_sure")},
+        "stages": dict(stages), "degraded": sum(r.degraded for r in results),
     }
 
 
-def cost_rows(calls: list[dict], results: list[dict]) -> list[dict]:
+def cost_rows(calls: list[dict], results: Iterable[TaskResult | dict]) -> list[dict]:
     """Calls and tokens per (pattern, model) from the call log, beside that group's accuracy.
 
     Token columns are ``*_tok``: the run store scrubs any key containing "token" from records.
     """
+    results = _typed(results)
     groups: dict = defaultdict(lambda: {"calls": 0, "prompt_tok": 0, "completion_tok": 0, "failed": 0})
     for c in calls:
         parts = str(c.get("role") or "").split(".")
@@ -181,28 +190,35 @@ def cost_rows(calls: list[dict], results: list[dict]) -> list[dict]:
 
 
 def build_record(results: list[dict], params: dict[str, Any], calls: list[dict]) -> dict[str, Any]:
-    """The run's final record: ordered per-task results, summary and cost (called by the workflow)."""
-    ordered = sorted(results, key=_order(params))
+    """The run's final record (stored form, plain JSON): ordered per-task results, summary and cost (called by
+    the workflow)."""
+    typed = _typed(results)
+    order = sorted(range(len(results)), key=lambda i: _order(params)(typed[i]))
+    ordered = [results[i] for i in order]
     return {"workflow": WORKFLOW, "data": params.get("data", ""), "patterns": params.get("patterns", []),
             "models": params.get("models", []), "n_items": len(params.get("items", [])),
-            "verify": bool(params.get("verify")), "summary": summarise(ordered), "cost": cost_rows(calls, ordered),
-            "results": ordered}
+            "verify": bool(params.get("verify")), "summary": summarise(typed[i] for i in order),
+            "cost": cost_rows(calls, [typed[i] for i in order]), "results": ordered}
 
 
-def regrade_record(record: dict[str, Any], items: Iterable[RWSItem | dict]) -> dict[str, Any]:
+def regrade_record(record: dict[str, Any], items: Iterable[RWSItem | dict], run_id: str | None = None,
+                   ) -> dict[str, Any]:
     """Re-score every saved raw output with the current grader; saved verifier verdicts are reused, so no
-    model is called."""
+    model is called. The record is validated first (:class:`RecordError` if it cannot be); the result is the
+    stored form with grades, summary and cost accuracy replaced — keys this version does not model are kept."""
+    rec = load_benchmark_record(record, run_id)
     by_id = {(i.id if isinstance(i, RWSItem) else i["id"]): i for i in items}
-    results = []
-    for r in record.get("results", []):
-        item = by_id.get(r["item_id"])
-        if item is None:
-            results.append(r)
-            continue
-        results.append({**r, "grade": grade_output(item, r.get("raw_output") or "", saved=r.get("grade"))})
-    return {**record, "results": results, "summary": summarise(results),
-            "cost": [{**c, "accuracy": _accuracy([x for x in results if x["pattern"] == c["pattern"]
-                                                  and x.get("model") == c["model"]])} for c in record.get("cost", [])]}
+    raw_results, results = [], []
+    for raw, r in zip(record.get("results") or [], rec.results, strict=True):
+        item = by_id.get(r.item_id)
+        if item is not None:
+            raw = {**raw, "grade": grade_output(item, r.raw_output, saved=raw["grade"])}
+            r = TaskResult.model_validate(raw)
+        raw_results.append(raw)
+        results.append(r)
+    cost = [{**raw, "accuracy": _accuracy([x for x in results if x.pattern == c.pattern and x.model == c.model])}
+            for raw, c in zip(record.get("cost") or [], rec.cost, strict=True)]
+    return {**record, "results": raw_results, "summary": summarise(results), "cost": cost}
 
 
 def regrade(run_id: str, *, store: RunStore | None = None, save: bool = True) -> dict[str, Any]:
@@ -211,21 +227,23 @@ def regrade(run_id: str, *, store: RunStore | None = None, save: bool = True) ->
     info = store.get_run(run_id)
     if not info.record:
         raise ValueError(f"run {run_id} has no saved results yet (status {info.status}); resume it first")
-    record = regrade_record(info.record, info.params.get("items", []))
+    record = regrade_record(info.record, info.params.get("items", []), run_id)
     if save:
         store.finish_run(run_id, record, info.usage)
     return record
 
 
 # -- frames and exports -----------------------------------------------------------------------------
-def results_frame(record: dict[str, Any]) -> pd.DataFrame:
+Record = dict[str, Any] | BenchmarkRecord  # as stored, or already validated
+
+
+def results_frame(record: Record) -> pd.DataFrame:
     """One row per (item, pattern, model): verdict, stage, answer, calls, annotations."""
-    rows = [{"item": r["item_id"], "pattern": r["pattern"], "model": r.get("model", ""), "type": r["type"],
-             "topic": r.get("topic", ""), "verdict": r["grade"]["verdict"], "stage": r["grade"].get("stage", ""),
-             "answer": r.get("answer", ""), "gold": r.get("gold", ""), "reason": r["grade"].get("reason", ""),
-             "calls": r.get("calls", 0), "degraded": bool(r.get("degraded")),
-             "annotations": "; ".join([*r.get("annotations", []), *r["grade"].get("annotations", [])])}
-            for r in record.get("results", [])]
+    rows = [{"item": r.item_id, "pattern": r.pattern, "model": r.model, "type": r.type, "topic": r.topic,
+             "verdict": r.grade.verdict, "stage": r.grade.stage, "answer": r.answer, "gold": r.gold,
+             "reason": r.grade.reason, "calls": r.calls, "degraded": r.degraded,
+             "annotations": "; ".join([*r.annotations, *r.grade.annotations])}
+            for r in load_benchmark_record(record).results]
     return pd.DataFrame(rows, columns=["item", "pattern", "model", "type", "topic", "verdict", "stage", "answer",
                                        "gold", "reason", "calls", "degraded", "annotations"])
 
@@ -239,31 +257,34 @@ def _acc_pivot(df: pd.DataFrame, index: list[str], columns: str) -> pd.DataFrame
     return table.round(4)
 
 
-def table1(record: dict[str, Any]) -> pd.DataFrame:
+def table1(record: Record) -> pd.DataFrame:
     """Accuracy by model (rows) and pattern (columns), plus each model's overall."""
-    table = _acc_pivot(results_frame(record), ["model"], "pattern")
-    order = [p for p in record.get("patterns", []) if p in table.columns] + ["overall"]
+    rec = load_benchmark_record(record)
+    table = _acc_pivot(results_frame(rec), ["model"], "pattern")
+    order = [p for p in rec.patterns if p in table.columns] + ["overall"]
     return table[order] if not table.empty else table
 
 
-def table2(record: dict[str, Any]) -> pd.DataFrame:
+def table2(record: Record) -> pd.DataFrame:
     """Accuracy by pattern and model (rows) and answer type (columns), plus overall."""
     table = _acc_pivot(results_frame(record), ["pattern", "model"], "type")
     order = [t for t in TYPES if t in table.columns] + ["overall"]
     return table[order] if not table.empty else table
 
 
-def cost_frame(record: dict[str, Any]) -> pd.DataFrame:
+def cost_frame(record: Record) -> pd.DataFrame:
     """Calls and tokens per pattern and model beside accuracy (the cost of complexity)."""
-    return pd.DataFrame(record.get("cost", []))
+    return pd.DataFrame([c.model_dump() for c in load_benchmark_record(record).cost])
 
 
-def to_csv(record: dict[str, Any]) -> str:
+def to_csv(record: Record) -> str:
     return results_frame(record).to_csv(index=False)
 
 
-def to_json(record: dict[str, Any]) -> str:
-    return json.dumps(record, indent=2, default=str)
+def to_json(record: Record) -> str:
+    """The record as JSON: a stored dict as it is (keys this version does not model included)."""
+    data = record.model_dump(mode="json") if isinstance(record, BenchmarkRecord) else record
+    return json.dumps(data, indent=2, default=str)
 
 
 def _md_table(df: pd.DataFrame, index: bool = True) -> str:
@@ -278,11 +299,11 @@ def _md_table(df: pd.DataFrame, index: bool = True) -> str:
     return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])
 
 
-def markdown(record: dict[str, Any]) -> str:
+def markdown(record: Record) -> str:
     """Markdown body for ``ifworld runs export --format md``."""
-    s = record.get("summary", {})
-    lines = ["## RWS benchmark", "", f"- Data: {record.get('data', '')}, items: {record.get('n_items', 0)}",
-             f"- Accuracy: {s.get('accuracy')}", "", "### Accuracy by model × pattern", "", _md_table(table1(record)),
-             "", "### Accuracy by pattern × type", "", _md_table(table2(record)), "", "### Cost", "",
-             _md_table(cost_frame(record), index=False)]
+    rec = load_benchmark_record(record)
+    lines = ["## RWS benchmark", "", f"- Data: {rec.data}, items: {rec.n_items}",
+             f"- Accuracy: {rec.summary.accuracy}", "", "### Accuracy by model × pattern", "", _md_table(table1(rec)),
+             "", "### Accuracy by pattern × type", "", _md_table(table2(rec)), "", "### Cost", "",
+             _md_table(cost_frame(rec), index=False)]
     return "\n".join(lines) + "\n"

@@ -18,21 +18,24 @@ from typing import Any
 import pandas as pd
 
 from ifworld.rws.benchmark import _md_table, results_frame
+from ifworld.rws.records import BenchmarkRecord, load_benchmark_record
 
 MACRO_MEAN = "macro mean"
+Record = dict[str, Any] | BenchmarkRecord  # as stored, or already validated
 
 
-def _frame(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
+def _frame(records: Iterable[Record]) -> pd.DataFrame:
     frames = []
     for record in records:
-        df = results_frame(record)
+        rec = load_benchmark_record(record)
+        df = results_frame(rec)
         if not df.empty:
-            frames.append(df.assign(dataset=record.get("data") or "data",
+            frames.append(df.assign(dataset=rec.data or "data",
                                     correct=(df["verdict"] == "correct").astype(float)))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
-def paper_table1(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
+def paper_table1(records: Iterable[Record]) -> pd.DataFrame:
     """Single-shot accuracy: model (rows) × dataset (columns), plus the model's accuracy over all items."""
     df = _frame(records)
     if df.empty or "single" not in set(df["pattern"]):
@@ -43,7 +46,7 @@ def paper_table1(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
     return table.round(4)
 
 
-def paper_table2(records: Iterable[dict[str, Any]], model: str | None = None) -> pd.DataFrame:
+def paper_table2(records: Iterable[Record], model: str | None = None) -> pd.DataFrame:
     """Accuracy: dataset (rows) × pattern (columns), with a macro-mean row over datasets.
 
     With several models in the runs, pass `model` to pick one (else all models' answers are pooled).
@@ -60,7 +63,7 @@ def paper_table2(records: Iterable[dict[str, Any]], model: str | None = None) ->
     return table.round(4)
 
 
-def tables_markdown(records: list[dict[str, Any]], model: str | None = None) -> str:
+def tables_markdown(records: list[Record], model: str | None = None) -> str:
     """Both tables as Markdown."""
     return ("### Table 1 — single-shot accuracy by model\n\n" + _md_table(paper_table1(records)) +
             "\n\n### Table 2 — accuracy by dataset and pattern\n\n" + _md_table(paper_table2(records, model)) + "\n")

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, TypeAdapter, ValidationError, field_validator
+from pydantic import Field, TypeAdapter, field_validator
 
+from ifworld.records import RecordError as RecordError  # re-exported: callers catch it from here
+from ifworld.records import validate_record
 from ifworld.whatif.schemas import (
     ContentionPoint,
     DebateBrief,
@@ -145,33 +147,12 @@ class JudgeResult(_Base):
                                    "rationale": rationale if isinstance(rationale, str) else ""})
 
 
-class RecordError(ValueError):
-    """A stored record that does not have the what-if shape; the message names the run and the field."""
-
-    def __init__(self, message: str, run_id: str | None = None, field: str = "") -> None:
-        super().__init__(message)
-        self.run_id, self.field = run_id, field
-
-
 def load_record(record: dict[str, Any] | WhatIfRecord | None, run_id: str | None = None) -> WhatIfRecord:
     """A stored record (dict) as a :class:`WhatIfRecord` (an empty one for ``None``): the one place a what-if
     record is validated. Records of earlier versions load (unknown keys ignored, missing ones defaulted,
     round numbers from position); one that cannot raises :class:`RecordError` naming ``run_id`` and the
     first offending field instead of failing later, deep inside a renderer."""
-    if isinstance(record, WhatIfRecord):
-        return record
-    if run_id is None and isinstance(record, dict) and isinstance(record.get("run_id"), str):
-        run_id = record["run_id"]
-    where = f"what-if run {run_id}" if run_id else "what-if record"
-    if record is not None and not isinstance(record, dict):
-        raise RecordError(f"{where}: the record is a {type(record).__name__}, not an object", run_id)
-    try:
-        return WhatIfRecord.model_validate(record or {})
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(map(str, first["loc"])) or "(record)"
-        more = f" (and {exc.error_count() - 1} more problem(s))" if exc.error_count() > 1 else ""
-        raise RecordError(f"{where}: field {field}: {first['msg']}{more}", run_id, field) from exc
+    return validate_record(WhatIfRecord, record, run_id=run_id, label="what-if")
 
 
 # -- progress events ----------------------------------------------------------------------------------

@@ -60,3 +60,21 @@ def test_more_trust_more_confident_collective():
     low = simulate(BeliefConfig(rule="bayes", trust=0.55), seed=1, runs=2000).recall.mean()
     high = simulate(BeliefConfig(rule="bayes", trust=0.95), seed=1, runs=2000).recall.mean()
     assert low != high
+
+
+@pytest.mark.parametrize("trust", [0.8, 0.55, 0.95])
+def test_bayes_exact_decisions_equal_agent_by_agent_sums(trust):
+    """Grouped exact decisions (each distinct count vector summed once) = summing every agent's P."""
+    from ifworld.beliefs.metrics import exact_pairs
+
+    rule = get_rule("bayes", BeliefConfig(rule="bayes", trust=trust))
+    rng = np.random.default_rng(7)
+    cells = rng.integers(0, 4, size=(400, 6, 2)).astype(np.int8)
+    cells[:50, :, 1] = cells[:50, ::-1, 0]  # mirrored agents: exact ties between f and its negation
+    limit = Fraction(1, 2)
+    got = exact_pairs(cells, limit, rule.exact_confidence)
+    for i, cell in enumerate(cells.tolist()):
+        m0 = sum((rule.exact_confidence(a, b) for a, b in cell), Fraction(0))
+        m1 = sum((rule.exact_confidence(b, a) for a, b in cell), Fraction(0))
+        assert got[i].tolist() == [m0 > limit * 6 and m0 > m1, m1 > limit * 6 and m1 > m0]
+    assert not got[:50].any(axis=1).all()  # some mirrored cells are ties (neither accepted)

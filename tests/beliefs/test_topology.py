@@ -62,3 +62,28 @@ def test_sparser_graph_spreads_truth_slower():
     full = simulate(BeliefConfig(), seed=4, runs=2000).f1.mean()
     ring = simulate(BeliefConfig(topology="ring", degree=2), seed=4, runs=2000).f1.mean()
     assert ring < full - 0.03
+
+
+def _greedy_by_hand(edges, rng, runs, agents):
+    """Per run, visit the edges in the order of the same random keys; take an edge with both ends free."""
+    order = np.argsort(rng.random((runs, len(edges)), dtype=np.float32), axis=1)
+    partners = np.full(runs * agents, runs * agents, dtype=np.int64)
+    for r in range(runs):
+        mate = {}
+        for e in order[r].tolist():
+            u, v = edges[e].tolist()
+            if u not in mate and v not in mate:
+                mate[u], mate[v] = v, u
+        for a, b in mate.items():
+            partners[r * agents + a] = r * agents + b
+    return partners
+
+
+@pytest.mark.parametrize(("topology", "agents"), [("ring", 9), ("small_world", 20), ("scale_free", 33),
+                                                  ("ring", 64), ("small_world", 65), ("scale_free", 90)])
+def test_matching_equals_sequential_greedy(topology, agents):
+    """Bit-mask steps (<= 64 agents) and index gathers (more) take exactly the greedy visit's edges."""
+    edges = build_edges(topology, agents, 4, 0.2, 2)
+    fast = match_columns(edges, np.random.Generator(np.random.SFC64(5)), 60, agents)
+    slow = _greedy_by_hand(edges, np.random.Generator(np.random.SFC64(5)), 60, agents)
+    assert (fast == slow).all()

@@ -101,3 +101,37 @@ def test_benchmark_page_asks_before_a_large_run(llm_env):
     at.checkbox(key="rwsb_confirm").check().run()
     assert not at.button(key="rwsb_run").disabled
     assert llm_env.count() == 0
+
+
+def test_benchmark_page_names_run_and_field_of_a_malformed_record():
+    from ifworld.store import get_store
+    from tests.rws.bench_records import run_record
+
+    broken = run_record()
+    broken["results"][3]["grade"]["verdict"] = "maybe"
+    store = get_store()
+    run_id = store.create_run("rws", benchmark.WORKFLOW, {"items": [], "patterns": ["single"]}, "RWS benchmark: t")
+    store.finish_run(run_id, broken)
+    at = _open("app_pages/rws_benchmark.py")
+    assert not at.exception
+    errors = "\n".join(e.value for e in at.error)
+    assert f"RWS benchmark run {run_id}" in errors and "results.3.grade.verdict" in errors
+    assert not at.get("plotly_chart")  # nothing half-drawn from the broken record
+    at.button(key="rwsb_regrade").click().run()
+    assert not at.exception
+    assert "Cannot re-grade" in "\n".join(e.value for e in at.error)
+
+
+def test_benchmark_page_shows_a_stored_record_with_its_verifier_trace():
+    from ifworld.store import get_store
+    from tests.rws.bench_records import run_record
+
+    store = get_store()
+    run_id = store.create_run("rws", benchmark.WORKFLOW, {"items": [], "patterns": ["single"]}, "RWS benchmark: t")
+    store.finish_run(run_id, run_record())
+    at = _open("app_pages/rws_benchmark.py")
+    assert not at.exception
+    assert [e.value for e in at.error if "**incorrect**" not in e.value] == []  # only the verdict of task 1
+    assert any(m.label == "Tasks" and m.value == "16" for m in at.metric)
+    assert any("Verifier trace" in m.value for m in at.markdown)  # the first task was verified
+    assert any("rws.verifier.judge" in e.label for e in at.expander)

@@ -1,0 +1,222 @@
+"""Optional compiled round kernel (numba): the same round as the numpy engine, bit for bit.
+
+The numpy engine spends most of a round building selection keys and taking ``bandwidth`` column
+maxima over all facts, each a separate pass over memory. This kernel does select -> confidence ->
+distort (phase 1) and deliver -> rule -> stop vote (phase 2) per chunk of columns in compiled loops,
+so a chunk's keys stay in L1 cache and its inner loops run over columns (SIMD). It is serial:
+``prange`` over chunks was measured slower on this shared 2-core machine (a parallel region waits
+for a preempted thread).
+
+It consumes *the random draws the numpy engine makes*, in the same order and shapes (the pairing,
+the tie-break bytes of every selection block, the noise draws), so a seed gives identical results
+with or without it; the tests compare the two per seed across rules, strategies, liars, noise and
+topologies. The top-``bandwidth`` keys are kept by a branch-free insertion (max/min per slot),
+which yields the same distinct keys in the same order as the engine's repeated column maxima.
+
+numba is an optional extra (``pip install 'ifworld[fast]'``). The engine uses the kernel when numba
+imports and the configuration is supported (:func:`supported`), unless ``IFWORLD_BELIEFS_KERNEL=numpy``;
+``IFWORLD_BELIEFS_KERNEL=numba`` insists on it (a clear error when numba is missing). The first call
+in a fresh environment compiles (seconds); ``cache=True`` keeps the machine code on disk afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+from math import gcd
+from typing import Any
+
+import numpy as np
+
+from ifworld.beliefs import rules
+from ifworld.beliefs.config import BOUNDED_SCALE, EVIDENCE_UNIT, STOP_CONFIDENCE_PCT
+
+_LOADED: dict[str, Any] = {}  # numba module (or None) and the compiled block, on first use
+
+KERNEL_ENV = "IFWORLD_BELIEFS_KERNEL"
+CHOICES = ("auto", "numba", "numpy")
+CHUNK = 512  # about this many columns (whole runs) per chunk: its beliefs and keys stay in L1 cache
+RULE_IDS = {"additive": 0, "bounded": 1, "bayes": 2, "discounted": 3}
+MAX_FACTS = 256  # one tie-break byte per (fact, column): the engine's 8-bit key layout
+BOUNDED_TOP = BOUNDED_SCALE  # bounded beliefs are clipped to 0..BOUNDED_SCALE
+
+
+def wanted() -> bool:
+    """Whether this call should use the kernel (environment switch, numba importable)."""
+    choice = os.environ.get(KERNEL_ENV, "auto").strip().lower() or "auto"
+    if choice not in CHOICES:
+        raise ValueError(f"{KERNEL_ENV} must be one of {', '.join(CHOICES)}; got {choice!r}")
+    if choice == "numpy":
+        return False
+    if choice == "numba" and load_numba() is None:
+        raise RuntimeError(f"{KERNEL_ENV}=numba but numba is not installed: pip install 'ifworld[fast]'")
+    return load_numba() is not None
+
+
+def load_numba() -> Any:
+    """The numba module, or None when it is not installed (imported on first use: ~0.3 s)."""
+    if "numba" not in _LOADED:
+        try:
+            import numba
+        except ImportError:
+            numba = None
+        _LOADED["numba"] = numba
+    return _LOADED["numba"]
+
+
+def compiled() -> Any:
+    """The compiled block function (numba's disk cache makes later processes skip compiling)."""
+    if "block" not in _LOADED:
+        _LOADED["block"] = load_numba().njit(cache=True, nogil=True)(_block_py)
+    return _LOADED["block"]
+
+
+def supported(rule: Any, facts: int, dtype: np.dtype) -> bool:
+    """The kernel covers the four built-in rules with 8-bit tie keys and int8/int16 beliefs."""
+    known = (rules.AdditiveRule, rules.BoundedRule, rules.BayesRule, rules.DiscountedRule)
+    dtype = np.dtype(dtype)
+    return (type(rule) in known and rule.name in RULE_IDS and facts <= MAX_FACTS
+            and np.issubdtype(dtype, np.integer) and dtype.itemsize <= 2)
+
+
+def rule_params(rule: Any) -> tuple[int, int, int, int, int]:
+    """(rule id, discount shift, sure a, sure c, bayes sure margin) as plain ints for the kernel."""
+    g = gcd(100 - STOP_CONFIDENCE_PCT, STOP_CONFIDENCE_PCT)
+    shift = getattr(rule, "shift", 0)
+    margin = getattr(rule, "sure_margin", 0)
+    return RULE_IDS[rule.name], shift, (100 - STOP_CONFIDENCE_PCT) // g, STOP_CONFIDENCE_PCT // g, margin
+
+
+def play_block(
+    beliefs: np.ndarray, start: int, ties: np.ndarray, partners: np.ndarray, liars: np.ndarray,
+    noise_draws: np.ndarray, noise: float, rule: Any, highest: bool, sent: np.ndarray, votes: np.ndarray,
+    agents: int,
+) -> None:
+    """One block of whole runs (columns ``start .. start + n``, n = ``ties.shape[1]``): select, distort,
+    deliver, vote; ``sent`` (bandwidth, columns) and ``votes`` (columns,) are whole-round arrays."""
+    rid, shift, sure_a, sure_c, margin = rule_params(rule)
+    compiled()(beliefs, start, ties, partners, liars, noise_draws, noise, rid, shift, sure_a, sure_c, margin,
+                int(rule.believe_min), highest, sent, votes, max(1, CHUNK // agents) * agents)
+
+
+def _block_py(beliefs, start, ties, partners, liars, noise_draws, noise, rid, shift, sure_a, sure_c, margin,
+              believe_min, highest, sent, votes, chunk):  # pragma: no cover - compiled by numba
+    facts = beliefs.shape[0] - 2
+    slots, n = sent.shape[0], ties.shape[1]
+    total = partners.shape[0]
+    positive = np.zeros((slots, chunk), dtype=np.bool_)  # bounded: the sender is more sure of its pick
+    floor = np.int32((believe_min if highest else 1) << 16)
+    low_byte = np.int32(255)
+    tops = np.empty((slots, chunk), dtype=np.int32)
+    key = np.empty(chunk, dtype=np.int32)
+    sure = np.empty(chunk, dtype=np.bool_)
+    changed = np.empty(chunk, dtype=np.bool_)
+    before = np.empty((slots, 2), dtype=np.int32)
+    got = np.empty(slots, dtype=np.int64)
+    step = np.empty(slots, dtype=np.int64)
+    for j0 in range(0, n, chunk):  # whole runs per chunk, so partners are in the chunk
+        m = min(n, j0 + chunk) - j0
+        c0 = start + j0
+        tops[:, :m] = -1
+        for f in range(facts):
+            fi = np.int32(f)
+            row = beliefs[f, c0:c0 + m]
+            tie = ties[f, j0:j0 + m]
+            if rid != 2 and highest:  # the paper's case in one pass: key straight from the belief
+                for jj in range(m):
+                    r = np.int32(tie[jj])
+                    key[jj] = (np.int32(row[jj]) << np.int32(16)) | (r << np.int32(8)) | (fi ^ r)
+            else:
+                for jj in range(m):
+                    key[jj] = np.int32(row[jj])
+                if rid == 2:  # bayes ranks by the log-odds margin where positive
+                    neg = beliefs[f ^ 1, c0:c0 + m]
+                    for jj in range(m):
+                        key[jj] = max(key[jj] - np.int32(neg[jj]), np.int32(0))
+                if not highest:
+                    for jj in range(m):
+                        key[jj] = np.int32(1) if key[jj] >= believe_min else np.int32(0)
+                for jj in range(m):
+                    r = np.int32(tie[jj])
+                    key[jj] = (key[jj] << np.int32(16)) | (r << np.int32(8)) | (fi ^ r)
+            if slots == 3:  # the paper's bandwidth: three slots in registers, one pass
+                t0, t1, t2 = tops[0], tops[1], tops[2]
+                for jj in range(m):
+                    k = key[jj]
+                    a = t0[jj]
+                    t0[jj] = max(a, k)
+                    k = min(a, k)
+                    a = t1[jj]
+                    t1[jj] = max(a, k)
+                    k = min(a, k)
+                    t2[jj] = max(t2[jj], k)
+            else:
+                for c in range(slots):
+                    for jj in range(m):
+                        t = tops[c, jj]
+                        k = key[jj]
+                        tops[c, jj] = max(t, k)
+                        key[jj] = min(t, k)
+        for c in range(slots):  # the key's low bits name the fact; below the floor: "no fact" (F)
+            picks, top = sent[c, c0:c0 + m], tops[c]
+            for jj in range(m):
+                t = top[jj]
+                picks[jj] = ((t >> np.int32(8)) ^ t) & low_byte if t >= floor else np.int32(facts)
+            if rid == 1:
+                for jj in range(m):
+                    positive[c, jj] = beliefs[picks[jj], c0 + jj] > beliefs[picks[jj] ^ 1, c0 + jj]
+            for jj in range(m):  # liars negate every pick, noise flips each sent fact
+                picks[jj] ^= np.int32(liars[c0 + jj])
+            if noise > 0:
+                for jj in range(m):
+                    picks[jj] ^= np.int32(noise_draws[c, j0 + jj] < noise)
+        # phase 2: deliver, apply the rule, vote (phase 1 above: select, confidence, distort)
+        if rid == 3:  # discounted: old evidence fades before the partner's reports
+            for f in range(facts):
+                row = beliefs[f, c0:c0 + m]
+                for jj in range(m):
+                    row[jj] -= row[jj] >> shift
+        for jj in range(m):
+            col = c0 + jj
+            p = partners[col]
+            src = p - start if p < total else -1
+            moved = False
+            if rid == 1:  # sum the round's reports on p and its negation, then clip (as BoundedRule)
+                for c in range(slots):
+                    g = sent[c, start + src] if src >= 0 else facts
+                    got[c] = g
+                    step[c] = 1 if src >= 0 and positive[c, src - j0] else -1
+                    before[c, 0] = beliefs[g, col]
+                    before[c, 1] = beliefs[g ^ 1, col]
+                for c in range(slots):
+                    g = got[c]
+                    beliefs[g, col] += step[c]
+                    beliefs[g ^ 1, col] -= step[c]
+                for c in range(slots):
+                    g = got[c]
+                    after0 = min(max(beliefs[g, col], 0), BOUNDED_TOP)
+                    after1 = min(max(beliefs[g ^ 1, col], 0), BOUNDED_TOP)
+                    beliefs[g, col] = after0
+                    beliefs[g ^ 1, col] = after1
+                    if g < facts and (after0 != before[c, 0] or after1 != before[c, 1]):
+                        moved = True
+            else:
+                add = EVIDENCE_UNIT if rid == 3 else 1
+                for c in range(slots):
+                    g = sent[c, start + src] if src >= 0 else facts
+                    beliefs[g, col] += add
+                    if g < facts:
+                        moved = True
+            changed[jj] = moved
+        sure[:m] = True
+        for k in range(0, facts, 2):
+            one, other = beliefs[k, c0:c0 + m], beliefs[k + 1, c0:c0 + m]
+            for jj in range(m):
+                a, b = np.int32(one[jj]), np.int32(other[jj])
+                if rid == 2:
+                    ok = abs(a - b) >= margin
+                else:
+                    high = max(a, b)
+                    ok = (high > 0) & (sure_a * high >= sure_c * min(a, b))
+                sure[jj] &= ok
+        for jj in range(m):
+            votes[c0 + jj] = sure[jj] | ~changed[jj]
