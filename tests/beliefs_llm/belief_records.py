@@ -66,7 +66,7 @@ def page_texts(run_id: str) -> dict[str, Any]:
 
     return {
         "metrics": [[m.label, m.value] for m in at.metric],
-        "captions": [clean(c.value) for c in at.caption if run_id not in c.value],
+        "captions": [clean(c.value) for c in at.caption if not c.value.startswith(f"`{run_id}`")],
         "markdown": [clean(m.value) for m in at.markdown],
         "tables": [clean(d.value.to_csv()) for d in at.dataframe[1:]],  # [0] is the runs list
         "errors": [clean(e.value) for e in at.error],
