@@ -111,6 +111,8 @@ def _block_py(beliefs, start, ties, partners, liars, noise_draws, noise, rid, sh
     sure = np.empty(chunk, dtype=np.bool_)
     changed = np.empty(chunk, dtype=np.bool_)
     before = np.empty((slots, 2), dtype=np.int32)
+    got = np.empty(slots, dtype=np.int64)
+    step = np.empty(slots, dtype=np.int64)
     for j0 in range(0, n, chunk):  # whole runs per chunk, so partners are in the chunk
         m = min(n, j0 + chunk) - j0
         c0 = start + j0
@@ -178,23 +180,24 @@ def _block_py(beliefs, start, ties, partners, liars, noise_draws, noise, rid, sh
             p = partners[col]
             src = p - start if p < total else -1
             moved = False
-            if rid == 1:
+            if rid == 1:  # sum the round's reports on p and its negation, then clip (as BoundedRule)
                 for c in range(slots):
                     g = sent[c, start + src] if src >= 0 else facts
+                    got[c] = g
+                    step[c] = 1 if src >= 0 and positive[c, src - j0] else -1
                     before[c, 0] = beliefs[g, col]
                     before[c, 1] = beliefs[g ^ 1, col]
                 for c in range(slots):
-                    g = sent[c, start + src] if src >= 0 else facts
-                    step = 1 if src >= 0 and positive[c, src - j0] else -1
-                    beliefs[g, col] += step
-                    beliefs[g ^ 1, col] -= step
+                    g = got[c]
+                    beliefs[g, col] += step[c]
+                    beliefs[g ^ 1, col] -= step[c]
                 for c in range(slots):
-                    g = sent[c, start + src] if src >= 0 else facts
-                    beliefs[g, col] = min(max(beliefs[g, col], 0), BOUNDED_TOP)
-                    beliefs[g ^ 1, col] = min(max(beliefs[g ^ 1, col], 0), BOUNDED_TOP)
-                for c in range(slots):
-                    g = sent[c, start + src] if src >= 0 else facts
-                    if g < facts and (beliefs[g, col] != before[c, 0] or beliefs[g ^ 1, col] != before[c, 1]):
+                    g = got[c]
+                    after0 = min(max(beliefs[g, col], 0), BOUNDED_TOP)
+                    after1 = min(max(beliefs[g ^ 1, col], 0), BOUNDED_TOP)
+                    beliefs[g, col] = after0
+                    beliefs[g ^ 1, col] = after1
+                    if g < facts and (after0 != before[c, 0] or after1 != before[c, 1]):
                         moved = True
             else:
                 add = EVIDENCE_UNIT if rid == 3 else 1
