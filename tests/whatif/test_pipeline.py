@@ -201,3 +201,22 @@ def test_failed_report_core_stops_the_run(wsettings, store, fake_server):
     params = default_params(PROP, experts=SMALL, rounds=1)
     with pytest.raises(runs.RunFailed, match=r"report writer \(core\) failed"):
         service.run(params, settings=wsettings, store=store)
+
+
+@pytest.mark.parametrize("method", ["ifworld", "single", "tree", "debate"])
+def test_every_progress_event_of_every_method_has_its_typed_payload(run_whatif, method):
+    """The live view validates each what-if progress event; one without its payload (a baseline's
+    ``expert_done`` without an output, once) would stop the page mid-run."""
+    from ifworld.whatif.models import PROGRESS_KINDS, BaselineStepDone, ExpertDone, parse_progress
+
+    events = []
+    run_whatif(method, events=events, rounds=1, breadth=2, depth=1, debate_rounds=1)
+    data = [e.data for e in events if e.type == "progress" and e.data.get("kind") in PROGRESS_KINDS]
+    typed = [parse_progress(d) for d in data]  # raises on a payload that does not fit its kind
+    assert typed and all(p is not None for p in typed)
+    done = [p for p in typed if isinstance(p, ExpertDone | BaselineStepDone)]
+    assert bool(done) == (method != "single"), f"{method}: finished experts or steps {done}"  # single: one call
+    if method in ("tree", "debate"):
+        assert all(isinstance(p, BaselineStepDone) and p.text for p in done)
+    else:
+        assert all(isinstance(p, ExpertDone) and p.output.verdict for p in done)
