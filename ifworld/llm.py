@@ -41,11 +41,13 @@ from pydantic import BaseModel, ValidationError
 from ifworld.config import MAX_TOKENS_LIMIT, NO_MODEL_HELP, Settings, load_settings
 from ifworld.llm_methods import _methods, _probe_locks, chain, endpoint_key, known_method, remember
 from ifworld.llm_reply import (
+    KEPT_NOTE,
     LLMCallError,
     LLMError,
     LLMNotConfigured,
     StructuredOutputError,
     TruncatedOutputError,
+    complete_part,
     extract_json,
     message_text,
     strip_think,
@@ -83,9 +85,7 @@ class _FormatRejected(Exception):
     """The endpoint refused the structured-output method (not a transport failure)."""
 
 
-# ---------------------------------------------------------------------------------------------------
-# Models
-# ---------------------------------------------------------------------------------------------------
+# -- Models ----------------------------------------------------------------------------------------
 _limiters: dict[int, threading.BoundedSemaphore] = {}
 _limiters_lock = threading.Lock()
 
@@ -172,9 +172,7 @@ def _to_messages(messages: Messages) -> list[BaseMessage]:
     return out
 
 
-# ---------------------------------------------------------------------------------------------------
-# One request: streamed, bounded, retried on transport failures
-# ---------------------------------------------------------------------------------------------------
+# -- One request: streamed, bounded, retried on transport failures ---------------------------------
 @dataclass
 class _Reply:
     text: str
@@ -343,9 +341,7 @@ def complete(role: str, messages: Messages, *, settings: Settings | None = None,
     return strip_think(reply.text)
 
 
-# ---------------------------------------------------------------------------------------------------
-# Structured output
-# ---------------------------------------------------------------------------------------------------
+# -- Structured output -----------------------------------------------------------------------------
 def _schema_instruction(schema: type[BaseModel]) -> str:
     compact = json.dumps(shown_schema(schema), separators=(",", ":"))
     return f"\n\nReply with one JSON object that conforms to this JSON schema (fill in every field):\n{compact}"
@@ -453,9 +449,12 @@ def structured(role: str, messages: Messages, schema: type[T], *, settings: Sett
             raise StructuredOutputError(role, f"reply was not valid JSON after one repair: {_short_error(exc)}",
                                         reply.text) from exc
     except TruncatedOutputError as exc:
+        kept = complete_part(schema, exc.raw)
         if tracker:
-            tracker.mark(call_id, "truncated", str(exc))
-        raise
+            tracker.mark(call_id, "truncated", f"{exc}; {KEPT_NOTE}" if kept is not None else str(exc))
+        if kept is None:
+            raise
+        return kept
     if tracker:
         tracker.mark(call_id, "repaired")
     return value

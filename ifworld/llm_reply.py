@@ -8,11 +8,16 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, TypeVar
 
 from langchain_core.messages import BaseMessage
+from langchain_core.utils.json import parse_partial_json
+from pydantic import BaseModel, ValidationError
 
+from ifworld.llm_schema import missing_content
 from ifworld.redact import safe_error
+
+T = TypeVar("T", bound=BaseModel)
 
 THINK_RE = re.compile(r"<think>.*?(</think>|$)", re.S | re.I)
 FENCE_RE = re.compile(r"```(?:json)?\s*(.*?)```", re.S | re.I)
@@ -78,3 +83,62 @@ def extract_json(text: str) -> Any:
         except json.JSONDecodeError as exc:
             last_error = exc
     raise ValueError(f"no JSON object found ({last_error})")
+
+
+KEPT_NOTE = "kept the items it had finished"
+"""Ends the error of a ``truncated`` call whose complete part was used (workflows list those as degraded)."""
+SALVAGE_ATTEMPTS = 64
+
+
+def complete_prefix_json(text: str) -> dict | None:
+    """The object a reply cut at the token bound had finished: the text up to its last complete value (a
+    closing bracket, or the comma after a value, outside strings) with the brackets still open closed by
+    LangChain's partial-JSON parser, so a list keeps its complete items and loses the one being written.
+    ``None`` when nothing complete came before the cut."""
+    text = strip_think(text)
+    start = text.find("{")
+    if start < 0:
+        return None
+    body = text[start:]
+    for end in reversed(_value_ends(body)[-SALVAGE_ATTEMPTS:]):
+        try:
+            value = parse_partial_json(body[:end], strict=False)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            return value
+    return None
+
+
+def _value_ends(body: str) -> list[int]:
+    """Prefix lengths of ``body`` that end right after a complete value, outside strings."""
+    ends, in_string, escaped = [], False, False
+    for i, ch in enumerate(body):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "}]":
+            ends.append(i + 1)
+        elif ch == ",":
+            ends.append(i)
+    return ends
+
+
+def complete_part(schema: type[T], text: str) -> T | None:
+    """A reply cut at the bound even after the larger-bound retry still carries every item it finished
+    (a small model typically loops on list items until the bound): keep that part when it validates and
+    has the content the schema needs. The call stays ``truncated`` and says so (:data:`KEPT_NOTE`), so the
+    run reports the step as degraded instead of losing it."""
+    data = complete_prefix_json(text)
+    if data is None or missing_content(schema, data):
+        return None
+    try:
+        return schema.model_validate(data)
+    except ValidationError:
+        return None

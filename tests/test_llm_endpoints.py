@@ -4,6 +4,7 @@ the last token, a single-slot server, streamed partial JSON."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 import time
@@ -191,3 +192,27 @@ def test_usage_is_estimated_when_the_stream_carries_none(fake_server, settings):
     fake_server.add_rule(RULE, "")
     llm.complete("test.endpoint", [("system", SYS), ("user", "q")], settings=settings, callbacks=[tracker])
     assert tracker.records()[-1].prompt_tokens > 0 and tracker.records()[-1].completion_tokens == 0
+
+
+def test_cut_twice_keeps_the_items_it_had_finished(fake_server, settings):
+    paragraphs = [f"paragraph {i} " + "y" * 30 for i in range(12)]  # a small model looping on list items
+    fake_server.add_rule(RULE, {"title": "Loops", "paragraphs": paragraphs})
+    bounded = settings.model_copy(update={"role_max_tokens": {"test.endpoint": 40}})  # 160, then 320 chars
+    tracker = llm.UsageTracker()
+    essay = ask(bounded, Essay, callbacks=[tracker])
+    assert fake_server.count() == 2 and [r.finish for r in fake_server.requests] == ["length", "length"]
+    full = json.dumps({"title": "Loops", "paragraphs": paragraphs})  # as the fake serialises it, cut at 320
+    complete = sum(full.index(json.dumps(p)) + len(json.dumps(p)) <= 320 for p in paragraphs)
+    assert essay.title == "Loops" and essay.paragraphs == paragraphs[:complete] and 0 < complete < 12
+    record = tracker.records()[0]
+    assert record.status == "truncated" and llm.KEPT_NOTE in record.error and "at 80 tokens" in record.error
+
+
+def test_complete_prefix_of_a_cut_reply():
+    from ifworld.llm_reply import complete_prefix_json
+
+    assert complete_prefix_json('{"a": [{"x": 1}, {"x": 2}, {"x": "thr') == {"a": [{"x": 1}, {"x": 2}]}
+    assert complete_prefix_json('<think>plan</think>{"a": {"b": [1, 2]}, "c": "cut her') == {"a": {"b": [1, 2]}}
+    assert complete_prefix_json('{"a": ["one", "t\\"w,o]", "thr') == {"a": ["one", 't"w,o]']}  # not cut in a string
+    assert complete_prefix_json('{"verdict": "cut before anything clo') is None
+    assert complete_prefix_json("no json at all") is None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ifworld.llm import usage_totals
+from ifworld.llm import KEPT_NOTE, usage_totals
 from ifworld.whatif.propositions import (
     DEFAULT_EXPERTS,
     MAX_BREADTH,
@@ -17,6 +17,7 @@ from ifworld.whatif.propositions import (
     validate_proposition,
     validate_rounds,
 )
+from ifworld.whatif.report import with_degraded
 
 DEFAULT_ROUNDS = 2
 DEFAULT_BREADTH = 3
@@ -77,7 +78,13 @@ def record_calls(calls: list[dict]) -> list[dict]:
 def make_record(method: str, state: dict[str, Any], params: dict[str, Any], calls: list[dict], *,
                 rounds: list[dict], report: dict, degraded: list[str], frame_diffs: list[dict],
                 **extra: Any) -> dict[str, Any]:
-    """The final run record (DESIGN.md CLI contract) for any method."""
+    """The final run record (DESIGN.md CLI contract) for any method. Steps whose reply was cut at the token
+    bound and used for the items it had finished are listed as degraded, in the record and the report."""
+    kept = [str(c.get('error')) for c in calls
+            if c.get("status") == "truncated" and KEPT_NOTE in (c.get("error") or "")]
+    if kept:
+        degraded = list(dict.fromkeys([*degraded, *kept]))
+        report = with_degraded(report, degraded, params["proposition"]) if report else report
     return {
         "proposition": params["proposition"], "method": method, "scenario": state.get("scenario"),
         "rounds": rounds, "report": report, "calls": record_calls(calls), "usage": usage_totals(calls),

@@ -214,6 +214,18 @@ def finish_report(report: dict[str, Any], degraded: list[str], expert_edges: lis
     return r
 
 
+def with_degraded(report: dict[str, Any], degraded: list[str], proposition: str) -> dict[str, Any]:
+    """``report`` listing ``degraded`` (the run's whole list) under "Degraded steps", Markdown re-rendered."""
+    r = Report.model_validate(report).model_dump(mode="json")
+    r["degraded"] = list(dict.fromkeys([*r["degraded"], *degraded]))
+    if not r["natural"]:
+        r["markdown"] = render_report_markdown(r, proposition)
+    else:  # a baseline's own text: replace its degraded section
+        body = r["markdown"].split("\n## Degraded steps\n", 1)[0].rstrip() + "\n"
+        r["markdown"] = body + "\n## Degraded steps\n\n" + "\n".join(f"- {_cell(d)}" for d in r["degraded"]) + "\n"
+    return r
+
+
 def natural_report(text: str, proposition: str, degraded: list[str]) -> dict[str, Any]:
     """A baseline's own output as a report: the text as written (no structure is imposed or checked)."""
     body = f"# {_cell(proposition)}\n\n{text.strip()}\n" if proposition else text.strip() + "\n"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ifworld import runs
+from ifworld import llm, runs
 from ifworld.whatif import RECORD_KEYS, estimate_calls, service
 from ifworld.whatif.record import default_params
 from tests.whatif.conftest import PROP, SMALL
@@ -220,3 +220,15 @@ def test_every_progress_event_of_every_method_has_its_typed_payload(run_whatif, 
         assert all(isinstance(p, BaselineStepDone) and p.text for p in done)
     else:
         assert all(isinstance(p, ExpertDone) and p.output.verdict for p in done)
+
+
+def test_report_parts_cut_at_the_bound_keep_what_they_finished(wsettings, store, fake_server):
+    bounded = wsettings.model_copy(update={"role_max_tokens": {"whatif.report": 60}})  # 240, then 480 characters
+    rec = service.run(default_params(PROP, experts=SMALL, rounds=1), settings=bounded, store=store)
+    report, calls = rec["report"], [c for c in rec["calls"] if c["role"] == "whatif.report"]
+    assert calls and all(c["status"] == "truncated" for c in calls)
+    kept = [c for c in calls if llm.KEPT_NOTE in (c["error"] or "")]
+    assert kept, "no report part had a complete prefix to keep"
+    assert {d for d in rec["degraded"] if llm.KEPT_NOTE in d} == {c["error"] for c in kept}
+    assert report["core_conclusions"] or report["summary_bullets"]  # the core part's finished items
+    assert report["degraded"] == rec["degraded"] and llm.KEPT_NOTE in report["markdown"].split("## Degraded steps")[1]
