@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from ifworld.beliefs import kernel
+from ifworld.beliefs import kernel, streams
 from ifworld.beliefs.config import STOP_CONFIDENCE_PCT, BeliefConfig, condition_label
 from ifworld.beliefs.domain import CATEGORIES, Domain, build_domain
 from ifworld.beliefs.metrics import (
@@ -224,9 +224,13 @@ def choose_liars(config: BeliefConfig, rng: np.random.Generator, runs: int) -> n
 
 
 def permutations(rng: np.random.Generator, runs: int, agents: int) -> np.ndarray:
-    """(runs, agents) uniformly random permutation of the agents per run (argsort of random keys;
-    measured faster than a vectorised Fisher-Yates over runs and than ``Generator.permuted``)."""
-    return np.argsort(rng.random((runs, agents), dtype=np.float32), axis=1)
+    """(runs, agents) uniformly random permutation of the agents per run: Fisher-Yates on a
+    counter-based stream keyed by one draw (:mod:`ifworld.beliefs.streams`; the kernel computes the
+    same permutation in compiled code when numba is used)."""
+    stream_key = streams.key(rng)
+    if kernel.wanted():
+        return kernel.permutations(stream_key, runs, agents)
+    return streams.permutations(stream_key, runs, agents)
 
 
 def pair_columns(rng: np.random.Generator, runs: int, agents: int) -> np.ndarray:
@@ -284,14 +288,18 @@ def select_facts_major(
     idx = np.arange(facts, dtype=kdt)[:, None]
     rdt = np.uint8 if w == TIE_BITS else np.uint16
     out = out if out is not None else np.empty((bandwidth, cols), dtype=np.int32)
+    stream_key = streams.key(rng)  # tie unit of (fact f, column c): unit f * cols + c of this stream
     for s in range(0, cols, width):
         n = min(width, cols - s)
         key, tie = key_buf[:facts * n].reshape(facts, n), tie_buf[:facts * n].reshape(facts, n)
         block = beliefs[:, s:s + n] if rank is None else rank(beliefs[:, s:s + n])
         key[...] = block if strategy == "highest_confidence" else block >= believe_min
         key <<= 2 * w
-        raw = rng.bit_generator.random_raw(-(-facts * n * w // 64))
-        tie[...] = raw.view(rdt)[:facts * n].reshape(facts, n)
+        if n == cols:
+            tie[...] = streams.units(stream_key, 0, facts * n, rdt).reshape(facts, n)
+        else:
+            for f in range(facts):
+                tie[f] = streams.units(stream_key, f * cols + s, n, rdt)
         tie *= (1 << w) + 1  # r << w | r
         key |= tie
         key ^= idx
@@ -422,17 +430,6 @@ def play_round(
     return partners, sent, votes
 
 
-def tie_bytes(rng: np.random.Generator, facts: int, cols: int) -> np.ndarray:
-    """(facts, cols) uint8 tie-break bytes exactly as :func:`select_facts_major` draws them (8-bit keys)."""
-    width = min(cols, max(1, KEY_CELLS // facts))
-    parts = []
-    for s in range(0, cols, width):
-        n = min(width, cols - s)
-        raw = rng.bit_generator.random_raw(-(-facts * n * TIE_BITS // 64))
-        parts.append(raw.view(np.uint8)[:facts * n].reshape(facts, n))
-    return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
-
-
 def _kernel_blocks(beliefs: np.ndarray, liars: np.ndarray, rule: UpdateRule, config: BeliefConfig,
                    rng: np.random.Generator, partners: np.ndarray, sent: np.ndarray, votes: np.ndarray,
                    width: int) -> None:
@@ -441,9 +438,9 @@ def _kernel_blocks(beliefs: np.ndarray, liars: np.ndarray, rule: UpdateRule, con
     liars = np.ascontiguousarray(liars)
     for s in range(0, cols, width):
         n = min(width, cols - s)
-        ties = tie_bytes(rng, facts, n)
+        tie_key = streams.key(rng)  # the block's tie bytes: words of this stream, as select_facts_major
         draws = rng.random((config.bandwidth, n)) if config.noise > 0 else np.empty((0, 0))
-        kernel.play_block(beliefs, s, ties, partners, liars, draws, config.noise, rule,
+        kernel.play_block(beliefs, s, n, tie_key, partners, liars, draws, config.noise, rule,
                           config.strategy == "highest_confidence", sent, votes, config.agents)
     beliefs[facts:] = 0
 

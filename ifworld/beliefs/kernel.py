@@ -28,8 +28,11 @@ from typing import Any
 import numpy as np
 
 from ifworld.beliefs import rules
+from ifworld.beliefs import streams
 from ifworld.beliefs.config import BOUNDED_SCALE, EVIDENCE_UNIT, STOP_CONFIDENCE_PCT
 
+_G, _M1, _M2 = np.uint64(streams.GOLDEN), np.uint64(streams.MIX1), np.uint64(streams.MIX2)
+_S30, _S27, _S31, _S32 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(32)
 _LOADED: dict[str, Any] = {}  # numba module (or None) and the compiled block, on first use
 
 KERNEL_ENV = "IFWORLD_BELIEFS_KERNEL"
@@ -63,11 +66,35 @@ def load_numba() -> Any:
     return _LOADED["numba"]
 
 
-def compiled() -> Any:
-    """The compiled block function (numba's disk cache makes later processes skip compiling)."""
-    if "block" not in _LOADED:
-        _LOADED["block"] = load_numba().njit(cache=True, nogil=True)(_block_py)
-    return _LOADED["block"]
+def compiled(name: str = "block") -> Any:
+    """A compiled function (block or perm; numba's disk cache makes later processes skip compiling)."""
+    if name not in _LOADED:
+        _LOADED[name] = load_numba().njit(cache=True, nogil=True)({"block": _block_py, "perm": _perm_py}[name])
+    return _LOADED[name]
+
+
+def permutations(stream_key: int, runs: int, agents: int) -> np.ndarray:
+    """:func:`ifworld.beliefs.streams.permutations`, compiled (same permutations, bit for bit)."""
+    out = np.empty((runs, agents), dtype=np.int64)
+    compiled("perm")(np.uint64(stream_key), out)
+    return out
+
+
+def _perm_py(stream_key, out):  # pragma: no cover - compiled by numba
+    runs, agents = out.shape
+    for r in range(runs):
+        row = out[r]
+        for i in range(agents):
+            row[i] = i
+        for i in range(agents - 1, 0, -1):
+            z = stream_key + np.uint64(r * agents + i + 1) * _G  # SplitMix64, as streams.words
+            z = (z ^ (z >> _S30)) * _M1
+            z = (z ^ (z >> _S27)) * _M2
+            z ^= z >> _S31
+            j = np.int64(((z >> _S32) * np.uint64(i + 1)) >> _S32)
+            here = row[i]
+            row[i] = row[j]
+            row[j] = here
 
 
 def supported(rule: Any, facts: int, dtype: np.dtype) -> bool:
@@ -87,21 +114,22 @@ def rule_params(rule: Any) -> tuple[int, int, int, int, int]:
 
 
 def play_block(
-    beliefs: np.ndarray, start: int, ties: np.ndarray, partners: np.ndarray, liars: np.ndarray,
+    beliefs: np.ndarray, start: int, n: int, tie_key: int, partners: np.ndarray, liars: np.ndarray,
     noise_draws: np.ndarray, noise: float, rule: Any, highest: bool, sent: np.ndarray, votes: np.ndarray,
     agents: int,
 ) -> None:
-    """One block of whole runs (columns ``start .. start + n``, n = ``ties.shape[1]``): select, distort,
-    deliver, vote; ``sent`` (bandwidth, columns) and ``votes`` (columns,) are whole-round arrays."""
+    """One block of whole runs (columns ``start .. start + n``): select, distort, deliver, vote; the tie
+    byte of (fact f, block column j) is byte f * n + j of the stream ``tie_key``; ``sent`` (bandwidth, columns) and ``votes`` (columns,) are whole-round arrays."""
     rid, shift, sure_a, sure_c, margin = rule_params(rule)
-    compiled()(beliefs, start, ties, partners, liars, noise_draws, noise, rid, shift, sure_a, sure_c, margin,
+    compiled()(beliefs, start, n, np.uint64(tie_key), partners, liars, noise_draws, noise, rid, shift, sure_a, sure_c, margin,
                 int(rule.believe_min), highest, sent, votes, max(1, CHUNK // agents) * agents)
 
 
-def _block_py(beliefs, start, ties, partners, liars, noise_draws, noise, rid, shift, sure_a, sure_c, margin,
+def _block_py(beliefs, start, n, tie_key, partners, liars, noise_draws, noise, rid, shift, sure_a, sure_c, margin,
               believe_min, highest, sent, votes, chunk):  # pragma: no cover - compiled by numba
     facts = beliefs.shape[0] - 2
-    slots, n = sent.shape[0], ties.shape[1]
+    slots = sent.shape[0]
+    wbuf = np.empty(chunk // 8 + 2, dtype=np.uint64)  # a chunk's tie words, read as bytes
     total = partners.shape[0]
     positive = np.zeros((slots, chunk), dtype=np.bool_)  # bounded: the sender is more sure of its pick
     floor = np.int32((believe_min if highest else 1) << 16)
@@ -120,7 +148,14 @@ def _block_py(beliefs, start, ties, partners, liars, noise_draws, noise, rid, sh
         for f in range(facts):
             fi = np.int32(f)
             row = beliefs[f, c0:c0 + m]
-            tie = ties[f, j0:j0 + m]
+            lo = f * n + j0
+            first = lo >> 3
+            for q in range(((lo + m - 1) >> 3) - first + 1):
+                z = tie_key + np.uint64(first + q + 1) * _G  # SplitMix64, as streams.words
+                z = (z ^ (z >> _S30)) * _M1
+                z = (z ^ (z >> _S27)) * _M2
+                wbuf[q] = z ^ (z >> _S31)
+            tie = wbuf.view(np.uint8)[lo - first * 8:lo - first * 8 + m]
             if rid != 2 and highest:  # the paper's case in one pass: key straight from the belief
                 for jj in range(m):
                     r = np.int32(tie[jj])
