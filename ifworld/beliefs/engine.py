@@ -142,17 +142,24 @@ def simulate(config: BeliefConfig, seed: int = 0, runs: int = 1, record: bool = 
         if stop.any():
             done, cols = ids[stop], np.repeat(stop, n)
             out_rounds[done], converged[done] = t, True
-            accepted[done] = accept(runs_view(np.compress(cols, beliefs, axis=1), len(done), n), config.threshold,
-                                    rule)
+            accepted[done] = _accept(np.compress(cols, beliefs, axis=1), len(done), n, config.threshold, rule)
             beliefs, liar_cols, ids = np.compress(~cols, beliefs, axis=1), liar_cols[~cols], ids[~stop]
         if len(ids) == 0:
             break
     if len(ids):
-        accepted[ids] = accept(runs_view(beliefs, len(ids), n), config.threshold, rule)
+        accepted[ids] = _accept(beliefs, len(ids), n, config.threshold, rule)
     precision, recall, f1 = scores(accepted, domain.truth)
     recording = recorder.finish() if recorder is not None else None
     return SimulationResult(config, int(seed), domain, precision, recall, f1, out_rounds, converged,
                             accepted, recording)
+
+
+def _accept(beliefs: np.ndarray, runs: int, agents: int, threshold: float, rule: UpdateRule) -> np.ndarray:
+    """:func:`accept` of facts-major beliefs; the kernel sums the default confidence when numba is used."""
+    mean = None
+    if kernel.wanted() and getattr(rule, "confidence", None) is None:
+        mean = kernel.mean_confidence(beliefs[:beliefs.shape[0] - SCRATCH_ROWS], agents)
+    return accept(runs_view(beliefs, runs, agents), threshold, rule, mean)
 
 
 def check_size(config: BeliefConfig, runs: int, record: bool = False) -> None:
@@ -225,17 +232,21 @@ def choose_liars(config: BeliefConfig, rng: np.random.Generator, runs: int) -> n
 
 def permutations(rng: np.random.Generator, runs: int, agents: int) -> np.ndarray:
     """(runs, agents) uniformly random permutation of the agents per run: Fisher-Yates on a
-    counter-based stream keyed by one draw (:mod:`ifworld.beliefs.streams`; the kernel computes the
-    same permutation in compiled code when numba is used)."""
+    counter-based stream keyed by one draw (:mod:`ifworld.beliefs.streams`; with numba the kernel
+    computes the same permutations in compiled code)."""
     stream_key = streams.key(rng)
     if kernel.wanted():
-        return kernel.permutations(stream_key, runs, agents)
+        return kernel.permutations(stream_key, runs, agents)[0]
     return streams.permutations(stream_key, runs, agents)
 
 
 def pair_columns(rng: np.random.Generator, runs: int, agents: int) -> np.ndarray:
-    """(runs x agents,) partner column per column; ``runs x agents`` for the one left out (odd N)."""
-    perm = permutations(rng, runs, agents)
+    """(runs x agents,) partner column per column; ``runs x agents`` for the one left out (odd N).
+    Consumes the draws of :func:`permutations` and pairs its order (0, 1), (2, 3), ..."""
+    stream_key = streams.key(rng)
+    if kernel.wanted():
+        return kernel.permutations(stream_key, runs, agents)[1]
+    perm = streams.permutations(stream_key, runs, agents)
     half = agents // 2
     base = np.arange(runs, dtype=np.int64)[:, None] * agents
     a, b = base + perm[:, 0:2 * half:2], base + perm[:, 1:2 * half:2]

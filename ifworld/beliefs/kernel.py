@@ -67,21 +67,50 @@ def load_numba() -> Any:
 
 
 def compiled(name: str = "block") -> Any:
-    """A compiled function (block or perm; numba's disk cache makes later processes skip compiling)."""
+    """A compiled function (block, perm or mean; numba's disk cache makes later processes skip compiling)."""
     if name not in _LOADED:
-        _LOADED[name] = load_numba().njit(cache=True, nogil=True)({"block": _block_py, "perm": _perm_py}[name])
+        _LOADED[name] = load_numba().njit(cache=True, nogil=True)(_COMPILED[name])
     return _LOADED[name]
 
 
-def permutations(stream_key: int, runs: int, agents: int) -> np.ndarray:
-    """:func:`ifworld.beliefs.streams.permutations`, compiled (same permutations, bit for bit)."""
+def permutations(stream_key: int, runs: int, agents: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`ifworld.beliefs.streams.permutations`, compiled (same permutations, bit for bit), and
+    the partner columns of pairing them (0, 1), (2, 3), ... as the engine's ``pair_columns``."""
     out = np.empty((runs, agents), dtype=np.int64)
-    compiled("perm")(np.uint64(stream_key), out)
+    partners = np.empty(runs * agents, dtype=np.int64)
+    compiled("perm")(np.uint64(stream_key), out, partners)
+    return out, partners
+
+
+def mean_confidence(beliefs: np.ndarray, agents: int) -> np.ndarray:
+    """(runs, facts) float64 population mean of b_f / (b_f + b_¬f) from facts-major beliefs (F, columns)
+    (:func:`ifworld.beliefs.metrics.mean_confidence` with the default confidence; sums may round
+    differently, which acceptance tolerates: it re-decides comparisons closer than 1e-9 exactly)."""
+    out = np.empty((beliefs.shape[1] // agents, beliefs.shape[0]), dtype=np.float64)
+    compiled("mean")(beliefs, agents, out)
     return out
 
 
-def _perm_py(stream_key, out):  # pragma: no cover - compiled by numba
+def _mean_py(beliefs, agents, out):  # pragma: no cover - compiled by numba
+    runs, facts = out.shape
+    for k in range(0, facts, 2):
+        one, other = beliefs[k], beliefs[k + 1]
+        for r in range(runs):
+            s0 = 0.0
+            s1 = 0.0
+            for c in range(r * agents, (r + 1) * agents):
+                a, b = np.float64(one[c]), np.float64(other[c])
+                t = a + b
+                if t > 0:
+                    s0 += a / t
+                    s1 += b / t
+            out[r, k] = s0 / agents
+            out[r, k + 1] = s1 / agents
+
+
+def _perm_py(stream_key, out, partners):  # pragma: no cover - compiled by numba
     runs, agents = out.shape
+    cols = runs * agents
     for r in range(runs):
         row = out[r]
         for i in range(agents):
@@ -95,6 +124,12 @@ def _perm_py(stream_key, out):  # pragma: no cover - compiled by numba
             here = row[i]
             row[i] = row[j]
             row[j] = here
+        base = r * agents
+        for i in range(0, agents - 1, 2):
+            partners[base + row[i]] = base + row[i + 1]
+            partners[base + row[i + 1]] = base + row[i]
+        if agents % 2:
+            partners[base + row[agents - 1]] = cols
 
 
 def supported(rule: Any, facts: int, dtype: np.dtype) -> bool:
@@ -255,3 +290,6 @@ def _block_py(beliefs, start, n, tie_key, partners, liars, noise_draws, noise, r
                 sure[jj] &= ok
         for jj in range(m):
             votes[c0 + jj] = sure[jj] | ~changed[jj]
+
+
+_COMPILED = {"block": _block_py, "perm": _perm_py, "mean": _mean_py}
