@@ -170,6 +170,7 @@ def _block_py(beliefs, start, n, tie_key, partners, liars, noise_draws, noise, r
     floor = np.int32((believe_min if highest else 1) << 16)
     low_byte = np.int32(255)
     tops = np.empty((slots, chunk), dtype=np.int32)
+    t0, t1, t2 = np.empty(chunk, np.int32), np.empty(chunk, np.int32), np.empty(chunk, np.int32)  # no aliasing
     key = np.empty(chunk, dtype=np.int32)
     sure = np.empty(chunk, dtype=np.bool_)
     changed = np.empty(chunk, dtype=np.bool_)
@@ -180,6 +181,9 @@ def _block_py(beliefs, start, n, tie_key, partners, liars, noise_draws, noise, r
         m = min(n, j0 + chunk) - j0
         c0 = start + j0
         tops[:, :m] = -1
+        t0[:m] = -1
+        t1[:m] = -1
+        t2[:m] = -1
         for f in range(facts):
             fi = np.int32(f)
             row = beliefs[f, c0:c0 + m]
@@ -209,7 +213,6 @@ def _block_py(beliefs, start, n, tie_key, partners, liars, noise_draws, noise, r
                     r = np.int32(tie[jj])
                     key[jj] = (key[jj] << np.int32(16)) | (r << np.int32(8)) | (fi ^ r)
             if slots == 3:  # the paper's bandwidth: three slots in registers, one pass
-                t0, t1, t2 = tops[0], tops[1], tops[2]
                 for jj in range(m):
                     k = key[jj]
                     a = t0[jj]
@@ -226,6 +229,10 @@ def _block_py(beliefs, start, n, tie_key, partners, liars, noise_draws, noise, r
                         k = key[jj]
                         tops[c, jj] = max(t, k)
                         key[jj] = min(t, k)
+        if slots == 3:
+            tops[0, :m] = t0[:m]
+            tops[1, :m] = t1[:m]
+            tops[2, :m] = t2[:m]
         for c in range(slots):  # the key's low bits name the fact; below the floor: "no fact" (F)
             picks, top = sent[c, c0:c0 + m], tops[c]
             for jj in range(m):
@@ -269,14 +276,17 @@ def _block_py(beliefs, start, n, tie_key, partners, liars, noise_draws, noise, r
                     beliefs[g ^ 1, col] = after1
                     if g < facts and (after0 != before[c, 0] or after1 != before[c, 1]):
                         moved = True
-            else:
-                add = EVIDENCE_UNIT if rid == 3 else 1
-                for c in range(slots):
-                    g = sent[c, start + src] if src >= 0 else facts
-                    beliefs[g, col] += add
-                    if g < facts:
-                        moved = True
             changed[jj] = moved
+        if rid != 1:  # each slot's report of the partner (sent[c, p]) lands on this column
+            add = EVIDENCE_UNIT if rid == 3 else 1
+            for c in range(slots):
+                srow = sent[c]
+                for jj in range(m):
+                    col = c0 + jj
+                    p = partners[col]
+                    g = srow[p] if p < total else facts
+                    beliefs[g, col] += add
+                    changed[jj] |= g < facts
         sure[:m] = True
         for k in range(0, facts, 2):
             one, other = beliefs[k, c0:c0 + m], beliefs[k + 1, c0:c0 + m]
