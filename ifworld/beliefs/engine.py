@@ -135,7 +135,7 @@ def simulate(config: BeliefConfig, seed: int = 0, runs: int = 1, record: bool = 
     ids, liar_cols, buffers = np.arange(runs), liars.reshape(-1), Buffers()
     for t in range(1, config.rounds + 1):
         partners, sent, votes = play_round(beliefs, liar_cols, rule, config, rng, buffers, edges)
-        stop = votes.reshape(-1, n).mean(axis=1) >= config.stop_share
+        stop = _stops(votes, n, config.stop_share)
         if recorder is not None:
             snapshot = _record_view(partners, sent, votes, n, 2 * config.facts)
             recorder.add(ids, runs_view(beliefs, len(ids), n, np.int16), *snapshot)
@@ -152,6 +152,14 @@ def simulate(config: BeliefConfig, seed: int = 0, runs: int = 1, record: bool = 
     recording = recorder.finish() if recorder is not None else None
     return SimulationResult(config, int(seed), domain, precision, recall, f1, out_rounds, converged,
                             accepted, recording)
+
+
+def _stops(votes: np.ndarray, agents: int, share: float) -> np.ndarray:
+    """(runs,) bool: the run's share of STOP votes (votes / agents, float64) is at least ``share``."""
+    if not kernel.wanted():
+        return votes.reshape(-1, agents).mean(axis=1) >= share
+    least = next(c for c in range(agents + 2) if c > agents or c / agents >= share)  # same comparison
+    return kernel.vote_counts(votes, agents) >= least
 
 
 def _accept(beliefs: np.ndarray, runs: int, agents: int, threshold: float, rule: UpdateRule) -> np.ndarray:
@@ -204,8 +212,12 @@ def initial_facts_major(
     for pool, m in ((domain.true_facts, config.true_facts), (false_pool, config.false_facts)):
         if m == 0:
             continue
-        if config.with_replacement:
-            draws = rng.integers(0, k, size=(cols, m))
+        if config.with_replacement:  # draw i of column c: word c * m + i of a fresh stream
+            stream_key = streams.key(rng)
+            if kernel.wanted():
+                kernel.hold_draws(held, pool, m, stream_key)
+                continue
+            draws = streams.below(stream_key, cols * m, k).reshape(cols, m)
         else:
             draws = np.argsort(rng.random((cols, k)), axis=1)[:, :m]
         flat[pool[draws].astype(np.int64) * cols + col] = True

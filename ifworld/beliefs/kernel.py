@@ -67,7 +67,7 @@ def load_numba() -> Any:
 
 
 def compiled(name: str = "block") -> Any:
-    """A compiled function (block, perm or mean; numba's disk cache makes later processes skip compiling)."""
+    """A compiled function (block, perm, mean, hold or count; numba's disk cache makes later processes skip compiling)."""
     if name not in _LOADED:
         _LOADED[name] = load_numba().njit(cache=True, nogil=True)(_COMPILED[name])
     return _LOADED[name]
@@ -80,6 +80,37 @@ def permutations(stream_key: int, runs: int, agents: int) -> tuple[np.ndarray, n
     partners = np.empty(runs * agents, dtype=np.int64)
     compiled("perm")(np.uint64(stream_key), out, partners)
     return out, partners
+
+
+def hold_draws(held: np.ndarray, pool: np.ndarray, m: int, stream_key: int) -> None:
+    """Mark ``pool[streams.below(stream_key, columns * m, len(pool))]`` held, column by column, in place."""
+    compiled("hold")(held, np.ascontiguousarray(pool, dtype=np.int64), m, np.uint64(stream_key))
+
+
+def _hold_py(held, pool, m, stream_key):  # pragma: no cover - compiled by numba
+    cols, bound = held.shape[1], np.uint64(len(pool))
+    for c in range(cols):
+        for i in range(m):
+            z = stream_key + np.uint64(c * m + i + 1) * _G  # SplitMix64, as streams.words
+            z = (z ^ (z >> _S30)) * _M1
+            z = (z ^ (z >> _S27)) * _M2
+            z ^= z >> _S31
+            held[pool[np.int64(((z >> _S32) * bound) >> _S32)], c] = True
+
+
+def vote_counts(votes: np.ndarray, agents: int) -> np.ndarray:
+    """(runs,) int64 STOP votes per run of (runs x agents,) bool votes."""
+    out = np.empty(len(votes) // agents, dtype=np.int64)
+    compiled("count")(votes, agents, out)
+    return out
+
+
+def _count_py(votes, agents, out):  # pragma: no cover - compiled by numba
+    for r in range(len(out)):
+        t = 0
+        for c in range(r * agents, (r + 1) * agents):
+            t += votes[c]
+        out[r] = t
 
 
 def mean_confidence(beliefs: np.ndarray, agents: int) -> np.ndarray:
@@ -302,4 +333,4 @@ def _block_py(beliefs, start, n, tie_key, partners, liars, noise_draws, noise, r
             votes[c0 + jj] = sure[jj] | ~changed[jj]
 
 
-_COMPILED = {"block": _block_py, "perm": _perm_py, "mean": _mean_py}
+_COMPILED = {"block": _block_py, "perm": _perm_py, "mean": _mean_py, "hold": _hold_py, "count": _count_py}

@@ -61,3 +61,13 @@ def units(stream_key: int, start: int, count: int, dtype: type = np.uint8) -> np
     raw = words(stream_key, last - first + 1, first)
     off = start - first * per
     return raw.view("<u8").view(dtype)[off:off + count]
+
+
+def below(stream_key: int, count: int, bound: int) -> np.ndarray:
+    """(count,) int64 uniform integers in [0, bound): word i's high 32 bits scaled, ``(u * bound) >> 32``
+    (bias below bound / 2^32; the kernel computes the same)."""
+    u = words(stream_key, count)
+    u >>= _S32
+    u *= np.uint64(bound)
+    u >>= _S32
+    return u.astype(np.int64)
