@@ -3,8 +3,8 @@
 State is kept *facts-major*, ``beliefs[fact, column]`` with one column per (run, agent) (run-major)
 plus two scratch fact rows (see :mod:`ifworld.beliefs.rules` for units), so every per-agent
 reduction is a SIMD pass over contiguous columns instead of a short row. One round:
-1. pairing - per run, agents are ordered by ``argsort`` of random keys and paired (0,1), (2,3), ...;
-   with odd N the last agent of the permutation sits out;
+1. pairing - per run, agents are put in a uniformly random order (Fisher-Yates) and paired (0,1),
+   (2,3), ...; with odd N the last agent of the permutation sits out;
 2. sharing - each agent picks up to ``bandwidth`` facts from its knowledge base (the facts it
    believes): ``strategic`` = uniformly at random, ``highest_confidence`` = its largest beliefs with
    ties broken at random; liars send the negation of each pick, and ``noise`` flips each sent fact
@@ -19,12 +19,14 @@ reduction is a SIMD pass over contiguous columns instead of a short row. One rou
    ``STOP_CONFIDENCE_PCT`` % sure. A run ends when at least ``stop_share`` of its agents vote STOP
    (converged) or at the round cap; finished runs are dropped from the working arrays.
 
-With numba installed, steps 2-4 of each block run in :mod:`ifworld.beliefs.kernel` (compiled, fed the
-same random draws, identical results per seed); ``IFWORLD_BELIEFS_KERNEL=numpy`` keeps them here.
+With numba installed, steps 2-4 (and 1 on the complete graph) run in :mod:`ifworld.beliefs.kernel`
+(compiled, identical results per seed); ``IFWORLD_BELIEFS_KERNEL=numpy`` keeps them here.
 
 All randomness comes from one ``numpy.random.Generator`` over ``SFC64`` seeded by
-``SeedSequence(seed)`` (SFC64: about twice PCG64's raw speed here; the tie-break bytes are its
-main consumer).
+``SeedSequence(seed)``: it draws the liars, noise, and one 64-bit key per pairing, selection block and
+initial draw; the many small draws under a key (tie bytes, Fisher-Yates swaps, initial facts) are
+words of a counter-based SplitMix64 stream (:mod:`ifworld.beliefs.streams`), so the compiled kernel
+computes them where it uses them and both paths give the same bits.
 """
 
 from __future__ import annotations

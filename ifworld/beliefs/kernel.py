@@ -7,11 +7,15 @@ so a chunk's keys stay in L1 cache and its inner loops run over columns (SIMD). 
 ``prange`` over chunks was measured slower on this shared 2-core machine (a parallel region waits
 for a preempted thread).
 
-It consumes *the random draws the numpy engine makes*, in the same order and shapes (the pairing,
-the tie-break bytes of every selection block, the noise draws), so a seed gives identical results
-with or without it; the tests compare the two per seed across rules, strategies, liars, noise and
-topologies. The top-``bandwidth`` keys are kept by a branch-free insertion (max/min per slot),
-which yields the same distinct keys in the same order as the engine's repeated column maxima.
+Both paths draw the same randomness: the generator gives one 64-bit key per pairing, selection block
+and initial draw, and the tie bytes, Fisher-Yates swaps and initial facts are words of counter-based
+SplitMix64 streams under those keys (:mod:`ifworld.beliefs.streams`), which the kernel computes where
+it uses them instead of reading arrays drawn in numpy. So a seed gives identical results with or
+without it; the tests compare the two per seed across rules, strategies, liars, noise and topologies.
+The top-``bandwidth`` keys are kept by a branch-free insertion (max/min per slot), which yields the
+same distinct keys in the same order as the engine's repeated column maxima. The kernel also pairs
+agents, counts STOP votes and sums the default confidence for acceptance (whose comparisons closer
+than 1e-9 are decided exactly, so summation order cannot change what is accepted).
 
 numba is an optional extra (``pip install 'ifworld[fast]'``). The engine uses the kernel when numba
 imports and the configuration is supported (:func:`supported`), unless ``IFWORLD_BELIEFS_KERNEL=numpy``;
@@ -27,8 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from ifworld.beliefs import rules
-from ifworld.beliefs import streams
+from ifworld.beliefs import rules, streams
 from ifworld.beliefs.config import BOUNDED_SCALE, EVIDENCE_UNIT, STOP_CONFIDENCE_PCT
 
 _G, _M1, _M2 = np.uint64(streams.GOLDEN), np.uint64(streams.MIX1), np.uint64(streams.MIX2)
@@ -67,7 +70,8 @@ def load_numba() -> Any:
 
 
 def compiled(name: str = "block") -> Any:
-    """A compiled function (block, perm, mean, hold or count; numba's disk cache makes later processes skip compiling)."""
+    """A compiled function (block, perm, mean, hold or count; numba's disk cache spares later processes
+    the compiling)."""
     if name not in _LOADED:
         _LOADED[name] = load_numba().njit(cache=True, nogil=True)(_COMPILED[name])
     return _LOADED[name]
@@ -185,10 +189,11 @@ def play_block(
     agents: int,
 ) -> None:
     """One block of whole runs (columns ``start .. start + n``): select, distort, deliver, vote; the tie
-    byte of (fact f, block column j) is byte f * n + j of the stream ``tie_key``; ``sent`` (bandwidth, columns) and ``votes`` (columns,) are whole-round arrays."""
+    byte of (fact f, block column j) is byte f * n + j of the stream ``tie_key``; ``sent`` (bandwidth,
+    columns) and ``votes`` (columns,) are whole-round arrays."""
     rid, shift, sure_a, sure_c, margin = rule_params(rule)
-    compiled()(beliefs, start, n, np.uint64(tie_key), partners, liars, noise_draws, noise, rid, shift, sure_a, sure_c, margin,
-                int(rule.believe_min), highest, sent, votes, max(1, CHUNK // agents) * agents)
+    compiled()(beliefs, start, n, np.uint64(tie_key), partners, liars, noise_draws, noise, rid, shift, sure_a, sure_c,
+               margin, int(rule.believe_min), highest, sent, votes, max(1, CHUNK // agents) * agents)
 
 
 def _block_py(beliefs, start, n, tie_key, partners, liars, noise_draws, noise, rid, shift, sure_a, sure_c, margin,
