@@ -112,7 +112,7 @@ with tab_open:
         if follow_run(run_id, resume=True) is not None:
             st.success("Resumed run finished.")
             info = store().get_run(run_id)
-    runs_view.render_record(info.kind, info.record, key="runs_rec", usage=info.usage)
+    runs_view.render_record(info.kind, info.record, key="runs_rec", usage=info.usage, run_id=info.id)
 
 
 def load_steps(run_id: str) -> tuple[list[dict], str]:

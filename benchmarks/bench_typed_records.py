@@ -1,7 +1,10 @@
 """What validating a what-if record once at the edge costs, beside the work done on it.
 
 A synthetic record of 4 rounds × 6 experts × 10 causal edges (240 edges, full expert outputs) is validated
-into a ``WhatIfRecord`` and its causal graph built; figures are best-of-5 means, measured side by side.
+into a ``WhatIfRecord`` and its causal graph built; an RWS benchmark record (the stored 16-task test record
+repeated to 320 tasks, role traces included) is validated into a ``BenchmarkRecord`` beside building its two
+tables and Markdown export; an LLM belief record is validated beside rebuilding its animation recording.
+Figures are best-of-5 means, measured side by side.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from ifworld import compare  # noqa: E402
 from ifworld.whatif import causal  # noqa: E402
 from ifworld.whatif.models import load_record  # noqa: E402
 from tests.whatif_causal.records import sample_record  # noqa: E402
+
+TASK_COPIES = 20  # 16 stored tasks × 20 = 320 (item, pattern, model) tasks
 
 ROUNDS, EXPERTS, EDGES, NUMBER = 4, 6, 10, 50
 
@@ -56,8 +61,42 @@ def main() -> None:
     share = figures["validate (load_record)"] / (figures["validate (load_record)"]
                                                  + figures["causal graph from the typed record"])
     print(f"validation share of a causal map built from a stored record: {share:.0%}")
+    rws = rws_figures()
+    beliefs = belief_figures()
     print("SUMMARY " + json.dumps({"record validation ms (240 edges)": round(figures["validate (load_record)"], 2),
-                                   "validation share of causal map": round(share, 2)}))
+                                   "validation share of causal map": round(share, 2),
+                                   "RWS record validation ms (320 tasks)": round(rws["validate"], 2),
+                                   "RWS tables + markdown ms": round(rws["render"], 2),
+                                   "belief record validation ms": round(beliefs["validate"], 3),
+                                   "belief recording rebuild ms": round(beliefs["rebuild"], 3)}))
+
+
+def rws_figures() -> dict[str, float]:
+    from ifworld.rws import benchmark
+    from ifworld.rws.records import load_benchmark_record
+    from tests.rws.bench_records import run_record
+
+    raw = run_record()
+    raw["results"] = [{**r, "item_id": f"{r['item_id']}#{i}"} for i in range(TASK_COPIES) for r in raw["results"]]
+    typed = load_benchmark_record(raw)
+    out = {"validate": ms(lambda: load_benchmark_record(raw)),
+           "render": ms(lambda: (benchmark.table1(typed), benchmark.table2(typed), benchmark.markdown(typed)))}
+    print(f"{'RWS: validate 320 tasks':42s} {out['validate']:7.2f} ms")
+    print(f"{'RWS: table 1 + table 2 + markdown (typed)':42s} {out['render']:7.2f} ms")
+    return out
+
+
+def belief_figures() -> dict[str, float]:
+    from ifworld.beliefs.llm_graph import recording_of
+    from ifworld.beliefs.records import load_belief_record
+    from tests.beliefs_llm.belief_records import llm_record
+
+    raw = llm_record()
+    typed = load_belief_record(raw)
+    out = {"validate": ms(lambda: load_belief_record(raw)), "rebuild": ms(lambda: recording_of(typed))}
+    print(f"{'beliefs: validate an LLM run record':42s} {out['validate']:7.3f} ms")
+    print(f"{'beliefs: rebuild its animation recording':42s} {out['rebuild']:7.3f} ms")
+    return out
 
 
 if __name__ == "__main__":

@@ -40,7 +40,17 @@ from pydantic import BaseModel, ValidationError
 
 from ifworld.config import MAX_TOKENS_LIMIT, NO_MODEL_HELP, Settings, load_settings
 from ifworld.llm_methods import _methods, _probe_locks, chain, endpoint_key, known_method, remember
-from ifworld.llm_schema import missing_content, sent_schema
+from ifworld.llm_reply import (
+    LLMCallError,
+    LLMError,
+    LLMNotConfigured,
+    StructuredOutputError,
+    TruncatedOutputError,
+    extract_json,
+    message_text,
+    strip_think,
+)
+from ifworld.llm_schema import missing_content, sent_schema, shown_schema
 from ifworld.redact import safe_error
 from ifworld.usage import CallRecord, UsageTracker, usage_totals
 
@@ -53,8 +63,6 @@ T = TypeVar("T", bound=BaseModel)
 Messages = Sequence[BaseMessage | tuple[str, str]]
 PartialSink = Callable[[dict], None]
 
-THINK_RE = re.compile(r"<think>.*?(</think>|$)", re.S | re.I)
-FENCE_RE = re.compile(r"```(?:json)?\s*(.*?)```", re.S | re.I)
 FORMAT_WORDS_RE = re.compile(r"response_format|json_schema|json_object|tool_choice|\btools?\b|grammar", re.I)
 RETRYABLE = (openai.RateLimitError, openai.APIConnectionError, openai.APITimeoutError, openai.InternalServerError,
              httpx.TransportError)
@@ -69,35 +77,6 @@ REPAIR_INSTRUCTION = (
     "Reply again with ONLY one JSON object that matches the schema, with every field filled in. No prose, no "
     "code fences, no comments."
 )
-
-
-class LLMError(RuntimeError):
-    """A model call failed; ``role`` names the agent so messages say who failed."""
-
-    def __init__(self, role: str, message: str) -> None:
-        # Endpoints may echo the key (or the Authorization header) in their error body.
-        super().__init__(safe_error(f"[{role}] {message}"))
-        self.role = role
-
-
-class LLMNotConfigured(LLMError):
-    pass
-
-
-class LLMCallError(LLMError):
-    """Transport failure after all retries (rate limit, server error, timeout, unreachable)."""
-
-
-class StructuredOutputError(LLMError):
-    """The reply was still not valid, non-empty JSON for the schema after the repair turn."""
-
-    def __init__(self, role: str, message: str, raw: str = "") -> None:
-        super().__init__(role, message)
-        self.raw = raw
-
-
-class TruncatedOutputError(StructuredOutputError):
-    """The reply was cut at the generation bound even after one retry with a larger bound."""
 
 
 class _FormatRejected(Exception):
@@ -193,11 +172,6 @@ def _to_messages(messages: Messages) -> list[BaseMessage]:
     return out
 
 
-def strip_think(text: str) -> str:
-    """Drop reasoning models' <think>…</think> blocks (an unclosed one runs to the end)."""
-    return THINK_RE.sub("", text or "").strip()
-
-
 # ---------------------------------------------------------------------------------------------------
 # One request: streamed, bounded, retried on transport failures
 # ---------------------------------------------------------------------------------------------------
@@ -269,7 +243,7 @@ def _send(model: ChatOpenAI, msgs: list[BaseMessage], cfg: dict, settings: Setti
         msg = model.invoke(msgs, config=cfg)
     except openai.LengthFinishReasonError as exc:
         return _Reply(exc.completion.choices[0].message.content or "", "length")
-    return _Reply(_content(msg), (msg.response_metadata or {}).get("finish_reason") or "")
+    return _Reply(message_text(msg), (msg.response_metadata or {}).get("finish_reason") or "")
 
 
 def _names_format(exc: Exception) -> bool:
@@ -369,36 +343,11 @@ def complete(role: str, messages: Messages, *, settings: Settings | None = None,
     return strip_think(reply.text)
 
 
-def _content(msg: BaseMessage) -> str:
-    if getattr(msg, "tool_calls", None):
-        return json.dumps(msg.tool_calls[0].get("args", {}))
-    content = msg.content
-    if isinstance(content, list):
-        return "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content)
-    return content or ""
-
-
-def extract_json(text: str) -> Any:
-    """Parse the JSON object in a reply: whole text, a fenced block, or the outermost {...} span."""
-    text = strip_think(text)
-    candidates = [text] + FENCE_RE.findall(text)
-    start, end = text.find("{"), text.rfind("}")
-    if 0 <= start < end:
-        candidates.append(text[start : end + 1])
-    last_error: Exception | None = None
-    for cand in candidates:
-        try:
-            return json.loads(cand.strip())
-        except json.JSONDecodeError as exc:
-            last_error = exc
-    raise ValueError(f"no JSON object found ({last_error})")
-
-
 # ---------------------------------------------------------------------------------------------------
 # Structured output
 # ---------------------------------------------------------------------------------------------------
 def _schema_instruction(schema: type[BaseModel]) -> str:
-    compact = json.dumps(sent_schema(schema), separators=(",", ":"))
+    compact = json.dumps(shown_schema(schema), separators=(",", ":"))
     return f"\n\nReply with one JSON object that conforms to this JSON schema (fill in every field):\n{compact}"
 
 
@@ -406,7 +355,7 @@ def _with_schema(msgs: list[BaseMessage], schema: type[BaseModel]) -> list[BaseM
     """Append the schema to the system message: every method shows it (servers that grammar-constrain a
     forced tool call do not show the tool to the model), and it sits in the prefix a round's calls share."""
     if msgs and isinstance(msgs[0], SystemMessage):
-        return [SystemMessage(_content(msgs[0]) + _schema_instruction(schema)), *msgs[1:]]
+        return [SystemMessage(message_text(msgs[0]) + _schema_instruction(schema)), *msgs[1:]]
     return [SystemMessage(_schema_instruction(schema).strip()), *msgs]
 
 

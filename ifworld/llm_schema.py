@@ -5,9 +5,11 @@ Parsing stays lenient (the pydantic models coerce and default), but what we send
 - only standard JSON-Schema keywords (servers turn the schema into a grammar; an unknown keyword is at best
   ignored, at worst a 400/500), and no ``title`` noise (it costs prompt tokens and says nothing);
 - every property of every object is ``required``, so a grammar-constrained model cannot answer ``{}``;
-- arrays without a bound get ``maxItems`` (:data:`DEFAULT_MAX_ITEMS`): servers that turn the schema into a
-  grammar (llama.cpp, vLLM) then cannot let a small model loop on list items until the token bound. (Not
-  ``maxLength``: llama-cpp-python unrolls it into one grammar rule per character and fails at ~1,000.)
+- arrays without a bound get ``maxItems`` (:data:`DEFAULT_MAX_ITEMS`) and free-text strings ``maxLength``
+  (:data:`DEFAULT_MAX_LENGTH`): servers that turn the schema into a grammar (llama.cpp, vLLM) then cannot
+  let a small model loop on list items, or inside one string ("1, 2, 3, … 100, …" was seen with a 270M
+  model), until the token bound; the grammar closes the string and the reply goes on. llama-cpp-python
+  unrolls ``maxLength`` into nested optional groups; 20 fields at 1,000 still worked and generated as fast.
 
 A reply that validates but leaves the content the product needs empty is still a failed call
 (:func:`missing_content`): the caller repairs, then retries, instead of reporting an empty success.
@@ -40,6 +42,7 @@ STANDARD_KEYWORDS = frozenset({
 })
 DROPPED = frozenset({"title"})
 DEFAULT_MAX_ITEMS = 12
+DEFAULT_MAX_LENGTH = 600  # characters, ~120 words: a paragraph, far above what one field needs
 _MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 _LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
 _ONE = ("items", "not", "if", "then", "else", "contains", "additionalProperties", "propertyNames",
@@ -65,6 +68,25 @@ def _sent(model: type[BaseModel]) -> dict[str, Any]:
     return schema
 
 
+def shown_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The schema as written into the prompt: the sent one without the default bounds, which are there for
+    the grammar (a model does not need them to answer, and on every string they cost ~400 prompt tokens)."""
+    return _without_bounds(sent_schema(model))
+
+
+def _without_bounds(node: Any) -> Any:
+    if isinstance(node, list):
+        return [_without_bounds(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _without_bounds(v) for k, v in node.items()}
+    if out.get("maxItems") == DEFAULT_MAX_ITEMS:
+        del out["maxItems"]
+    if out.get("maxLength") == DEFAULT_MAX_LENGTH:
+        del out["maxLength"]
+    return out
+
+
 def _clean(node: Any) -> Any:
     if not isinstance(node, dict):
         return node
@@ -85,6 +107,8 @@ def _clean(node: Any) -> Any:
     kind = out.get("type")
     if kind == "array" and "maxItems" not in out:
         out["maxItems"] = max(DEFAULT_MAX_ITEMS, out.get("minItems", 0))
+    if kind == "string" and not ({"maxLength", "enum", "const", "format", "pattern"} & out.keys()):
+        out["maxLength"] = max(DEFAULT_MAX_LENGTH, out.get("minLength", 0))
     return out
 
 

@@ -10,9 +10,21 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 M = TypeVar("M", bound=BaseModel)
+
+
+class LenientModel(BaseModel):
+    """Base of stored-record models: unknown keys are ignored and a ``null`` reads as the field's default
+    (earlier writers stored None for an absent value), so records of earlier versions load."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _nulls_are_missing(cls, data: Any) -> Any:
+        return {k: v for k, v in data.items() if v is not None} if isinstance(data, dict) else data
 
 
 class RecordError(ValueError):

@@ -2,5 +2,5 @@
 # Set up (first time) and launch IF-World Studio on http://127.0.0.1:8501
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh fast
 exec .venv/bin/python -m streamlit run app.py "$@"

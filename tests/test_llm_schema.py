@@ -6,6 +6,7 @@ import importlib
 import inspect
 from typing import ClassVar, Literal
 
+import pytest
 from pydantic import BaseModel, Field
 
 from ifworld.llm_schema import missing_content, nonstandard_keywords, sent_schema
@@ -86,3 +87,36 @@ def test_missing_content():
     assert missing_content(AllDefaults, {}) == ["every field is empty"]
     assert missing_content(AllDefaults, {"a": "  ", "b": []}) == ["every field is empty"]
     assert missing_content(AllDefaults, {"b": [0]}) == []
+
+
+def test_free_text_is_bounded_in_the_grammar_but_not_in_the_prompt():
+    jsonschema = pytest.importorskip("jsonschema")
+    from ifworld.llm_schema import DEFAULT_MAX_LENGTH, shown_schema
+    from ifworld.whatif.schemas import Synthesis
+
+    sent = sent_schema(Synthesis)
+    topic = sent["$defs"]["Conflict"]["properties"]["topic"]
+    assert topic["maxLength"] == DEFAULT_MAX_LENGTH
+    assert "maxLength" not in sent["$defs"]["Conflict"]["properties"]["kind"]  # an enum is bounded already
+    assert sent["properties"]["consensus"]["minItems"] == 1
+    # an independent validator reads the bound as we mean it: a looping string is refused, a paragraph passes
+    reply = {k: [] for k in sent["properties"]}
+    props = sent["$defs"]["ConsensusPoint"]["properties"]
+    point = {k: ([] if v.get("type") == "array" else 0.5 if v.get("type") == "number" else "x")
+             for k, v in props.items()}
+    reply["consensus"] = [point | {"point": "y" * DEFAULT_MAX_LENGTH}]
+    jsonschema.validate(reply, sent)
+    reply["consensus"] = [point | {"point": ", ".join(map(str, range(400)))}]
+    with pytest.raises(jsonschema.ValidationError, match="is too long"):
+        jsonschema.validate(reply, sent)
+    # the prompt shows the schema without the grammar's default bounds, keeping what tells the model to fill
+    text = str(shown_schema(Synthesis))
+    assert "maxLength" not in text and "maxItems" not in text and "'minItems': 1" in text
+    assert shown_schema(Synthesis)["required"] == sent["required"]
+
+
+def test_raw_control_characters_inside_strings_are_text():
+    from ifworld.llm import extract_json
+
+    assert extract_json('{"verdict": "line one\nline two\ttabbed"}') == {"verdict": "line one\nline two\ttabbed"}
+    assert extract_json('noise {"a": "b\n"} tail') == {"a": "b\n"}

@@ -1,5 +1,6 @@
 """Belief-exchange widgets: parameter form, round player (network, heatmap, curves), LLM progress,
-sweep grid form and result tabs, and the Runs-page renderer for ``beliefs`` records."""
+sweep grid form and result tabs, and the Runs-page renderer for ``beliefs`` records (validated once into
+:mod:`ifworld.beliefs.records`; the LLM run's progress events are typed there too)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,17 @@ from ifworld.beliefs.config import MAX_SEED, STRATEGIES, bounds_text, field_info
 from ifworld.beliefs.domain import Domain
 from ifworld.beliefs.llm_graph import recording_of
 from ifworld.beliefs.recording import Recording
+from ifworld.beliefs.records import (
+    AgentDone,
+    AgentStarted,
+    BeliefRoundDone,
+    LLMBeliefRecord,
+    SimulationRecord,
+    SweepRecord,
+    load_belief_record,
+    load_llm_record,
+    parse_llm_progress,
+)
 from ifworld.beliefs.sweep import parse_grid, read_table
 from ifworld.events import Event
 from ui.player import step_player
@@ -217,19 +229,19 @@ class LLMProgress:
         self.status = st.status("LLM agents at work", expanded=True)
 
     def handle(self, event: Event) -> None:
-        data = event.data or {}
-        kind = data.get("kind") if event.type == "progress" else event.type
-        if kind == "agent_done":
+        ev = parse_llm_progress(event.data or {}) if event.type == "progress" else None
+        kind = event.type
+        if isinstance(ev, AgentDone):
             self.done += 1
-            flags = [f"{k.replace('_', ' ')} {data[k]}" for k in ("unknown_facts", "malformed") if data.get(k)]
-            self.status.write(f"Round {data['round']} · agent {data['agent']} ({data['model']}): {data['vote']}, "
-                              f"shared {data['shared']}" + (f" — {', '.join(flags)}" if flags else ""))
-            self.bar.progress(min(1.0, self.done / self.total), text=f"round {data['round']}: {self.done} calls")
-        elif kind == "agent_started":
-            self.status.update(label=f"Round {data['round']}: agent {data['agent']} ({data['model']}) thinking…")
-        elif kind == "round_done":
-            self.status.markdown(f"**Round {data['round']} done** — F1 {data['f1']:.3f}, "
-                                 f"STOP share {data['stop_share']:.0%}")
+            flags = [f"{k.replace('_', ' ')} {n}" for k, n in (("unknown_facts", ev.unknown_facts),
+                                                                ("malformed", ev.malformed)) if n]
+            self.status.write(f"Round {ev.round} · agent {ev.agent} ({ev.model}): {ev.vote}, "
+                              f"shared {ev.shared}" + (f" — {', '.join(flags)}" if flags else ""))
+            self.bar.progress(min(1.0, self.done / self.total), text=f"round {ev.round}: {self.done} calls")
+        elif isinstance(ev, AgentStarted):
+            self.status.update(label=f"Round {ev.round}: agent {ev.agent} ({ev.model}) thinking…")
+        elif isinstance(ev, BeliefRoundDone):
+            self.status.markdown(f"**Round {ev.round} done** — F1 {ev.f1:.3f}, STOP share {ev.stop_share:.0%}")
         elif kind == "run_finished":
             self.bar.progress(1.0, text="Finished")
             self.status.update(label="LLM run finished", state="complete", expanded=False)
@@ -237,20 +249,19 @@ class LLMProgress:
             self.status.update(label="LLM run interrupted", state="error")
 
 
-def render_llm_record(record: dict[str, Any], prefix: str) -> None:
+def render_llm_record(record: dict[str, Any] | LLMBeliefRecord, prefix: str) -> None:
     """Final metrics, counts, per-agent models and the same animation as a heuristic run."""
-    f = record["final"]
-    cfg = record["config"]
-    summary_metrics(f["precision"], f["recall"], f["f1"], f["rounds_used"], cfg["rounds"], f["converged"])
-    counts = record.get("counts") or {}
-    st.caption(" · ".join(f"{k.replace('_', ' ')}: {v}" for k, v in counts.items()) +
-               f" · condition `{record.get('condition')}`")
+    rec = load_llm_record(record)
+    f = rec.final
+    summary_metrics(f.precision, f.recall, f.f1, f.rounds_used, rec.config.rounds, f.converged)
+    st.caption(" · ".join(f"{k.replace('_', ' ')}: {v}" for k, v in rec.counts.items()) +
+               f" · condition `{rec.condition}`")
     with st.expander("Per-agent model and accepted facts"):
-        st.dataframe(pd.DataFrame({"agent": range(len(record["agent_models"])), "model": record["agent_models"],
-                                   "liar": (record.get("liars") or [False] * len(record["agent_models"]))}),
+        st.dataframe(pd.DataFrame({"agent": range(len(rec.agent_models)), "model": rec.agent_models,
+                                   "liar": (rec.liars or [False] * len(rec.agent_models))}),
                      hide_index=True, key=f"{prefix}_models")
-        st.write("Accepted: " + ("; ".join(record.get("accepted") or []) or "nothing"))
-    recording, domain = recording_of(record)
+        st.write("Accepted: " + ("; ".join(rec.accepted) or "nothing"))
+    recording, domain = recording_of(rec)
     player(recording, domain, prefix)
 
 
@@ -399,18 +410,21 @@ def paper_report(rep: Any, prefix: str) -> None:
 # Runs page
 # ---------------------------------------------------------------------------------------------------
 def render_beliefs_record(record: dict[str, Any], key: str) -> None:
-    """Runs-page view of any belief record: LLM run (animated), simulation summary, or sweep tables."""
-    if "snapshots" in record:
-        render_llm_record(record, f"{key}_llm")
-    elif "summary" in record:
-        s = record["summary"]
-        summary_metrics(s["precision"], s["recall"], s["f1"], round(s["rounds_mean"]),
-                        record["config"]["rounds"], s["converged_rate"] >= 0.5)
-        st.dataframe(pd.DataFrame(record.get("rows") or []), key=f"{key}_rows")
-    elif "out" in record:
-        st.caption(f"Sweep table: `{record['out']}` · {record.get('chunks_done')}/{record.get('chunks_total')} chunks")
+    """Runs-page view of any belief record: LLM run (animated), simulation summary, or sweep tables. The
+    record is validated once; a malformed one raises :class:`~ifworld.records.RecordError`, which the Runs
+    page shows with the run's id before anything of it is drawn."""
+    rec = load_belief_record(record)
+    if isinstance(rec, LLMBeliefRecord):
+        render_llm_record(rec, f"{key}_llm")
+    elif isinstance(rec, SimulationRecord):
+        s = rec.summary
+        summary_metrics(s.precision, s.recall, s.f1, round(s.rounds_mean), rec.config.rounds,
+                        s.converged_rate >= 0.5)
+        st.dataframe(pd.DataFrame(rec.rows), key=f"{key}_rows")
+    elif isinstance(rec, SweepRecord):
+        st.caption(f"Sweep table: `{rec.out}` · {rec.chunks_done}/{rec.chunks_total} chunks")
         try:
-            sweep_results(read_table(record["out"]), f"{key}_sweep")
+            sweep_results(read_table(rec.out), f"{key}_sweep")
         except (OSError, ValueError):
             st.info("The sweep's table is not there yet (resume the run to finish it).")
     else:

@@ -20,6 +20,7 @@ from ifworld.llm import usage_totals
 from ifworld.redact import redact
 from ifworld.safe_text import inert_markdown
 from ifworld.whatif.models import (
+    BaselineStepDone,
     ExpertDone,
     ExpertFailed,
     ExpertStarted,
@@ -150,6 +151,8 @@ class LiveWhatIf:
         elif isinstance(ev, ExpertDone):
             self._expert(ev.round, ev.domain, output=ev.output)
             self.usage()
+        elif isinstance(ev, BaselineStepDone):
+            self._status(f"{ev.domain} done" + (f" — round {ev.round}" if ev.round else ""))
         elif isinstance(ev, ExpertFailed):
             self._expert(ev.round, ev.domain, error=ev.error)
         elif isinstance(ev, FrameBuilt):

@@ -9,7 +9,15 @@ from typing import Any
 import streamlit as st
 
 from ifworld.whatif.propositions import KNOWN_EXPERTS
-from ifworld.whatif.review import PARTICIPANT, PARTICIPANT_MAX_CHARS, ReviewError, check_answer
+from ifworld.whatif.review import (
+    PARTICIPANT,
+    PARTICIPANT_MAX_CHARS,
+    BetweenRoundsAsk,
+    ReviewAsk,
+    ReviewError,
+    check_answer,
+    parse_ask,
+)
 
 CANCEL = "cancel"
 
@@ -18,20 +26,18 @@ def _lines(items: Any) -> str:
     return "\n".join(str(i) for i in items)
 
 
-def _review_form(ask: dict[str, Any], key: str) -> tuple[str | None, dict[str, Any]]:
-    scen = ask.get("scenario") or {}
-    panel = list(ask.get("panel") or [])
+def _review_form(ask: ReviewAsk, key: str) -> tuple[str | None, dict[str, Any]]:
+    scen, panel = ask.scenario, list(ask.panel)
     st.info("⏸️ Paused before any expert runs: check the refined scenario and the panel, edit what is wrong, "
             "then continue. The run waits in its checkpoint; you can leave and come back.")
-    if scen.get("restated"):
-        st.markdown(f"**Restated:** {scen['restated']}")
+    if scen.restated:
+        st.markdown(f"**Restated:** {scen.restated}")
     with st.form(f"{key}_review"):
         c1, c2 = st.columns(2)
-        premises = c1.text_area("Premises (one per line)", _lines(scen.get("premises", [])), key=f"{key}_prem")
-        constants = c2.text_area("Constraints held constant", _lines(scen.get("constants", [])), key=f"{key}_const")
-        uncert = c1.text_area("Key uncertainties", _lines(scen.get("key_uncertainties", [])), key=f"{key}_unc")
-        rows = [f"{i.get('name', '')} | {i.get('unit', '')} | {i.get('threshold', '')}"
-                for i in scen.get("indicators", [])]
+        premises = c1.text_area("Premises (one per line)", _lines(scen.premises), key=f"{key}_prem")
+        constants = c2.text_area("Constraints held constant", _lines(scen.constants), key=f"{key}_const")
+        uncert = c1.text_area("Key uncertainties", _lines(scen.key_uncertainties), key=f"{key}_unc")
+        rows = [f"{i.name} | {i.unit} | {i.threshold}" for i in scen.indicators]
         indicators = c2.text_area("Indicators (name | unit | threshold)", _lines(rows), key=f"{key}_ind")
         known = [d for d in panel if d in KNOWN_EXPERTS]
         chosen = st.multiselect("Expert panel", sorted(set(KNOWN_EXPERTS) | set(known)), known, key=f"{key}_panel")
@@ -47,12 +53,12 @@ def _review_form(ask: dict[str, Any], key: str) -> tuple[str | None, dict[str, A
     return ("continue" if go_on else "edit" if edit else CANCEL if stop else None), answer
 
 
-def _between_form(ask: dict[str, Any], key: str) -> tuple[str | None, dict[str, Any]]:
-    st.info(f"⏸️ Paused after round {ask.get('round')}: add the room's own input before the next round, or "
+def _between_form(ask: BetweenRoundsAsk, key: str) -> tuple[str | None, dict[str, Any]]:
+    st.info(f"⏸️ Paused after round {ask.round}: add the room's own input before the next round, or "
             "continue. A contribution is shown to the next round's experts with the shared frame, weighed by "
             "the resolver like an expert's output and listed in the report.")
     with st.expander("The shared frame the next round will see"):
-        st.text(ask.get("frame") or "")
+        st.text(ask.frame)
     with st.form(f"{key}_between"):
         name = st.text_input("Who is speaking", PARTICIPANT, key=f"{key}_who")
         text = st.text_area("Workshop participant contribution", key=f"{key}_text", max_chars=PARTICIPANT_MAX_CHARS,
@@ -65,13 +71,18 @@ def _between_form(ask: dict[str, Any], key: str) -> tuple[str | None, dict[str, 
 
 
 def pause_form(ask: dict[str, Any], key: str) -> Any:
-    """Show the form for ``ask``; return the checked answer, :data:`CANCEL`, or None (nothing submitted)."""
-    if ask.get("error"):
-        st.warning(f"The previous answer was not used: {ask['error']}")
-    choice, answer = (_review_form if ask.get("kind") == "review" else _between_form)(ask, key)
+    """Show the form for ``ask`` (the interrupt's plain JSON, typed here); return the checked answer,
+    :data:`CANCEL`, or None (nothing submitted)."""
+    typed = parse_ask(ask)
+    if typed.error:
+        st.warning(f"The previous answer was not used: {typed.error}")
+    if isinstance(typed, ReviewAsk):
+        choice, answer = _review_form(typed, key)
+    else:
+        choice, answer = _between_form(typed, key)
     if choice in (None, CANCEL):
         return choice
-    if choice == "continue" and ask.get("kind") == "review":
+    if choice == "continue" and isinstance(typed, ReviewAsk):
         return {"action": "continue"}
     try:
         check_answer(ask, answer)

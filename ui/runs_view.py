@@ -18,7 +18,7 @@ from ifworld import compare
 from ifworld.store import RunInfo
 from ifworld.whatif.models import RecordError, WhatIfRecord, load_record
 from ui import whatif_view
-from ui.common import safe_md
+from ui.common import safe_md, show_error
 
 Renderer = Callable[[dict[str, Any], str], None]  # (record, widget key prefix)
 _RENDERERS: dict[str, Renderer] = {}
@@ -45,14 +45,20 @@ def is_whatif_record(record: dict[str, Any]) -> bool:
 
 
 def render_record(kind: str, record: dict[str, Any] | None, key: str = "rec",
-                  usage: dict[str, Any] | None = None) -> None:
-    """Render a finished (or partial) record by run kind; unknown kinds get the generic view."""
+                  usage: dict[str, Any] | None = None, run_id: str | None = None) -> None:
+    """Render a finished (or partial) record by run kind; unknown kinds get the generic view. A kind's
+    renderer validates the record first; a malformed one (:class:`RecordError`) is named with the run."""
     if not record:
         st.info("No record saved for this run yet (it has not finished). Resume it to complete it.")
         return
     _load_plugins()
     if kind in _RENDERERS:
-        _RENDERERS[kind](record, key)
+        try:
+            _RENDERERS[kind](record, key)
+        except RecordError as exc:
+            where = f"run {run_id}: " if run_id and run_id not in str(exc) else ""
+            show_error(f"This record cannot be shown: {where}{exc}.")
+            st.json(record, expanded=False)
     elif kind == "whatif" and is_whatif_record(record):
         whatif_view.render_whatif_record(record, key, usage)
     else:

@@ -19,6 +19,7 @@ from ifworld.rws import benchmark
 from ifworld.rws.dataset import LoadResult, RWSItem, load_items
 from ifworld.rws.records import BenchmarkRecord, Grade, RecordError, TraceEntry, load_benchmark_record
 from ui.common import safe_md, show_error
+from ui.runs_view import register_renderer, render_generic
 
 VERDICT_SCORE = {"correct": 1.0, "not_sure": 0.5, "incorrect": 0.0}
 VERDICT_ICON = {"correct": "✅", "not_sure": "❔", "incorrect": "❌"}
@@ -162,9 +163,20 @@ def cost_scatter(record: Record) -> go.Figure:
                       title="Token cost vs accuracy")
 
 
-def show_results(record: dict[str, Any], run_id: str, key: str) -> None:
-    """The whole results view of one stored benchmark record (validated here, once; a malformed one is named
-    — run and field — and shown raw instead)."""
+def render_rws_record(record: dict[str, Any], key: str) -> None:
+    """Runs-page view of an ``rws`` record: a benchmark run gets the benchmark page's results view (validated
+    first, so a malformed one raises :class:`RecordError` for the Runs page to name with the run); other RWS
+    records keep the generic view."""
+    if record.get("workflow") != benchmark.WORKFLOW:  # which kind of RWS record, before any validation
+        render_generic("rws", record)
+        return
+    load_benchmark_record(record)  # raises before anything is drawn; the results view keeps the stored dict
+    show_results(record, None, key)  # (for its JSON download)
+
+
+def show_results(record: dict[str, Any] | BenchmarkRecord, run_id: str | None, key: str) -> None:
+    """The whole results view of one benchmark record (a stored one is validated here, once; a malformed one
+    is named — run and field — and shown raw instead)."""
     try:
         rec = load_benchmark_record(record, run_id)
     except RecordError as exc:
@@ -187,9 +199,10 @@ def show_results(record: dict[str, Any], run_id: str, key: str) -> None:
     st.dataframe(benchmark.cost_frame(rec), hide_index=True, width="stretch")
     trace_picker(rec, key)
     d1, d2 = st.columns(2)
-    d1.download_button("Download CSV", benchmark.to_csv(rec), f"{run_id}.csv", "text/csv", key=f"{key}_csv")
-    d2.download_button("Download JSON", benchmark.to_json(record), f"{run_id}.json", "application/json",
-                       key=f"{key}_json")  # the stored record, keys this version does not model included
+    name = run_id or "rws-benchmark"
+    d1.download_button("Download CSV", benchmark.to_csv(rec), f"{name}.csv", "text/csv", key=f"{key}_csv")
+    d2.download_button("Download JSON", benchmark.to_json(record), f"{name}.json", "application/json",
+                       key=f"{key}_json")  # a stored record as stored, keys this version does not model included
 
 
 def trace_picker(rec: BenchmarkRecord, key: str) -> None:
@@ -232,3 +245,6 @@ class BenchmarkProgress:
             self.box.update(label="Finished", state="complete", expanded=False)
         elif event.type in ("run_failed", "run_cancelled"):
             self.box.update(label="Run interrupted" if event.type == "run_failed" else "Cancelled", state="error")
+
+
+register_renderer("rws", render_rws_record)

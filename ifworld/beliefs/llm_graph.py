@@ -23,6 +23,7 @@ from ifworld.beliefs.domain import CATEGORIES, Domain, build_domain
 from ifworld.beliefs.engine import LABEL_SEPARATOR
 from ifworld.beliefs.metrics import category_recall, false_labels, missed_labels
 from ifworld.beliefs.recording import Recording
+from ifworld.beliefs.records import LLMBeliefRecord, load_llm_record
 from ifworld.config import Settings
 from ifworld.events import emit
 
@@ -198,20 +199,21 @@ def finalize(state: dict[str, Any], params: dict[str, Any], calls: list[dict]) -
             "rows": [row], "calls": len(calls)}
 
 
-def recording_of(record: dict[str, Any]) -> tuple[Recording, Domain]:
-    """The engine's :class:`Recording` (one run) and domain rebuilt from an LLM run record, so the
-    engine's animation builders draw it."""
-    config = BeliefConfig.from_dict(record["config"])
+def recording_of(record: dict[str, Any] | LLMBeliefRecord) -> tuple[Recording, Domain]:
+    """The engine's :class:`Recording` (one run) and domain rebuilt from an LLM run record (stored or typed;
+    a malformed one raises :class:`~ifworld.records.RecordError`), so the engine's animation builders draw it."""
+    rec = load_llm_record(record)
+    config = rec.config
     domain = build_domain(config)
-    s = record["snapshots"]
-    beliefs = np.asarray(s["beliefs"], dtype=np.float32)[:, None]
-    t, n = len(s["partners"]), config.agents
-    partners = np.asarray(s["partners"], dtype=np.int64).reshape(t, 1, n)
-    messages = np.asarray(s["messages"], dtype=np.int64).reshape(t, 1, n, config.bandwidth)
+    s = rec.snapshots
+    beliefs = np.asarray(s.beliefs, dtype=np.float32)[:, None]
+    t, n = len(s.partners), config.agents
+    partners = np.asarray(s.partners, dtype=np.int64).reshape(t, 1, n)
+    messages = np.asarray(s.messages, dtype=np.int64).reshape(t, 1, n, config.bandwidth)
     message_true = np.where(messages >= 0, domain.truth[np.maximum(messages, 0)], False)
-    votes = np.asarray(s["votes"], dtype=bool).reshape(t, 1, n)
-    scores = [np.asarray(s[k], dtype=float)[:, None] for k in ("precision", "recall", "f1")]
-    liars = np.asarray(record.get("liars") or [False] * n, dtype=bool)[None]
+    votes = np.asarray(s.votes, dtype=bool).reshape(t, 1, n)
+    scores = [np.asarray(v, dtype=float)[:, None] for v in (s.precision, s.recall, s.f1)]
+    liars = np.asarray(rec.liars or [False] * n, dtype=bool)[None]
     rec = Recording(rule=la.RULE_LABEL, beliefs=beliefs, partners=partners, messages=messages,
                     message_true=message_true, votes=votes, active=np.ones((t, 1), dtype=bool),
                     precision=scores[0], recall=scores[1], f1=scores[2], liars=liars)

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field
 
-from ifworld.records import RecordError, validate_record
+from ifworld.records import LenientModel, RecordError, validate_record
 from ifworld.rws.result import Verdict
 
 __all__ = ["BenchmarkRecord", "CostRow", "Grade", "RecordError", "Summary", "TaskResult", "TraceEntry",
@@ -24,17 +24,7 @@ __all__ = ["BenchmarkRecord", "CostRow", "Grade", "RecordError", "Summary", "Tas
 Accuracy = float | None  # None: no task in that group
 
 
-class _Lenient(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    @model_validator(mode="before")
-    @classmethod
-    def _nulls_are_missing(cls, data: Any) -> Any:
-        # Earlier writers stored None for an absent value (e.g. "model": None); read it as the default.
-        return {k: v for k, v in data.items() if v is not None} if isinstance(data, dict) else data
-
-
-class TraceEntry(_Lenient):
+class TraceEntry(LenientModel):
     """One role call of a pattern or of the LLM verifier: the role's input and raw output."""
     role: str = "?"
     step: str = ""
@@ -44,7 +34,7 @@ class TraceEntry(_Lenient):
     error: str = ""
 
 
-class Grade(_Lenient):
+class Grade(LenientModel):
     """A task's grade as stored (:class:`ifworld.rws.result.CheckResult` plus the verifier's trace)."""
     verdict: Verdict
     type: str = ""
@@ -59,7 +49,7 @@ class Grade(_Lenient):
     verifier_trace: list[TraceEntry] = Field(default_factory=list)
 
 
-class TaskResult(_Lenient):
+class TaskResult(LenientModel):
     """One (item, pattern, model) task: what the pattern answered, how it was graded, every role's trace."""
     item_id: str
     pattern: str
@@ -78,7 +68,7 @@ class TaskResult(_Lenient):
     degraded: bool = False
 
 
-class CostRow(_Lenient):
+class CostRow(LenientModel):
     """Calls and tokens of one (pattern, model) beside its accuracy (``*_tok``: the store scrubs "token")."""
     pattern: str = ""
     model: str = ""
@@ -92,7 +82,7 @@ class CostRow(_Lenient):
     accuracy: Accuracy = None
 
 
-class Summary(_Lenient):
+class Summary(LenientModel):
     """Accuracy overall and by pattern / type / model and their crossings; verdict and stage counts."""
     accuracy: Accuracy = None
     n: int = 0
@@ -106,7 +96,7 @@ class Summary(_Lenient):
     degraded: int = 0
 
 
-class BenchmarkRecord(_Lenient):
+class BenchmarkRecord(LenientModel):
     """A finished ``rws.benchmark`` run (see :func:`ifworld.rws.benchmark.build_record`)."""
     workflow: str = ""
     data: str = ""

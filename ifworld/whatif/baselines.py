@@ -123,7 +123,7 @@ def build_tree(params: dict[str, Any], settings: Settings) -> StateGraph:
         except LLMError as exc:
             emit("expert_failed", node="expand", domain=f"branch {b + 1}", round=d, error=str(exc))
             return {"degraded": [f"depth {d}: branch {b + 1} failed ({exc})"]}
-        emit("expert_done", node="expand", domain=f"branch {b + 1}", round=d)
+        emit("baseline_step_done", node="expand", domain=f"branch {b + 1}", round=d, text=text)
         node = {"id": f"{parent['id']}.{b + 1}", "parent": parent["id"], "depth": d, "angle": task["angle"],
                 "text": text, **crit}
         return {"nodes": [node]}
@@ -205,7 +205,7 @@ def build_debate(params: dict[str, Any], settings: Settings) -> StateGraph:
                 emit("expert_failed", node=f"debate_{name}", domain=name, round=r, error=str(exc))
                 return {"debates": [{"round": r, "side": name, "text": "", "error": str(exc)}],
                         "degraded": [f"round {r}: debate {name} failed ({exc})"]}
-            emit("expert_done", node=f"debate_{name}", domain=name, round=r)
+            emit("baseline_step_done", node=f"debate_{name}", domain=name, round=r, text=text)
             return {"debates": [{"round": r, "side": name, "text": text}]}
         return node
 

@@ -58,13 +58,14 @@ def _progress() -> Progress:
 
 
 def _on_event(progress: Progress, task: Any) -> Any:
+    from ifworld.whatif.models import ExpertFailed, PhaseEvent, parse_progress
+
     def handle(event: Event) -> None:
-        kind = event.data.get("kind") if event.type == "progress" else None
-        if kind == "phase":
-            progress.update(task, description=f"round {event.data.get('round')}: {event.data.get('phase')}")
-        elif kind in ("expert_failed",):
-            err.print(f"[yellow]expert {event.data.get('domain')} failed (round {event.data.get('round')}); "
-                      "continuing without it[/yellow]")
+        ev = parse_progress(event.data or {}) if event.type == "progress" else None
+        if isinstance(ev, PhaseEvent):
+            progress.update(task, description=f"round {ev.round}: {ev.phase}")
+        elif isinstance(ev, ExpertFailed):
+            err.print(f"[yellow]expert {ev.domain} failed (round {ev.round}); continuing without it[/yellow]")
         elif event.type == "step_finished" and event.node in CALLS_PER_NODE:
             progress.advance(task, CALLS_PER_NODE[event.node])
         elif event.type == "run_failed":

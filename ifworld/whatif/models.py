@@ -179,6 +179,14 @@ class ExpertDone(_Progress):
     output: ExpertOutput
 
 
+class BaselineStepDone(_Progress):
+    """A baseline's finished step (a tree-of-thought branch, a debate side): free text, not an
+    :class:`ExpertOutput`, so it has its own kind rather than an ``expert_done`` without its output."""
+    kind: Literal["baseline_step_done"]
+    domain: str
+    text: str = ""
+
+
 class ExpertFailed(_Progress):
     kind: Literal["expert_failed"]
     domain: str
@@ -201,11 +209,11 @@ class ReportDone(_Progress):
     kind: Literal["report_done"]
 
 
-WhatIfProgress = Annotated[PhaseEvent | ExpertStarted | ExpertDone | ExpertFailed | RoundDone | FrameBuilt
-                           | ReportDone, Field(discriminator="kind")]
+WhatIfProgress = Annotated[PhaseEvent | ExpertStarted | ExpertDone | BaselineStepDone | ExpertFailed | RoundDone
+                           | FrameBuilt | ReportDone, Field(discriminator="kind")]
 _PROGRESS = TypeAdapter(WhatIfProgress)
-PROGRESS_KINDS = ("phase", "expert_started", "expert_done", "expert_failed", "round_done", "frame_built",
-                  "report_done")
+PROGRESS_KINDS = ("phase", "expert_started", "expert_done", "baseline_step_done", "expert_failed", "round_done",
+                  "frame_built", "report_done")
 
 
 def parse_progress(data: dict[str, Any]) -> Any:

@@ -27,7 +27,7 @@ from ifworld.whatif import agents, review
 from ifworld.whatif.frame import build_frame, expert_digest, frame_diff
 from ifworld.whatif.propositions import MAX_EXPERTS, normalize_experts
 from ifworld.whatif.record import make_record
-from ifworld.whatif.report import assemble_report, finish_report
+from ifworld.whatif.report import FALLBACK_NOTES, assemble_report, fallback_part, finish_report
 
 MAX_REFINER_ADDITIONS = 2
 REPORT_NODES = ("report_core", "report_analysis", "report_scenarios")
@@ -253,7 +253,11 @@ class _Nodes:
                 data = agents.report_part(part, state["proposition"], state.get("scenario"), frames, ok,
                                           sorted(failed), self.s, r, final_synthesis=final)
             except LLMError as exc:
-                raise RuntimeError(f"the report writer ({part}) failed: {exc}") from exc
+                if part == "core":  # the verdict and conclusions have no stand-in: the run stops (resumable)
+                    raise RuntimeError(f"the report writer ({part}) failed: {exc}") from exc
+                # the other parts have honest stand-ins (the experts' own rows, the adjudicated branches)
+                return {"report_parts": [{"part": part, "data": fallback_part(part, ok)}],
+                        "degraded": [f"report {part} writer failed ({exc}); {FALLBACK_NOTES[part]}"]}
             return {"report_parts": [{"part": part, "data": data}]}
         return node
 

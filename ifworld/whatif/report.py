@@ -151,6 +151,23 @@ def causal_map_from_edges(edges: list[dict], domain_of: dict[str, str] | None = 
     return {"nodes": list(nodes.values()), "edges": edges}
 
 
+FALLBACK_NOTES = {
+    "analysis": "its tables are the experts' own feasibility and calibration rows and their strongest causal "
+                "edges, not a cross-domain synthesis",
+    "scenarios": "scenarios and decision rules are the resolver's adjudicated branches and rules; no timeline",
+}
+
+
+def fallback_part(part: str, experts: dict[str, dict]) -> dict[str, Any]:
+    """What stands in for a report part whose writer failed. ``analysis``: every expert's own feasibility and
+    calibration rows (the causal matrix is filled from their edges by :func:`finish_report`); ``scenarios``:
+    nothing, so :func:`assemble_report` takes the final synthesis' branches and rules."""
+    if part != "analysis":
+        return {}
+    return {"feasibility_table": [row for o in experts.values() for row in o.get("feasibility_table", [])],
+            "calibration_ranges": [c for o in experts.values() for c in o.get("calibration", [])]}
+
+
 def _scenarios_from(synthesis: dict) -> list[dict]:
     return [{"id": b.get("id", ""), "name": b.get("name") or b.get("description") or b.get("condition", ""),
              "condition": b.get("condition", ""), "probability_pct": b.get("probability_pct", 0),

@@ -18,8 +18,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import Field
+
 from ifworld.whatif.propositions import MAX_EXPERTS, normalize_experts
-from ifworld.whatif.schemas import IndicatorSpec, Scenario
+from ifworld.whatif.schemas import IndicatorSpec, Scenario, _Base
 
 PARTICIPANT = "workshop participant"
 PARTICIPANT_MAX_CHARS = 2_000
@@ -31,6 +33,28 @@ MAX_ATTEMPTS = 5
 
 class ReviewError(ValueError):
     """The person's answer cannot be applied (the message says why)."""
+
+
+class ReviewAsk(_Base):
+    """What the ``review`` pause shows, typed for the form (the interrupt itself stays plain JSON)."""
+    kind: str = "review"
+    scenario: Scenario = Field(default_factory=Scenario)
+    panel: list[str] = Field(default_factory=list)
+    editable: list[str] = Field(default_factory=list)
+    error: str = ""  # why the previous answer was not used
+
+
+class BetweenRoundsAsk(_Base):
+    """What the ``between_rounds`` pause shows: the frame the next round will see."""
+    kind: str = "between_rounds"
+    round: int = 0
+    frame: str = ""
+    error: str = ""
+
+
+def parse_ask(ask: dict[str, Any]) -> ReviewAsk | BetweenRoundsAsk:
+    """A pause's ask as its typed model (``review`` by its kind; anything else is a between-rounds pause)."""
+    return (ReviewAsk if ask.get("kind") == "review" else BetweenRoundsAsk).model_validate(ask)
 
 
 def review_ask(scenario: dict | None, panel: list[str]) -> dict[str, Any]:

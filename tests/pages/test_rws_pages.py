@@ -135,3 +135,25 @@ def test_benchmark_page_shows_a_stored_record_with_its_verifier_trace():
     assert any(m.label == "Tasks" and m.value == "16" for m in at.metric)
     assert any("Verifier trace" in m.value for m in at.markdown)  # the first task was verified
     assert any("rws.verifier.judge" in e.label for e in at.expander)
+
+
+def test_runs_page_opens_a_benchmark_run_with_its_results_view_and_names_a_malformed_one():
+    from ifworld.store import get_store
+    from tests.rws.bench_records import run_record
+
+    store = get_store()
+    good = store.create_run("rws", benchmark.WORKFLOW, {"items": [], "patterns": ["single"]}, "RWS benchmark: ok")
+    store.finish_run(good, run_record())
+    broken = run_record()
+    broken["results"][0]["grade"] = []
+    bad = store.create_run("rws", benchmark.WORKFLOW, {"items": [], "patterns": ["single"]}, "RWS benchmark: bad")
+    store.finish_run(bad, broken)
+    at = _open("app_pages/runs.py")
+    at.selectbox(key="runs_open").set_value(good).run()
+    assert not at.exception
+    assert any(m.label == "Tasks" and m.value == "16" for m in at.metric)
+    assert len(at.get("plotly_chart")) == 3 and "Accuracy by model × pattern" in _texts(at)
+    at.selectbox(key="runs_open").set_value(bad).run()
+    assert not at.exception and not at.get("plotly_chart")
+    errors = "\n".join(e.value for e in at.error)
+    assert f"run {bad}" in errors and "field results.0.grade" in errors

@@ -144,3 +144,17 @@ def test_cancel_at_a_pause_then_resume_pauses_again(llm_env) -> None:  # noqa: A
     assert not at.exception, at.exception
     assert get_store().get_run(run_id).status == "paused"
     assert any("Paused before any expert runs" in i.value for i in at.info)
+
+
+def test_baseline_runs_follow_live_to_the_end(llm_env) -> None:  # noqa: ANN001
+    """Tree and debate runs stream their own typed step events into the live view and finish."""
+    for method in ("debate", "tree"):
+        at = _open()
+        at.selectbox(key="whatif_preset").set_value(next(o for o in at.selectbox(key="whatif_preset").options
+                                                         if "Moon" in o)).run()
+        at.button(key="whatif_quick").click().run()
+        at.radio(key="whatif_method").set_value(method)
+        _button(at, "▶️ Start run").click().run()
+        assert not at.exception, at.exception
+        info = get_store().get_run(at.session_state["whatif_run_id"])
+        assert (info.workflow, info.status) == (f"whatif.{method}", "completed")

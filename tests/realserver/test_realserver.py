@@ -28,9 +28,10 @@ pytestmark = [pytest.mark.realserver, pytest.mark.slow]
 SECRET = "sk-realserver-NeverStoreThis-0123456789"
 PROPOSITION = "What if the Moon disappeared overnight?"
 # One slot on llama-cpp-python's server: requests beyond it queue without a byte, which a read timeout would
-# count as silence. Bounds keep a tiny model's loops short; the generous timeout covers a loaded CPU.
-SERVER_SETTINGS = {"max_concurrency": 1, "max_tokens": 512, "timeout_s": 300, "max_retries": 1,
-                   "retry_backoff_s": 0.5}
+# count as silence. Bounds keep a tiny model's loops short; the resolver's adjudication of two experts needs
+# more room (measured: 704–1,145 tokens, cut at 512 in 2 of 3 runs); the generous timeout covers a loaded CPU.
+SERVER_SETTINGS = {"max_concurrency": 1, "max_tokens": 512, "role_max_tokens": {"whatif.resolver": 1024},
+                   "timeout_s": 300, "max_retries": 1, "retry_backoff_s": 0.5}
 FIGURES: dict[str, dict] = {}
 
 

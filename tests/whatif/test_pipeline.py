@@ -174,3 +174,49 @@ def test_report_language_follows_the_proposition_or_the_choice(run_whatif, fake_
     assert "in the language of the proposition" in system and "Write in English" not in system
     experts = [r for r in fake_server.requests if r.role == "whatif.expert"]
     assert experts and all("Report language: Français" in str(r.body) for r in experts)
+
+
+def test_failed_report_analysis_stands_in_with_the_experts_rows(run_whatif, fake_server):
+    fake_server.inject("500", times=10, match=r"Report part: analysis")
+    rec = run_whatif(rounds=1)
+    experts = rec["rounds"][0]["experts"].values()
+    report = rec["report"]
+    assert any(d.startswith("report analysis writer failed") for d in rec["degraded"])
+    assert "not a cross-domain synthesis" in report["markdown"] and "## Degraded steps" in report["markdown"]
+    own_rows = [r["constraint"] for o in experts for r in o["feasibility_table"]]
+    assert own_rows and [r["constraint"] for r in report["feasibility_table"]] == own_rows
+    assert report["causal_matrix"]  # from the experts' edges
+
+
+def test_failed_report_scenarios_use_the_adjudicated_branches(run_whatif, fake_server):
+    fake_server.inject("500", times=10, match=r"Report part: scenarios")
+    rec = run_whatif(rounds=1)
+    branches = rec["rounds"][0]["synthesis"]["branches"]
+    assert branches and [s["id"] for s in rec["report"]["scenarios"]] == [b["id"] for b in branches]
+    assert any(d.startswith("report scenarios writer failed") for d in rec["degraded"])
+
+
+def test_failed_report_core_stops_the_run(wsettings, store, fake_server):
+    fake_server.inject("500", times=10, match=r"Report part: core")
+    params = default_params(PROP, experts=SMALL, rounds=1)
+    with pytest.raises(runs.RunFailed, match=r"report writer \(core\) failed"):
+        service.run(params, settings=wsettings, store=store)
+
+
+@pytest.mark.parametrize("method", ["ifworld", "single", "tree", "debate"])
+def test_every_progress_event_of_every_method_has_its_typed_payload(run_whatif, method):
+    """The live view validates each what-if progress event; one without its payload (a baseline's
+    ``expert_done`` without an output, once) would stop the page mid-run."""
+    from ifworld.whatif.models import PROGRESS_KINDS, BaselineStepDone, ExpertDone, parse_progress
+
+    events = []
+    run_whatif(method, events=events, rounds=1, breadth=2, depth=1, debate_rounds=1)
+    data = [e.data for e in events if e.type == "progress" and e.data.get("kind") in PROGRESS_KINDS]
+    typed = [parse_progress(d) for d in data]  # raises on a payload that does not fit its kind
+    assert typed and all(p is not None for p in typed)
+    done = [p for p in typed if isinstance(p, ExpertDone | BaselineStepDone)]
+    assert bool(done) == (method != "single"), f"{method}: finished experts or steps {done}"  # single: one call
+    if method in ("tree", "debate"):
+        assert all(isinstance(p, BaselineStepDone) and p.text for p in done)
+    else:
+        assert all(isinstance(p, ExpertDone) and p.output.verdict for p in done)

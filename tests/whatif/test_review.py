@@ -94,3 +94,16 @@ def test_cli_review_then_resume_with_edit_file(llm_env, tmp_path):
     assert rec["panel"] == ["physics", "law"] and rec["scenario"]["constants"] == ["orbital mechanics"]
     assert "The school gym is our shelter." in rec["report"]["markdown"]
     assert get_store().get_run(run_id).status == "completed"
+
+
+def test_pause_asks_are_typed_for_the_forms() -> None:
+    from ifworld.whatif.review import BetweenRoundsAsk, ReviewAsk, between_rounds_ask, parse_ask, review_ask
+
+    scen = {"restated": "No Moon", "premises": ["a"], "indicators": [{"name": "tides", "unit": "m"}]}
+    ask = parse_ask({**review_ask(scen, ["physics"]), "error": "'premises' has 13 entries; at most 12"})
+    assert isinstance(ask, ReviewAsk) and ask.scenario.restated == "No Moon" and ask.panel == ["physics"]
+    assert (ask.scenario.indicators[0].name, ask.scenario.indicators[0].threshold) == ("tides", "")
+    assert ask.error.startswith("'premises'") and "panel" in ask.editable
+    between = parse_ask(between_rounds_ask(2, "frame text"))
+    assert isinstance(between, BetweenRoundsAsk)
+    assert (between.round, between.frame, between.error) == (2, "frame text", "")
