@@ -5,6 +5,8 @@ import re
 import time
 from pathlib import Path
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
 from tests.e2e.conftest import open_page, shot, wait_idle
 
 
@@ -45,6 +47,20 @@ def test_sweep_page_runs_a_small_grid(page) -> None:
     shot(page, "belief_sweep")
 
 
+def _click_until(click, shown, tries: int = 3) -> None:
+    """Click, then wait for what the click should show. A click that lands while the chart is still being
+    redrawn after the previous rerun (a fragment rerun shows no status widget to wait on) reaches no
+    Streamlit handler, as for a user, who clicks again: so do we, at most ``tries`` times."""
+    for attempt in range(tries):
+        click()
+        try:
+            shown.wait_for(timeout=15_000)
+            return
+        except PlaywrightTimeout:
+            if attempt == tries - 1:
+                raise
+
+
 def test_click_an_agent_opens_its_history(page) -> None:
     open_page(page, "beliefs", expect="Belief exchange")
     page.get_by_role("button", name="Run simulation").click()
@@ -53,10 +69,10 @@ def test_click_an_agent_opens_its_history(page) -> None:
     page.get_by_role("button", name="End").click()
     wait_idle(page)
     nodes = page.locator(".js-plotly-plot").first.locator(".scatterlayer .trace").last.locator("path.point")
-    nodes.nth(5).click(force=True)
-    page.get_by_text(re.compile(r"Agent 5: confidence per fact")).first.wait_for(timeout=30_000)
-    wait_idle(page)
-    assert page.locator("[data-testid=stDataFrame]").count() >= 1  # its meetings table (canvas grid)
+    _click_until(lambda: nodes.nth(5).click(force=True),
+                 page.get_by_text(re.compile(r"Agent 5: confidence per fact")).first)
+    # its meetings table (canvas grid): drawn after the figure in the same rerun, so wait for it
+    page.locator("[data-testid=stDataFrame]").first.wait_for(timeout=30_000)
 
 
 def _expected_cell(col: int, t: int) -> tuple[str, bool, dict[str, list[int]]]:
@@ -85,13 +101,16 @@ def test_click_a_heatmap_cell_inspects_that_fact(page) -> None:
     cells = heat.locator(".scatterlayer .trace").last.locator("path.point")
     cells.nth(20 * cols - 1).wait_for(state="attached")  # the click layer: one marker per cell
     assert cells.count() == 20 * cols
-    box = cells.nth(agent * cols + col).bounding_box()
-    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     at_round = _round(page)
     label, true, holders = _expected_cell(col, at_round)
     counts = " · ".join(f"{group} {len(who)}" for group, who in holders.items())
-    page.get_by_text(f"{label} ({'true' if true else 'false'}) after round {at_round}: {counts}").first.wait_for(
-        timeout=30_000)
+
+    def click() -> None:
+        box = cells.nth(agent * cols + col).bounding_box()
+        page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+    heading = f"{label} ({'true' if true else 'false'}) after round {at_round}: {counts}"
+    _click_until(click, page.get_by_text(heading).first)
     page.get_by_text(re.compile(rf"Agent {agent}: confidence per fact")).first.wait_for(timeout=30_000)
     wait_idle(page)
     grid = page.locator("[data-testid=stDataFrame]").last  # who holds it, read back through its CSV download
