@@ -3,8 +3,8 @@
 State is kept *facts-major*, ``beliefs[fact, column]`` with one column per (run, agent) (run-major)
 plus two scratch fact rows (see :mod:`ifworld.beliefs.rules` for units), so every per-agent
 reduction is a SIMD pass over contiguous columns instead of a short row. One round:
-1. pairing - per run, agents are ordered by ``argsort`` of random keys and paired (0,1), (2,3), ...;
-   with odd N the last agent of the permutation sits out;
+1. pairing - per run, agents are put in a uniformly random order (Fisher-Yates) and paired (0,1),
+   (2,3), ...; with odd N the last agent of the permutation sits out;
 2. sharing - each agent picks up to ``bandwidth`` facts from its knowledge base (the facts it
    believes): ``strategic`` = uniformly at random, ``highest_confidence`` = its largest beliefs with
    ties broken at random; liars send the negation of each pick, and ``noise`` flips each sent fact
@@ -19,12 +19,14 @@ reduction is a SIMD pass over contiguous columns instead of a short row. One rou
    ``STOP_CONFIDENCE_PCT`` % sure. A run ends when at least ``stop_share`` of its agents vote STOP
    (converged) or at the round cap; finished runs are dropped from the working arrays.
 
-With numba installed, steps 2-4 of each block run in :mod:`ifworld.beliefs.kernel` (compiled, fed the
-same random draws, identical results per seed); ``IFWORLD_BELIEFS_KERNEL=numpy`` keeps them here.
+With numba installed, steps 2-4 (and 1 on the complete graph) run in :mod:`ifworld.beliefs.kernel`
+(compiled, identical results per seed); ``IFWORLD_BELIEFS_KERNEL=numpy`` keeps them here.
 
 All randomness comes from one ``numpy.random.Generator`` over ``SFC64`` seeded by
-``SeedSequence(seed)`` (SFC64: about twice PCG64's raw speed here; the tie-break bytes are its
-main consumer).
+``SeedSequence(seed)``: it draws the liars, noise, and one 64-bit key per pairing, selection block and
+initial draw; the many small draws under a key (tie bytes, Fisher-Yates swaps, initial facts) are
+words of a counter-based SplitMix64 stream (:mod:`ifworld.beliefs.streams`), so the compiled kernel
+computes them where it uses them and both paths give the same bits.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from ifworld.beliefs import kernel
+from ifworld.beliefs import kernel, streams
 from ifworld.beliefs.config import STOP_CONFIDENCE_PCT, BeliefConfig, condition_label
 from ifworld.beliefs.domain import CATEGORIES, Domain, build_domain
 from ifworld.beliefs.metrics import (
@@ -135,24 +137,39 @@ def simulate(config: BeliefConfig, seed: int = 0, runs: int = 1, record: bool = 
     ids, liar_cols, buffers = np.arange(runs), liars.reshape(-1), Buffers()
     for t in range(1, config.rounds + 1):
         partners, sent, votes = play_round(beliefs, liar_cols, rule, config, rng, buffers, edges)
-        stop = votes.reshape(-1, n).mean(axis=1) >= config.stop_share
+        stop = _stops(votes, n, config.stop_share)
         if recorder is not None:
             snapshot = _record_view(partners, sent, votes, n, 2 * config.facts)
             recorder.add(ids, runs_view(beliefs, len(ids), n, np.int16), *snapshot)
         if stop.any():
             done, cols = ids[stop], np.repeat(stop, n)
             out_rounds[done], converged[done] = t, True
-            accepted[done] = accept(runs_view(np.compress(cols, beliefs, axis=1), len(done), n), config.threshold,
-                                    rule)
+            accepted[done] = _accept(np.compress(cols, beliefs, axis=1), len(done), n, config.threshold, rule)
             beliefs, liar_cols, ids = np.compress(~cols, beliefs, axis=1), liar_cols[~cols], ids[~stop]
         if len(ids) == 0:
             break
     if len(ids):
-        accepted[ids] = accept(runs_view(beliefs, len(ids), n), config.threshold, rule)
+        accepted[ids] = _accept(beliefs, len(ids), n, config.threshold, rule)
     precision, recall, f1 = scores(accepted, domain.truth)
     recording = recorder.finish() if recorder is not None else None
     return SimulationResult(config, int(seed), domain, precision, recall, f1, out_rounds, converged,
                             accepted, recording)
+
+
+def _stops(votes: np.ndarray, agents: int, share: float) -> np.ndarray:
+    """(runs,) bool: the run's share of STOP votes (votes / agents, float64) is at least ``share``."""
+    if not kernel.wanted():
+        return votes.reshape(-1, agents).mean(axis=1) >= share
+    least = next(c for c in range(agents + 2) if c > agents or c / agents >= share)  # same comparison
+    return kernel.vote_counts(votes, agents) >= least
+
+
+def _accept(beliefs: np.ndarray, runs: int, agents: int, threshold: float, rule: UpdateRule) -> np.ndarray:
+    """:func:`accept` of facts-major beliefs; the kernel sums the default confidence when numba is used."""
+    mean = None
+    if kernel.wanted() and getattr(rule, "confidence", None) is None:
+        mean = kernel.mean_confidence(beliefs[:beliefs.shape[0] - SCRATCH_ROWS], agents)
+    return accept(runs_view(beliefs, runs, agents), threshold, rule, mean)
 
 
 def check_size(config: BeliefConfig, runs: int, record: bool = False) -> None:
@@ -197,8 +214,12 @@ def initial_facts_major(
     for pool, m in ((domain.true_facts, config.true_facts), (false_pool, config.false_facts)):
         if m == 0:
             continue
-        if config.with_replacement:
-            draws = rng.integers(0, k, size=(cols, m))
+        if config.with_replacement:  # draw i of column c: word c * m + i of a fresh stream
+            stream_key = streams.key(rng)
+            if kernel.wanted():
+                kernel.hold_draws(held, pool, m, stream_key)
+                continue
+            draws = streams.below(stream_key, cols * m, k).reshape(cols, m)
         else:
             draws = np.argsort(rng.random((cols, k)), axis=1)[:, :m]
         flat[pool[draws].astype(np.int64) * cols + col] = True
@@ -224,14 +245,22 @@ def choose_liars(config: BeliefConfig, rng: np.random.Generator, runs: int) -> n
 
 
 def permutations(rng: np.random.Generator, runs: int, agents: int) -> np.ndarray:
-    """(runs, agents) uniformly random permutation of the agents per run (argsort of random keys;
-    measured faster than a vectorised Fisher-Yates over runs and than ``Generator.permuted``)."""
-    return np.argsort(rng.random((runs, agents), dtype=np.float32), axis=1)
+    """(runs, agents) uniformly random permutation of the agents per run: Fisher-Yates on a
+    counter-based stream keyed by one draw (:mod:`ifworld.beliefs.streams`; with numba the kernel
+    computes the same permutations in compiled code)."""
+    stream_key = streams.key(rng)
+    if kernel.wanted():
+        return kernel.permutations(stream_key, runs, agents)[0]
+    return streams.permutations(stream_key, runs, agents)
 
 
 def pair_columns(rng: np.random.Generator, runs: int, agents: int) -> np.ndarray:
-    """(runs x agents,) partner column per column; ``runs x agents`` for the one left out (odd N)."""
-    perm = permutations(rng, runs, agents)
+    """(runs x agents,) partner column per column; ``runs x agents`` for the one left out (odd N).
+    Consumes the draws of :func:`permutations` and pairs its order (0, 1), (2, 3), ..."""
+    stream_key = streams.key(rng)
+    if kernel.wanted():
+        return kernel.permutations(stream_key, runs, agents)[1]
+    perm = streams.permutations(stream_key, runs, agents)
     half = agents // 2
     base = np.arange(runs, dtype=np.int64)[:, None] * agents
     a, b = base + perm[:, 0:2 * half:2], base + perm[:, 1:2 * half:2]
@@ -284,14 +313,18 @@ def select_facts_major(
     idx = np.arange(facts, dtype=kdt)[:, None]
     rdt = np.uint8 if w == TIE_BITS else np.uint16
     out = out if out is not None else np.empty((bandwidth, cols), dtype=np.int32)
+    stream_key = streams.key(rng)  # tie unit of (fact f, column c): unit f * cols + c of this stream
     for s in range(0, cols, width):
         n = min(width, cols - s)
         key, tie = key_buf[:facts * n].reshape(facts, n), tie_buf[:facts * n].reshape(facts, n)
         block = beliefs[:, s:s + n] if rank is None else rank(beliefs[:, s:s + n])
         key[...] = block if strategy == "highest_confidence" else block >= believe_min
         key <<= 2 * w
-        raw = rng.bit_generator.random_raw(-(-facts * n * w // 64))
-        tie[...] = raw.view(rdt)[:facts * n].reshape(facts, n)
+        if n == cols:
+            tie[...] = streams.units(stream_key, 0, facts * n, rdt).reshape(facts, n)
+        else:
+            for f in range(facts):
+                tie[f] = streams.units(stream_key, f * cols + s, n, rdt)
         tie *= (1 << w) + 1  # r << w | r
         key |= tie
         key ^= idx
@@ -422,17 +455,6 @@ def play_round(
     return partners, sent, votes
 
 
-def tie_bytes(rng: np.random.Generator, facts: int, cols: int) -> np.ndarray:
-    """(facts, cols) uint8 tie-break bytes exactly as :func:`select_facts_major` draws them (8-bit keys)."""
-    width = min(cols, max(1, KEY_CELLS // facts))
-    parts = []
-    for s in range(0, cols, width):
-        n = min(width, cols - s)
-        raw = rng.bit_generator.random_raw(-(-facts * n * TIE_BITS // 64))
-        parts.append(raw.view(np.uint8)[:facts * n].reshape(facts, n))
-    return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
-
-
 def _kernel_blocks(beliefs: np.ndarray, liars: np.ndarray, rule: UpdateRule, config: BeliefConfig,
                    rng: np.random.Generator, partners: np.ndarray, sent: np.ndarray, votes: np.ndarray,
                    width: int) -> None:
@@ -441,9 +463,9 @@ def _kernel_blocks(beliefs: np.ndarray, liars: np.ndarray, rule: UpdateRule, con
     liars = np.ascontiguousarray(liars)
     for s in range(0, cols, width):
         n = min(width, cols - s)
-        ties = tie_bytes(rng, facts, n)
+        tie_key = streams.key(rng)  # the block's tie bytes: words of this stream, as select_facts_major
         draws = rng.random((config.bandwidth, n)) if config.noise > 0 else np.empty((0, 0))
-        kernel.play_block(beliefs, s, ties, partners, liars, draws, config.noise, rule,
+        kernel.play_block(beliefs, s, n, tie_key, partners, liars, draws, config.noise, rule,
                           config.strategy == "highest_confidence", sent, votes, config.agents)
     beliefs[facts:] = 0
 

@@ -7,11 +7,15 @@ so a chunk's keys stay in L1 cache and its inner loops run over columns (SIMD). 
 ``prange`` over chunks was measured slower on this shared 2-core machine (a parallel region waits
 for a preempted thread).
 
-It consumes *the random draws the numpy engine makes*, in the same order and shapes (the pairing,
-the tie-break bytes of every selection block, the noise draws), so a seed gives identical results
-with or without it; the tests compare the two per seed across rules, strategies, liars, noise and
-topologies. The top-``bandwidth`` keys are kept by a branch-free insertion (max/min per slot),
-which yields the same distinct keys in the same order as the engine's repeated column maxima.
+Both paths draw the same randomness: the generator gives one 64-bit key per pairing, selection block
+and initial draw, and the tie bytes, Fisher-Yates swaps and initial facts are words of counter-based
+SplitMix64 streams under those keys (:mod:`ifworld.beliefs.streams`), which the kernel computes where
+it uses them instead of reading arrays drawn in numpy. So a seed gives identical results with or
+without it; the tests compare the two per seed across rules, strategies, liars, noise and topologies.
+The top-``bandwidth`` keys are kept by a branch-free insertion (max/min per slot), which yields the
+same distinct keys in the same order as the engine's repeated column maxima. The kernel also pairs
+agents, counts STOP votes and sums the default confidence for acceptance (whose comparisons closer
+than 1e-9 are decided exactly, so summation order cannot change what is accepted).
 
 numba is an optional extra (``pip install 'ifworld[fast]'``). The engine uses the kernel when numba
 imports and the configuration is supported (:func:`supported`), unless ``IFWORLD_BELIEFS_KERNEL=numpy``;
@@ -27,9 +31,11 @@ from typing import Any
 
 import numpy as np
 
-from ifworld.beliefs import rules
+from ifworld.beliefs import rules, streams
 from ifworld.beliefs.config import BOUNDED_SCALE, EVIDENCE_UNIT, STOP_CONFIDENCE_PCT
 
+_G, _M1, _M2 = np.uint64(streams.GOLDEN), np.uint64(streams.MIX1), np.uint64(streams.MIX2)
+_S30, _S27, _S31, _S32 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(32)
 _LOADED: dict[str, Any] = {}  # numba module (or None) and the compiled block, on first use
 
 KERNEL_ENV = "IFWORLD_BELIEFS_KERNEL"
@@ -63,11 +69,102 @@ def load_numba() -> Any:
     return _LOADED["numba"]
 
 
-def compiled() -> Any:
-    """The compiled block function (numba's disk cache makes later processes skip compiling)."""
-    if "block" not in _LOADED:
-        _LOADED["block"] = load_numba().njit(cache=True, nogil=True)(_block_py)
-    return _LOADED["block"]
+def compiled(name: str = "block") -> Any:
+    """A compiled function (block, perm, mean, hold or count; numba's disk cache spares later processes
+    the compiling)."""
+    if name not in _LOADED:
+        _LOADED[name] = load_numba().njit(cache=True, nogil=True)(_COMPILED[name])
+    return _LOADED[name]
+
+
+def permutations(stream_key: int, runs: int, agents: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`ifworld.beliefs.streams.permutations`, compiled (same permutations, bit for bit), and
+    the partner columns of pairing them (0, 1), (2, 3), ... as the engine's ``pair_columns``."""
+    out = np.empty((runs, agents), dtype=np.int64)
+    partners = np.empty(runs * agents, dtype=np.int64)
+    compiled("perm")(np.uint64(stream_key), out, partners)
+    return out, partners
+
+
+def hold_draws(held: np.ndarray, pool: np.ndarray, m: int, stream_key: int) -> None:
+    """Mark ``pool[streams.below(stream_key, columns * m, len(pool))]`` held, column by column, in place."""
+    compiled("hold")(held, np.ascontiguousarray(pool, dtype=np.int64), m, np.uint64(stream_key))
+
+
+def _hold_py(held, pool, m, stream_key):  # pragma: no cover - compiled by numba
+    cols, bound = held.shape[1], np.uint64(len(pool))
+    for c in range(cols):
+        for i in range(m):
+            z = stream_key + np.uint64(c * m + i + 1) * _G  # SplitMix64, as streams.words
+            z = (z ^ (z >> _S30)) * _M1
+            z = (z ^ (z >> _S27)) * _M2
+            z ^= z >> _S31
+            held[pool[np.int64(((z >> _S32) * bound) >> _S32)], c] = True
+
+
+def vote_counts(votes: np.ndarray, agents: int) -> np.ndarray:
+    """(runs,) int64 STOP votes per run of (runs x agents,) bool votes."""
+    out = np.empty(len(votes) // agents, dtype=np.int64)
+    compiled("count")(votes, agents, out)
+    return out
+
+
+def _count_py(votes, agents, out):  # pragma: no cover - compiled by numba
+    for r in range(len(out)):
+        t = 0
+        for c in range(r * agents, (r + 1) * agents):
+            t += votes[c]
+        out[r] = t
+
+
+def mean_confidence(beliefs: np.ndarray, agents: int) -> np.ndarray:
+    """(runs, facts) float64 population mean of b_f / (b_f + b_¬f) from facts-major beliefs (F, columns)
+    (:func:`ifworld.beliefs.metrics.mean_confidence` with the default confidence; sums may round
+    differently, which acceptance tolerates: it re-decides comparisons closer than 1e-9 exactly)."""
+    out = np.empty((beliefs.shape[1] // agents, beliefs.shape[0]), dtype=np.float64)
+    compiled("mean")(beliefs, agents, out)
+    return out
+
+
+def _mean_py(beliefs, agents, out):  # pragma: no cover - compiled by numba
+    runs, facts = out.shape
+    for k in range(0, facts, 2):
+        one, other = beliefs[k], beliefs[k + 1]
+        for r in range(runs):
+            s0 = 0.0
+            s1 = 0.0
+            for c in range(r * agents, (r + 1) * agents):
+                a, b = np.float64(one[c]), np.float64(other[c])
+                t = a + b
+                if t > 0:
+                    s0 += a / t
+                    s1 += b / t
+            out[r, k] = s0 / agents
+            out[r, k + 1] = s1 / agents
+
+
+def _perm_py(stream_key, out, partners):  # pragma: no cover - compiled by numba
+    runs, agents = out.shape
+    cols = runs * agents
+    for r in range(runs):
+        row = out[r]
+        for i in range(agents):
+            row[i] = i
+        for i in range(agents - 1, 0, -1):
+            z = stream_key + np.uint64(r * agents + i + 1) * _G  # SplitMix64, as streams.words
+            z = (z ^ (z >> _S30)) * _M1
+            z = (z ^ (z >> _S27)) * _M2
+            z ^= z >> _S31
+            j = np.int64(((z >> _S32) * np.uint64(i + 1)) >> _S32)
+            here = row[i]
+            row[i] = row[j]
+            row[j] = here
+        base = r * agents
+        for i in range(0, agents - 1, 2):
+            partners[base + row[i]] = base + row[i + 1]
+            partners[base + row[i + 1]] = base + row[i]
+        if agents % 2:
+            partners[base + row[agents - 1]] = cols
 
 
 def supported(rule: Any, facts: int, dtype: np.dtype) -> bool:
@@ -87,26 +184,29 @@ def rule_params(rule: Any) -> tuple[int, int, int, int, int]:
 
 
 def play_block(
-    beliefs: np.ndarray, start: int, ties: np.ndarray, partners: np.ndarray, liars: np.ndarray,
+    beliefs: np.ndarray, start: int, n: int, tie_key: int, partners: np.ndarray, liars: np.ndarray,
     noise_draws: np.ndarray, noise: float, rule: Any, highest: bool, sent: np.ndarray, votes: np.ndarray,
     agents: int,
 ) -> None:
-    """One block of whole runs (columns ``start .. start + n``, n = ``ties.shape[1]``): select, distort,
-    deliver, vote; ``sent`` (bandwidth, columns) and ``votes`` (columns,) are whole-round arrays."""
+    """One block of whole runs (columns ``start .. start + n``): select, distort, deliver, vote; the tie
+    byte of (fact f, block column j) is byte f * n + j of the stream ``tie_key``; ``sent`` (bandwidth,
+    columns) and ``votes`` (columns,) are whole-round arrays."""
     rid, shift, sure_a, sure_c, margin = rule_params(rule)
-    compiled()(beliefs, start, ties, partners, liars, noise_draws, noise, rid, shift, sure_a, sure_c, margin,
-                int(rule.believe_min), highest, sent, votes, max(1, CHUNK // agents) * agents)
+    compiled()(beliefs, start, n, np.uint64(tie_key), partners, liars, noise_draws, noise, rid, shift, sure_a, sure_c,
+               margin, int(rule.believe_min), highest, sent, votes, max(1, CHUNK // agents) * agents)
 
 
-def _block_py(beliefs, start, ties, partners, liars, noise_draws, noise, rid, shift, sure_a, sure_c, margin,
+def _block_py(beliefs, start, n, tie_key, partners, liars, noise_draws, noise, rid, shift, sure_a, sure_c, margin,
               believe_min, highest, sent, votes, chunk):  # pragma: no cover - compiled by numba
     facts = beliefs.shape[0] - 2
-    slots, n = sent.shape[0], ties.shape[1]
+    slots = sent.shape[0]
+    wbuf = np.empty(chunk // 8 + 2, dtype=np.uint64)  # a chunk's tie words, read as bytes
     total = partners.shape[0]
     positive = np.zeros((slots, chunk), dtype=np.bool_)  # bounded: the sender is more sure of its pick
     floor = np.int32((believe_min if highest else 1) << 16)
     low_byte = np.int32(255)
     tops = np.empty((slots, chunk), dtype=np.int32)
+    t0, t1, t2 = np.empty(chunk, np.int32), np.empty(chunk, np.int32), np.empty(chunk, np.int32)  # no aliasing
     key = np.empty(chunk, dtype=np.int32)
     sure = np.empty(chunk, dtype=np.bool_)
     changed = np.empty(chunk, dtype=np.bool_)
@@ -117,10 +217,20 @@ def _block_py(beliefs, start, ties, partners, liars, noise_draws, noise, rid, sh
         m = min(n, j0 + chunk) - j0
         c0 = start + j0
         tops[:, :m] = -1
+        t0[:m] = -1
+        t1[:m] = -1
+        t2[:m] = -1
         for f in range(facts):
             fi = np.int32(f)
             row = beliefs[f, c0:c0 + m]
-            tie = ties[f, j0:j0 + m]
+            lo = f * n + j0
+            first = lo >> 3
+            for q in range(((lo + m - 1) >> 3) - first + 1):
+                z = tie_key + np.uint64(first + q + 1) * _G  # SplitMix64, as streams.words
+                z = (z ^ (z >> _S30)) * _M1
+                z = (z ^ (z >> _S27)) * _M2
+                wbuf[q] = z ^ (z >> _S31)
+            tie = wbuf.view(np.uint8)[lo - first * 8:lo - first * 8 + m]
             if rid != 2 and highest:  # the paper's case in one pass: key straight from the belief
                 for jj in range(m):
                     r = np.int32(tie[jj])
@@ -139,7 +249,6 @@ def _block_py(beliefs, start, ties, partners, liars, noise_draws, noise, rid, sh
                     r = np.int32(tie[jj])
                     key[jj] = (key[jj] << np.int32(16)) | (r << np.int32(8)) | (fi ^ r)
             if slots == 3:  # the paper's bandwidth: three slots in registers, one pass
-                t0, t1, t2 = tops[0], tops[1], tops[2]
                 for jj in range(m):
                     k = key[jj]
                     a = t0[jj]
@@ -156,6 +265,10 @@ def _block_py(beliefs, start, ties, partners, liars, noise_draws, noise, rid, sh
                         k = key[jj]
                         tops[c, jj] = max(t, k)
                         key[jj] = min(t, k)
+        if slots == 3:
+            tops[0, :m] = t0[:m]
+            tops[1, :m] = t1[:m]
+            tops[2, :m] = t2[:m]
         for c in range(slots):  # the key's low bits name the fact; below the floor: "no fact" (F)
             picks, top = sent[c, c0:c0 + m], tops[c]
             for jj in range(m):
@@ -199,14 +312,17 @@ def _block_py(beliefs, start, ties, partners, liars, noise_draws, noise, rid, sh
                     beliefs[g ^ 1, col] = after1
                     if g < facts and (after0 != before[c, 0] or after1 != before[c, 1]):
                         moved = True
-            else:
-                add = EVIDENCE_UNIT if rid == 3 else 1
-                for c in range(slots):
-                    g = sent[c, start + src] if src >= 0 else facts
-                    beliefs[g, col] += add
-                    if g < facts:
-                        moved = True
             changed[jj] = moved
+        if rid != 1:  # each slot's report of the partner (sent[c, p]) lands on this column
+            add = EVIDENCE_UNIT if rid == 3 else 1
+            for c in range(slots):
+                srow = sent[c]
+                for jj in range(m):
+                    col = c0 + jj
+                    p = partners[col]
+                    g = srow[p] if p < total else facts
+                    beliefs[g, col] += add
+                    changed[jj] |= g < facts
         sure[:m] = True
         for k in range(0, facts, 2):
             one, other = beliefs[k, c0:c0 + m], beliefs[k + 1, c0:c0 + m]
@@ -220,3 +336,6 @@ def _block_py(beliefs, start, ties, partners, liars, noise_draws, noise, rid, sh
                 sure[jj] &= ok
         for jj in range(m):
             votes[c0 + jj] = sure[jj] | ~changed[jj]
+
+
+_COMPILED = {"block": _block_py, "perm": _perm_py, "mean": _mean_py, "hold": _hold_py, "count": _count_py}

@@ -47,9 +47,10 @@ def mean_confidence(beliefs: np.ndarray, rule: Any = None) -> np.ndarray:
     return total / agents
 
 
-def accept(beliefs: np.ndarray, threshold: float, rule: Any = None) -> np.ndarray:
-    """Collectively accepted facts, (runs, agents, facts) -> (runs, facts) bool, compared exactly."""
-    mean = mean_confidence(beliefs, rule)
+def accept(beliefs: np.ndarray, threshold: float, rule: Any = None, mean: np.ndarray | None = None) -> np.ndarray:
+    """Collectively accepted facts, (runs, agents, facts) -> (runs, facts) bool, compared exactly.
+    ``mean``: :func:`mean_confidence` when already computed (to within far less than TIE_TOLERANCE)."""
+    mean = mean_confidence(beliefs, rule) if mean is None else mean
     accepted = accept_from_mean(mean, threshold)
     pair = mean.reshape(mean.shape[0], -1, 2)
     near = (np.abs(pair[..., 0] - pair[..., 1]) < TIE_TOLERANCE) | (

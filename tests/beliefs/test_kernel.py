@@ -93,3 +93,11 @@ def test_switch_value_checked(monkeypatch):
     monkeypatch.setenv(kernel.KERNEL_ENV, "fortran")
     with pytest.raises(ValueError, match="IFWORLD_BELIEFS_KERNEL"):
         simulate(BeliefConfig(), seed=0, runs=2)
+
+
+def test_kernel_identical_when_one_run_spans_several_selection_blocks(monkeypatch):
+    """20,000 agents x 40 facts is wider than one selection block (2^19 cells): the numpy path reads
+    the tie stream row by row, the kernel chunk by chunk, at the same indices."""
+    pytest.importorskip("numba")
+    cfg = BeliefConfig(agents=15_001, rounds=4, rule="bounded", noise=0.1)
+    assert _digest(_run(monkeypatch, "numba", cfg, 2)) == _digest(_run(monkeypatch, "numpy", cfg, 2))
