@@ -15,11 +15,19 @@ def _round(page) -> int:
     return int(re.search(r"Round (\d+) of", text).group(1))
 
 
-def test_animation_plays_and_pauses(page) -> None:
+def _simulate(page, to_end: bool = False) -> None:
+    """Open the simulator, run the default simulation and, with ``to_end``, step the player to its last round."""
     open_page(page, "beliefs", expect="Belief exchange")
     page.get_by_role("button", name="Run simulation").click()
     page.get_by_text(re.compile(r"Round 0 of \d+")).first.wait_for()
     wait_idle(page)
+    if to_end:
+        page.get_by_role("button", name="End").click()
+        wait_idle(page)
+
+
+def test_animation_plays_and_pauses(page) -> None:
+    _simulate(page)
     page.get_by_role("button", name="Play").click()
     deadline = time.time() + 60
     while time.time() < deadline and _round(page) < 3:
@@ -62,12 +70,7 @@ def _click_until(click, shown, tries: int = 3) -> None:
 
 
 def test_click_an_agent_opens_its_history(page) -> None:
-    open_page(page, "beliefs", expect="Belief exchange")
-    page.get_by_role("button", name="Run simulation").click()
-    page.get_by_text(re.compile(r"Round 0 of \d+")).first.wait_for()
-    wait_idle(page)
-    page.get_by_role("button", name="End").click()
-    wait_idle(page)
+    _simulate(page, to_end=True)
     nodes = page.locator(".js-plotly-plot").first.locator(".scatterlayer .trace").last.locator("path.point")
     _click_until(lambda: nodes.nth(5).click(force=True),
                  page.get_by_text(re.compile(r"Agent 5: confidence per fact")).first)
@@ -90,12 +93,7 @@ def _expected_cell(col: int, t: int) -> tuple[str, bool, dict[str, list[int]]]:
 
 
 def test_click_a_heatmap_cell_inspects_that_fact(page) -> None:
-    open_page(page, "beliefs", expect="Belief exchange")
-    page.get_by_role("button", name="Run simulation").click()
-    page.get_by_text(re.compile(r"Round 0 of \d+")).first.wait_for()
-    wait_idle(page)
-    page.get_by_role("button", name="End").click()
-    wait_idle(page)
+    _simulate(page, to_end=True)
     agent, col, cols = 3, 27, 40  # paper defaults: 20 agents x 40 facts; column 27 is a false fact
     heat = page.locator(".js-plotly-plot").filter(has_text="Beliefs (true facts")
     cells = heat.locator(".scatterlayer .trace").last.locator("path.point")
