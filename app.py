@@ -6,7 +6,7 @@ skipping this router and its sidebar.
 
 import streamlit as st
 
-from ifworld.store import StoreError
+from ifworld.runs import StoreError
 from ui.common import init_state, sidebar, store_problem
 
 st.set_page_config(page_title="IF-World Studio", page_icon="🌍", layout="wide")

@@ -9,12 +9,19 @@ from pathlib import Path
 
 import streamlit as st
 
-from ifworld.beliefs import paper, workflows
-from ifworld.beliefs.config import RULES, BeliefConfig
-from ifworld.beliefs.engine import simulate
-from ifworld.beliefs.phase import crossing_table, phase_both_rules, phase_figure
-from ifworld.beliefs.sweep import SweepSpec, partial_rows
-from ifworld.beliefs.tables import readable, table1_by_condition
+from ifworld import beliefs
+from ifworld.beliefs import (
+    RULES,
+    BeliefConfig,
+    SweepSpec,
+    crossing_table,
+    partial_rows,
+    phase_both_rules,
+    phase_figure,
+    readable,
+    simulate,
+    table1_by_condition,
+)
 from ui.beliefs_view import grid_form, grid_yaml, load_rows, paper_report, sweep_results
 from ui.common import show_error, store
 
@@ -47,13 +54,13 @@ def phase_curve(config: dict, m_false: tuple, runs: int, seed: int, rules: tuple
 
 @st.cache_data(ttl=3600, max_entries=4, show_spinner="Running the paper's sweep under both readings…")
 def paper_runs(rule: str, seeds: int, runs: int):
-    return paper.reproduce(rule, seeds=seeds, runs=runs)
+    return beliefs.reproduce(rule, seeds=seeds, runs=runs)
 
 
 def run_with_progress(run_id: str) -> None:
     bar = st.progress(0.0, text="Starting…")
     live = st.empty()
-    out = workflows.sweep_out(run_id, store())
+    out = beliefs.sweep_out(run_id, store())
 
     def show(done: int, total: int) -> None:
         bar.progress(done / max(total, 1), text=f"chunks {done}/{total}")
@@ -63,7 +70,7 @@ def run_with_progress(run_id: str) -> None:
                            key=f"belief_sweep_live_{done}")
 
     try:
-        workflows.run_sweep_run(run_id, store=store(), progress=show)
+        beliefs.run_sweep_run(run_id, store=store(), progress=show)
     except (ValueError, OSError, RuntimeError) as exc:
         show_error(f"The sweep stopped: {exc}. Finished chunks are kept; resume it below.")
         return
@@ -117,7 +124,7 @@ if spec is not None:
     m[3].metric("Estimated time", f"≤ {per_run * tasks * spec.runs / int(workers):.1f} s",
                 help=f"From a {CALIBRATION_RUNS}-run calibration of the heaviest configuration.")
     if st.button("🚀 Run sweep", type="primary", key="belief_sweep_run"):
-        run_id = workflows.start_sweep(grid, backend=backend, workers=int(workers), scheduler=scheduler or None,
+        run_id = beliefs.start_sweep(grid, backend=backend, workers=int(workers), scheduler=scheduler or None,
                                        store=store())
         st.caption(f"Run `{run_id}`")
         run_with_progress(run_id)
@@ -132,7 +139,7 @@ if sweeps:
     pick = st.selectbox("Sweep", ids, key="belief_sweep_pick",
                         format_func=lambda i: f"{by_id[i].title} · {by_id[i].status} · {by_id[i].created_iso[:16]}")
     info = by_id[pick]
-    out = workflows.sweep_out(pick, store())
+    out = beliefs.sweep_out(pick, store())
     if info.status != "completed":
         rec = info.record or {}
         st.warning(f"This sweep is {info.status} ({rec.get('chunks_done', 0)}/{rec.get('chunks_total', '?')} "

@@ -4,11 +4,19 @@ the same game with LLM agents when a model is connected."""
 import pandas as pd
 import streamlit as st
 
-from ifworld import runs
-from ifworld.beliefs import workflows
-from ifworld.beliefs.config import LLM_DEFAULTS, LLM_FIELDS, LLM_NO_RULE, MAX_SEED, BeliefConfig
-from ifworld.beliefs.engine import SimulationResult, recordable_runs, simulate, summarise
-from ifworld.beliefs.llm_agents import make_params
+from ifworld import beliefs, runs
+from ifworld.beliefs import (
+    LLM_DEFAULTS,
+    LLM_FIELDS,
+    LLM_NO_RULE,
+    MAX_SEED,
+    BeliefConfig,
+    SimulationResult,
+    make_params,
+    recordable_runs,
+    simulate,
+    summarise,
+)
 from ifworld.limits import CONFIRM_CALLS, needs_confirmation
 from ui.beliefs_view import config_widgets, parameter_form, player, render_llm_record, summary_over_runs
 from ui.common import current_settings, model_ready, store
@@ -41,7 +49,7 @@ if submitted:
     else:
         st.session_state["beliefs_error"] = None
         st.session_state["beliefs_run"] = (config.to_dict(), seed, n_runs)
-        st.session_state["beliefs_saved"] = workflows.save_simulation(result, store=store())
+        st.session_state["beliefs_saved"] = beliefs.save_simulation(result, store=store())
         st.session_state["beliefs_t"] = 0
         st.session_state["beliefs_playing"] = False
 

@@ -4,8 +4,8 @@ import networkx as nx
 import pandas as pd
 import streamlit as st
 
-from ifworld.whatif import causal
-from ifworld.whatif.models import RecordError, load_record
+from ifworld import whatif
+from ifworld.whatif import RecordError, load_record
 from ui.common import store
 
 st.title("🕸️ Causal map")
@@ -18,7 +18,7 @@ st.caption("Every expert's causal edges (all rounds) merged with the report's ma
 def run_graph(run_id: str, updated: float) -> nx.DiGraph:
     """The run's merged causal graph (cached per run version; ``updated`` busts the cache). The stored record
     is validated here, once (a malformed one raises :class:`RecordError` naming the run and field)."""
-    return causal.build_causal_graph(load_record(store().get_run(run_id).record, run_id))
+    return whatif.build_causal_graph(load_record(store().get_run(run_id).record, run_id))
 
 
 saved = [i for i in store().list_runs("whatif") if i.record and (i.record.get("rounds") or i.record.get("report"))]
@@ -45,7 +45,7 @@ if graph.number_of_nodes() == 0:
 
 with st.form("causal_filters"):
     f1, f2 = st.columns([3, 1])
-    all_domains = causal.domains_of(graph)
+    all_domains = whatif.domains_of(graph)
     domains = f1.multiselect("Domains", all_domains, default=all_domains, key=f"causal_domains_{run_id}")
     min_strength = f2.select_slider("Min strength", [1, 2, 3], value=1, key="causal_min_strength")
     t1, t2, t3, t4 = st.columns(4)
@@ -55,17 +55,17 @@ with st.form("causal_filters"):
     seed = t4.number_input("Layout seed", 0, 999, 0, key="causal_seed")
     st.form_submit_button("Apply")
 
-view = causal.filter_graph(graph, domains, int(min_strength), cross_only)
-loops = causal.feedback_loops(view)
+view = whatif.filter_graph(graph, domains, int(min_strength), cross_only)
+loops = whatif.feedback_loops(view)
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("Nodes", view.number_of_nodes())
 m2.metric("Edges", view.number_of_edges())
 m3.metric("Cross-domain edges", sum(1 for *_, d in view.edges(data=True) if d.get("cross_domain")))
 m4.metric("Feedback loops", len(loops))
-st.plotly_chart(causal.causal_figure(view, show_cycles, show_cross, seed=int(seed), loops=loops),
+st.plotly_chart(whatif.causal_figure(view, show_cycles, show_cross, seed=int(seed), loops=loops),
                 key="causal_fig", width="stretch")
 
-heat = causal.domain_heatmap(causal.graph_domain_edges(view))
+heat = whatif.domain_heatmap(whatif.graph_domain_edges(view))
 if heat is not None:
     st.markdown("#### Cross-domain causal integration")
     st.caption("Domain × domain: net sign × strength of the links from a cause's domain (row) to an effect's "
@@ -76,11 +76,11 @@ left, right = st.columns(2)
 with left:
     st.markdown("#### Most influential nodes")
     st.caption("Ranked by strength-weighted out-degree (how much they drive), then PageRank.")
-    st.dataframe(pd.DataFrame(causal.influential_nodes(view, top=15)).drop(columns=["node"], errors="ignore"),
+    st.dataframe(pd.DataFrame(whatif.influential_nodes(view, top=15)).drop(columns=["node"], errors="ignore"),
                  hide_index=True, width="stretch")
 with right:
     st.markdown("#### Feedback loops")
-    st.caption(f"Simple cycles up to {causal.MAX_CYCLE_LENGTH} nodes (at most {causal.MAX_CYCLES}); "
+    st.caption(f"Simple cycles up to {whatif.MAX_CYCLE_LENGTH} nodes (at most {whatif.MAX_CYCLES}); "
                "an even number of − edges reinforces, an odd number balances.")
     if loops:
         st.dataframe(pd.DataFrame([{"loop": " → ".join([*lp["labels"], lp["labels"][0]]), "kind": lp["kind"],
@@ -91,4 +91,4 @@ with right:
         st.caption("No feedback loops in this view.")
 
 with st.expander(f"All edges ({view.number_of_edges()})"):
-    st.dataframe(pd.DataFrame(causal.edge_rows(view)), hide_index=True, width="stretch")
+    st.dataframe(pd.DataFrame(whatif.edge_rows(view)), hide_index=True, width="stretch")

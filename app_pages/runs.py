@@ -4,10 +4,9 @@
 import streamlit as st
 
 from ifworld import runs
-from ifworld.compare import record_steps
+from ifworld.runs import KINDS, RESUMABLE, STATUSES
 from ifworld.safe_text import inert_markdown
-from ifworld.store import KINDS, RESUMABLE, STATUSES
-from ifworld.whatif.models import RecordError, load_record
+from ifworld.whatif import RecordError, load_record, record_steps
 from ui import runs_view, whatif_view
 from ui.common import current_settings, show_error, store
 from ui.live_view import follow_run

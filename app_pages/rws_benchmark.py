@@ -3,10 +3,9 @@ open every role's trace; earlier runs open from the store without a model."""
 
 import streamlit as st
 
+from ifworld import rws
 from ifworld.limits import CONFIRM_CALLS, needs_confirmation
-from ifworld.rws import benchmark
-from ifworld.rws.patterns import PATTERNS
-from ifworld.rws.records import RecordError
+from ifworld.rws import PATTERNS, RecordError
 from ifworld.safe_text import inert_markdown
 from ui.common import current_settings, model_ready, show_error, store
 from ui.live_view import follow_run
@@ -31,7 +30,7 @@ with tab_new:
         source = st.radio("Data", ["Sample set", "Upload JSONL"], horizontal=True, key="rwsb_source")
         items, label = [], "sample"
         if source == "Sample set":
-            items = benchmark.load_sample()
+            items = rws.load_sample()
         else:
             upload = st.file_uploader("Items (JSONL)", type=["jsonl", "json", "txt"], key="rwsb_upload")
             if upload is not None:
@@ -44,10 +43,10 @@ with tab_new:
         limit = c1.number_input("Items (limit)", min_value=1, max_value=max(1, len(items)),
                                 value=min(5, max(1, len(items))), key="rwsb_limit")
         verify = c2.checkbox("LLM verifier for non-correct verdicts", key="rwsb_verify")
-        models = benchmark.parse_list(models_text) or [settings.model]
+        models = rws.parse_list(models_text) or [settings.model]
         n = min(int(limit), len(items))
         if patterns and n:
-            est = benchmark.estimate_calls(n, patterns, len(models))
+            est = rws.estimate_calls(n, patterns, len(models))
             lo, hi = est["total"]
             tasks = n * len(patterns) * len(models)
             st.caption(f"{n} items × {len(patterns)} patterns × {len(models)} models = {tasks}"
@@ -58,16 +57,16 @@ with tab_new:
             confirmed = st.checkbox(f"Yes, run up to {hi} model calls (more than {CONFIRM_CALLS})",
                                     key="rwsb_confirm")
         if st.button("Run benchmark", type="primary", key="rwsb_run", disabled=not (patterns and n and confirmed)):
-            params = benchmark.benchmark_params(items, patterns, models=models, limit=n, verify=verify,
+            params = rws.benchmark_params(items, patterns, models=models, limit=n, verify=verify,
                                                 data_label=label)
-            run_id = benchmark.start_benchmark(params, store=store())
+            run_id = rws.start_benchmark(params, store=store())
             _follow(run_id)
         failed = st.session_state.get("rwsb_failed")
         if failed and st.button(f"Resume {failed}", key="rwsb_resume"):
             _follow(failed)
 
 with tab_old:
-    earlier = benchmark.list_benchmarks(store())
+    earlier = rws.list_benchmarks(store())
     if not earlier:
         st.info("No benchmark runs saved yet.")
     else:
@@ -87,7 +86,7 @@ if opened:
     else:
         if st.button("Re-grade from saved outputs (no model calls)", key="rwsb_regrade"):
             try:
-                benchmark.regrade(opened, store=store())
+                rws.regrade(opened, store=store())
                 info = store().get_run(opened)
                 st.success("Re-graded with the current grader.")
             except RecordError as exc:  # the results view below names the same problem and shows the record

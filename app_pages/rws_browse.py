@@ -2,10 +2,7 @@
 
 import streamlit as st
 
-from ifworld.rws.benchmark import load_sample
-from ifworld.rws.dataset import RWSItem
-from ifworld.rws.records import load_grade
-from ifworld.rws.verifier import LLMVerifier, grade_output
+from ifworld.rws import LLMVerifier, RWSItem, grade_output, load_grade, load_sample
 from ui.common import current_settings, show_error
 from ui.rws_view import load_upload, render_item, show_grade
 

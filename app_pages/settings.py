@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ifworld import tracing
+from ifworld import llm
 from ui.common import connection_check, current_settings, model_ready, store
 
 st.title("⚙️ About & settings")
@@ -22,15 +22,15 @@ if settings.role_models:
     st.dataframe([{"role": r, "model": m} for r, m in settings.role_models.items()], hide_index=True)
 
 st.subheader("Tracing (LangSmith)")
-if tracing.tracing_requested():
-    names = ", ".join(f"`{k}={v}`" for k, v in tracing.tracing_env().items())
+if llm.tracing_requested():
+    names = ", ".join(f"`{k}={v}`" for k, v in llm.tracing_env().items())
     st.warning(f"{names} is set in the environment: LangChain sends every prompt and model reply of this app "
-               f"to LangSmith (project `{tracing.project()}`). IF-World itself never turns tracing on.", icon="📡")
-    on = st.toggle("Send traces to LangSmith", value=tracing.tracing_active(), key="settings_tracing",
+               f"to LangSmith (project `{llm.project()}`). IF-World itself never turns tracing on.", icon="📡")
+    on = st.toggle("Send traces to LangSmith", value=llm.tracing_active(), key="settings_tracing",
                    help="Applies to every session of this app process until it restarts.")
-    if on != tracing.tracing_active():
-        tracing.set_tracing(on)
-    st.caption("Tracing is **on**: prompts leave this machine." if tracing.tracing_active() else
+    if on != llm.tracing_active():
+        llm.set_tracing(on)
+    st.caption("Tracing is **on**: prompts leave this machine." if llm.tracing_active() else
                "Tracing is **off** for this app process: prompts go only to your model endpoint.")
 else:
     st.caption("LangSmith tracing is off (`LANGSMITH_TRACING` is not set): prompts go only to your model endpoint.")

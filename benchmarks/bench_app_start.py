@@ -22,7 +22,7 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.e2e.conftest import BROWSER_ARGS, CHROMIUM  # noqa: E402
+from tests.browser.conftest import BROWSER_ARGS, CHROMIUM  # noqa: E402
 
 
 def free_port() -> int:

@@ -33,7 +33,7 @@ MODEL_FORMS = [  # common shapes of model output for symbolic answers, beyond th
 
 def _scale_numeric(final: str, factor: float) -> str:
     """Multiply the first number in a numeric final by factor (keeping the unit text)."""
-    from ifworld.rws.units import find_number, join_thousands
+    from ifworld.rws.grading.units import find_number, join_thousands
 
     text = join_thousands(final)
     value, start, end = find_number(text)
@@ -42,7 +42,7 @@ def _scale_numeric(final: str, factor: float) -> str:
 
 def _numeric_perturbations(final: str) -> list[tuple[str, str, str]]:
     """(kind, prediction, expected verdict) for one numeric final."""
-    from ifworld.rws.units import parse_scalar, registry
+    from ifworld.rws.grading.units import parse_scalar, registry
 
     scalar = parse_scalar(final)
     rows = [("numeric: off by 10 %", _scale_numeric(final, 1.10), "incorrect"),
@@ -88,7 +88,7 @@ def _textual_perturbations(final: str) -> list[tuple[str, str, str]]:
 
 def _timed_grading(items: list, predictions: dict) -> tuple[object, float]:
     """Grade and time it (also the slowest single item, graded one by one afterwards)."""
-    from ifworld.rws.grader import grade_many
+    from ifworld.rws.grading.grader import grade_many
 
     start = time.perf_counter()
     report = grade_many(items, predictions)
@@ -96,7 +96,7 @@ def _timed_grading(items: list, predictions: dict) -> tuple[object, float]:
 
 
 def _slowest_item(items: list, predictions: dict) -> tuple[float, str]:
-    from ifworld.rws.grader import grade_item
+    from ifworld.rws.grading.grader import grade_item
 
     worst = (0.0, "")
     for item in items:
@@ -138,7 +138,7 @@ def _count(items: list) -> dict:
 
 def bench_perturbations(items: list) -> None:
     """Share of perturbed predictions with the expected verdict, per kind; worst symbolic time."""
-    from ifworld.rws.grader import DEFAULT_TIMEOUT_S, check
+    from ifworld.rws.grading.grader import DEFAULT_TIMEOUT_S, check
 
     makers = {"numeric": _numeric_perturbations, "symbolic": _symbolic_perturbations,
               "textual": _textual_perturbations}
@@ -175,7 +175,7 @@ def bench_backends(items: list) -> None:
     """Parse rate and mean time of sympy's antlr and lark LaTeX backends on cleaned inputs."""
     from sympy.parsing.latex import parse_latex
 
-    from ifworld.rws.symbolic import clean_latex
+    from ifworld.rws.grading.symbolic import clean_latex
 
     raw = [item.final for item in items if item.type == "symbolic"] + MODEL_FORMS
     for label, use_clean in (("raw", False), ("cleaned by ifworld", True)):
@@ -243,7 +243,7 @@ def bench_side_by_side() -> None:
     """Our grader and Math-Verify on the same pairs: binary accuracy, false "correct"s, disagreements."""
     import subprocess
 
-    from ifworld.rws.grader import check
+    from ifworld.rws.grading.grader import check
 
     pairs = case_pairs()
     ours = []
@@ -303,8 +303,8 @@ def bench_l2s(items: list) -> None:
     """Parse rate of latex2sympy2_extended (our second parser) on the same inputs as the backends."""
     import importlib.util
 
-    from ifworld.rws.symbolic import clean_latex
-    from ifworld.rws.symcompare import parse
+    from ifworld.rws.grading.symbolic import clean_latex
+    from ifworld.rws.grading.symcompare import parse
 
     raw = [item.final for item in items if item.type == "symbolic"] + MODEL_FORMS
     parsers = ["antlr"] + (["latex2sympy2_extended"] if importlib.util.find_spec("latex2sympy2_extended") else [])
@@ -327,8 +327,8 @@ def bench_parser_orders() -> None:
     import importlib.util
     import os
 
-    from ifworld.rws import sandbox
-    from ifworld.rws.grader import check
+    from ifworld.rws.grading import sandbox
+    from ifworld.rws.grading.grader import check
 
     if importlib.util.find_spec("latex2sympy2_extended") is None:
         print("\nparser order: latex2sympy2_extended not installed (pip install latex2sympy2_extended==1.11.0)")

@@ -16,9 +16,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ifworld.config import load_settings  # noqa: E402
+from ifworld.runs.store import RunStore  # noqa: E402
 from ifworld.rws import benchmark  # noqa: E402
 from ifworld.rws.patterns import EXPECTED_CALLS, PATTERNS, run_pattern  # noqa: E402
-from ifworld.store import RunStore  # noqa: E402
 from tests.fixtures.fake_openai import FakeOpenAI  # noqa: E402
 
 ACCEPT_ITEM, REJECT_ITEM = "2025_IFW_2_b", "2025_IFW_1_b"

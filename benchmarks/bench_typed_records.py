@@ -18,10 +18,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ifworld import compare  # noqa: E402
-from ifworld.whatif import causal  # noqa: E402
-from ifworld.whatif.models import load_record  # noqa: E402
-from tests.whatif_causal.records import sample_record  # noqa: E402
+from ifworld.whatif import (
+    causal,  # noqa: E402
+    compare,  # noqa: E402
+)
+from ifworld.whatif.records import load_record  # noqa: E402
+from tests.whatif.records import sample_record  # noqa: E402
 
 TASK_COPIES = 20  # 16 stored tasks × 20 = 320 (item, pattern, model) tasks
 
@@ -87,9 +89,9 @@ def rws_figures() -> dict[str, float]:
 
 
 def belief_figures() -> dict[str, float]:
-    from ifworld.beliefs.llm_graph import recording_of
+    from ifworld.beliefs.graph import recording_of
     from ifworld.beliefs.records import load_belief_record
-    from tests.beliefs_llm.belief_records import llm_record
+    from tests.beliefs.belief_records import llm_record
 
     raw = llm_record()
     typed = load_belief_record(raw)

@@ -27,7 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ifworld.config import load_settings  # noqa: E402
-from ifworld.store import RunStore  # noqa: E402
+from ifworld.runs.store import RunStore  # noqa: E402
 from ifworld.whatif import DEFAULT_EXPERTS, default_params, estimate_calls, service  # noqa: E402
 from tests.fixtures.fake_openai import FakeOpenAI  # noqa: E402
 

@@ -20,8 +20,18 @@ import typer
 from ifworld import __version__, resources
 from ifworld.limits import confirmation_message, needs_confirmation
 from ifworld.redact import guard_std_streams, safe_error
-from ifworld.runs import EXPORT_FORMATS, RunFailed, drive, export_run, get_workflow, request_cancel
-from ifworld.store import KINDS, RunLive, StoreError, get_store
+from ifworld.runs import (
+    EXPORT_FORMATS,
+    KINDS,
+    RunFailed,
+    RunLive,
+    StoreError,
+    drive,
+    export_run,
+    get_store,
+    get_workflow,
+    request_cancel,
+)
 
 app = typer.Typer(
     help="IF-World Studio: what-if scenarios, belief exchange and Reasoning With a Star.",
@@ -123,8 +133,8 @@ def runs_resume(
         try:
             record = drive(run_id, resume_value=answer) if answer is not None else _resume(run_id, info.workflow)
             if store.get_run(run_id).status == "paused":
+                from ifworld.whatif import pending_asks
                 from ifworld.whatif.cli import print_pause
-                from ifworld.whatif.service import pending_asks
 
                 record = {"run_id": run_id, "paused": pending_asks(run_id)}
                 print_pause(run_id, record["paused"])
@@ -175,8 +185,7 @@ def _answer(run_id: str, status: str, edit: Path | None) -> Any:
     except (OSError, ValueError) as exc:
         typer.echo(f"cannot read the answer file {edit}: {exc}", err=True)
         raise typer.Exit(2) from exc
-    from ifworld.whatif.review import ReviewError, check_answer
-    from ifworld.whatif.service import pending_asks
+    from ifworld.whatif import ReviewError, check_answer, pending_asks
 
     try:
         for ask in pending_asks(run_id):
@@ -206,7 +215,7 @@ def runs_export(
     out: Annotated[Path | None, typer.Option(help="File to write (default: stdout).")] = None,
 ) -> None:
     """Export a run as Markdown, JSON or self-contained HTML (never includes keys; model text made inert)."""
-    from ifworld.whatif.models import RecordError
+    from ifworld.whatif import RecordError
 
     if fmt not in EXPORT_FORMATS:
         typer.echo(f"--format must be one of {', '.join(EXPORT_FORMATS)}", err=True)

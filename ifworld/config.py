@@ -19,6 +19,8 @@ from typing import Any, Literal
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from ifworld import redact
+
 DEFAULT_MODEL = "gpt-4o-mini"
 DEFAULT_DB = Path.home() / ".ifworld" / "runs.sqlite"
 ROLE_MODEL_PREFIX = "IFWORLD_MODEL_"
@@ -41,7 +43,6 @@ NO_MODEL_HELP = (
     "local OpenAI-compatible server such as Ollama (http://localhost:11434/v1), vLLM, LM Studio or "
     "llama.cpp, or fill in the sidebar."
 )
-SECRETS_FILES = (Path(".streamlit/secrets.toml"), Path.home() / ".streamlit" / "secrets.toml")
 
 
 class Settings(BaseSettings):
@@ -127,7 +128,7 @@ class _SecretsTomlSource(PydanticBaseSettingsSource):
 
     def __call__(self) -> dict[str, Any]:
         data: dict[str, Any] = {}
-        for path in SECRETS_FILES:
+        for path in redact.SECRETS_FILES:
             if path.is_file():
                 try:
                     loaded = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -173,9 +174,7 @@ def load_settings(overrides: dict[str, Any] | None = None) -> Settings:
     """Resolve settings; ``overrides`` (e.g. from the sidebar) win, empty values are ignored."""
     clean = {k: v for k, v in (overrides or {}).items() if v not in (None, "")}
     if isinstance(clean.get("api_key"), str):
-        from ifworld.redact import register_secret  # a key typed in the sidebar is masked from now on
-
-        register_secret(clean["api_key"])
+        redact.register_secret(clean["api_key"])  # a key typed in the sidebar is masked from now on
     secrets = _SecretsTomlSource(Settings)()
     role_models = {**_role_models_from(secrets), **_role_models_from(dict(os.environ))}
     role_models.update(clean.pop("role_models", {}) or {})

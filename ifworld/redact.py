@@ -37,6 +37,9 @@ def register_secret(value: str | None) -> None:
             _registered.add(value.strip())
 
 
+SECRETS_FILES = (Path(".streamlit/secrets.toml"), Path.home() / ".streamlit" / "secrets.toml")
+"""Streamlit secrets files read for settings (:mod:`ifworld.config`) and masked wherever text is written."""
+
 def known_secrets() -> tuple[str, ...]:
     """Every secret to mask, longest first (so a key containing another is masked whole)."""
     env = tuple(sorted((k, v) for k, v in os.environ.items() if k in KEY_NAMES or SECRET_NAME_RE.search(k)))
@@ -47,9 +50,7 @@ def known_secrets() -> tuple[str, ...]:
 
 
 def _secrets_files() -> tuple[Path, ...]:
-    from ifworld.config import SECRETS_FILES  # config imports this module: look up late
-
-    return SECRETS_FILES
+    return SECRETS_FILES  # read at call time: tests and the app point it elsewhere
 
 
 def _stamp(path: Path) -> tuple[str, float | None]:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ifworld.config import Settings, load_settings
-from ifworld.store import RunStore
+from ifworld.runs.store import RunStore
 from tests.fixtures.fake_openai import FakeOpenAI
 
 LEAKY_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL")

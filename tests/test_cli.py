@@ -54,8 +54,8 @@ def test_resume_interrupted_via_cli(llm_env) -> None:
 
 
 def test_export_of_a_malformed_whatif_record_names_run_and_field() -> None:
-    from ifworld.store import get_store
-    from tests.whatif_causal.records import sample_record
+    from ifworld.runs.store import get_store
+    from tests.whatif.records import sample_record
 
     rec = sample_record()
     rec["rounds"][1]["experts"]["geophysics"] = "not an expert output"

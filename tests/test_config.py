@@ -4,14 +4,14 @@ from pathlib import Path
 
 import pytest
 
-from ifworld import config
+from ifworld import config, redact
 from ifworld.config import load_settings
 
 
 @pytest.fixture
 def secrets_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "secrets.toml"
-    monkeypatch.setattr(config, "SECRETS_FILES", (path,))
+    monkeypatch.setattr(redact, "SECRETS_FILES", (path,))
     return path
 
 

@@ -1,15 +1,31 @@
-"""House rules that keep the layers apart."""
+"""House rules that keep the layers apart (docs/architecture.md): front doors, no cycles, one model layer."""
+
+from __future__ import annotations
 
 import ast
+import importlib
 from pathlib import Path
 
+import networkx as nx
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
+ENGINES = ("whatif", "rws", "beliefs")
+INFRASTRUCTURE = ("llm", "runs")
+# Top-level helpers any layer may use (no engine, model or store logic in them).
+HELPERS = {"ifworld", "ifworld.config", "ifworld.errors", "ifworld.limits", "ifworld.redact", "ifworld.safe_text",
+           "ifworld.safe_yaml", "ifworld.prompts", "ifworld.resources", "ifworld.files"}
+FRONT_DOORS = {f"ifworld.{name}" for name in ENGINES + INFRASTRUCTURE}
+MAX_README_LINES = 200
+
+
+def _tree(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"))
 
 
 def _imports(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
     names = set()
-    for node in ast.walk(tree):
+    for node in ast.walk(_tree(path)):
         if isinstance(node, ast.Import):
             names |= {a.name.split(".")[0] for a in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module:
@@ -17,20 +33,135 @@ def _imports(path: Path) -> set[str]:
     return names
 
 
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _ifworld_imports(path: Path) -> list[tuple[str, str | None, int]]:
+    """(module, imported name or None, line) for every ``ifworld`` import in a file, wherever it stands."""
+    found = []
+    for node in ast.walk(_tree(path)):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "ifworld":
+            found += [(node.module, a.name, node.lineno) for a in node.names]
+        elif isinstance(node, ast.Import):
+            found += [(a.name, None, node.lineno) for a in node.names if a.name.split(".")[0] == "ifworld"]
+    return found
+
+
+def _package_modules() -> dict[str, Path]:
+    return {_module_name(p): p for p in (ROOT / "ifworld").rglob("*.py")}
+
+
 def test_engines_never_import_streamlit() -> None:
     offenders = [str(p.relative_to(ROOT)) for p in (ROOT / "ifworld").rglob("*.py") if "streamlit" in _imports(p)]
     assert offenders == []
 
 
-def test_only_llm_module_builds_chat_clients() -> None:
+def test_only_the_model_layer_builds_chat_clients() -> None:
     offenders = []
     for p in (ROOT / "ifworld").rglob("*.py"):
-        if p.name != "llm.py" and ("langchain_openai" in _imports(p) or "openai" in _imports(p)):
+        if p.parent.name != "llm" and ({"langchain_openai", "openai"} & _imports(p)):
             offenders.append(str(p.relative_to(ROOT)))
-    for p in (ROOT / "app_pages").glob("*.py"):
+    for p in [*(ROOT / "app_pages").glob("*.py"), *(ROOT / "ui").glob("*.py"), ROOT / "app.py"]:
         if {"langchain_openai", "openai"} & _imports(p):
             offenders.append(str(p.relative_to(ROOT)))
     assert offenders == []
+
+
+def _consumer_files() -> list[Path]:
+    return [*(ROOT / "ui").glob("*.py"), *(ROOT / "app_pages").glob("*.py"), ROOT / "app.py",
+            ROOT / "ifworld" / "cli.py"]
+
+
+def test_pages_ui_and_cli_enter_engines_through_their_front_doors() -> None:
+    """ui/, app_pages/ and ifworld/cli.py import engines and infrastructure only by their front doors, and
+    only names those doors export (``__all__``); the one exception is the CLI mounting the engines' own CLIs."""
+    offenders = []
+    for path in _consumer_files():
+        for module, name, line in _ifworld_imports(path):
+            where = f"{path.relative_to(ROOT)}:{line}"
+            if path.name == "cli.py" and path.parent.name == "ifworld" and module in {
+                    f"ifworld.{e}.cli" for e in ENGINES}:
+                continue
+            if module in HELPERS and not (module == "ifworld" and name in ENGINES + INFRASTRUCTURE):
+                continue
+            if module == "ifworld" and name in ENGINES + INFRASTRUCTURE:
+                continue  # ``from ifworld import rws``: the door itself, used as a namespace
+            if module not in FRONT_DOORS:
+                offenders.append(f"{where}: imports {module}")
+            elif name is not None and name not in importlib.import_module(module).__all__:
+                offenders.append(f"{where}: {name} is not exported by {module}")
+    assert offenders == []
+
+
+def test_namespace_use_of_a_front_door_stays_inside_all() -> None:
+    """``from ifworld import rws`` then ``rws.x``: x must be one of the door's exported names too."""
+    offenders = []
+    for path in _consumer_files():
+        tree = _tree(path)
+        doors = {a.asname or a.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                 and node.module == "ifworld" for a in node.names if a.name in ENGINES + INFRASTRUCTURE}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in doors:
+                exported = importlib.import_module(f"ifworld.{node.value.id}").__all__
+                if node.attr not in exported:
+                    offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value.id}.{node.attr}")
+    assert offenders == []
+
+
+@pytest.mark.parametrize("package", ENGINES + INFRASTRUCTURE + ("rws.grading",))
+def test_every_front_door_maps_its_modules_and_resolves_its_exports(package: str) -> None:
+    module = importlib.import_module(f"ifworld.{package}")
+    assert module.__doc__ and len(module.__doc__.splitlines()) >= 5, "the docstring maps the package's modules"
+    assert module.__all__, "the public API is listed in __all__"
+    missing = [name for name in module.__all__ if getattr(module, name, None) is None]
+    assert missing == []
+
+
+def _module_graph() -> nx.DiGraph:
+    """ifworld's modules and their imports (wherever they stand, function bodies included). Importing a module
+    runs the ``__init__`` of every package above it first, so an edge also goes to each of those — except the
+    packages above the importing module itself, which are already initialised when it runs."""
+    modules = _package_modules()
+    graph = nx.DiGraph()
+    graph.add_nodes_from(modules)
+    for name in modules:
+        own = {".".join(name.split(".")[:i]) for i in range(1, name.count(".") + 2)}
+        for module, imported, _ in _ifworld_imports(modules[name]):
+            target = f"{module}.{imported}" if imported and f"{module}.{imported}" in modules else module
+            parts = target.split(".")
+            for enclosing in (".".join(parts[:i]) for i in range(1, len(parts) + 1)):
+                if enclosing in modules and enclosing not in own:
+                    graph.add_edge(name, enclosing)
+    return graph
+
+
+def test_no_import_cycles() -> None:
+    cycles = list(nx.simple_cycles(_module_graph()))
+    assert cycles == [], "\n".join(" -> ".join(c + c[:1]) for c in cycles[:10])
+
+
+def test_engine_clis_are_registered_explicitly() -> None:
+    """The ``ifworld`` command mounts each engine's CLI by an import a reader (and an IDE) can follow."""
+    cli = _tree(ROOT / "ifworld" / "cli.py")
+    mounted = {node.module for node in ast.walk(cli) if isinstance(node, ast.ImportFrom)
+               and node.module and node.module.endswith(".cli") and any(a.name == "app" for a in node.names)}
+    assert mounted == {f"ifworld.{e}.cli" for e in ENGINES}
+    assert "import_module" not in (ROOT / "ifworld" / "cli.py").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_engines_share_one_skeleton(engine: str) -> None:
+    """The same file names for the same jobs in every engine (docs/architecture.md)."""
+    present = {p.stem for p in (ROOT / "ifworld" / engine).glob("*.py")}
+    assert {"__init__", "cli", "workflows", "records"} <= present
+    assert not present & {"models", "pipeline", "llm_cli", "params_cli", "bench_cli", "llm_graph"}
+
+
+def test_readme_stays_short() -> None:
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").count("\n")
+    assert lines <= MAX_README_LINES, f"README.md has {lines} lines; move detail into docs/"
 
 
 def test_prompts_render_strictly() -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from ifworld import prompts
 from ifworld.whatif import DEFAULT_EXPERTS, service
-from ifworld.whatif.record import default_params
+from ifworld.whatif.params import default_params
 
 PREFIX_TARGET = 0.80
 

@@ -12,24 +12,28 @@ import plotly.graph_objects as go
 import streamlit as st
 import yaml
 
-from ifworld.beliefs import animation, figures, paper, tables
-from ifworld.beliefs.config import MAX_SEED, STRATEGIES, bounds_text, field_info
-from ifworld.beliefs.domain import Domain
-from ifworld.beliefs.llm_graph import recording_of
-from ifworld.beliefs.recording import Recording
-from ifworld.beliefs.records import (
+from ifworld import beliefs
+from ifworld.beliefs import (
+    MAX_SEED,
+    STRATEGIES,
     AgentDone,
     AgentStarted,
     BeliefRoundDone,
+    Domain,
     LLMBeliefRecord,
+    Recording,
     SimulationRecord,
     SweepRecord,
+    bounds_text,
+    field_info,
     load_belief_record,
     load_llm_record,
+    parse_grid,
     parse_llm_progress,
+    read_table,
+    recording_of,
 )
-from ifworld.beliefs.sweep import parse_grid, read_table
-from ifworld.events import Event
+from ifworld.runs import Event
 from ui.player import step_player
 from ui.runs_view import register_renderer
 
@@ -118,9 +122,9 @@ def _still(fig: go.Figure, t: int) -> go.Figure:
 
 def animated_figures(recording: Recording, domain: Domain, run: int = 0) -> dict[str, go.Figure]:
     """The engine's animated network, heatmap and metrics figures for one run."""
-    return {"network": animation.network_figure(recording, domain, run),
-            "heatmap": animation.belief_heatmap_figure(recording, domain, run),
-            "metrics": animation.metrics_figure(recording, run)}
+    return {"network": beliefs.network_figure(recording, domain, run),
+            "heatmap": beliefs.belief_heatmap_figure(recording, domain, run),
+            "metrics": beliefs.metrics_figure(recording, run)}
 
 
 def player(recording: Recording, domain: Domain, prefix: str, run: int = 0) -> None:
@@ -136,7 +140,7 @@ def player(recording: Recording, domain: Domain, prefix: str, run: int = 0) -> N
         return
 
     def frame(t: int) -> None:
-        data = animation.round_data(recording, domain, run=run, t=t)
+        data = beliefs.round_data(recording, domain, run=run, t=t)
         st.markdown(f"**Round {t} of {last}** · F1 {data['f1']:.3f} · precision {data['precision']:.3f} · "
                     f"recall {data['recall']:.3f} · STOP votes {data['stop_share']:.0%}")
         left, right = st.columns(2)
@@ -144,7 +148,7 @@ def player(recording: Recording, domain: Domain, prefix: str, run: int = 0) -> N
                                 selection_mode="points")
         _clicked_agent(net, prefix, recording.beliefs.shape[2])
         heat_fig = _still(figs["heatmap"], t)
-        clickable = animation.add_cell_layer(heat_fig)
+        clickable = beliefs.add_cell_layer(heat_fig)
         heat = right.plotly_chart(heat_fig, key=f"{prefix}_heat", on_select="rerun" if clickable else "ignore",
                                   selection_mode="points")
         _clicked_cell(heat, prefix, recording, domain)
@@ -175,9 +179,9 @@ def _new_points(event: Any, seen_key: str) -> list[dict[str, Any]]:
 
 def _clicked_agent(event: Any, prefix: str, agents: int) -> None:
     """A click on an agent's node selects it in the agent inspector (the node trace follows the three
-    edge traces; its points are :func:`animation.drawn_agents` in order). Runs before the inspector's
+    edge traces; its points are :func:`beliefs.drawn_agents` in order). Runs before the inspector's
     widgets exist in this run: Streamlit refuses a widget's state set after it was drawn."""
-    shown = animation.drawn_agents(agents)
+    shown = beliefs.drawn_agents(agents)
     for point in _new_points(event, f"{prefix}_net_seen"):
         index = point.get("point_index", -1)
         if point.get("curve_number", -1) == 3 and 0 <= index < len(shown):
@@ -187,7 +191,7 @@ def _clicked_agent(event: Any, prefix: str, agents: int) -> None:
 def _clicked_cell(event: Any, prefix: str, recording: Recording, domain: Domain) -> None:
     """A click on a heatmap cell selects its fact and its agent (row) in the inspector (before the
     inspector's widgets are drawn, as for nodes)."""
-    cell = animation.clicked_cell(_new_points(event, f"{prefix}_heat_seen"), domain, recording.beliefs.shape[2])
+    cell = beliefs.clicked_cell(_new_points(event, f"{prefix}_heat_seen"), domain, recording.beliefs.shape[2])
     if cell is not None:
         st.session_state[f"{prefix}_fact"], st.session_state[f"{prefix}_agent"] = cell
 
@@ -198,16 +202,16 @@ def inspector(recording: Recording, domain: Domain, prefix: str, run: int, t: in
     c = st.columns(2)
     agent = c[0].selectbox("Inspect agent (or click a node)", ["—", *range(recording.beliefs.shape[2])],
                            key=f"{prefix}_agent")
-    facts = [int(f) for f in animation.fact_order(domain)]
+    facts = [int(f) for f in beliefs.fact_order(domain)]
     fact = c[1].selectbox("Inspect fact (or click a heatmap cell)", ["—", *facts], key=f"{prefix}_fact",
                           format_func=lambda f: f if f == "—" else
                           f"{'✅' if domain.truth[f] else '❌'} {domain.labels[f]}")
     if agent != "—":
-        st.plotly_chart(animation.agent_figure(recording, domain, run, int(agent)), key=f"{prefix}_agent_fig")
-        st.dataframe(pd.DataFrame(animation.agent_history(recording, domain, run, int(agent))), hide_index=True,
+        st.plotly_chart(beliefs.agent_figure(recording, domain, run, int(agent)), key=f"{prefix}_agent_fig")
+        st.dataframe(pd.DataFrame(beliefs.agent_history(recording, domain, run, int(agent))), hide_index=True,
                      key=f"{prefix}_agent_rows")
     if fact != "—":
-        holders = animation.fact_holders(recording, domain, run, int(fact), t)
+        holders = beliefs.fact_holders(recording, domain, run, int(fact), t)
         st.markdown(f"**{domain.labels[fact]}** ({'true' if domain.truth[fact] else 'false'}) after round {t}: "
                     + " · ".join(f"{group} {len(who)}" for group, who in holders.items()))
         st.dataframe(pd.DataFrame({"group": list(holders), "agents": [len(v) for v in holders.values()],
@@ -358,16 +362,16 @@ def sweep_results(rows: pd.DataFrame, prefix: str) -> None:
     names = ["Table 1 · by condition", "Table 2 · fact type", "Table 3 · most missed", "Table 4 · strategy",
              "Table 5 · convergence", "Table 6 · top configs", "Figure 1", "Figure 2"]
     tabs = st.tabs(names)
-    builders = (tables.table1_by_condition, tables.table2_by_fact_type, tables.table3_most_missed,
-                tables.table4_strategy_by_condition, tables.table5_convergence, tables.table6_top_configurations)
+    builders = (beliefs.table1_by_condition, beliefs.table2_by_fact_type, beliefs.table3_most_missed,
+                beliefs.table4_strategy_by_condition, beliefs.table5_convergence, beliefs.table6_top_configurations)
     for tab, build in zip(tabs[:6], builders, strict=True):
         with tab:
             st.caption(build.__doc__.splitlines()[0])
             table = build(rows)
-            shown = table if build is tables.table4_strategy_by_condition else tables.readable(table)
-            st.dataframe(shown, hide_index=build is not tables.table4_strategy_by_condition,
+            shown = table if build is beliefs.table4_strategy_by_condition else beliefs.readable(table)
+            st.dataframe(shown, hide_index=build is not beliefs.table4_strategy_by_condition,
                          key=f"{prefix}_{build.__name__}")
-    for tab, name, build in ((tabs[6], "figure1", figures.figure1), (tabs[7], "figure2", figures.figure2)):
+    for tab, name, build in ((tabs[6], "figure1", beliefs.figure1), (tabs[7], "figure2", beliefs.figure2)):
         with tab:
             fig = build(rows)
             st.plotly_chart(fig, key=f"{prefix}_{name}")
@@ -376,12 +380,12 @@ def sweep_results(rows: pd.DataFrame, prefix: str) -> None:
 
 def _export_buttons(fig: go.Figure, key: str) -> None:
     """PNG / SVG for slides, rendered on click (kaleido is optional)."""
-    if not figures.HAS_KALEIDO:
+    if not beliefs.HAS_KALEIDO:
         st.caption("PNG / SVG export: `pip install 'ifworld[export]'` (kaleido).")
         return
     if st.button("🖼️ Prepare PNG and SVG", key=f"{key}_prep"):
         try:
-            st.session_state[f"{key}_img"] = {f: figures.figure_image(fig, f) for f in ("png", "svg")}
+            st.session_state[f"{key}_img"] = {f: beliefs.figure_image(fig, f) for f in ("png", "svg")}
         except (ValueError, RuntimeError, OSError) as exc:
             st.error(f"Image export failed: {exc}")
     images = st.session_state.get(f"{key}_img")
@@ -397,13 +401,14 @@ def paper_report(rep: Any, prefix: str) -> None:
     """The paper's Tables 1, 4, 5, 6 beside ours under both readings, per configuration, residuals."""
     st.markdown(f"**Rule {rep.rule}** · {rep.configurations} configurations × {rep.seeds} seeds × {rep.runs} runs "
                 "per reading")
-    for title, table in (("Table 1 · heuristic row", paper.table1(rep)), ("Table 4 · by strategy", paper.table4(rep)),
-                         ("Table 5 · convergence", paper.table5(rep)), ("Table 6 · top runs", paper.table6(rep))):
+    for title, table in (("Table 1 · heuristic row", beliefs.table1(rep)),
+                         ("Table 4 · by strategy", beliefs.table4(rep)),
+                         ("Table 5 · convergence", beliefs.table5(rep)), ("Table 6 · top runs", beliefs.table6(rep))):
         st.markdown(f"**{title}**")
         st.dataframe(table, hide_index=True, key=f"{prefix}_{title[:7]}")
     with st.expander("Per configuration"):
-        st.dataframe(paper.per_configuration(rep), hide_index=True, key=f"{prefix}_per_config")
-    st.markdown("**Residual differences**\n" + "\n".join(f"- {line}" for line in paper.residuals(rep)))
+        st.dataframe(beliefs.per_configuration(rep), hide_index=True, key=f"{prefix}_per_config")
+    st.markdown("**Residual differences**\n" + "\n".join(f"- {line}" for line in beliefs.residuals(rep)))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -411,7 +416,7 @@ def paper_report(rep: Any, prefix: str) -> None:
 # ---------------------------------------------------------------------------------------------------
 def render_beliefs_record(record: dict[str, Any], key: str) -> None:
     """Runs-page view of any belief record: LLM run (animated), simulation summary, or sweep tables. The
-    record is validated once; a malformed one raises :class:`~ifworld.records.RecordError`, which the Runs
+    record is validated once; a malformed one raises :class:`~ifworld.runs.records.RecordError`, which the Runs
     page shows with the run's id before anything of it is drawn."""
     rec = load_belief_record(record)
     if isinstance(rec, LLMBeliefRecord):

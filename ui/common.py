@@ -13,7 +13,7 @@ from ifworld.redact import redact, safe_error
 from ifworld.safe_text import inert_markdown
 
 if TYPE_CHECKING:
-    from ifworld.store import RunStore
+    from ifworld.runs import RunStore
 
 SIDEBAR_KEYS = ("base_url", "model", "api_key")
 
@@ -37,7 +37,7 @@ def current_settings() -> Settings:
 
 @st.cache_resource(show_spinner=False)
 def _store(path: str) -> RunStore:
-    from ifworld.store import get_store  # langgraph import is slow: only pages that need the store pay it
+    from ifworld.runs import get_store  # langgraph import is slow: only pages that need the store pay it
 
     return get_store(path)
 
@@ -48,7 +48,7 @@ def store() -> RunStore:
     A store that cannot be opened (corrupt file, read-only directory, full disk) is reported with its path
     and a way out, and the page stops there instead of showing a traceback.
     """
-    from ifworld.store import StoreError
+    from ifworld.runs import StoreError
 
     try:
         return _store(str(current_settings().db_path))

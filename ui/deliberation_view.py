@@ -4,7 +4,7 @@ Per round it shows the shared frame as the paper defines it — consensus with c
 with the experts on each side and the rule that adjudicated them, conditional branches with their
 probability, the debate brief — what changed since the previous round (including each expert's own note on
 how the frame changed their view) and the domain × domain causal integration heatmap of that round's edges.
-It reads typed objects only (:mod:`ifworld.whatif.models`).
+It reads typed objects only (:mod:`ifworld.whatif.records`).
 """
 
 from __future__ import annotations
@@ -12,10 +12,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from ifworld.whatif.causal import domain_heatmap
-from ifworld.whatif.models import Frame, FrameDiff
-from ifworld.whatif.numbers import confidence, pct
-from ifworld.whatif.schemas import ADJUDICATION_RULES, Conflict, ExpertOutput
+from ifworld.whatif import ADJUDICATION_RULES, Conflict, ExpertOutput, Frame, FrameDiff, confidence, domain_heatmap, pct
 from ui.common import inert
 
 sst = inert()  # every text element here may carry model text: rendered inert

@@ -15,24 +15,24 @@ from typing import Any
 import streamlit as st
 
 from ifworld import runs
-from ifworld.events import Event, ExpertPartial
 from ifworld.llm import usage_totals
 from ifworld.redact import redact
+from ifworld.runs import Event, ExpertPartial
 from ifworld.safe_text import inert_markdown
-from ifworld.whatif.models import (
+from ifworld.whatif import (
     BaselineStepDone,
     ExpertDone,
     ExpertFailed,
+    ExpertOutput,
     ExpertStarted,
     FrameBuilt,
     PhaseEvent,
     ReportDone,
     RoundDone,
+    estimate_calls,
     parse_progress,
+    progress,
 )
-from ifworld.whatif.progress import progress
-from ifworld.whatif.record import estimate_calls
-from ifworld.whatif.schemas import ExpertOutput
 from ui import whatif_view
 from ui.common import current_settings, inert, show_error, store
 from ui.deliberation_view import render_deliberation
@@ -47,7 +47,7 @@ PHASE_LABELS = {"refine": "Refining the proposition", "experts": "Experts are re
 
 
 class LiveWhatIf:
-    """Renders one what-if run's typed events (:mod:`ifworld.whatif.models`) as they arrive.
+    """Renders one what-if run's typed events (:mod:`ifworld.whatif.records`) as they arrive.
 
     Layout, top to bottom: one progress bar (calls, elapsed, ETA) with one status line that is replaced,
     never appended; usage counters; the streaming tail; then one block per round — expert tabs filled as

@@ -1,6 +1,6 @@
 """An expert's answer while it is being written: the fields its streamed JSON has so far, as plain text.
 
-Fed by ``expert_partial`` progress events (:class:`ifworld.events.ExpertPartial`); the finished card
+Fed by ``expert_partial`` progress events (:class:`ifworld.runs.events.ExpertPartial`); the finished card
 (``expert_done``) replaces it.
 """
 

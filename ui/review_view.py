@@ -8,8 +8,8 @@ from typing import Any
 
 import streamlit as st
 
-from ifworld.whatif.propositions import KNOWN_EXPERTS
-from ifworld.whatif.review import (
+from ifworld.whatif import (
+    KNOWN_EXPERTS,
     PARTICIPANT,
     PARTICIPANT_MAX_CHARS,
     BetweenRoundsAsk,

@@ -11,10 +11,9 @@ import time
 
 import streamlit as st
 
-from ifworld import runs
-from ifworld.store import RunInfo
-from ifworld.whatif import service
-from ifworld.whatif.models import load_record
+from ifworld import runs, whatif
+from ifworld.runs import RunInfo
+from ifworld.whatif import load_record
 from ui import whatif_view
 from ui.common import current_settings, store
 from ui.live_view import follow_run, show_failure
@@ -61,7 +60,7 @@ def _rounds_so_far(run_id: str, values: dict) -> None:
 
 
 def _paused(run_id: str, ready: bool) -> None:
-    asks, values = service.paused_state(run_id, current_settings(), store())
+    asks, values = whatif.paused_state(run_id, current_settings(), store())
     _rounds_so_far(run_id, values)
     if not asks:
         return

@@ -14,9 +14,9 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from ifworld import compare
-from ifworld.store import RunInfo
-from ifworld.whatif.models import RecordError, WhatIfRecord, load_record
+from ifworld import whatif
+from ifworld.runs import RunInfo
+from ifworld.whatif import RecordError, WhatIfRecord, load_record
 from ui import whatif_view
 from ui.common import safe_md, show_error
 
@@ -91,7 +91,7 @@ def runs_frame(infos: list[RunInfo]) -> pd.DataFrame:
 def render_replay_state(kind: str, step: dict[str, Any], previous: dict[str, Any] | None, key: str) -> None:
     """One replay step: which nodes wrote, what changed, and the state rendered like a live run."""
     values = step.get("values") or {}
-    changed = compare.changed_keys((previous or {}).get("values"), values)
+    changed = whatif.changed_keys((previous or {}).get("values"), values)
     st.caption(f"Step {step.get('step')} · wrote: {', '.join(step.get('nodes') or []) or '—'} · "
                f"next: {', '.join(step.get('next') or []) or 'end'}")
     rec = whatif_state_view(values) if kind == "whatif" else None
@@ -117,7 +117,7 @@ def whatif_state_view(values: dict[str, Any]) -> WhatIfRecord | None:
     if not isinstance(values.get("rounds"), list):
         rounds: list[dict[str, Any]] = []
         if values.get("outputs"):
-            from ifworld.whatif.pipeline import round_records
+            from ifworld.whatif import round_records
 
             rounds = round_records(values)
         diffs = [{**(f.get("diff") or {}), "round": f.get("round")} for f in values.get("frames") or []
@@ -145,19 +145,19 @@ def render_compare(a: RunInfo, b: RunInfo, key: str = "cmp") -> None:
     if rec_a.proposition != rec_b.proposition:
         st.caption("Note: the two runs answer different propositions.")
     label_a, label_b = f"A: {_method(rec_a, a)}", f"B: {_method(rec_b, b)}"
-    pairs = ((label_a, compare.judge_scores(rec_a)), (label_b, compare.judge_scores(rec_b)))
+    pairs = ((label_a, whatif.judge_scores(rec_a)), (label_b, whatif.judge_scores(rec_b)))
     scored = {lab: s for lab, s in pairs if s}
     if scored:
         left, right = st.columns(2)
-        left.plotly_chart(compare.judge_radar(scored), key=f"{key}_radar", width="stretch")
-        right.plotly_chart(compare.judge_bars(scored), key=f"{key}_bars", width="stretch")
+        left.plotly_chart(whatif.judge_radar(scored), key=f"{key}_radar", width="stretch")
+        right.plotly_chart(whatif.judge_bars(scored), key=f"{key}_bars", width="stretch")
     else:
         st.caption("Neither run is judged yet — open a run and press “Judge this run” to score it.")
     st.markdown("#### Usage")
-    table = compare.usage_table({label_a: compare.usage_of(rec_a, a.usage),
-                                 label_b: compare.usage_of(rec_b, b.usage)})
+    table = whatif.usage_table({label_a: whatif.usage_of(rec_a, a.usage),
+                                 label_b: whatif.usage_of(rec_b, b.usage)})
     st.dataframe(pd.DataFrame(table), hide_index=True, width="stretch")
-    sec_a, sec_b = compare.report_sections(rec_a), compare.report_sections(rec_b)
+    sec_a, sec_b = whatif.report_sections(rec_a), whatif.report_sections(rec_b)
     for title in list(dict.fromkeys([*sec_a, *sec_b])):
         safe_md(f"#### {title}")
         left, right = st.columns(2)

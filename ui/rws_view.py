@@ -14,10 +14,18 @@ import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
-from ifworld.events import Event
-from ifworld.rws import benchmark
-from ifworld.rws.dataset import LoadResult, RWSItem, load_items
-from ifworld.rws.records import BenchmarkRecord, Grade, RecordError, TraceEntry, load_benchmark_record
+from ifworld import rws
+from ifworld.runs import Event
+from ifworld.rws import (
+    BenchmarkRecord,
+    Grade,
+    LoadResult,
+    RecordError,
+    RWSItem,
+    TraceEntry,
+    load_benchmark_record,
+    load_items,
+)
 from ui.common import safe_md, show_error
 from ui.runs_view import register_renderer, render_generic
 
@@ -134,7 +142,7 @@ def accuracy_chart(record: Record) -> go.Figure:
 
 def verdict_matrix(record: Record) -> go.Figure:
     """Items × patterns (× models) heatmap coloured by verdict."""
-    df = benchmark.results_frame(record)
+    df = rws.results_frame(record)
     if df.empty:
         return go.Figure()
     multi = df["model"].nunique() > 1
@@ -153,7 +161,7 @@ def verdict_matrix(record: Record) -> go.Figure:
 
 def cost_scatter(record: Record) -> go.Figure:
     """Tokens per item against accuracy, one point per pattern (and model): the cost of complexity."""
-    df = benchmark.cost_frame(record)
+    df = rws.cost_frame(record)
     if df.empty or "items" not in df:
         return go.Figure()
     df = df[df["items"] > 0].copy()
@@ -167,7 +175,7 @@ def render_rws_record(record: dict[str, Any], key: str) -> None:
     """Runs-page view of an ``rws`` record: a benchmark run gets the benchmark page's results view (validated
     first, so a malformed one raises :class:`RecordError` for the Runs page to name with the run); other RWS
     records keep the generic view."""
-    if record.get("workflow") != benchmark.WORKFLOW:  # which kind of RWS record, before any validation
+    if record.get("workflow") != rws.WORKFLOW:  # which kind of RWS record, before any validation
         render_generic("rws", record)
         return
     load_benchmark_record(record)  # raises before anything is drawn; the results view keeps the stored dict
@@ -190,18 +198,18 @@ def show_results(record: dict[str, Any] | BenchmarkRecord, run_id: str | None, k
     cols[2].metric("Model calls", sum(c.calls for c in rec.cost))
     cols[3].metric("Degraded tasks", s.degraded)
     st.markdown("**Accuracy by model × pattern** (Table 1 shape)")
-    st.dataframe(benchmark.table1(rec), width="stretch")
+    st.dataframe(rws.table1(rec), width="stretch")
     st.markdown("**Accuracy by pattern × answer type** (Table 2 shape)")
-    st.dataframe(benchmark.table2(rec), width="stretch")
+    st.dataframe(rws.table2(rec), width="stretch")
     st.plotly_chart(accuracy_chart(rec), key=f"{key}_acc")
     st.plotly_chart(verdict_matrix(rec), key=f"{key}_matrix")
     st.plotly_chart(cost_scatter(rec), key=f"{key}_cost")
-    st.dataframe(benchmark.cost_frame(rec), hide_index=True, width="stretch")
+    st.dataframe(rws.cost_frame(rec), hide_index=True, width="stretch")
     trace_picker(rec, key)
     d1, d2 = st.columns(2)
     name = run_id or "rws-benchmark"
-    d1.download_button("Download CSV", benchmark.to_csv(rec), f"{name}.csv", "text/csv", key=f"{key}_csv")
-    d2.download_button("Download JSON", benchmark.to_json(record), f"{name}.json", "application/json",
+    d1.download_button("Download CSV", rws.to_csv(rec), f"{name}.csv", "text/csv", key=f"{key}_csv")
+    d2.download_button("Download JSON", rws.to_json(record), f"{name}.json", "application/json",
                        key=f"{key}_json")  # a stored record as stored, keys this version does not model included
 
 
@@ -231,12 +239,12 @@ class BenchmarkProgress:
     (item, pattern, model) task with its verdict."""
 
     def __init__(self, params: dict[str, Any]) -> None:
-        self.total, self.done = max(1, benchmark.total_tasks(params)), 0
+        self.total, self.done = max(1, rws.total_tasks(params)), 0
         self.bar = st.progress(0.0, text="Starting…")
         self.box = st.status("Running the benchmark", expanded=True)
 
     def handle(self, event: Event) -> None:
-        for task in benchmark.progress_of(event):
+        for task in rws.progress_of(event):
             self.done += 1
             self.bar.progress(min(1.0, self.done / self.total), text=f"{self.done}/{self.total} tasks")
             self.box.write(f"{task.pattern} · {task.item_id} · {task.model}: **{task.grade.verdict}** "

@@ -1,6 +1,6 @@
 """Renderers for what-if run records, rounds and reports (shared by the What-if and Runs pages).
 
-A record is validated once into :class:`ifworld.whatif.models.WhatIfRecord` (old records load with
+A record is validated once into :class:`ifworld.whatif.records.WhatIfRecord` (old records load with
 defaults) and everything below reads typed fields. Numbers go through :mod:`ifworld.whatif.numbers`, the
 formatter the Markdown and HTML exports use too. Figure builders are pure (plotly only).
 """
@@ -12,14 +12,29 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from ifworld.compare import JUDGE_LABELS, JUDGE_MAXIMA, judge_scores, report_sections, usage_of
+from ifworld import whatif
 from ifworld.safe_text import inert_markdown
-from ifworld.whatif import causal
-from ifworld.whatif.consistency import CHECKS
-from ifworld.whatif.figures import calibration_figure, scenario_figure
-from ifworld.whatif.models import FrameDiff, JudgeResult, RecordError, RoundRecord, WhatIfRecord, load_record
-from ifworld.whatif.numbers import interval, num, pct
-from ifworld.whatif.schemas import ExpertOutput, Report
+from ifworld.whatif import (
+    CHECKS,
+    JUDGE_LABELS,
+    JUDGE_MAXIMA,
+    ExpertOutput,
+    FrameDiff,
+    JudgeResult,
+    RecordError,
+    Report,
+    RoundRecord,
+    WhatIfRecord,
+    calibration_figure,
+    interval,
+    judge_scores,
+    load_record,
+    num,
+    pct,
+    report_sections,
+    scenario_figure,
+    usage_of,
+)
 from ui.common import inert, show_error
 from ui.deliberation_view import render_deliberation
 
@@ -161,10 +176,10 @@ def render_report(rec: WhatIfRecord, key: str) -> None:
             sst.markdown(text)
     render_consistency(report)
     _report_tables(report, key)
-    graph = causal.build_causal_graph(rec)
+    graph = whatif.build_causal_graph(rec)
     if graph.number_of_edges():
         sst.markdown("#### Causal map")
-        st.plotly_chart(causal.causal_figure(graph, highlight_cycles=True), key=f"{key}_causal", width="stretch")
+        st.plotly_chart(whatif.causal_figure(graph, highlight_cycles=True), key=f"{key}_causal", width="stretch")
         sst.caption("Open it on the Causal map page to filter by domain and list feedback loops.")
     with st.expander("Assumptions, claims and trace"):
         for title, rows in (("Assumptions", [{"Id": a.id, "Assumption": a.text} for a in report.assumptions]),
@@ -220,7 +235,7 @@ def render_whatif_record(record: dict[str, Any] | WhatIfRecord, key: str, usage:
 
 
 def _judge_fn() -> Any:
-    from ifworld.whatif.judge import judge_record
+    from ifworld.whatif import judge_record
 
     return judge_record
 

@@ -1,0 +1,22 @@
+"""Belief exchange: agents holding a few true and a few false facts exchange them pairwise and try to
+reconstruct the hidden truth (heuristic agents on arrays; LLM agents through ``ifworld.llm``).
+
+Front door: pages, ``ui/`` and the CLI import only the names in ``__all__`` (listed with their types in
+``__init__.pyi``; loaded on first use). Modules:
+
+- ``config`` — one frozen pydantic model of a simulation's parameters (bounds, help texts).
+- ``domain`` — fact universes (a consistent family tree, or abstract facts); ``topology`` — who meets whom.
+- ``engine`` — the vectorised engine (runs × agents × facts arrays); ``kernel`` — the optional numba round;
+  ``rules`` — update rules; ``streams`` — the counter-based random streams both paths share.
+- ``metrics`` — the collective knowledge base and its P/R/F1; ``recording`` — per-round snapshots.
+- ``sweep`` — grid sweeps (local pool or Dask), resumable; ``tables``, ``figures`` — the paper's tables and
+  figures from tidy rows; ``paper`` — the reproduction; ``phase`` — the phase transition; ``animation`` —
+  the exchange as frames.
+- ``llm_agents`` — LLM agents' reply schema, prompts and bookkeeping; ``graph`` — their LangGraph round.
+- ``records`` — typed stored records and progress events; ``workflows`` — runs in the store.
+- ``cli`` — ``ifworld beliefs …``.
+"""
+
+import lazy_loader as _lazy
+
+__getattr__, __dir__, __all__ = _lazy.attach_stub(__name__, __file__)

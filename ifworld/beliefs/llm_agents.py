@@ -7,7 +7,7 @@ with ids (``[f12] Ana is the parent of Ben``), and answers with :class:`AgentRep
 belief array so the engine's metrics, tables and animation builders apply unchanged (rule ``"llm"``:
 per-pair normalised confidence, 0 for pairs an agent never heard of).
 
-Everything here is pure and JSON-able so the graph (:mod:`ifworld.beliefs.llm_graph`) can checkpoint
+Everything here is pure and JSON-able so the graph (:mod:`ifworld.beliefs.graph`) can checkpoint
 it; randomness comes from ``SeedSequence([seed, ...])`` so a resumed run pairs agents identically.
 """
 

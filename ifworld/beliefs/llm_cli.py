@@ -13,9 +13,9 @@ from ifworld.beliefs.config import LLM_DEFAULTS, LLM_FIELDS, LLM_NO_RULE, Belief
 from ifworld.beliefs.llm_agents import make_params
 from ifworld.beliefs.params_cli import config_options
 from ifworld.config import load_settings
-from ifworld.events import Event
 from ifworld.limits import CONFIRM_CALLS, confirmation_message, needs_confirmation
 from ifworld.runs import RunFailed, execute
+from ifworld.runs.events import Event
 
 BAD_USAGE = 2
 FAILED = 1

@@ -10,7 +10,7 @@ The store keeps records as plain JSON. The Runs page and the belief pages valida
   chunks are done.
 
 Models are lenient (unknown keys ignored, ``null`` and missing values defaulted); a record that still cannot
-be read raises :class:`~ifworld.records.RecordError` naming the run and the field. The ``config`` of a record
+be read raises :class:`~ifworld.runs.records.RecordError` naming the run and the field. The ``config`` of a record
 is validated by :class:`~ifworld.beliefs.config.BeliefConfig` itself, since the animation rebuilds the
 domain from it.
 """
@@ -22,7 +22,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, TypeAdapter
 
 from ifworld.beliefs.config import BeliefConfig
-from ifworld.records import LenientModel, RecordError, validate_record
+from ifworld.runs.records import LenientModel, RecordError, validate_record
 
 __all__ = ["AgentDone", "AgentStarted", "BeliefRoundDone", "FinalMetrics", "LLMBeliefRecord", "RecordError",
            "RoundMetrics", "SimulationRecord", "SimulationSummary", "Snapshots", "SweepRecord",
@@ -61,7 +61,7 @@ class Snapshots(LenientModel):
 
 
 class LLMBeliefRecord(LenientModel):
-    """A finished ``beliefs.llm`` run (see :func:`ifworld.beliefs.llm_graph.finalize`)."""
+    """A finished ``beliefs.llm`` run (see :func:`ifworld.beliefs.graph.finalize`)."""
     config: BeliefConfig
     seed: int = 0
     models: list[str] = Field(default_factory=list)

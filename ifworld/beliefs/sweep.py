@@ -38,7 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from ifworld.beliefs.config import BeliefConfig
 from ifworld.beliefs.engine import simulate
-from ifworld.lease import process_alive
+from ifworld.runs.lease import process_alive
 from ifworld.safe_yaml import load_yaml
 
 BACKENDS = ("local", "dask")

@@ -1,6 +1,6 @@
 """Belief-exchange runs in the run store (imported by :mod:`ifworld.runs` for workflows ``beliefs.*``).
 
-- ``beliefs.llm`` — LLM agents, a checkpointed LangGraph run (:mod:`ifworld.beliefs.llm_graph`).
+- ``beliefs.llm`` — LLM agents, a checkpointed LangGraph run (:mod:`ifworld.beliefs.graph`).
 - ``beliefs.simulate`` — one heuristic condition; instant, so it is simulated and saved in one go
   (:func:`save_simulation`); its one-node graph only exists so the generic run machinery can redo it.
 - ``beliefs.sweep`` — a grid sweep; progress (finished chunk count) is saved as it goes and the output
@@ -16,15 +16,15 @@ from typing import Any, TypedDict
 import numpy as np
 from langgraph.graph import END, START, StateGraph
 
-from ifworld.beliefs import llm_graph
+from ifworld.beliefs import graph as llm_graph
 from ifworld.beliefs.config import BeliefConfig, condition_label
 from ifworld.beliefs.engine import SimulationResult, simulate, summarise
 from ifworld.beliefs.sweep import Progress, SweepSpec, run_sweep
 from ifworld.beliefs.tables import table1_by_condition
 from ifworld.config import load_settings
-from ifworld.events import emit
 from ifworld.runs import Workflow, register
-from ifworld.store import RunStore, get_store, new_run_id
+from ifworld.runs.events import emit
+from ifworld.runs.store import RunStore, get_store, new_run_id
 
 KIND = "beliefs"
 MAX_SAVED_ROWS = 2_000  # rows kept in a simulation record (the summary covers all runs)

@@ -1,0 +1,18 @@
+"""Reasoning With a Star: heliophysics Q&A items, a programmatic grader, an LLM verifier, agentic patterns.
+
+Front door: pages, ``ui/`` and the CLI import only the names in ``__all__`` (listed with their types in
+``__init__.pyi``; loaded on first use). Two halves:
+
+- ``grading/`` needs no model: answer extraction, numbers with units (pint), LaTeX and plain-text maths
+  (sympy, in a killable worker process), text; ``grading.grader`` has ``check``, ``grade_item``, ``grade_many``.
+- ``dataset`` — the item schema and a forgiving JSONL/JSON loader; ``convert`` — other datasets into it.
+- The LLM half: ``verifier`` (Parser + Judge for what the grader leaves ``not_sure``), ``patterns/`` (single,
+  hmaw, pace, phase, schema as LangGraph state machines), ``benchmark`` (items × patterns × models as one
+  resumable run), ``workflows`` (registration with ``ifworld.runs``), ``records`` (typed stored results),
+  ``tables`` (the paper's tables from saved records).
+- ``cli`` — ``ifworld rws …``.
+"""
+
+import lazy_loader as _lazy
+
+__getattr__, __dir__, __all__ = _lazy.attach_stub(__name__, __file__)

@@ -19,10 +19,10 @@ from typing import Annotated
 import typer
 
 from ifworld.config import load_settings
-from ifworld.events import Event
 from ifworld.limits import CONFIRM_CALLS, needs_confirmation
 from ifworld.llm import NO_MODEL_HELP
 from ifworld.runs import RunFailed
+from ifworld.runs.events import Event
 from ifworld.rws import benchmark
 from ifworld.rws.dataset import DatasetTooLarge, load_items
 from ifworld.rws.patterns import PATTERNS
@@ -112,8 +112,8 @@ def tables_cmd(
                                           "calls; the re-graded record is saved).")] = False,
 ) -> None:
     """Print the paper's Table 1 (model × single-shot) and Table 2 (dataset × pattern, macro mean) as Markdown."""
+    from ifworld.runs.store import get_store
     from ifworld.rws.tables import tables_markdown
-    from ifworld.store import get_store
 
     store = get_store()
     records = []

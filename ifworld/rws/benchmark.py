@@ -9,7 +9,7 @@ type), :func:`cost_frame` (calls and tokens per pattern and model), :func:`resul
 
 The record is stored as plain JSON; every reader here takes it as stored or as a typed
 :class:`~ifworld.rws.records.BenchmarkRecord` and validates it once (:func:`load_benchmark_record`), so a
-malformed record is a :class:`~ifworld.records.RecordError` naming the run and the field.
+malformed record is a :class:`~ifworld.runs.records.RecordError` naming the run and the field.
 """
 
 from __future__ import annotations
@@ -23,12 +23,12 @@ import pandas as pd
 
 from ifworld import resources, runs
 from ifworld.config import Settings
-from ifworld.events import Event
+from ifworld.runs.events import Event
+from ifworld.runs.store import RunStore, get_store
 from ifworld.rws.dataset import RWSItem, load_items
 from ifworld.rws.patterns import PATTERNS, calls_range, check_pattern
 from ifworld.rws.records import BenchmarkRecord, TaskResult, load_benchmark_record
 from ifworld.rws.verifier import grade_output
-from ifworld.store import RunStore, get_store
 
 WORKFLOW = "rws.benchmark"
 SAMPLE_PATH = resources.data_path("rws_sample.jsonl")

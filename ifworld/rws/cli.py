@@ -16,7 +16,7 @@ import typer
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from ifworld.rws.dataset import DatasetTooLarge, load_items, parse_records
-from ifworld.rws.grader import DEFAULT_TIMEOUT_S, check, grade_many, normalise_type
+from ifworld.rws.grading.grader import DEFAULT_TIMEOUT_S, check, grade_many, normalise_type
 
 app = typer.Typer(help="Reasoning With a Star: grade answers programmatically.", no_args_is_help=True)
 

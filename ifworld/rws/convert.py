@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ifworld.rws.dataset import LineError, RWSItem, _decode, _read_bytes
-from ifworld.rws.extract import _last_boxed
+from ifworld.rws.grading.extract import _last_boxed
 
 FORMATS = ("gsm8k", "math")
 _PLAIN_NUMBER = re.compile(r"^\s*[-+]?\d[\d,]*(?:\.\d+)?\s*$|^\s*[-+]?\.\d+\s*$")

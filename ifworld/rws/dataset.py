@@ -246,7 +246,7 @@ GOLD_CHECK_TIMEOUT_S = 60.0
 
 def gold_problems(items: list[RWSItem], lines: dict[str, int] | None = None) -> list[LineError]:
     """Gold answers that do not grade as correct against themselves, with line numbers (or 1-based index)."""
-    from ifworld.rws.sandbox import run_validate  # the worker: sympy never enters this process
+    from ifworld.rws.grading.sandbox import run_validate  # the worker: sympy never enters this process
 
     if not items:
         return []

@@ -6,7 +6,7 @@ then work with these objects. The models are lenient on purpose: unknown keys ar
 and ``null`` values take their defaults, and grader stages, patterns and answer types are free strings, so a
 record written by an earlier version (or naming a stage this version does not know) still loads. What cannot
 be read — a result without ``item_id`` or ``grade``, a verdict outside correct / incorrect / not_sure, a list
-where an object belongs — raises :class:`~ifworld.records.RecordError` naming the run and the field.
+where an object belongs — raises :class:`~ifworld.runs.records.RecordError` naming the run and the field.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from typing import Any
 
 from pydantic import Field
 
-from ifworld.records import LenientModel, RecordError, validate_record
-from ifworld.rws.result import Verdict
+from ifworld.runs.records import LenientModel, RecordError, validate_record
+from ifworld.rws.grading.result import Verdict
 
 __all__ = ["BenchmarkRecord", "CostRow", "Grade", "RecordError", "Summary", "TaskResult", "TraceEntry",
            "load_benchmark_record"]
@@ -35,7 +35,7 @@ class TraceEntry(LenientModel):
 
 
 class Grade(LenientModel):
-    """A task's grade as stored (:class:`ifworld.rws.result.CheckResult` plus the verifier's trace)."""
+    """A task's grade as stored (:class:`ifworld.rws.grading.result.CheckResult` plus the verifier's trace)."""
     verdict: Verdict
     type: str = ""
     reason: str = ""

@@ -1,5 +1,5 @@
 """The RWS LLM verifier: a Parser agent then a Judge agent, consulted only when the programmatic grader says
-"incorrect" or "not_sure" (plugged into :func:`ifworld.rws.grader.grade_item`'s ``verifier`` hook).
+"incorrect" or "not_sure" (plugged into :func:`ifworld.rws.grading.grader.grade_item`'s ``verifier`` hook).
 
 The Parser extracts and normalises the predicted and gold answers and the answer type; the Judge applies the
 type's rule (numeric: within 5 % with compatible units; symbolic: algebraically equivalent; textual: strictly
@@ -22,10 +22,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ifworld import llm, prompts
 from ifworld.config import Settings
-from ifworld.rws.constants import REL_TOLERANCE
 from ifworld.rws.dataset import RWSItem
-from ifworld.rws.grader import grade_item
-from ifworld.rws.result import CheckResult
+from ifworld.rws.grading.constants import REL_TOLERANCE
+from ifworld.rws.grading.grader import grade_item
+from ifworld.rws.grading.result import CheckResult
 
 NOT_SURE_AT_OR_BELOW = 0.6
 """Judge confidence at or below this turns any verdict into "not_sure"."""

@@ -1,59 +1,26 @@
 """IF-World: cross-disciplinary what-if reasoning (engine only; never imports streamlit).
 
-Public API used by pages and the CLI::
+A vague counterfactual is refined into a structured scenario; a panel of domain experts analyses it in
+parallel over rounds; a conflict resolver plus a pro/con debate build the shared frame of the next round; a
+report generator writes a decision-centric report. Baselines (single, tree, debate) and a judge compare methods.
 
-    PAPER_PROPOSITIONS, CLASSROOM_PRESETS, DEFAULT_EXPERTS, KNOWN_EXPERTS, METHODS
-    validate_proposition(text) -> str
-    normalize_experts(names) -> list[str]
-    default_params(proposition, method="ifworld", **overrides) -> dict
-    estimate_calls(params) -> int
-    workflow_name(method) -> str
-    render_report_markdown(report) -> str
-    judge_record(record, settings=None, *, run_id=None, store=None) -> dict
-    run_eval(methods, propositions, repeats, settings, out_dir=None, on_progress=None) -> EvalResult
+Front door: pages, ``ui/`` and the CLI import only the names in ``__all__`` (listed with their types in
+``__init__.pyi``; loaded on first use, so importing this package is cheap). Modules:
 
-``judge_record`` and ``run_eval`` are imported lazily (pandas/plotly load only when used).
+- ``propositions`` — validation of a proposition, the paper's propositions, classroom presets, expert names.
+- ``params`` — run parameters, their defaults and the call estimate; ``progress`` — estimate and ETA.
+- ``schemas`` — what a model returns (refined scenario, expert output, conflicts, report parts).
+- ``records`` — the typed run record and progress events that cross to pages; ``load_record`` validates.
+- ``agents`` — prompt assembly, one model call per role; ``frame`` — the shared frame between rounds.
+- ``graph`` — the IF-World LangGraph; ``baselines`` — single, tree and debate graphs; ``workflows`` —
+  their registration with ``ifworld.runs``; ``service`` — running and loading runs for CLI and pages.
+- ``review`` — human-in-the-loop pauses (review of the scenario, contributions between rounds).
+- ``report``, ``export``, ``consistency`` — the report, its exports and its deterministic checks.
+- ``judge``, ``evaluate``, ``compare`` — the rubric judge, the evaluation harness, side-by-side comparison.
+- ``causal``, ``figures``, ``numbers`` — the causal map, charts and the one number formatter.
+- ``cli`` — ``ifworld whatif …``.
 """
 
-from __future__ import annotations
+import lazy_loader as _lazy
 
-from typing import Any
-
-from ifworld.whatif.progress import Estimate, estimate
-from ifworld.whatif.propositions import (
-    ABLATION_PROPOSITION,
-    CLASSROOM_PRESETS,
-    DEFAULT_EXPERTS,
-    KNOWN_EXPERTS,
-    MAX_BREADTH,
-    MAX_DEBATE_ROUNDS,
-    MAX_DEPTH,
-    MAX_PROPOSITION_CHARS,
-    METHODS,
-    PAPER_PROPOSITIONS,
-    normalize_experts,
-    suggest_experts,
-    validate_proposition,
-    workflow_name,
-)
-from ifworld.whatif.record import RECORD_KEYS, default_params, estimate_calls
-from ifworld.whatif.report import REPORT_SECTIONS, render_report_markdown
-
-_LAZY = {"judge_record": "ifworld.whatif.judge", "judge_report": "ifworld.whatif.judge",
-         "run_eval": "ifworld.whatif.evaluate", "EvalResult": "ifworld.whatif.evaluate"}
-
-__all__ = [
-    "ABLATION_PROPOSITION", "suggest_experts", "Estimate", "estimate", "MAX_BREADTH", "MAX_DEBATE_ROUNDS",
-    "MAX_DEPTH",
-    "CLASSROOM_PRESETS", "DEFAULT_EXPERTS", "KNOWN_EXPERTS", "MAX_PROPOSITION_CHARS", "METHODS", "PAPER_PROPOSITIONS",
-    "RECORD_KEYS", "REPORT_SECTIONS", "default_params", "estimate_calls", "normalize_experts",
-    "render_report_markdown", "validate_proposition", "workflow_name", *_LAZY,
-]
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'ifworld.whatif' has no attribute {name!r}")
+__getattr__, __dir__, __all__ = _lazy.attach_stub(__name__, __file__)

@@ -14,7 +14,7 @@ from typing import Any
 
 from ifworld import llm, prompts
 from ifworld.config import Settings
-from ifworld.events import emit
+from ifworld.runs.events import emit
 from ifworld.whatif.frame import clip, digests_text
 from ifworld.whatif.propositions import persona
 from ifworld.whatif.schemas import (

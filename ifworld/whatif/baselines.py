@@ -15,11 +15,11 @@ from langgraph.types import CachePolicy, Send
 
 from ifworld import prompts
 from ifworld.config import Settings
-from ifworld.events import emit
 from ifworld.llm import LLMError
+from ifworld.runs.events import emit
 from ifworld.whatif import agents
-from ifworld.whatif.pipeline import cache_policy
-from ifworld.whatif.record import make_record
+from ifworld.whatif.graph import cache_policy
+from ifworld.whatif.params import make_record
 from ifworld.whatif.report import natural_report
 from ifworld.whatif.schemas import Critique
 

@@ -4,7 +4,7 @@ A node is a mechanism or quantity (labels merged case- and whitespace-insensitiv
 that mentions it most; an edge keeps its sign, strength, the domains involved and *who* said it
 (``"economics r1"``, ``"report"``) so the map stays traceable to the experts. Metrics (influence,
 feedback loops), filtering, a deterministic layout and a plotly figure are built from that one graph.
-The graph is built from a typed :class:`~ifworld.whatif.models.WhatIfRecord`; a stored dict is validated
+The graph is built from a typed :class:`~ifworld.whatif.records.WhatIfRecord`; a stored dict is validated
 once on the way in, so a malformed record fails there with the run and field named. No streamlit here:
 the pages only call these functions.
 """
@@ -22,7 +22,7 @@ import networkx as nx
 import numpy as np
 import plotly.graph_objects as go
 
-from ifworld.whatif.models import WhatIfRecord, load_record
+from ifworld.whatif.records import WhatIfRecord, load_record
 from ifworld.whatif.schemas import CausalEdge, CausalMap
 
 MAX_CYCLE_LENGTH = 6
@@ -83,7 +83,7 @@ def _causal_map(rec: WhatIfRecord) -> CausalMap:
 def collect_edges(record: WhatIfRecord | dict[str, Any] | None) -> list[EdgeMention]:
     """All causal edges in a record (experts of every round first, then the report's causal map).
 
-    A dict is validated here (:func:`ifworld.whatif.models.load_record`; :class:`RecordError` if it cannot be)."""
+    A dict is validated here (:func:`ifworld.whatif.records.load_record`; :class:`RecordError` if it cannot be)."""
     rec = load_record(record)
     found = [EdgeMention(edge, f"{domain} r{rnd.round}", domain)
              for rnd in rec.rounds for domain, output in rnd.experts.items() for edge in output.key_causal_edges]
@@ -100,7 +100,7 @@ def collect_edges(record: WhatIfRecord | dict[str, Any] | None) -> list[EdgeMent
 def build_causal_graph(record: WhatIfRecord | dict[str, Any] | None) -> nx.DiGraph:
     """Merge every expert's ``key_causal_edges`` (all rounds) and the report's ``causal_map``.
 
-    A dict record is validated once (:func:`ifworld.whatif.models.load_record`), so a malformed one raises
+    A dict record is validated once (:func:`ifworld.whatif.records.load_record`), so a malformed one raises
     :class:`RecordError` naming the field. Node attributes: ``label``, ``domain`` (most frequent),
     ``domains`` (counts), ``mentions``. Edge attributes: ``sign`` (majority; ``±`` on a tie), ``strength``
     (rounded mean, 1–3), ``domains``, ``sources``, ``count``, ``mechanisms``, ``cross_domain``, ``weight``.

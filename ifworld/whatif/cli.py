@@ -16,9 +16,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ifworld.config import Settings, load_settings
-from ifworld.events import Event
 from ifworld.llm import NO_MODEL_HELP
 from ifworld.runs import RunFailed
+from ifworld.runs.events import Event
 
 app = typer.Typer(help="IF-World: cross-disciplinary what-if reasoning.", no_args_is_help=True)
 err = Console(stderr=True, soft_wrap=True)
@@ -58,7 +58,7 @@ def _progress() -> Progress:
 
 
 def _on_event(progress: Progress, task: Any) -> Any:
-    from ifworld.whatif.models import ExpertFailed, PhaseEvent, parse_progress
+    from ifworld.whatif.records import ExpertFailed, PhaseEvent, parse_progress
 
     def handle(event: Event) -> None:
         ev = parse_progress(event.data or {}) if event.type == "progress" else None
@@ -100,7 +100,7 @@ def run_cmd(
     """Run one analysis and write its record (proposition, scenario, rounds, report, calls, usage …)."""
     from ifworld import runs
     from ifworld.whatif import estimate_calls, service, workflow_name
-    from ifworld.whatif.record import default_params
+    from ifworld.whatif.params import default_params
 
     if rounds < 1:
         _bad(f"--rounds must be at least 1 (got {rounds}).")
@@ -157,7 +157,7 @@ def judge_cmd(
 ) -> None:
     """Score a saved run with the independent judge (five rubric dimensions + overall)."""
     from ifworld.whatif.judge import judge_record
-    from ifworld.whatif.models import RecordError, load_record
+    from ifworld.whatif.records import RecordError, load_record
 
     try:
         record = json.loads(run_json.read_text(encoding="utf-8"))

@@ -19,9 +19,10 @@ import pandas as pd
 
 from ifworld import runs
 from ifworld.config import Settings, load_settings
-from ifworld.store import RunStore, get_store
+from ifworld.runs.store import RunStore, get_store
 from ifworld.whatif import service
 from ifworld.whatif.judge import DIMENSIONS, JUDGE_ROLE, judge_record
+from ifworld.whatif.params import default_params, estimate_calls
 from ifworld.whatif.progress import TOKENS_PER_CALL
 from ifworld.whatif.propositions import (
     CLASSROOM_PRESETS,
@@ -31,7 +32,6 @@ from ifworld.whatif.propositions import (
     METHODS,
     PAPER_PROPOSITIONS,
 )
-from ifworld.whatif.record import default_params, estimate_calls
 
 EVAL_PARALLEL_RUNS = 4
 ABLATIONS: dict[str, dict[str, Any]] = {

@@ -14,7 +14,7 @@ from markdown_it import MarkdownIt
 
 from ifworld.whatif.causal import build_causal_graph, causal_figure, domain_heatmap
 from ifworld.whatif.figures import calibration_figure, scenario_figure
-from ifworld.whatif.models import load_record
+from ifworld.whatif.records import load_record
 from ifworld.whatif.report import render_report_markdown
 
 # No network at all: only the inline plotly.js and inline styles run; images only from data:/blob: URLs.

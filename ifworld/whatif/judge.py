@@ -13,9 +13,9 @@ from typing import Any
 
 from ifworld import llm, prompts
 from ifworld.config import Settings, load_settings
-from ifworld.store import RunStore, get_store
+from ifworld.runs.store import RunStore, get_store
 from ifworld.whatif.agents import proposition_block
-from ifworld.whatif.models import WhatIfRecord, load_record
+from ifworld.whatif.records import WhatIfRecord, load_record
 from ifworld.whatif.report import render_report_markdown
 from ifworld.whatif.schemas import JUDGE_MAXIMA, Judgement
 

@@ -1,6 +1,6 @@
 """Run-size estimate before a run and progress with an ETA while it runs (pure functions, no streamlit).
 
-Before: calls from the graph's shape (:func:`ifworld.whatif.record.estimate_calls`), tokens from measured
+Before: calls from the graph's shape (:func:`ifworld.whatif.params.estimate_calls`), tokens from measured
 tokens per call of each method, cost when a price per 1,000 tokens is set.
 While running: the ETA comes from the calls measured so far — their mean latency and the concurrency the
 run actually achieved (sum of call latencies ÷ elapsed wall time) — applied to the calls still to come.
@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ifworld.whatif.record import estimate_calls
+from ifworld.whatif.params import estimate_calls
 
 # Mean prompt + completion tokens per call, measured against gpt-4o-mini on the paper's propositions
 # (IF-World 27 calls / 88k tokens, single 1 / 3.6k, tree 14 / 40k, debate 5 / 6.3k).

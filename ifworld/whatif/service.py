@@ -12,11 +12,11 @@ from typing import Any
 
 from ifworld import runs
 from ifworld.config import Settings
-from ifworld.events import Event
 from ifworld.llm import usage_totals
-from ifworld.store import RunStore, get_store
+from ifworld.runs.events import Event
+from ifworld.runs.store import RunStore, get_store
+from ifworld.whatif.params import record_calls
 from ifworld.whatif.propositions import workflow_name
-from ifworld.whatif.record import record_calls
 
 
 def run(params: dict[str, Any], *, settings: Settings | None = None, store: RunStore | None = None,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from ifworld.store import get_store
+from ifworld.runs.store import get_store
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 BELIEFS, SWEEP = "app_pages/beliefs.py", "app_pages/belief_sweep.py"

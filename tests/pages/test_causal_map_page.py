@@ -6,8 +6,8 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from ifworld.store import get_store
-from tests.whatif_causal.records import sample_record
+from ifworld.runs.store import get_store
+from tests.whatif.records import sample_record
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 

@@ -9,8 +9,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from ifworld import runs
-from ifworld.store import get_store
-from tests.whatif_causal.records import sample_record
+from ifworld.runs.store import get_store
+from tests.whatif.records import sample_record
 
 TIMEOUT = 60
 APP = str(Path(__file__).resolve().parents[2] / "app.py")

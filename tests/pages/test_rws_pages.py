@@ -104,7 +104,7 @@ def test_benchmark_page_asks_before_a_large_run(llm_env):
 
 
 def test_benchmark_page_names_run_and_field_of_a_malformed_record():
-    from ifworld.store import get_store
+    from ifworld.runs.store import get_store
     from tests.rws.bench_records import run_record
 
     broken = run_record()
@@ -123,7 +123,7 @@ def test_benchmark_page_names_run_and_field_of_a_malformed_record():
 
 
 def test_benchmark_page_shows_a_stored_record_with_its_verifier_trace():
-    from ifworld.store import get_store
+    from ifworld.runs.store import get_store
     from tests.rws.bench_records import run_record
 
     store = get_store()
@@ -138,7 +138,7 @@ def test_benchmark_page_shows_a_stored_record_with_its_verifier_trace():
 
 
 def test_runs_page_opens_a_benchmark_run_with_its_results_view_and_names_a_malformed_one():
-    from ifworld.store import get_store
+    from ifworld.runs.store import get_store
     from tests.rws.bench_records import run_record
 
     store = get_store()

@@ -16,11 +16,11 @@ from ifworld import llm, runs
 from ifworld.beliefs.config import BeliefConfig
 from ifworld.beliefs.llm_agents import make_params
 from ifworld.config import load_settings
+from ifworld.runs.store import RunStore
 from ifworld.rws.benchmark import benchmark_params, load_sample
-from ifworld.store import RunStore
 from ifworld.whatif import service
-from ifworld.whatif.models import WhatIfRecord
-from ifworld.whatif.record import RECORD_KEYS, default_params
+from ifworld.whatif.params import RECORD_KEYS, default_params
+from ifworld.whatif.records import WhatIfRecord
 from tests.realserver.server import prompt_evals
 
 pytestmark = [pytest.mark.realserver, pytest.mark.slow]

@@ -10,7 +10,7 @@ import threading
 import time
 
 from ifworld import runs
-from ifworld.store import RunStore
+from ifworld.runs.store import RunStore
 
 USERS = 8
 LIMIT = 4

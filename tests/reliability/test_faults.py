@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import pytest
 
 from ifworld import runs
+from ifworld.runs.store import RunStore
 from ifworld.rws.benchmark import benchmark_params, load_sample
-from ifworld.store import RunStore
 from tests.reliability.belief_params import llm_belief_params
 from tests.reliability.conftest import OUTCOMES
 

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from ifworld import lease as lease_mod
 from ifworld import runs
-from ifworld.store import RunLive, RunStore
+from ifworld.runs import lease as lease_mod
+from ifworld.runs.store import RunLive, RunStore
 
 ROOT = Path(__file__).resolve().parents[2]
 PARAMS = {"topic": "the Moon", "workers": 3}

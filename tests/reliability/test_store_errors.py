@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ifworld.store import RunStore, StoreError
+from ifworld.runs.store import RunStore, StoreError
 from tests.pages.test_app_shell import PAGES
 from tests.security.helpers import open_page
 

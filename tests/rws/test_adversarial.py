@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from ifworld.rws import sandbox
-from ifworld.rws.grader import check
+from ifworld.rws.grading import sandbox
+from ifworld.rws.grading.grader import check
 from tests.rws.conftest import load_cases
 
 LIMIT_S = 3.0

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from ifworld.rws.cli import app
 from ifworld.rws.convert import convert
 from ifworld.rws.dataset import load_items
-from ifworld.rws.grader import check
+from ifworld.rws.grading.grader import check
 
 GSM = [
     {"question": "A probe sends 12 packets per hour for 3 hours. How many packets?",

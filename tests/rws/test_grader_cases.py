@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ifworld.rws.extract import extract_answer
-from ifworld.rws.grader import check
+from ifworld.rws.grading.extract import extract_answer
+from ifworld.rws.grading.grader import check
 from tests.rws.conftest import load_cases
 
 

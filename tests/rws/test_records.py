@@ -9,7 +9,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from ifworld.records import RecordError
+from ifworld.runs.records import RecordError
 from ifworld.rws import benchmark
 from ifworld.rws.records import BenchmarkRecord, load_benchmark_record
 from ifworld.rws.tables import tables_markdown
@@ -94,7 +94,7 @@ def test_regrade_keeps_keys_this_version_does_not_model() -> None:
 
 
 def _store_record(record: dict) -> str:
-    from ifworld.store import get_store
+    from ifworld.runs.store import get_store
 
     store = get_store()
     run_id = store.create_run("rws", benchmark.WORKFLOW, {"items": [], "patterns": ["single"]}, "RWS benchmark: t")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from ifworld.rws.dataset import group_items, load_items
-from ifworld.rws.grader import grade_many
-from ifworld.rws.units import parse_scalar, registry
+from ifworld.rws.grading.grader import grade_many
+from ifworld.rws.grading.units import parse_scalar, registry
 from tests.rws.conftest import SAMPLE
 from tests.rws.sample_formulas import FORMULAS
 

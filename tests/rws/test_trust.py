@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from ifworld.rws.dataset import RWSItem
-from ifworld.rws.grader import check, grade_item, grade_many
+from ifworld.rws.grading.grader import check, grade_item, grade_many
 from tests.rws.conftest import load_cases
 
 

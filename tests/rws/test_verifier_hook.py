@@ -6,8 +6,8 @@ import ast
 from pathlib import Path
 
 from ifworld.rws.dataset import RWSItem
-from ifworld.rws.grader import grade_item
-from ifworld.rws.result import CheckResult
+from ifworld.rws.grading.grader import grade_item
+from ifworld.rws.grading.result import CheckResult
 
 ITEM = RWSItem(id="2025_T_1", q_id=1, question="Which shock?", final="the bow shock", type="textual")
 

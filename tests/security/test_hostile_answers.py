@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ifworld.cli import app
-from ifworld.rws.grader import DEFAULT_TIMEOUT_S, check
+from ifworld.rws.grading.grader import DEFAULT_TIMEOUT_S, check
 from tests.security.helpers import open_page
 
 SLACK_S = 3.0

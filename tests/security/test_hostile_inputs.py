@@ -13,9 +13,9 @@ import pytest
 
 from ifworld import runs
 from ifworld.limits import CONFIRM_CALLS, MAX_ERROR_CHARS, needs_confirmation
+from ifworld.runs.store import RunStore
 from ifworld.safe_text import clean_title, escape_export, inert_markdown
 from ifworld.safe_yaml import load_yaml
-from ifworld.store import RunStore
 from tests.security.helpers import open_page
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ifworld.cli import app
-from ifworld.store import get_store
+from ifworld.runs.store import get_store
 from ifworld.whatif import MAX_PROPOSITION_CHARS, validate_proposition
 from tests.security.helpers import open_page
 

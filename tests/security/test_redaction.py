@@ -84,7 +84,7 @@ def test_echoed_key_reaches_no_channel(kind: str, leak: str, fake_server, tmp_pa
     monkeypatch.setenv("IFWORLD_API_KEY", KEY)
     monkeypatch.setenv("IFWORLD_DB", env["IFWORLD_DB"])
     from ifworld import runs as runs_mod
-    from ifworld.store import RunStore
+    from ifworld.runs.store import RunStore
 
     store = RunStore(env["IFWORLD_DB"])
     for run in runs:
@@ -120,7 +120,7 @@ def test_sidebar_key_is_masked_everywhere(llm_env, tmp_path: Path, caplog: pytes
     assert SIDEBAR_KEY not in str(at._tree)
     run_id = at.session_state["whatif_run_id"]
     from ifworld import runs
-    from ifworld.store import get_store
+    from ifworld.runs.store import get_store
 
     for fmt in ("md", "json", "html"):
         assert SIDEBAR_KEY not in runs.export_run(run_id, fmt, store=get_store())

@@ -13,8 +13,8 @@ import yaml
 from typer.testing import CliRunner
 
 from ifworld import runs
+from ifworld.runs.store import get_store
 from ifworld.rws.benchmark import SAMPLE_PATH
-from ifworld.store import get_store
 from tests.security.helpers import FAKE_KEY, open_page
 
 PROP = "What if the Moon disappeared overnight?"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ifworld import tracing
+from ifworld.llm import tracing
 from tests.security.helpers import open_page
 
 

@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 
 from ifworld.config import Settings
-from ifworld.store import RunStore
+from ifworld.runs.store import RunStore
 from ifworld.whatif import service
-from ifworld.whatif.record import default_params
+from ifworld.whatif.params import default_params
 
 PROP = "What if the Moon disappeared overnight?"
 SMALL = ["physics", "economics", "medicine"]

@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from ifworld.llm_schema import nonstandard_keywords, sent_schema
+from ifworld.llm.schema import nonstandard_keywords, sent_schema
 from ifworld.whatif import agents, consistency
 from ifworld.whatif.report import finish_report, render_report_markdown
 from ifworld.whatif.schemas import (
@@ -142,7 +142,7 @@ def test_one_formatter_for_probabilities_everywhere():
     assert "| B1 | rare |  | 0.5 % |" in md and "| B1 rare |  | 0.5 % |" in md
     assert "| 0 % |" not in md and "| 1 % |" not in md
     # the chart and the side-by-side view read the same value the same way
-    from ifworld.compare import report_sections
+    from ifworld.whatif.compare import report_sections
     from ifworld.whatif.figures import scenario_figure
     from ifworld.whatif.schemas import Report
 

@@ -25,8 +25,8 @@ from ifworld.whatif import (
     workflow_name,
 )
 from ifworld.whatif.frame import FRAME_CAPS, FRAME_TEXT_MAX_CHARS, build_frame, frame_diff
+from ifworld.whatif.params import default_params
 from ifworld.whatif.propositions import PERSONAS, persona
-from ifworld.whatif.record import default_params
 from ifworld.whatif.report import finish_report
 from ifworld.whatif.schemas import (
     DebateBrief,

@@ -6,7 +6,7 @@ import json
 
 from typer.testing import CliRunner
 
-from ifworld.store import get_store
+from ifworld.runs.store import get_store
 from ifworld.whatif import estimate_calls, judge_record, run_eval
 from ifworld.whatif.cli import JUDGE_KEYS, app
 from ifworld.whatif.evaluate import match_budget
@@ -130,8 +130,8 @@ def test_eval_above_confirm_calls_needs_yes(llm_env):
     res = CliRunner().invoke(app, ["eval", "--methods", "ifworld,single"])
     assert res.exit_code == 2 and f"{calls:,} model calls, more than {CONFIRM_CALLS}" in res.output
     # every single run stays below the threshold within the documented bounds
+    from ifworld.whatif.params import default_params
     from ifworld.whatif.propositions import MAX_EXPERTS, MAX_ROUNDS
-    from ifworld.whatif.record import default_params
     biggest = default_params(PROP, experts=[f"field {i}" for i in range(MAX_EXPERTS)], rounds=MAX_ROUNDS)
     assert estimate_calls(biggest) == 97 < CONFIRM_CALLS
 

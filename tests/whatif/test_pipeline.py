@@ -6,7 +6,7 @@ import pytest
 
 from ifworld import llm, runs
 from ifworld.whatif import RECORD_KEYS, estimate_calls, service
-from ifworld.whatif.record import default_params
+from ifworld.whatif.params import default_params
 from tests.whatif.conftest import PROP, SMALL
 
 EXPERT_RE = r"Agent role: whatif\.expert"
@@ -207,7 +207,7 @@ def test_failed_report_core_stops_the_run(wsettings, store, fake_server):
 def test_every_progress_event_of_every_method_has_its_typed_payload(run_whatif, method):
     """The live view validates each what-if progress event; one without its payload (a baseline's
     ``expert_done`` without an output, once) would stop the page mid-run."""
-    from ifworld.whatif.models import PROGRESS_KINDS, BaselineStepDone, ExpertDone, parse_progress
+    from ifworld.whatif.records import PROGRESS_KINDS, BaselineStepDone, ExpertDone, parse_progress
 
     events = []
     run_whatif(method, events=events, rounds=1, breadth=2, depth=1, debate_rounds=1)

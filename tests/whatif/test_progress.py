@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from ifworld.whatif.params import default_params
 from ifworld.whatif.progress import TOKENS_PER_CALL, estimate, progress
-from ifworld.whatif.record import default_params
 
 
 def test_estimate_calls_tokens_and_cost():

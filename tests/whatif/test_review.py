@@ -7,7 +7,7 @@ import json
 import pytest
 
 from ifworld.whatif import review, service
-from ifworld.whatif.record import default_params
+from ifworld.whatif.params import default_params
 from tests.whatif.conftest import PROP, SMALL
 
 
@@ -68,7 +68,7 @@ def test_cli_review_then_resume_with_edit_file(llm_env, tmp_path):
     from typer.testing import CliRunner
 
     from ifworld.cli import app as root
-    from ifworld.store import get_store
+    from ifworld.runs.store import get_store
     from ifworld.whatif.cli import app
 
     runner = CliRunner()

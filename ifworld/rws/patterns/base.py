@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from ifworld import llm, prompts
 from ifworld.config import Settings
-from ifworld.rws.extract import extract_answer
+from ifworld.rws.grading.extract import extract_answer
 
 GATE_CONFIDENCE = 0.7
 """Gates pass when the reviewer accepts *and* its confidence is at least this."""

@@ -1,0 +1,487 @@
+"""The one place that builds chat models and calls them.
+
+Everything else asks for a model by *role* (``"whatif.expert"``, ``"rws.pace.critic"`` …). Calls go through
+``ChatOpenAI(base_url=…)`` so any OpenAI-compatible endpoint works, including the local servers people run
+(llama.cpp, Ollama, LM Studio, vLLM):
+
+- Replies are streamed, and the timeout counts from the last token received (httpx's read timeout), so a
+  slow CPU model that is producing tokens is never cut off; a silent one fails naming ``IFWORLD_TIMEOUT_S``.
+- Every call carries ``max_tokens`` (``IFWORLD_MAX_TOKENS`` / per role); a reply cut at the bound is
+  reported as truncated and retried once with twice the bound (up to ``MAX_TOKENS_LIMIT``).
+- Structured output adapts to the endpoint (``json_schema``, forced ``function_calling``, ``json_mode``,
+  ``prompt``). ``auto`` tries them in that order once per (endpoint, model) — a 4xx, or a 5xx whose body
+  names the format, moves on without retrying the same request — and remembers the one that works in the
+  run store, so the app and the CLI share it. A reply that is invalid or empty gets one repair turn.
+- Transport failures (429, 5xx, timeouts, dropped connections) are retried with exponential backoff; every
+  attempt is accounted by :class:`~ifworld.llm.usage.UsageTracker`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import random
+import re
+import threading
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, TypeVar
+
+import httpx
+import openai
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.utils.json import parse_partial_json
+from langchain_openai import ChatOpenAI
+from pydantic import BaseModel, ValidationError
+
+from ifworld.config import MAX_TOKENS_LIMIT, NO_MODEL_HELP, Settings, load_settings
+from ifworld.llm.methods import _probe_locks, chain, endpoint_key, known_method, remember
+from ifworld.llm.reply import (
+    KEPT_NOTE,
+    LLMCallError,
+    LLMNotConfigured,
+    StructuredOutputError,
+    TruncatedOutputError,
+    complete_part,
+    extract_json,
+    message_text,
+    strip_think,
+)
+from ifworld.llm.schema import missing_content, sent_schema, shown_schema
+from ifworld.llm.usage import UsageTracker
+from ifworld.redact import safe_error
+
+__all__ = ["PARTIAL_INTERVAL_S", "acomplete", "astructured", "chat_model", "complete", "limiter", "structured"]
+
+T = TypeVar("T", bound=BaseModel)
+Messages = Sequence[BaseMessage | tuple[str, str]]
+PartialSink = Callable[[dict], None]
+
+FORMAT_WORDS_RE = re.compile(r"response_format|json_schema|json_object|tool_choice|\btools?\b|grammar", re.I)
+RETRYABLE = (openai.RateLimitError, openai.APIConnectionError, openai.APITimeoutError, openai.InternalServerError,
+             httpx.TransportError)
+NOT_FORMAT_STATUSES = {401, 403, 404, 408, 429}  # auth, wrong URL/model, timeouts, rate limits: not the format
+MAX_BACKOFF_S = 20.0
+CONNECT_TIMEOUT_S = 10.0
+PARTIAL_INTERVAL_S = 0.25
+"""At most one partial-JSON progress event per call per this many seconds (keeps streaming overhead low)."""
+NOSTREAM_TAG = "nostream"  # LangGraph's public tag: keep a call's tokens out of the "messages" stream mode
+REPAIR_INSTRUCTION = (
+    "Your previous reply could not be used: {error}\n"
+    "Reply again with ONLY one JSON object that matches the schema, with every field filled in. No prose, no "
+    "code fences, no comments."
+)
+
+
+class _FormatRejected(Exception):
+    """The endpoint refused the structured-output method (not a transport failure)."""
+
+
+# -- Models ----------------------------------------------------------------------------------------
+_limiters: dict[int, threading.BoundedSemaphore] = {}
+_limiters_lock = threading.Lock()
+
+
+def limiter(max_concurrency: int) -> threading.BoundedSemaphore:
+    """Process-wide semaphore shared by every session and thread, so the endpoint sees ≤ the limit."""
+    with _limiters_lock:
+        if max_concurrency not in _limiters:
+            _limiters[max_concurrency] = threading.BoundedSemaphore(max_concurrency)
+        return _limiters[max_concurrency]
+
+
+def _timeout(seconds: float) -> httpx.Timeout:
+    return httpx.Timeout(seconds, connect=min(CONNECT_TIMEOUT_S, seconds))
+
+
+@lru_cache(maxsize=16)
+def _http_client(timeout_s: float) -> httpx.Client:
+    """One pooled HTTP client per timeout, shared by every model object (a new client per call would open a
+    new connection per call; LangChain's own cache cannot key on an ``httpx.Timeout``)."""
+    return httpx.Client(timeout=_timeout(timeout_s), limits=httpx.Limits(max_connections=64,
+                                                                         max_keepalive_connections=32))
+
+
+def chat_model(role: str, settings: Settings | None = None, **overrides: Any) -> ChatOpenAI:
+    """A ChatOpenAI for ``role`` (per-role model and bound apply). Retries are added by the callers."""
+    settings = settings or load_settings()
+    if not settings.enabled:
+        raise LLMNotConfigured(role, NO_MODEL_HELP)
+    key = settings.api_key.get_secret_value() if settings.api_key else "not-needed"
+    params: dict[str, Any] = {
+        "model": settings.model_for(role),
+        "base_url": settings.base_url,
+        "api_key": key,
+        "temperature": settings.temperature,
+        # read = the longest silence between two streamed tokens (or before the first one)
+        "timeout": _timeout(settings.timeout_s),
+        "http_client": _http_client(settings.timeout_s),
+        "max_retries": 0,  # retries are ours so each attempt is accounted and format errors are not retried
+        "stream_usage": True,
+    }
+    bound = overrides.pop("max_tokens", settings.max_tokens_for(role))
+    if settings.base_url:
+        # LangChain sends OpenAI's newer ``max_completion_tokens``, which llama.cpp, Ollama and LM Studio do
+        # not read: a local server would generate unbounded. They all read ``max_tokens``.
+        params["extra_body"] = {"max_tokens": bound}
+    else:
+        params["max_tokens"] = bound
+    params.update(overrides)
+    return _cached_model(params)
+
+
+_models: dict[str, ChatOpenAI] = {}
+_models_lock = threading.Lock()
+MODEL_CACHE_SIZE = 64
+
+
+def _cached_model(params: dict[str, Any]) -> ChatOpenAI:
+    """One ChatOpenAI per distinct parameters. Building one builds two httpx clients with fresh SSL contexts
+    (≈0.1 s of CPU, holding the GIL): per call, that serialised a round's parallel experts. LangChain's
+    own client cache does not apply because an ``httpx.Timeout`` is not hashable."""
+    timeout = params["timeout"]
+    key = hashlib.sha256(repr(sorted(
+        {**params, "timeout": (timeout.connect, timeout.read, timeout.write, timeout.pool)}.items())).encode()
+    ).hexdigest()
+    with _models_lock:
+        model = _models.get(key)
+        if model is None:
+            if len(_models) >= MODEL_CACHE_SIZE:
+                _models.clear()
+            model = _models[key] = ChatOpenAI(**params)
+        return model
+
+
+def _to_messages(messages: Messages) -> list[BaseMessage]:
+    out: list[BaseMessage] = []
+    for m in messages:
+        if isinstance(m, BaseMessage):
+            out.append(m)
+        else:
+            kind, text = m
+            cls = {"system": SystemMessage, "ai": AIMessage, "assistant": AIMessage}.get(kind, HumanMessage)
+            out.append(cls(text))
+    return out
+
+
+# -- One request: streamed, bounded, retried on transport failures ---------------------------------
+@dataclass
+class _Reply:
+    text: str
+    finish: str
+
+
+class _PartialFeed:
+    """Turns streamed pieces into throttled partial-JSON dicts for a progress sink."""
+
+    def __init__(self, sink: PartialSink | None) -> None:
+        self.sink, self.parts, self.last_emit, self.last = sink, [], 0.0, None
+
+    def add(self, piece: str) -> None:
+        if not piece or self.sink is None:
+            return
+        self.parts.append(piece)
+        now = time.monotonic()
+        if now - self.last_emit >= PARTIAL_INTERVAL_S:
+            self.last_emit = now
+            self._publish()
+
+    def _publish(self) -> None:
+        text = strip_think("".join(self.parts))
+        start = text.find("{")
+        value = parse_partial_json(text[start:]) if start >= 0 else None
+        if isinstance(value, dict) and value and value != self.last:
+            self.last = value
+            self.sink(value)
+
+    def flush(self) -> None:
+        if self.sink is not None and self.parts:
+            self._publish()
+
+
+def _stream(model: ChatOpenAI, msgs: list[BaseMessage], cfg: dict, feed: _PartialFeed, bound: int) -> _Reply:
+    text: list[str] = []
+    args: list[str] = []
+    finish = ""
+    pieces = 0
+    try:
+        for chunk in model.stream(msgs, config=cfg):
+            if isinstance(chunk.content, str) and chunk.content:
+                pieces += 1
+                text.append(chunk.content)
+                feed.add(chunk.content)
+            for tc in getattr(chunk, "tool_call_chunks", None) or []:
+                if tc.get("args") and tc.get("index", 0) in (0, None):
+                    pieces += 1
+                    args.append(tc["args"])
+                    feed.add(tc["args"])
+            finish = (chunk.response_metadata or {}).get("finish_reason") or finish
+    except openai.LengthFinishReasonError:
+        finish = "length"  # the SDK's json_schema helper raises at the bound; we report it as truncation
+    feed.flush()
+    if pieces >= bound and finish != "length":
+        # llama-cpp-python reports a forced tool call cut at max_tokens as "tool_calls"; it streams one token
+        # per chunk, so a chunk count at the bound is the truncation it does not report.
+        finish = "length"
+    return _Reply("".join(args) if args else "".join(text), finish)
+
+
+def _send(model: ChatOpenAI, msgs: list[BaseMessage], cfg: dict, settings: Settings, feed: _PartialFeed) -> _Reply:
+    if settings.stream:
+        return _stream(model, msgs, cfg, feed, int(cfg["metadata"].get("ifworld_max_tokens") or MAX_TOKENS_LIMIT))
+    try:
+        msg = model.invoke(msgs, config=cfg)
+    except openai.LengthFinishReasonError as exc:
+        return _Reply(exc.completion.choices[0].message.content or "", "length")
+    return _Reply(message_text(msg), (msg.response_metadata or {}).get("finish_reason") or "")
+
+
+def _names_format(exc: Exception) -> bool:
+    body = getattr(exc, "body", None)
+    text = f"{getattr(exc, 'message', '')} {json.dumps(body) if body is not None else ''}"
+    return bool(FORMAT_WORDS_RE.search(text))
+
+
+def _is_format_rejection(exc: Exception) -> bool:
+    """A 4xx (other than auth / not found / rate limit), or a 5xx whose body names the output format."""
+    if not isinstance(exc, openai.APIStatusError):
+        return False
+    status = exc.status_code
+    if 400 <= status < 500:
+        return status not in NOT_FORMAT_STATUSES
+    return status >= 500 and _names_format(exc)
+
+
+def _backoff(settings: Settings, attempt: int) -> float:
+    base = settings.retry_backoff_s
+    return min(MAX_BACKOFF_S, base * 2 ** attempt) + random.uniform(0, base) if base > 0 else 0.0
+
+
+def _call(role: str, model: ChatOpenAI, msgs: list[BaseMessage], settings: Settings, cfg: dict,
+          feed: _PartialFeed, *, formatted: bool = False) -> _Reply:
+    """One logical request with transport retries. ``formatted``: a refused format raises _FormatRejected."""
+    last: Exception | None = None
+    for attempt in range(settings.max_retries + 1):
+        if attempt:
+            time.sleep(_backoff(settings, attempt - 1))
+        try:
+            with limiter(settings.max_concurrency):
+                return _send(model, msgs, cfg, settings, feed)
+        except (openai.APIStatusError, *RETRYABLE) as exc:
+            if formatted and _is_format_rejection(exc):
+                raise _FormatRejected(_status_text(exc)) from exc
+            if not isinstance(exc, RETRYABLE):
+                raise LLMCallError(role, _status_text(exc)) from exc
+            last = exc
+    raise LLMCallError(role, _failure_text(last, settings)) from last
+
+
+def _status_text(exc: Exception) -> str:
+    if isinstance(exc, openai.APIStatusError):
+        return safe_error(f"HTTP {exc.status_code}: {exc.message}", 500)  # mask before cutting
+    return safe_error(exc, 500)
+
+
+def _failure_text(exc: Exception | None, settings: Settings) -> str:
+    retries = f"after {settings.max_retries} retries"
+    if isinstance(exc, openai.APITimeoutError | httpx.TimeoutException):
+        return (f"no reply from the model for {settings.timeout_s:g} s ({retries}). The timeout counts from the "
+                f"last token received; raise IFWORLD_TIMEOUT_S (sidebar: Timeout) for a slow local model.")
+    return f"{_status_text(exc) if exc else 'failed'} {retries}"
+
+
+def _config(role: str, call_id: str, meta: dict | None, callbacks: list | None, *, quiet: bool = False,
+            **extra: Any) -> dict:
+    metadata = {"ifworld_role": role, "ifworld_call": call_id}
+    for k, v in {**(meta or {}), **extra}.items():
+        metadata[f"ifworld_{k}"] = v
+    tags = [f"role:{role}"] + ([NOSTREAM_TAG] if quiet else [])
+    cfg: dict[str, Any] = {"metadata": metadata, "run_name": role, "tags": tags}
+    if callbacks:
+        cfg["callbacks"] = callbacks
+    return cfg
+
+
+def _bounded(role: str, settings: Settings, bound: int, send: Callable[[int], _Reply]) -> tuple[_Reply, int]:
+    """Send with ``bound``; a reply cut at the bound is retried once with twice the bound when allowed."""
+    reply = send(bound)
+    if reply.finish == "length" and bound < MAX_TOKENS_LIMIT:
+        bound = min(MAX_TOKENS_LIMIT, bound * 2)
+        reply = send(bound)
+    return reply, bound
+
+
+def complete(role: str, messages: Messages, *, settings: Settings | None = None, meta: dict | None = None,
+             callbacks: list | None = None, **model_overrides: Any) -> str:
+    """Plain text completion for ``role`` with retries; ``<think>`` blocks removed.
+
+    ``meta`` (e.g. ``{"round": 2, "system": "whatif"}``) is attached to the call record. A reply cut at the
+    bound is retried once with a larger bound; if it is cut again the text so far is returned and the call
+    is recorded as ``truncated``.
+    """
+    settings = settings or load_settings()
+    msgs = _to_messages(messages)
+    call_id = uuid.uuid4().hex
+    first = int(model_overrides.pop("max_tokens", settings.max_tokens_for(role)))
+
+    def send(bound: int) -> _Reply:
+        model = chat_model(role, settings, max_tokens=bound, **model_overrides)
+        cfg = _config(role, call_id, meta, callbacks, max_tokens=bound)
+        return _call(role, model, msgs, settings, cfg, _PartialFeed(None))
+
+    reply, _ = _bounded(role, settings, first, send)
+    return strip_think(reply.text)
+
+
+# -- Structured output -----------------------------------------------------------------------------
+def _schema_instruction(schema: type[BaseModel]) -> str:
+    compact = json.dumps(shown_schema(schema), separators=(",", ":"))
+    return f"\n\nReply with one JSON object that conforms to this JSON schema (fill in every field):\n{compact}"
+
+
+def _with_schema(msgs: list[BaseMessage], schema: type[BaseModel]) -> list[BaseMessage]:
+    """Append the schema to the system message: every method shows it (servers that grammar-constrain a
+    forced tool call do not show the tool to the model), and it sits in the prefix a round's calls share."""
+    if msgs and isinstance(msgs[0], SystemMessage):
+        return [SystemMessage(message_text(msgs[0]) + _schema_instruction(schema)), *msgs[1:]]
+    return [SystemMessage(_schema_instruction(schema).strip()), *msgs]
+
+
+def _format_kwargs(method: str, schema: type[BaseModel]) -> dict[str, Any]:
+    name = re.sub(r"[^A-Za-z0-9_-]", "_", schema.__name__)[:64]
+    if method == "json_schema":
+        spec = {"name": name, "schema": sent_schema(schema), "strict": False}
+        return {"response_format": {"type": "json_schema", "json_schema": spec}}
+    if method == "function_calling":
+        tool = {"type": "function", "function": {"name": name, "description": f"Record the {name} object.",
+                                                 "parameters": sent_schema(schema)}}
+        return {"tools": [tool], "tool_choice": {"type": "function", "function": {"name": name}}}
+    if method == "json_mode":
+        return {"response_format": {"type": "json_object"}}
+    return {}
+
+
+def _invoke_structured(role: str, msgs: list[BaseMessage], schema: type[BaseModel], settings: Settings,
+                       call_id: str, meta: dict | None, callbacks: list | None, sink: PartialSink | None,
+                       overrides: dict[str, Any]) -> _Reply:
+    """Send with the endpoint's method; under ``auto`` a refused method moves to the next, once."""
+    key = endpoint_key(settings, role)
+    probing = settings.structured_method == "auto" and known_method(settings, role) is None
+    lock = _probe_locks.setdefault(key, threading.Lock()) if probing else None
+    if lock:
+        lock.acquire()  # the first call per (endpoint, model) probes; the others wait and reuse its answer
+    try:
+        chain_, refused = chain(settings, role), []
+        for method in chain_:
+
+            def send(bound: int, method: str = method) -> _Reply:
+                model = chat_model(role, settings, **{**overrides, "max_tokens": bound})
+                model = model.bind(**_format_kwargs(method, schema))
+                cfg = _config(role, call_id, meta, callbacks, quiet=True, method=method, max_tokens=bound)
+                return _call(role, model, msgs, settings, cfg, _PartialFeed(sink), formatted=method != "prompt")
+
+            try:
+                reply, bound = _bounded(role, settings, settings.max_tokens_for(role), send)
+            except _FormatRejected as exc:
+                refused.append(f"{method}: {exc}")
+                continue
+            if settings.structured_method == "auto":
+                remember(settings, role, method)
+            if reply.finish == "length":
+                raise TruncatedOutputError(
+                    role, f"reply truncated at {bound} tokens even after a retry with a larger bound; raise "
+                          f"{settings.max_tokens_setting(role)}", reply.text)
+            return reply
+        hint = "" if settings.structured_method == "auto" else " (set IFWORLD_STRUCTURED_METHOD=auto to adapt)"
+        raise LLMCallError(role, f"the endpoint refused every structured-output method{hint}: {'; '.join(refused)}")
+    finally:
+        if lock:
+            lock.release()
+
+
+def _parse(schema: type[T], text: str) -> T:
+    data = extract_json(text)
+    value = schema.model_validate(data)
+    empty = missing_content(schema, data)
+    if empty:
+        raise ValueError("the reply has no content: " + ", ".join(empty))
+    return value
+
+
+def structured(role: str, messages: Messages, schema: type[T], *, settings: Settings | None = None,
+               meta: dict | None = None, callbacks: list | None = None, on_partial: PartialSink | None = None,
+               **model_overrides: Any) -> T:
+    """A validated, non-empty ``schema`` instance from ``role``.
+
+    The endpoint's structured-output method is used (see the module doc), ``<think>`` is stripped, and an
+    invalid or empty reply gets one repair turn before :class:`StructuredOutputError`. ``on_partial``
+    receives the partially parsed object while the reply streams (throttled to every
+    :data:`PARTIAL_INTERVAL_S`). Structured calls are tagged ``nostream``: their JSON tokens do not flood
+    LangGraph's "messages" stream; progress goes through ``on_partial`` instead. ``model_overrides`` (e.g.
+    ``seed``, ``temperature``) go to the chat model.
+    """
+    settings = settings or load_settings()
+    msgs = _with_schema(_to_messages(messages), schema)
+    call_id = uuid.uuid4().hex
+    tracker = _find_tracker(callbacks)
+    try:
+        reply = _invoke_structured(role, msgs, schema, settings, call_id, meta, callbacks, on_partial, model_overrides)
+        try:
+            return _parse(schema, reply.text)
+        except (ValueError, ValidationError) as exc:
+            error = _short_error(exc)
+        repair = msgs + [AIMessage(reply.text[:4000]), HumanMessage(REPAIR_INSTRUCTION.format(error=error))]
+        reply = _invoke_structured(role, repair, schema, settings, call_id, meta, callbacks, on_partial,
+                                   model_overrides)
+        try:
+            value = _parse(schema, reply.text)
+        except (ValueError, ValidationError) as exc:
+            if tracker:
+                tracker.mark(call_id, "failed", f"invalid JSON after repair: {_short_error(exc)}")
+            raise StructuredOutputError(role, f"reply was not valid JSON after one repair: {_short_error(exc)}",
+                                        reply.text) from exc
+    except TruncatedOutputError as exc:
+        kept = complete_part(schema, exc.raw)
+        if tracker:
+            tracker.mark(call_id, "truncated", f"{exc}; {KEPT_NOTE}" if kept is not None else str(exc))
+        if kept is None:
+            raise
+        return kept
+    if tracker:
+        tracker.mark(call_id, "repaired")
+    return value
+
+
+def _find_tracker(callbacks: list | None) -> UsageTracker | None:
+    """The UsageTracker given explicitly, or the one on the enclosing LangGraph run's callbacks."""
+    handlers = list(callbacks or [])
+    if not handlers:
+        try:
+            from langgraph.config import get_config
+
+            manager = get_config().get("callbacks")
+        except (RuntimeError, ImportError):
+            manager = None
+        handlers = list(getattr(manager, "handlers", None) or (manager if isinstance(manager, list) else []))
+    return next((h for h in handlers if isinstance(h, UsageTracker)), None)
+
+
+def _short_error(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        return "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:5])
+    return str(exc)[:300]
+
+
+async def acomplete(role: str, messages: Messages, **kwargs: Any) -> str:
+    """Async :func:`complete`; shares the process-wide concurrency limit."""
+    return await asyncio.to_thread(complete, role, messages, **kwargs)
+
+
+async def astructured(role: str, messages: Messages, schema: type[T], **kwargs: Any) -> T:
+    """Async :func:`structured`; shares the process-wide concurrency limit."""
+    return await asyncio.to_thread(structured, role, messages, schema, **kwargs)
+

@@ -1,0 +1,144 @@
+"""What comes back from a model call: the errors a call raises, a reply's text, and the JSON read out of it.
+
+Apart from :mod:`ifworld.llm`, which builds and calls models (and re-exports these names); nothing here
+talks to an endpoint.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, TypeVar
+
+from langchain_core.messages import BaseMessage
+from langchain_core.utils.json import parse_partial_json
+from pydantic import BaseModel, ValidationError
+
+from ifworld.llm.schema import missing_content
+from ifworld.redact import safe_error
+
+T = TypeVar("T", bound=BaseModel)
+
+THINK_RE = re.compile(r"<think>.*?(</think>|$)", re.S | re.I)
+FENCE_RE = re.compile(r"```(?:json)?\s*(.*?)```", re.S | re.I)
+
+
+class LLMError(RuntimeError):
+    """A model call failed; ``role`` names the agent so messages say who failed."""
+
+    def __init__(self, role: str, message: str) -> None:
+        # Endpoints may echo the key (or the Authorization header) in their error body.
+        super().__init__(safe_error(f"[{role}] {message}"))
+        self.role = role
+
+
+class LLMNotConfigured(LLMError):
+    pass
+
+
+class LLMCallError(LLMError):
+    """Transport failure after all retries (rate limit, server error, timeout, unreachable)."""
+
+
+class StructuredOutputError(LLMError):
+    """The reply was still not valid, non-empty JSON for the schema after the repair turn."""
+
+    def __init__(self, role: str, message: str, raw: str = "") -> None:
+        super().__init__(role, message)
+        self.raw = raw
+
+
+class TruncatedOutputError(StructuredOutputError):
+    """The reply was cut at the generation bound even after one retry with a larger bound."""
+
+
+def message_text(msg: BaseMessage) -> str:
+    """A reply message's text: a forced tool call's arguments as JSON, else its content."""
+    if getattr(msg, "tool_calls", None):
+        return json.dumps(msg.tool_calls[0].get("args", {}))
+    content = msg.content
+    if isinstance(content, list):
+        return "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content)
+    return content or ""
+
+
+def strip_think(text: str) -> str:
+    """Drop reasoning models' <think>…</think> blocks (an unclosed one runs to the end)."""
+    return THINK_RE.sub("", text or "").strip()
+
+
+def extract_json(text: str) -> Any:
+    """Parse the JSON object in a reply: whole text, a fenced block, or the outermost {...} span."""
+    text = strip_think(text)
+    candidates = [text] + FENCE_RE.findall(text)
+    start, end = text.find("{"), text.rfind("}")
+    if 0 <= start < end:
+        candidates.append(text[start : end + 1])
+    last_error: Exception | None = None
+    for cand in candidates:
+        try:
+            # strict=False: raw control characters inside strings (a newline a grammar-constrained llama.cpp
+            # model writes unescaped) are read as text, not a reason to throw the reply away
+            return json.loads(cand.strip(), strict=False)
+        except json.JSONDecodeError as exc:
+            last_error = exc
+    raise ValueError(f"no JSON object found ({last_error})")
+
+
+KEPT_NOTE = "kept the items it had finished"
+"""Ends the error of a ``truncated`` call whose complete part was used (workflows list those as degraded)."""
+SALVAGE_ATTEMPTS = 64
+
+
+def complete_prefix_json(text: str) -> dict | None:
+    """The object a reply cut at the token bound had finished: the text up to its last complete value (a
+    closing bracket, or the comma after a value, outside strings) with the brackets still open closed by
+    LangChain's partial-JSON parser, so a list keeps its complete items and loses the one being written.
+    ``None`` when nothing complete came before the cut."""
+    text = strip_think(text)
+    start = text.find("{")
+    if start < 0:
+        return None
+    body = text[start:]
+    for end in reversed(_value_ends(body)[-SALVAGE_ATTEMPTS:]):
+        try:
+            value = parse_partial_json(body[:end], strict=False)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            return value
+    return None
+
+
+def _value_ends(body: str) -> list[int]:
+    """Prefix lengths of ``body`` that end right after a complete value, outside strings."""
+    ends, in_string, escaped = [], False, False
+    for i, ch in enumerate(body):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "}]":
+            ends.append(i + 1)
+        elif ch == ",":
+            ends.append(i)
+    return ends
+
+
+def complete_part(schema: type[T], text: str) -> T | None:
+    """A reply cut at the bound even after the larger-bound retry still carries every item it finished
+    (a small model typically loops on list items until the bound): keep that part when it validates and
+    has the content the schema needs. The call stays ``truncated`` and says so (:data:`KEPT_NOTE`), so the
+    run reports the step as degraded instead of losing it."""
+    data = complete_prefix_json(text)
+    if data is None or missing_content(schema, data):
+        return None
+    try:
+        return schema.model_validate(data)
+    except ValidationError:
+        return None

@@ -1,0 +1,44 @@
+"""Runs: every workflow's runs started, streamed, stored, resumed, replayed, exported — one machinery for all.
+
+Modules:
+
+- :mod:`~ifworld.runs.registry` — named workflows (graph, initial state, final record, exports) that engines
+  register; looked up by ``"<kind>.<name>"``.
+- :mod:`~ifworld.runs.driver` — start, stream (typed events), resume, cancel and replay a run; the run's
+  lease is held while it streams.
+- :mod:`~ifworld.runs.export` — JSON, Markdown and self-contained HTML exports (secrets redacted, text inert).
+- :mod:`~ifworld.runs.store` — the SQLite run store (runs, call log) with LangGraph's SQLite checkpointer.
+- :mod:`~ifworld.runs.lease` — liveness lease and heartbeat of the process driving a run.
+- :mod:`~ifworld.runs.events` — typed progress events shared by pages, CLI and store.
+- :mod:`~ifworld.runs.records` — the lenient base model of stored records and :class:`RecordError`.
+- :mod:`~ifworld.runs.demo` — the smallest workflow, as an example of how an engine registers one.
+"""
+
+from __future__ import annotations
+
+from ifworld.runs.driver import (
+    MAX_RECURSION_LIMIT,
+    RECURSION_LIMIT,
+    RunCancelled,
+    RunFailed,
+    drive,
+    execute,
+    recursion_limit,
+    replay,
+    request_cancel,
+    start_run,
+    stream_run,
+)
+from ifworld.runs.events import Event, ExpertPartial, emit
+from ifworld.runs.export import EXPORT_FORMATS, export_run
+from ifworld.runs.records import LenientModel, RecordError, validate_record
+from ifworld.runs.registry import Workflow, get_workflow, register
+from ifworld.runs.store import KINDS, RESUMABLE, STATUSES, RunInfo, RunLive, RunStore, StoreError, get_store
+
+__all__ = [
+    "EXPORT_FORMATS", "KINDS", "MAX_RECURSION_LIMIT", "RECURSION_LIMIT", "RESUMABLE", "STATUSES", "Event",
+    "ExpertPartial",
+    "LenientModel", "RecordError", "RunCancelled", "RunFailed", "RunInfo", "RunLive", "RunStore", "StoreError",
+    "Workflow", "drive", "emit", "execute", "export_run", "get_store", "get_workflow", "recursion_limit",
+    "register", "replay", "request_cancel", "start_run", "stream_run", "validate_record",
+]

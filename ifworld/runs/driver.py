@@ -1,0 +1,235 @@
+"""Start, stream, resume, replay and export runs of any registered workflow.
+
+A *workflow* is a named recipe: how to build its LangGraph ``StateGraph`` from params, the initial state,
+how to turn the final state into the run record, and how to render that record as Markdown. Engines
+register theirs in a module named in :data:`WORKFLOW_MODULES`; this module needs no engine imports.
+Resuming is LangGraph's own: stream ``None`` into the same thread id and only unfinished nodes run.
+
+A driver holds the run's lease (:mod:`ifworld.runs.lease`) for as long as it streams: a second driver is refused
+with :class:`~ifworld.runs.store.RunLive`, and a driver that stops (error, closed generator, process gone) leaves
+the run ``interrupted``. :func:`request_cancel` stops a live run at its next step boundary (``cancelled``,
+resumable). Events, errors and exports pass through :func:`ifworld.redact.redact`.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from langgraph.types import Command
+
+from ifworld.config import Settings, load_settings
+from ifworld.llm.usage import UsageTracker, usage_totals
+from ifworld.redact import redact, safe_error
+from ifworld.runs.events import STREAM_MODES, Event, events_from_stream
+from ifworld.runs.lease import Lease
+from ifworld.runs.registry import Workflow, get_workflow
+from ifworld.runs.store import RunStore, get_store
+
+__all__ = ["RunCancelled", "RunFailed", "drive", "execute", "replay", "request_cancel", "start_run", "stream_run"]
+
+RECURSION_LIMIT = 200
+"""Floor of a run's LangGraph recursion limit (supersteps per invocation)."""
+MAX_RECURSION_LIMIT = 100_000
+# Parameters that set how often a graph goes round its loop (what-if rounds, debate rounds, tree depth,
+# belief rounds); the recursion limit grows with them instead of cutting long configured runs short.
+LOOP_KEYS = ("rounds", "debate_rounds", "depth", "max_depth", "breadth")
+CANCEL_POLL_S = 0.2
+"""Between step updates, the cancel flag is read at most this often (token chunks arrive far faster)."""
+# Graph worker threads beyond the model-call limit, so join/bookkeeping nodes never wait behind a full
+# round of model calls (the llm layer's limiter still caps concurrent requests at max_concurrency).
+NODE_HEADROOM = 2
+
+
+class RunFailed(RuntimeError):
+    """A run stopped with an error; everything finished so far is kept and ``ifworld runs resume`` continues."""
+
+    def __init__(self, run_id: str, message: str) -> None:
+        super().__init__(f"run {run_id} failed: {safe_error(message)} — resume with `ifworld runs resume {run_id}`")
+        self.run_id = run_id
+
+
+class RunCancelled(RunFailed):
+    """The run stopped because a cancel was requested; it is resumable."""
+
+    def __init__(self, run_id: str) -> None:
+        RuntimeError.__init__(self, f"run {run_id} was cancelled — resume with `ifworld runs resume {run_id}`")
+        self.run_id = run_id
+
+
+def start_run(name: str, params: dict[str, Any], *, store: RunStore | None = None, title: str | None = None) -> str:
+    """Create the run row (status pending) and return its id; nothing runs yet."""
+    wf = get_workflow(name)
+    store = store or get_store()
+    return store.create_run(wf.kind, wf.name, params, title or wf.title(params))
+
+
+def _graph(wf: Workflow, params: dict[str, Any], store: RunStore, settings: Settings) -> Any:
+    return store.compile(wf.build(params, settings), cache=wf.cache or bool(params.get("cache")))
+
+
+def loop_count(params: Any, depth: int = 0) -> int:
+    """Sum of the integer loop parameters (:data:`LOOP_KEYS`) anywhere in ``params`` (nested configs too)."""
+    total = 0
+    if isinstance(params, dict) and depth < 4:
+        for key, value in params.items():
+            if key in LOOP_KEYS and isinstance(value, int) and not isinstance(value, bool) and value > 0:
+                total += value
+            elif isinstance(value, dict):
+                total += loop_count(value, depth + 1)
+    return total
+
+
+def recursion_limit(wf: Workflow, params: dict[str, Any], graph: Any) -> int:
+    """The run's recursion limit, derived from the configured graph: every node may run once per loop
+    iteration, so ``nodes × (1 + loop parameters)`` supersteps, doubled for gates' bounded retries."""
+    if wf.max_steps is not None:
+        steps = int(wf.max_steps(params))
+    else:
+        nodes = max(1, len(getattr(graph, "nodes", {}) or {}))
+        steps = 2 * nodes * (1 + loop_count(params))
+    return max(RECURSION_LIMIT, min(MAX_RECURSION_LIMIT, steps + RECURSION_LIMIT // 4))
+
+
+def request_cancel(run_id: str, *, store: RunStore | None = None) -> bool:
+    """Ask a live run to stop at its next step boundary (it becomes ``cancelled``, resumable).
+
+    Returns True when the run is live (a driver will see the request), False otherwise.
+    """
+    return (store or get_store()).request_cancel(run_id)
+
+
+def _watch(chunks: Iterable[tuple[str, Any]], store: RunStore, run_id: str, stop: dict[str, str]) -> Iterator:
+    """Pass chunks through; stop at a step boundary when the run is cancelled or deleted."""
+    last = 0.0
+    for mode, payload in chunks:
+        yield mode, payload
+        now = time.monotonic()
+        if mode == "updates" or now - last > CANCEL_POLL_S:
+            last = now
+            flag = store.cancel_requested(run_id)
+            if flag is None or flag:
+                stop["why"] = "deleted" if flag is None else "cancelled"
+                return
+
+
+def stream_run(run_id: str, *, store: RunStore | None = None, settings: Settings | None = None,
+               resume: bool | None = None, modes: tuple[str, ...] = STREAM_MODES,
+               resume_value: Any = None) -> Iterator[Event]:
+    """Run (or resume) a stored run, yielding events; the final record is saved to the store.
+
+    ``resume=None`` resumes when a checkpoint exists. Raises :class:`RunLive` (before any event) when
+    another driver holds the run. Errors become a ``run_failed`` event and a :class:`RunFailed` exception
+    after the status is saved, so callers can show and resume it; a cancel ends with ``run_cancelled``. A
+    graph that pauses for a person (LangGraph ``interrupt``) ends the stream with a ``run_paused`` event
+    carrying what it asks, and status "paused"; resuming with ``resume_value`` hands the person's answer back.
+    """
+    store = store or get_store()
+    settings = settings or load_settings()
+    info = store.get_run(run_id)
+    wf = get_workflow(info.workflow)
+    graph = _graph(wf, info.params, store, settings)
+    tracker = UsageTracker(sink=lambda rec: store.add_call(run_id, rec.to_dict()))
+    config = {"configurable": {"thread_id": run_id}, "callbacks": [tracker],
+              "recursion_limit": recursion_limit(wf, info.params, graph),
+              "max_concurrency": settings.max_concurrency + NODE_HEADROOM}
+    lease = Lease(store, run_id, store.acquire_lease(run_id))
+    lease.start()
+    resume = store.has_checkpoint(run_id) if resume is None else resume
+    stop: dict[str, str] = {}
+    try:
+        lease.idle()
+        yield Event(type="run_started", run_id=run_id, data={"resumed": resume, "workflow": wf.name})
+        lease.busy()
+        start = Command(resume=resume_value) if resume_value is not None else (
+            None if resume else wf.initial(info.params))
+        chunks = graph.stream(start, config, stream_mode=list(modes))
+        try:
+            for event in events_from_stream(run_id, _watch(chunks, store, run_id, stop)):
+                lease.idle()
+                yield event.model_copy(update={"data": redact(event.data)})
+                lease.busy()
+        finally:
+            chunks.close()  # stop the graph at this step boundary (cancel, delete, closed consumer)
+        if stop.get("why") == "cancelled":
+            store.release_lease(run_id, lease.token, "cancelled", error="cancelled by request")
+            lease.idle()
+            yield Event(type="run_cancelled", run_id=run_id, data={"resumable": True})
+            return
+        if stop.get("why") == "deleted":
+            return
+        state = graph.get_state(config)
+        asks = [i.value for task in state.tasks for i in (task.interrupts or ())]
+        if asks:
+            store.release_lease(run_id, lease.token, "paused")
+            lease.idle()
+            yield Event(type="run_paused", run_id=run_id, data={"asks": redact(asks)})
+            return
+        if state.next:
+            raise RuntimeError(f"stopped before finishing (next: {', '.join(state.next)})")
+        calls = store.calls(run_id)
+        record = wf.finalize(dict(state.values), info.params, calls)
+        store.finish_run(run_id, record, usage_totals(calls))
+    except Exception as exc:  # noqa: BLE001 — any failure is stored and reported, never lost
+        message = safe_error(exc)
+        store.release_lease(run_id, lease.token, "interrupted", error=message)
+        lease.idle()
+        yield Event(type="run_failed", run_id=run_id, data={"error": message})
+        raise RunFailed(run_id, message) from None
+    finally:
+        lease.stop()
+        _after_drive(store, run_id, lease)
+    lease.idle()
+    yield Event(type="run_finished", run_id=run_id, data={"record": redact(record)})
+
+
+def _after_drive(store: RunStore, run_id: str, lease: Lease) -> None:
+    """However the driver ended: a still-running status becomes interrupted (e.g. the consumer closed the
+    generator when its page was left), and a run deleted meanwhile loses the checkpoints written since."""
+    try:
+        store.release_lease(run_id, lease.token, "interrupted")
+        if store.cancel_requested(run_id) is None:
+            store.delete_checkpoints(run_id)
+    except Exception:  # noqa: BLE001 — cleanup must not mask the driver's own outcome
+        pass
+
+
+def execute(name: str, params: dict[str, Any], *, store: RunStore | None = None, settings: Settings | None = None,
+            on_event: Callable[[Event], None] | None = None, title: str | None = None) -> dict[str, Any]:
+    """Start a run and drive it to the end; returns the final record (raises :class:`RunFailed`)."""
+    store = store or get_store()
+    run_id = start_run(name, params, store=store, title=title)
+    print(f"run id: {run_id}", file=sys.stderr, flush=True)
+    return drive(run_id, store=store, settings=settings, on_event=on_event)
+
+
+def drive(run_id: str, *, store: RunStore | None = None, settings: Settings | None = None,
+          on_event: Callable[[Event], None] | None = None, resume_value: Any = None) -> dict[str, Any]:
+    """Consume :func:`stream_run` to the end (or to a pause) and return the stored record."""
+    store = store or get_store()
+    for event in stream_run(run_id, store=store, settings=settings, resume_value=resume_value):
+        if on_event:
+            on_event(event)
+        if event.type == "run_cancelled":
+            raise RunCancelled(run_id)
+    return store.get_run(run_id).record or {}
+
+
+def replay(run_id: str, *, store: RunStore | None = None, settings: Settings | None = None) -> list[dict[str, Any]]:
+    """The run's successive states from its checkpoint history (oldest first), for step-by-step replay.
+
+    Each item: ``{"step": n, "nodes": [names that wrote], "values": state}``.
+    """
+    store = store or get_store()
+    settings = settings or load_settings()
+    info = store.get_run(run_id)
+    graph = _graph(get_workflow(info.workflow), info.params, store, settings)
+    steps = []
+    for snap in store.history(graph, run_id):
+        writes = (snap.metadata or {}).get("writes") or {}
+        nodes = sorted(writes) if writes else [t.name for t in snap.tasks if t.result is not None]
+        steps.append({"step": (snap.metadata or {}).get("step", len(steps)), "nodes": nodes,
+                      "values": dict(snap.values), "next": list(snap.next)})
+    return steps

@@ -1,0 +1,65 @@
+"""The workflow registry: each engine registers its named recipes (graph, initial state, record, exports).
+
+The run machinery needs no engine imports: a workflow named ``"<kind>.<name>"`` is looked up here, and the
+engine module that registers it is imported on first use (engines sit above ``ifworld.runs``, so they cannot
+be imported from here by name at module load without a cycle).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ifworld.config import Settings
+
+# Engines register their workflows on import; names are "<module key>.<workflow>".
+WORKFLOW_MODULES = {
+    "whatif": "ifworld.whatif.workflows",
+    "rws": "ifworld.rws.workflows",
+    "beliefs": "ifworld.beliefs.workflows",
+    "demo": "ifworld.runs.demo",
+}
+@dataclass(frozen=True)
+class Workflow:
+    """How to run, finish and render one kind of run.
+
+    ``build(params, settings)`` returns an uncompiled ``StateGraph``; ``initial(params)`` its input;
+    ``finalize(state, params, calls)`` the final record; ``markdown(record)`` a human export.
+    """
+
+    name: str
+    kind: str
+    build: Callable[[dict[str, Any], Settings], Any]
+    initial: Callable[[dict[str, Any]], dict[str, Any]]
+    finalize: Callable[[dict[str, Any], dict[str, Any], list[dict]], dict[str, Any]]
+    markdown: Callable[[dict[str, Any]], str] | None = None
+    title: Callable[[dict[str, Any]], str] = lambda p: ""
+    cache: bool = False
+    # the Markdown export opens with the workflow's own text (e.g. proposition and verdict), metadata last
+    metadata_last: bool = False
+    max_steps: Callable[[dict[str, Any]], int] | None = None
+    """Optional exact bound on supersteps for ``params``; otherwise :func:`recursion_limit` derives one."""
+    html: Callable[[dict[str, Any]], str] | None = None
+    """Optional self-contained HTML export of a record (model text inert, no network); else a generic page."""
+    estimate_calls: Callable[[dict[str, Any]], int] | None = None
+    """Optional estimate of model calls for ``params``: above ``limits.CONFIRM_CALLS`` a resume needs --yes."""
+
+
+_REGISTRY: dict[str, Workflow] = {}
+
+
+def register(workflow: Workflow) -> Workflow:
+    _REGISTRY[workflow.name] = workflow
+    return workflow
+
+
+def get_workflow(name: str) -> Workflow:
+    if name not in _REGISTRY:
+        module = WORKFLOW_MODULES.get(name.split(".")[0])
+        if module:
+            importlib.import_module(module)
+    if name not in _REGISTRY:
+        raise KeyError(f"unknown workflow {name!r}")
+    return _REGISTRY[name]

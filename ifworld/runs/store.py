@@ -1,0 +1,451 @@
+"""SQLite run store: the run index and per-call usage, beside LangGraph's checkpointer in the same file.
+
+The checkpointer (``langgraph-checkpoint-sqlite``) gives durability and resume: every LLM workflow is a
+compiled ``StateGraph`` whose thread id is the run id. This module only adds what LangGraph does not keep:
+which runs exist (kind, title, params, status, final record, usage) and each model call's accounting.
+Several processes may write at once (WAL + busy timeout). Secrets never reach the file: params are
+scrubbed of anything that looks like a key, and every known secret (:mod:`ifworld.redact`) is masked in
+records, errors, call logs and checkpoints.
+
+A run being driven holds a *lease*: its owner (pid, host, a per-process boot token) and a heartbeat renewed
+by a thread while the driver is alive. A second driver is refused while the heartbeat is fresh; a run whose
+owner stopped (process gone, generator closed, heartbeat stale) reads as ``interrupted`` and is resumable.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import re
+import secrets
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from langgraph.cache.sqlite import SqliteCache
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+from langgraph.checkpoint.sqlite import SqliteSaver
+
+from ifworld.config import load_settings
+from ifworld.limits import MAX_TITLE_CHARS
+from ifworld.redact import MIN_SECRET_CHARS, known_secrets, redact, redact_bytes, safe_error
+from ifworld.runs.lease import BOOT, Lease, lease_alive
+from ifworld.safe_text import clean_title
+
+KINDS = ("whatif", "rws", "beliefs")
+STATUSES = ("pending", "running", "interrupted", "cancelled", "failed", "completed", "paused")
+RESUMABLE = ("pending", "interrupted", "cancelled", "failed")
+"""Statuses the generic resume continues (a paused run waits for a person's answer instead)."""
+# Key names that hold credentials ("access_token", "api_key"); usage counters like "prompt_tokens" are kept.
+SECRET_KEY_RE = re.compile(r"(api[_-]?key|secret|passw(or)?d|authorization|bearer|(^|[_-])token$)", re.I)
+BUSY_TIMEOUT_MS = 30_000
+_lease_counter = itertools.count(1)
+__all__ = ["MIN_SECRET_CHARS", "RunStore", "RunLive", "StoreError", "get_store"]
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS ifw_runs (
+    id TEXT PRIMARY KEY, kind TEXT NOT NULL, workflow TEXT NOT NULL, title TEXT NOT NULL,
+    status TEXT NOT NULL, params TEXT NOT NULL, record TEXT, usage TEXT, error TEXT,
+    created REAL NOT NULL, updated REAL NOT NULL, finished REAL, pid INTEGER, host TEXT,
+    owner TEXT, heartbeat REAL, cancel REAL
+);
+CREATE INDEX IF NOT EXISTS ifw_runs_created ON ifw_runs (created DESC);
+CREATE TABLE IF NOT EXISTS ifw_calls (
+    run_id TEXT NOT NULL, call_id TEXT NOT NULL, role TEXT, system TEXT, round INTEGER, model TEXT,
+    start REAL, end REAL, latency_s REAL, prompt_tokens INTEGER, completion_tokens INTEGER,
+    retries INTEGER, status TEXT, error TEXT, output TEXT,
+    PRIMARY KEY (run_id, call_id)
+);
+"""
+# Columns added after the first release: ALTERed into older files on open.
+LATER_COLUMNS = {"owner": "TEXT", "heartbeat": "REAL", "cancel": "REAL"}
+
+
+class StoreError(RuntimeError):
+    """The run store file cannot be used (corrupt, read-only, disk full); the message names the file and a way out."""
+
+
+class RunLive(RuntimeError):
+    """The run is being driven by another live owner; it cannot be driven twice."""
+
+
+def scrub(value: Any) -> Any:
+    """Drop secret-looking keys from nested params before they are stored or exported."""
+    if isinstance(value, dict):
+        return {k: scrub(v) for k, v in value.items() if not SECRET_KEY_RE.search(str(k))}
+    if isinstance(value, list | tuple):
+        return [scrub(v) for v in value]
+    return value
+
+
+def configured_secret() -> str | None:
+    """The longest known secret (kept for callers of the old single-key API)."""
+    found = known_secrets()
+    return found[0] if found else None
+
+
+def _dumps(value: Any) -> str:
+    """JSON for the file: secret-named keys dropped, every known secret masked wherever it hides in text."""
+    return redact(json.dumps(redact(scrub(value)), default=str))
+
+
+class RedactingSerializer(JsonPlusSerializer):
+    """Checkpoint serializer that masks every known secret, byte for byte, wherever it appears.
+
+    Same-length masking keeps msgpack length prefixes valid, so checkpoints still load.
+    """
+
+    def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
+        kind, data = super().dumps_typed(obj)
+        return kind, redact_bytes(data)
+
+
+def new_run_id(kind: str) -> str:
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    return f"{kind}-{stamp}-{secrets.token_hex(3)}"
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(str(path), check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000)
+    conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    return conn
+
+
+@dataclass
+class RunInfo:
+    id: str
+    kind: str
+    workflow: str
+    title: str
+    status: str
+    params: dict[str, Any]
+    created: float
+    updated: float
+    finished: float | None = None
+    record: dict[str, Any] | None = None
+    usage: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+
+    @property
+    def created_iso(self) -> str:
+        return datetime.fromtimestamp(self.created, timezone.utc).isoformat(timespec="seconds")
+
+    def summary(self) -> dict[str, Any]:
+        """The ``ifworld runs list --json`` row (a CLI contract)."""
+        return {"id": self.id, "kind": self.kind, "status": self.status, "created": self.created_iso,
+                "title": self.title}
+
+
+class RunStore:
+    """One SQLite file: run index + call log + LangGraph checkpoints (+ optional node cache)."""
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        self.path = Path(path) if path else load_settings().db_path
+        self._lock = threading.RLock()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._conn = _connect(self.path)
+            with self._lock:
+                self._conn.executescript(SCHEMA)
+                have = {r[1] for r in self._conn.execute("PRAGMA table_info(ifw_runs)")}
+                for name, sql_type in LATER_COLUMNS.items():
+                    if name not in have:
+                        self._conn.execute(f"ALTER TABLE ifw_runs ADD COLUMN {name} {sql_type}")
+                self._conn.commit()
+            self.checkpointer = SqliteSaver(_connect(self.path), serde=RedactingSerializer())
+        except (sqlite3.Error, OSError) as exc:
+            raise store_error(self.path, exc) from None
+        self._cache: SqliteCache | None = None
+
+    # -- plumbing --------------------------------------------------------------------------------
+    @contextmanager
+    def _tx(self, immediate: bool = False) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            try:
+                if immediate:  # take the write lock before reading, so read-decide-write is atomic across processes
+                    self._conn.execute("BEGIN IMMEDIATE")
+                yield self._conn
+                self._conn.commit()
+            except BaseException as exc:
+                self._conn.rollback()
+                if isinstance(exc, sqlite3.Error):
+                    raise store_error(self.path, exc) from None
+                raise
+
+    def _read(self, sql: str, args: tuple | list = ()) -> tuple[list[str], list[tuple]]:
+        with self._lock:
+            try:
+                cur = self._conn.execute(sql, args)
+                return [d[0] for d in cur.description], cur.fetchall()
+            except sqlite3.Error as exc:
+                raise store_error(self.path, exc) from None
+
+    @property
+    def cache(self) -> SqliteCache:
+        """LangGraph node cache in the same file (identical node inputs cost no model calls)."""
+        if self._cache is None:
+            self._cache = SqliteCache(path=str(self.path))
+        return self._cache
+
+    def compile(self, builder: Any, *, cache: bool = False) -> Any:
+        """Compile a ``StateGraph`` with this store's checkpointer (and node cache if asked)."""
+        return builder.compile(checkpointer=self.checkpointer, cache=self.cache if cache else None)
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+            self.checkpointer.conn.close()
+
+    # -- run index -------------------------------------------------------------------------------
+    def create_run(self, kind: str, workflow: str, params: dict[str, Any], title: str = "",
+                   run_id: str | None = None) -> str:
+        if kind not in KINDS:
+            raise ValueError(f"unknown run kind {kind!r}; expected one of {KINDS}")
+        run_id = run_id or new_run_id(kind)
+        now = time.time()
+        with self._tx() as c:
+            c.execute(
+                "INSERT INTO ifw_runs (id, kind, workflow, title, status, params, created, updated, pid, host)"
+                " VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)",
+                (run_id, kind, workflow, redact(clean_title(title, MAX_TITLE_CHARS)) or workflow, _dumps(params),
+                 now, now, os.getpid(), os.uname().nodename),
+            )
+        return run_id
+
+    def set_status(self, run_id: str, status: str, *, error: str | None = None) -> None:
+        if status not in STATUSES:
+            raise ValueError(f"unknown status {status!r}")
+        finished = time.time() if status in ("completed", "failed") else None
+        with self._tx() as c:
+            c.execute(
+                "UPDATE ifw_runs SET status=?, error=?, updated=?, finished=COALESCE(?, finished), pid=?, host=?"
+                " WHERE id=?",
+                (status, safe_error(error) if error else None, time.time(), finished, os.getpid(),
+                 os.uname().nodename, run_id),
+            )
+
+    def finish_run(self, run_id: str, record: dict[str, Any], usage: dict[str, Any] | None = None) -> None:
+        """Mark completed and store the final record (scrubbed); the lease ends with it."""
+        with self._tx() as c:
+            c.execute(
+                "UPDATE ifw_runs SET status='completed', record=?, usage=?, error=NULL, updated=?, finished=?,"
+                " heartbeat=NULL, cancel=NULL WHERE id=?",
+                (_dumps(record), _dumps(usage or {}), time.time(), time.time(), run_id),
+            )
+
+    def save_partial(self, run_id: str, record: dict[str, Any]) -> None:
+        """Store a partial record (e.g. a sweep's finished rows) without changing the status."""
+        with self._tx() as c:
+            c.execute("UPDATE ifw_runs SET record=?, updated=? WHERE id=?",
+                      (_dumps(record), time.time(), run_id))
+
+    def get_run(self, run_id: str) -> RunInfo:
+        cols, rows = self._read("SELECT * FROM ifw_runs WHERE id=?", (run_id,))
+        if not rows:
+            raise KeyError(f"no run with id {run_id!r}")
+        return self._info(dict(zip(cols, rows[0], strict=True)))
+
+    def list_runs(self, kind: str | None = None, search: str | None = None, limit: int = 500) -> list[RunInfo]:
+        """Newest first; ``search`` matches id or title (case-insensitive). A damaged row is listed with its
+        problem in ``error`` instead of hiding the others."""
+        sql, args = "SELECT * FROM ifw_runs WHERE 1=1", []
+        if kind:
+            sql += " AND kind=?"
+            args.append(kind)
+        if search:
+            sql += " AND (title LIKE ? OR id LIKE ?)"
+            args += [f"%{search}%", f"%{search}%"]
+        sql += " ORDER BY created DESC, rowid DESC LIMIT ?"  # rowid: runs created in the same clock tick
+        args.append(limit)
+        cols, rows = self._read(sql, args)
+        return [self._info(dict(zip(cols, r, strict=True))) for r in rows]
+
+    def _info(self, row: dict[str, Any]) -> RunInfo:
+        problems: list[str] = []
+
+        def load(name: str, empty: Any) -> Any:
+            text = row.get(name)
+            if not text:
+                return empty
+            try:
+                value = json.loads(text)
+            except (TypeError, ValueError) as exc:
+                problems.append(f"stored {name} is unreadable ({type(exc).__name__})")
+                return empty
+            return value if isinstance(value, type(empty)) or value is None else empty
+
+        status = str(row.get("status") or "pending")
+        if status == "running" and not lease_alive(row):
+            status = "interrupted"  # its driver stopped (kill -9, closed page, stale heartbeat): resumable
+        error = row.get("error")
+        info = RunInfo(
+            id=str(row["id"]), kind=str(row.get("kind") or "?"), workflow=str(row.get("workflow") or "?"),
+            title=clean_title(str(row.get("title") or ""), MAX_TITLE_CHARS), status=status,
+            params=load("params", {}), created=_number(row.get("created")), updated=_number(row.get("updated")),
+            finished=row.get("finished") if isinstance(row.get("finished"), int | float) else None,
+            record=load("record", {}) or None, usage=load("usage", {}) or {}, error=error,
+        )
+        if problems:
+            info.error = "; ".join([*problems, *([str(error)] if error else [])])
+        return info
+
+    def delete_run(self, run_id: str) -> None:
+        """Remove the run, its calls and its checkpoints.
+
+        A live driver notices the missing row at its next step, stops, and deletes what it wrote since
+        (see :mod:`ifworld.runs`), so nothing is left behind; calls finishing meanwhile are not stored.
+        """
+        self.get_run(run_id)
+        with self._tx() as c:
+            c.execute("DELETE FROM ifw_runs WHERE id=?", (run_id,))
+            c.execute("DELETE FROM ifw_calls WHERE run_id=?", (run_id,))
+        self.delete_checkpoints(run_id)
+
+    def delete_checkpoints(self, run_id: str) -> None:
+        try:
+            self.checkpointer.delete_thread(run_id)
+        except sqlite3.Error as exc:
+            raise store_error(self.path, exc) from None
+
+    # -- lease and cancel ------------------------------------------------------------------------
+    def acquire_lease(self, run_id: str) -> str:
+        """Become the run's only driver: status running, owner = this process; returns the lease token.
+
+        Raises :class:`RunLive` while another owner's lease is fresh, :class:`KeyError` for an unknown run.
+        The check and the write happen in one write transaction, so two processes cannot both win.
+        """
+        token = f"{BOOT}:{next(_lease_counter)}"
+        host, pid, now = os.uname().nodename, os.getpid(), time.time()
+        with self._tx(immediate=True) as c:
+            cur = c.execute("SELECT * FROM ifw_runs WHERE id=?", (run_id,))
+            cols, found = [d[0] for d in cur.description], cur.fetchone()
+            if found is None:
+                raise KeyError(f"no run with id {run_id!r}")
+            row = dict(zip(cols, found, strict=True))
+            if row["status"] == "running" and lease_alive(row, now):
+                beat = f", heartbeat {now - row['heartbeat']:.0f} s ago" if row.get("heartbeat") else ""
+                raise RunLive(f"run {run_id} is live in process {row.get('pid')} on host {row.get('host')}"
+                              f"{beat}; it cannot be driven twice — wait for it, or cancel it first")
+            c.execute("UPDATE ifw_runs SET status='running', pid=?, host=?, owner=?, heartbeat=?, cancel=NULL,"
+                      " updated=? WHERE id=?", (pid, host, token, now, now, run_id))
+        return token
+
+    def renew_lease(self, run_id: str, token: str) -> bool:
+        """Refresh the heartbeat; False when the lease is no longer ours (released, taken over, deleted)."""
+        with self._tx() as c:
+            cur = c.execute("UPDATE ifw_runs SET heartbeat=? WHERE id=? AND owner=? AND status='running'",
+                            (time.time(), run_id, token))
+            return cur.rowcount == 1
+
+    def release_lease(self, run_id: str, token: str, status: str, *, error: str | None = None) -> None:
+        """End our lease with a final status (never overwriting a run another owner has taken over)."""
+        if status not in STATUSES:
+            raise ValueError(f"unknown status {status!r}")
+        finished = time.time() if status in ("completed", "failed") else None
+        with self._tx() as c:
+            c.execute("UPDATE ifw_runs SET status=?, error=COALESCE(?, error), heartbeat=NULL, updated=?,"
+                      " finished=COALESCE(?, finished) WHERE id=? AND owner=? AND status='running'",
+                      (status, safe_error(error) if error else None, time.time(), finished, run_id, token))
+
+    def request_cancel(self, run_id: str) -> bool:
+        """Ask the run's driver to stop at its next step boundary; True if the run is live."""
+        with self._tx() as c:
+            c.execute("UPDATE ifw_runs SET cancel=?, updated=? WHERE id=?", (time.time(), time.time(), run_id))
+        return self.get_run(run_id).status == "running"
+
+    def cancel_requested(self, run_id: str) -> bool | None:
+        """True when a cancel is pending, False when not, None when the run no longer exists (deleted)."""
+        _, rows = self._read("SELECT cancel FROM ifw_runs WHERE id=?", (run_id,))
+        return None if not rows else rows[0][0] is not None
+
+    @contextmanager
+    def lease(self, run_id: str) -> Iterator[Lease]:
+        """Hold the run's lease for the block (heartbeat thread included); released as interrupted on error.
+
+        The block sets ``lease.status`` (default ``completed``) for a normal exit.
+        """
+        held = Lease(self, run_id, self.acquire_lease(run_id))
+        held.start()
+        try:
+            yield held
+        except BaseException as exc:
+            held.stop()
+            self.release_lease(run_id, held.token, "interrupted",
+                               error=None if isinstance(exc, GeneratorExit) else safe_error(exc))
+            raise
+        held.stop()
+        if held.status != "completed":
+            self.release_lease(run_id, held.token, held.status, error=held.error)
+
+    # -- calls -----------------------------------------------------------------------------------
+    def add_call(self, run_id: str, call: dict[str, Any]) -> None:
+        """Insert or update one call's accounting (called as calls finish, so a crash loses nothing).
+
+        A call of a run that was deleted meanwhile is dropped, so deleting a live run leaves no rows.
+        """
+        cols = ("call_id", "role", "system", "round", "model", "start", "end", "latency_s", "prompt_tokens",
+                "completion_tokens", "retries", "status", "error", "output")
+        values = [call.get(k) for k in cols]
+        values[cols.index("output")] = json.loads(_dumps(call.get("output") or ""))
+        values[cols.index("error")] = safe_error(str(call.get("error") or "")) or ""
+        with self._tx() as c:
+            c.execute(
+                f"INSERT OR REPLACE INTO ifw_calls (run_id, {', '.join(cols)}) SELECT ?{', ?' * len(cols)}"
+                " WHERE EXISTS (SELECT 1 FROM ifw_runs WHERE id=?)",
+                [run_id, *values, run_id],
+            )
+
+    def calls(self, run_id: str) -> list[dict[str, Any]]:
+        cols, rows = self._read("SELECT * FROM ifw_calls WHERE run_id=? ORDER BY start", (run_id,))
+        return [dict(zip(cols, r, strict=True)) for r in rows]
+
+    # -- structured-output method per endpoint (what ``auto`` found works; shared by app and CLI) ----
+    # -- checkpoints -----------------------------------------------------------------------------
+    def history(self, graph: Any, run_id: str) -> list[Any]:
+        """The run's checkpoint history, oldest first (for step-by-step replay)."""
+        return list(reversed(list(graph.get_state_history({"configurable": {"thread_id": run_id}}))))
+
+    def has_checkpoint(self, run_id: str) -> bool:
+        return self.checkpointer.get_tuple({"configurable": {"thread_id": run_id}}) is not None
+
+
+def store_error(path: Path, exc: BaseException) -> StoreError:
+    """A :class:`StoreError` naming the file, what is wrong and a way out."""
+    text = str(exc)
+    if "not a database" in text or "malformed" in text or "file is encrypted" in text:
+        hint = (f"the file is not a readable run store (corrupt?). Move it aside (mv '{path}' '{path}.bad') "
+                "or point IFWORLD_DB at another file; nothing else is lost")
+    elif "readonly" in text or "read-only" in text or "Permission denied" in text or "unable to open" in text:
+        hint = ("it cannot be written here (read-only directory or file?). Set IFWORLD_DB to a writable path, "
+                "e.g. IFWORLD_DB=/tmp/ifworld-runs.sqlite")
+    elif "full" in text or "No space" in text:
+        hint = "the disk is full. Free some space or set IFWORLD_DB to a file on another disk"
+    else:
+        hint = "set IFWORLD_DB to another file if this persists"
+    return StoreError(safe_error(f"run store {path}: {type(exc).__name__}: {text} — {hint}"))
+
+
+def _number(value: Any) -> float:
+    return float(value) if isinstance(value, int | float) else 0.0
+
+
+_stores: dict[str, RunStore] = {}
+_stores_lock = threading.Lock()
+
+
+def get_store(path: str | Path | None = None) -> RunStore:
+    """A process-wide store per file (one connection pair shared by threads)."""
+    resolved = str(Path(path) if path else load_settings().db_path)
+    with _stores_lock:
+        if resolved not in _stores:
+            _stores[resolved] = RunStore(resolved)
+        return _stores[resolved]

@@ -1,0 +1,65 @@
+"""One item, every stage: extract → (numeric | symbolic | textual) → a :class:`CheckResult`.
+
+This runs inside the grading worker (:mod:`ifworld.rws.grading.sandbox`), so the whole item — extraction, unit
+parsing, sympy, text matching — is under one time limit that the parent enforces by killing the process.
+Any exception, including ``RecursionError`` and ``OverflowError``, becomes that item's not_sure verdict
+with the reason; it never escapes to fail a run.
+"""
+
+from __future__ import annotations
+
+from ifworld.rws.grading.constants import MAX_ANSWER_CHARS, MAX_GOLD_CHARS
+from ifworld.rws.grading.extract import extract_answer, strip_wrappers
+from ifworld.rws.grading.numeric import check_numeric, hint_unit
+from ifworld.rws.grading.result import FORMAT_VIOLATION, CheckResult
+from ifworld.rws.grading.symbolic import DEFAULT_TIMEOUT_S, check_symbolic
+from ifworld.rws.grading.textual import check_textual
+
+INPUT_TRUNCATED = "input truncated"
+
+
+def _equation_required(hint: str) -> bool:
+    return hint.strip().lower().startswith(("an equation", "a pde", "an ode", "a differential equation"))
+
+
+def check_local(pred: str, gt: str, kind: str, units: str | None = None, hint: str | None = None,
+                timeout_s: float = DEFAULT_TIMEOUT_S) -> CheckResult:
+    """Grade in this process (no time limit of its own — call it through the worker)."""
+    try:
+        return _check(pred, gt, kind, units, hint or "", timeout_s)
+    except RecursionError:
+        return CheckResult(verdict="not_sure", type=kind, stage="extract", reason="recursion limit reached "
+                           "(input nested too deeply)", annotations=["parse failure"], gt_norm=gt[:200])
+    except Exception as exc:  # noqa: BLE001 - one item's failure is that item's verdict
+        return CheckResult(verdict="not_sure", type=kind, stage="extract", annotations=["parse failure"],
+                           reason=f"grader error: {type(exc).__name__}: {str(exc)[:200]}", gt_norm=gt[:200])
+
+
+def _check(pred: str, gt: str, kind: str, units: str | None, hint: str, timeout_s: float) -> CheckResult:
+    extraction = extract_answer(pred, kind)
+    answer = extraction.answer
+    notes = [INPUT_TRUNCATED] if extraction.truncated else []
+    trace = {"how": extraction.how, "candidates": list(extraction.candidates)}
+    if len(gt) > MAX_GOLD_CHARS:
+        return CheckResult(verdict="not_sure", type=kind, stage="extract", gt_norm=gt[:80] + "…",
+                           reason=f"unscored gold: too long (over {MAX_GOLD_CHARS} characters)",
+                           annotations=["unscored gold"], **trace)
+    gold = strip_wrappers(gt)
+    if len(answer) > MAX_ANSWER_CHARS:
+        return CheckResult(verdict="incorrect", type=kind, stage="extract", gt_norm=gold,
+                           reason=f"format violation: answer too long (over {MAX_ANSWER_CHARS} characters)",
+                           pred_norm=answer[:80] + "…", annotations=[FORMAT_VIOLATION, *notes], **trace)
+    if not answer.strip():
+        return CheckResult(verdict="incorrect", type=kind, reason="format violation: empty answer",
+                           pred_norm="", gt_norm=gold, stage="extract",
+                           annotations=[FORMAT_VIOLATION, *notes], **trace)
+    if kind == "numeric":
+        result = check_numeric(answer, gold, units or (hint_unit(hint) if hint else None))
+    elif kind == "symbolic":
+        result = check_symbolic(answer, gold, timeout_s=timeout_s)
+        if (result.verdict == "correct" and _equation_required(hint) and "=" not in answer
+                and "=" in gold):
+            result = result.with_(verdict="not_sure", reason=f"the hint asks for an equation; {result.reason}")
+    else:
+        result = check_textual(answer, gold)
+    return result.with_(annotations=[*result.annotations, *notes], **trace)

@@ -1,0 +1,142 @@
+"""Extraction stage: pull the final answer out of free model output.
+
+Order of preference (the last occurrence wins inside each kind, because models restate and correct
+themselves): a JSON object with ``final``/``answer``, a ``Final Answer:`` line, the last ``\\boxed{}``,
+then — for long outputs only — the last inline/display math. Wrappers (``$…$``, ``\\( \\)``,
+``\\[ \\]``, code fences, ``<think>`` blocks, labels like ``numeric:``) are stripped.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from ifworld.rws.grading.constants import MAX_ANSWER_CHARS, MAX_INPUT_CHARS  # noqa: F401 - re-exported
+
+_THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
+_FENCE = re.compile(r"```[a-zA-Z]*\s*(.*?)```", re.S)
+_FINAL_LINE = re.compile(r"(?im)^[\s*#>_-]*(?:\*\*)?(?:final\s+answer|answer)(?:\*\*)?\s*[:：](?:\*\*)?\s*(.*)$"
+                         r"|^[\s*#>_-]*(?:\*\*)?final\s+answer(?:\*\*)?\s+(?!is\b)(.*)$"
+                         r"|\b(?:the\s+)?final\s+answer\s+is\s*[:：]?\s*(.*)$")
+_LABEL = re.compile(r"^\s*(?:numeric|symbolic|textual|text|answer|final|result)\s*[:：]\s*", re.I)
+_INLINE_MATH = re.compile(r"\$\$(.+?)\$\$|\\\[(.+?)\\\]|\\\((.+?)\\\)|\$(.+?)\$", re.S)
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """The extracted answer, how it was found ("json", "final_line", "boxed", "math", "whole")."""
+
+    answer: str
+    how: str
+    truncated: bool = False
+    candidates: tuple[str, ...] = ()
+    """Every candidate found (final line, boxed, JSON, last math, last number line), in preference order."""
+
+
+def _last_boxed(text: str) -> str | None:
+    """Content of the last ``\\boxed{…}``/``\\fbox{…}`` with balanced braces."""
+    starts = [m.end() for m in re.finditer(r"\\(?:boxed|fbox)\s*\{", text)]
+    if not starts:
+        return None
+    start = starts[-1]
+    depth = 1
+    for index in range(start, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[index], 0)
+        if depth == 0:
+            return text[start:index]
+    return None
+
+
+def _json_answer(text: str) -> str | None:
+    """The ``final``/``answer`` field of the last JSON object in text, if any."""
+    for match in reversed(list(re.finditer(r"\{[^{}]*\}", text))):
+        try:
+            obj = json.loads(match.group(0))
+        except json.JSONDecodeError:
+            continue
+        if isinstance(obj, dict):
+            for key in ("final", "final_answer", "answer"):
+                if key in obj and isinstance(obj[key], (str, int, float)):
+                    return str(obj[key])
+    return None
+
+
+def strip_wrappers(text: str) -> str:
+    """Remove math delimiters, code fences, trailing full stops and labels around an answer."""
+    s = text.strip()
+    fence = _FENCE.fullmatch(s)
+    if fence:
+        s = fence.group(1).strip()
+    for _ in range(3):
+        before = s
+        s = _LABEL.sub("", s).strip()
+        if s.startswith("$$") and s.endswith("$$") and len(s) > 4:
+            s = s[2:-2].strip()
+        elif s.startswith("$") and s.endswith("$") and len(s) > 2:
+            s = s[1:-1].strip()
+        elif (s.startswith("\\(") and s.endswith("\\)")) or (s.startswith("\\[") and s.endswith("\\]")):
+            s = s[2:-2].strip()
+        boxed = _last_boxed(s)
+        if boxed is not None and re.fullmatch(r"\\(?:boxed|fbox)\s*\{.*\}", s, re.S):
+            s = boxed.strip()
+        s = s.strip("*").strip()
+        s = re.sub(r"(?<![\\\d])[.。]\s*$", "", s).strip()
+        if s == before:
+            break
+    return s
+
+
+def _prose_outside_math(line: str) -> bool:
+    """True when a line has running words outside its math (``Therefore $x \\geq 5$ is the solution``)."""
+    outside = _INLINE_MATH.sub(" ", line)
+    return len([w for w in re.findall(r"[A-Za-z]{3,}", outside)]) >= 2
+
+
+def _number_line(text: str) -> str | None:
+    """The last line holding a number (a number with its unit, for numeric answers without a final line)."""
+    for line in reversed([ln for ln in text.splitlines() if ln.strip()]):
+        if re.search(r"\d", line):
+            return line.strip()
+    return None
+
+
+def extract_answer(text: str, kind: str | None = None) -> Extraction:
+    """Find the final answer in free model output (see module docstring for the order).
+
+    `kind` ("numeric" …) only changes the last resort: numeric answers fall back to the last line with a
+    number (units included), others to the last inline/display math.
+    """
+    truncated = len(text) > MAX_INPUT_CHARS
+    s = text[-MAX_INPUT_CHARS:] if truncated else text
+    s = _THINK.sub("", s)
+    s = re.sub(r"^.*</think>", "", s, flags=re.S).strip()
+    found = _json_answer(s)
+    lines = [next((g for g in groups if g), "").strip() for groups in _FINAL_LINE.findall(s)]
+    lines = [ln for ln in lines if ln]
+    boxed = _last_boxed(s)
+    stripped = strip_wrappers(s)
+    maths = _INLINE_MATH.findall(stripped)
+    last_math = next(part for part in maths[-1] if part) if maths else None
+    number = _number_line(stripped) if kind == "numeric" else None
+    candidates: list[tuple[str, str]] = []
+    if found is not None and s.lstrip().startswith(("{", "```")):
+        candidates.append(("json", found))
+    if lines:
+        inner = _last_boxed(lines[-1])
+        candidates.append(("final_line", inner if inner is not None else lines[-1]))
+    if boxed is not None:
+        candidates.append(("boxed", boxed))
+    if found is not None:
+        candidates.append(("json", found))
+    multi_line = "\n" in stripped.strip()
+    if last_math is not None and (multi_line or _prose_outside_math(stripped)) and kind != "numeric":
+        candidates.append(("math", last_math))
+    if number is not None and multi_line:
+        candidates.append(("number", number))
+    if last_math is not None and kind == "numeric" and multi_line and number is None:
+        candidates.append(("math", last_math))
+    candidates.append(("whole", stripped))
+    how, answer = candidates[0]
+    seen = tuple(dict.fromkeys(strip_wrappers(c) for _, c in candidates))
+    return Extraction(strip_wrappers(answer), how, truncated, seen)

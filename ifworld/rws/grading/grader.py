@@ -1,0 +1,130 @@
+"""RWS programmatic grader: extract → parse → compare → a small frozen :class:`CheckResult`.
+
+Public API (used by the CLI, the pages and the LLM verifier built on top):
+
+* :func:`check` — one prediction against one ground truth of a given type.
+* :func:`grade_item` — one :class:`~ifworld.rws.dataset.RWSItem`, with an optional ``verifier`` hook
+  consulted only when the programmatic verdict is not "correct".
+* :func:`grade_many` — a whole set, returning a :class:`GradeReport` (accuracy, by type, per item).
+
+Verdicts are "correct", "incorrect" or "not_sure"; a gold answer that cannot be parsed is "not_sure"
+("unscored gold"), never "incorrect". Every stage of an item runs in a killable worker process under one
+time limit (:mod:`ifworld.rws.grading.sandbox`, :mod:`ifworld.rws.grading.chain`), so this module is safe to call
+from any thread and no input can hang or crash the caller.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+
+from ifworld.rws.dataset import RWSItem
+from ifworld.rws.grading.constants import DEFAULT_TIMEOUT_S, MAX_GOLD_CHARS, MAX_INPUT_CHARS, REL_TOLERANCE
+from ifworld.rws.grading.result import TIMEOUT, UNSCORED_GOLD, CheckResult, GradeReport, ItemGrade
+from ifworld.rws.grading.sandbox import run_check, warm_up_async, worker
+
+__all__ = [
+    "CheckResult", "GradeReport", "ItemGrade", "Verifier", "REL_TOLERANCE", "DEFAULT_TIMEOUT_S",
+    "MAX_INPUT_CHARS", "TYPES", "check", "grade_item", "grade_many", "normalise_type",
+]
+
+TYPES = ("numeric", "symbolic", "textual")
+
+Verifier = Callable[[RWSItem, str, CheckResult], CheckResult | None]
+"""Hook signature: (item, raw prediction, programmatic result) → a result with stage="verifier", or
+None to keep the programmatic verdict. Called only when the programmatic verdict is not "correct"."""
+
+
+def normalise_type(kind: str) -> str:
+    """Map "text" → "textual" and validate; raises ValueError for an unknown type."""
+    low = kind.strip().lower()
+    low = {"text": "textual", "numerical": "numeric"}.get(low, low)
+    if low not in TYPES:
+        raise ValueError(f"unknown answer type {kind!r}; expected one of {', '.join(TYPES)}")
+    return low
+
+
+def check(pred: str, gt: str, type: str, units: str | None = None,  # noqa: A002 - contract name
+          timeout_s: float = DEFAULT_TIMEOUT_S, hint: str | None = None) -> CheckResult:
+    """Grade free-form model output `pred` against ground truth `gt` of answer type `type`.
+
+    Every stage runs in the killable grading worker under one limit `timeout_s` for the whole item.
+    `units` (numeric only) gives the expected unit when the gold has none; `hint` is the item's hint —
+    a unit it states is required (a bare number is read in it), "An equation …" requires an equation.
+    Inputs longer than :data:`MAX_INPUT_CHARS` are cut to their tail (annotated "input truncated").
+    """
+    kind = normalise_type(type)
+    if len(gt) > MAX_GOLD_CHARS:
+        return CheckResult(verdict="not_sure", type=kind, stage="extract", gt_norm=gt[:80] + "…",
+                           reason=f"unscored gold: too long (over {MAX_GOLD_CHARS} characters)",
+                           annotations=[UNSCORED_GOLD])
+    if len(pred) > MAX_INPUT_CHARS:  # cut here so a 1 MB reply never crosses the pipe
+        pred = pred[-MAX_INPUT_CHARS - 1:]
+    reply = run_check(pred, gt, kind, units, hint, timeout_s)
+    if reply is None:
+        failure = worker().last_failure
+        reason = f"timed out after {timeout_s:g} s" if failure in ("", "timeout") else f"grading failed: {failure}"
+        return CheckResult(verdict="not_sure", type=kind, stage="extract", reason=reason,
+                           annotations=[TIMEOUT], gt_norm=gt[:200])
+    reply.pop("id", None)
+    try:
+        return CheckResult.model_validate({"type": kind, "stage": "extract", **reply})
+    except ValueError:
+        return CheckResult(verdict="not_sure", type=kind, stage="extract", annotations=["parse failure"],
+                           reason=str(reply.get("reason", "grader error"))[:200])
+
+
+def grade_item(item: RWSItem, prediction: str, verifier: Verifier | None = None,
+               timeout_s: float = DEFAULT_TIMEOUT_S) -> CheckResult:
+    """Grade one item (its hint included); if not "correct" and a verifier is given, ask it.
+
+    Never raises for a bad prediction or gold: a failure is this item's not_sure verdict with the reason.
+    """
+    try:
+        result = check(prediction, item.final, item.type, timeout_s=timeout_s, hint=item.hint or None)
+    except Exception as exc:  # noqa: BLE001 - one item's failure is that item's verdict, never the run's
+        result = CheckResult(verdict="not_sure", type=item.type, stage="extract", annotations=["parse failure"],
+                             reason=f"grader error: {type(exc).__name__}: {str(exc)[:200]}")
+    if verifier is None or result.verdict == "correct":
+        return result
+    verdict = verifier(item, prediction, result)
+    if verdict is None:
+        return result
+    return verdict if verdict.stage == "verifier" else verdict.with_(stage="verifier")
+
+
+def _missing(item: RWSItem) -> CheckResult:
+    """Result for an item that has no prediction."""
+    return CheckResult(verdict="incorrect", type=item.type, reason="no prediction for this item",
+                       gt_norm=item.final, stage="extract", annotations=["missing prediction"])
+
+
+def grade_many(items: Iterable[RWSItem], predictions: Mapping[str, str], verifier: Verifier | None = None,
+               timeout_s: float = DEFAULT_TIMEOUT_S) -> GradeReport:
+    """Grade every item against `predictions` (id → raw model output); not_sure counts as not correct.
+
+    The symbolic worker is warmed in the background first, so numeric and textual items grade while
+    sympy imports.
+    """
+    items = list(items)
+    warm_up_async()
+    graded: dict[int, ItemGrade] = {}
+    # symbolic items last: the worker finishes warming up while the others grade
+    order = sorted(range(len(items)), key=lambda index: items[index].type == "symbolic")
+    for index in order:
+        item = items[index]
+        prediction = predictions.get(item.id)
+        result = _missing(item) if prediction is None else grade_item(item, prediction, verifier, timeout_s)
+        graded[index] = ItemGrade(id=item.id, **result.model_dump(exclude={"type"}), type=item.type)
+    return summarise([graded[index] for index in range(len(items))])
+
+
+def summarise(graded: list[ItemGrade]) -> GradeReport:
+    """Accuracy overall and per type (types absent from the set are left out), plus verdict counts."""
+    def accuracy(rows: list[ItemGrade]) -> float:
+        return sum(row.verdict == "correct" for row in rows) / len(rows) if rows else 0.0
+
+    by_type = {kind: accuracy([g for g in graded if g.type == kind]) for kind in TYPES
+               if any(g.type == kind for g in graded)}
+    counts = {verdict: sum(g.verdict == verdict for g in graded)
+              for verdict in ("correct", "incorrect", "not_sure")}
+    return GradeReport(accuracy=accuracy(graded), by_type=by_type, counts=counts, items=graded)

@@ -1,0 +1,255 @@
+"""Numeric stage: compare values with units within a relative tolerance, element-wise for lists.
+
+The prediction is converted into the ground truth's units before comparing, so ``0.0488 km/ms`` and
+``48.8 km/s`` agree. A bare number against a gold value with units is "missing units" — except for
+angles and percentages, where the bare number is read in the gold unit (models routinely drop the
+degree sign when the question says "in degrees"), and when the caller passes ``units``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pint
+
+from ifworld.rws.grading.constants import REL_TOLERANCE  # shared with the parent process
+from ifworld.rws.grading.latexnorm import decimal_commas, fold_confusables, inline_math, latex_shorthand, superscripts
+from ifworld.rws.grading.result import (
+    FORMAT_VIOLATION,
+    MISSING_UNITS,
+    NEEDS_VERIFIER,
+    PARSE_FAILURE,
+    TOLERANCE_MISS,
+    UNIT_MISMATCH,
+    UNSCORED_GOLD,
+    CheckResult,
+)
+from ifworld.rws.grading.units import (
+    Scalar,
+    UnitError,
+    convert,
+    join_thousands,
+    parse_scalar,
+    parse_unit,
+    registry,
+)
+
+ABS_TOLERANCE_AT_ZERO = 1e-12
+"""Absolute tolerance used only when the gold value is exactly zero."""
+
+MAX_NUMERIC_CHARS = 500
+"""A numeric answer longer than this is a format violation (it is prose, not a value)."""
+_SOFT_UNITS = {"degree", "percent", "radian"}
+
+
+def _result(verdict: str, reason: str, pred: str, gold: str, notes: list[str] | None = None,
+            rel: float | None = None) -> CheckResult:
+    """Build a numeric-stage result."""
+    return CheckResult(verdict=verdict, type="numeric", reason=reason, pred_norm=pred, gt_norm=gold,
+                       stage="numeric", annotations=notes or [], rel_error=rel)
+
+
+def split_values(text: str) -> list[str]:
+    """Split ``a = 1 km/s, b = 2 nT`` or ``1, 2 and 3`` into value segments (braces respected)."""
+    text = latex_shorthand(fold_confusables(superscripts(text))[0])
+    text = decimal_commas(join_thousands(inline_math(text).strip()))
+    text = re.sub(r"\\[,;!: ]", " ", text)
+    text = re.sub(r"^\\?[\[(]|\\?[\])]$", "", text) if re.match(r"^\\?[\[(].*,.*\\?[\])]$", text) else text
+    parts: list[str] = []
+    depth = 0
+    current = ""
+    for char in text:
+        depth += char in "{(["
+        depth -= char in "})]"
+        if depth <= 0 and char in ",;":
+            parts.append(current)
+            current = ""
+            continue
+        current += char
+    parts.append(current)
+    segments: list[str] = []
+    for part in parts:
+        segments.extend(re.split(r"\s+(?:and|or)\s+|\\quad|\\text\{\s*(?:and|or)\s*\}", part))
+    return [seg.strip() for seg in segments if seg.strip() and re.search(r"\d", seg)]
+
+
+_PLAIN = r"[-+−]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+−]?\d+)?(?:\s*(?:\\times|×|\\cdot)\s*10\^\{?[-+−]?\d+\}?)?"
+_RANGE = re.compile(r"^\s*(?P<a>%s)\s*(?:–|—|--|\\text\{\s*(?:to|--|–)\s*\}|\bto\b|\\sim|\\ldots)\s*"
+                    r"(?P<b>%s)(?P<rest>.*)$"
+                    r"|^\s*(?P<a2>%s)-(?P<b2>\d[\d.eE]*(?:\s*(?:\\times|×)\s*10\^\{?[-+−]?\d+\}?)?)(?P<rest2>(?:\s|[A-Za-z\\%%°^$]).*|)$"
+                    % (_PLAIN, _PLAIN, _PLAIN))
+
+
+_BOUND = re.compile(r"(?:\b(?:less|more|greater|fewer|smaller|larger|higher|lower)\s+than|\bat\s+(?:least|most)|"
+                    r"\bup\s+to|\bno\s+(?:more|less)\s+than|\bexceeds?|\bbelow|\babove|\bunder|\bover|"
+                    r"\\(?:le|ge|leq|geq|lesssim|gtrsim|lt|gt)(?![a-zA-Z])|[<>≤≥≲≳])\s*\$?\s*[-+−]?\s*\.?\d", re.I)
+"""An inequality qualifier: "less than 50 km/s" is a bound, not the value 50 km/s."""
+
+
+_UNCERTAINTY = re.compile(r"(?<=[\d)}.])\s*(?:\\pm|±|\+/-)\s*(\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)")
+
+
+def _strip_uncertainty(segment: str) -> tuple[str, float | None]:
+    """``48.8 \\pm 0.5 km/s`` → ("48.8 km/s", 0.5): pint would read ``pm`` as picometre."""
+    match = _UNCERTAINTY.search(segment)
+    if match is None:
+        return segment, None
+    return segment[:match.start()] + segment[match.end():], float(match.group(1))
+
+
+def _range_parts(segment: str) -> tuple[str, str] | None:
+    """``300-800 km/s`` / ``300–800 km/s`` / ``300 to 800 km/s`` → ("300 km/s", "800 km/s"), else None."""
+    match = _RANGE.match(segment)
+    if match is None:
+        return None
+    a, b, rest = (match["a"], match["b"], match["rest"]) if match["a"] else (match["a2"], match["b2"], match["rest2"])
+    return f"{a} {rest}".strip(), f"{b} {rest}".strip()
+
+
+def _shape(segments: list[str]) -> tuple[list[str], list[bool]]:
+    """Flatten ranges into their two ends; the flags say which original segments were ranges."""
+    flat: list[str] = []
+    flags: list[bool] = []
+    for seg in segments:
+        parts = _range_parts(seg)
+        flags.append(parts is not None)
+        flat.extend(parts if parts is not None else [seg])
+    return flat, flags
+
+
+def hint_unit(hint: str) -> str | None:
+    """The unit an item's hint asks for (``"km/s, 3 significant figures."`` → ``"km/s"``), or None."""
+    head = re.split(r"[,;(]|\.\s|\.$", hint.strip(), maxsplit=1)[0].strip()
+    head = re.sub(r"^(?:in|units?:?|answer in)\s+", "", head, flags=re.I)
+    if not head or len(head) > 40 or re.search(r"\d", re.sub(r"[\^{}]-?\d", "", head)):
+        return None
+    if head.lower() in {"dimensionless", "dimensionless number", "a number", "unitless"}:
+        return None
+    candidates = {head, head.lower(), re.sub(r"s$", "", head.lower()),
+                  {"earth radii": "R_E", "solar radii": "R_sun", "degrees": "degree"}.get(head.lower(), head)}
+    for candidate in candidates:
+        try:
+            if parse_unit(candidate) is not None:
+                return candidate
+        except UnitError:
+            continue
+    return None
+
+
+def _fmt(scalar: Scalar) -> str:
+    """Normalised display of a parsed value."""
+    unit = f" {scalar.unit:~}" if scalar.unit is not None and str(scalar.unit) != "dimensionless" else ""
+    label = f"{scalar.label} = " if scalar.label else ""
+    return f"{label}{scalar.value:.6g}{unit}"
+
+
+def _compare(pred: Scalar, gold: Scalar, units: str | None) -> tuple[str, str, list[str], float | None]:
+    """Compare two scalars: (verdict, reason, annotations, relative error)."""
+    ureg = registry()
+    gold_unit = gold.unit
+    if gold_unit is None and units:
+        gold_unit = parse_unit(units)
+    pred_unit = pred.unit
+    if pred_unit is None and gold_unit is not None and str(gold_unit) == "degree" and re.search(r"\\pi|π", pred.text):
+        pred_unit = parse_unit("rad")  # a bare multiple of π against degrees is an angle in radians
+    if pred_unit is None and gold_unit is not None:
+        if units or str(gold_unit) in _SOFT_UNITS:
+            pred_unit = gold_unit
+        else:
+            return "incorrect", f"missing units (expected {gold_unit:~})", [MISSING_UNITS], None
+    try:
+        pred_q = ureg.Quantity(pred.value, pred_unit if pred_unit is not None else "dimensionless")
+        gold_q = ureg.Quantity(gold.value, gold_unit if gold_unit is not None else "dimensionless")
+        converted = convert(pred_q, gold_q.units)
+    except pint.DimensionalityError:
+        return "incorrect", f"unit mismatch: {pred_unit} vs {gold_unit}", [UNIT_MISMATCH], None
+    except (OverflowError, ZeroDivisionError, ValueError) as exc:
+        raise UnitError(f"cannot convert: {type(exc).__name__}") from exc
+    target = float(gold_q.magnitude)
+    if target == 0:
+        ok = abs(converted) <= ABS_TOLERANCE_AT_ZERO
+        return ("correct", "equal to zero", [], None) if ok else (
+            "incorrect", "gold is zero, prediction is not", [TOLERANCE_MISS], None)
+    if not math.isfinite(converted) or not math.isfinite(target):
+        raise UnitError("value out of range after unit conversion")
+    rel = abs(float(converted) - target) / abs(target)
+    if rel <= REL_TOLERANCE:
+        return "correct", f"within {REL_TOLERANCE:.0%} (rel. error {rel:.2%})", [], rel
+    return "incorrect", f"tolerance miss: rel. error {rel:.2%} > {REL_TOLERANCE:.0%}", [TOLERANCE_MISS], rel
+
+
+def _pair(preds: list[Scalar], golds: list[Scalar]) -> list[tuple[Scalar, Scalar]]:
+    """Pair values by label when both sides label every value identically, else by position."""
+    gold_labels = [g.label for g in golds]
+    pred_labels = {p.label: p for p in preds}
+    if all(gold_labels) and len(set(gold_labels)) == len(golds) and set(gold_labels) == set(pred_labels):
+        return [(pred_labels[g.label], g) for g in golds]
+    return list(zip(preds, golds, strict=True))
+
+
+def check_numeric(pred: str, gold: str, units: str | None = None) -> CheckResult:
+    """Grade a numeric answer (possibly several values) against the gold within :data:`REL_TOLERANCE`."""
+    try:
+        gold_segments, gold_ranges = _shape(split_values(gold))
+        golds = [parse_scalar(_strip_uncertainty(seg)[0]) for seg in gold_segments]
+        if units:
+            parse_unit(units)
+    except UnitError as exc:
+        return _result("not_sure", f"unscored gold: {exc}", pred, gold, [UNSCORED_GOLD])
+    if not golds:
+        return _result("not_sure", "unscored gold: no number in the gold answer", pred, gold, [UNSCORED_GOLD])
+    gold_norm = ", ".join(_fmt(g) for g in golds)
+    if len(pred) > MAX_NUMERIC_CHARS:
+        return _result("incorrect", f"format violation: longer than {MAX_NUMERIC_CHARS} characters",
+                       pred[:80] + "…", gold_norm, [FORMAT_VIOLATION])
+    bound = _BOUND.search(pred)
+    if bound and not _BOUND.search(gold):
+        qualifier = bound.group(0).rstrip("0123456789.+-−$ ")
+        return _result("not_sure", f"the answer gives a bound ({qualifier!r}), not a value", pred, gold_norm,
+                       [NEEDS_VERIFIER])
+    segments, pred_ranges = _shape(split_values(pred))
+    if not segments:
+        return _result("incorrect", "format violation: no number in the answer", pred, gold_norm,
+                       [FORMAT_VIOLATION])
+    stripped = [_strip_uncertainty(seg) for seg in segments]
+    try:
+        preds = [parse_scalar(seg) for seg, _ in stripped]
+    except UnitError as exc:
+        return _result("not_sure", f"parse failure: {exc}", pred, gold_norm, [PARSE_FAILURE])
+    if any(re.search(r"\\(?:pm|mp)(?![a-zA-Z])|[±∓]", seg) for seg, _ in stripped) and not re.search(r"\\pm|±", gold):
+        return _result("incorrect", "format violation: ± gives two values", pred, gold_norm, [FORMAT_VIOLATION])
+    rivals = [p.rival for p in preds if p.rival]
+    if rivals:
+        return _result("not_sure", f"the answer states another value of the same kind ({rivals[0]})", pred,
+                       gold_norm, [NEEDS_VERIFIER])
+    for scalar, (_, spread) in zip(preds, stripped, strict=True):
+        if spread is not None and scalar.value and spread / abs(scalar.value) > REL_TOLERANCE:
+            return _result("not_sure", f"the answer's uncertainty (±{spread:g}) is wider than the "
+                           f"{REL_TOLERANCE:.0%} tolerance", pred, gold_norm, [NEEDS_VERIFIER])
+    pred_norm = ", ".join(_fmt(p) for p in preds)
+    if pred_ranges != gold_ranges and (any(pred_ranges) or any(gold_ranges)):
+        what = "the gold is a range, the answer is not" if any(gold_ranges) else \
+            "a range where the gold is a single value"
+        return _result("incorrect", f"format violation: {what}", pred_norm, gold_norm, [FORMAT_VIOLATION])
+    if len(preds) != len(golds):
+        what = "multiple answers" if len(golds) == 1 else f"expected {len(golds)} values"
+        return _result("incorrect", f"format violation: {what}, got {len(preds)}", pred_norm, gold_norm,
+                       [FORMAT_VIOLATION])
+    verdicts, reasons, notes, rels = [], [], [], []
+    for p, g in _pair(preds, golds):
+        try:
+            verdict, reason, extra, rel = _compare(p, g, units)
+        except UnitError as exc:
+            verdict, reason, extra, rel = "not_sure", f"parse failure: {exc}", [PARSE_FAILURE], None
+        verdicts.append(verdict)
+        reasons.append(reason)
+        notes.extend(n for n in extra if n not in notes)
+        rels.append(rel)
+    worst = max((r for r in rels if r is not None), default=None)
+    if all(v == "correct" for v in verdicts):
+        final = "correct"
+    else:
+        final = "incorrect" if "incorrect" in verdicts else "not_sure"
+    reason = reasons[0] if len(reasons) == 1 else "; ".join(f"#{i + 1}: {r}" for i, r in enumerate(reasons))
+    return _result(final, reason, pred_norm, gold_norm, notes, worst)

@@ -1,0 +1,166 @@
+"""Pure helpers for looking at saved run records: side-by-side comparison and record-based replay.
+
+Used by the Runs page (compare two what-if runs, e.g. IF-World vs debate on one proposition) and as the
+offline fallback for replay when a run has no checkpoint history (imported or pruned). No streamlit.
+Every function takes a typed :class:`~ifworld.whatif.records.WhatIfRecord`; a stored dict is validated on the
+way in (:func:`~ifworld.whatif.records.load_record`). A missing section is skipped, never an error; a
+malformed record raises :class:`~ifworld.whatif.records.RecordError` naming the field.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import plotly.graph_objects as go
+
+from ifworld.whatif.numbers import pct
+from ifworld.whatif.records import JudgeResult, WhatIfRecord, load_record
+
+RecordLike = WhatIfRecord | dict[str, Any] | None
+
+JUDGE_MAXIMA: dict[str, int] = {
+    "rigor_traceability": 25, "integration_causality": 25, "feasibility_minimality": 20,
+    "uncertainty_adaptation": 15, "decisionability": 15,
+}
+JUDGE_LABELS: dict[str, str] = {
+    "rigor_traceability": "Rigor & traceability", "integration_causality": "Integration & causality",
+    "feasibility_minimality": "Feasibility & minimality",
+    "uncertainty_adaptation": "Uncertainty & adaptation",
+    "decisionability": "Decisionability",
+}
+USAGE_KEYS = ("calls", "prompt_tokens", "completion_tokens", "retries", "failures", "latency_s")
+
+
+def judge_scores(record: RecordLike) -> dict[str, float] | None:
+    """The five judge dimensions plus ``overall`` from a record's ``judge`` (None when not judged)."""
+    judge = JudgeResult.of(load_record(record).judge)
+    if judge is None:
+        return None
+    out = {k: getattr(judge, k) for k in (*JUDGE_MAXIMA, "overall") if getattr(judge, k) is not None}
+    return out or None
+
+
+def _is_number(value: Any) -> bool:
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def judge_radar(scored: dict[str, dict[str, float]]) -> go.Figure:
+    """Radar of judge dimensions as % of each dimension's maximum, one trace per run label."""
+    fig = go.Figure()
+    theta = [JUDGE_LABELS[k] for k in JUDGE_MAXIMA]
+    for label, scores in scored.items():
+        r = [100 * scores.get(k, 0) / m for k, m in JUDGE_MAXIMA.items()]
+        fig.add_trace(go.Scatterpolar(r=r + r[:1], theta=theta + theta[:1], fill="toself", name=label))
+    fig.update_layout(polar=dict(radialaxis=dict(range=[0, 100], ticksuffix="%")), height=420,
+                      margin=dict(l=40, r=40, t=30, b=30))
+    return fig
+
+
+def judge_bars(scored: dict[str, dict[str, float]]) -> go.Figure:
+    """Grouped bars of raw judge points per dimension (and overall /100)."""
+    keys = [*JUDGE_MAXIMA, "overall"]
+    labels = [f"{JUDGE_LABELS.get(k, 'Overall')} (/{JUDGE_MAXIMA.get(k, 100)})" for k in keys]
+    fig = go.Figure([go.Bar(name=label, x=labels, y=[s.get(k, 0) for k in keys])
+                     for label, s in scored.items()])
+    fig.update_layout(barmode="group", height=380, margin=dict(l=20, r=20, t=30, b=80))
+    return fig
+
+
+def usage_of(record: RecordLike, fallback: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Usage counters of a record (its ``usage``, else the store's totals, else counted from ``calls``)."""
+    rec = load_record(record)
+    usage = dict(fallback or {})
+    usage.update({k: v for k, v in rec.usage.items() if v is not None})
+    if "calls" not in usage and "calls" in rec.model_fields_set:
+        usage["calls"] = len(rec.calls)
+    if isinstance(usage.get("calls"), list):
+        usage["calls"] = len(usage["calls"])
+    return usage
+
+
+def usage_table(runs: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows ``{metric, <label>: value, …}`` comparing usage counters of several runs."""
+    keys = [k for k in USAGE_KEYS if any(k in u for u in runs.values())]
+    keys += sorted({k for u in runs.values() for k in u if k not in keys and _is_number(u.get(k))})
+    return [{"metric": k, **{label: usage.get(k) for label, usage in runs.items()}} for k in keys]
+
+
+def _bullets(items: list[str]) -> str:
+    return "\n".join(f"- {text}" for text in items if text)
+
+
+def report_sections(record: RecordLike) -> dict[str, str]:
+    """The report as ordered ``{section title: markdown}`` for side-by-side reading (empty ones left out);
+    a baseline's natural output is one "Answer" section."""
+    report = load_record(record).report
+    if report is None:
+        return {}
+    if report.natural:
+        return {"Answer": report.markdown}
+    names = {s.id.lower(): f"{s.id} {s.name}" for s in report.scenarios}
+    verdict = report.executive_verdict
+    sections = {
+        "Summary": _bullets(report.summary_bullets),
+        "Executive verdict": "\n\n".join(f"**{label}:** {text}" for label, text in (
+            ("Verdict", verdict.verdict), ("Feasibility", verdict.feasibility),
+            ("Minimal change", verdict.minimal_change)) if text),
+        "Core conclusions": _bullets(report.core_conclusions),
+        "Uncertainty": _bullets(report.uncertainty_analysis),
+        "Scenarios": _bullets([f"**{s.id} {s.name}** — {pct(s.probability_pct)}" for s in report.scenarios]),
+        "Decision rules": _bullets([f"{d.indicator} {d.threshold} → {names.get(d.branch_id.lower(), d.branch_id)}"
+                                    for d in report.decision_table]),
+        "Timeline": _bullets([f"*{t.horizon}* {t.event}" for t in report.timeline]),
+        "Residual disagreements": _bullets(report.consistency_checks.residual_disagreements),
+    }
+    return {k: v for k, v in sections.items() if v and v.strip()}
+
+
+def record_steps(record: RecordLike) -> list[dict[str, Any]]:
+    """A replay built from the final record alone (no checkpoints needed): scenario, then each expert of
+    each round, the round's frame and debate, then the report. Same item shape as ``runs.replay`` (the
+    states are plain JSON, like a checkpoint's)."""
+    rec = load_record(record)
+    steps: list[dict[str, Any]] = []
+    state: dict[str, Any] = {"proposition": rec.proposition or None, "rounds": []}
+
+    def push(nodes: list[str], nxt: list[str]) -> None:
+        steps.append({"step": len(steps), "nodes": nodes, "values": _copy(state), "next": nxt})
+
+    push(["__start__"], ["refine"])
+    if rec.scenario is not None:
+        state["scenario"] = rec.scenario.model_dump(mode="json")
+        push(["refine"], ["experts"])
+    for i, rnd in enumerate(rec.rounds):
+        current = {"round": rnd.round, "experts": {}, "failed": {}, "frame": None, "debate": None}
+        state["rounds"].append(current)
+        for domain, output in rnd.experts.items():
+            current["experts"][domain] = output.model_dump(mode="json")
+            push([f"expert:{domain}"], ["experts"])
+        for domain, error in rnd.failed.items():
+            current["failed"][domain] = error
+            push([f"expert:{domain}"], ["experts"])
+        if rnd.debate is not None:
+            current["debate"] = rnd.debate.model_dump(mode="json")
+            push(["debate"], ["frame"])
+        if rnd.frame is not None:
+            current["frame"] = rnd.frame.model_dump(mode="json")
+            push(["frame"], ["experts"] if i + 1 < len(rec.rounds) else ["report"])
+    if rec.report is not None:
+        state["report"] = rec.report.model_dump(mode="json")
+        push(["report"], [])
+    return steps
+
+
+def _copy(state: dict[str, Any]) -> dict[str, Any]:
+    return {**state, "rounds": [{**r, "experts": dict(r["experts"]), "failed": dict(r["failed"])}
+                                for r in state.get("rounds", [])]}
+
+
+def changed_keys(previous: dict[str, Any] | None, current: dict[str, Any]) -> list[str]:
+    """State keys whose value differs from the previous replay step (what this step wrote)."""
+    previous = previous or {}
+    return [k for k, v in current.items() if previous.get(k) != v]

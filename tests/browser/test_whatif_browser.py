@@ -1,0 +1,142 @@
+"""What-if flow in a real browser: a full IF-World run, the report and causal map; then the Runs page
+reopens, replays and exports it."""
+
+import pytest
+
+from tests.browser.conftest import KNOWN_KEY, open_page, shot, wait_idle
+
+
+@pytest.fixture(scope="module")
+def finished_run(browser, app_url) -> str:
+    """Run one quick IF-World analysis through the UI; returns the run id shown on the page."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(120_000)
+    page.app_url = app_url
+    open_page(page, "whatif", expect="Proposition")
+    page.get_by_role("button", name="Quick preset: 2 experts, 1 round").click()
+    wait_idle(page)
+    page.get_by_role("button", name="Start run").click()
+    page.get_by_text("Calibration ranges").first.wait_for(timeout=180_000)
+    wait_idle(page, timeout_s=180)
+    assert page.get_by_text("Decision table").first.is_visible()
+    assert page.get_by_text("Causal map").first.is_visible()
+    shot(page, "whatif")
+    run_id = page.get_by_text("whatif-", exact=False).first.inner_text().split("`")[0].split()[-1]
+    assert KNOWN_KEY not in page.content()
+    context.close()
+    return run_id.strip("`")
+
+
+def test_whatif_report_visible(finished_run) -> None:
+    assert finished_run.startswith("whatif-")
+
+
+def test_causal_map_page_shows_the_run(page, finished_run) -> None:
+    open_page(page, "causal_map", expect="Causal map")
+    page.locator(".js-plotly-plot").first.wait_for()
+    wait_idle(page)
+    shot(page, "causal_map")
+    assert page.locator(".js-plotly-plot").count() >= 1
+
+
+def test_runs_page_reopens_replays_exports(page, finished_run) -> None:
+    open_page(page, "runs", expect="Runs")
+    page.get_by_text("What-if (ifworld)").first.wait_for()
+    page.get_by_role("button", name="Markdown").first.wait_for()
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Markdown").first.click()
+    text = open(download.value.path(), encoding="utf-8").read()
+    assert text.startswith("# What if") and "**Verdict.**" in text.split("\n## ")[0] and KNOWN_KEY not in text
+    assert text.index("## Consistency checks") < text.index("## Run\n")  # run metadata at the end
+    shot(page, "runs")
+    page.get_by_role("tab", name="Replay").click()
+    page.get_by_role("button", name="Play").click()
+    page.get_by_role("button", name="Pause").wait_for()
+    page.get_by_text("steps from the").first.wait_for()
+    wait_idle(page, timeout_s=60)
+    assert KNOWN_KEY not in page.content()
+
+
+def test_review_then_deliberation_round_by_round_with_a_participant(page) -> None:
+    """Review-and-edit before experts, the deliberation view after round 1 (kept while paused and while
+    round 2 runs), a workshop participant's contribution, then the report citing it."""
+    page.set_default_timeout(120_000)
+    open_page(page, "whatif", expect="Proposition")
+    page.get_by_label("Rounds", exact=True).fill("2")
+    page.get_by_text("Pause for review after the refiner").click()
+    page.get_by_text("Pause between rounds for workshop input").click()
+    page.get_by_role("button", name="Start run").click()
+    page.get_by_text("Paused before any expert runs").first.wait_for()
+    wait_idle(page)
+    page.get_by_label("Premises (one per line)").fill("the Moon vanishes at noon UTC")
+    page.get_by_label("More domains (comma-separated, any field)").last.fill("urban planning")
+    page.get_by_role("button", name="Apply edits and continue").click()
+    page.get_by_text("Paused after round 1").first.wait_for()
+    wait_idle(page)
+    for text in ("Deliberation after round 1", "Consensus", "Conditional branches", "Hard conflicts",
+                 "Cross-domain causal integration"):
+        assert page.get_by_text(text).first.is_visible(), text
+    assert page.get_by_text("urban planning").count() >= 1
+    shot(page, "whatif_deliberation")
+    page.get_by_label("Workshop participant contribution").fill("The school gym can shelter 300 people.")
+    page.get_by_role("button", name="▶️ Continue", exact=True).click()
+    page.get_by_text("Calibration ranges").first.wait_for()
+    wait_idle(page)
+    for text in ("Deliberation after round 1", "Deliberation after round 2", "What changed since round 1",
+                 "How the frame changed each expert's view", "Consistency checks"):
+        assert page.get_by_text(text).first.is_visible(), text
+    page.get_by_text("Report as Markdown").first.click()
+    assert page.get_by_text("The school gym can shelter 300 people.").count() >= 1
+    assert KNOWN_KEY not in page.content()
+
+
+@pytest.fixture
+def slow_model(e2e_fake):
+    """Model calls slow enough (1.5 s each) to act while a run is in flight."""
+    before = e2e_fake.latency
+    e2e_fake.latency = 1.5
+    yield e2e_fake
+    e2e_fake.latency = before
+
+
+def _start_quick_run(page) -> None:
+    open_page(page, "whatif", expect="Proposition")
+    page.get_by_role("button", name="Quick preset: 2 experts, 1 round").click()
+    wait_idle(page)
+    page.get_by_role("button", name="Start run").click()
+    page.get_by_text("is thinking").first.wait_for()  # experts are running
+
+
+def test_cancel_a_running_run_then_resume_it(page, slow_model) -> None:
+    page.set_default_timeout(120_000)
+    _start_quick_run(page)
+    page.get_by_role("button", name="Cancel run").click()
+    page.get_by_role("button", name="Resume").wait_for()
+    wait_idle(page)
+    assert page.get_by_text("The run stopped").first.is_visible()
+    slow_model.latency = 0.05
+    page.get_by_role("button", name="Resume").click()
+    page.get_by_text("Calibration ranges").first.wait_for()
+    wait_idle(page)
+    assert page.get_by_text("Consistency checks").first.is_visible()
+
+
+@pytest.mark.parametrize("come_back", ["same session", "new tab"])
+def test_leaving_mid_run_then_resuming_from_the_page(page, slow_model, come_back) -> None:
+    page.set_default_timeout(120_000)
+    _start_quick_run(page)
+    page.get_by_role("link", name="Home").first.click()  # leave while the experts run
+    wait_idle(page)
+    slow_model.latency = 0.05
+    if come_back == "same session":
+        page.get_by_role("link", name="What-if").first.click()
+        page.get_by_text("Proposition").first.wait_for()
+    else:
+        open_page(page, "whatif", expect="Proposition")
+        page.get_by_role("button", name="Open the newest unfinished run").click()
+    page.get_by_role("button", name="Resume").wait_for()  # the abandoned run is resumable, not "running"
+    page.get_by_role("button", name="Resume").click()
+    page.get_by_text("Calibration ranges").first.wait_for()
+    wait_idle(page)
+    assert page.get_by_text("Decision table").first.is_visible()
