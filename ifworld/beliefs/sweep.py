@@ -282,8 +282,7 @@ def _watch_driver(driver_pid: int) -> None:
 
 def _run_dask(pending, runs, workers, scheduler, finished) -> None:
     try:
-        from dask.distributed import Client, LocalCluster
-        from dask.distributed import as_completed as dask_completed
+        from dask.distributed import Client, LocalCluster, as_completed as dask_completed
     except ImportError as exc:  # pragma: no cover - depends on the [cluster] extra
         raise ValueError("backend dask needs the [cluster] extra: pip install 'ifworld[cluster]'") from exc
     cluster = None

@@ -6,6 +6,7 @@ Modules:
   register; looked up by ``"<kind>.<name>"``.
 - :mod:`~ifworld.runs.driver` — start, stream (typed events), resume, cancel and replay a run; the run's
   lease is held while it streams.
+- :mod:`~ifworld.runs.background` — drive a run in a background thread; viewers read its live feed.
 - :mod:`~ifworld.runs.export` — JSON, Markdown and self-contained HTML exports (secrets redacted, text inert).
 - :mod:`~ifworld.runs.store` — the SQLite run store (runs, call log) with LangGraph's SQLite checkpointer.
 - :mod:`~ifworld.runs.lease` — liveness lease and heartbeat of the process driving a run.
@@ -16,6 +17,7 @@ Modules:
 
 from __future__ import annotations
 
+from ifworld.runs.background import LiveFeed, live_feed, running_here, start_background
 from ifworld.runs.driver import (
     MAX_RECURSION_LIMIT,
     RECURSION_LIMIT,
@@ -40,5 +42,6 @@ __all__ = [
     "ExpertPartial",
     "LenientModel", "RecordError", "RunCancelled", "RunFailed", "RunInfo", "RunLive", "RunStore", "StoreError",
     "Workflow", "drive", "emit", "execute", "export_run", "get_store", "get_workflow", "recursion_limit",
-    "register", "replay", "request_cancel", "start_run", "stream_run", "validate_record",
+    "register", "replay", "request_cancel", "start_run", "stream_run", "validate_record", "LiveFeed", "live_feed",
+    "running_here", "start_background",
 ]

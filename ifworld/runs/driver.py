@@ -174,7 +174,7 @@ def stream_run(run_id: str, *, store: RunStore | None = None, settings: Settings
         store.finish_run(run_id, record, usage_totals(calls))
     except Exception as exc:  # noqa: BLE001 — any failure is stored and reported, never lost
         message = safe_error(exc)
-        store.release_lease(run_id, lease.token, "interrupted", error=message)
+        store.release_lease(run_id, lease.token, "failed", error=message)
         lease.idle()
         yield Event(type="run_failed", run_id=run_id, data={"error": message})
         raise RunFailed(run_id, message) from None

@@ -63,6 +63,11 @@ CREATE TABLE IF NOT EXISTS ifw_calls (
     retries INTEGER, status TEXT, error TEXT, output TEXT,
     PRIMARY KEY (run_id, call_id)
 );
+CREATE TABLE IF NOT EXISTS ifw_transitions (
+    run_id TEXT NOT NULL, seq INTEGER NOT NULL, at REAL NOT NULL, from_state TEXT NOT NULL,
+    to_state TEXT NOT NULL, action TEXT NOT NULL, source TEXT NOT NULL, round INTEGER, detail TEXT,
+    PRIMARY KEY (run_id, seq)
+);
 """
 # Columns added after the first release: ALTERed into older files on open.
 LATER_COLUMNS = {"owner": "TEXT", "heartbeat": "REAL", "cancel": "REAL"}
@@ -308,7 +313,25 @@ class RunStore:
         with self._tx() as c:
             c.execute("DELETE FROM ifw_runs WHERE id=?", (run_id,))
             c.execute("DELETE FROM ifw_calls WHERE run_id=?", (run_id,))
+            c.execute("DELETE FROM ifw_transitions WHERE run_id=?", (run_id,))
         self.delete_checkpoints(run_id)
+
+    # -- session transitions (what-if sessions record every move; see ifworld.whatif.session) -----------
+    def add_transition(self, run_id: str, *, from_state: str, to_state: str, action: str, source: str,
+                       round: int | None = None, detail: str = "") -> None:
+        """Append one transition of the run's session (numbered in order; detail is redacted and capped)."""
+        with self._tx() as c:
+            (seq,) = c.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM ifw_transitions WHERE run_id=?",
+                               (run_id,)).fetchone()
+            c.execute("INSERT INTO ifw_transitions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                      (run_id, seq, time.time(), from_state, to_state, action, source, round,
+                       safe_error(detail) if detail else ""))
+
+    def transitions(self, run_id: str) -> list[dict[str, Any]]:
+        """The run's recorded session transitions, oldest first."""
+        cols, rows = self._read("SELECT at, from_state, to_state, action, source, round, detail FROM "
+                                "ifw_transitions WHERE run_id=? ORDER BY seq", (run_id,))
+        return [dict(zip(cols, row, strict=True)) for row in rows]
 
     def delete_checkpoints(self, run_id: str) -> None:
         try:

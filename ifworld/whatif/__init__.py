@@ -14,6 +14,7 @@ Front door: pages, ``ui/`` and the CLI import only the names in ``__all__`` (lis
 - ``agents`` — prompt assembly, one model call per role; ``frame`` — the shared frame between rounds.
 - ``graph`` — the IF-World LangGraph; ``baselines`` — single, tree and debate graphs; ``workflows`` —
   their registration with ``ifworld.runs``; ``service`` — running and loading runs for CLI and pages.
+- ``session`` — the session's states and legal transitions (page, CLI and workshop call the same ones).
 - ``review`` — human-in-the-loop pauses (review of the scenario, contributions between rounds).
 - ``report``, ``export``, ``consistency`` — the report, its exports and its deterministic checks.
 - ``judge``, ``evaluate``, ``compare`` — the rubric judge, the evaluation harness, side-by-side comparison.

@@ -12,8 +12,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, TypeAdapter, field_validator
 
-from ifworld.runs.records import RecordError as RecordError  # re-exported: callers catch it from here
-from ifworld.runs.records import validate_record
+from ifworld.runs.records import (
+    RecordError as RecordError,  # re-exported: callers catch it from here
+    validate_record,
+)
 from ifworld.whatif.schemas import (
     ContentionPoint,
     DebateBrief,

@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ifworld.runs import Workflow, register
-from ifworld.whatif import baselines, export
-from ifworld.whatif import graph as pipeline
+from ifworld.whatif import baselines, export, graph as pipeline
 from ifworld.whatif.frame import clip
 
 

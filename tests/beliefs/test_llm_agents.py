@@ -103,7 +103,7 @@ def test_resume_reruns_only_the_failed_agent(fake_server, settings, store):
     with pytest.raises(runs.RunFailed):
         runs.drive(run_id, store=store, settings=settings)
     assert fake_server.count(None, None) == 8 and fake_server.count(None, 500) == 1
-    assert store.get_run(run_id).status == "interrupted"
+    assert store.get_run(run_id).status == "failed"
     fake_server.reset()
     rec = runs.drive(run_id, store=store, settings=settings)
     first = agent_requests(fake_server)[0].system

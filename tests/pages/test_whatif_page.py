@@ -92,7 +92,7 @@ def test_failed_run_shows_error_and_resumes(llm_env) -> None:  # noqa: ANN001
     _button(at, "▶️ Start run").click().run()
     assert not at.exception, at.exception
     run_id = at.session_state["whatif_run_id"]
-    assert get_store().get_run(run_id).status == "interrupted"
+    assert get_store().get_run(run_id).status == "failed"
     assert any("The run stopped" in e.value for e in at.error)
     at.button(key="whatif_resume").click().run()
     assert not at.exception, at.exception

@@ -53,7 +53,7 @@ def _attempt(case: Case, settings, store: RunStore, fake, heal: Callable[[], Non
     except runs.RunFailed as exc:
         assert "ifworld runs resume" in str(exc)
         info = store.get_run(exc.run_id)
-        assert info.status == "interrupted" and info.error
+        assert info.status == "failed" and info.error
         heal()
         record = runs.drive(exc.run_id, store=store, settings=_settings(settings))
         return "resumed", record

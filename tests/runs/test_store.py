@@ -65,7 +65,7 @@ def test_failed_sibling_resumes_only_itself(store: RunStore, settings, fake_serv
     with pytest.raises(runs.RunFailed, match="resume"):
         runs.execute("demo.fanout", demo_params(), store=store, settings=settings, on_event=events.append)
     run_id = store.list_runs()[0].id
-    assert store.get_run(run_id).status == "interrupted"
+    assert store.get_run(run_id).status == "failed"
     assert any(e.type == "run_failed" for e in events)
     assert any(e.type == "step_failed" for e in events)
     sent_before = fake_server.count(status=None)

@@ -61,7 +61,7 @@ def test_resume_after_failure_does_not_resend_finished_calls(fake_server, settin
     with pytest.raises(runs.RunFailed):
         for _ in benchmark.stream_benchmark(run_id, store=store, settings=settings):
             pass
-    assert store.get_run(run_id).status == "interrupted"
+    assert store.get_run(run_id).status == "failed"
     record = runs.drive(run_id, store=store, settings=settings)
     assert len(record["results"]) == 3
     ok = fake_server.count(status=200)

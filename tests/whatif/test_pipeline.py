@@ -103,7 +103,7 @@ def test_failed_refiner_fails_run_then_resumes(wsettings, store, fake_server):
     run_id = runs.start_run("whatif.ifworld", params, store=store)
     with pytest.raises(runs.RunFailed, match="problem refiner failed"):
         service.run(params, settings=wsettings, store=store, run_id=run_id)
-    assert store.get_run(run_id).status == "interrupted"
+    assert store.get_run(run_id).status == "failed"
     fake_server.clear_faults()
     rec = service.run(params, settings=wsettings, store=store, run_id=run_id)
     assert store.get_run(run_id).status == "completed" and rec["report"]["markdown"]
