@@ -14,8 +14,9 @@ from markdown_it import MarkdownIt
 
 from ifworld.whatif.causal import build_causal_graph, causal_figure, domain_heatmap
 from ifworld.whatif.figures import calibration_figure, scenario_figure
-from ifworld.whatif.records import load_record
+from ifworld.whatif.records import WhatIfRecord, load_record
 from ifworld.whatif.report import render_report_markdown
+from ifworld.whatif.sections import session_markdown
 
 # No network at all: only the inline plotly.js and inline styles run; images only from data:/blob: URLs.
 CSP = ("default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; "
@@ -37,6 +38,11 @@ def markdown_html(text: str) -> str:
     return _renderer().render(text)
 
 
+def _report_text(rec: WhatIfRecord) -> str:
+    return (render_report_markdown(rec.report.model_dump(mode="json"), rec.proposition) if rec.report
+            else f"# {rec.proposition}\n\n_No report (the run stopped early)._\n")
+
+
 def _figures(record: dict[str, Any]) -> list[tuple[str, Any]]:
     rec = load_record(record)
     figs: list[tuple[str, Any]] = []
@@ -55,8 +61,7 @@ def record_html(record: dict[str, Any], meta: dict[str, Any] | None = None) -> s
     """One self-contained HTML page: the report (proposition and verdict first), the charts (plotly.js
     inline, once), then the run's metadata."""
     rec = load_record(record)
-    body = markdown_html(render_report_markdown(rec.report.model_dump(mode="json"), rec.proposition)
-                         if rec.report else f"# {rec.proposition}\n\n_No report (the run stopped early)._")
+    body = markdown_html(_report_text(rec) + "\n" + session_markdown(rec))
     charts = []
     for i, (title, fig) in enumerate(_figures(record)):
         charts.append(f"<figure><h3>{html.escape(title)}</h3>"
@@ -78,8 +83,7 @@ def record_markdown(record: dict[str, Any], meta: dict[str, Any] | None = None, 
     """The Markdown export: proposition and verdict first, the whole report, judge scores, metadata last
     (``metadata=False`` when the run store appends its own run metadata)."""
     rec = load_record(record)
-    text = (render_report_markdown(rec.report.model_dump(mode="json"), rec.proposition) if rec.report
-            else f"# {rec.proposition}\n\n_No report (the run stopped early)._\n")
+    text = _report_text(rec) + "\n" + session_markdown(rec)
     if rec.judge:
         text += f"\n## Judge\n\nOverall {rec.judge.get('overall')} / 100\n"
     if not metadata:

@@ -49,12 +49,14 @@ class WhatIfState(TypedDict, total=False):
     degraded: Annotated[list[str], operator.add]
     participants: Annotated[list[dict], operator.add]
     review_notes: Annotated[list[str], operator.add]
+    review_edits: Annotated[list[dict], operator.add]
 
 
 def initial(params: dict[str, Any]) -> dict[str, Any]:
     return {"proposition": params["proposition"], "params": params, "scenario": None,
             "panel": list(params["experts"]), "round": 1, "outputs": [], "syntheses": [], "debates": [],
-            "briefs": [], "frames": [], "report_parts": [], "degraded": [], "participants": [], "review_notes": []}
+            "briefs": [], "frames": [], "report_parts": [], "degraded": [], "participants": [], "review_notes": [],
+            "review_edits": []}
 
 
 def round_outputs(state: dict, r: int) -> tuple[dict[str, dict], dict[str, str]]:
@@ -118,8 +120,9 @@ class _Nodes:
         """Pause after the refiner so the user can edit the scenario and the panel (no model call here:
         LangGraph re-runs an interrupted node from its start on resume)."""
         def apply(answer: Any) -> dict:
-            scenario, panel, notes = review.apply_review(state.get("scenario"), state["panel"], answer)
-            return {"scenario": scenario, "panel": panel, "review_notes": notes}
+            scenario, panel, edits = review.apply_review(state.get("scenario"), state["panel"], answer)
+            return {"scenario": scenario, "panel": panel, "review_edits": edits,
+                    "review_notes": review.edit_notes(edits)}
         return review.ask_until_valid(review.review_ask(state.get("scenario"), state["panel"]), apply, interrupt)
 
     def facilitate(self, state: WhatIfState) -> dict:
@@ -378,4 +381,5 @@ def finalize(state: dict[str, Any], params: dict[str, Any], calls: list[dict]) -
     return make_record("ifworld", state, params, calls, rounds=round_records(state), report=state.get("report", {}),
                        degraded=list(state.get("degraded", [])), frame_diffs=diffs, panel=state.get("panel", []),
                        participants=list(state.get("participants", [])),
-                       review_notes=list(state.get("review_notes", [])))
+                       review_notes=list(state.get("review_notes", [])),
+                       review_edits=list(state.get("review_edits", [])))

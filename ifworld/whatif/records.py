@@ -65,6 +65,14 @@ class Participant(_Base):
     text: str
 
 
+class ReviewEdit(_Base):
+    """One scenario field a person changed at the review pause (lines before → after)."""
+    field: str
+    label: str = ""
+    before: list[str] = Field(default_factory=list)
+    after: list[str] = Field(default_factory=list)
+
+
 class RoundRecord(_Base):
     round: int
     experts: dict[str, ExpertOutput] = Field(default_factory=dict)
@@ -104,6 +112,7 @@ class WhatIfRecord(_Base):
     panel: list[str] = Field(default_factory=list)
     participants: list[Participant] = Field(default_factory=list)
     review_notes: list[str] = Field(default_factory=list)
+    review_edits: list[ReviewEdit] = Field(default_factory=list)
 
     @field_validator("rounds", mode="before")
     @classmethod

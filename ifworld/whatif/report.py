@@ -131,9 +131,6 @@ def render_report_markdown(report: dict[str, Any], proposition: str = "") -> str
     md += _table(["Source", "Target", "Sign", "Strength", "Domains"],
                  [[e["source"], e["target"], e["sign"], e["strength"], e["domains"]] for e in cmap["edges"]])
     md += _scenario_sections(r, branches)
-    if r["contributions"] or r["review_notes"]:
-        md += ["## Workshop contributions", "", "The resolver weighed each contribution like an expert's output.",
-               ""] + _bullets(r["contributions"]) + _bullets(r["review_notes"])
     md += _consistency_section(r["consistency_checks"])
     if r["degraded"]:
         md += ["## Degraded steps", ""] + _bullets(r["degraded"])

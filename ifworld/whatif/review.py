@@ -3,8 +3,9 @@
 Two pauses (LangGraph ``interrupt`` — the run's state waits in the SQLite checkpoint, so a pause survives
 closing the browser or the CLI):
 
-- ``review`` after the refiner, before any expert runs: the person may edit the premises, the constraints
-  held constant, the key uncertainties, the indicators and the expert panel;
+- ``review`` after the refiner, before any expert runs: the person may edit every part of the refined
+  scenario (premises, constraints held constant, timescales, key uncertainties, variants, indicators, plan)
+  and the expert panel; what changed is recorded field by field (before → after), nothing else;
 - ``between_rounds`` after each non-final round's frame: a facilitator may add the room's own input, a
   *workshop participant* contribution that the next round's experts see with the frame, that the resolver
   weighs like an expert's output and that the report lists (and cites) under "Workshop contributions".
@@ -21,11 +22,15 @@ from typing import Any
 from pydantic import Field
 
 from ifworld.whatif.propositions import MAX_EXPERTS, normalize_experts
-from ifworld.whatif.schemas import IndicatorSpec, Scenario, _Base
+from ifworld.whatif.schemas import IndicatorSpec, Scenario, Variant, _Base
 
 PARTICIPANT = "workshop participant"
 PARTICIPANT_MAX_CHARS = 2_000
-EDITABLE = ("premises", "constants", "key_uncertainties", "indicators")
+EDITABLE = ("premises", "constants", "timescales", "key_uncertainties", "variants", "indicators", "expert_plan")
+FIELD_LABELS = {"premises": "Premises", "constants": "Constraints held constant", "timescales": "Timescales",
+                "key_uncertainties": "Key uncertainties", "variants": "Variants", "indicators": "Indicators",
+                "expert_plan": "Plan (domains to involve)", "panel": "Expert panel"}
+HORIZONS = ("short", "medium", "long")
 ACTIONS = ("continue", "edit")
 MAX_ITEMS = 12
 MAX_ATTEMPTS = 5
@@ -90,29 +95,73 @@ def _lines(value: Any, field: str) -> list[str]:
     return out
 
 
-def _indicators(value: Any) -> list[dict[str, str]]:
-    """Indicators as dicts, or as lines ``name | unit | threshold``."""
+def _piped(value: Any, field: str, keys: tuple[str, ...]) -> list[dict[str, str]]:
+    """Items given as dicts, or as lines ``a | b | c`` read into ``keys`` in order."""
+    items = value if isinstance(value, list) and value and not isinstance(value[0], str) else _lines(value, field)
     out = []
-    for item in _lines(value, "indicators") if not isinstance(value, list) or not value or isinstance(
-            value[0], str) else value:
+    for item in items:
         if isinstance(item, str):
-            name, unit, threshold = ([*item.split("|"), "", ""])[:3]
-            item = {"name": name.strip(), "unit": unit.strip(), "threshold": threshold.strip()}
-        out.append(IndicatorSpec.model_validate(item).model_dump(mode="json"))
+            parts = [p.strip() for p in item.split("|")] + [""] * len(keys)
+            item = dict(zip(keys, parts, strict=False))
+        if not isinstance(item, dict):
+            raise ReviewError(f"'{field}' entries must be objects or lines like '{' | '.join(keys)}'")
+        out.append(item)
     return out
 
 
-def apply_review(scenario: dict | None, panel: list[str], answer: Any) -> tuple[dict, list[str], list[str]]:
-    """(scenario, panel, notes) after the person's answer at the ``review`` pause."""
+def _timescales(value: Any) -> dict[str, str]:
+    """Timescales as ``{short, medium, long}`` or lines ``short: …``."""
+    if isinstance(value, dict):
+        return {h: " ".join(str(value.get(h) or "").split()) for h in HORIZONS}
+    out = dict.fromkeys(HORIZONS, "")
+    for line in _lines(value, "timescales"):
+        horizon, _, text = line.partition(":")
+        if horizon.strip().lower() not in HORIZONS:
+            raise ReviewError(f"timescales: start each line with short:, medium: or long: (got {line[:40]!r})")
+        out[horizon.strip().lower()] = text.strip()
+    return out
+
+
+def _field_value(field: str, value: Any) -> Any:
+    """A person's edit of one scenario field, checked and in the scenario's own shape."""
+    if field == "indicators":
+        return [IndicatorSpec.model_validate(i).model_dump(mode="json")
+                for i in _piped(value, field, ("name", "unit", "threshold"))]
+    if field == "variants":
+        return [Variant.model_validate(v).model_dump(mode="json")
+                for v in _piped(value, field, ("name", "description"))]
+    if field == "timescales":
+        return _timescales(value)
+    return _lines(value, field)
+
+
+def field_lines(field: str, value: Any) -> list[str]:
+    """A scenario field as the lines a person reads and edits (the review form and the change record)."""
+    if field == "timescales":
+        value = value or {}
+        return [f"{h}: {value.get(h, '')}" for h in HORIZONS if value.get(h)]
+    if field == "indicators":
+        return [" | ".join(str(i.get(k, "")) for k in ("name", "unit", "threshold")).rstrip(" |")
+                for i in value or []]
+    if field == "variants":
+        return [f"{v.get('name', '')} | {v.get('description', '')}" for v in value or []]
+    return [str(v) for v in value or []]
+
+
+def apply_review(scenario: dict | None, panel: list[str], answer: Any) -> tuple[dict, list[str], list[dict]]:
+    """(scenario, panel, edits) after the person's answer at the ``review`` pause. ``edits`` lists only the
+    fields whose value really changed, each as ``{field, label, before, after}`` (lines of text)."""
     if _action(answer) == "continue":
         return dict(scenario or {}), list(panel), []
-    edits = answer.get("scenario", answer)
-    scen = dict(scenario or {})
-    notes = []
+    edits_in = answer.get("scenario", answer)
+    before = Scenario.model_validate(scenario or {}).model_dump(mode="json")
+    scen = dict(before)
     for field in EDITABLE:
-        if field in edits:
-            scen[field] = _indicators(edits[field]) if field == "indicators" else _lines(edits[field], field)
-            notes.append(f"{field.replace('_', ' ')} edited by the user")
+        if field in edits_in:
+            scen[field] = _field_value(field, edits_in[field])
+    after = Scenario.model_validate(scen).model_dump(mode="json")
+    edits = [{"field": f, "label": FIELD_LABELS[f], "before": field_lines(f, before[f]),
+              "after": field_lines(f, after[f])} for f in EDITABLE if before[f] != after[f]]
     new_panel = list(panel)
     if "panel" in answer:
         try:
@@ -122,8 +171,21 @@ def apply_review(scenario: dict | None, panel: list[str], answer: Any) -> tuple[
         if len(new_panel) > MAX_EXPERTS:
             raise ReviewError(f"at most {MAX_EXPERTS} experts")
         if new_panel != list(panel):
-            notes.append(f"expert panel set by the user: {', '.join(new_panel)}")
-    return Scenario.model_validate(scen).model_dump(mode="json"), new_panel, notes
+            edits.append({"field": "panel", "label": FIELD_LABELS["panel"], "before": list(panel),
+                          "after": new_panel})
+    return after, new_panel, edits
+
+
+def edit_notes(edits: list[dict]) -> list[str]:
+    """One line per changed field, for the report writers and older readers of ``review_notes``."""
+    notes = []
+    for e in edits:
+        removed = [x for x in e["before"] if x not in e["after"]]
+        added = [x for x in e["after"] if x not in e["before"]]
+        parts = ([f"added {'; '.join(added)}"] if added else []) + ([f"removed {'; '.join(removed)}"] if removed
+                                                                    else [])
+        notes.append(f"{e['label']} changed by the user: {', '.join(parts) or 'reordered'}")
+    return notes
 
 
 def participant_contribution(round_no: int, answer: Any) -> dict[str, Any] | None:

@@ -21,15 +21,23 @@ from ifworld.whatif.propositions import workflow_name
 
 def run(params: dict[str, Any], *, settings: Settings | None = None, store: RunStore | None = None,
         on_event: Callable[[Event], None] | None = None, run_id: str | None = None,
-        answer: Any = None) -> dict[str, Any]:
-    """Start (or, given ``run_id``, resume — with ``answer`` when it is paused) a what-if run and return its
-    full record with ``run_id``; a run that pauses for a person returns ``{"run_id", "paused": [asks]}``.
+        answer: Any = None, source: str = "cli") -> dict[str, Any]:
+    """Start (or, given ``run_id``, continue — with ``answer`` when it is paused — or resume) a what-if
+    session and return its full record with ``run_id``; a run that pauses for a person returns
+    ``{"run_id", "paused": [asks]}``. Every move is recorded as a session transition from ``source``.
 
-    Raises :class:`ifworld.runs.RunFailed` (the run stays resumable)."""
+    Raises :class:`ifworld.runs.RunFailed` (the run stays resumable) and
+    :class:`~ifworld.whatif.session.SessionError` when the session's state does not allow continuing."""
+    from ifworld.whatif import session
+
     store = store or get_store()
-    run_id = run_id or runs.start_run(workflow_name(params.get("method", "ifworld")), params, store=store)
+    if run_id is None:
+        run_id = session.start_session(workflow_name(params.get("method", "ifworld")), params, source=source,
+                                       store=store)
+    action = session.action_for(session.load_session(run_id, store), answer)
     record: dict[str, Any] = {}
-    for event in runs.stream_run(run_id, store=store, settings=settings, resume_value=answer):
+    for event in session.drive_session(run_id, source=source, action=action, answer=answer, store=store,
+                                       settings=settings):
         if event.type == "run_finished":
             record = dict(event.data.get("record") or {})
         elif event.type == "run_paused":

@@ -142,6 +142,8 @@ def _state_of(info: RunInfo, last: Transition | None) -> tuple[State, int | None
     if last is not None and last.action in PERSON_MOVES and last.to_state in RUNNING and info.status != "running" \
             and time.time() - last.at < STARTING_GRACE_S and info.status not in ("completed", "cancelled"):
         return State(last.to_state), last.round  # a person's move whose driver is starting right now
+    if last is not None and last.to_state == State.CANCELLED and info.status in ("running", "paused"):
+        return State.CANCELLED, last.round  # cancel asked: the run stops at its next step
     if info.status in STATUS_STATES:
         return STATUS_STATES[info.status], last.round if last else None
     recorded = State(last.to_state) if last and last.to_state in State.__members__.values() else None
@@ -204,15 +206,32 @@ def cancel_session(run_id: str, *, source: str, store: RunStore | None = None) -
     return load_session(run_id, store)
 
 
-def checked_answer(run_id: str, action: Action, answer: Any = None, *, store: RunStore | None = None) -> Any:
-    """The answer for a paused session, checked against what it asks (raises SessionError / ReviewError)."""
-    store = store or get_store()
-    session = load_session(run_id, store)
-    session.check(action)
+def action_for(session: Session, answer: Any = None) -> Action:
+    """The person's action that continues ``session`` with ``answer`` (what ``ifworld runs resume`` means)."""
+    if session.state == State.DRAFT:
+        return Action.START
+    if session.state in STOPPED:
+        return Action.RESUME
+    if session.state == State.REVIEW and isinstance(answer, dict) and (
+            answer.get("action") == "edit" or "scenario" in answer or "panel" in answer):
+        return Action.APPLY_EDITS
+    return Action.CONTINUE
+
+
+def _answer_for(action: Action, answer: Any) -> Any:
     if action == Action.CONTINUE and answer is None:
-        answer = {"action": "continue"}
+        return {"action": "continue"}
     if action == Action.APPLY_EDITS:
-        answer = {**(answer or {}), "action": "edit"}
+        return {**(answer or {}), "action": "edit"}
+    return answer
+
+
+def checked_answer(run_id: str, action: Action, answer: Any = None, *, store: RunStore | None = None) -> Any:
+    """The answer for a paused session, checked against what it asks: pages and the CLI call this before
+    continuing, so a person sees the problem at once (raises SessionError / ReviewError)."""
+    store = store or get_store()
+    load_session(run_id, store).check(action)
+    answer = _answer_for(action, answer)
     from ifworld.whatif.service import pending_asks
 
     for ask in pending_asks(run_id, store=store):
@@ -232,8 +251,7 @@ def drive_session(run_id: str, *, source: str, action: Action = Action.START, an
     store = store or get_store()
     session = load_session(run_id, store)
     session.check(action)
-    if action in (Action.CONTINUE, Action.APPLY_EDITS):
-        answer = checked_answer(run_id, action, answer, store=store)
+    answer = _answer_for(action, answer)  # an answer the run cannot use is asked again by the run, with why
     tracker = _Tracker(store, run_id, source, session.state, session.round)
     tracker.person(action)
     stream = runs.stream_run(run_id, store=store, settings=settings, resume_value=answer,

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from ifworld.whatif import review, service
+from ifworld.whatif import export, review, service
 from ifworld.whatif.params import default_params
 from tests.whatif.conftest import PROP, SMALL
 
@@ -33,7 +33,26 @@ def test_review_pauses_before_any_expert_and_applies_edits(fake_server, wsetting
     experts = [r for r in fake_server.requests if r.role == "whatif.expert"]
     assert len(experts) == 2 and all("Premise: no debris reaches Earth" in json.dumps(r.body) for r in experts)
     assert any("You are the urban planning expert" in json.dumps(r.body) for r in experts)  # persona written
-    assert "expert panel set by the user: physics, urban planning" in rec["report"]["markdown"]
+    assert [e["field"] for e in rec["review_edits"]] == ["premises", "indicators", "panel"]
+    assert rec["review_edits"][-1] == {"field": "panel", "label": "Expert panel", "before": SMALL[:2],
+                                       "after": ["physics", "urban planning"]}
+    md = export.record_markdown(rec)
+    assert "## Review edits" in md and "| Expert panel | " + "; ".join(SMALL[:2]) + " | physics; urban planning |" in md
+
+
+def test_review_records_only_what_changed(fake_server, wsettings, store):
+    """The page sends every field; only the premises and the panel changed, so only those are recorded."""
+    out = _start(wsettings, store, rounds=1, review=True)
+    run_id, (ask,) = out["run_id"], out["paused"]
+    scen = ask["scenario"]
+    form = {f: "\n".join(review.field_lines(f, scen[f])) for f in review.EDITABLE}  # as the form shows them
+    form["premises"] = form["premises"] + "\nno debris reaches Earth"
+    rec = service.run({}, settings=wsettings, store=store, run_id=run_id,
+                      answer={"action": "edit", "scenario": form, "panel": [*ask["panel"], "law"]})
+    assert [e["field"] for e in rec["review_edits"]] == ["premises", "panel"]
+    assert rec["review_edits"][0]["after"][-1] == "no debris reaches Earth"
+    md = export.record_markdown(rec)
+    assert "Constraints held constant |" not in md.split("## Review edits")[1].split("##")[0]
 
 
 def test_participant_between_rounds_reaches_experts_resolver_and_report(fake_server, wsettings, store):
@@ -49,8 +68,9 @@ def test_participant_between_rounds_reaches_experts_resolver_and_report(fake_ser
     assert len(round2) == 2 and all(said in json.dumps(r.body) for r in round2)
     final_resolver = [r for r in fake_server.requests if r.role == "whatif.resolver"][-1]
     assert "[harbour master #1] verdict: " + said in json.dumps(final_resolver.body)
-    md = rec["report"]["markdown"]
-    assert "## Workshop contributions" in md and f"harbour master (after round 1): {said}" in md
+    md = export.record_markdown(rec)
+    assert "## The room's contributions" in md
+    assert f"| after round 1 → round 2 | harbour master | {said} |" in md
 
 
 def test_a_bad_answer_is_asked_again_with_the_reason(fake_server, wsettings, store):
@@ -92,7 +112,7 @@ def test_cli_review_then_resume_with_edit_file(llm_env, tmp_path):
     assert res.exit_code == 0, res.output
     rec = json.loads(res.stdout)
     assert rec["panel"] == ["physics", "law"] and rec["scenario"]["constants"] == ["orbital mechanics"]
-    assert "The school gym is our shelter." in rec["report"]["markdown"]
+    assert "The school gym is our shelter." in export.record_markdown(rec)
     assert get_store().get_run(run_id).status == "completed"
 
 

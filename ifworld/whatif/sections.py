@@ -1,0 +1,73 @@
+"""What the room did, as Markdown: the refined scenario card, the review edits and the room's contributions.
+
+One renderer for the page, the Markdown export and the HTML export (which renders this same Markdown), so
+the three never disagree. Every value is escaped for Markdown tables and bullets (``report._cell``); the
+page and the exports additionally make the text inert (no HTML, images or live links).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ifworld.whatif.records import Participant, ReviewEdit, WhatIfRecord, load_record
+from ifworld.whatif.report import _bullets, _cell, _table
+from ifworld.whatif.review import field_lines
+from ifworld.whatif.schemas import Scenario
+
+SCENARIO_FIELDS = (("premises", "Premises"), ("constants", "Constraints held constant"),
+                   ("timescales", "Timescales"), ("key_uncertainties", "Key uncertainties"),
+                   ("variants", "Variants"), ("indicators", "Indicators"), ("expert_plan", "Plan"))
+NO_EDITS = "_The scenario was used as the refiner wrote it._"
+NO_CONTRIBUTIONS = "_No contributions from the room._"
+
+
+def scenario_markdown(scenario: Scenario | dict[str, Any] | None, *, heading: str = "## Refined scenario") -> str:
+    """The refined scenario as a card: restated proposition, then each field as a short list."""
+    scen = scenario if isinstance(scenario, Scenario) else Scenario.model_validate(scenario or {})
+    data = scen.model_dump(mode="json")
+    md = [heading, ""]
+    if scen.restated:
+        md += [f"**Restated.** {_cell(scen.restated)}", ""]
+    for field, label in SCENARIO_FIELDS:
+        lines = field_lines(field, data[field])
+        md += [f"**{label}**", ""] + _bullets(lines)
+    return "\n".join(md).rstrip() + "\n"
+
+
+def review_markdown(edits: list[ReviewEdit], notes: list[str] | None = None) -> str:
+    """The review edits as a field-level diff (before → after); older records list their notes."""
+    md = ["## Review edits", ""]
+    if edits:
+        md += _table(["Field", "Before", "After"],
+                     [[e.label or e.field, "; ".join(e.before) or "—", "; ".join(e.after) or "—"] for e in edits])
+    elif notes:
+        md += _bullets(notes)
+    else:
+        md += [NO_EDITS, ""]
+    return "\n".join(md).rstrip() + "\n"
+
+
+def contributions_markdown(participants: list[Participant], legacy: list[str] | None = None) -> str:
+    """The room's contributions, each with who said it and which round it went into."""
+    md = ["## The room's contributions", ""]
+    if participants:
+        md += ["The resolver weighed each contribution like an expert's output.", ""]
+        md += _table(["Round", "Who", "Contribution"],
+                     [[f"after round {p.after_round} → round {p.round}", p.name, p.text] for p in participants])
+    elif legacy:
+        md += _bullets(legacy)
+    else:
+        md += [NO_CONTRIBUTIONS, ""]
+    return "\n".join(md).rstrip() + "\n"
+
+
+def session_markdown(record: WhatIfRecord | dict[str, Any]) -> str:
+    """Scenario card, review edits and the room's contributions of a run, in that order."""
+    rec = load_record(record)
+    parts = []
+    if rec.scenario is not None:
+        parts.append(scenario_markdown(rec.scenario))
+    legacy_notes = rec.review_notes or (rec.report.review_notes if rec.report else [])
+    parts.append(review_markdown(rec.review_edits, legacy_notes))
+    parts.append(contributions_markdown(rec.participants, rec.report.contributions if rec.report else []))
+    return "\n".join(parts)
