@@ -10,8 +10,7 @@ import typer
 from typer.testing import CliRunner
 
 from ifworld import runs
-from ifworld.beliefs import animation
-from ifworld.beliefs import llm_agents as la
+from ifworld.beliefs import animation, llm_agents as la
 from ifworld.beliefs.config import BeliefConfig
 from ifworld.beliefs.domain import build_domain
 from ifworld.beliefs.graph import recording_of
