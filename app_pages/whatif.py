@@ -2,12 +2,10 @@
 
 import streamlit as st
 
-from ifworld import runs, whatif
+from ifworld import whatif
 from ifworld.limits import CONFIRM_CALLS, confirmation_message, needs_confirmation
-from ui import whatif_view
+from ui import whatif_session
 from ui.common import model_ready, show_error, store
-from ui.live_view import follow_run
-from ui.run_control import handle_live_cancel, live_cancel_button, run_panel, unfinished_notice
 
 CRISIS_PRESETS = [
     "What if a major river flood cut our town's two bridges for three weeks?",
@@ -57,96 +55,93 @@ st.caption("A panel of domain experts analyses a counterfactual over rounds, ali
            "the result is a decision-ready report with calibrated ranges, scenarios and a causal map.")
 ready = model_ready("Running a what-if analysis")
 
-st.selectbox("Presets: 📄 paper · 🏫 classroom · 🚨 crisis planning", list(PRESETS), index=None,
-             key="whatif_preset", on_change=use_preset, placeholder="Pick a preset proposition…")
-st.button("⚡ Quick preset: 2 experts, 1 round", key="whatif_quick", on_click=quick_preset)
-with st.form("whatif_form"):
-    # no max_chars: it silently cuts a long paste and the cut text would run; the engine says what is wrong
-    st.text_area("Proposition", key="whatif_prop", height=90,
-                 help=f"At most {whatif.MAX_PROPOSITION_CHARS:,} characters.")
-    c1, c2 = st.columns([4, 1])
-    c1.multiselect("Expert panel", whatif.KNOWN_EXPERTS, key="whatif_experts")
-    c2.number_input("Rounds", min_value=1, max_value=6, key="whatif_rounds")
-    st.text_input("More domains (comma-separated, any field)", key="whatif_custom",
-                  help="Any field of expertise, e.g. 'urban planning, epidemiology'; a domain the app does not "
-                       "know gets a persona written from its name. The refiner may add up to two experts, "
-                       "never remove yours.")
-    m1, m2 = st.columns(2)
-    m1.radio("Method", list(METHODS), format_func=METHODS.get, key="whatif_method")
-    m1.toggle("Pause for review after the refiner", key="whatif_review",
-              help="Edit premises, constraints, uncertainties, indicators and the panel before any expert runs.")
-    m1.toggle("Pause between rounds for workshop input", key="whatif_pause_between_rounds",
-              help="Add the room's own contribution; the resolver weighs it like an expert's and the report "
-                   "lists it.")
-    with m2:
-        st.caption("Ablations (IF-World only)")
-        for k, text in ABLATIONS.items():
-            st.toggle(text, key=f"whatif_{k}")
-    st.selectbox("Report language", LANGUAGES, key="whatif_language",
-                 format_func=lambda x: "Auto (the proposition's language)" if x == "auto" else x,
-                 help="Text written by the models follows this language; headings stay English.")
-    with st.expander("Baseline settings, price and cache"):
-        b1, b2, b3, b4 = st.columns(4)
-        b1.number_input("Tree breadth", 1, whatif.MAX_BREADTH, 3, key="whatif_breadth")
-        b2.number_input("Tree depth", 1, whatif.MAX_DEPTH, 2, key="whatif_depth")
-        b3.number_input("Debate rounds", 1, whatif.MAX_DEBATE_ROUNDS, 2, key="whatif_debate_rounds")
-        b4.number_input("Price per 1,000 tokens", 0.0, 100.0, 0.0, step=0.001, format="%.4f", key="whatif_price",
-                        help="Optional: shows the estimated cost of a run.")
-        st.checkbox("Cache identical model calls", key="whatif_cache")
-    st.checkbox(f"I confirm a run above {CONFIRM_CALLS:,} model calls (CONFIRM_CALLS)", key="whatif_confirm",
-                help="Needed only when the estimate exceeds CONFIRM_CALLS.")
-    s1, s2 = st.columns(2)
-    estimate = s1.form_submit_button("🧮 Apply and estimate")
-    start = s2.form_submit_button("▶️ Start run", type="primary", disabled=not ready)
 
-handle_live_cancel()
-try:
-    params = build_params()
-    size = whatif.estimate(params, ss.get("whatif_price") or None)
-    st.caption(f"Estimate: **{size.text()}** ({params['method']}, {len(params['experts'])} experts, "
-               f"{params['rounds']} round(s)).")
-    if start and needs_confirmation(size.calls) and not ss.get("whatif_confirm"):
-        st.warning(confirmation_message(size.calls))
-        start = False
-except ValueError as exc:
-    params = None
-    if start or estimate:
-        show_error(str(exc))
+def draft_form() -> tuple[bool, bool]:
+    """The new-run form (the draft state); returns (estimate clicked, start clicked)."""
+    st.selectbox("Presets: 📄 paper · 🏫 classroom · 🚨 crisis planning", list(PRESETS), index=None,
+                 key="whatif_preset", on_change=use_preset, placeholder="Pick a preset proposition…")
+    st.button("⚡ Quick preset: 2 experts, 1 round", key="whatif_quick", on_click=quick_preset)
+    with st.form("whatif_form"):
+        # no max_chars: it silently cuts a long paste and the cut text would run; the engine says what is wrong
+        st.text_area("Proposition", key="whatif_prop", height=90,
+                     help=f"At most {whatif.MAX_PROPOSITION_CHARS:,} characters.")
+        c1, c2 = st.columns([4, 1])
+        c1.multiselect("Expert panel", whatif.KNOWN_EXPERTS, key="whatif_experts")
+        c2.number_input("Rounds", min_value=1, max_value=6, key="whatif_rounds")
+        st.text_input("More domains (comma-separated, any field)", key="whatif_custom",
+                      help="Any field of expertise, e.g. 'urban planning, epidemiology'; a domain the app does not "
+                           "know gets a persona written from its name. The refiner may add up to two experts, "
+                           "never remove yours.")
+        m1, m2 = st.columns(2)
+        m1.radio("Method", list(METHODS), format_func=METHODS.get, key="whatif_method")
+        m1.toggle("Pause for review after the refiner", key="whatif_review",
+                  help="Edit every part of the refined scenario and the panel before any expert runs.")
+        m1.toggle("Pause between rounds for workshop input", key="whatif_pause_between_rounds",
+                  help="Add the room's own contribution; the resolver weighs it like an expert's and the report "
+                       "lists it.")
+        with m2:
+            st.caption("Ablations (IF-World only)")
+            for k, text in ABLATIONS.items():
+                st.toggle(text, key=f"whatif_{k}")
+        st.selectbox("Report language", LANGUAGES, key="whatif_language",
+                     format_func=lambda x: "Auto (the proposition's language)" if x == "auto" else x,
+                     help="Text written by the models follows this language; headings stay English.")
+        with st.expander("Baseline settings, price and cache"):
+            b1, b2, b3, b4 = st.columns(4)
+            b1.number_input("Tree breadth", 1, whatif.MAX_BREADTH, 3, key="whatif_breadth")
+            b2.number_input("Tree depth", 1, whatif.MAX_DEPTH, 2, key="whatif_depth")
+            b3.number_input("Debate rounds", 1, whatif.MAX_DEBATE_ROUNDS, 2, key="whatif_debate_rounds")
+            b4.number_input("Price per 1,000 tokens", 0.0, 100.0, 0.0, step=0.001, format="%.4f",
+                            key="whatif_price", help="Optional: shows the estimated cost of a run.")
+            st.checkbox("Cache identical model calls", key="whatif_cache")
+        st.checkbox(f"I confirm a run above {CONFIRM_CALLS:,} model calls (CONFIRM_CALLS)", key="whatif_confirm",
+                    help="Needed only when the estimate exceeds CONFIRM_CALLS.")
+        s1, s2 = st.columns(2)
+        estimate = s1.form_submit_button("🧮 Apply and estimate")
+        start = s2.form_submit_button("▶️ Start run", type="primary", disabled=not ready)
+    return estimate, start
 
-if start and params:
-    run_id = runs.start_run(whatif.workflow_name(params["method"]), params, store=store())
-    ss["whatif_run_id"], ss["causal_run"] = run_id, run_id
-    st.caption(f"Run `{run_id}`")
-    live_cancel_button(run_id)
-    follow_run(run_id, resume=False, show_failures=False)
 
-with st.expander("📂 Open a saved what-if run", expanded=not ready):
-    saved = [i for i in store().list_runs("whatif") if i.workflow.startswith("whatif.")]
-    if saved:
-        pick = st.selectbox("Saved run", [i.id for i in saved], key="whatif_saved", index=None,
-                            format_func=lambda rid: next(f"{i.title} · {i.status} · {i.created_iso[:16]}"
-                                                         for i in saved if i.id == rid))
-        if st.button("Open", key="whatif_open", disabled=pick is None):
-            ss["whatif_run_id"] = ss["causal_run"] = pick
-    else:
-        st.caption("No saved what-if runs yet.")
-    st.page_link("app_pages/runs.py", label="Replay, compare or delete runs on the Runs page", icon="🗂️")
+def saved_runs() -> None:
+    with st.expander("📂 Open a saved what-if run", expanded=not ready):
+        saved = [i for i in store().list_runs("whatif") if i.workflow.startswith("whatif.")]
+        if saved:
+            pick = st.selectbox("Saved run", [i.id for i in saved], key="whatif_saved", index=None,
+                                format_func=lambda rid: next(f"{i.title} · {i.status} · {i.created_iso[:16]}"
+                                                             for i in saved if i.id == rid))
+            if st.button("Open", key="whatif_open", disabled=pick is None):
+                whatif_session.open_run(pick)
+                st.rerun()
+        else:
+            st.caption("No saved what-if runs yet.")
+        st.page_link("app_pages/runs.py", label="Replay, compare or delete runs on the Runs page", icon="🗂️")
+    waiting = [i for i in store().list_runs("whatif") if i.status in ("interrupted", "failed", "cancelled",
+                                                                       "paused")]
+    if waiting and st.button(f"⏯️ Open the newest unfinished run ({waiting[0].status}): {waiting[0].title[:60]}",
+                             key="whatif_unfinished"):
+        whatif_session.open_run(waiting[0].id)
+        st.rerun()
 
-run_id = ss.get("whatif_run_id")
-if not run_id and not start:
-    unfinished_notice()
+
+run_id = whatif_session.requested_run()
 if run_id:
-    info = run_panel(run_id, ready)
-    if info is None:
-        ss.pop("whatif_run_id", None)
-    if info and info.record and info.status == "completed":
-        st.divider()
-        a, b, c, d = st.columns(4)
-        with a:
-            whatif_view.judge_button(run_id, info.record, "whatif", ready)
-        b.download_button("⬇️ Markdown", runs.export_run(run_id, "md", store=store()), f"{run_id}.md",
-                          "text/markdown", key="whatif_dl_md", on_click="ignore")
-        c.download_button("⬇️ JSON", runs.export_run(run_id, "json", store=store()), f"{run_id}.json",
-                          "application/json", key="whatif_dl_json", on_click="ignore")
-        d.page_link("app_pages/causal_map.py", label="Explore the causal map", icon="🕸️")
-        whatif_view.render_whatif_record(info.record, "whatif_rep", info.usage)
+    whatif_session.render(run_id, ready)
+else:
+    estimate, start = draft_form()
+    try:
+        params = build_params()
+        size = whatif.estimate(params, ss.get("whatif_price") or None)
+        st.caption(f"Estimate: **{size.text()}** ({whatif.describe(params)}).")
+        if start and needs_confirmation(size.calls) and not ss.get("whatif_confirm"):
+            st.warning(confirmation_message(size.calls))
+            start = False
+    except ValueError as exc:
+        params = None
+        if start or estimate:
+            show_error(str(exc))
+    if start and params:
+        new_id = whatif.start_session(whatif.workflow_name(params["method"]), params, source="page", store=store())
+        whatif_session.drive(new_id, whatif.Action.START)
+        whatif_session.open_run(new_id)
+        st.rerun()
+    saved_runs()

@@ -31,7 +31,8 @@ from ifworld.whatif import (
     RoundDone,
     estimate_calls,
     parse_progress,
-    progress,
+    session_progress,
+    step_label,
 )
 from ui import whatif_view
 from ui.common import current_settings, inert, show_error, store
@@ -54,9 +55,15 @@ class LiveWhatIf:
     experts finish and, when the round's frame is built, its deliberation view, which stays on the page
     while later rounds run."""
 
-    def __init__(self, run_id: str, experts: list[str], total_calls: int) -> None:
+    def __init__(self, run_id: str, experts: list[str], total_calls: int, *, since: float | None = None,
+                 deferred: bool = False, params: dict[str, Any] | None = None) -> None:
         self.run_id, self.experts, self.total = run_id, list(experts), total_calls
-        self.started = time.monotonic()
+        self.params = params or {}
+        self.since = since if since is not None else time.time()  # when this drive (start/continue/resume) began
+        self.deferred = deferred  # replaying a feed: draw counters, status and tokens once, in flush()
+        self.running: dict[str, str] = {}  # task id -> node, for the status line
+        self.thinking: dict[str, None] = {}  # experts whose call is under way (ordered)
+        self.round = 0
         # everything lives in one placeholder: when the run finishes or pauses, the page renders the stored
         # record (or the rounds so far) instead, so the live blocks are cleared rather than shown twice
         self.root = st.empty()
@@ -103,20 +110,44 @@ class LiveWhatIf:
 
     def usage(self, force: bool = False) -> None:
         now = time.monotonic()
+        if self.deferred and not force:
+            return
         if force or now - self._last_usage > USAGE_REFRESH_S:
             self._last_usage = now
             calls = store().calls(self.run_id)
-            prog = progress(calls, self.total, now - self.started)
+            total = estimate_calls({**self.params, "experts": self.experts}) if self.params else self.total
+            prog = session_progress(calls, max(total, self.total if not self.params else 0), self.since,
+                                    time.time())
             self.bar.progress(prog.fraction, text=prog.text())
             with self.usage_box.container():
                 whatif_view.render_usage(usage_totals(calls))
 
     def _status(self, text: str) -> None:
         self.phase = text
+        if not self.deferred:
+            inert(self.status_line).caption(f"⚙️ {text}")
+
+    def flush(self) -> None:
+        """Draw what a replayed feed left: the step running now, the token tail, progress and usage."""
+        running = [step_label(node, self.round, list(self.thinking)) for node in self.running.values()]
+        text = " · ".join(dict.fromkeys(running)) or self.phase
         inert(self.status_line).caption(f"⚙️ {text}")
+        if self.tokens:
+            role, tail = next(reversed(self.tokens.items()))
+            inert(self.token_box).caption(f"✍️ {role}: …{redact(tail)[-400:]}")
+        self.usage(force=True)
 
     def handle(self, event: Event) -> None:
         data = event.data or {}
+        if event.type == "step_started" and event.node:
+            self.running[str(data.get("task_id") or len(self.running))] = event.node
+        elif event.type == "step_failed":
+            self.running.pop(str(data.get("task_id")), None)
+        elif event.type == "step_finished":  # updates carry no task id: one task of that node is done
+            done = next((k for k, v in self.running.items() if v == event.node), None)
+            self.running.pop(done, None)
+        if event.type == "progress" and isinstance(data.get("round"), int) and data.get("kind") != "phase":
+            self.round = max(self.round, int(data["round"]))
         if event.type == "progress" and data.get("kind") == "expert_partial":
             self._partial(ExpertPartial.model_validate(data))
         elif event.type == "progress":
@@ -126,7 +157,7 @@ class LiveWhatIf:
         elif event.type == "token":
             role = str(data.get("role") or event.node or "model")
             self.tokens[role] = (self.tokens.get(role, "") + str(data.get("text", "")))[-TOKEN_TAIL_CHARS:]
-            if time.monotonic() - self._last_tokens > TOKEN_REFRESH_S:
+            if not self.deferred and time.monotonic() - self._last_tokens > TOKEN_REFRESH_S:
                 self._last_tokens = time.monotonic()
                 inert(self.token_box).caption(f"✍️ {role}: …{redact(self.tokens[role])[-400:]}")
         elif event.type == "step_finished":
@@ -147,13 +178,16 @@ class LiveWhatIf:
                 label += f": {ev.part}"
             self._status(label + (f" — round {ev.round}" if ev.round else ""))
         elif isinstance(ev, ExpertStarted):
+            self.thinking[ev.domain] = None
             self._expert(ev.round, ev.domain, started=True)
         elif isinstance(ev, ExpertDone):
+            self.thinking.pop(ev.domain, None)
             self._expert(ev.round, ev.domain, output=ev.output)
             self.usage()
         elif isinstance(ev, BaselineStepDone):
             self._status(f"{ev.domain} done" + (f" — round {ev.round}" if ev.round else ""))
         elif isinstance(ev, ExpertFailed):
+            self.thinking.pop(ev.domain, None)
             self._expert(ev.round, ev.domain, error=ev.error)
         elif isinstance(ev, FrameBuilt):
             with self._round(ev.round)["deliberation"]:

@@ -9,6 +9,8 @@ from typing import Any
 import streamlit as st
 
 from ifworld.whatif import (
+    EDITABLE,
+    FIELD_LABELS,
     KNOWN_EXPERTS,
     PARTICIPANT,
     PARTICIPANT_MAX_CHARS,
@@ -16,29 +18,29 @@ from ifworld.whatif import (
     ReviewAsk,
     ReviewError,
     check_answer,
+    field_lines,
     parse_ask,
 )
 
 CANCEL = "cancel"
 
 
-def _lines(items: Any) -> str:
-    return "\n".join(str(i) for i in items)
+FIELD_HINTS = {"timescales": "short: … / medium: … / long: …, one per line",
+               "variants": "name | description, one per line", "indicators": "name | unit | threshold, one per line"}
 
 
 def _review_form(ask: ReviewAsk, key: str) -> tuple[str | None, dict[str, Any]]:
-    scen, panel = ask.scenario, list(ask.panel)
+    scen, panel = ask.scenario.model_dump(mode="json"), list(ask.panel)
     st.info("⏸️ Paused before any expert runs: check the refined scenario and the panel, edit what is wrong, "
-            "then continue. The run waits in its checkpoint; you can leave and come back.")
-    if scen.restated:
-        st.markdown(f"**Restated:** {scen.restated}")
+            "then continue. Only what you change is recorded as an edit. The run waits in its checkpoint; you can "
+            "leave and come back.")
+    fields: dict[str, str] = {}
     with st.form(f"{key}_review"):
-        c1, c2 = st.columns(2)
-        premises = c1.text_area("Premises (one per line)", _lines(scen.premises), key=f"{key}_prem")
-        constants = c2.text_area("Constraints held constant", _lines(scen.constants), key=f"{key}_const")
-        uncert = c1.text_area("Key uncertainties", _lines(scen.key_uncertainties), key=f"{key}_unc")
-        rows = [f"{i.name} | {i.unit} | {i.threshold}" for i in scen.indicators]
-        indicators = c2.text_area("Indicators (name | unit | threshold)", _lines(rows), key=f"{key}_ind")
+        columns = st.columns(2)
+        for i, field in enumerate(EDITABLE):
+            hint = FIELD_HINTS.get(field, "one per line")
+            fields[field] = columns[i % 2].text_area(f"{FIELD_LABELS[field]} ({hint})",
+                                                     "\n".join(field_lines(field, scen[field])), key=f"{key}_{field}")
         known = [d for d in panel if d in KNOWN_EXPERTS]
         chosen = st.multiselect("Expert panel", sorted(set(KNOWN_EXPERTS) | set(known)), known, key=f"{key}_panel")
         extra = st.text_input("More domains (comma-separated, any field)",
@@ -47,8 +49,7 @@ def _review_form(ask: ReviewAsk, key: str) -> tuple[str | None, dict[str, Any]]:
         go_on = b1.form_submit_button("▶️ Continue unchanged")
         edit = b2.form_submit_button("✏️ Apply edits and continue", type="primary")
         stop = b3.form_submit_button("⏹️ Cancel run")
-    answer = {"action": "edit", "scenario": {"premises": premises, "constants": constants,
-                                             "key_uncertainties": uncert, "indicators": indicators},
+    answer = {"action": "edit", "scenario": fields,
               "panel": [*chosen, *[d.strip() for d in extra.split(",") if d.strip()]]}
     return ("continue" if go_on else "edit" if edit else CANCEL if stop else None), answer
 

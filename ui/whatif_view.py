@@ -215,23 +215,29 @@ def render_rounds(rec: WhatIfRecord, key: str, expanded: bool = True) -> None:
             render_round(rnd, rec.diff_of(rnd.round), f"{key}_round")
 
 
-def render_whatif_record(record: dict[str, Any] | WhatIfRecord, key: str, usage: dict[str, Any] | None = None) -> None:
-    """A whole what-if record: proposition, usage, rounds (deliberation view per round), report, judge."""
+def render_whatif_record(record: dict[str, Any] | WhatIfRecord, key: str, usage: dict[str, Any] | None = None,
+                         *, heading: bool = True) -> None:
+    """A whole what-if record: proposition, usage, report, what the room did (scenario card, review edits,
+    contributions — the same Markdown the exports carry), rounds (deliberation view per round). The judge's
+    scores are drawn beside the judge button (:func:`judge_panel`)."""
     try:
         rec = load_record(record)
     except RecordError as exc:  # a malformed stored record: say what is wrong, show it raw
         sst.error(f"This record does not have the what-if shape: {exc}.")
         st.json(record if isinstance(record, dict) else {}, expanded=False)
         return
-    sst.markdown(f"### {rec.proposition or 'What-if run'}")
+    if heading:
+        sst.markdown(f"### {rec.proposition or 'What-if run'}")
     sst.caption(f"Method: {rec.method}" + (" · degraded run" if rec.degraded else ""))
     render_usage(usage_of(rec, usage))
-    if rec.scenario:
-        with st.expander("Refined scenario"):
-            st.json(rec.scenario.model_dump(mode="json"), expanded=False)
-    render_rounds(rec, key, expanded=len(rec.rounds) <= 2)
     render_report(rec, key)
-    render_judge(rec)
+    sst.markdown(demoted(whatif.session_markdown(rec)))
+    render_rounds(rec, key, expanded=len(rec.rounds) <= 2)
+
+
+def demoted(markdown: str) -> str:
+    """Section headings of a Markdown block shown under the page's own headings (## → ####)."""
+    return "\n".join(f"##{line}" if line.startswith("## ") else line for line in markdown.splitlines())
 
 
 def _judge_fn() -> Any:
@@ -240,24 +246,32 @@ def _judge_fn() -> Any:
     return judge_record
 
 
-def judge_button(run_id: str, record: dict[str, Any], key: str, enabled: bool) -> None:
-    """“Judge this run”: score the saved report with the judge model and store the scores in the record
-    (the raw stored record is written back, so keys this version does not model are kept)."""
+def judge_panel(run_id: str, record: dict[str, Any], key: str, enabled: bool) -> None:
+    """“Judge this run” with its result right below it: scores the saved report with the judge model and
+    stores them in the record (the raw stored record is written back, so keys this version does not model
+    are kept)."""
     try:
-        ready = enabled and load_record(record, run_id).report is not None
+        rec = load_record(record, run_id)
+        ready = enabled and rec.report is not None
     except RecordError:  # the record view above names the problem; nothing to judge
-        ready = False
-    if not st.button("⚖️ Judge this run", key=f"{key}_judge", disabled=not ready,
-                     help="Scores the report on the five rubric dimensions (needs a model)."):
         return
-    from ui.common import current_settings, store
+    clicked = st.button("⚖️ Judge this run" if not rec.judge else "⚖️ Judge again", key=f"{key}_judge",
+                        disabled=not ready, help="Scores the report on the five rubric dimensions (needs a model).")
+    if clicked:
+        from ui.common import current_settings, store
 
-    with st.spinner("The judge is reading the report…"):
-        try:
-            scores = _judge_fn()(record, current_settings(), run_id=run_id, store=store())
-        except Exception as exc:  # noqa: BLE001 — show any judge failure, keep the run intact
-            show_error(exc)
-            return
-    if (store().get_run(run_id).record or {}).get("judge") != scores:
-        store().save_partial(run_id, {**record, "judge": scores})
-    st.rerun()
+        with st.spinner("The judge is reading the report…"):
+            try:
+                scores = _judge_fn()(record, current_settings(), run_id=run_id, store=store())
+            except Exception as exc:  # noqa: BLE001 — show any judge failure, keep the run intact
+                show_error(exc)
+                return
+        if (store().get_run(run_id).record or {}).get("judge") != scores:
+            store().save_partial(run_id, {**record, "judge": scores})
+        st.rerun()  # redraw from the stored record: the scores under the button, which now says "again"
+    render_judge(rec)
+
+
+def judge_button(run_id: str, record: dict[str, Any], key: str, enabled: bool) -> None:
+    """The Runs page's judge button (kept for that page; the What-if page uses :func:`judge_panel`)."""
+    judge_panel(run_id, record, key, enabled)

@@ -37,7 +37,14 @@ from .numbers import (
     pct as pct,
 )
 from .params import RECORD_KEYS as RECORD_KEYS, default_params as default_params, estimate_calls as estimate_calls
-from .progress import Estimate as Estimate, estimate as estimate, progress as progress
+from .progress import (
+    Estimate as Estimate,
+    describe as describe,
+    estimate as estimate,
+    progress as progress,
+    session_progress as session_progress,
+    step_label as step_label,
+)
 from .propositions import (
     ABLATION_PROPOSITION as ABLATION_PROPOSITION,
     CLASSROOM_PRESETS as CLASSROOM_PRESETS,
@@ -74,12 +81,15 @@ from .records import (
 )
 from .report import REPORT_SECTIONS as REPORT_SECTIONS, render_report_markdown as render_report_markdown
 from .review import (
+    EDITABLE as EDITABLE,
+    FIELD_LABELS as FIELD_LABELS,
     PARTICIPANT as PARTICIPANT,
     PARTICIPANT_MAX_CHARS as PARTICIPANT_MAX_CHARS,
     BetweenRoundsAsk as BetweenRoundsAsk,
     ReviewAsk as ReviewAsk,
     ReviewError as ReviewError,
     check_answer as check_answer,
+    field_lines as field_lines,
     parse_ask as parse_ask,
 )
 from .schemas import (
@@ -88,8 +98,11 @@ from .schemas import (
     ExpertOutput as ExpertOutput,
     Report as Report,
 )
+from .sections import scenario_markdown as scenario_markdown, session_markdown as session_markdown
 from .service import paused_state as paused_state, pending_asks as pending_asks
 from .session import (
+    RUNNING as RUNNING,
+    STOPPED as STOPPED,
     Action as Action,
     Session as Session,
     SessionError as SessionError,

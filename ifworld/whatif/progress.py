@@ -68,3 +68,57 @@ def progress(calls: list[dict[str, Any]], total: int, elapsed_s: float) -> Progr
     mean = sum(latencies) / len(latencies)
     concurrency = max(1.0, sum(latencies) / elapsed_s)
     return Progress(done, total, elapsed_s, (total - done) * mean / concurrency)
+
+
+def session_progress(calls: list[dict[str, Any]], total: int, since: float, now: float) -> Progress:
+    """Progress of a session driven since ``since`` (epoch seconds; a start, continue or resume).
+
+    Calls made before a pause or a resume count as done, but the elapsed time and the concurrency the ETA uses
+    come from this drive alone — so "8 of ≈13 calls · 0 s elapsed · about 0 s left" cannot happen after a
+    resume: the mean latency of every call so far applies to the calls still to come.
+    """
+    elapsed = max(0.0, now - since)
+    latencies = [float(c["latency_s"]) for c in calls if c.get("latency_s")]
+    done = len(calls)
+    total = max(total, done)
+    if not latencies:
+        return Progress(done, total, elapsed, None)
+    mean = sum(latencies) / len(latencies)
+    recent = [float(c["latency_s"]) for c in calls if c.get("latency_s") and float(c.get("start") or 0) >= since]
+    concurrency = max(1.0, sum(recent) / elapsed) if recent and elapsed > 0 else 1.0
+    return Progress(done, total, elapsed, (total - done) * mean / concurrency)
+
+
+def describe(params: dict[str, Any]) -> str:
+    """What a run of ``params`` does, in the words of its method (for the estimate line)."""
+    method = params.get("method", "ifworld")
+    if method == "single":
+        return "single agent: one model call"
+    if method == "tree":
+        return f"tree search: breadth {params.get('breadth', 3)}, depth {params.get('depth', 2)}, a critic per step"
+    if method == "debate":
+        return f"debate: {params.get('debate_rounds', 2)} round(s) of pro and con, then a judge"
+    experts, rounds = len(params.get("experts") or []), int(params.get("rounds") or 1)
+    return f"IF-World: {experts} expert(s), {rounds} round(s)"
+
+
+STEP_LABELS: dict[str, str] = {
+    "refine": "Refining the scenario", "review": "Waiting for the review", "facilitate": "Waiting for the room",
+    "start_round": "Round {round} — starting", "collect": "Round {round} — collecting the experts",
+    "resolve": "Round {round} — resolving conflicts", "final_resolve": "Resolving the last round's conflicts",
+    "debate_pro": "Round {round} — pro/con debate", "debate_con": "Round {round} — pro/con debate",
+    "debate_judge": "Round {round} — judging the debate", "frame": "Building the shared frame for the next round",
+    "report_core": "Writing the report", "report_analysis": "Writing the report",
+    "report_scenarios": "Writing the report", "assemble": "Checking the report's consistency",
+    "single": "The single agent is writing its answer", "draft": "Tree search — drafting",
+    "expand": "Tree search — depth {round}: expanding branches", "select": "Tree search — the critic is choosing",
+    "finish": "Tree search — final answer", "turn": "Debate — next turn", "synthesis": "Debate — the judge's synthesis",
+}
+
+
+def step_label(node: str, round_no: int, thinking: list[str] | None = None) -> str:
+    """The step that is running, named for a person ("Round 2 — experts reasoning: physics, law")."""
+    if node == "expert":
+        names = f": {', '.join(thinking)}" if thinking else ""
+        return f"Round {max(round_no, 1)} — experts reasoning{names}"
+    return STEP_LABELS.get(node, node.replace("_", " ").capitalize()).format(round=max(round_no, 1))
