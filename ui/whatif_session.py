@@ -127,7 +127,8 @@ def _live_panel(run_id: str) -> None:
         st.rerun(scope="app")  # paused or ended: the page draws that state's view instead
     info = store().get_run(run_id)
     since = next((t.at for t in reversed(session.transitions) if t.source != "engine"), info.created)
-    view = LiveWhatIf(run_id, list(info.params.get("experts") or []), whatif.estimate_calls(info.params),
+    panel = session.panel or list(info.params.get("experts") or [])  # as the refiner or a review left it
+    view = LiveWhatIf(run_id, panel, whatif.estimate_calls({**info.params, "experts": panel}),
                       since=since, deferred=True, params=info.params)
     feed = runs.live_feed(run_id)
     for event in feed.snapshot() if feed is not None else []:

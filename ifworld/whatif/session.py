@@ -16,6 +16,7 @@ engine (a round starting, a pause, the end) — is written to the run store with
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from enum import StrEnum
@@ -118,6 +119,17 @@ class Session(BaseModel):
     status: str = ""
     error: str = ""
     transitions: list[Transition] = []
+
+    @property
+    def panel(self) -> list[str] | None:
+        """The expert panel as last set (the refiner may add experts; a review may change them), if recorded."""
+        for t in reversed(self.transitions):
+            if t.action == "panel":
+                try:
+                    return [str(d) for d in json.loads(t.detail)]
+                except ValueError:  # a detail cut by the store's cap: fall back to the run's params
+                    return None
+        return None
 
     @property
     def label(self) -> str:
@@ -312,6 +324,9 @@ class _Tracker:
     def observe(self, event: Event) -> None:
         data = event.data or {}
         kind = data.get("kind")
+        if event.type == "step_finished" and isinstance(data.get("panel"), list) and data["panel"]:
+            record(self.store, self.run_id, self.state, "panel", "engine", round_no=self.round,
+                   detail=json.dumps([str(d) for d in data["panel"]]), before=self.state)
         if event.type == "progress" and kind == "phase":
             phase, rnd = data.get("phase"), int(data.get("round") or 0)
             if phase == "refine":
