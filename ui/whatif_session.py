@@ -105,7 +105,10 @@ def render(run_id: str, ready: bool) -> None:
 def _header(session: Session, info: RunInfo) -> None:
     sst.markdown(f"### {info.params.get('proposition') or info.title}")
     left, right = st.columns([3, 1])
-    left.markdown(f"{STATE_ICONS[session.state]} **{session.label}** · {whatif.describe(info.params)}")
+    if session.state not in RUNNING:  # a running session's label moves with it, inside its live panel
+        left.markdown(state_line(session, info))
+    else:
+        left.caption(whatif.describe(info.params))
     right.button("➕ New what-if", key="whatif_new", on_click=close_run,
                  help="Pose another proposition; this run stays saved (and goes on if it is running).")
     with st.expander("🔗 Link to this run"):
@@ -113,9 +116,11 @@ def _header(session: Session, info: RunInfo) -> None:
         st.caption("Anyone with access to this app opens the run with this link.")
 
 
+def state_line(session: Session, info: RunInfo) -> str:
+    return f"{STATE_ICONS[session.state]} **{session.label}** · {whatif.describe(info.params)}"
+
+
 def _live(session: Session, info: RunInfo, ready: bool) -> None:
-    st.button("⏹️ Cancel run", key="whatif_cancel", on_click=cancel, args=(info.id,),
-              help="Stops at the next step; what finished is kept and the run can be resumed.")
     _live_panel(info.id)
 
 
@@ -126,11 +131,16 @@ def _live_panel(run_id: str) -> None:
     if session.state not in RUNNING:
         st.rerun(scope="app")  # paused or ended: the page draws that state's view instead
     info = store().get_run(run_id)
+    st.markdown(f"{STATE_ICONS[session.state]} **{session.label}**")
+    st.button("⏹️ Cancel run", key="whatif_cancel", on_click=cancel, args=(run_id,),
+              help="Stops at the next step; what finished is kept and the run can be resumed.")
     since = next((t.at for t in reversed(session.transitions) if t.source != "engine"), info.created)
     panel = session.panel or list(info.params.get("experts") or [])  # as the refiner or a review left it
     view = LiveWhatIf(run_id, panel, whatif.estimate_calls({**info.params, "experts": panel}),
                       since=since, deferred=True, params=info.params)
     feed = runs.live_feed(run_id)
+    if feed is not None and feed.done.is_set() and feed.error and info.status != "running":
+        show_error(f"The run could not continue: {feed.error}")  # e.g. another process still holds it
     for event in feed.snapshot() if feed is not None else []:
         view.handle(event)
     if feed is None:

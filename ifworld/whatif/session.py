@@ -152,7 +152,7 @@ class Session(BaseModel):
 def _state_of(info: RunInfo, last: Transition | None) -> tuple[State, int | None]:
     """The session state from the store's status, refined by the last recorded transition."""
     if last is not None and last.action in PERSON_MOVES and last.to_state in RUNNING and info.status != "running" \
-            and time.time() - last.at < STARTING_GRACE_S and info.status not in ("completed", "cancelled"):
+            and time.time() - last.at < STARTING_GRACE_S and info.status != "completed":
         return State(last.to_state), last.round  # a person's move whose driver is starting right now
     if last is not None and last.to_state == State.CANCELLED and info.status in ("running", "paused"):
         return State.CANCELLED, last.round  # cancel asked: the run stops at its next step

@@ -31,7 +31,7 @@ START_TIMEOUT_S = 90
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        if "/e2e/" in str(item.fspath):
+        if "/browser/" in str(item.fspath):
             item.add_marker(pytest.mark.browser)
             item.add_marker(pytest.mark.slow)
 

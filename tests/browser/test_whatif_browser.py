@@ -8,7 +8,7 @@ from tests.browser.conftest import KNOWN_KEY, open_page, shot, wait_idle
 
 @pytest.fixture(scope="module")
 def finished_run(browser, app_url) -> str:
-    """Run one quick IF-World analysis through the UI; returns the run id shown on the page."""
+    """Run one quick IF-World analysis through the UI; returns the run id (the page's URL names it)."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
     page.set_default_timeout(120_000)
@@ -21,11 +21,12 @@ def finished_run(browser, app_url) -> str:
     wait_idle(page, timeout_s=180)
     assert page.get_by_text("Decision table").first.is_visible()
     assert page.get_by_text("Causal map").first.is_visible()
+    assert page.get_by_role("button", name="Cancel run").count() == 0  # a finished run offers no Cancel
     shot(page, "whatif")
-    run_id = page.get_by_text("whatif-", exact=False).first.inner_text().split("`")[0].split()[-1]
+    run_id = page.url.split("run=")[1].split("&")[0]
     assert KNOWN_KEY not in page.content()
     context.close()
-    return run_id.strip("`")
+    return run_id
 
 
 def test_whatif_report_visible(finished_run) -> None:
@@ -58,36 +59,57 @@ def test_runs_page_reopens_replays_exports(page, finished_run) -> None:
     assert KNOWN_KEY not in page.content()
 
 
+def _buttons(page) -> set[str]:
+    """Labels of the buttons in the page's main area (the sidebar's are not the run's controls)."""
+    return {t.strip() for t in page.locator("[data-testid=stMain] button").all_inner_texts() if t.strip()}
+
+
+def _no_controls_of(page, *labels: str) -> None:
+    present = {b for b in _buttons(page) if any(label in b for label in labels)}
+    assert not present, f"controls of an earlier state are still on the page: {present}"
+
+
 def test_review_then_deliberation_round_by_round_with_a_participant(page) -> None:
-    """Review-and-edit before experts, the deliberation view after round 1 (kept while paused and while
-    round 2 runs), a workshop participant's contribution, then the report citing it."""
+    """The walk-through of a session's states: review → edit → continue → between rounds → contribution →
+    continue → completed; after each step no control of an earlier state is on the page. Screenshots of each
+    state go to docs/screenshots (IFWORLD_UPDATE_SCREENSHOTS=1)."""
     page.set_default_timeout(120_000)
     open_page(page, "whatif", expect="Proposition")
+    shot(page, "whatif_state_draft")
     page.get_by_label("Rounds", exact=True).fill("2")
     page.get_by_text("Pause for review after the refiner").click()
     page.get_by_text("Pause between rounds for workshop input").click()
     page.get_by_role("button", name="Start run").click()
     page.get_by_text("Paused before any expert runs").first.wait_for()
     wait_idle(page)
+    _no_controls_of(page, "Start run", "Apply and estimate", "Quick preset")
+    shot(page, "whatif_state_review")
     page.get_by_label("Premises (one per line)").fill("the Moon vanishes at noon UTC")
     page.get_by_label("More domains (comma-separated, any field)").last.fill("urban planning")
     page.get_by_role("button", name="Apply edits and continue").click()
     page.get_by_text("Paused after round 1").first.wait_for()
     wait_idle(page)
+    _no_controls_of(page, "Apply edits", "Continue unchanged", "Start run")
+    assert page.get_by_text("Paused before any expert runs").count() == 0
+    page.get_by_text("Round 1: experts and deliberation").first.click()
     for text in ("Deliberation after round 1", "Consensus", "Conditional branches", "Hard conflicts",
                  "Cross-domain causal integration"):
         assert page.get_by_text(text).first.is_visible(), text
     assert page.get_by_text("urban planning").count() >= 1
+    shot(page, "whatif_state_between_rounds")
     shot(page, "whatif_deliberation")
+    page.get_by_label("Who is speaking").fill("Year 9 class")
     page.get_by_label("Workshop participant contribution").fill("The school gym can shelter 300 people.")
     page.get_by_role("button", name="▶️ Continue", exact=True).click()
     page.get_by_text("Calibration ranges").first.wait_for()
     wait_idle(page)
-    for text in ("Deliberation after round 1", "Deliberation after round 2", "What changed since round 1",
-                 "How the frame changed each expert's view", "Consistency checks"):
+    _no_controls_of(page, "Continue", "Apply edits", "Resume", "Cancel run")
+    assert page.get_by_text("Paused after round 1").count() == 0
+    for text in ("What changed since round 1", "Consistency checks", "Review edits", "The room's contributions"):
         assert page.get_by_text(text).first.is_visible(), text
-    page.get_by_text("Report as Markdown").first.click()
-    assert page.get_by_text("The school gym can shelter 300 people.").count() >= 1
+    assert page.get_by_text("The school gym can shelter 300 people.").first.is_visible()  # the room's input shown
+    assert page.get_by_text("Year 9 class").first.is_visible()
+    shot(page, "whatif_state_completed")
     assert KNOWN_KEY not in page.content()
 
 
@@ -105,38 +127,48 @@ def _start_quick_run(page) -> None:
     page.get_by_role("button", name="Quick preset: 2 experts, 1 round").click()
     wait_idle(page)
     page.get_by_role("button", name="Start run").click()
-    page.get_by_text("is thinking").first.wait_for()  # experts are running
+    page.get_by_text("Round 1 running").first.wait_for()  # the live panel's state line: experts are running
 
 
 def test_cancel_a_running_run_then_resume_it(page, slow_model) -> None:
     page.set_default_timeout(120_000)
     _start_quick_run(page)
+    assert _buttons(page) >= {"⏹️ Cancel run"} and "▶️ Start run" not in _buttons(page)
+    shot(page, "whatif_state_running")
     page.get_by_role("button", name="Cancel run").click()
     page.get_by_role("button", name="Resume").wait_for()
     wait_idle(page)
-    assert page.get_by_text("The run stopped").first.is_visible()
+    assert page.get_by_text("The run stopped: it was cancelled").first.is_visible()
+    _no_controls_of(page, "Cancel run")
+    shot(page, "whatif_state_cancelled")
     slow_model.latency = 0.05
     page.get_by_role("button", name="Resume").click()
     page.get_by_text("Calibration ranges").first.wait_for()
     wait_idle(page)
     assert page.get_by_text("Consistency checks").first.is_visible()
+    assert page.get_by_text("The run stopped").count() == 0  # the stopped panel did not survive the resume
+    _no_controls_of(page, "Resume", "Cancel run")
 
 
-@pytest.mark.parametrize("come_back", ["same session", "new tab"])
-def test_leaving_mid_run_then_resuming_from_the_page(page, slow_model, come_back) -> None:
+@pytest.mark.parametrize("come_back", ["same session", "a link in a new tab"])
+def test_leaving_mid_run_loses_nothing(page, browser, slow_model, come_back) -> None:
+    """The app drives the run, not the browser tab: leaving the page mid-run lets it finish; coming back
+    (or opening its link elsewhere, e.g. on the projector) shows it."""
     page.set_default_timeout(120_000)
     _start_quick_run(page)
+    link = page.url
     page.get_by_role("link", name="Home").first.click()  # leave while the experts run
     wait_idle(page)
     slow_model.latency = 0.05
     if come_back == "same session":
         page.get_by_role("link", name="What-if").first.click()
-        page.get_by_text("Proposition").first.wait_for()
+        viewer = page
     else:
-        open_page(page, "whatif", expect="Proposition")
-        page.get_by_role("button", name="Open the newest unfinished run").click()
-    page.get_by_role("button", name="Resume").wait_for()  # the abandoned run is resumable, not "running"
-    page.get_by_role("button", name="Resume").click()
-    page.get_by_text("Calibration ranges").first.wait_for()
-    wait_idle(page)
-    assert page.get_by_text("Decision table").first.is_visible()
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        viewer = context.new_page()
+        viewer.set_default_timeout(120_000)
+        viewer.goto(link)
+    viewer.get_by_text("Calibration ranges").first.wait_for()
+    wait_idle(viewer)
+    assert viewer.get_by_text("Decision table").first.is_visible()
+    assert viewer.get_by_role("button", name="Resume").count() == 0
