@@ -13,6 +13,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from ifworld.safe_text import demote_headings
 from ifworld.whatif.numbers import pct
 from ifworld.whatif.records import JudgeResult, WhatIfRecord, load_record
 
@@ -28,6 +29,8 @@ JUDGE_LABELS: dict[str, str] = {
     "uncertainty_adaptation": "Uncertainty & adaptation",
     "decisionability": "Decisionability",
 }
+SECTION_HEADING_FLOOR = 5
+"""Sections are shown under level-4 titles; a model's own headings in them start one level lower."""
 USAGE_KEYS = ("calls", "prompt_tokens", "completion_tokens", "retries", "failures", "latency_s")
 
 
@@ -95,12 +98,13 @@ def _bullets(items: list[str]) -> str:
 
 def report_sections(record: RecordLike) -> dict[str, str]:
     """The report as ordered ``{section title: markdown}`` for side-by-side reading (empty ones left out);
-    a baseline's natural output is one "Answer" section."""
+    a baseline's natural output is one "Answer" section. Headings a model wrote into a section are demoted
+    below the section's own title (:data:`SECTION_HEADING_FLOOR`)."""
     report = load_record(record).report
     if report is None:
         return {}
     if report.natural:
-        return {"Answer": report.markdown}
+        return {"Answer": demote_headings(report.markdown, SECTION_HEADING_FLOOR)}
     names = {s.id.lower(): f"{s.id} {s.name}" for s in report.scenarios}
     verdict = report.executive_verdict
     sections = {
@@ -116,7 +120,7 @@ def report_sections(record: RecordLike) -> dict[str, str]:
         "Timeline": _bullets([f"*{t.horizon}* {t.event}" for t in report.timeline]),
         "Residual disagreements": _bullets(report.consistency_checks.residual_disagreements),
     }
-    return {k: v for k, v in sections.items() if v and v.strip()}
+    return {k: demote_headings(v, SECTION_HEADING_FLOOR) for k, v in sections.items() if v and v.strip()}
 
 
 def record_steps(record: RecordLike) -> list[dict[str, Any]]:

@@ -96,9 +96,18 @@ def test_record_steps_of_a_legacy_record_numbers_rounds_by_position() -> None:
 
 def test_report_sections_typed_natural_output_and_branch_names():
     natural = {"report": {"natural": True, "markdown": "# Q\n\nDirect answer."}}
-    assert compare.report_sections(natural) == {"Answer": "# Q\n\nDirect answer."}
+    assert compare.report_sections(natural) == {"Answer": "##### Q\n\nDirect answer."}  # below the #### titles
     rec = {"report": {"scenarios": [{"id": "B1", "name": "cascade", "probability_pct": 0.5}],
                       "decision_table": [{"indicator": "tides", "threshold": "< 1 m", "branch_id": "b1"}]}}
     sections = compare.report_sections(rec)
     assert sections["Scenarios"] == "- **B1 cascade** — 0.5 %" and sections["Decision rules"] == \
         "- tides < 1 m → B1 cascade"
+
+
+def test_report_sections_demote_a_models_headings_below_the_section_titles() -> None:
+    """A baseline's ``# Title`` / ``## Section`` (or a ``# `` bullet) must not outsize the page's #### titles."""
+    natural = {"report": {"natural": True, "markdown": "# Q\n\n# My analysis\n\nBig claim\n===\n\n## Part 2\n"}}
+    answer = compare.report_sections(natural)["Answer"]
+    assert answer.splitlines() == ["##### Q", "", "##### My analysis", "", "##### Big claim", "", "###### Part 2"]
+    rec = {"report": {"summary_bullets": ["# Shouting headline", "calm point"]}}
+    assert compare.report_sections(rec)["Summary"] == "- ##### Shouting headline\n- calm point"
