@@ -4,7 +4,7 @@
 import streamlit as st
 
 from ifworld import runs
-from ifworld.runs import KINDS, RESUMABLE, STATUSES
+from ifworld.runs import KINDS, RESUMABLE, STATUSES, ReplayStep
 from ifworld.safe_text import inert_markdown
 from ifworld.whatif import RecordError, load_record, record_steps
 from ui import runs_view, whatif_view
@@ -114,13 +114,12 @@ with tab_open:
     runs_view.render_record(info.kind, info.record, key="runs_rec", usage=info.usage, run_id=info.id)
 
 
-def load_steps(run_id: str) -> tuple[list[dict], str]:
+def load_steps(run_id: str) -> tuple[list[ReplayStep], str]:
     """Checkpoint history if there is one, else steps rebuilt from the saved record (works offline)."""
     try:
         steps = runs.replay(run_id, store=store(), settings=current_settings())
     except Exception:  # noqa: BLE001 — an unknown workflow or pruned checkpoints fall back to the record
         steps = []
-    steps = [s for s in steps if s.get("values")]
     if steps:
         return steps, "checkpoint history"
     info = store().get_run(run_id)
@@ -137,7 +136,7 @@ with tab_replay:
     if st.session_state.get("runs_replay_loaded") != rid:
         st.session_state["runs_replay_steps"], st.session_state["runs_replay_source"] = load_steps(rid)
         st.session_state["runs_replay_loaded"] = rid
-        st.session_state["runs_replay_pos"] = 0
+        st.session_state["runs_replay_pos"] = 1
         st.session_state["runs_replay_playing"] = False
     steps = st.session_state["runs_replay_steps"]
     if not steps:
@@ -145,11 +144,11 @@ with tab_replay:
     else:
         st.caption(f"{len(steps)} steps from the {st.session_state['runs_replay_source']}.")
 
-        def show_step(index: int) -> None:
-            runs_view.render_replay_state(by_id[rid].kind, steps[index], steps[index - 1] if index else None,
-                                          key=f"runs_replay_{index}")
+        def show_step(number: int) -> None:  # the slider shows step numbers, 1 … N
+            runs_view.render_replay_state(by_id[rid].kind, steps[number - 1], len(steps),
+                                          key=f"runs_replay_{number}")
 
-        step_player("runs_replay", len(steps) - 1, show_step, pos_key="runs_replay_pos", controls="slider")
+        step_player("runs_replay", len(steps), show_step, pos_key="runs_replay_pos", controls="slider", first=1)
 
 with tab_compare:
     done = [i.id for i in infos if i.kind == "whatif" and i.record and runs_view.is_whatif_record(i.record)]

@@ -1,4 +1,4 @@
-"""Rendering for the Runs page: the run table, a per-kind record dispatch, replay states, comparison.
+"""Rendering for the Runs page: the run table, a per-kind record dispatch, replay steps, comparison.
 
 Other kinds plug in richer views with :func:`register_renderer` (e.g. ``ui/rws_view.py`` calling
 ``register_renderer("rws", render_rws_record)`` at import); until then they get the generic JSON view.
@@ -15,10 +15,10 @@ import pandas as pd
 import streamlit as st
 
 from ifworld import whatif
-from ifworld.runs import RunInfo
+from ifworld.runs import ReplayStep, RunInfo
 from ifworld.whatif import RecordError, WhatIfRecord, load_record
 from ui import whatif_view
-from ui.common import safe_md, show_error
+from ui.common import inert, safe_md, show_error
 
 Renderer = Callable[[dict[str, Any], str], None]  # (record, widget key prefix)
 _RENDERERS: dict[str, Renderer] = {}
@@ -88,12 +88,16 @@ def runs_frame(infos: list[RunInfo]) -> pd.DataFrame:
                          for i in infos], columns=list(RUN_COLUMNS))
 
 
-def render_replay_state(kind: str, step: dict[str, Any], previous: dict[str, Any] | None, key: str) -> None:
-    """One replay step: which nodes wrote, what changed, and the state rendered like a live run."""
-    values = step.get("values") or {}
-    changed = whatif.changed_keys((previous or {}).get("values"), values)
-    st.caption(f"Step {step.get('step')} · wrote: {', '.join(step.get('nodes') or []) or '—'} · "
-               f"next: {', '.join(step.get('next') or []) or 'end'}")
+def step_caption(step: ReplayStep, total: int) -> str:
+    """"Step 3 of 12 · Round 1 — economics expert": the slider's own number and the step in the user's words."""
+    return f"Step {step.number} of {total} · {step.label}"
+
+
+def render_replay_state(kind: str, step: ReplayStep, total: int, key: str) -> None:
+    """One replay step: what happened (in the user's words), what changed, and the state rendered like a
+    live run."""
+    values, changed = step.values, step.changed
+    inert().caption(step_caption(step, total))
     rec = whatif_state_view(values) if kind == "whatif" else None
     if rec is not None and (rec.rounds or rec.report or rec.scenario):
         if changed:

@@ -52,9 +52,6 @@ from .compare import (
     judge_scores as judge_scores,
 )
 from .compare import (
-    record_steps as record_steps,
-)
-from .compare import (
     report_sections as report_sections,
 )
 from .compare import (
@@ -216,3 +213,4 @@ from .schemas import (
 )
 from .service import paused_state as paused_state
 from .service import pending_asks as pending_asks
+from .steps import record_steps as record_steps

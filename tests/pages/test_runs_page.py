@@ -75,16 +75,28 @@ def test_compare_two_whatif_runs(two_runs: tuple[str, str]) -> None:
     assert any(m.value == "#### Usage" for m in at.markdown)
 
 
+def _step_caption(at: AppTest) -> str:
+    return next(c.value for c in at.caption if c.value.startswith("Step "))
+
+
 def test_replay_from_record_steps_through(two_runs: tuple[str, str]) -> None:
+    """The slider counts steps from 1 and the caption says the same number, in the user's words (today:
+    "Step -1 · wrote: __start__" at slider 0, and "Step 8" at slider 9)."""
     at = _open()
     slider = at.slider(key="runs_replay_pos")
-    assert slider.value == 0
-    slider.set_value(slider.max).run()
+    assert (slider.min, slider.value, slider.max) == (1, 1, 9)
+    assert _step_caption(at) == "Step 1 of 9 · Refined the scenario"
+    slider.set_value(2).run()
+    assert _step_caption(at) == "Step 2 of 9 · Round 1 — geophysics expert"
+    at.slider(key="runs_replay_pos").set_value(9).run()
     assert not at.exception
+    assert _step_caption(at) == "Step 9 of 9 · Report written"
     assert any("saved record" in c.value for c in at.caption)
-    at.button(key="runs_replay_play").click().run()  # at the end: play restarts from step 0
+    assert not any("wrote:" in c.value or "__" in c.value for c in at.caption)
+    at.button(key="runs_replay_play").click().run()  # at the end: play restarts from step 1
     assert not at.exception and at.session_state["runs_replay_playing"]
     assert at.button(key="runs_replay_play").label.startswith("⏸️")
+    assert at.session_state["runs_replay_pos"] in (1, 2)  # restarted at step 1 (the player may step once)
     at.button(key="runs_replay_play").click().run()
     assert not at.session_state["runs_replay_playing"]
 
@@ -133,9 +145,13 @@ def test_real_whatif_runs_compare_and_replay(settings) -> None:  # noqa: ANN001
     assert any(m.value == "#### Executive verdict" for m in at.markdown)
     at.selectbox(key="runs_replay_id").set_value(ids[0]).run()
     assert any("checkpoint history" in c.value for c in at.caption)
+    steps = runs.replay(ids[0], store=get_store(), settings=settings)
     slider = at.slider(key="runs_replay_pos")
+    assert (slider.min, slider.value, slider.max) == (1, 1, len(steps))  # no start pseudo-step to skip
+    assert _step_caption(at) == f"Step 1 of {len(steps)} · Refined the scenario"
     slider.set_value(slider.max).run()
     assert not at.exception
+    assert _step_caption(at) == f"Step {len(steps)} of {len(steps)} · Report written"
     assert any(m.value.startswith("##### Round 1") for m in at.markdown)
 
 
@@ -146,7 +162,7 @@ def test_replay_shows_the_deliberation_view_round_by_round(settings) -> None:  #
     run_id = runs.start_run(workflow_name("ifworld"), params, store=get_store())
     runs.drive(run_id, store=get_store(), settings=settings)
     steps = runs.replay(run_id, store=get_store(), settings=settings)
-    after_frame_1 = next(i for i, s in enumerate(steps) if s["values"].get("frames"))
+    after_frame_1 = next(s.number for s in steps if s.values.get("frames"))
     at = _open()
     at.selectbox(key="runs_replay_id").set_value(run_id).run()
     at.slider(key="runs_replay_pos").set_value(after_frame_1).run()
@@ -158,6 +174,7 @@ def test_replay_shows_the_deliberation_view_round_by_round(settings) -> None:  #
 
     text = replay_text()
     assert "Deliberation after round 1" in text and "Deliberation after round 2" not in text
+    assert _step_caption(at) == f"Step {after_frame_1} of {len(steps)} · Shared frame for round 2"
     at.slider(key="runs_replay_pos").set_value(at.slider(key="runs_replay_pos").max).run()
     text = replay_text()
     assert "Deliberation after round 2" in text and "What changed since round 1" in text
@@ -206,3 +223,4 @@ def test_malformed_record_is_named_in_open_compare_and_replay(two_runs: tuple[st
     assert any(e.value.startswith(f"Cannot compare: what-if run {bad}: field {field}") for e in at.error)
     assert at.selectbox(key="runs_replay_id").value == bad
     assert any(f"cannot be replayed: what-if run {bad}: field {field}" in i.value for i in at.info)
+
