@@ -7,7 +7,7 @@ from ifworld import runs
 from ifworld.runs import KINDS, RESUMABLE, STATUSES, ReplayStep
 from ifworld.safe_text import inert_markdown
 from ifworld.whatif import RecordError, load_record, record_steps
-from ui import runs_view, whatif_view
+from ui import runs_view
 from ui.common import current_settings, show_error, store
 from ui.live_view import follow_run
 from ui.player import step_player
@@ -104,14 +104,18 @@ with tab_open:
         st.session_state["runs_delete_open"] = run_id
     if st.session_state.get("runs_delete_open") == run_id:
         confirm_delete(run_id, info.status == "running")
+    judged_here = info.kind == "whatif" and bool(info.record)
     with c5:
-        if info.kind == "whatif" and info.record:
-            whatif_view.judge_button(run_id, info.record, "runs", current_settings().enabled)
+        if judged_here and runs_view.judge_button(info, "runs_judge"):
+            runs_view.judge_runs([info], "runs_judge")
+    if judged_here:  # the scores sit right under the button row, not at the end of the long record
+        runs_view.render_judge(info, "runs_judge")
     if resume:
         if follow_run(run_id, resume=True) is not None:
             st.success("Resumed run finished.")
             info = store().get_run(run_id)
-    runs_view.render_record(info.kind, info.record, key="runs_rec", usage=info.usage, run_id=info.id)
+    runs_view.render_record(info.kind, runs_view.without_judge(info.record) if judged_here else info.record,
+                            key="runs_rec", usage=info.usage, run_id=info.id)
 
 
 def load_steps(run_id: str) -> tuple[list[ReplayStep], str]:

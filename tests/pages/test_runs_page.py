@@ -224,3 +224,66 @@ def test_malformed_record_is_named_in_open_compare_and_replay(two_runs: tuple[st
     assert at.selectbox(key="runs_replay_id").value == bad
     assert any(f"cannot be replayed: what-if run {bad}: field {field}" in i.value for i in at.info)
 
+
+# -- the judge: next to its button, and in Compare ---------------------------------------------------------
+@pytest.fixture
+def unjudged() -> tuple[str, str]:
+    a = _save(sample_record("ifworld"), "IF-World: Moon")
+    b = _save(sample_record("debate"), "Debate: Moon", "whatif.debate")
+    return a, b
+
+
+def _open_tab(at: AppTest, name: str):  # noqa: ANN202
+    return next(t for t in at.tabs if name in t.label)
+
+
+def test_judge_result_appears_next_to_its_button(unjudged: tuple[str, str], llm_env) -> None:  # noqa: ANN001
+    at = _open()
+    at.button(key="runs_judge").click().run()
+    assert not at.exception
+    texts = [m.value for m in _open_tab(at, "Open").markdown]
+    judge = next(i for i, t in enumerate(texts) if t.startswith("#### Judge: "))
+    assert judge < texts.index("### What if the Moon disappeared?")  # above the record, not after the report
+    assert sum(t.startswith("#### Judge: ") for t in texts) == 1  # shown once
+    assert (get_store().get_run(unjudged[1]).record or {}).get("judge")
+
+
+def test_compare_judges_both_runs_then_shows_the_scores(unjudged: tuple[str, str], llm_env) -> None:  # noqa: ANN001
+    at = _open()
+    compare = _open_tab(at, "Compare")
+    assert any("Neither run is judged yet" in c.value for c in compare.caption)
+    assert not compare.get("plotly_chart") or all("polar" not in str(c.proto.spec) for c in compare.get("plotly_chart"))
+    button = at.button(key="runs_cmp_judge")
+    assert button.label == "⚖️ Judge both runs" and not button.disabled
+    button.click().run()
+    assert not at.exception
+    assert all((get_store().get_run(i).record or {}).get("judge") for i in unjudged)
+    compare = _open_tab(at, "Compare")
+    charts = [str(c.proto.spec) for c in compare.get("plotly_chart")]
+    assert any("polar" in c for c in charts) and any("Rigor" in c for c in charts)  # radar and bars
+    assert not any(b.key == "runs_cmp_judge" for b in at.button)  # nothing left to judge
+
+
+def test_compare_judges_the_one_run_missing_and_without_a_model_says_why(unjudged: tuple[str, str]) -> None:
+    a, b = unjudged
+    rec = get_store().get_run(a).record
+    get_store().save_partial(a, {**rec, "judge": {**{k: 10 for k in ("rigor_traceability", "integration_causality",
+                                                                      "feasibility_minimality",
+                                                                      "uncertainty_adaptation", "decisionability")},
+                                                 "overall": 50}})
+    at = _open()  # no model configured in this test
+    button = at.button(key="runs_cmp_judge")
+    assert button.label == "⚖️ Judge run A" and button.disabled  # run A in Compare is the newest: b
+    assert any("Judging needs a model" in c.value for c in _open_tab(at, "Compare").caption)
+    assert at.button(key="runs_judge").disabled
+
+
+def test_a_judge_failure_is_shown_where_the_button_is(unjudged: tuple[str, str], llm_env) -> None:  # noqa: ANN001
+    llm_env.inject("500", times=None, match=r"Task id: whatif\.judge")
+    at = _open()
+    at.button(key="runs_cmp_judge").click().run()
+    assert not at.exception
+    errors = [e.value for e in _open_tab(at, "Compare").error]
+    assert len(errors) == 2 and all(e.startswith("The judge failed for run whatif-") for e in errors)
+    assert not any((get_store().get_run(i).record or {}).get("judge") for i in unjudged)
+    assert at.button(key="runs_cmp_judge").label == "⚖️ Judge both runs"  # still there, to try again
