@@ -225,6 +225,44 @@ def test_malformed_record_is_named_in_open_compare_and_replay(two_runs: tuple[st
     assert any(f"cannot be replayed: what-if run {bad}: field {field}" in i.value for i in at.info)
 
 
+# -- every run has a link --------------------------------------------------------------------------------
+def _open_link(run: str, url: str | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["run"] = run
+    if url:
+        at.context["url"] = url
+    at.switch_page("app_pages/runs.py")
+    return at.run()
+
+
+def test_a_run_link_opens_that_run_and_shows_its_own_link(two_runs: tuple[str, str]) -> None:
+    a, b = two_runs  # b is the newest: without the link it would be open
+    at = _open_link(a, "http://school.example:8501/")
+    assert not at.exception
+    assert at.selectbox(key="runs_open").value == a and at.selectbox(key="runs_replay_id").value == a
+    assert at.session_state["current_run"] == a
+    assert any(c.value == f"http://school.example:8501/runs?run={a}" for c in at.code)
+    at.selectbox(key="runs_open").set_value(b).run()  # moving on: the link does not pull the page back
+    assert at.selectbox(key="runs_open").value == b and at.session_state["current_run"] == b
+    assert at.query_params["run"] == b  # the address bar is the open run's link too
+
+
+HOSTILE = '<script>alert("x")</script><img src=x onerror=alert(1)>**bold**'
+
+
+@pytest.mark.parametrize("bad", ["no-such-run", HOSTILE, "x" * 5000, " "])
+def test_a_link_to_an_unknown_or_hostile_id_is_reported_as_text(two_runs: tuple[str, str], bad: str) -> None:
+    at = _open_link(bad)
+    assert not at.exception
+    assert any("names a run this app has not saved" in w.value for w in at.warning)
+    assert at.selectbox(key="runs_open").value == two_runs[1]  # the newest run, as without a link
+    if bad.strip():
+        assert any(t.value == bad[:200] for t in at.text)  # shown as plain text (st.text), capped
+    shown = "\n".join(str(e.value) for kind in ("markdown", "caption", "warning", "info", "error")
+                      for e in getattr(at, kind))
+    assert "<script>" not in shown and "<img" not in shown
+
+
 # -- the judge: next to its button, and in Compare ---------------------------------------------------------
 @pytest.fixture
 def unjudged() -> tuple[str, str]:
