@@ -5,13 +5,15 @@ import pandas as pd
 import streamlit as st
 
 from ifworld import whatif
+from ifworld.safe_text import inert_markdown
 from ifworld.whatif import RecordError, load_record
-from ui.common import store
+from ui.common import current_run, follow_run_link, set_current_run, show_run_link, store
 
 st.title("🕸️ Causal map")
 st.caption("Every expert's causal edges (all rounds) merged with the report's map. Node colour = domain, "
            "edge colour = sign (green +, red −, grey mixed), width = strength; amber halo = cross-domain, "
            "purple halo = feedback loop. Hover for mechanisms and who said it.")
+follow_run_link()  # ?run=ID opens that run (an unknown id is reported, not followed)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -21,6 +23,17 @@ def run_graph(run_id: str, updated: float) -> nx.DiGraph:
     return whatif.build_causal_graph(load_record(store().get_run(run_id).record, run_id))
 
 
+def has_edges(run_id: str) -> bool:
+    try:
+        return run_graph(run_id, by_id[run_id].updated).number_of_nodes() > 0
+    except RecordError:
+        return False
+
+
+def pick(run_id: str) -> None:
+    st.session_state["causal_pick"] = run_id
+
+
 saved = [i for i in store().list_runs("whatif") if i.record and (i.record.get("rounds") or i.record.get("report"))]
 if not saved:
     st.info("No finished what-if run yet. Run one on the What-if page (or open the Runs page) and come back.")
@@ -28,11 +41,23 @@ if not saved:
     st.stop()
 ids = [i.id for i in saved]
 by_id = {i.id: i for i in saved}
-if st.session_state.get("causal_run") in ids and st.session_state.get("causal_pick") is None:
-    st.session_state["causal_pick"] = st.session_state["causal_run"]
+newest_mapped = next((r for r in ids if has_edges(r)), None)
+looking_at = current_run()  # the run the user was looking at (Runs page, What-if page, a link) comes first
+if looking_at != st.session_state.get("causal_followed") or "causal_pick" not in st.session_state:
+    st.session_state["causal_followed"] = looking_at
+    if looking_at in ids:
+        pick(looking_at)
+    else:
+        if looking_at:
+            st.info(f"The run you were looking at (`{inert_markdown(looking_at)}`) has no causal map: it is not a "
+                    "finished what-if run. Showing the newest run that has one.")
+        pick(newest_mapped or ids[0])
 run_id = st.selectbox("Run", ids, key="causal_pick",
                       format_func=lambda r: f"{by_id[r].title} · {by_id[r].created_iso[:16]} · {r}")
 info = by_id[run_id]
+st.session_state["causal_followed"] = run_id
+set_current_run(run_id)
+show_run_link(run_id, "causal_map")
 
 try:
     graph = run_graph(run_id, info.updated)
@@ -40,7 +65,11 @@ except RecordError as exc:
     st.error(f"Cannot draw this run's causal map: {exc}.")
     st.stop()
 if graph.number_of_nodes() == 0:
-    st.info("This run recorded no causal edges.")
+    st.info("This run recorded no causal edges (a baseline's answer, or a run without experts).")
+    if newest_mapped and newest_mapped != run_id:
+        other = by_id[newest_mapped]
+        st.button(f"Show the newest run with a causal map: {other.title[:80]} · {other.created_iso[:16]}",
+                  key="causal_newest", on_click=pick, args=(newest_mapped,), icon="🕸️")
     st.stop()
 
 with st.form("causal_filters"):

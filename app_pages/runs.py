@@ -4,17 +4,26 @@
 import streamlit as st
 
 from ifworld import runs
-from ifworld.runs import KINDS, RESUMABLE, STATUSES
+from ifworld.runs import KINDS, RESUMABLE, STATUSES, ReplayStep
 from ifworld.safe_text import inert_markdown
 from ifworld.whatif import RecordError, load_record, record_steps
-from ui import runs_view, whatif_view
-from ui.common import current_settings, show_error, store
+from ui import runs_view
+from ui.common import (
+    current_run,
+    current_settings,
+    follow_run_link,
+    set_current_run,
+    show_error,
+    show_run_link,
+    store,
+)
 from ui.live_view import follow_run
 from ui.player import step_player
 
 st.title("🗂️ Runs")
 st.caption("Every run is saved with its checkpoints: reopen, resume, replay round by round "
            "(no model needed), compare, export or delete.")
+follow_run_link()  # ?run=ID opens that run (an unknown id is reported, not followed)
 
 f1, f2, f3 = st.columns([3, 1, 1])
 search = f1.text_input("Search title or id", key="runs_search")
@@ -22,6 +31,12 @@ kind = f2.selectbox("Kind", ["all", *KINDS], key="runs_kind")
 status = f3.selectbox("Status", ["all", *STATUSES], key="runs_status")
 infos = store().list_runs(None if kind == "all" else kind, search or None)
 infos = [i for i in infos if status == "all" or i.status == status]
+looking_at = current_run()
+if looking_at and looking_at not in {i.id for i in infos} and kind == status == "all" and not search:
+    try:  # a linked run older than the listed ones is still opened
+        infos.append(store().get_run(looking_at))
+    except KeyError:
+        pass
 if not infos:
     st.info("No saved runs match. Start one on the What-if page (or any other tool) and it appears here.")
     st.stop()
@@ -31,6 +46,11 @@ table = st.dataframe(runs_view.runs_frame(infos), key="runs_table", on_select="r
 ids = [i.id for i in infos]
 by_id = {i.id: i for i in infos}
 picked = table.selection.rows if table and table.selection else []
+if looking_at in ids:  # the run the user was looking at (here, on another page, or by a link) opens and replays
+    fresh = looking_at != st.session_state.get("runs_followed")
+    for widget in ("runs_open", "runs_replay_id"):
+        if fresh or widget not in st.session_state:
+            st.session_state[widget] = looking_at
 if picked and picked[0] < len(ids) and st.session_state.get("runs_picked") != ids[picked[0]]:
     st.session_state["runs_picked"] = st.session_state["runs_open"] = ids[picked[0]]
 if st.session_state.get("runs_open") not in ids:
@@ -80,9 +100,12 @@ tab_open, tab_replay, tab_compare = st.tabs(["📂 Open", "⏯️ Replay", "⚖�
 
 with tab_open:
     run_id = st.selectbox("Run", ids, key="runs_open", format_func=label)
+    st.session_state["runs_followed"] = run_id
+    set_current_run(run_id)
     info = store().get_run(run_id)
     st.subheader(inert_markdown(info.title))
     st.caption(f"`{info.id}` · {info.kind} · {info.workflow} · {info.status} · created {info.created_iso}")
+    show_run_link(run_id, "runs")
     if info.error:
         show_error(f"Last error: {info.error}", st.warning)
     c1, c2, c3, c4, c5, c6 = st.columns(6)
@@ -104,23 +127,26 @@ with tab_open:
         st.session_state["runs_delete_open"] = run_id
     if st.session_state.get("runs_delete_open") == run_id:
         confirm_delete(run_id, info.status == "running")
+    judged_here = info.kind == "whatif" and bool(info.record)
     with c5:
-        if info.kind == "whatif" and info.record:
-            whatif_view.judge_button(run_id, info.record, "runs", current_settings().enabled)
+        if judged_here and runs_view.judge_button(info, "runs_judge"):
+            runs_view.judge_runs([info], "runs_judge")
+    if judged_here:  # the scores sit right under the button row, not at the end of the long record
+        runs_view.render_judge(info, "runs_judge")
     if resume:
         if follow_run(run_id, resume=True) is not None:
             st.success("Resumed run finished.")
             info = store().get_run(run_id)
-    runs_view.render_record(info.kind, info.record, key="runs_rec", usage=info.usage, run_id=info.id)
+    runs_view.render_record(info.kind, runs_view.without_judge(info.record) if judged_here else info.record,
+                            key="runs_rec", usage=info.usage, run_id=info.id)
 
 
-def load_steps(run_id: str) -> tuple[list[dict], str]:
+def load_steps(run_id: str) -> tuple[list[ReplayStep], str]:
     """Checkpoint history if there is one, else steps rebuilt from the saved record (works offline)."""
     try:
         steps = runs.replay(run_id, store=store(), settings=current_settings())
     except Exception:  # noqa: BLE001 — an unknown workflow or pruned checkpoints fall back to the record
         steps = []
-    steps = [s for s in steps if s.get("values")]
     if steps:
         return steps, "checkpoint history"
     info = store().get_run(run_id)
@@ -137,7 +163,7 @@ with tab_replay:
     if st.session_state.get("runs_replay_loaded") != rid:
         st.session_state["runs_replay_steps"], st.session_state["runs_replay_source"] = load_steps(rid)
         st.session_state["runs_replay_loaded"] = rid
-        st.session_state["runs_replay_pos"] = 0
+        st.session_state["runs_replay_pos"] = 1
         st.session_state["runs_replay_playing"] = False
     steps = st.session_state["runs_replay_steps"]
     if not steps:
@@ -145,11 +171,11 @@ with tab_replay:
     else:
         st.caption(f"{len(steps)} steps from the {st.session_state['runs_replay_source']}.")
 
-        def show_step(index: int) -> None:
-            runs_view.render_replay_state(by_id[rid].kind, steps[index], steps[index - 1] if index else None,
-                                          key=f"runs_replay_{index}")
+        def show_step(number: int) -> None:  # the slider shows step numbers, 1 … N
+            runs_view.render_replay_state(by_id[rid].kind, steps[number - 1], len(steps),
+                                          key=f"runs_replay_{number}")
 
-        step_player("runs_replay", len(steps) - 1, show_step, pos_key="runs_replay_pos", controls="slider")
+        step_player("runs_replay", len(steps), show_step, pos_key="runs_replay_pos", controls="slider", first=1)
 
 with tab_compare:
     done = [i.id for i in infos if i.kind == "whatif" and i.record and runs_view.is_whatif_record(i.record)]

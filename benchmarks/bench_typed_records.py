@@ -21,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from ifworld.whatif import (
     causal,  # noqa: E402
     compare,  # noqa: E402
+    steps,  # noqa: E402
 )
 from ifworld.whatif.records import load_record  # noqa: E402
 from tests.whatif.records import sample_record  # noqa: E402
@@ -57,7 +58,7 @@ def main() -> None:
     figures = {"validate (load_record)": ms(lambda: load_record(raw)),
                "causal graph from the typed record": ms(lambda: causal.build_causal_graph(typed)),
                "report sections from the typed record": ms(lambda: compare.report_sections(typed)),
-               "record replay steps from the typed record": ms(lambda: compare.record_steps(typed))}
+               "record replay steps from the typed record": ms(lambda: steps.record_steps(typed))}
     for name, value in figures.items():
         print(f"{name:42s} {value:7.2f} ms")
     share = figures["validate (load_record)"] / (figures["validate (load_record)"]

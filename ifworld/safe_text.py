@@ -5,6 +5,7 @@ Model output is untrusted: a Markdown image (``![x](http://host/beacon.png)``) m
 the export is opened in a viewer. :func:`inert_markdown` keeps the rest of Markdown (headings, lists,
 emphasis, tables, code) and turns images and links into plain text, bare URLs into code, and escapes
 HTML. Top-level fenced code blocks are left alone: nothing inside them is interpreted by a renderer.
+:func:`demote_headings` keeps a model's own ``# Title`` below the headings of the page or export around it.
 Pure functions, no streamlit.
 """
 
@@ -12,6 +13,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import cache
+
+from markdown_it import MarkdownIt
 
 # Bidirectional overrides/isolates/marks: can make a title read differently from what it is (U+202E …).
 BIDI_RE = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
@@ -96,3 +100,55 @@ def clean_title(text: str, limit: int = 300) -> str:
     text = unicodedata.normalize("NFC", strip_bidi(str(text or "")))
     text = " ".join(_CONTROL_RE.sub(" ", text).split())
     return text[:limit]
+
+
+MAX_HEADING_LEVEL = 6
+
+
+@cache
+def _block_parser() -> MarkdownIt:
+    # block structure only matters here (headings, code, containers); raw HTML is never a heading
+    return MarkdownIt("commonmark", {"html": False})
+
+
+def _atx(line: str, level: int, new: int) -> str:
+    at = line.index("#")  # container prefixes (spaces, ">", list markers) hold no "#": the first one opens
+    return line[:at] + "#" * new + line[at + level:]
+
+
+def _setext(line: str, content: str, new: int) -> str:
+    """A setext heading (its text lines and underline) as one ATX line, keeping the first line's prefix."""
+    first = content.split("\n", 1)[0].strip()
+    at = line.find(first) if first else -1
+    prefix = line[:at] if at >= 0 else line[:len(line) - len(line.lstrip(" \t>"))]
+    return prefix + "#" * new + " " + " ".join(part.strip() for part in content.split("\n"))
+
+
+def demote_headings(markdown: str, floor: int = 4) -> str:
+    """``markdown`` with its headings moved down so the largest is level ``floor`` (relative levels kept,
+    none below 6), for model text shown under a page's or an export's own headings.
+
+    ATX (``# Title``) and setext (``Title`` underlined with ``===`` / ``---``, rewritten as ATX) headings are
+    found by a CommonMark parser, so fenced and indented code, ``#hashtags``, ``\\#`` and raw HTML
+    (``<h1>``, shown as text by :func:`inert_markdown`) are left alone, and headings inside lists and quotes
+    keep their container prefix. Text whose headings already sit at ``floor`` or below is returned unchanged.
+    """
+    if not markdown or not any(mark in markdown for mark in "#=-"):
+        return markdown or ""
+    text = markdown.replace("\r\n", "\n").replace("\r", "\n")  # the parser's own line breaks
+    floor = min(MAX_HEADING_LEVEL, max(1, int(floor)))
+    tokens = _block_parser().parse(text)
+    found = [(tok, tokens[i + 1]) for i, tok in enumerate(tokens) if tok.type == "heading_open" and tok.map]
+    shift = floor - min((int(tok.tag[1]) for tok, _ in found), default=floor)
+    if shift <= 0:
+        return markdown
+    lines = text.split("\n")
+    for tok, inline in reversed(found):  # bottom up: a setext rewrite joins lines
+        start, end = tok.map or (0, 0)
+        level = int(tok.tag[1])
+        new = min(MAX_HEADING_LEVEL, level + shift)
+        if tok.markup.startswith("#"):
+            lines[start] = _atx(lines[start], level, new)
+        else:
+            lines[start:end] = [_setext(lines[start], inline.content, new)]
+    return "\n".join(lines)

@@ -1,21 +1,33 @@
 """Shared page furniture: session settings, the model-connection sidebar, the store, the no-model panel,
-and the safe ways to show model text and errors (:func:`safe_md`, :func:`show_error`)."""
+the run the user is looking at (:data:`CURRENT_RUN`, ``?run=ID`` links), and the safe ways to show model text
+and errors (:func:`safe_md`, :func:`show_error`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
 
 import streamlit as st
 
 from ifworld.config import NO_MODEL_HELP, Settings, load_settings
 from ifworld.redact import redact, safe_error
-from ifworld.safe_text import inert_markdown
+from ifworld.safe_text import clean_title, inert_markdown
 
 if TYPE_CHECKING:
     from ifworld.runs import RunStore
 
 SIDEBAR_KEYS = ("base_url", "model", "api_key")
+
+CURRENT_RUN = "current_run"
+"""Session key shared by the pages: the id of the saved run the user is looking at (an id only, never a record).
+
+Set by the Runs page when a run is opened, by a ``?run=ID`` link (:func:`follow_run_link`) and by the What-if
+page when it starts or opens a run; read first by the Causal map and the Runs page, so each opens the run the
+user was just looking at. Read it with :func:`current_run`."""
+LINK_PARAM = "run"
+"""Query parameter of a run's link: ``…/runs?run=ID`` opens the run on the Runs page (and Causal map)."""
+MAX_LINK_ID_CHARS = 200
 
 
 def init_state() -> None:
@@ -162,3 +174,56 @@ def model_ready(feature: str) -> bool:
 
 def coming_soon(what: str) -> None:
     st.info(f"{what} is coming in the next release.", icon="🚧")
+
+
+# -- the run the user is looking at, and links to it ----------------------------------------------------------
+def current_run() -> str | None:
+    """The id in :data:`CURRENT_RUN` (the run the user is looking at), if any."""
+    value = st.session_state.get(CURRENT_RUN)
+    return value if isinstance(value, str) and value else None
+
+
+def set_current_run(run_id: str) -> None:
+    """Remember ``run_id`` as the run the user is looking at and keep the page's address pointing at it
+    (so the browser's own URL is the run's link too)."""
+    st.session_state[CURRENT_RUN] = run_id
+    st.session_state["_run_link_seen"] = run_id
+    if st.query_params.get(LINK_PARAM) != run_id:
+        st.query_params[LINK_PARAM] = run_id
+
+
+def follow_run_link() -> None:
+    """Apply a ``?run=ID`` link: the id of a saved run becomes :data:`CURRENT_RUN` (once per link, so the user
+    can move on to other runs). An unknown, over-long or hostile id is reported — shown as plain text, never as
+    Markdown or HTML — and ignored."""
+    raw = st.query_params.get(LINK_PARAM)
+    if raw is None or raw == st.session_state.get("_run_link_seen"):
+        return
+    run_id = raw.strip()
+    known = False
+    if 0 < len(run_id) <= MAX_LINK_ID_CHARS:
+        try:
+            store().get_run(run_id)
+            known = True
+        except KeyError:
+            known = False
+    if not known:
+        st.warning("The link names a run this app has not saved (mistyped, deleted, or from another "
+                   "installation). Showing the saved runs instead. The link asked for:", icon="🔗")
+        st.text(clean_title(raw, MAX_LINK_ID_CHARS) or "(an empty id)")
+        return
+    st.session_state["_run_link_seen"] = run_id
+    st.session_state[CURRENT_RUN] = run_id
+
+
+def run_link(run_id: str, page: str) -> str:
+    """The address that opens ``run_id`` on a page: the page's own URL (``st.context.url``, without its query)
+    plus ``?run=ID``; when the app's address is unknown, the page path (``/runs?run=ID``)."""
+    base = st.context.url or f"/{page}"
+    return f"{base.split('?', 1)[0]}?{urlencode({LINK_PARAM: run_id})}"
+
+
+def show_run_link(run_id: str, page: str) -> None:
+    """The run's link, ready to copy (send it to a class: it opens this run on this page)."""
+    st.caption("🔗 Link to this run — anyone with access to this app opens it with:")
+    st.code(run_link(run_id, page), language=None)

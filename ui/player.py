@@ -17,34 +17,35 @@ SPEEDS = {"0.25 s": 0.25, "0.5 s": 0.5, "1 s": 1.0, "2 s": 2.0, "4 s": 4.0}
 DUE_FRACTION = 0.9  # a fragment rerun slightly early (timer jitter) still advances
 
 
-def _move(key: str, delta: int, last: int) -> None:
-    st.session_state[key] = min(last, max(0, st.session_state.get(key, 0) + delta))
+def _move(key: str, delta: int, last: int, first: int = 0) -> None:
+    st.session_state[key] = min(last, max(first, st.session_state.get(key, first) + delta))
 
 
 def step_player(prefix: str, last: int, render: Callable[[int], None], *, pos_key: str | None = None,
                 controls: Literal["buttons", "slider"] = "buttons", speed_label: str = "Seconds per step",
-                default_speed: str = "1 s") -> None:
-    """Frames ``0 … last``; ``render(pos)`` draws one inside the fragment. ``buttons`` gives
-    Start / Back / Step / End, ``slider`` a position slider and a Restart button. Session keys:
-    ``pos_key`` (default ``{prefix}_t``), ``{prefix}_playing``, ``{prefix}_play``, ``{prefix}_speed``."""
+                default_speed: str = "1 s", first: int = 0) -> None:
+    """Frames ``first … last`` (``first=1`` when the frames are numbered steps, so the slider shows the step's
+    own number); ``render(pos)`` draws one inside the fragment. ``buttons`` gives Start / Back / Step / End,
+    ``slider`` a position slider and a Restart button. Session keys: ``pos_key`` (default ``{prefix}_t``),
+    ``{prefix}_playing``, ``{prefix}_play``, ``{prefix}_speed``."""
     pos_key = pos_key or f"{prefix}_t"
     play_key, tick_key = f"{prefix}_playing", f"{prefix}_tick"
-    st.session_state[pos_key] = min(max(0, st.session_state.get(pos_key, 0)), last)
+    st.session_state[pos_key] = min(max(first, st.session_state.get(pos_key, first)), last)
     playing = st.session_state.get(play_key, False)
     c = st.columns([1, 1, 2] if controls == "slider" else [1, 2])
     if c[0].button("⏸️ Pause" if playing else "▶️ Play", key=f"{prefix}_play"):
         st.session_state[play_key] = not playing
         if not playing and st.session_state[pos_key] >= last:
-            st.session_state[pos_key] = 0
+            st.session_state[pos_key] = first
         st.rerun()
     if controls == "slider" and c[1].button("⏮️ Restart", key=f"{prefix}_restart"):
-        st.session_state[pos_key] = 0
+        st.session_state[pos_key] = first
     speed = c[-1].select_slider(speed_label, list(SPEEDS), value=default_speed, key=f"{prefix}_speed")
     every = SPEEDS[speed] if st.session_state.get(play_key) else None
 
     @st.fragment(run_every=every)
     def frame() -> None:
-        pos = st.session_state.get(pos_key, 0)
+        pos = st.session_state.get(pos_key, first)
         due = time.time() - st.session_state.get(tick_key, 0) >= (every or 0) * DUE_FRACTION
         if every and pos < last and due:
             st.session_state[pos_key] = pos + 1
@@ -53,14 +54,15 @@ def step_player(prefix: str, last: int, render: Callable[[int], None], *, pos_ke
             st.session_state[play_key] = False
             st.rerun(scope="app")
         if controls == "slider":
-            if last > 0:
-                st.slider("Step", 0, last, key=pos_key)
+            if last > first:
+                st.slider("Step", first, last, key=pos_key)
         else:
+            span = last - first
             b = st.columns(4)
-            b[0].button("⏮️ Start", key=f"{prefix}_first", on_click=_move, args=(pos_key, -last, last))
-            b[1].button("◀️ Back", key=f"{prefix}_back", on_click=_move, args=(pos_key, -1, last))
-            b[2].button("Step ▶️", key=f"{prefix}_step", on_click=_move, args=(pos_key, 1, last))
-            b[3].button("End ⏭️", key=f"{prefix}_last", on_click=_move, args=(pos_key, last, last))
-        render(st.session_state.get(pos_key, 0))
+            b[0].button("⏮️ Start", key=f"{prefix}_first", on_click=_move, args=(pos_key, -span, last, first))
+            b[1].button("◀️ Back", key=f"{prefix}_back", on_click=_move, args=(pos_key, -1, last, first))
+            b[2].button("Step ▶️", key=f"{prefix}_step", on_click=_move, args=(pos_key, 1, last, first))
+            b[3].button("End ⏭️", key=f"{prefix}_last", on_click=_move, args=(pos_key, span, last, first))
+        render(st.session_state.get(pos_key, first))
 
     frame()

@@ -1,4 +1,5 @@
-"""Rendering for the Runs page: the run table, a per-kind record dispatch, replay states, comparison.
+"""Rendering for the Runs page: the run table, a per-kind record dispatch, replay steps, the judge (next to its
+button, and for the runs being compared), comparison.
 
 Other kinds plug in richer views with :func:`register_renderer` (e.g. ``ui/rws_view.py`` calling
 ``register_renderer("rws", render_rws_record)`` at import); until then they get the generic JSON view.
@@ -15,10 +16,11 @@ import pandas as pd
 import streamlit as st
 
 from ifworld import whatif
-from ifworld.runs import RunInfo
+from ifworld.redact import safe_error
+from ifworld.runs import ReplayStep, RunInfo
 from ifworld.whatif import RecordError, WhatIfRecord, load_record
 from ui import whatif_view
-from ui.common import safe_md, show_error
+from ui.common import current_settings, inert, safe_md, show_error, store
 
 Renderer = Callable[[dict[str, Any], str], None]  # (record, widget key prefix)
 _RENDERERS: dict[str, Renderer] = {}
@@ -88,12 +90,16 @@ def runs_frame(infos: list[RunInfo]) -> pd.DataFrame:
                          for i in infos], columns=list(RUN_COLUMNS))
 
 
-def render_replay_state(kind: str, step: dict[str, Any], previous: dict[str, Any] | None, key: str) -> None:
-    """One replay step: which nodes wrote, what changed, and the state rendered like a live run."""
-    values = step.get("values") or {}
-    changed = whatif.changed_keys((previous or {}).get("values"), values)
-    st.caption(f"Step {step.get('step')} · wrote: {', '.join(step.get('nodes') or []) or '—'} · "
-               f"next: {', '.join(step.get('next') or []) or 'end'}")
+def step_caption(step: ReplayStep, total: int) -> str:
+    """"Step 3 of 12 · Round 1 — economics expert": the slider's own number and the step in the user's words."""
+    return f"Step {step.number} of {total} · {step.label}"
+
+
+def render_replay_state(kind: str, step: ReplayStep, total: int, key: str) -> None:
+    """One replay step: what happened (in the user's words), what changed, and the state rendered like a
+    live run."""
+    values, changed = step.values, step.changed
+    inert().caption(step_caption(step, total))
     rec = whatif_state_view(values) if kind == "whatif" else None
     if rec is not None and (rec.rounds or rec.report or rec.scenario):
         if changed:
@@ -134,9 +140,88 @@ def _method(rec: WhatIfRecord, info: RunInfo) -> str:
     return (rec.method if "method" in rec.model_fields_set else "") or info.workflow
 
 
+# -- the judge -------------------------------------------------------------------------------------------
+JUDGE_NEEDS_MODEL = "Judging needs a model: connect one under “Model connection” in the sidebar."
+
+
+def judge_runs(infos: list[RunInfo], key: str) -> None:
+    """Score the reports of ``infos`` with the judge model (:func:`ifworld.whatif.judge_record`, which stores
+    the scores with each run), then rerun the page so every view reads the stored scores. A failure is kept
+    for :func:`judge_problems` to show where the button is."""
+    problems = []
+    with st.spinner("The judge is reading " + ("the report…" if len(infos) == 1 else "both reports…")):
+        for info in infos:
+            try:
+                scores = whatif.judge_record(info.record or {}, current_settings(), run_id=info.id, store=store())
+            except Exception as exc:  # noqa: BLE001 — show any judge failure, keep the runs intact
+                problems.append(f"{info.id}: {safe_error(exc)}")
+                continue
+            if (store().get_run(info.id).record or {}).get("judge") != scores:  # not stored by the engine
+                store().save_partial(info.id, {**(info.record or {}), "judge": scores})
+    st.session_state[f"{key}_problems"] = problems
+    st.rerun()
+
+
+def judge_problems(key: str) -> None:
+    """Show (once) what went wrong in the last :func:`judge_runs` of this button."""
+    for problem in st.session_state.pop(f"{key}_problems", None) or []:
+        show_error(f"The judge failed for run {problem}")
+
+
+def judgeable(info: RunInfo) -> bool:
+    """A what-if run whose saved record has a report (what the judge reads)."""
+    try:
+        return bool(info.record) and load_record(info.record, info.id).report is not None
+    except RecordError:  # the record view names the problem; nothing to judge
+        return False
+
+
+def judge_button(info: RunInfo, key: str) -> bool:
+    """“Judge this run”; returns True when clicked (call :func:`judge_runs` then)."""
+    ready = current_settings().enabled
+    return st.button("⚖️ Judge this run", key=key, disabled=not (ready and judgeable(info)),
+                     help="Scores the report on the five rubric dimensions." if ready else JUDGE_NEEDS_MODEL)
+
+
+def render_judge(info: RunInfo, key: str) -> None:
+    """The run's judge scores (placed by the page right under its “Judge this run” button)."""
+    judge_problems(key)
+    try:
+        rec = load_record(info.record, info.id)
+    except RecordError:  # the record view below names the problem
+        return
+    if whatif.judge_scores(rec):
+        whatif_view.render_judge(rec)
+
+
+def without_judge(record: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The record without its judge scores, for views below a page that already shows them by the button."""
+    return {k: v for k, v in record.items() if k != "judge"} if isinstance(record, dict) else record
+
+
+def compare_judge(pairs: list[tuple[str, RunInfo, dict[str, float] | None]], key: str) -> None:
+    """Under the comparison's charts: which runs are not judged yet and a button that judges them (both, or
+    the one missing), disabled with the reason when no model is connected."""
+    missing = [(label, info) for label, info, scores in pairs if not scores]
+    if not missing:
+        return
+    names = " and ".join(label.split(":", 1)[0] for label, _ in missing)
+    st.caption(("Neither run is judged yet." if len(missing) == len(pairs) else f"Run {names} is not judged yet.")
+               + " The judge scores each report on five rubric dimensions; the comparison charts follow.")
+    ready = current_settings().enabled
+    label = "⚖️ Judge both runs" if len(missing) == 2 else f"⚖️ Judge run {names}"
+    if not ready:
+        st.caption(JUDGE_NEEDS_MODEL)
+    if st.button(label, key=f"{key}_judge", disabled=not ready or not all(judgeable(i) for _, i in missing),
+                 help=JUDGE_NEEDS_MODEL if not ready else "Scores the reports with the judge model."):
+        judge_runs([info for _, info in missing], f"{key}_judge")
+    judge_problems(f"{key}_judge")
+
+
 def render_compare(a: RunInfo, b: RunInfo, key: str = "cmp") -> None:
-    """Two runs side by side: judge radar and bars, report sections, usage. Both records are validated here,
-    once; a malformed one is named (run and field) instead of comparing half of it."""
+    """Two runs side by side: judge radar and bars (and a button that judges the runs not judged yet), report
+    sections, usage. Both records are validated here, once; a malformed one is named (run and field) instead
+    of comparing half of it."""
     try:
         rec_a, rec_b = load_record(a.record, a.id), load_record(b.record, b.id)
     except RecordError as exc:
@@ -145,14 +230,13 @@ def render_compare(a: RunInfo, b: RunInfo, key: str = "cmp") -> None:
     if rec_a.proposition != rec_b.proposition:
         st.caption("Note: the two runs answer different propositions.")
     label_a, label_b = f"A: {_method(rec_a, a)}", f"B: {_method(rec_b, b)}"
-    pairs = ((label_a, whatif.judge_scores(rec_a)), (label_b, whatif.judge_scores(rec_b)))
-    scored = {lab: s for lab, s in pairs if s}
+    pairs = [(label_a, a, whatif.judge_scores(rec_a)), (label_b, b, whatif.judge_scores(rec_b))]
+    scored = {lab: s for lab, _, s in pairs if s}
     if scored:
         left, right = st.columns(2)
         left.plotly_chart(whatif.judge_radar(scored), key=f"{key}_radar", width="stretch")
         right.plotly_chart(whatif.judge_bars(scored), key=f"{key}_bars", width="stretch")
-    else:
-        st.caption("Neither run is judged yet — open a run and press “Judge this run” to score it.")
+    compare_judge(pairs, key)
     st.markdown("#### Usage")
     table = whatif.usage_table({label_a: whatif.usage_of(rec_a, a.usage),
                                  label_b: whatif.usage_of(rec_b, b.usage)})

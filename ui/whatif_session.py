@@ -17,13 +17,11 @@ from ifworld import runs, whatif
 from ifworld.runs import RunInfo
 from ifworld.whatif import RUNNING, Action, Session, SessionError, State
 from ui import whatif_view
-from ui.common import current_settings, inert, show_error, store
+from ui.common import current_settings, inert, set_current_run, show_error, show_run_link, store
 from ui.live_view import LiveWhatIf
 from ui.review_view import CANCEL, pause_form
 
 LIVE_REFRESH_S = 1.0
-RUN_KEYS = ("whatif_run_id", "current_run", "causal_run")
-"""Session keys naming the run being looked at (``current_run`` is read by the Runs and Causal map pages)."""
 STATE_ICONS = {State.REFINING: "🔎", State.ROUND: "🧠", State.REPORTING: "📝", State.REVIEW: "⏸️",
                State.BETWEEN_ROUNDS: "⏸️", State.COMPLETED: "✅", State.CANCELLED: "⏹️", State.FAILED: "⚠️",
                State.INTERRUPTED: "⏯️", State.DRAFT: "📝"}
@@ -33,9 +31,8 @@ sst = inert()
 # -- which run is open ----------------------------------------------------------------------------------
 def open_run(run_id: str) -> None:
     """Look at ``run_id`` on this page (and on Runs / Causal map); the URL becomes the run's link."""
-    for key in RUN_KEYS:
-        st.session_state[key] = run_id
-    st.query_params["run"] = run_id
+    st.session_state["whatif_run_id"] = run_id
+    set_current_run(run_id)
 
 
 def close_run() -> None:
@@ -60,12 +57,6 @@ def requested_run() -> str | None:
             return st.session_state.get("whatif_run_id")
         open_run(wanted)
     return st.session_state.get("whatif_run_id")
-
-
-def run_link(run_id: str) -> str:
-    """This page's address with ``?run=ID`` (to send to a class or paste into a chat)."""
-    base = (st.context.url or "").split("?")[0] or "/whatif"
-    return f"{base}?run={run_id}"
 
 
 # -- actions: every one goes through the engine's session functions ---------------------------------------
@@ -112,8 +103,7 @@ def _header(session: Session, info: RunInfo) -> None:
     right.button("➕ New what-if", key="whatif_new", on_click=close_run,
                  help="Pose another proposition; this run stays saved (and goes on if it is running).")
     with st.expander("🔗 Link to this run"):
-        st.code(run_link(info.id), language=None)
-        st.caption("Anyone with access to this app opens the run with this link.")
+        show_run_link(info.id, "whatif")
 
 
 def state_line(session: Session, info: RunInfo) -> str:

@@ -13,7 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from ifworld import whatif
-from ifworld.safe_text import inert_markdown
+from ifworld.safe_text import demote_headings, inert_markdown
 from ifworld.whatif import (
     CHECKS,
     JUDGE_LABELS,
@@ -92,8 +92,8 @@ def render_round(rnd: RoundRecord, diff: FrameDiff | None, key: str) -> None:
     if rnd.debate and (rnd.debate.pro or rnd.debate.con):
         with st.expander("Debate (Pro / Con)"):
             pro_col, con_col = st.columns(2)
-            inert(pro_col).markdown(f"🟢 **Pro**\n\n{rnd.debate.pro or '—'}")
-            inert(con_col).markdown(f"🔴 **Con**\n\n{rnd.debate.con or '—'}")
+            inert(pro_col).markdown(f"🟢 **Pro**\n\n{demote_headings(rnd.debate.pro or '—', floor=5)}")
+            inert(con_col).markdown(f"🔴 **Con**\n\n{demote_headings(rnd.debate.con or '—', floor=5)}")
     if rnd.frame:
         sst.markdown(f"**🧭 Deliberation after round {rnd.round}**")
         render_deliberation(rnd.frame, diff, rnd.experts, f"{key}_r{rnd.round}")
@@ -192,7 +192,7 @@ def render_report(rec: WhatIfRecord, key: str) -> None:
                 st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     if report.markdown:
         with st.expander("Report as Markdown"):
-            sst.markdown(report.markdown)
+            sst.markdown(demote_headings(report.markdown, floor=4))
 
 
 def render_judge(record: WhatIfRecord) -> None:
@@ -237,7 +237,7 @@ def render_whatif_record(record: dict[str, Any] | WhatIfRecord, key: str, usage:
 
 def demoted(markdown: str) -> str:
     """Section headings of a Markdown block shown under the page's own headings (## → ####)."""
-    return "\n".join(f"##{line}" if line.startswith("## ") else line for line in markdown.splitlines())
+    return demote_headings(markdown, floor=4)
 
 
 def _judge_fn() -> Any:
@@ -270,8 +270,3 @@ def judge_panel(run_id: str, record: dict[str, Any], key: str, enabled: bool) ->
             store().save_partial(run_id, {**record, "judge": scores})
         st.rerun()  # redraw from the stored record: the scores under the button, which now says "again"
     render_judge(rec)
-
-
-def judge_button(run_id: str, record: dict[str, Any], key: str, enabled: bool) -> None:
-    """The Runs page's judge button (kept for that page; the What-if page uses :func:`judge_panel`)."""
-    judge_panel(run_id, record, key, enabled)

@@ -7,6 +7,8 @@ Modules:
 - :mod:`~ifworld.runs.driver` — start, stream (typed events), resume, cancel and replay a run; the run's
   lease is held while it streams.
 - :mod:`~ifworld.runs.background` — drive a run in a background thread; viewers read its live feed.
+- :mod:`~ifworld.runs.steps` — replay steps (:class:`ReplayStep`): checkpoint history numbered from 1 and
+  named in the user's words by the workflow's namer.
 - :mod:`~ifworld.runs.export` — JSON, Markdown and self-contained HTML exports (secrets redacted, text inert).
 - :mod:`~ifworld.runs.store` — the SQLite run store (runs, call log) with LangGraph's SQLite checkpointer.
 - :mod:`~ifworld.runs.lease` — liveness lease and heartbeat of the process driving a run.
@@ -35,13 +37,13 @@ from ifworld.runs.events import Event, ExpertPartial, emit
 from ifworld.runs.export import EXPORT_FORMATS, export_run
 from ifworld.runs.records import LenientModel, RecordError, validate_record
 from ifworld.runs.registry import Workflow, get_workflow, register
+from ifworld.runs.steps import ReplayStep, StepContext, StepNamer, generic_label
 from ifworld.runs.store import KINDS, RESUMABLE, STATUSES, RunInfo, RunLive, RunStore, StoreError, get_store
 
 __all__ = [
     "EXPORT_FORMATS", "KINDS", "MAX_RECURSION_LIMIT", "RECURSION_LIMIT", "RESUMABLE", "STATUSES", "Event",
-    "ExpertPartial",
-    "LenientModel", "RecordError", "RunCancelled", "RunFailed", "RunInfo", "RunLive", "RunStore", "StoreError",
-    "Workflow", "drive", "emit", "execute", "export_run", "get_store", "get_workflow", "recursion_limit",
-    "register", "replay", "request_cancel", "start_run", "stream_run", "validate_record", "LiveFeed", "live_feed",
-    "running_here", "start_background",
+    "ExpertPartial", "LenientModel", "LiveFeed", "RecordError", "ReplayStep", "RunCancelled", "RunFailed", "RunInfo",
+    "RunLive", "RunStore", "StepContext", "StepNamer", "StoreError", "Workflow", "drive", "emit", "execute",
+    "export_run", "generic_label", "get_store", "get_workflow", "live_feed", "recursion_limit", "register", "replay",
+    "request_cancel", "running_here", "start_background", "start_run", "stream_run", "validate_record",
 ]

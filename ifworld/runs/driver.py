@@ -26,6 +26,7 @@ from ifworld.redact import redact, safe_error
 from ifworld.runs.events import STREAM_MODES, Event, events_from_stream
 from ifworld.runs.lease import Lease
 from ifworld.runs.registry import Workflow, get_workflow
+from ifworld.runs.steps import ReplayStep, history_steps
 from ifworld.runs.store import RunStore, get_store
 
 __all__ = ["RunCancelled", "RunFailed", "drive", "execute", "replay", "request_cancel", "start_run", "stream_run"]
@@ -217,19 +218,12 @@ def drive(run_id: str, *, store: RunStore | None = None, settings: Settings | No
     return store.get_run(run_id).record or {}
 
 
-def replay(run_id: str, *, store: RunStore | None = None, settings: Settings | None = None) -> list[dict[str, Any]]:
-    """The run's successive states from its checkpoint history (oldest first), for step-by-step replay.
-
-    Each item: ``{"step": n, "nodes": [names that wrote], "values": state}``.
-    """
+def replay(run_id: str, *, store: RunStore | None = None, settings: Settings | None = None) -> list[ReplayStep]:
+    """The run's steps from its checkpoint history (oldest first), for step-by-step replay: numbered from 1
+    without LangGraph's input pseudo-step, each with the state it produced and a name from the workflow's
+    namer (:attr:`Workflow.step_label`, else the node names). See :func:`ifworld.runs.steps.history_steps`."""
     store = store or get_store()
     settings = settings or load_settings()
     info = store.get_run(run_id)
-    graph = _graph(get_workflow(info.workflow), info.params, store, settings)
-    steps = []
-    for snap in store.history(graph, run_id):
-        writes = (snap.metadata or {}).get("writes") or {}
-        nodes = sorted(writes) if writes else [t.name for t in snap.tasks if t.result is not None]
-        steps.append({"step": (snap.metadata or {}).get("step", len(steps)), "nodes": nodes,
-                      "values": dict(snap.values), "next": list(snap.next)})
-    return steps
+    wf = get_workflow(info.workflow)
+    return history_steps(store.history(_graph(wf, info.params, store, settings), run_id), wf.step_label)

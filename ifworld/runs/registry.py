@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ifworld.config import Settings
+from ifworld.runs.steps import StepNamer
 
 # Engines register their workflows on import; names are "<module key>.<workflow>".
 WORKFLOW_MODULES = {
@@ -45,6 +46,8 @@ class Workflow:
     """Optional self-contained HTML export of a record (model text inert, no network); else a generic page."""
     estimate_calls: Callable[[dict[str, Any]], int] | None = None
     """Optional estimate of model calls for ``params``: above ``limits.CONFIRM_CALLS`` a resume needs --yes."""
+    step_label: StepNamer | None = None
+    """Optional namer of replay steps in the user's words (see :mod:`ifworld.runs.steps`); else node names."""
 
 
 _REGISTRY: dict[str, Workflow] = {}

@@ -20,7 +20,6 @@ from .compare import (
     judge_bars as judge_bars,
     judge_radar as judge_radar,
     judge_scores as judge_scores,
-    record_steps as record_steps,
     report_sections as report_sections,
     usage_of as usage_of,
     usage_table as usage_table,
@@ -113,3 +112,4 @@ from .session import (
     load_session as load_session,
     start_session as start_session,
 )
+from .steps import record_steps as record_steps

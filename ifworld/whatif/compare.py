@@ -1,7 +1,7 @@
-"""Pure helpers for looking at saved run records: side-by-side comparison and record-based replay.
+"""Pure helpers for looking at saved run records side by side (the record-based replay is in
+:mod:`ifworld.whatif.steps`).
 
-Used by the Runs page (compare two what-if runs, e.g. IF-World vs debate on one proposition) and as the
-offline fallback for replay when a run has no checkpoint history (imported or pruned). No streamlit.
+Used by the Runs page (compare two what-if runs, e.g. IF-World vs debate on one proposition). No streamlit.
 Every function takes a typed :class:`~ifworld.whatif.records.WhatIfRecord`; a stored dict is validated on the
 way in (:func:`~ifworld.whatif.records.load_record`). A missing section is skipped, never an error; a
 malformed record raises :class:`~ifworld.whatif.records.RecordError` naming the field.
@@ -13,6 +13,8 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from ifworld.runs.steps import changed_keys as _changed_keys
+from ifworld.safe_text import demote_headings
 from ifworld.whatif.numbers import pct
 from ifworld.whatif.records import JudgeResult, WhatIfRecord, load_record
 
@@ -28,6 +30,8 @@ JUDGE_LABELS: dict[str, str] = {
     "uncertainty_adaptation": "Uncertainty & adaptation",
     "decisionability": "Decisionability",
 }
+SECTION_HEADING_FLOOR = 5
+"""Sections are shown under level-4 titles; a model's own headings in them start one level lower."""
 USAGE_KEYS = ("calls", "prompt_tokens", "completion_tokens", "retries", "failures", "latency_s")
 
 
@@ -95,12 +99,13 @@ def _bullets(items: list[str]) -> str:
 
 def report_sections(record: RecordLike) -> dict[str, str]:
     """The report as ordered ``{section title: markdown}`` for side-by-side reading (empty ones left out);
-    a baseline's natural output is one "Answer" section."""
+    a baseline's natural output is one "Answer" section. Headings a model wrote into a section are demoted
+    below the section's own title (:data:`SECTION_HEADING_FLOOR`)."""
     report = load_record(record).report
     if report is None:
         return {}
     if report.natural:
-        return {"Answer": report.markdown}
+        return {"Answer": demote_headings(report.markdown, SECTION_HEADING_FLOOR)}
     names = {s.id.lower(): f"{s.id} {s.name}" for s in report.scenarios}
     verdict = report.executive_verdict
     sections = {
@@ -116,51 +121,9 @@ def report_sections(record: RecordLike) -> dict[str, str]:
         "Timeline": _bullets([f"*{t.horizon}* {t.event}" for t in report.timeline]),
         "Residual disagreements": _bullets(report.consistency_checks.residual_disagreements),
     }
-    return {k: v for k, v in sections.items() if v and v.strip()}
-
-
-def record_steps(record: RecordLike) -> list[dict[str, Any]]:
-    """A replay built from the final record alone (no checkpoints needed): scenario, then each expert of
-    each round, the round's frame and debate, then the report. Same item shape as ``runs.replay`` (the
-    states are plain JSON, like a checkpoint's)."""
-    rec = load_record(record)
-    steps: list[dict[str, Any]] = []
-    state: dict[str, Any] = {"proposition": rec.proposition or None, "rounds": []}
-
-    def push(nodes: list[str], nxt: list[str]) -> None:
-        steps.append({"step": len(steps), "nodes": nodes, "values": _copy(state), "next": nxt})
-
-    push(["__start__"], ["refine"])
-    if rec.scenario is not None:
-        state["scenario"] = rec.scenario.model_dump(mode="json")
-        push(["refine"], ["experts"])
-    for i, rnd in enumerate(rec.rounds):
-        current = {"round": rnd.round, "experts": {}, "failed": {}, "frame": None, "debate": None}
-        state["rounds"].append(current)
-        for domain, output in rnd.experts.items():
-            current["experts"][domain] = output.model_dump(mode="json")
-            push([f"expert:{domain}"], ["experts"])
-        for domain, error in rnd.failed.items():
-            current["failed"][domain] = error
-            push([f"expert:{domain}"], ["experts"])
-        if rnd.debate is not None:
-            current["debate"] = rnd.debate.model_dump(mode="json")
-            push(["debate"], ["frame"])
-        if rnd.frame is not None:
-            current["frame"] = rnd.frame.model_dump(mode="json")
-            push(["frame"], ["experts"] if i + 1 < len(rec.rounds) else ["report"])
-    if rec.report is not None:
-        state["report"] = rec.report.model_dump(mode="json")
-        push(["report"], [])
-    return steps
-
-
-def _copy(state: dict[str, Any]) -> dict[str, Any]:
-    return {**state, "rounds": [{**r, "experts": dict(r["experts"]), "failed": dict(r["failed"])}
-                                for r in state.get("rounds", [])]}
+    return {k: demote_headings(v, SECTION_HEADING_FLOOR) for k, v in sections.items() if v and v.strip()}
 
 
 def changed_keys(previous: dict[str, Any] | None, current: dict[str, Any]) -> list[str]:
     """State keys whose value differs from the previous replay step (what this step wrote)."""
-    previous = previous or {}
-    return [k for k, v in current.items() if previous.get(k) != v]
+    return _changed_keys(previous, current)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ifworld.safe_text import demote_headings
 from ifworld.whatif.consistency import CHECKS, Repair, reconcile
 from ifworld.whatif.numbers import confidence, interval, num, pct
 from ifworld.whatif.schemas import ADJUDICATION_RULES, Report
@@ -18,6 +19,8 @@ REPORT_SECTIONS: tuple[str, ...] = (
     "Causal map", "Multi-scenario analysis", "Timeline", "Consistency checks",
 )
 MATRIX_MAX_EDGES = 10
+NATURAL_HEADING_FLOOR = 3
+"""A baseline's own text sits under the export's title and beside its level-2 sections: its headings start at 3."""
 HORIZON_ORDER = {"short": 0, "medium": 1, "long": 2}
 
 
@@ -87,8 +90,9 @@ def render_report_markdown(report: dict[str, Any], proposition: str = "") -> str
     """Markdown for a report dict: the proposition and verdict first, then every section of
     :data:`REPORT_SECTIONS` (empty ones say so). Numbers go through :mod:`ifworld.whatif.numbers`."""
     r = Report.model_validate(report).model_dump(mode="json")
-    if r["natural"]:
-        return r["markdown"]
+    if r["natural"]:  # the title line is ours; the model's headings go below the export's own
+        title, sep, body = r["markdown"].partition("\n") if r["markdown"].startswith("# ") else ("", "", r["markdown"])
+        return title + sep + demote_headings(body, NATURAL_HEADING_FLOOR)
     branches = {s["id"].lower(): s for s in r["scenarios"] if s["id"]}
     ev = r["executive_verdict"]
     md = _opening(r, proposition) + ["## Summary", ""] + _bullets(r["summary_bullets"])

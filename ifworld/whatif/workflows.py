@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ifworld.runs import Workflow, register
-from ifworld.whatif import baselines, export, graph as pipeline
+from ifworld.whatif import baselines, export, graph as pipeline, steps
 from ifworld.whatif.frame import clip
 
 
@@ -25,4 +25,5 @@ for _name, _build, _initial, _finalize in (
     ("debate", baselines.build_debate, baselines.initial, baselines.finalize_debate),
 ):
     register(Workflow(name=f"whatif.{_name}", kind="whatif", build=_build, initial=_initial, finalize=_finalize,
-                      markdown=record_markdown, title=_title, html=export.record_html, metadata_last=True))
+                      markdown=record_markdown, title=_title, html=export.record_html, metadata_last=True,
+                      step_label=steps.namer(_name)))

@@ -75,16 +75,28 @@ def test_compare_two_whatif_runs(two_runs: tuple[str, str]) -> None:
     assert any(m.value == "#### Usage" for m in at.markdown)
 
 
+def _step_caption(at: AppTest) -> str:
+    return next(c.value for c in at.caption if c.value.startswith("Step "))
+
+
 def test_replay_from_record_steps_through(two_runs: tuple[str, str]) -> None:
+    """The slider counts steps from 1 and the caption says the same number, in the user's words (today:
+    "Step -1 · wrote: __start__" at slider 0, and "Step 8" at slider 9)."""
     at = _open()
     slider = at.slider(key="runs_replay_pos")
-    assert slider.value == 0
-    slider.set_value(slider.max).run()
+    assert (slider.min, slider.value, slider.max) == (1, 1, 9)
+    assert _step_caption(at) == "Step 1 of 9 · Refined the scenario"
+    slider.set_value(2).run()
+    assert _step_caption(at) == "Step 2 of 9 · Round 1 — geophysics expert"
+    at.slider(key="runs_replay_pos").set_value(9).run()
     assert not at.exception
+    assert _step_caption(at) == "Step 9 of 9 · Report written"
     assert any("saved record" in c.value for c in at.caption)
-    at.button(key="runs_replay_play").click().run()  # at the end: play restarts from step 0
+    assert not any("wrote:" in c.value or "__" in c.value for c in at.caption)
+    at.button(key="runs_replay_play").click().run()  # at the end: play restarts from step 1
     assert not at.exception and at.session_state["runs_replay_playing"]
     assert at.button(key="runs_replay_play").label.startswith("⏸️")
+    assert at.session_state["runs_replay_pos"] in (1, 2)  # restarted at step 1 (the player may step once)
     at.button(key="runs_replay_play").click().run()
     assert not at.session_state["runs_replay_playing"]
 
@@ -133,9 +145,13 @@ def test_real_whatif_runs_compare_and_replay(settings) -> None:  # noqa: ANN001
     assert any(m.value == "#### Executive verdict" for m in at.markdown)
     at.selectbox(key="runs_replay_id").set_value(ids[0]).run()
     assert any("checkpoint history" in c.value for c in at.caption)
+    steps = runs.replay(ids[0], store=get_store(), settings=settings)
     slider = at.slider(key="runs_replay_pos")
+    assert (slider.min, slider.value, slider.max) == (1, 1, len(steps))  # no start pseudo-step to skip
+    assert _step_caption(at) == f"Step 1 of {len(steps)} · Refined the scenario"
     slider.set_value(slider.max).run()
     assert not at.exception
+    assert _step_caption(at) == f"Step {len(steps)} of {len(steps)} · Report written"
     assert any(m.value.startswith("##### Round 1") for m in at.markdown)
 
 
@@ -146,7 +162,7 @@ def test_replay_shows_the_deliberation_view_round_by_round(settings) -> None:  #
     run_id = runs.start_run(workflow_name("ifworld"), params, store=get_store())
     runs.drive(run_id, store=get_store(), settings=settings)
     steps = runs.replay(run_id, store=get_store(), settings=settings)
-    after_frame_1 = next(i for i, s in enumerate(steps) if s["values"].get("frames"))
+    after_frame_1 = next(s.number for s in steps if s.values.get("frames"))
     at = _open()
     at.selectbox(key="runs_replay_id").set_value(run_id).run()
     at.slider(key="runs_replay_pos").set_value(after_frame_1).run()
@@ -158,6 +174,7 @@ def test_replay_shows_the_deliberation_view_round_by_round(settings) -> None:  #
 
     text = replay_text()
     assert "Deliberation after round 1" in text and "Deliberation after round 2" not in text
+    assert _step_caption(at) == f"Step {after_frame_1} of {len(steps)} · Shared frame for round 2"
     at.slider(key="runs_replay_pos").set_value(at.slider(key="runs_replay_pos").max).run()
     text = replay_text()
     assert "Deliberation after round 2" in text and "What changed since round 1" in text
@@ -206,3 +223,105 @@ def test_malformed_record_is_named_in_open_compare_and_replay(two_runs: tuple[st
     assert any(e.value.startswith(f"Cannot compare: what-if run {bad}: field {field}") for e in at.error)
     assert at.selectbox(key="runs_replay_id").value == bad
     assert any(f"cannot be replayed: what-if run {bad}: field {field}" in i.value for i in at.info)
+
+
+# -- every run has a link --------------------------------------------------------------------------------
+def _open_link(run: str, url: str | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["run"] = run
+    if url:
+        at.context["url"] = url
+    at.switch_page("app_pages/runs.py")
+    return at.run()
+
+
+def test_a_run_link_opens_that_run_and_shows_its_own_link(two_runs: tuple[str, str]) -> None:
+    a, b = two_runs  # b is the newest: without the link it would be open
+    at = _open_link(a, "http://school.example:8501/")
+    assert not at.exception
+    assert at.selectbox(key="runs_open").value == a and at.selectbox(key="runs_replay_id").value == a
+    assert at.session_state["current_run"] == a
+    assert any(c.value == f"http://school.example:8501/runs?run={a}" for c in at.code)
+    at.selectbox(key="runs_open").set_value(b).run()  # moving on: the link does not pull the page back
+    assert at.selectbox(key="runs_open").value == b and at.session_state["current_run"] == b
+    assert at.query_params["run"] == b  # the address bar is the open run's link too
+
+
+HOSTILE = '<script>alert("x")</script><img src=x onerror=alert(1)>**bold**'
+
+
+@pytest.mark.parametrize("bad", ["no-such-run", HOSTILE, "x" * 5000, " "])
+def test_a_link_to_an_unknown_or_hostile_id_is_reported_as_text(two_runs: tuple[str, str], bad: str) -> None:
+    at = _open_link(bad)
+    assert not at.exception
+    assert any("names a run this app has not saved" in w.value for w in at.warning)
+    assert at.selectbox(key="runs_open").value == two_runs[1]  # the newest run, as without a link
+    if bad.strip():
+        assert any(t.value == bad[:200] for t in at.text)  # shown as plain text (st.text), capped
+    shown = "\n".join(str(e.value) for kind in ("markdown", "caption", "warning", "info", "error")
+                      for e in getattr(at, kind))
+    assert "<script>" not in shown and "<img" not in shown
+
+
+# -- the judge: next to its button, and in Compare ---------------------------------------------------------
+@pytest.fixture
+def unjudged() -> tuple[str, str]:
+    a = _save(sample_record("ifworld"), "IF-World: Moon")
+    b = _save(sample_record("debate"), "Debate: Moon", "whatif.debate")
+    return a, b
+
+
+def _open_tab(at: AppTest, name: str):  # noqa: ANN202
+    return next(t for t in at.tabs if name in t.label)
+
+
+def test_judge_result_appears_next_to_its_button(unjudged: tuple[str, str], llm_env) -> None:  # noqa: ANN001
+    at = _open()
+    at.button(key="runs_judge").click().run()
+    assert not at.exception
+    texts = [m.value for m in _open_tab(at, "Open").markdown]
+    judge = next(i for i, t in enumerate(texts) if t.startswith("#### Judge: "))
+    assert judge < texts.index("### What if the Moon disappeared?")  # above the record, not after the report
+    assert sum(t.startswith("#### Judge: ") for t in texts) == 1  # shown once
+    assert (get_store().get_run(unjudged[1]).record or {}).get("judge")
+
+
+def test_compare_judges_both_runs_then_shows_the_scores(unjudged: tuple[str, str], llm_env) -> None:  # noqa: ANN001
+    at = _open()
+    compare = _open_tab(at, "Compare")
+    assert any("Neither run is judged yet" in c.value for c in compare.caption)
+    assert not compare.get("plotly_chart") or all("polar" not in str(c.proto.spec) for c in compare.get("plotly_chart"))
+    button = at.button(key="runs_cmp_judge")
+    assert button.label == "⚖️ Judge both runs" and not button.disabled
+    button.click().run()
+    assert not at.exception
+    assert all((get_store().get_run(i).record or {}).get("judge") for i in unjudged)
+    compare = _open_tab(at, "Compare")
+    charts = [str(c.proto.spec) for c in compare.get("plotly_chart")]
+    assert any("polar" in c for c in charts) and any("Rigor" in c for c in charts)  # radar and bars
+    assert not any(b.key == "runs_cmp_judge" for b in at.button)  # nothing left to judge
+
+
+def test_compare_judges_the_one_run_missing_and_without_a_model_says_why(unjudged: tuple[str, str]) -> None:
+    a, b = unjudged
+    rec = get_store().get_run(a).record
+    get_store().save_partial(a, {**rec, "judge": {**{k: 10 for k in ("rigor_traceability", "integration_causality",
+                                                                      "feasibility_minimality",
+                                                                      "uncertainty_adaptation", "decisionability")},
+                                                 "overall": 50}})
+    at = _open()  # no model configured in this test
+    button = at.button(key="runs_cmp_judge")
+    assert button.label == "⚖️ Judge run A" and button.disabled  # run A in Compare is the newest: b
+    assert any("Judging needs a model" in c.value for c in _open_tab(at, "Compare").caption)
+    assert at.button(key="runs_judge").disabled
+
+
+def test_a_judge_failure_is_shown_where_the_button_is(unjudged: tuple[str, str], llm_env) -> None:  # noqa: ANN001
+    llm_env.inject("500", times=None, match=r"Task id: whatif\.judge")
+    at = _open()
+    at.button(key="runs_cmp_judge").click().run()
+    assert not at.exception
+    errors = [e.value for e in _open_tab(at, "Compare").error]
+    assert len(errors) == 2 and all(e.startswith("The judge failed for run whatif-") for e in errors)
+    assert not any((get_store().get_run(i).record or {}).get("judge") for i in unjudged)
+    assert at.button(key="runs_cmp_judge").label == "⚖️ Judge both runs"  # still there, to try again

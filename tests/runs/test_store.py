@@ -55,8 +55,8 @@ def test_full_run_record_and_export(store: RunStore, settings) -> None:
     data = json.loads(runs.export_run(info.id, "json", store=store))
     assert data["usage"]["calls"] == 4 and len(data["calls"]) == 4
     steps = runs.replay(info.id, store=store, settings=settings)
-    assert any("summarise" in s["nodes"] for s in steps)
-    assert steps[-1]["values"]["summary"]
+    assert any("summarise" in s.nodes for s in steps)
+    assert steps[-1].values["summary"]
 
 
 def test_failed_sibling_resumes_only_itself(store: RunStore, settings, fake_server) -> None:

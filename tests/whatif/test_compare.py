@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ifworld.whatif import compare
+from ifworld.whatif import compare, steps
 from ifworld.whatif.records import RecordError, load_record
 from tests.whatif.records import sample_record
 
@@ -40,7 +40,7 @@ def test_report_sections_skip_missing() -> None:
 
 def test_malformed_record_is_a_named_error_not_an_empty_comparison() -> None:
     broken = {"report": {"summary_bullets": [], "timeline": [None]}}
-    for fn in (compare.report_sections, compare.judge_scores, compare.usage_of, compare.record_steps):
+    for fn in (compare.report_sections, compare.judge_scores, compare.usage_of, steps.record_steps):
         with pytest.raises(RecordError, match=r"^what-if run r7: field report\.timeline\.0: ") as err:
             fn({**broken, "run_id": "r7"})
         assert err.value.field == "report.timeline.0"
@@ -53,7 +53,7 @@ def test_typed_record_gives_the_same_answers_as_its_dict() -> None:
     assert compare.judge_scores(rec) == compare.judge_scores(raw) == {k: float(v) for k, v in JUDGED.items()}
     assert compare.usage_of(rec, {"latency_s": 2.0}) == compare.usage_of(raw, {"latency_s": 2.0}) == {
         "latency_s": 2.0, "calls": 7, "prompt_tokens": 700, "completion_tokens": 350, "retries": 1, "failures": 1}
-    assert compare.record_steps(rec) == compare.record_steps(raw)
+    assert steps.record_steps(rec) == steps.record_steps(raw)
 
 
 def test_judge_scores_nested_and_non_numeric() -> None:
@@ -70,35 +70,20 @@ def test_usage_counts_calls_only_when_the_record_has_them() -> None:
     assert compare.usage_of({"usage": {"calls": [1, 2, 3], "retries": None}}) == {"calls": 3}
 
 
-def test_record_steps_replay_rounds_in_order() -> None:
-    steps = compare.record_steps(sample_record())
-    nodes = [s["nodes"][0] for s in steps]
-    assert nodes[:3] == ["__start__", "refine", "expert:geophysics"]
-    assert nodes[-1] == "report" and steps[-1]["next"] == []
-    first_round_done = next(s for s in steps if s["nodes"] == ["frame"])
-    assert set(first_round_done["values"]["rounds"][0]["experts"]) == {"geophysics", "economics"}
-    assert steps[2]["values"]["rounds"][0]["experts"].keys() == {"geophysics"}  # earlier states not mutated
-    assert compare.changed_keys(steps[0]["values"], steps[1]["values"]) == ["scenario"]
-    assert compare.record_steps(None)[0]["step"] == 0
-    # the states are plain JSON (like a checkpoint's) and validate back to the record's own parts
-    last = load_record(steps[-1]["values"])
-    assert last.report == load_record(sample_record()).report
-    assert [r.frame for r in last.rounds] == [r.frame for r in load_record(sample_record()).rounds]
-
-
-def test_record_steps_of_a_legacy_record_numbers_rounds_by_position() -> None:
-    legacy = sample_record()
-    for rnd in legacy["rounds"]:
-        del rnd["round"]
-    steps = compare.record_steps(legacy)
-    assert [r["round"] for r in steps[-1]["values"]["rounds"]] == [1, 2]
-
-
 def test_report_sections_typed_natural_output_and_branch_names():
     natural = {"report": {"natural": True, "markdown": "# Q\n\nDirect answer."}}
-    assert compare.report_sections(natural) == {"Answer": "# Q\n\nDirect answer."}
+    assert compare.report_sections(natural) == {"Answer": "##### Q\n\nDirect answer."}  # below the #### titles
     rec = {"report": {"scenarios": [{"id": "B1", "name": "cascade", "probability_pct": 0.5}],
                       "decision_table": [{"indicator": "tides", "threshold": "< 1 m", "branch_id": "b1"}]}}
     sections = compare.report_sections(rec)
     assert sections["Scenarios"] == "- **B1 cascade** — 0.5 %" and sections["Decision rules"] == \
         "- tides < 1 m → B1 cascade"
+
+
+def test_report_sections_demote_a_models_headings_below_the_section_titles() -> None:
+    """A baseline's ``# Title`` / ``## Section`` (or a ``# `` bullet) must not outsize the page's #### titles."""
+    natural = {"report": {"natural": True, "markdown": "# Q\n\n# My analysis\n\nBig claim\n===\n\n## Part 2\n"}}
+    answer = compare.report_sections(natural)["Answer"]
+    assert answer.splitlines() == ["##### Q", "", "##### My analysis", "", "##### Big claim", "", "###### Part 2"]
+    rec = {"report": {"summary_bullets": ["# Shouting headline", "calm point"]}}
+    assert compare.report_sections(rec)["Summary"] == "- ##### Shouting headline\n- calm point"

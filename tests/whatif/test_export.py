@@ -40,3 +40,20 @@ def test_run_store_exports_use_the_what_if_formats(run_whatif, store):
     page = export_run(rec["run_id"], "html", store=store)
     assert "Content-Security-Policy" in page and "default-src 'none'" in page and page.count("plotly.js v") == 1
     assert "<th>Model calls</th>" in page[page.index("<h2>Run metadata</h2>"):]
+
+
+def test_a_baselines_own_headings_sit_below_the_exports_headings():
+    """The export's title is level 1 and its sections level 2; a model's ``# Title`` / setext heading in its
+    natural answer is demoted to level 3 and below (in Markdown and HTML), code blocks untouched."""
+    from ifworld.whatif.report import natural_report
+
+    answer = "# My Answer\n\nIntro.\n\nDetails\n-------\n\n```\n# a comment, not a heading\n```\n"
+    rec = {"proposition": "What if tides stopped?", "method": "single",
+           "report": natural_report(answer, "What if tides stopped?", [])}
+    md = record_markdown(rec)
+    assert [line for line in md.splitlines() if line.startswith("# ")] == [
+        "# What if tides stopped?", "# a comment, not a heading"]  # the title, and the code block's own line
+    assert "### My Answer" in md and "#### Details" in md and "-------" not in md
+    assert "# a comment, not a heading" in md  # inside the code block, as written
+    page = record_html(rec)
+    assert "<h1>What if tides stopped?</h1>" in page and page.count("<h1>") == 1 and "<h3>My Answer</h3>" in page
