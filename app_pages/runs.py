@@ -116,13 +116,18 @@ with tab_open:
     c2.download_button("⬇️ HTML", export_builder(run_id, "html"), file_name=f"{run_id}.html",
                        mime="text/html", key="runs_dl_html", on_click="ignore",
                        help="Self-contained page: charts inline, opens offline.")
-    resume = c3.button("▶️ Resume", key="runs_resume", disabled=info.status not in RESUMABLE or
-                       not current_settings().enabled,
-                       help="Continue an interrupted or cancelled run from its last checkpoint (needs a model).")
-    if c6.button("⏹️ Cancel", key="runs_cancel", disabled=info.status != "running",
-                 help="Stop the live run at its next step; it can be resumed later."):
-        runs.request_cancel(run_id, store=store())
-        st.toast(f"Cancel requested for {run_id}; it stops at its next step.")
+    resume = False
+    if info.kind == "whatif":  # a what-if run is a session: its own page offers exactly what its state allows
+        c3.page_link("app_pages/whatif.py", label="Open in What-if", icon="🌋", query_params={"run": run_id},
+                     help="Continue, answer a pause, cancel or resume it there.")
+    else:
+        resume = c3.button("▶️ Resume", key="runs_resume", disabled=info.status not in RESUMABLE or
+                           not current_settings().enabled,
+                           help="Continue an interrupted or cancelled run from its last checkpoint (needs a model).")
+        if info.status == "running" and c6.button("⏹️ Cancel", key="runs_cancel",
+                                                  help="Stop the live run at its next step; it can be resumed."):
+            runs.request_cancel(run_id, store=store())
+            st.toast(f"Cancel requested for {run_id}; it stops at its next step.")
     if c4.button("🗑️ Delete", key="runs_delete"):
         st.session_state["runs_delete_open"] = run_id
     if st.session_state.get("runs_delete_open") == run_id:

@@ -98,7 +98,6 @@ from .schemas import (
     Report as Report,
 )
 from .sections import scenario_markdown as scenario_markdown, session_markdown as session_markdown
-from .service import paused_state as paused_state, pending_asks as pending_asks
 from .session import (
     RUNNING as RUNNING,
     STOPPED as STOPPED,
@@ -110,6 +109,8 @@ from .session import (
     checked_answer as checked_answer,
     drive_session as drive_session,
     load_session as load_session,
+    paused_state as paused_state,
+    pending_asks as pending_asks,
     start_session as start_session,
 )
 from .steps import record_steps as record_steps

@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ifworld import runs
 from ifworld.config import Settings
 from ifworld.llm import usage_totals
 from ifworld.runs.events import Event
 from ifworld.runs.store import RunStore, get_store
+from ifworld.whatif import session
 from ifworld.whatif.params import record_calls
 from ifworld.whatif.propositions import workflow_name
+from ifworld.whatif.session import paused_state, pending_asks  # noqa: F401 — re-exported for the CLI
 
 
 def run(params: dict[str, Any], *, settings: Settings | None = None, store: RunStore | None = None,
@@ -28,8 +29,6 @@ def run(params: dict[str, Any], *, settings: Settings | None = None, store: RunS
 
     Raises :class:`ifworld.runs.RunFailed` (the run stays resumable) and
     :class:`~ifworld.whatif.session.SessionError` when the session's state does not allow continuing."""
-    from ifworld.whatif import session
-
     store = store or get_store()
     if run_id is None:
         run_id = session.start_session(workflow_name(params.get("method", "ifworld")), params, source=source,
@@ -45,23 +44,6 @@ def run(params: dict[str, Any], *, settings: Settings | None = None, store: RunS
         if on_event:
             on_event(event)
     return {"run_id": run_id, **record}
-
-
-def paused_state(run_id: str, settings: Settings | None = None,
-                 store: RunStore | None = None) -> tuple[list[dict], dict[str, Any]]:
-    """(what a paused run is waiting for — empty when it is not paused, the state so far)."""
-    from ifworld.config import load_settings
-
-    store = store or get_store()
-    info = store.get_run(run_id)
-    graph = store.compile(runs.get_workflow(info.workflow).build(info.params, settings or load_settings()))
-    state = graph.get_state({"configurable": {"thread_id": run_id}})
-    return [i.value for task in state.tasks for i in (task.interrupts or ())], dict(state.values)
-
-
-def pending_asks(run_id: str, settings: Settings | None = None, store: RunStore | None = None) -> list[dict]:
-    """What a paused run is waiting for (empty when it is not paused)."""
-    return paused_state(run_id, settings, store)[0]
 
 
 def load_record(run_id: str, store: RunStore | None = None) -> dict[str, Any]:

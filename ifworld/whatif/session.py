@@ -25,7 +25,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from ifworld import runs
-from ifworld.config import Settings
+from ifworld.config import Settings, load_settings
 from ifworld.runs import Event, RunInfo, RunStore, get_store
 from ifworld.whatif.review import check_answer
 
@@ -170,8 +170,6 @@ def _state_of(info: RunInfo, last: Transition | None) -> tuple[State, int | None
 
 
 def _pending_kinds(info: RunInfo) -> list[str]:
-    from ifworld.whatif.service import pending_asks
-
     try:
         return [str(a.get("kind", "")) for a in pending_asks(info.id)]
     except Exception:  # noqa: BLE001 — an unreadable checkpoint: show the between-rounds form, the safer one
@@ -218,6 +216,21 @@ def cancel_session(run_id: str, *, source: str, store: RunStore | None = None) -
     return load_session(run_id, store)
 
 
+def paused_state(run_id: str, settings: Settings | None = None,
+                 store: RunStore | None = None) -> tuple[list[dict], dict[str, Any]]:
+    """(what a paused run is waiting for — empty when it is not paused, the state so far)."""
+    store = store or get_store()
+    info = store.get_run(run_id)
+    graph = store.compile(runs.get_workflow(info.workflow).build(info.params, settings or load_settings()))
+    state = graph.get_state({"configurable": {"thread_id": run_id}})
+    return [i.value for task in state.tasks for i in (task.interrupts or ())], dict(state.values)
+
+
+def pending_asks(run_id: str, settings: Settings | None = None, store: RunStore | None = None) -> list[dict]:
+    """What a paused run is waiting for (empty when it is not paused)."""
+    return paused_state(run_id, settings, store)[0]
+
+
 def action_for(session: Session, answer: Any = None) -> Action:
     """The person's action that continues ``session`` with ``answer`` (what ``ifworld runs resume`` means)."""
     if session.state == State.DRAFT:
@@ -244,8 +257,6 @@ def checked_answer(run_id: str, action: Action, answer: Any = None, *, store: Ru
     store = store or get_store()
     load_session(run_id, store).check(action)
     answer = _answer_for(action, answer)
-    from ifworld.whatif.service import pending_asks
-
     for ask in pending_asks(run_id, store=store):
         check_answer(ask, answer)
     return answer
