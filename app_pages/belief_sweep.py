@@ -141,9 +141,9 @@ if sweeps:
     info = by_id[pick]
     out = beliefs.sweep_out(pick, store())
     if info.status != "completed":
-        rec = info.record or {}
-        st.warning(f"This sweep is {info.status} ({rec.get('chunks_done', 0)}/{rec.get('chunks_total', '?')} "
-                   "chunks finished).")
+        rec = beliefs.load_belief_record(info.record, info.id) if info.record else None
+        done, total = (rec.chunks_done, rec.chunks_total) if isinstance(rec, beliefs.SweepRecord) else (0, None)
+        st.warning(f"This sweep is {info.status} ({done or 0}/{total or '?'} chunks finished).")
         if st.button("▶️ Resume sweep", key="belief_sweep_resume"):
             run_with_progress(pick)
             st.rerun()

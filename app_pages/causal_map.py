@@ -34,7 +34,7 @@ def pick(run_id: str) -> None:
     st.session_state["causal_pick"] = run_id
 
 
-saved = [i for i in store().list_runs("whatif") if i.record and (i.record.get("rounds") or i.record.get("report"))]
+saved = [i for i in store().list_runs("whatif") if whatif.has_content(i.record)]
 if not saved:
     st.info("No finished what-if run yet. Run one on the What-if page (or open the Runs page) and come back.")
     st.page_link("app_pages/whatif.py", label="Start a what-if run", icon="🌋")

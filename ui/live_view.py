@@ -15,7 +15,7 @@ from typing import Any
 import streamlit as st
 
 from ifworld import runs
-from ifworld.llm import usage_totals
+from ifworld.llm import call_counts, usage_totals
 from ifworld.redact import redact
 from ifworld.runs import Event, ExpertPartial
 from ifworld.safe_text import inert_markdown
@@ -270,8 +270,7 @@ def follow_run(run_id: str, *, resume: bool | None = None, show_failures: bool =
 
 def show_failure(run_id: str, message: str) -> None:
     """What went wrong and what was kept (finished model calls are in the checkpoint; resume reuses them)."""
-    calls = store().calls(run_id)
-    ok = [c for c in calls if c.get("status") in ("ok", "success", None)]
+    kept, total = call_counts(store().calls(run_id))
     show_error(f"The run stopped: {message}")
-    st.caption(f"Kept: {len(ok)} finished model call(s) of {len(calls)}; finished steps are checkpointed, so "
+    st.caption(f"Kept: {kept} finished model call(s) of {total}; finished steps are checkpointed, so "
                "resuming re-runs only what did not finish.")

@@ -16,6 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from ifworld import whatif
+from ifworld.llm import Usage
 from ifworld.redact import safe_error
 from ifworld.runs import ReplayStep, RunInfo
 from ifworld.whatif import RecordError, WhatIfRecord, load_record
@@ -86,7 +87,7 @@ def render_generic(kind: str, record: dict[str, Any]) -> None:
 def runs_frame(infos: list[RunInfo]) -> pd.DataFrame:
     """The runs table (newest first as given)."""
     return pd.DataFrame([{"id": i.id, "kind": i.kind, "status": i.status, "created": i.created_iso,
-                          "title": i.title, "workflow": i.workflow, "calls": (i.usage or {}).get("calls")}
+                          "title": i.title, "workflow": i.workflow, "calls": Usage.of(i.usage).calls}
                          for i in infos], columns=list(RUN_COLUMNS))
 
 

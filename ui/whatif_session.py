@@ -14,6 +14,7 @@ from typing import Any
 import streamlit as st
 
 from ifworld import runs, whatif
+from ifworld.llm import call_counts
 from ifworld.runs import RunInfo
 from ifworld.whatif import RUNNING, Action, Session, SessionError, State
 from ui import whatif_view
@@ -197,12 +198,11 @@ def _stopped(session: Session, info: RunInfo, ready: bool) -> None:
     if info.status == "running":  # cancel asked, driver still finishing its step
         _stopping(info.id)
         return
-    calls = store().calls(info.id)
-    ok = [c for c in calls if c.get("status") in ("ok", "success", None)]
+    kept, total = call_counts(store().calls(info.id))
     reason = {State.CANCELLED: "it was cancelled", State.FAILED: f"it failed: {session.error or 'unknown error'}",
               State.INTERRUPTED: "the process driving it stopped (the app restarted or the tab's process ended)"}
     show_error(f"The run stopped: {reason[session.state]}", st.warning)
-    st.caption(f"Kept {len(ok)} finished model call(s) of {len(calls)}; finished steps are checkpointed, so "
+    st.caption(f"Kept {kept} finished model call(s) of {total}; finished steps are checkpointed, so "
                "resuming re-runs only what did not finish.")
     if st.button("🔁 Resume", key="whatif_resume", type="primary", disabled=not ready,
                  help="Continue from the last checkpoint (needs a model)."):

@@ -13,6 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from ifworld import whatif
+from ifworld.llm import Usage
 from ifworld.safe_text import demote_headings, inert_markdown
 from ifworld.whatif import (
     CHECKS,
@@ -45,11 +46,12 @@ sst = inert()  # every text element here may carry model text: rendered inert
 def render_usage(usage: dict[str, Any]) -> None:
     """Calls, tokens, retries, failures as metrics."""
     cols = st.columns(5)
-    cols[0].metric("Model calls", usage.get("calls", 0))
-    cols[1].metric("Prompt tokens", usage.get("prompt_tokens", 0))
-    cols[2].metric("Completion tokens", usage.get("completion_tokens", 0))
-    cols[3].metric("Retries", usage.get("retries", 0))
-    cols[4].metric("Failures", usage.get("failures", usage.get("failed", 0)))
+    counts = Usage.of(usage)
+    cols[0].metric("Model calls", counts.calls)
+    cols[1].metric("Prompt tokens", counts.prompt_tokens)
+    cols[2].metric("Completion tokens", counts.completion_tokens)
+    cols[3].metric("Retries", counts.retries)
+    cols[4].metric("Failures", counts.failed)
 
 
 def key_numbers(output: ExpertOutput) -> list[str]:
@@ -196,15 +198,14 @@ def render_report(rec: WhatIfRecord, key: str) -> None:
 
 
 def render_judge(record: WhatIfRecord) -> None:
-    scores = judge_scores(record)
-    if not scores:
+    judge = JudgeResult.of(record.judge)
+    if judge is None or not judge_scores(record):
         return
-    sst.markdown(f"#### Judge: {num(scores.get('overall', 0))} / 100")
+    sst.markdown(f"#### Judge: {num(judge.overall or 0)} / 100")
     cols = st.columns(len(JUDGE_MAXIMA))
     for col, (k, m) in zip(cols, JUDGE_MAXIMA.items(), strict=True):
-        col.metric(JUDGE_LABELS[k], f"{num(scores.get(k, 0))} / {m}")
-    judge = JudgeResult.of(record.judge)
-    if judge is not None and judge.rationale:
+        col.metric(JUDGE_LABELS[k], f"{num(getattr(judge, k) or 0)} / {m}")
+    if judge.rationale:
         sst.caption(judge.rationale)
 
 
@@ -266,7 +267,6 @@ def judge_panel(run_id: str, record: dict[str, Any], key: str, enabled: bool) ->
             except Exception as exc:  # noqa: BLE001 — show any judge failure, keep the run intact
                 show_error(exc)
                 return
-        if (store().get_run(run_id).record or {}).get("judge") != scores:
-            store().save_partial(run_id, {**record, "judge": scores})
+        store().save_partial(run_id, {**record, "judge": scores})
         st.rerun()  # redraw from the stored record: the scores under the button, which now says "again"
     render_judge(rec)

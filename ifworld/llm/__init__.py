@@ -31,11 +31,12 @@ from ifworld.llm.reply import (
     strip_think,
 )
 from ifworld.llm.tracing import project, set_tracing, tracing_active, tracing_env, tracing_requested
-from ifworld.llm.usage import CallRecord, UsageTracker, usage_totals
+from ifworld.llm.usage import CallRecord, Usage, UsageTracker, call_counts, usage_totals
 
 __all__ = [
     "KEPT_NOTE", "NO_MODEL_HELP", "PARTIAL_INTERVAL_S", "CallRecord", "ConnectionReport", "LLMCallError", "LLMError",
-    "LLMNotConfigured", "StructuredOutputError", "TruncatedOutputError", "UsageTracker", "acomplete", "astructured",
-    "chat_model", "complete", "endpoint_key", "extract_json", "known_method", "strip_think", "structured",
-    "test_connection", "usage_totals", "project", "set_tracing", "tracing_active", "tracing_env", "tracing_requested",
+    "LLMNotConfigured", "StructuredOutputError", "TruncatedOutputError", "Usage", "UsageTracker", "acomplete",
+    "astructured", "call_counts", "chat_model", "complete", "endpoint_key", "extract_json", "known_method", "project",
+    "set_tracing", "strip_think", "structured", "test_connection", "tracing_active", "tracing_env",
+    "tracing_requested", "usage_totals",
 ]

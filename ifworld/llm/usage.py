@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from langchain_core.callbacks import BaseCallbackHandler
+from pydantic import BaseModel, ConfigDict
 
 from ifworld.redact import safe_error
 
@@ -163,6 +164,34 @@ class UsageTracker(BaseCallbackHandler):
 
     def totals(self) -> dict[str, Any]:
         return usage_totals([r.to_dict() for r in self.records()])
+
+
+class Usage(BaseModel):
+    """A run's usage counters as pages show them (a stored ``usage`` dict read once, at the edge)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    retries: int = 0
+    failed: int = 0
+    latency_s: float = 0.0
+
+    @classmethod
+    def of(cls, usage: dict[str, Any] | None) -> Usage:
+        """Counters from a stored dict (older records said ``failures``; a list of calls counts its length)."""
+        data = dict(usage or {})
+        if "failed" not in data and "failures" in data:
+            data["failed"] = data["failures"]
+        if isinstance(data.get("calls"), list):
+            data["calls"] = len(data["calls"])
+        return cls.model_validate({k: v for k, v in data.items() if v is not None})
+
+
+def call_counts(calls: list[dict[str, Any]]) -> tuple[int, int]:
+    """(finished calls, all calls) of a run's call log: what a stopped run keeps."""
+    return sum(1 for c in calls if c.get("status") in ("ok", "success", None)), len(calls)
 
 
 def usage_totals(calls: list[dict]) -> dict[str, Any]:

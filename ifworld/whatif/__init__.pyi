@@ -75,6 +75,7 @@ from .records import (
     RoundDone as RoundDone,
     RoundRecord as RoundRecord,
     WhatIfRecord as WhatIfRecord,
+    has_content as has_content,
     load_record as load_record,
     parse_progress as parse_progress,
 )

@@ -233,3 +233,14 @@ def parse_progress(data: dict[str, Any]) -> Any:
     if data.get("kind") not in PROGRESS_KINDS:
         return None
     return _PROGRESS.validate_python(data)
+
+
+def has_content(record: dict[str, Any] | None) -> bool:
+    """True for a stored what-if record with rounds or a report (what the Causal map can draw from)."""
+    if not record:
+        return False
+    try:
+        rec = load_record(record)
+    except RecordError:
+        return True  # a malformed record is listed, so the page can name what is wrong with it
+    return bool(rec.rounds or rec.report)
