@@ -45,6 +45,9 @@ class Workflow:
     """Optional self-contained HTML export of a record (model text inert, no network); else a generic page."""
     estimate_calls: Callable[[dict[str, Any]], int] | None = None
     """Optional estimate of model calls for ``params``: above ``limits.CONFIRM_CALLS`` a resume needs --yes."""
+    resume: Callable[[str], dict[str, Any] | None] | None = None
+    """Optional ``resume(run_id)`` for runs that do not continue by replaying their graph (e.g. sweeps): it
+    returns the final record, or None to fall back to the generic graph resume."""
 
 
 _REGISTRY: dict[str, Workflow] = {}
