@@ -20,7 +20,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ifworld import __version__, resources
+from ifworld import __version__
 from ifworld.beliefs.cli import app as beliefs_app
 from ifworld.limits import confirmation_message, needs_confirmation
 from ifworld.redact import guard_std_streams, safe_error
@@ -232,6 +232,8 @@ def open_app(
     = "127.0.0.1",
 ) -> None:
     """Launch the Streamlit app (from the checkout, or from the copy an installed wheel carries)."""
+    from ifworld import resources
+
     script = resources.app_script()
     cmd = [sys.executable, "-m", "streamlit", "run", str(script), *streamlit_flags(script.parent),
            "--server.port", str(port), "--server.address", address]
