@@ -17,7 +17,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 BENCHMARKS = ["bench_beliefs.py", "bench_beliefs_variants.py", "bench_whatif.py", "bench_grader.py",
-              "bench_patterns.py", "bench_app_start.py", "bench_typed_records.py"]
+              "bench_patterns.py", "bench_app_start.py", "bench_typed_records.py", "bench_cli_start.py"]
 TIMEOUT_S = 1800
 
 

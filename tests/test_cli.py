@@ -1,19 +1,41 @@
 """The ifworld CLI shell and the run-store commands."""
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 from typer.testing import CliRunner
 
 from ifworld import runs
-from ifworld.cli import app
+from ifworld.cli import ENGINES, app
 
 runner = CliRunner()
+ROOT = Path(__file__).resolve().parent.parent
+# What `ifworld --help` must not pay for (each costs a large share of the 0.5 s start-up budget).
+HEAVY = ("langchain_core", "langgraph", "openai", "pandas", "plotly", "numpy", "sympy", "pint")
 
 
 def test_help_lists_groups() -> None:
-    out = runner.invoke(app, ["--help"]).output
+    result = runner.invoke(app, ["--help"])
+    assert result.exit_code == 0
     for group in ("whatif", "rws", "beliefs", "runs", "app"):
-        assert group in out
+        assert group in result.output
+
+
+def test_importing_the_cli_loads_nothing_heavy() -> None:
+    """The structural guard for a fast ``ifworld --help``: the engine CLIs are mounted, yet no model layer,
+    LangGraph, dataframe, plotting or maths library is imported until a command needs it."""
+    code = (f"import json, sys; import ifworld.cli; "
+            f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                          check=True)
+    assert json.loads(proc.stdout) == []
+
+
+def test_engine_groups_are_the_run_kinds() -> None:
+    """``runs list --kind`` names the kinds from the mounted engines (no store import for --help)."""
+    assert ENGINES == runs.KINDS
 
 
 def test_runs_commands(llm_env) -> None:

@@ -1,25 +1,96 @@
-"""``ifworld beliefs`` commands: run one condition, sweep a grid, trace the phase transition."""
+"""``ifworld beliefs`` commands: run one condition, sweep a grid, reproduce the paper, trace the phase
+transition, and run a population of LLM agents (mounted by :mod:`ifworld.cli` as ``beliefs``).
+
+Options come from :class:`~ifworld.beliefs.config.BeliefConfig`'s fields: a command declares only its own
+options and a ``config: BeliefConfig`` parameter; decorating it with :func:`config_options` adds one option
+per config field (flag, default, help and range from the field) and hands the command a validated config.
+An impossible value exits 2 with the config's own message, before the command body runs.
+
+Only typer and the pydantic-only config are imported at load time; the engine (numpy), pandas, the run
+store and the model layer load inside the commands that use them, so ``ifworld --help`` starts fast.
+"""
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
+import sys
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
-import pandas as pd
 import typer
 
-from ifworld.beliefs.config import BeliefConfig
-from ifworld.beliefs.engine import MAX_RUNS, simulate, summarise
-from ifworld.beliefs.params_cli import config_options
-from ifworld.beliefs.sweep import load_grid, parse_grid
+from ifworld.beliefs.config import (
+    LLM_DEFAULTS,
+    LLM_FIELDS,
+    LLM_NO_RULE,
+    MAX_RUNS,
+    BeliefConfig,
+    bounds_text,
+    field_info,
+    llm_calls,
+)
+from ifworld.limits import CONFIRM_CALLS, confirmation_message, needs_confirmation
+
+if TYPE_CHECKING:
+    from ifworld.runs.events import Event
 
 app = typer.Typer(help="Belief exchange: collective truth reconstruction (heuristic agents).",
                   no_args_is_help=True)
 BAD_USAGE = 2
+FAILED = 1
 DEFAULT_OUT = Path("results.csv")
 
 
+# -- options generated from BeliefConfig ------------------------------------------------------------
+def option_help(name: str) -> str:
+    """The field's help with its range or choices, as shown by ``--help``."""
+    info, allowed = field_info(name), bounds_text(name)
+    return f"{info['help']} ({allowed})" if allowed else info["help"]  # not [..]: rich markup
+
+
+def _parameter(name: str, default: Any) -> inspect.Parameter:
+    info = field_info(name)
+    if info["type"] is bool:
+        flags = (f"{info['flag']}/--no-{info['flag'].removeprefix('--')}",)
+    else:
+        flags = (info["flag"],)
+    option = typer.Option(default, *flags, help=option_help(name), show_default=True)
+    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=option, annotation=info["type"])
+
+
+def config_options(defaults: dict[str, Any] | None = None, include: Iterable[str] | None = None,
+                   fixed: dict[str, Any] | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator: the command gets one option per config field (``include`` limits them, ``defaults``
+    overrides their defaults, ``fixed`` sets fields without an option) and a validated ``config``."""
+    names = [n for n in BeliefConfig.model_fields if include is None or n in set(include)]
+    base = BeliefConfig().to_dict() | (defaults or {})
+
+    def wrap(command: Callable[..., Any]) -> Callable[..., Any]:
+        own = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY)
+               for p in inspect.signature(command, eval_str=True).parameters.values() if p.name != "config"]
+
+        @functools.wraps(command)
+        def run(**kwargs: Any) -> Any:
+            values = {n: kwargs.pop(n) for n in names}
+            try:
+                config = BeliefConfig(**{**(fixed or {}), **values})
+            except ValueError as exc:
+                typer.echo(f"error: {exc}", err=True)
+                raise typer.Exit(BAD_USAGE) from None
+            return command(config=config, **kwargs)
+
+        run.__signature__ = inspect.Signature([_parameter(n, base[n]) for n in names] + own)  # type: ignore[attr-defined]
+        run.__annotations__ = {p.name: p.annotation for p in own}
+        del run.__wrapped__  # typer must read the generated signature, not the command's
+        return run
+
+    return wrap
+
+
+# -- heuristic agents ----------------------------------------------------------------------------------
 def _fail(message: str) -> typer.Exit:
     typer.echo(f"error: {message}", err=True)
     return typer.Exit(BAD_USAGE)
@@ -34,6 +105,8 @@ def run_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
     """Simulate one condition and print its summary."""
+    from ifworld.beliefs.engine import simulate, summarise
+
     try:
         summary = summarise(simulate(config, seed=seed, runs=runs))
     except ValueError as exc:
@@ -56,6 +129,7 @@ def sweep_cmd(
     """Run a grid sweep to a tidy table, resuming finished chunks."""
     if backend == "ray":
         raise _fail("backend ray is not supported; use --backend dask (or local)")
+    from ifworld.beliefs.sweep import load_grid, parse_grid
     from ifworld.beliefs.workflows import run_sweep_run, start_sweep  # store imports only when sweeping
 
     try:
@@ -85,6 +159,8 @@ def paper_cmd(
     out: Annotated[Path | None, typer.Option(help="Also write every run's row (CSV).")] = None,
 ) -> None:
     """Reproduce the paper: its one-at-a-time sweep read two ways, Tables 1, 4, 5, 6 beside its numbers."""
+    import pandas as pd
+
     from ifworld.beliefs import paper
 
     rules = ("additive", "bounded") if rule == "both" else (rule,)
@@ -128,3 +204,85 @@ def phase_cmd(
         curves.to_csv(out, index=False)
     typer.echo(curves[["rule", "ratio", "f1", "lock_share", "false_majority"]].to_string(index=False))
     typer.echo("\n" + crossing_table(curves).to_string(index=False))
+
+
+# -- LLM agents --------------------------------------------------------------------------------------
+def _split(text: str) -> list[str]:
+    return [p.strip() for p in text.split(",") if p.strip()]
+
+
+def summary_of(record: dict[str, Any], run_id: str) -> dict[str, Any]:
+    """The command's JSON: final metrics, per-round metrics, counts, per-agent models, run id."""
+    return {"run_id": run_id, **record.get("final", {}), "condition": record.get("condition"),
+            "rounds": record.get("rounds", []), "counts": record.get("counts", {}),
+            "agent_models": record.get("agent_models", []), "accepted": record.get("accepted", [])}
+
+
+def _llm_progress(event: Event) -> None:
+    data = event.data or {}
+    if event.type == "run_started":
+        typer.echo(f"run id: {event.run_id}", err=True)
+    elif event.type == "progress" and data.get("kind") == "agent_done":
+        typer.echo(f"  round {data['round']} agent {data['agent']} ({data['model']}): {data['vote']}", err=True)
+    elif event.type == "progress" and data.get("kind") == "round_done":
+        typer.echo(f"round {data['round']}: F1 {data['f1']:.3f} P {data['precision']:.3f} R {data['recall']:.3f} "
+                   f"STOP {data['stop_share']:.0%}", err=True)
+
+
+@app.command("llm", help="Simulate belief exchange with LLM agents (progress and run id on stderr). "
+             "Who meets whom follows --topology as in `ifworld beliefs run`. " + LLM_NO_RULE)
+@config_options(defaults=LLM_DEFAULTS, include=LLM_FIELDS)
+def llm_cmd(
+    config: BeliefConfig,
+    models: str = typer.Option("", help="Comma-separated models (heterogeneous); empty = configured model."),
+    shares: str = typer.Option("", help="Comma-separated shares for --models (default equal)."),
+    seed: int = typer.Option(0, help="Random seed (initial facts, pairing); --graph-seed draws the graph."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    yes: bool = typer.Option(False, "--yes", help=f"Run without asking when agents x rounds model calls "
+                             f"exceed {CONFIRM_CALLS} (CONFIRM_CALLS)."),
+) -> None:
+    """Run the LLM population; its help text is the command's ``help`` above."""
+    from ifworld.beliefs.llm_agents import make_params
+    from ifworld.config import NO_MODEL_HELP, load_settings
+    from ifworld.runs import RunFailed, execute
+
+    settings = load_settings()
+    if not settings.enabled:
+        typer.echo(NO_MODEL_HELP, err=True)
+        raise typer.Exit(BAD_USAGE)
+    calls = llm_calls(config)
+    if needs_confirmation(calls) and not yes:
+        if not sys.stdin.isatty():
+            typer.echo(f"error: {confirmation_message(calls)}", err=True)
+            raise typer.Exit(BAD_USAGE)
+        if not typer.confirm(f"Up to {calls:,} model calls (confirmation above {CONFIRM_CALLS}). Continue?",
+                             default=False, err=True):
+            typer.echo("not started", err=True)
+            raise typer.Exit(FAILED)
+    try:
+        share_values = [float(s) for s in _split(shares)]
+        params = make_params(config, seed=seed, models=_split(models), shares=share_values or None)
+    except ValueError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(BAD_USAGE) from None
+    holder: dict[str, str] = {}
+
+    def on_event(event: Event) -> None:
+        holder["run_id"] = event.run_id
+        if event.type != "run_started":  # execute() already printed the run id
+            _llm_progress(event)
+
+    try:
+        record = execute("beliefs.llm", params, settings=settings, on_event=on_event)
+    except RunFailed as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(FAILED) from exc
+    out = summary_of(record, holder.get("run_id", ""))
+    if as_json:
+        typer.echo(json.dumps(out))
+        return
+    typer.echo(f"F1 {out['f1']:.3f}  precision {out['precision']:.3f}  recall {out['recall']:.3f}  "
+               f"rounds {out['rounds_used']} ({'converged' if out['converged'] else 'round cap'})")
+    typer.echo("counts: " + ", ".join(f"{k} {v}" for k, v in out["counts"].items()))
+    for fact in out["accepted"]:
+        typer.echo(f"  accepted: {fact}")

@@ -1,7 +1,7 @@
 """Configuration of a belief-exchange simulation: one frozen pydantic model, the single source of truth.
 
 Every parameter is declared once, in :class:`BeliefConfig`, with its bounds (pydantic constraints),
-its help text and a widget hint. The CLI options (:mod:`ifworld.beliefs.params_cli`), the page's
+its help text and a widget hint. The CLI options (:func:`ifworld.beliefs.cli.config_options`), the page's
 widgets (``ui/beliefs_view.py``) and the validation messages are generated from these fields, so a
 bound changes in one place. An impossible value raises :class:`ConfigError` (a ``ValueError``) whose
 message names the parameter, so a run, a sweep row or a CLI call fails before any work starts.
@@ -27,6 +27,7 @@ MAX_ROUNDS = 1_000
 MAX_BANDWIDTH = 100
 MAX_INITIAL_FACTS = 1_000
 MAX_SEED = 2**32 - 1
+MAX_RUNS = 10_000_000  # independent runs of one simulate() call
 MAX_DEGREE = 1_000
 
 # Bounded rule: confidences live on a grid of tenths, stored as small integers in [0, BOUNDED_SCALE].

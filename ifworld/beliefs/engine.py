@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from ifworld.beliefs import kernel, streams
-from ifworld.beliefs.config import STOP_CONFIDENCE_PCT, BeliefConfig, condition_label
+from ifworld.beliefs.config import MAX_RUNS, STOP_CONFIDENCE_PCT, BeliefConfig, condition_label
 from ifworld.beliefs.domain import CATEGORIES, Domain, build_domain
 from ifworld.beliefs.metrics import (
     accept,
@@ -54,7 +54,6 @@ from ifworld.beliefs.topology import build_edges, match_columns
 
 KEY_CELLS = 1 << 19  # cells per selection / delivery / vote block (2 MB int32 keys; measured best)
 TIE_BITS = 8  # random tie-breaker bits per (agent, fact) and round (16 when F > 256)
-MAX_RUNS = 10_000_000
 MAX_CELLS = 400_000_000  # runs x agents x 2K belief cells in one call (int8: 400 MB; ~2x that at peak)
 MAX_RECORDED_CELLS = 20_000_000  # rounds x runs x agents x 2K kept by record=True (int16: 40 MB)
 LABEL_SEPARATOR = " | "

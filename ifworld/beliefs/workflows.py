@@ -167,8 +167,9 @@ def sweep_markdown(record: dict[str, Any]) -> str:
 
 
 def resume_run(run_id: str) -> dict[str, Any] | None:
-    """``ifworld runs resume`` hook: sweeps re-run the engine on the same spec/out (finished chunks are
-    skipped); other belief runs return None so the generic graph resume applies."""
+    """The ``beliefs.sweep`` workflow's ``resume`` (``ifworld runs resume``): sweeps re-run the engine on the
+    same spec/out (finished chunks are skipped); other belief runs return None so the generic graph resume
+    applies."""
     info = get_store().get_run(run_id)
     if info.workflow != "beliefs.sweep":
         return None
@@ -185,4 +186,4 @@ register(Workflow(name="beliefs.simulate", kind=KIND, build=lambda p, s: _one_no
                   markdown=simulation_markdown, title=simulation_title))
 register(Workflow(name="beliefs.sweep", kind=KIND, build=lambda p, s: _one_node(_sweep_in_graph),
                   initial=lambda p: {"params": p}, finalize=lambda state, p, calls: state["record"],
-                  markdown=sweep_markdown, title=sweep_title))
+                  markdown=sweep_markdown, title=sweep_title, resume=resume_run))

@@ -48,6 +48,9 @@ class Workflow:
     """Optional estimate of model calls for ``params``: above ``limits.CONFIRM_CALLS`` a resume needs --yes."""
     step_label: StepNamer | None = None
     """Optional namer of replay steps in the user's words (see :mod:`ifworld.runs.steps`); else node names."""
+    resume: Callable[[str], dict[str, Any] | None] | None = None
+    """Optional ``resume(run_id)`` for runs that do not continue by replaying their graph (e.g. sweeps): it
+    returns the final record, or None to fall back to the generic graph resume."""
 
 
 _REGISTRY: dict[str, Workflow] = {}

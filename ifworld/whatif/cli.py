@@ -9,16 +9,16 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ifworld.config import Settings, load_settings
-from ifworld.llm import NO_MODEL_HELP
-from ifworld.runs import RunFailed
-from ifworld.runs.events import Event
+if TYPE_CHECKING:
+    from rich.progress import Progress
+
+    from ifworld.config import Settings
+    from ifworld.runs.events import Event
 
 app = typer.Typer(help="IF-World: cross-disciplinary what-if reasoning.", no_args_is_help=True)
 err = Console(stderr=True, soft_wrap=True)
@@ -36,6 +36,8 @@ def _bad(message: str) -> NoReturn:
 
 
 def _settings() -> Settings:
+    from ifworld.config import NO_MODEL_HELP, load_settings
+
     settings = load_settings()
     if not settings.enabled:
         _bad(NO_MODEL_HELP)
@@ -53,6 +55,8 @@ def _write(payload: Any, out: Path | None) -> None:
 
 
 def _progress() -> Progress:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                     console=err, transient=False)
 
@@ -99,6 +103,7 @@ def run_cmd(
 ) -> None:
     """Run one analysis and write its record (proposition, scenario, rounds, report, calls, usage …)."""
     from ifworld import runs
+    from ifworld.runs import RunFailed
     from ifworld.whatif import estimate_calls, service, workflow_name
     from ifworld.whatif.params import default_params
 

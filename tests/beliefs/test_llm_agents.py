@@ -6,15 +6,14 @@ import json
 from collections import Counter
 
 import pytest
-import typer
 from typer.testing import CliRunner
 
 from ifworld import runs
 from ifworld.beliefs import animation, llm_agents as la
+from ifworld.beliefs.cli import app as beliefs_app
 from ifworld.beliefs.config import BeliefConfig
 from ifworld.beliefs.domain import build_domain
 from ifworld.beliefs.graph import recording_of
-from ifworld.beliefs.llm_cli import register
 from ifworld.llm import NO_MODEL_HELP
 from ifworld.runs.store import get_store
 from tests.fixtures.scripts.beliefs import STOP_FROM_ROUND
@@ -122,26 +121,15 @@ def test_make_params_validation():
         [3, 3, 3, 5, None, None]
 
 
-def cli_app() -> typer.Typer:
-    app = typer.Typer()
-
-    @app.callback()
-    def main() -> None:
-        """beliefs"""
-
-    register(app)
-    return app
-
-
 def test_cli_without_model_exits_2():
-    result = CliRunner().invoke(cli_app(), ["llm"])
+    result = CliRunner().invoke(beliefs_app, ["llm"])
     assert result.exit_code == 2 and NO_MODEL_HELP in result.stderr
 
 
 def test_cli_runs_and_prints_json(llm_env):
     args = ["llm", "--agents", "4", "--facts", "6", "--rounds", "3", "--models", "m1,m2", "--shares",
             "0.5,0.5", "--seed", "4", "--json"]
-    result = CliRunner().invoke(cli_app(), args)
+    result = CliRunner().invoke(beliefs_app, args)
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
     assert {"f1", "precision", "recall", "rounds_used", "converged", "counts", "agent_models", "run_id"} <= set(out)
@@ -151,7 +139,7 @@ def test_cli_runs_and_prints_json(llm_env):
 
 
 def test_cli_bad_shares_exit_2(llm_env):
-    result = CliRunner().invoke(cli_app(), ["llm", "--models", "a,b", "--shares", "1"])
+    result = CliRunner().invoke(beliefs_app, ["llm", "--models", "a,b", "--shares", "1"])
     assert result.exit_code == 2 and "shares" in result.stderr
 
 
@@ -160,15 +148,15 @@ def test_cli_large_run_needs_yes(llm_env):
     from ifworld.limits import CONFIRM_CALLS
 
     big = ["llm", "--agents", "50", "--rounds", str(CONFIRM_CALLS // 50 + 1), "--json"]
-    result = CliRunner().invoke(cli_app(), big)
+    result = CliRunner().invoke(beliefs_app, big)
     assert result.exit_code == 2 and "--yes" in result.stderr and "CONFIRM_CALLS" in result.stderr
     assert llm_env.count("beliefs.agent") == 0
     small = ["llm", "--agents", "4", "--facts", "5", "--rounds", "2", "--yes", "--json"]
-    assert CliRunner().invoke(cli_app(), small).exit_code == 0
+    assert CliRunner().invoke(beliefs_app, small).exit_code == 0
 
 
 def test_cli_options_come_from_the_config_model():
-    result = CliRunner().invoke(cli_app(), ["llm", "--agents", "1"])
+    result = CliRunner().invoke(beliefs_app, ["llm", "--agents", "1"])
     assert result.exit_code == 2 and "agents: input should be greater than or equal to 2, got 1" in result.stderr
-    help_text = CliRunner().invoke(cli_app(), ["llm", "--help"]).output
+    help_text = CliRunner().invoke(beliefs_app, ["llm", "--help"]).output
     assert "--liars" in help_text and "--true" in help_text and "--topology" in help_text and "--rule" not in help_text

@@ -12,10 +12,11 @@ from typer.testing import CliRunner
 
 from ifworld import runs
 from ifworld.beliefs import llm_agents as la
+from ifworld.beliefs.cli import app as beliefs_app
 from ifworld.beliefs.config import LLM_NO_RULE, BeliefConfig
 from ifworld.beliefs.graph import recording_of
 from ifworld.runs.store import get_store
-from tests.beliefs.test_llm_agents import SMALL, cli_app, run
+from tests.beliefs.test_llm_agents import SMALL, run
 
 RING = BeliefConfig(agents=8, facts=6, true_facts=2, false_facts=1, rounds=4, topology="ring", degree=2)
 
@@ -107,15 +108,15 @@ def test_resumed_ring_run_pairs_identically(fake_server, settings, store):
 
 
 def test_cli_offers_the_topology_and_says_rules_do_not_apply(llm_env):
-    help_text = " ".join(CliRunner().invoke(cli_app(), ["llm", "--help"]).output.replace("│", " ").split())
+    help_text = " ".join(CliRunner().invoke(beliefs_app, ["llm", "--help"]).output.replace("│", " ").split())
     for flag in ("--topology", "--degree", "--rewire", "--graph-seed"):
         assert flag in help_text
     assert "--rule" not in help_text and "--trust" not in help_text and LLM_NO_RULE in help_text
-    bad = CliRunner().invoke(cli_app(), ["llm", "--agents", "6", "--topology", "ring", "--degree", "3"])
+    bad = CliRunner().invoke(beliefs_app, ["llm", "--agents", "6", "--topology", "ring", "--degree", "3"])
     assert bad.exit_code == 2 and "degree (3) must be even" in bad.stderr
     args = ["llm", "--agents", "6", "--facts", "5", "--rounds", "3", "--topology", "ring", "--degree", "2",
             "--seed", "2", "--json"]
-    result = CliRunner().invoke(cli_app(), args)
+    result = CliRunner().invoke(beliefs_app, args)
     assert result.exit_code == 0, result.output
     record = get_store().get_run(json.loads(result.stdout)["run_id"]).record
     assert record["config"]["topology"] == "ring" and record["config"]["degree"] == 2

@@ -6,13 +6,12 @@ from __future__ import annotations
 import json
 
 import pytest
-import typer
 from typer.testing import CliRunner
 
 from ifworld import runs
 from ifworld.rws import benchmark
-from ifworld.rws.bench_cli import register
 from ifworld.rws.benchmark import SAMPLE_PATH
+from ifworld.rws.cli import app as rws_app
 from ifworld.rws.patterns import EXPECTED_CALLS
 
 IDS = ["2025_IFW_1_b", "2025_IFW_2_b", "2025_IFW_2_c"]  # the first is scripted wrong-first (retried)
@@ -88,21 +87,10 @@ def test_estimate_and_params_validation(items):
     assert len(benchmark.benchmark_params(items, "single", limit=2)["items"]) == 2
 
 
-def _cli() -> typer.Typer:
-    app = typer.Typer()
-
-    @app.callback()
-    def main() -> None:
-        """rws"""
-
-    register(app)
-    return app
-
-
 def test_cli_run_writes_results(llm_env, tmp_path):
     out = tmp_path / "results.json"
-    res = CliRunner().invoke(_cli(), ["run", "--pattern", "single,hmaw", "--data", str(SAMPLE_PATH),
-                                      "--limit", "2", "--out", str(out)])
+    res = CliRunner().invoke(rws_app, ["run", "--pattern", "single,hmaw", "--data", str(SAMPLE_PATH),
+                                       "--limit", "2", "--out", str(out)])
     assert res.exit_code == 0, res.output
     assert "run id: rws-" in res.stderr and "[4/4]" in res.stderr
     data = json.loads(out.read_text())
@@ -111,16 +99,16 @@ def test_cli_run_writes_results(llm_env, tmp_path):
 
 
 def test_cli_without_model_exits_2(tmp_path):
-    res = CliRunner().invoke(_cli(), ["run", "--pattern", "single", "--data", str(SAMPLE_PATH)])
+    res = CliRunner().invoke(rws_app, ["run", "--pattern", "single", "--data", str(SAMPLE_PATH)])
     assert res.exit_code == 2 and "No model is connected" in res.stderr
 
 
 def test_cli_bad_pattern_and_bad_lines(llm_env, tmp_path):
-    res = CliRunner().invoke(_cli(), ["run", "--pattern", "zigzag", "--data", str(SAMPLE_PATH)])
+    res = CliRunner().invoke(rws_app, ["run", "--pattern", "zigzag", "--data", str(SAMPLE_PATH)])
     assert res.exit_code == 2 and "unknown pattern" in res.stderr
     bad = tmp_path / "items.jsonl"
     bad.write_text(SAMPLE_PATH.read_text().splitlines()[5] + "\n{not json\n")
-    res = CliRunner().invoke(_cli(), ["run", "--pattern", "single", "--data", str(bad)])
+    res = CliRunner().invoke(rws_app, ["run", "--pattern", "single", "--data", str(bad)])
     assert res.exit_code == 0 and ":2: skipped" in res.stderr
     assert len(json.loads(res.stdout)["results"]) == 1
 
@@ -132,10 +120,10 @@ def test_cli_run_above_threshold_needs_yes(llm_env, tmp_path, fake_server):
     args = ["run", "--pattern", "single,hmaw,pace,phase,schema", "--data", str(SAMPLE_PATH)]
     lo, hi = benchmark.estimate_calls(53, ["single", "hmaw", "pace", "phase", "schema"])["total"]
     assert hi > CONFIRM_CALLS
-    res = CliRunner().invoke(_cli(), args)
+    res = CliRunner().invoke(rws_app, args)
     assert res.exit_code == 2 and "--yes" in res.stderr
     assert fake_server.count(status=None) == 0  # nothing was sent
-    small = CliRunner().invoke(_cli(), ["run", "--pattern", "single", "--data", str(SAMPLE_PATH), "--limit", "1"])
+    small = CliRunner().invoke(rws_app, ["run", "--pattern", "single", "--data", str(SAMPLE_PATH), "--limit", "1"])
     assert small.exit_code == 0, small.output
 
 
@@ -150,12 +138,12 @@ def test_one_items_grading_failure_is_that_items_verdict():
 
 
 def test_cli_tables_from_saved_runs(llm_env, tmp_path):
-    res = CliRunner().invoke(_cli(), ["run", "--pattern", "single,hmaw", "--data", str(SAMPLE_PATH),
-                                      "--limit", "2"])
+    res = CliRunner().invoke(rws_app, ["run", "--pattern", "single,hmaw", "--data", str(SAMPLE_PATH),
+                                       "--limit", "2"])
     assert res.exit_code == 0, res.output
     run_id = res.stderr.split("run id: ")[1].split()[0]
-    tables = CliRunner().invoke(_cli(), ["tables", run_id, "--regrade"])
+    tables = CliRunner().invoke(rws_app, ["tables", run_id, "--regrade"])
     assert tables.exit_code == 0, tables.output
     assert "Table 1" in tables.stdout and "| macro mean |" in tables.stdout
-    missing = CliRunner().invoke(_cli(), ["tables", "rws-nope"])
+    missing = CliRunner().invoke(rws_app, ["tables", "rws-nope"])
     assert missing.exit_code == 2

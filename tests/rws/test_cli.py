@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +14,7 @@ from ifworld.rws.cli import app
 from tests.rws.conftest import SAMPLE
 
 runner = CliRunner()
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize(
@@ -31,6 +34,16 @@ def test_check_prints_one_json_object_and_exits_0(args: list[str], verdict: str)
     payload = json.loads(result.stdout)
     assert {"verdict", "type", "reason", "pred_norm", "gt_norm"} <= set(payload)
     assert payload["verdict"] == verdict
+
+
+def test_check_never_imports_sympy_or_pint_in_the_calling_process() -> None:
+    """Grading runs in the worker: the CLI process itself stays light (a fast cold ``rws check``)."""
+    code = ("import json, sys; from typer.testing import CliRunner; from ifworld.cli import app; "
+            "r = CliRunner().invoke(app, ['rws', 'check', '--type', 'numeric', '5 km', '5000 m']); "
+            "print(json.dumps([json.loads(r.stdout)['verdict'], [m for m in ('sympy', 'pint') if m in sys.modules]]))")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          check=True)
+    assert json.loads(proc.stdout.splitlines()[-1]) == ["correct", []]
 
 
 @pytest.mark.parametrize("args", [["--type", "vector", "1", "1"], ["--type", "numeric", "", "1"],

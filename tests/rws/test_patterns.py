@@ -7,7 +7,8 @@ import pytest
 
 from ifworld.rws.benchmark import SAMPLE_PATH
 from ifworld.rws.dataset import load_items
-from ifworld.rws.patterns import EXPECTED_CALLS, GATE_CONFIDENCE, PATTERNS, run_pattern
+from ifworld.rws.names import PATTERNS as PATTERN_NAMES
+from ifworld.rws.patterns import EXPECTED_CALLS, GATE_CONFIDENCE, MODULES, PATTERNS, run_pattern
 from ifworld.rws.patterns.schema import allocate
 
 REVIEWERS = {"pace": "critic", "phase": "evaluator", "schema": "guard"}
@@ -23,6 +24,11 @@ def items() -> dict:
 
 def _counts(fake, pattern: str, roles) -> dict[str, int]:
     return {r: fake.count(f"rws.{pattern}.{r}") for r in roles}
+
+
+def test_the_light_pattern_names_match_the_state_machines():
+    """The CLI's help reads ``rws.names.PATTERNS`` without loading LangGraph; it must list what exists."""
+    assert tuple(MODULES) == PATTERN_NAMES == PATTERNS
 
 
 @pytest.mark.parametrize("pattern", PATTERNS)

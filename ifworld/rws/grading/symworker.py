@@ -90,6 +90,18 @@ def _serve(request: dict) -> dict:
     return result.model_dump()
 
 
+OPTIONAL_PINT_BACKENDS = ("dask",)
+"""Array libraries pint probes for on import (``dask.base``: 0.1–0.3 s of a cold ``rws check``); grading
+hands pint plain floats only, so the worker tells pint they are absent."""
+
+
+def _skip_optional_pint_backends() -> None:
+    """Mark pint's optional array backends as not installed in this process (a None entry in ``sys.modules``
+    makes ``import`` fail and ``find_spec`` answer None), unless something here already imported them."""
+    for name in OPTIONAL_PINT_BACKENDS:
+        sys.modules.setdefault(name, None)  # type: ignore[arg-type]
+
+
 def main() -> None:
     """Serve requests until stdin closes."""
     proto = os.fdopen(os.dup(1), "w", buffering=1)
@@ -98,6 +110,7 @@ def main() -> None:
     # antlr's parse of a long flat sum recurses once per term; Python >= 3.11 keeps pure-Python calls off
     # the C stack, so a higher limit is safe here (the parent's kill and RLIMIT_AS still bound the rest)
     sys.setrecursionlimit(8000)
+    _skip_optional_pint_backends()
     import ifworld.rws.grading.chain  # noqa: F401 - light stages first
     from ifworld.rws.grading.units import registry
 

@@ -19,12 +19,12 @@ from langgraph.graph import END, StateGraph
 
 from ifworld.config import Settings
 from ifworld.rws.dataset import RWSItem
+from ifworld.rws.names import PATTERNS
 from ifworld.rws.patterns import hmaw, pace, phase, schema, single
 from ifworld.rws.patterns.base import GATE_CONFIDENCE, PatternOutput, PatternState, final_line
 from ifworld.rws.verifier import LLMVerifier, grade_output
 
 MODULES: dict[str, ModuleType] = {"single": single, "hmaw": hmaw, "pace": pace, "phase": phase, "schema": schema}
-PATTERNS: tuple[str, ...] = tuple(MODULES)
 EXPECTED_CALLS: dict[str, dict[str, dict[str, int]]] = {name: mod.CALLS for name, mod in MODULES.items()}
 
 __all__ = ["PATTERNS", "EXPECTED_CALLS", "GATE_CONFIDENCE", "build_pattern_graph", "run_pattern", "initial_state",
