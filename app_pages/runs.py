@@ -117,7 +117,7 @@ with tab_open:
                        mime="text/html", key="runs_dl_html", on_click="ignore",
                        help="Self-contained page: charts inline, opens offline.")
     resume = False
-    if info.kind == "whatif":  # a what-if run is a session: its own page offers exactly what its state allows
+    if info.workflow.startswith("whatif."):  # a what-if session: its own page offers exactly what its state allows
         c3.page_link("app_pages/whatif.py", label="Open in What-if", icon="🌋", query_params={"run": run_id},
                      help="Continue, answer a pause, cancel or resume it there.")
     else:

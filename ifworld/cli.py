@@ -104,7 +104,13 @@ def runs_resume(
         typer.echo(f"resuming {run_id} ({info.workflow})", err=True)
         answer = _answer(run_id, info.status, edit)
         try:
-            record = drive(run_id, resume_value=answer) if answer is not None else _resume(run_id, info.workflow)
+            if info.workflow.startswith("whatif.") and info.status != "running":  # a live run: RunLive below
+                # a session: the same transition functions as the page, recorded as the CLI's
+                from ifworld.whatif import continue_run
+
+                record = continue_run(run_id, answer=answer, source="cli")
+            else:
+                record = drive(run_id, resume_value=answer) if answer is not None else _resume(run_id, info.workflow)
             if store.get_run(run_id).status == "paused":
                 from ifworld.whatif import pending_asks
                 from ifworld.whatif.cli import print_pause
@@ -114,6 +120,9 @@ def runs_resume(
         except RunLive as exc:
             typer.echo(str(exc), err=True)
             raise typer.Exit(1) from None
+        except ValueError as exc:  # the session's state does not allow continuing (SessionError)
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from None
         except RunFailed as exc:
             typer.echo(str(exc), err=True)
             raise typer.Exit(1) from None
@@ -137,15 +146,33 @@ def _estimate(workflow: str, params: dict) -> int | None:
 
 @runs_app.command("cancel")
 def runs_cancel(run_id: str) -> None:
-    """Ask a live run to stop at its next step (it becomes 'cancelled' and can be resumed)."""
-    from ifworld.runs import request_cancel
+    """Stop a running or paused run (a running one at its next step); it becomes 'cancelled' and can be resumed.
+    A run in any other state has nothing to cancel: exit 2 with its state."""
+    from ifworld.runs import get_store, request_cancel
 
     try:
-        live = request_cancel(run_id)
+        info = get_store().get_run(run_id)
     except KeyError as exc:
         typer.echo(str(exc.args[0]), err=True)
         raise typer.Exit(2) from exc
-    typer.echo(f"cancel requested for {run_id}" + ("" if live else " (it is not running now)"), err=True)
+    if info.workflow.startswith("whatif."):
+        from ifworld.whatif import SessionError, cancel_session
+
+        try:
+            session = cancel_session(run_id, source="cli")
+        except SessionError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from None
+        typer.echo(f"cancel requested for {run_id} (was {session.transitions[-1].from_state.replace('_', ' ')})",
+                   err=True)
+        return
+    if info.status not in ("running", "paused"):
+        typer.echo(f"error: run {run_id} is {info.status}; nothing to cancel", err=True)
+        raise typer.Exit(2)
+    live = request_cancel(run_id)
+    if not live:
+        get_store().set_status(run_id, "cancelled", error="cancelled by request")
+    typer.echo(f"cancel requested for {run_id}", err=True)
 
 
 def _answer(run_id: str, status: str, edit: Path | None) -> Any:

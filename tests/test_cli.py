@@ -88,3 +88,32 @@ def test_export_of_a_malformed_whatif_record_names_run_and_field() -> None:
         assert result.exit_code == 2
         assert f"cannot export run {run_id}: what-if record: field rounds.1.experts.geophysics:" in result.stderr
     assert json.loads(runner.invoke(app, ["runs", "export", run_id, "--format", "json"]).stdout)["id"] == run_id
+
+
+def test_cancel_refuses_a_finished_run_and_cancels_a_paused_one(llm_env) -> None:  # noqa: ANN001
+    """Observation 1: a completed run has nothing to cancel (exit 2, it stays completed); a paused what-if
+    session is cancelled through the same transition the page uses, recorded as the CLI's."""
+    from ifworld.runs.store import get_store
+    from tests.whatif.records import sample_record
+
+    store = get_store()
+    rec = sample_record()
+    done = store.create_run("whatif", "whatif.ifworld", rec["params"], "What-if: done")
+    store.finish_run(done, rec, rec["usage"])
+    res = CliRunner().invoke(app, ["runs", "cancel", done])
+    assert res.exit_code == 2 and f"run {done} is completed; cannot cancel: nothing to cancel" in res.stderr
+    assert store.get_run(done).status == "completed"
+    other = store.create_run("rws", "demo.fanout", {"topic": "t"}, "finished sweep")
+    store.finish_run(other, {"x": 1}, {})
+    res = CliRunner().invoke(app, ["runs", "cancel", other])
+    assert res.exit_code == 2 and "is completed; nothing to cancel" in res.stderr
+    paused = CliRunner().invoke(app, ["whatif", "run", "What if the Moon disappeared?", "--experts", "physics",
+                                      "--rounds", "1", "--review"])
+    run_id = json.loads(paused.stdout)["run_id"]
+    res = CliRunner().invoke(app, ["runs", "cancel", run_id])
+    assert res.exit_code == 0 and store.get_run(run_id).status == "cancelled"
+    assert store.transitions(run_id)[-1] | {"at": 0} == {"at": 0, "from_state": "review", "to_state": "cancelled",
+                                                        "action": "cancel", "source": "cli", "round": 0,
+                                                        "detail": ""}
+    res = CliRunner().invoke(app, ["runs", "resume", run_id])  # resumes into the same pause
+    assert res.exit_code == 0 and json.loads(res.stdout)["paused"][0]["kind"] == "review"

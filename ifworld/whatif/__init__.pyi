@@ -99,6 +99,7 @@ from .schemas import (
     Report as Report,
 )
 from .sections import scenario_markdown as scenario_markdown, session_markdown as session_markdown
+from .service import continue_run as continue_run
 from .session import (
     RUNNING as RUNNING,
     STOPPED as STOPPED,

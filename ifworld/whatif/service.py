@@ -46,6 +46,12 @@ def run(params: dict[str, Any], *, settings: Settings | None = None, store: RunS
     return {"run_id": run_id, **record}
 
 
+def continue_run(run_id: str, *, answer: Any = None, source: str = "cli", settings: Settings | None = None,
+                 store: RunStore | None = None, on_event: Callable[[Event], None] | None = None) -> dict[str, Any]:
+    """Continue a saved session the way its state allows: answer a pause, resume a stop, start a draft."""
+    return run({}, settings=settings, store=store, on_event=on_event, run_id=run_id, answer=answer, source=source)
+
+
 def load_record(run_id: str, store: RunStore | None = None) -> dict[str, Any]:
     """A stored run's record with ``calls`` and ``usage`` rebuilt from the call log (token counts intact)."""
     store = store or get_store()
