@@ -19,6 +19,7 @@ import typer
 
 from ifworld import __version__, resources
 from ifworld.limits import confirmation_message, needs_confirmation
+from ifworld.llm import demo_server
 from ifworld.redact import guard_std_streams, safe_error
 from ifworld.runs import (
     EXPORT_FORMATS,
@@ -79,6 +80,7 @@ def _engine_app(name: str) -> typer.Typer:
 for _name, _help in ENGINE_HELP.items():
     app.add_typer(_engine_app(_name), name=_name, help=_help)
 app.add_typer(runs_app, name="runs")
+app.command("demo-server")(demo_server)
 
 
 @runs_app.command("list")
