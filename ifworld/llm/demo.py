@@ -194,10 +194,10 @@ def stream_chunks(body: dict, content: str, tool_calls: list | None, usage: dict
     """SSE chunks of a reply: role, content pieces, tool-call head then argument pieces, finish, usage."""
     base = {"id": f"chatcmpl-{uuid.uuid4().hex[:12]}", "object": "chat.completion.chunk",
             "created": int(time.time()), "model": body.get("model", DEMO_MODEL)}
-    chunks = [{**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}]
+    chunks: list[dict[str, Any]] = [{**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}]
     for i in range(0, len(content), STREAM_CHUNK_CHARS):
-        piece = content[i : i + STREAM_CHUNK_CHARS]
-        chunks.append({**base, "choices": [{"index": 0, "delta": {"content": piece}}]})
+        text = content[i : i + STREAM_CHUNK_CHARS]
+        chunks.append({**base, "choices": [{"index": 0, "delta": {"content": text}}]})
     if tool_calls:  # the call's head first, then its arguments in pieces, as real servers stream them
         call = tool_calls[0]
         head = {"index": 0, "id": call["id"], "type": "function",

@@ -71,7 +71,7 @@ def _answer(text: str, final: str) -> str:
 
 def first_answer(body: dict) -> str:
     item = find_item(body)
-    final = wrong_answer(item) if wrong_first(item) else gold(item)
+    final = wrong_answer(item) if item is not None and wrong_first(item) else gold(item)
     return _answer("Applied the governing relation and kept the units.", final)
 
 

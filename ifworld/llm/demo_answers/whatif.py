@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from typing import Any
 
 from ifworld.llm.demo_answers import last_user, prompt_text
 
@@ -239,7 +240,7 @@ def report_core(body: dict) -> dict:
 
 def report_analysis(body: dict) -> dict:
     shock, qty, unit, lo, hi = topic(body)
-    edges = [{"source": shock, "target": qty, "sign": "+", "strength": 3, "domains": ["physics"],
+    edges: list[dict[str, Any]] = [{"source": shock, "target": qty, "sign": "+", "strength": 3, "domains": ["physics"],
               "mechanism": "direct forcing"},
              {"source": qty, "target": "output", "sign": "-", "strength": 2, "domains": ["economics"],
               "mechanism": "productivity loss"},
@@ -251,7 +252,7 @@ def report_analysis(body: dict) -> dict:
               "domains": ["engineering", "economics"], "mechanism": "capital diversion"},
              {"source": "public compliance", "target": "hospital load", "sign": "-", "strength": 2,
               "domains": ["sociology", "medicine"], "mechanism": "behavioural adaptation"}]
-    nodes = {}
+    nodes: dict[str, dict[str, Any]] = {}
     for e in edges:
         for end in (e["source"], e["target"]):
             nodes.setdefault(end, {"id": end, "label": end, "domain": e["domains"][0]})
