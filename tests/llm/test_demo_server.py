@@ -64,14 +64,15 @@ def _listening(port: int) -> bool:
 
 
 def start_demo(log: Path) -> DemoProcess:
-    """``ifworld demo-server`` on a free port; returns once the port accepts connections (polled)."""
+    """``ifworld demo-server`` on a free port; returns once the port accepts connections and the settings to
+    use are printed (both polled)."""
     port = _free_port()
     with log.open("w", encoding="utf-8") as err:
         proc = subprocess.Popen([sys.executable, "-m", "ifworld.cli", "demo-server", "--port", str(port)],
                                 cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err, stdin=subprocess.DEVNULL)
     demo = DemoProcess(proc, port, log)
     deadline = time.monotonic() + START_TIMEOUT_S
-    while not _listening(port):
+    while not (_listening(port) and "Ctrl-C to stop" in demo.stderr()):  # it prints just after it binds
         if proc.poll() is not None:
             pytest.fail(f"demo-server exited with {proc.returncode}: {demo.stderr()[-2000:]}")
         if time.monotonic() > deadline:
