@@ -222,3 +222,13 @@ def test_no_model_panel_names_the_demo_server(page: str) -> None:
     assert "ifworld demo-server" in panel and f"IFWORLD_MODEL={DEMO_MODEL}" in panel
     shown = " ".join(e.value for e in [*at.info, *at.caption, *at.markdown])
     assert "tests.fixtures" not in shown
+
+
+def test_settings_page_says_when_the_model_is_the_demo(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("IFWORLD_BASE_URL", DEMO_URL)
+    monkeypatch.setenv("IFWORLD_MODEL", DEMO_MODEL)
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.switch_page("app_pages/settings.py")
+    at.run()
+    assert not at.exception, at.exception
+    assert any("ifworld demo-server" in w.value and DEMO_LABEL in w.value for w in at.warning)
