@@ -3,6 +3,7 @@
 import streamlit as st
 
 from ifworld import llm
+from ifworld.config import DEMO_MODEL, DEMO_URL
 from ui.common import connection_check, current_settings, model_ready, store
 
 st.title("⚙️ About & settings")
@@ -11,6 +12,9 @@ settings = current_settings()
 st.subheader("Model connection")
 if model_ready("The what-if engine, the RWS patterns and LLM belief agents"):
     st.success(f"Configured: **{settings.endpoint_label}**, default model **{settings.model}**.")
+    if settings.model == DEMO_MODEL:
+        st.warning("Model `demo` is the name `ifworld demo-server` answers to: if that is what runs at this URL, "
+                   "every answer is canned text labelled [demo] — for trying the app, not analysis.", icon="🧪")
     connection_check("settings_test")
 public = settings.public_dict()
 st.dataframe(
@@ -55,4 +59,6 @@ The same names can be put at the top level of `.streamlit/secrets.toml`. The sid
 browser session only.
 """
 )
+st.caption(f"No model at hand? `ifworld demo-server --port 8765` serves canned answers labelled [demo] for every "
+           f"role: set `IFWORLD_BASE_URL={DEMO_URL}` and `IFWORLD_MODEL={DEMO_MODEL}` to try the app with it.")
 st.caption("IF-World Studio binds 127.0.0.1 by default; see the README to share it with a workshop.")

@@ -25,6 +25,7 @@ import typer
 from ifworld import __version__
 from ifworld.beliefs.cli import app as beliefs_app
 from ifworld.limits import confirmation_message, needs_confirmation
+from ifworld.llm import demo_server
 from ifworld.redact import guard_std_streams, safe_error
 from ifworld.rws.cli import app as rws_app
 from ifworld.whatif.cli import app as whatif_app
@@ -44,6 +45,7 @@ app.add_typer(rws_app, name="rws",
 app.add_typer(beliefs_app, name="beliefs",
               help="Belief exchange: simulate populations exchanging facts, run parameter sweeps.")
 app.add_typer(runs_app, name="runs")
+app.command("demo-server")(demo_server)
 
 ENGINES = ("whatif", "rws", "beliefs")
 """The engines mounted above; they are also the run kinds of the store (``ifworld.runs.KINDS``, a test

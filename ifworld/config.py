@@ -38,11 +38,18 @@ ROLE_MAX_TOKENS: dict[str, int] = {
     "whatif.debate.judge": 4_000, "whatif.judge": 800,
     "rws": 1_500, "rws.verifier": 500, "beliefs.agent": 600, "connection": 64,
 }
-NO_MODEL_HELP = (
+DEMO_MODEL = "demo"  # the model name `ifworld demo-server` answers to
+DEMO_URL = "http://127.0.0.1:8765/v1"  # its default address
+DEMO_HINT = (
+    f"To try it without a model, run `ifworld demo-server` and set IFWORLD_BASE_URL={DEMO_URL} "
+    f"IFWORLD_MODEL={DEMO_MODEL}: it serves canned answers labelled [demo], not analysis."
+)
+CONNECT_HELP = (
     "No model is connected. Set IFWORLD_API_KEY (or OPENAI_API_KEY) for OpenAI, or IFWORLD_BASE_URL for a "
     "local OpenAI-compatible server such as Ollama (http://localhost:11434/v1), vLLM, LM Studio or "
     "llama.cpp, or fill in the sidebar."
 )
+NO_MODEL_HELP = f"{CONNECT_HELP} {DEMO_HINT}"
 
 
 class Settings(BaseSettings):

@@ -10,7 +10,7 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from ifworld.config import NO_MODEL_HELP, Settings, load_settings
+from ifworld.config import CONNECT_HELP, DEMO_MODEL, DEMO_URL, Settings, load_settings
 from ifworld.redact import redact, safe_error
 from ifworld.safe_text import clean_title, inert_markdown
 
@@ -158,14 +158,15 @@ def model_ready(feature: str) -> bool:
     if current_settings().enabled:
         return True
     st.info(
-        f"**{feature} needs a language model.** {NO_MODEL_HELP}\n\n"
+        f"**{feature} needs a language model.** {CONNECT_HELP}\n\n"
         "Examples:\n"
         "- OpenAI: `export OPENAI_API_KEY=sk-…`\n"
         "- Ollama: `ollama serve`, then `export IFWORLD_BASE_URL=http://localhost:11434/v1 "
         "IFWORLD_MODEL=llama3.1`\n"
         "- vLLM / LM Studio / llama.cpp server: their `/v1` URL as `IFWORLD_BASE_URL`\n"
-        "- No model at all: `python -m tests.fixtures.fake_openai --port 8765` serves scripted demo answers; "
-        "use `http://127.0.0.1:8765/v1` as base URL.\n\n"
+        f"- No model at all: `ifworld demo-server --port 8765`, then `IFWORLD_BASE_URL={DEMO_URL}` and "
+        f"`IFWORLD_MODEL={DEMO_MODEL}` (or the sidebar): canned answers labelled [demo], to try the app — "
+        "not analysis.\n\n"
         "Everything that needs no model (simulations, grading, browsing and replaying saved runs) works now.",
         icon="🔌",
     )

@@ -12,6 +12,9 @@ door. Modules:
 - :mod:`~ifworld.llm.usage` — per-call accounting (role, round, tokens, latency, retries, status).
 - :mod:`~ifworld.llm.connection` — the connection test shown on Settings.
 - :mod:`~ifworld.llm.tracing` — optional LangSmith tracing switch.
+- :mod:`~ifworld.llm.demo` and :mod:`~ifworld.llm.demo_answers` — ``ifworld demo-server``: an OpenAI-compatible
+  server with labelled canned answers for every role (to try the app without a model); the command itself is
+  :func:`demo_server` (:mod:`~ifworld.llm.demo_cli`, which loads the server only when run).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from __future__ import annotations
 from ifworld.config import NO_MODEL_HELP
 from ifworld.llm.client import PARTIAL_INTERVAL_S, acomplete, astructured, chat_model, complete, structured
 from ifworld.llm.connection import ConnectionReport, test_connection
+from ifworld.llm.demo_cli import demo_server
 from ifworld.llm.methods import endpoint_key, known_method
 from ifworld.llm.reply import (
     KEPT_NOTE,
@@ -36,7 +40,7 @@ from ifworld.llm.usage import CallRecord, Usage, UsageTracker, call_counts, usag
 __all__ = [
     "KEPT_NOTE", "NO_MODEL_HELP", "PARTIAL_INTERVAL_S", "CallRecord", "ConnectionReport", "LLMCallError", "LLMError",
     "LLMNotConfigured", "StructuredOutputError", "TruncatedOutputError", "Usage", "UsageTracker", "acomplete",
-    "astructured", "call_counts", "chat_model", "complete", "endpoint_key", "extract_json", "known_method", "project",
-    "set_tracing", "strip_think", "structured", "test_connection", "tracing_active", "tracing_env",
-    "tracing_requested", "usage_totals",
+    "astructured", "call_counts", "chat_model", "complete", "demo_server", "endpoint_key", "extract_json",
+    "known_method", "project", "set_tracing", "strip_think", "structured", "test_connection", "tracing_active",
+    "tracing_env", "tracing_requested", "usage_totals",
 ]

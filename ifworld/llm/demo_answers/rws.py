@@ -1,0 +1,171 @@
+"""Demo answers for the RWS verifier and the five answer patterns (rules match each role's system text).
+
+Final answers come from the shipped sample set's gold when the question in the user message is found there,
+and a fixed third of the items ("wrong first": id hashes to 0 mod 3) get a wrong first answer: single-shot
+and HMAW keep it, while the PACE critic, PHASE evaluator and SCHEMA guard reject it and the retry gives the
+gold. So a demo benchmark shows what the gates and retries do; its accuracy says nothing about any model.
+The server puts the demo label in front of every plain-text answer and the free-text fields in
+:data:`LABEL_KEYS`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import zlib
+from functools import lru_cache
+
+from ifworld.llm.demo_answers import role_text
+from ifworld.resources import data_path
+
+SAMPLE_NAME = "rws_sample.jsonl"
+FINAL_RE = re.compile(r"(?im)^\s*final answer\s*:\s*(.+?)\s*$")
+NUMBER_RE = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+@lru_cache(maxsize=1)
+def _items() -> list[dict]:
+    rows = []
+    for line in data_path(SAMPLE_NAME).read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue
+    return rows
+
+
+def find_item(body: dict) -> dict | None:
+    """The sample item whose question appears in the request's user text."""
+    text = role_text(body, "user")
+    for item in _items():
+        if item["question"] in text:
+            return item
+    return None
+
+
+def wrong_first(item: dict | None) -> bool:
+    """Items that get a wrong first answer (fixed by gated patterns' retries)."""
+    return item is not None and zlib.crc32(item["id"].encode()) % 3 == 0
+
+
+def wrong_answer(item: dict) -> str:
+    gold = item["final"]
+    if item["type"] == "numeric":
+        m = NUMBER_RE.search(gold)
+        if m:
+            return gold[: m.start()] + f"{float(m.group()) * 2 + 1:g}" + gold[m.end():]
+        return "0"
+    if item["type"] == "symbolic":
+        return "x = 0"
+    return "It stays exactly the same."
+
+
+def gold(item: dict | None) -> str:
+    return item["final"] if item else "42"
+
+
+def _answer(text: str, final: str) -> str:
+    return f"Reasoning: {text}\nFinal Answer: {final}"
+
+
+def first_answer(body: dict) -> str:
+    item = find_item(body)
+    final = wrong_answer(item) if item is not None and wrong_first(item) else gold(item)
+    return _answer("Applied the governing relation and kept the units.", final)
+
+
+def retry_answer(body: dict) -> str:
+    return _answer("Applied the reviewer's fix and recomputed.", gold(find_item(body)))
+
+
+def _last_final(text: str) -> str:
+    found = FINAL_RE.findall(text)
+    return found[-1].strip() if found else ""
+
+
+def review(body: dict) -> dict:
+    """Accept when the proposed answer's final line is the gold; otherwise reject with the gold as fix."""
+    item = find_item(body)
+    proposed = _last_final(role_text(body, "user"))
+    if item is None:  # a reviewer that does not see the question (the PACE critic): spot the scripted wrong drafts
+        if proposed in {wrong_answer(i) for i in _items() if wrong_first(i)}:
+            return {"accept": False, "confidence": 0.4, "issues": ["the final value does not follow from the plan"],
+                    "fix": "Redo the last step of the plan."}
+        return {"accept": True, "confidence": 0.9, "issues": [], "fix": ""}
+    if proposed == item["final"]:
+        return {"accept": True, "confidence": 0.9, "issues": [], "fix": ""}
+    return {"accept": False, "confidence": 0.8, "issues": ["the final value does not follow from the setup"],
+            "fix": f"Redo the last step; the result should be {item['final']}."}
+
+
+def enclose(body: dict) -> str:
+    return _answer("Summary of the accepted solution.", _last_final(role_text(body, "user")) or gold(find_item(body)))
+
+
+def plan(body: dict) -> dict:
+    item = find_item(body) or {"type": "numeric"}
+    return {"expected_type": item["type"], "required_units": "", "format_hints": "as the hint asks",
+            "plan": ["identify the relation", "substitute", "check units"], "checks": ["units match"],
+            "domain_hint": "heliophysics"}
+
+
+HYPOTHESES = {"assumptions": ["steady state"], "knowns": ["given values"], "unknowns": ["the answer"],
+              "constraints": [], "equations_latex": ["v = d/t"], "units": ["SI"], "required_units": "",
+              "facts": ["1 AU = 1.496e11 m"]}
+ARCHITECTURE = {"q_type": "physics", "format_hints": "as asked", "plan": ["set up", "evaluate"],
+                "checks": ["units"], "expert_sequence": [
+                    {"role": "Physicist", "prompt": "Set up the relation.", "produces": "setup",
+                     "consumes": "question"},
+                    {"role": "Calculator", "prompt": "Evaluate it.", "produces": "value", "consumes": "setup"}]}
+
+
+def parse(body: dict) -> dict:
+    text = role_text(body, "user")
+    gt = re.search(r"Reference answer:\s*(.+)", text)
+    item = find_item(body)
+    return {"pred_norm": _last_final(text) or text.split("<<<")[-1].split(">>>")[0].strip()[-200:],
+            "gt_norm": gt.group(1).strip() if gt else "", "type": item["type"] if item else "textual", "units": ""}
+
+
+def judge(body: dict) -> dict:
+    text = role_text(body, "user")
+    pred = re.search(r"Student answer \(normalised\):\s*(.+)", text)
+    ref = re.search(r"Reference answer \(normalised\):\s*(.+)", text)
+    p, g = (pred.group(1).strip() if pred else ""), (ref.group(1).strip() if ref else "")
+    same = p.lower().strip(" .") == g.lower().strip(" .")
+    return {"verdict": "correct" if same else "incorrect", "confidence": 0.9 if same else 0.8,
+            "pred_extracted": p, "gt_extracted": g, "reason": "same answer" if same else "different answer"}
+
+
+LABEL_KEYS = frozenset({"plan", "issues", "fix", "reason", "format_hints", "prompt"})
+
+RULES = [
+    (r"answer parser of a physics grading desk", parse, "rws.verifier.parser"),
+    (r"equivalence judge of a physics grading desk", judge, "rws.verifier.judge"),
+    (r"You are a single-shot solver", first_answer, "rws.single.answer"),
+    (r"You are the HMAW chief executive", "Identify the relation, keep SI units, give one final line.",
+     "rws.hmaw.ceo"),
+    (r"You are the HMAW manager", "1. List the knowns. 2. Apply the relation. 3. End with 'Final Answer: ...'.",
+     "rws.hmaw.manager"),
+    (r"You are the HMAW worker", first_answer, "rws.hmaw.worker"),
+    (r"You are the PACE planner", plan, "rws.pace.planner"),
+    (r"PACE answerer on a second attempt", retry_answer, "rws.pace.answer#retry"),
+    (r"You are the PACE answerer", first_answer, "rws.pace.answer"),
+    (r"You are the PACE critic", review, "rws.pace.critic"),
+    (r"You are the PACE encloser", enclose, "rws.pace.encloser"),
+    (r"You are the PHASE planner", plan, "rws.phase.planner"),
+    (r"You are the PHASE hypothesizer", HYPOTHESES, "rws.phase.hypothesizer"),
+    (r"You are the PHASE analyzer", "Rearranged the relation and substituted.\nCandidate: see solver.",
+     "rws.phase.analyzer"),
+    (r"PHASE solver on a second attempt", retry_answer, "rws.phase.solver#retry"),
+    (r"You are the PHASE solver", first_answer, "rws.phase.solver"),
+    (r"You are the PHASE evaluator", review, "rws.phase.evaluator"),
+    (r"You are the PHASE finalizer", enclose, "rws.phase.finalizer"),
+    (r"You are the SCHEMA architect", ARCHITECTURE, "rws.schema.architect"),
+    (r"You are a SCHEMA expert", "Worked my step; values and units stated above.", "rws.schema.expert"),
+    (r"SCHEMA synthesizer correcting", retry_answer, "rws.schema.synthesizer#retry"),
+    (r"You are the SCHEMA synthesizer", first_answer, "rws.schema.synthesizer"),
+    (r"You are the SCHEMA guard", review, "rws.schema.guard"),
+    (r"You are the SCHEMA finalizer", enclose, "rws.schema.finalizer"),
+]
