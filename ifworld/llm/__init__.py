@@ -1,7 +1,8 @@
 """The model layer: the one place that builds chat models and calls them (any OpenAI-compatible endpoint).
 
 Everything else asks for a model by *role* (``"whatif.expert"``, ``"rws.pace.critic"`` …) through this front
-door. Modules:
+door, whose names load on first use (``__init__.pyi`` lists them with their types), so importing it is cheap.
+Modules:
 
 - :mod:`~ifworld.llm.client` — ``complete`` / ``structured`` (and async twins) over ``ChatOpenAI``: streaming,
   bounds, retries, the process-wide concurrency limit.
@@ -17,30 +18,6 @@ door. Modules:
   :func:`demo_server` (:mod:`~ifworld.llm.demo_cli`, which loads the server only when run).
 """
 
-from __future__ import annotations
+import lazy_loader as _lazy
 
-from ifworld.config import NO_MODEL_HELP
-from ifworld.llm.client import PARTIAL_INTERVAL_S, acomplete, astructured, chat_model, complete, structured
-from ifworld.llm.connection import ConnectionReport, test_connection
-from ifworld.llm.demo_cli import demo_server
-from ifworld.llm.methods import endpoint_key, known_method
-from ifworld.llm.reply import (
-    KEPT_NOTE,
-    LLMCallError,
-    LLMError,
-    LLMNotConfigured,
-    StructuredOutputError,
-    TruncatedOutputError,
-    extract_json,
-    strip_think,
-)
-from ifworld.llm.tracing import project, set_tracing, tracing_active, tracing_env, tracing_requested
-from ifworld.llm.usage import CallRecord, Usage, UsageTracker, call_counts, usage_totals
-
-__all__ = [
-    "KEPT_NOTE", "NO_MODEL_HELP", "PARTIAL_INTERVAL_S", "CallRecord", "ConnectionReport", "LLMCallError", "LLMError",
-    "LLMNotConfigured", "StructuredOutputError", "TruncatedOutputError", "Usage", "UsageTracker", "acomplete",
-    "astructured", "call_counts", "chat_model", "complete", "demo_server", "endpoint_key", "extract_json",
-    "known_method", "project", "set_tracing", "strip_think", "structured", "test_connection", "tracing_active",
-    "tracing_env", "tracing_requested", "usage_totals",
-]
+__getattr__, __dir__, __all__ = _lazy.attach_stub(__name__, __file__)

@@ -1,0 +1,38 @@
+"""Type stub of the front door: the names listed here are what `ifworld.llm` exports (loaded lazily)."""
+
+from .client import (
+    PARTIAL_INTERVAL_S as PARTIAL_INTERVAL_S,
+    acomplete as acomplete,
+    astructured as astructured,
+    chat_model as chat_model,
+    complete as complete,
+    structured as structured,
+)
+from .connection import ConnectionReport as ConnectionReport, test_connection as test_connection
+from .demo_cli import demo_server as demo_server
+from .help import NO_MODEL_HELP as NO_MODEL_HELP
+from .methods import endpoint_key as endpoint_key, known_method as known_method
+from .reply import (
+    KEPT_NOTE as KEPT_NOTE,
+    LLMCallError as LLMCallError,
+    LLMError as LLMError,
+    LLMNotConfigured as LLMNotConfigured,
+    StructuredOutputError as StructuredOutputError,
+    TruncatedOutputError as TruncatedOutputError,
+    extract_json as extract_json,
+    strip_think as strip_think,
+)
+from .tracing import (
+    project as project,
+    set_tracing as set_tracing,
+    tracing_active as tracing_active,
+    tracing_env as tracing_env,
+    tracing_requested as tracing_requested,
+)
+from .usage import (
+    CallRecord as CallRecord,
+    Usage as Usage,
+    UsageTracker as UsageTracker,
+    call_counts as call_counts,
+    usage_totals as usage_totals,
+)
