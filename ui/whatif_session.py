@@ -95,7 +95,7 @@ def render(run_id: str, ready: bool) -> None:
 
 
 def _header(session: Session, info: RunInfo) -> None:
-    sst.markdown(f"### {info.params.get('proposition') or info.title}")
+    sst.markdown(f"### {session.proposition}")
     left, right = st.columns([3, 1])
     if session.state not in RUNNING:  # a running session's label moves with it, inside its live panel
         left.markdown(state_line(session, info))
@@ -126,7 +126,7 @@ def _live_panel(run_id: str) -> None:
     st.button("⏹️ Cancel run", key="whatif_cancel", on_click=cancel, args=(run_id,),
               help="Stops at the next step; what finished is kept and the run can be resumed.")
     since = next((t.at for t in reversed(session.transitions) if t.source != "engine"), info.created)
-    panel = session.panel or list(info.params.get("experts") or [])  # as the refiner or a review left it
+    panel = session.panel  # as the refiner or a review left it
     view = LiveWhatIf(run_id, panel, whatif.estimate_calls({**info.params, "experts": panel}),
                       since=since, deferred=True, params=info.params)
     feed = runs.live_feed(run_id)
@@ -147,8 +147,10 @@ def _review(session: Session, info: RunInfo, ready: bool) -> None:
     if not asks:
         st.info("The run is paused; its question could not be read. Cancel it and resume to ask again.")
         return
-    with st.expander("🗺️ The refined scenario", expanded=False):
-        sst.markdown(whatif.scenario_markdown(asks[0].get("scenario"), heading=""))
+    ask = whatif.parse_ask(asks[0])
+    if isinstance(ask, whatif.ReviewAsk):
+        with st.expander("🗺️ The refined scenario", expanded=False):
+            sst.markdown(whatif.scenario_markdown(ask.scenario, heading=""))
     _answer(info.id, asks[0], ready)
 
 
@@ -169,7 +171,7 @@ def _answer(run_id: str, ask: dict[str, Any], ready: bool) -> None:
     if not ready:
         st.warning("Connect a model to continue this run.")
         return
-    action = Action.APPLY_EDITS if answer.get("action") == "edit" else Action.CONTINUE
+    action = Action.APPLY_EDITS if answer["action"] == "edit" else Action.CONTINUE
     try:
         drive(run_id, action, answer)
     except SessionError as exc:

@@ -116,20 +116,22 @@ class Session(BaseModel):
     round: int | None = None
     rounds: int = 0
     method: str = "ifworld"
+    proposition: str = ""
+    planned_panel: list[str] = []  # the panel the run was started with
     status: str = ""
     error: str = ""
     transitions: list[Transition] = []
 
     @property
-    def panel(self) -> list[str] | None:
-        """The expert panel as last set (the refiner may add experts; a review may change them), if recorded."""
+    def panel(self) -> list[str]:
+        """The expert panel as last set (the refiner may add experts; a review may change them)."""
         for t in reversed(self.transitions):
             if t.action == "panel":
                 try:
                     return [str(d) for d in json.loads(t.detail)]
-                except ValueError:  # a detail cut by the store's cap: fall back to the run's params
-                    return None
-        return None
+                except ValueError:  # a detail cut by the store's cap: fall back to the planned panel
+                    break
+        return list(self.planned_panel)
 
     @property
     def label(self) -> str:
@@ -184,6 +186,8 @@ def load_session(run_id: str, store: RunStore | None = None) -> Session:
     state, rnd = _state_of(info, history[-1] if history else None)
     return Session(run_id=run_id, state=state, round=rnd, rounds=int(info.params.get("rounds") or 0),
                    method=str(info.params.get("method") or "ifworld"), status=info.status,
+                   proposition=str(info.params.get("proposition") or info.title),
+                   planned_panel=[str(d) for d in info.params.get("experts") or []],
                    error=info.error or "", transitions=history)
 
 

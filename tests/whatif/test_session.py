@@ -48,6 +48,7 @@ def test_a_paused_run_records_each_move_and_finishes(fake_server, wsettings, sto
     session = load_session(run_id, store)
     assert (session.state, session.round, session.label) == (State.BETWEEN_ROUNDS, 1, "Paused after round 1")
     assert session.panel == ["physics", "law"]  # the estimate and the live view count the edited panel
+    assert session.planned_panel == SMALL and session.proposition == PROP
     service.run({}, settings=wsettings, store=store, run_id=run_id, answer={"contribution": "ferry"},
                 source="workshop")
     assert load_session(run_id, store).state == State.COMPLETED
