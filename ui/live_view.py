@@ -68,7 +68,8 @@ class LiveWhatIf:
         # record (or the rounds so far) instead, so the live blocks are cleared rather than shown twice
         self.root = st.empty()
         with self.root.container():
-            self.bar = st.progress(0.0, text="Starting…")
+            # a replayed feed draws its progress once, in flush(): no "Starting…" flash on every refresh
+            self.bar = st.empty() if deferred else st.progress(0.0, text="Starting…")
             self.status_line = st.empty()
             self.usage_box = st.empty()
             self.token_box = st.empty()
