@@ -398,14 +398,15 @@ def _export_buttons(fig: go.Figure, key: str) -> None:
 
 
 def paper_report(rep: Any, prefix: str) -> None:
-    """The paper's Tables 1, 4, 5, 6 beside ours under both readings, per configuration, residuals."""
+    """The paper's tables beside ours under every reading (the command's and the docs' tables), the sweep
+    with the sentence behind each value, per configuration, residuals."""
     st.markdown(f"**Rule {rep.rule}** · {rep.configurations} configurations × {rep.seeds} seeds × {rep.runs} runs "
                 "per reading")
-    for title, table in (("Table 1 · heuristic row", beliefs.table1(rep)),
-                         ("Table 4 · by strategy", beliefs.table4(rep)),
-                         ("Table 5 · convergence", beliefs.table5(rep)), ("Table 6 · top runs", beliefs.table6(rep))):
+    with st.expander("The sweep: each value and the sentence it comes from"):
+        st.dataframe(beliefs.sweep_table(), hide_index=True, key=f"{prefix}_sweep")
+    for i, (title, table) in enumerate(beliefs.printed_tables(rep)):
         st.markdown(f"**{title}**")
-        st.dataframe(table, hide_index=True, key=f"{prefix}_{title[:7]}")
+        st.dataframe(table, hide_index=True, key=f"{prefix}_t{i}")
     with st.expander("Per configuration"):
         st.dataframe(beliefs.per_configuration(rep), hide_index=True, key=f"{prefix}_per_config")
     st.markdown("**Residual differences**\n" + "\n".join(f"- {line}" for line in beliefs.residuals(rep)))

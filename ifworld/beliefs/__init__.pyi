@@ -41,13 +41,18 @@ from .graph import recording_of as recording_of
 from .llm_agents import make_params as make_params
 from .paper import (
     per_configuration as per_configuration,
+    printed_tables as printed_tables,
     reproduce as reproduce,
     residuals as residuals,
+    samples13 as samples13,
+    sweep_table as sweep_table,
     table1 as table1,
+    table2 as table2,
     table4 as table4,
     table5 as table5,
     table6 as table6,
 )
+from .paper_output import write_outputs as write_outputs
 from .phase import crossing_table as crossing_table, phase_both_rules as phase_both_rules, phase_figure as phase_figure
 from .recording import Recording as Recording
 from .records import (

@@ -156,11 +156,11 @@ def paper_cmd(
     seeds: int = typer.Option(5, help="Seeds per configuration [1 – 100]."),
     runs: int = typer.Option(200, help="Runs per seed [1 – 10,000]."),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON."),
-    out: Annotated[Path | None, typer.Option(help="Also write every run's row (CSV).")] = None,
+    out: Annotated[Path | None, typer.Option(file_okay=False, help="Also write the tables (CSV, Markdown), every "
+                                             "run's row and Figures 1-2 (HTML; PNG with kaleido) to this directory.")
+                   ] = None,
 ) -> None:
-    """Reproduce the paper: its one-at-a-time sweep read two ways, Tables 1, 4, 5, 6 beside its numbers."""
-    import pandas as pd
-
+    """Reproduce the paper: its one-at-a-time sweep read three ways, Tables 1, 2, 4, 5, 6 beside its numbers."""
     from ifworld.beliefs import paper
 
     rules = ("additive", "bounded") if rule == "both" else (rule,)
@@ -169,15 +169,16 @@ def paper_cmd(
     if not 1 <= seeds <= 100 or not 1 <= runs <= 10_000:
         raise _fail("seeds must be in 1 – 100 and runs in 1 – 10,000")
     reps = [paper.reproduce(r, seeds=seeds, runs=runs) for r in rules]
-    if out:
-        pd.concat([rep.rows for rep in reps]).to_csv(out, index=False)
+    if out:  # --out DIR: tables and figures (ifworld.beliefs.paper_output, the docs' source too)
+        from ifworld.beliefs.paper_output import write_outputs
+
+        write_outputs(reps, out)
     if as_json:
         typer.echo(json.dumps([paper.summary(rep) for rep in reps]))
         return
     for rep in reps:
         typer.echo(f"\n=== rule {rep.rule}: {rep.configurations} configurations x {rep.seeds} seeds x {rep.runs} runs")
-        for title, table in (("Table 1", paper.table1(rep)), ("Table 4", paper.table4(rep)),
-                             ("Table 5", paper.table5(rep)), ("Table 6", paper.table6(rep))):
+        for title, table in paper.printed_tables(rep):
             typer.echo(f"\n{title}\n{table.to_string(index=False)}")
         typer.echo("\nResidual differences:\n" + "\n".join(f"- {line}" for line in paper.residuals(rep)))
 

@@ -23,7 +23,8 @@ FIGURE1_EFFECTS = (
 )
 FIGURE1_TITLES = tuple(t for _, t in FIGURE1_EFFECTS) + (
     "Best performance (agents × bandwidth)", "Convergence by condition", "Precision vs recall",
-    "Convergence speed", "Sensitivity (F1 range)", "Misinformation load",
+    "Convergence speed", "Sensitivity (F1 range)",
+    "Misinformation load M_F (ours: the paper gives no data)",
 )
 PANEL_HEIGHT = 300
 PALETTE = qualitative.Plotly + qualitative.Dark24

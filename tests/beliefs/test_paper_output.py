@@ -1,0 +1,49 @@
+"""One source for the reproduction's numbers: ``ifworld beliefs paper --out DIR`` writes the tables and
+figures, and docs/reproduction.md's marked block is exactly what the same code gives for the fixed seed."""
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from ifworld.beliefs import paper_output
+from ifworld.beliefs.cli import app
+from ifworld.beliefs.figures import HAS_KALEIDO
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "reproduction.md"
+
+
+def test_paper_out_dir_writes_tables_and_figures(tmp_path):
+    out = tmp_path / "paper"
+    res = CliRunner().invoke(app, ["paper", "--rule", "additive", "--seeds", "1", "--runs", "5", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    for name in ("table1", "table2", "table4", "table5", "table6", "samples13", "strategies"):
+        assert (out / f"additive_{name}.csv").exists() and (out / f"additive_{name}.md").exists()
+    assert (out / "sweep.csv").exists() and (out / "rows.csv").exists()
+    table1 = (out / "additive_table1.md").read_text(encoding="utf-8")
+    assert "| Rounds to converge | 17.7 ± 7.0 |" in table1 and "0.943 ± 0.100" in table1
+    table5 = (out / "additive_table5.md").read_text(encoding="utf-8")
+    assert "| Actual convergence (stopped by vote) | 7.7 % |" in table5
+    for fig in ("figure1", "figure2"):
+        assert (out / f"additive_{fig}.html").stat().st_size > 0
+        assert (out / f"additive_{fig}.png").exists() == HAS_KALEIDO
+    assert "Misinformation load M_F (ours" in (out / "additive_figure1.html").read_text(encoding="utf-8")
+    assert "none at 1.000" not in res.output and "2.6 %" not in res.output.replace("2.6 % of §6.1", "")
+
+
+def test_block_replacement_keeps_the_rest():
+    text = f"head\n{paper_output.BEGIN}\nold\n{paper_output.END}\ntail\n"
+    new = paper_output.replace_block(text, "new\n")
+    assert new == f"head\n{paper_output.BEGIN}\nnew\n{paper_output.END}\ntail\n"
+    assert paper_output.current_block(new) == "new\n"
+    with pytest.raises(ValueError):
+        paper_output.replace_block("no markers", "x")
+
+
+@pytest.mark.slow
+def test_docs_block_is_what_the_command_gives():
+    """Regenerates the block at the page's fixed seed and settings (both rules, 5 seeds × 200 runs; 40 s here
+    under load, so kept in the slow tier)."""
+    block = paper_output.report_markdown(paper_output.doc_reproductions())
+    assert paper_output.current_block(DOC.read_text(encoding="utf-8")) == block, (
+        "docs/reproduction.md drifted: run `python -m ifworld.beliefs.paper --docs docs/reproduction.md`")
