@@ -25,6 +25,7 @@ from ifworld.llm.reply import (
     LLMCallError,
     LLMError,
     LLMNotConfigured,
+    ReplyFormatError,
     StructuredOutputError,
     TruncatedOutputError,
     extract_json,
@@ -35,7 +36,8 @@ from ifworld.llm.usage import CallRecord, UsageTracker, usage_totals
 
 __all__ = [
     "KEPT_NOTE", "NO_MODEL_HELP", "PARTIAL_INTERVAL_S", "CallRecord", "ConnectionReport", "LLMCallError", "LLMError",
-    "LLMNotConfigured", "StructuredOutputError", "TruncatedOutputError", "UsageTracker", "acomplete", "astructured",
-    "chat_model", "complete", "endpoint_key", "extract_json", "known_method", "strip_think", "structured",
+    "LLMNotConfigured", "ReplyFormatError", "StructuredOutputError", "TruncatedOutputError", "UsageTracker",
+    "acomplete", "astructured", "chat_model", "complete", "endpoint_key", "extract_json", "known_method",
+    "strip_think", "structured",
     "test_connection", "usage_totals", "project", "set_tracing", "tracing_active", "tracing_env", "tracing_requested",
 ]
