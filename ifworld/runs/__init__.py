@@ -32,13 +32,24 @@ from ifworld.runs.driver import (
 from ifworld.runs.events import Event, ExpertPartial, emit
 from ifworld.runs.export import EXPORT_FORMATS, export_run
 from ifworld.runs.records import LenientModel, RecordError, validate_record
-from ifworld.runs.registry import Workflow, get_workflow, register
-from ifworld.runs.store import KINDS, RESUMABLE, STATUSES, RunInfo, RunLive, RunStore, StoreError, get_store
+from ifworld.runs.registry import UnknownWorkflow, Workflow, get_workflow, register
+from ifworld.runs.store import (
+    KINDS,
+    RESUMABLE,
+    STATUSES,
+    RunInfo,
+    RunLive,
+    RunNotFound,
+    RunStore,
+    StoreError,
+    get_store,
+)
 
 __all__ = [
     "EXPORT_FORMATS", "KINDS", "MAX_RECURSION_LIMIT", "RECURSION_LIMIT", "RESUMABLE", "STATUSES", "Event",
     "ExpertPartial",
-    "LenientModel", "RecordError", "RunCancelled", "RunFailed", "RunInfo", "RunLive", "RunStore", "StoreError",
-    "Workflow", "drive", "emit", "execute", "export_run", "get_store", "get_workflow", "recursion_limit",
-    "register", "replay", "request_cancel", "start_run", "stream_run", "validate_record",
+    "LenientModel", "RecordError", "RunCancelled", "RunFailed", "RunInfo", "RunLive", "RunNotFound", "RunStore",
+    "StoreError", "UnknownWorkflow", "Workflow", "drive", "emit", "execute", "export_run", "get_store",
+    "get_workflow", "recursion_limit", "register", "replay", "request_cancel", "start_run", "stream_run",
+    "validate_record",
 ]
