@@ -24,10 +24,11 @@ import pandas as pd
 from ifworld.beliefs.config import BeliefConfig
 from ifworld.beliefs.engine import simulate
 from ifworld.beliefs.sweep import SweepSpec
+from ifworld.errors import BeliefConfigError
 
 PAPER_OAT = {"agents": [10, 50, 100], "bandwidth": [1, 5, 10], "threshold": [0.3, 0.7],
              "strategy": ["strategic"], "rounds": [10, 30, 50]}  # + the defaults: 13 configurations
-READINGS = {
+READINGS: dict[str, dict[str, Any]] = {
     "as written": {},
     "false facts never circulate": {"false_facts": 0},
     "false facts drawn from T": {"false_from": "truths"},
@@ -60,7 +61,7 @@ def paper_spec(rule: str = "additive", reading: str = "as written", seeds: int =
                runs: int = DEFAULT_RUNS) -> SweepSpec:
     """The one-at-a-time sweep around the paper defaults under one reading."""
     if reading not in READINGS:
-        raise ValueError(f"reading must be one of {', '.join(READINGS)}; got {reading!r}")
+        raise BeliefConfigError(f"reading must be one of {', '.join(READINGS)}; got {reading!r}")
     base = {"rule": rule, **READINGS[reading]}
     return SweepSpec.from_dict({"base": base, "grid": PAPER_OAT, "design": "one_at_a_time",
                                 "repeats": seeds, "runs": runs})
@@ -73,7 +74,8 @@ def summary(rep: PaperReproduction) -> dict[str, Any]:
                            "runs_per_seed": rep.runs, "paper": {k: {"mean": m, "std": s} for k, (m, s) in
                                                                 PAPER_TABLE1.items()}, "readings": {}}
     for reading, part in rep.rows.groupby("reading", sort=False):
-        fig = {label: {"mean": float(part[col].mean()), "std": float(part[col].std())} for label, col in METRICS}
+        fig: dict[str, Any] = {label: {"mean": float(part[col].mean()), "std": float(part[col].std())}
+                               for label, col in METRICS}
         fig.update(converged=float(part["converged"].mean()), precision_one=float((part["precision"] == 1).mean()),
                    runs_at_top_f1=int(np.isclose(part["f1"], TOP_F1, atol=5e-4).sum()), runs=len(part))
         out["readings"][reading] = fig
