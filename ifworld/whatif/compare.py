@@ -135,7 +135,7 @@ def record_steps(record: RecordLike) -> list[dict[str, Any]]:
         state["scenario"] = rec.scenario.model_dump(mode="json")
         push(["refine"], ["experts"])
     for i, rnd in enumerate(rec.rounds):
-        current = {"round": rnd.round, "experts": {}, "failed": {}, "frame": None, "debate": None}
+        current: dict[str, Any] = {"round": rnd.round, "experts": {}, "failed": {}, "frame": None, "debate": None}
         state["rounds"].append(current)
         for domain, output in rnd.experts.items():
             current["experts"][domain] = output.model_dump(mode="json")
