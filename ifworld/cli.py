@@ -100,7 +100,7 @@ def runs_resume(
         record = info.record or {}
     else:
         estimate = _estimate(info.workflow, info.params)
-        if needs_confirmation(estimate) and not yes:
+        if estimate is not None and needs_confirmation(estimate) and not yes:
             typer.echo(confirmation_message(estimate), err=True)
             raise typer.Exit(2)
         typer.echo(f"resuming {run_id} ({info.workflow})", err=True)

@@ -20,6 +20,7 @@ from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from ifworld import redact
+from ifworld.errors import ConfigError
 
 DEFAULT_MODEL = "gpt-4o-mini"
 DEFAULT_DB = Path.home() / ".ifworld" / "runs.sqlite"
@@ -170,9 +171,9 @@ def _role_bounds_from(mapping: dict[str, Any]) -> dict[str, int]:
         try:
             bound = int(value)
         except ValueError as exc:
-            raise ValueError(f"{ROLE_MAX_TOKENS_PREFIX}{role.upper()} must be a whole number, got {value!r}") from exc
+            raise ConfigError(f"{ROLE_MAX_TOKENS_PREFIX}{role.upper()} must be a whole number, got {value!r}") from exc
         if not 1 <= bound <= MAX_TOKENS_LIMIT:
-            raise ValueError(f"{ROLE_MAX_TOKENS_PREFIX}{role.upper()} must be 1..{MAX_TOKENS_LIMIT}, got {bound}")
+            raise ConfigError(f"{ROLE_MAX_TOKENS_PREFIX}{role.upper()} must be 1..{MAX_TOKENS_LIMIT}, got {bound}")
         out[role] = bound
     return out
 

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import yaml
 
+from ifworld.errors import PackageError
 from ifworld.resources import prompts_dir
 
 SUFFIX = ".yaml"
@@ -29,8 +30,8 @@ BASE_KEY = "base"
 MAX_DEPTH = 8
 
 
-class PromptError(KeyError):
-    pass
+class PromptError(PackageError, KeyError):
+    """A prompt file is missing or malformed, or a section lacks a value it needs; the message names it."""
 
 
 def _path(name: str) -> Path:

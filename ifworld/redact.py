@@ -16,7 +16,7 @@ import threading
 import tomllib
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar, cast
 
 from ifworld.limits import MAX_ERROR_CHARS, cap_text
 
@@ -84,7 +84,10 @@ def _flatten(data: dict, depth: int = 0) -> list[tuple[str, Any]]:
     return out
 
 
-def redact(value: Any, secrets: tuple[str, ...] | None = None) -> Any:
+V = TypeVar("V")
+
+
+def redact(value: V, secrets: tuple[str, ...] | None = None) -> V:
     """``value`` with every known secret replaced by ``[redacted]``; dicts, lists and tuples recursively.
 
     Other objects are returned unchanged (call ``redact(str(obj))`` to mask their text).
@@ -92,15 +95,19 @@ def redact(value: Any, secrets: tuple[str, ...] | None = None) -> Any:
     secrets = known_secrets() if secrets is None else secrets
     if not secrets:
         return value
+    return cast(V, _masked(value, secrets))  # a str, dict, list or tuple comes back as one
+
+
+def _masked(value: Any, secrets: tuple[str, ...]) -> Any:
     if isinstance(value, str):
         for secret in secrets:
             if secret in value:
                 value = value.replace(secret, MARKER)
         return value
     if isinstance(value, dict):
-        return {redact(k, secrets): redact(v, secrets) for k, v in value.items()}
+        return {_masked(k, secrets): _masked(v, secrets) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        items = [redact(v, secrets) for v in value]
+        items = [_masked(v, secrets) for v in value]
         return items if isinstance(value, list) else tuple(items)
     return value
 

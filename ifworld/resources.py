@@ -11,8 +11,14 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
+from ifworld.errors import PackageError
+
 BUNDLE = "_bundle"
 MARKER = "app.py"  # present in both layouts: the directory holding it is the resource root
+
+
+class ResourcesNotFound(PackageError, FileNotFoundError):
+    """Neither a bundled copy nor a checkout holds the app, prompts and data: the install is incomplete."""
 
 
 @lru_cache(maxsize=1)
@@ -24,7 +30,8 @@ def root() -> Path:
     checkout = Path(__file__).resolve().parent.parent
     if (checkout / MARKER).is_file():
         return checkout
-    raise FileNotFoundError(f"IF-World resources not found (looked in {bundled} and {checkout})")
+    raise ResourcesNotFound(f"IF-World resources not found (looked in {bundled} and {checkout}); "
+                            "reinstall the package (pip install --force-reinstall ifworld)")
 
 
 def prompts_dir() -> Path:

@@ -12,12 +12,13 @@ from typing import Any
 
 import yaml
 
+from ifworld.errors import InputError
 from ifworld.limits import MAX_YAML_BYTES, cap_text
 
 ERROR_CHARS = 500
 
 
-class AliasRefused(yaml.YAMLError):
+class AliasRefused(InputError, yaml.YAMLError):
     """The YAML used an anchor or alias."""
 
 
@@ -38,14 +39,14 @@ def load_yaml(source: str | bytes, *, max_bytes: int = MAX_YAML_BYTES, what: str
     """Parse one YAML document safely; every problem is a short ``ValueError`` naming ``what``."""
     raw = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else bytes(source)
     if len(raw) > max_bytes:
-        raise ValueError(f"{what} is {len(raw):,} bytes; the limit is {max_bytes:,} ({limit_name})")
+        raise InputError(f"{what} is {len(raw):,} bytes; the limit is {max_bytes:,} ({limit_name})")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ValueError(f"{what} is not UTF-8 text (byte {exc.start})") from None
+        raise InputError(f"{what} is not UTF-8 text (byte {exc.start})") from None
     try:
         return yaml.load(text, Loader=NoAliasLoader)  # noqa: S506 — a SafeLoader subclass
     except AliasRefused as exc:
-        raise ValueError(f"{what}: {exc}") from None
+        raise InputError(f"{what}: {exc}") from None
     except yaml.YAMLError as exc:
-        raise ValueError(cap_text(f"{what} is not valid YAML: {exc}", ERROR_CHARS)) from None
+        raise InputError(cap_text(f"{what} is not valid YAML: {exc}", ERROR_CHARS)) from None

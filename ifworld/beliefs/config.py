@@ -16,6 +16,9 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic.config import JsonDict
+
+from ifworld.errors import BeliefConfigError
 
 STRATEGIES = ("highest_confidence", "strategic")
 RULES = ("additive", "bounded", "bayes", "discounted")
@@ -52,14 +55,14 @@ DISCOUNT_SHIFTS = {0.5: 1, 0.75: 2, 0.875: 3, 0.9375: 4}
 STOP_CONFIDENCE_PCT = 80
 
 
-class ConfigError(ValueError):
-    """An impossible parameter; the message names it, its bound and the value given."""
+ConfigError = BeliefConfigError
+"""The name this module has always raised (:class:`ifworld.errors.BeliefConfigError`, a ``ValueError``)."""
 
 
 def _field(default: Any, label: str, help: str, *, flag: str | None = None, step: float | None = None,
            choice: bool = False, **constraints: Any) -> Any:
     """A field with its widget label, CLI flag and help (``json_schema_extra`` carries the UI hints)."""
-    extra = {"label": label}
+    extra: JsonDict = {"label": label}
     if flag:
         extra["flag"] = flag
     if step is not None:
@@ -97,7 +100,8 @@ class BeliefConfig(BaseModel):
         "`discount` per round.")
     trust: float = _field(0.8, "Trust (bayes)", "Probability that a report is right, for the bayes rule.",
                           step=0.05, gt=0.5, lt=1)
-    discount: Literal[0.5, 0.75, 0.875, 0.9375] = _field(
+    # pydantic reads a float Literal as its four allowed values; the typing spec allows no floats in Literal
+    discount: Literal[0.5, 0.75, 0.875, 0.9375] = _field(  # type: ignore[valid-type]
         0.75, "Discount (discounted)", "Share of its evidence an agent keeps per round (discounted rule).",
         choice=True)
     threshold: float = _field(0.5, "Acceptance threshold",
@@ -139,9 +143,9 @@ class BeliefConfig(BaseModel):
     def _graph_fits(self) -> BeliefConfig:
         if self.topology != "complete":
             if self.degree >= self.agents:
-                raise ValueError(f"degree ({self.degree}) must be smaller than agents ({self.agents})")
+                raise ConfigError(f"degree ({self.degree}) must be smaller than agents ({self.agents})")
             if self.topology in ("ring", "small_world") and self.degree % 2:
-                raise ValueError(f"degree ({self.degree}) must be even for a {self.topology} graph")
+                raise ConfigError(f"degree ({self.degree}) must be even for a {self.topology} graph")
         return self
 
     @model_validator(mode="after")
@@ -149,8 +153,8 @@ class BeliefConfig(BaseModel):
         if not self.with_replacement:
             for name in ("true_facts", "false_facts"):
                 if getattr(self, name) > self.facts:
-                    raise ValueError(f"{name} ({getattr(self, name)}) cannot exceed facts ({self.facts}) "
-                                     "when drawing without replacement")
+                    raise ConfigError(f"{name} ({getattr(self, name)}) cannot exceed facts ({self.facts}) "
+                                      "when drawing without replacement")
         return self
 
     def to_dict(self) -> dict[str, Any]:
@@ -187,7 +191,8 @@ def field_info(name: str) -> dict[str, Any]:
     """Everything a generator needs about one parameter: default, help, label, flag, step, bounds,
     choices and Python type."""
     info = BeliefConfig.model_fields[name]
-    extra = dict(info.json_schema_extra or {})
+    raw = info.json_schema_extra  # always the dict _field wrote
+    extra = dict(raw) if isinstance(raw, dict) else {}
     bounds = {"ge": None, "gt": None, "le": None, "lt": None}
     for meta in info.metadata:
         for key in bounds:

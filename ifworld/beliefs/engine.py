@@ -36,6 +36,7 @@ from math import gcd
 from typing import Any
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from ifworld.beliefs import kernel, streams
 from ifworld.beliefs.config import MAX_RUNS, STOP_CONFIDENCE_PCT, BeliefConfig, condition_label
@@ -51,6 +52,7 @@ from ifworld.beliefs.metrics import (
 from ifworld.beliefs.recording import Recorder, Recording
 from ifworld.beliefs.rules import SCRATCH_ROWS, UpdateRule, flat_index, get_rule
 from ifworld.beliefs.topology import build_edges, match_columns
+from ifworld.errors import BeliefConfigError
 
 KEY_CELLS = 1 << 19  # cells per selection / delivery / vote block (2 MB int32 keys; measured best)
 TIE_BITS = 8  # random tie-breaker bits per (agent, fact) and round (16 when F > 256)
@@ -118,9 +120,9 @@ def simulate(config: BeliefConfig, seed: int = 0, runs: int = 1, record: bool = 
     animation (memory grows with rounds x runs x agents x facts: record small runs only).
     """
     if isinstance(runs, bool) or not isinstance(runs, (int, np.integer)) or not 1 <= runs <= MAX_RUNS:
-        raise ValueError(f"runs must be an integer in [1, {MAX_RUNS}], got {runs!r}")
+        raise BeliefConfigError(f"runs must be an integer in [1, {MAX_RUNS}], got {runs!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+        raise BeliefConfigError(f"seed must be a non-negative integer, got {seed!r}")
     runs, n = int(runs), config.agents
     check_size(config, runs, record)
     domain = build_domain(config)
@@ -175,11 +177,12 @@ def check_size(config: BeliefConfig, runs: int, record: bool = False) -> None:
     """Refuse a call whose belief arrays would not fit the documented bounds (clear error, no work done)."""
     cells = runs * config.agents * 2 * config.facts
     if cells > MAX_CELLS:
-        raise ValueError(f"runs x agents x 2K = {cells:,} belief cells is more than MAX_CELLS={MAX_CELLS:,}; "
-                         "use fewer runs (a sweep splits them into tasks), agents or facts")
+        raise BeliefConfigError(f"runs x agents x 2K = {cells:,} belief cells is more than MAX_CELLS={MAX_CELLS:,}; "
+                                "use fewer runs (a sweep splits them into tasks), agents or facts")
     if record and cells * (config.rounds + 1) > MAX_RECORDED_CELLS:
-        raise ValueError(f"recording {config.rounds + 1} rounds of {cells:,} cells is more than "
-                         f"MAX_RECORDED_CELLS={MAX_RECORDED_CELLS:,}; record fewer runs, agents, facts or rounds")
+        raise BeliefConfigError(f"recording {config.rounds + 1} rounds of {cells:,} cells is more than "
+                                f"MAX_RECORDED_CELLS={MAX_RECORDED_CELLS:,}; "
+                                "record fewer runs, agents, facts or rounds")
 
 
 def recordable_runs(config: BeliefConfig) -> int:
@@ -187,7 +190,7 @@ def recordable_runs(config: BeliefConfig) -> int:
     return MAX_RECORDED_CELLS // (config.agents * 2 * config.facts * (config.rounds + 1))
 
 
-def runs_view(beliefs: np.ndarray, runs: int, agents: int, dtype: type | None = None) -> np.ndarray:
+def runs_view(beliefs: np.ndarray, runs: int, agents: int, dtype: DTypeLike | None = None) -> np.ndarray:
     """(runs, agents, 2K) C-contiguous copy of facts-major beliefs (metrics, recording, public API)."""
     facts = beliefs.shape[0] - SCRATCH_ROWS
     return np.ascontiguousarray(beliefs[:facts].T.reshape(runs, agents, facts), dtype=dtype)
@@ -281,7 +284,7 @@ class Buffers:
     def __init__(self) -> None:
         self._arrays: dict[str, np.ndarray] = {}
 
-    def get(self, name: str, size: int, dtype: type) -> np.ndarray:
+    def get(self, name: str, size: int, dtype: DTypeLike) -> np.ndarray:
         """A 1-D array of ``size`` elements of ``dtype``; contents undefined."""
         arr = self._arrays.get(name)
         if arr is None or arr.size < size or arr.dtype != dtype:

@@ -16,6 +16,7 @@ from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
 from ifworld.beliefs.tables import PARAMETERS, WORDS, varying_parameters
+from ifworld.errors import ConfigError, InputError
 
 FIGURE1_EFFECTS = (
     ("bandwidth", "Bandwidth"), ("agents", "Population"), ("rounds", "Max rounds"),
@@ -163,7 +164,7 @@ def figure2(rows: pd.DataFrame) -> go.Figure:
 def figure_image(fig: go.Figure, fmt: str = "png", width: int = 1400) -> bytes:
     """The figure as PNG or SVG bytes (needs the optional ``kaleido`` package and a Chromium)."""
     if fmt not in ("png", "svg"):
-        raise ValueError(f"format must be png or svg; got {fmt!r}")
+        raise InputError(f"format must be png or svg; got {fmt!r}")
     if not HAS_KALEIDO:
-        raise ValueError("image export needs the kaleido package: pip install 'ifworld[export]'")
+        raise ConfigError("image export needs the kaleido package: pip install 'ifworld[export]'")
     return fig.to_image(format=fmt, width=width, height=int(fig.layout.height or 800), scale=1)

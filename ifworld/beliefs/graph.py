@@ -10,6 +10,7 @@ fails the others' writes are kept and resuming re-runs only that agent, then car
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any, TypedDict
 
 import numpy as np
@@ -25,6 +26,7 @@ from ifworld.beliefs.metrics import category_recall, false_labels, missed_labels
 from ifworld.beliefs.recording import Recording
 from ifworld.beliefs.records import LLMBeliefRecord, load_llm_record
 from ifworld.config import Settings
+from ifworld.errors import SimulationError
 from ifworld.runs.events import emit
 
 SNAPSHOT_DIGITS = 3
@@ -58,6 +60,19 @@ def agent_settings(settings: Settings, model: str) -> Settings:
         return settings
     roles = {k: v for k, v in settings.role_models.items() if k not in ("beliefs", la.ROLE, "agent")}
     return settings.model_copy(update={"model": model, "role_models": roles})
+
+
+class AgentTask(TypedDict):
+    """What one agent's call is sent this round (its own view of the population state)."""
+
+    agent: int
+    round: int
+    config: dict[str, Any]
+    model: str
+    beliefs: dict[str, float]
+    known: list[int]
+    inbox: list[dict[str, Any]]
+    history: list[str]
 
 
 def initial(params: dict[str, Any]) -> dict[str, Any]:
@@ -96,17 +111,17 @@ def build(params: dict[str, Any], settings: Settings) -> StateGraph:
                                "history": state["history"][a]})
                 for a in range(config.agents)]
 
-    def agent(task: dict[str, Any]) -> dict[str, Any]:
-        model = task["model"] or default_model
-        emit("agent_started", node="agent", agent=task["agent"], round=task["round"], model=model)
+    def agent(state: AgentTask) -> dict[str, Any]:
+        model = state["model"] or default_model
+        emit("agent_started", node="agent", agent=state["agent"], round=state["round"], model=model)
         try:
-            reply = llm.structured(la.ROLE, la.agent_messages(task, domain), la.AgentReply,
-                                   settings=agent_settings(settings, task["model"]),
-                                   meta={"system": "beliefs", "round": task["round"]})
+            reply = llm.structured(la.ROLE, la.agent_messages(state, domain), la.AgentReply,
+                                   settings=agent_settings(settings, state["model"]),
+                                   meta={"system": "beliefs", "round": state["round"]})
         except llm.StructuredOutputError:
             reply = None  # after the one repair turn: the agent keeps its beliefs this round
-        result = la.apply_reply(task, reply, domain, model)
-        emit("agent_done", node="agent", agent=task["agent"], round=task["round"], model=model,
+        result = la.apply_reply(state, reply, domain, model)
+        emit("agent_done", node="agent", agent=state["agent"], round=state["round"], model=model,
              vote=result["vote"], shared=len(result["share"]), **result["counts"])
         return {"replies": [result]}
 
@@ -125,13 +140,13 @@ def build(params: dict[str, Any], settings: Settings) -> StateGraph:
     return g
 
 
-def join_round(state: dict[str, Any], config: BeliefConfig, domain: Domain, seed: int) -> dict[str, Any]:
+def join_round(state: Mapping[str, Any], config: BeliefConfig, domain: Domain, seed: int) -> dict[str, Any]:
     """Deliver shared facts, score the collective, count votes; the state update of one round."""
     t, n = state["round"], config.agents
     by_agent = {r["agent"]: r for r in state["replies"]}
     missing = [a for a in range(n) if a not in by_agent]
     if missing:
-        raise RuntimeError(f"round {t}: no reply from agent(s) {missing}")
+        raise SimulationError(f"round {t}: no reply from agent(s) {missing}")
     replies = [by_agent[a] for a in range(n)]
     beliefs = [r["beliefs"] for r in replies]
     partners = la.pair_agents(n, seed, t, la.graph_edges(config))
@@ -214,10 +229,10 @@ def recording_of(record: dict[str, Any] | LLMBeliefRecord) -> tuple[Recording, D
     votes = np.asarray(s.votes, dtype=bool).reshape(t, 1, n)
     scores = [np.asarray(v, dtype=float)[:, None] for v in (s.precision, s.recall, s.f1)]
     liars = np.asarray(rec.liars or [False] * n, dtype=bool)[None]
-    rec = Recording(rule=la.RULE_LABEL, beliefs=beliefs, partners=partners, messages=messages,
-                    message_true=message_true, votes=votes, active=np.ones((t, 1), dtype=bool),
-                    precision=scores[0], recall=scores[1], f1=scores[2], liars=liars)
-    return rec, domain
+    recording = Recording(rule=la.RULE_LABEL, beliefs=beliefs, partners=partners, messages=messages,
+                          message_true=message_true, votes=votes, active=np.ones((t, 1), dtype=bool),
+                          precision=scores[0], recall=scores[1], f1=scores[2], liars=liars)
+    return recording, domain
 
 
 def title(params: dict[str, Any]) -> str:

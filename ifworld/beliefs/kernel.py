@@ -33,6 +33,7 @@ import numpy as np
 
 from ifworld.beliefs import rules, streams
 from ifworld.beliefs.config import BOUNDED_SCALE, EVIDENCE_UNIT, STOP_CONFIDENCE_PCT
+from ifworld.errors import ConfigError, SimulationError
 
 _G, _M1, _M2 = np.uint64(streams.GOLDEN), np.uint64(streams.MIX1), np.uint64(streams.MIX2)
 _S30, _S27, _S31, _S32 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(32)
@@ -50,11 +51,11 @@ def wanted() -> bool:
     """Whether this call should use the kernel (environment switch, numba importable)."""
     choice = os.environ.get(KERNEL_ENV, "auto").strip().lower() or "auto"
     if choice not in CHOICES:
-        raise ValueError(f"{KERNEL_ENV} must be one of {', '.join(CHOICES)}; got {choice!r}")
+        raise ConfigError(f"{KERNEL_ENV} must be one of {', '.join(CHOICES)}; got {choice!r}")
     if choice == "numpy":
         return False
     if choice == "numba" and load_numba() is None:
-        raise RuntimeError(f"{KERNEL_ENV}=numba but numba is not installed: pip install 'ifworld[fast]'")
+        raise SimulationError(f"{KERNEL_ENV}=numba but numba is not installed: pip install 'ifworld[fast]'")
     return load_numba() is not None
 
 
@@ -63,9 +64,10 @@ def load_numba() -> Any:
     if "numba" not in _LOADED:
         try:
             import numba
+
+            _LOADED["numba"] = numba
         except ImportError:
-            numba = None
-        _LOADED["numba"] = numba
+            _LOADED["numba"] = None
     return _LOADED["numba"]
 
 

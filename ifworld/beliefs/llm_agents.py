@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from typing import Any, Literal
 
 import numpy as np
@@ -25,6 +26,7 @@ from ifworld.beliefs.config import BeliefConfig
 from ifworld.beliefs.domain import Domain
 from ifworld.beliefs.metrics import accept, scores
 from ifworld.beliefs.topology import build_edges, match_columns
+from ifworld.errors import BeliefConfigError
 
 ROLE = "beliefs.agent"
 RULE_LABEL = "llm"  # Recording.rule for LLM populations (animation shows normalised confidence)
@@ -61,11 +63,11 @@ def make_params(config: BeliefConfig, seed: int = 0, models: list[str] | None = 
     ``shares`` (default equal). Raises ``ValueError`` naming the bad parameter.
     """
     if config.agents > MAX_LLM_AGENTS:
-        raise ValueError(f"agents must be <= {MAX_LLM_AGENTS} for LLM agents (one call each per round)")
+        raise BeliefConfigError(f"agents must be <= {MAX_LLM_AGENTS} for LLM agents (one call each per round)")
     if config.rounds > MAX_LLM_ROUNDS:
-        raise ValueError(f"rounds must be <= {MAX_LLM_ROUNDS} for LLM agents")
+        raise BeliefConfigError(f"rounds must be <= {MAX_LLM_ROUNDS} for LLM agents")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+        raise BeliefConfigError(f"seed must be a non-negative integer, got {seed!r}")
     models = [m.strip() for m in models or [] if m and m.strip()]
     shares = normalise_shares(models, shares)
     return {"config": config.to_dict(), "seed": seed, "models": models, "shares": shares,
@@ -76,14 +78,14 @@ def normalise_shares(models: list[str], shares: list[float] | None) -> list[floa
     """Shares summing to 1, one per model (equal when not given)."""
     if not models:
         if shares:
-            raise ValueError("shares given without models")
+            raise BeliefConfigError("shares given without models: name a model for each share, or leave shares out")
         return []
     if not shares:
         return [1 / len(models)] * len(models)
     if len(shares) != len(models):
-        raise ValueError(f"shares has {len(shares)} values but models has {len(models)}")
+        raise BeliefConfigError(f"shares has {len(shares)} values but models has {len(models)}")
     if any(not isinstance(s, int | float) or math.isnan(s) or s < 0 for s in shares) or sum(shares) <= 0:
-        raise ValueError("shares must be non-negative numbers with a positive sum")
+        raise BeliefConfigError("shares must be non-negative numbers with a positive sum")
     total = float(sum(shares))
     return [float(s) / total for s in shares]
 
@@ -139,7 +141,7 @@ def _line(domain: Domain, fact: int) -> str:
     return f"[f{fact}] {domain.labels[fact]}"
 
 
-def agent_messages(task: dict[str, Any], domain: Domain) -> list[tuple[str, str]]:
+def agent_messages(task: Mapping[str, Any], domain: Domain) -> list[tuple[str, str]]:
     """System and user messages for one agent's call this round."""
     cfg = task["config"]
     beliefs = task["beliefs"]
@@ -168,7 +170,7 @@ def parse_fact(key: Any, domain: Domain) -> int | None:
         return None
 
 
-def apply_reply(task: dict[str, Any], reply: AgentReply | None, domain: Domain, model: str) -> dict[str, Any]:
+def apply_reply(task: Mapping[str, Any], reply: AgentReply | None, domain: Domain, model: str) -> dict[str, Any]:
     """The agent's result for the round: new beliefs, shares, vote and counts.
 
     Facts the agent was never told are ignored and counted; a missing (malformed) reply keeps the old

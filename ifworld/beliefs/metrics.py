@@ -167,8 +167,8 @@ def _lcm_sums(cell: list[list[int]], n: int) -> tuple[int, int, int]:
 
 def _fraction_pair(cell: list[list[float]], limit: Fraction) -> tuple[bool, bool]:
     means = [Fraction(0), Fraction(0)]
-    for a, b in cell:
-        a, b = Fraction(a), Fraction(b)
+    for x, y in cell:
+        a, b = Fraction(x), Fraction(y)
         if a + b > 0:
             means[0] += a / (a + b)
             means[1] += b / (a + b)

@@ -19,6 +19,7 @@ the paper's Table 1.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,9 +30,11 @@ from ifworld.beliefs import paper_numbers as pn
 from ifworld.beliefs.config import BeliefConfig
 from ifworld.beliefs.engine import simulate
 from ifworld.beliefs.sweep import SweepSpec
+from ifworld.errors import BeliefConfigError
 
-PAPER_BASE = {"agents": 20, "facts": 20, "true_facts": 5, "false_facts": 3, "bandwidth": 3, "rounds": 20,
-              "stop_share": 0.75, "strategy": "strategic", "threshold": pn.THRESHOLD_DEFAULT[0]}
+PAPER_BASE: dict[str, Any] = {
+    "agents": 20, "facts": 20, "true_facts": 5, "false_facts": 3, "bandwidth": 3, "rounds": 20,
+    "stop_share": 0.75, "strategy": "strategic", "threshold": pn.THRESHOLD_DEFAULT[0]}
 
 
 def _grid() -> dict[str, list[Any]]:
@@ -42,7 +45,7 @@ def _grid() -> dict[str, list[Any]]:
 
 
 PAPER_GRID = _grid()  # centre value first, then the values varied one at a time: 13 configurations
-READINGS = {
+READINGS: dict[str, dict[str, Any]] = {
     "as written": {},
     "false facts never circulate": {"false_facts": 0},
     "false facts drawn from T": {"false_from": "truths"},
@@ -77,7 +80,7 @@ def paper_spec(rule: str = "additive", reading: str = "as written", seeds: int =
                runs: int = DEFAULT_RUNS) -> SweepSpec:
     """The one-at-a-time sweep around the paper's default under one reading."""
     if reading not in READINGS:
-        raise ValueError(f"reading must be one of {', '.join(READINGS)}; got {reading!r}")
+        raise BeliefConfigError(f"reading must be one of {', '.join(READINGS)}; got {reading!r}")
     base = {**PAPER_BASE, "rule": rule, **READINGS[reading]}
     return SweepSpec.from_dict({"base": base, "grid": PAPER_GRID, "design": "one_at_a_time",
                                 "repeats": seeds, "runs": runs})
@@ -260,7 +263,9 @@ def per_configuration(rep: PaperReproduction) -> pd.DataFrame:
     return out
 
 
-TABLE_BUILDERS = (  # (file name, title, builder): what the command prints, --out writes, the page and docs show
+TableBuilder = tuple[str, str, Callable[["PaperReproduction"], pd.DataFrame]]
+# (file name, title, builder): what the command prints, --out writes, the page and docs show
+TABLE_BUILDERS: tuple[TableBuilder, ...] = (
     ("table1", "Table 1 · heuristic row (mean ± std over all runs, sample SD)", table1),
     ("table2", "Table 2 · by fact type (the paper's row pools all three conditions; ours is heuristic only)",
      table2),
@@ -282,12 +287,13 @@ def printed_tables(rep: PaperReproduction) -> list[tuple[str, pd.DataFrame]]:
 
 def summary(rep: PaperReproduction) -> dict[str, Any]:
     """Machine-readable figures per reading beside the paper's heuristic row."""
-    paper = {k: {"mean": v.mean, "std": v.std} for k, v in HEURISTIC.items()}
+    paper: dict[str, Any] = {k: {"mean": v.mean, "std": v.std} for k, v in HEURISTIC.items()}
     paper["stopped_by_vote"] = pn.TABLE5[pn.HEURISTIC][2] / 100
     out: dict[str, Any] = {"rule": rep.rule, "configurations": rep.configurations, "seeds": rep.seeds,
                            "runs_per_seed": rep.runs, "paper": paper, "readings": {}}
     for reading, part in rep.readings():
-        fig = {label: {"mean": float(part[col].mean()), "std": float(part[col].std())} for label, col in METRICS}
+        fig: dict[str, Any] = {label: {"mean": float(part[col].mean()), "std": float(part[col].std())}
+                               for label, col in METRICS}
         fig.update(converged=float(part["converged"].mean()), precision_one=float((part["precision"] == 1).mean()),
                    runs_at_top_f1=int(np.isclose(part["f1"], TOP_F1, atol=5e-4).sum()),
                    runs_at_f1_one=int(np.isclose(part["f1"], 1.0).sum()), runs=len(part))

@@ -19,6 +19,7 @@ import plotly.graph_objects as go
 
 from ifworld.beliefs.config import BeliefConfig
 from ifworld.beliefs.engine import simulate
+from ifworld.errors import BeliefConfigError
 
 Z95 = 1.959964
 LOCK_LEVEL = 0.5
@@ -40,7 +41,7 @@ def phase_transition(
     """
     counts = [int(m) for m in false_counts]
     if not counts:
-        raise ValueError("false_counts must not be empty")
+        raise BeliefConfigError("false_counts must not be empty: give at least one count of false facts to sweep")
     seeds = np.random.SeedSequence(seed).generate_state(len(counts))
     rows = []
     for m_false, s in zip(counts, seeds, strict=True):

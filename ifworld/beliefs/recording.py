@@ -47,7 +47,7 @@ class Recorder:
         self._config, self._domain = config, domain
         self._runs, self._agents = beliefs.shape[:2]
         self._beliefs = [beliefs.copy()]
-        self._scores = [self._score(beliefs)]
+        self._scores: list[tuple[np.ndarray, ...]] = [self._score(beliefs)]
         self._liars = liars.copy()
         self._partners: list[np.ndarray] = []
         self._messages: list[np.ndarray] = []
@@ -64,10 +64,10 @@ class Recorder:
         full = self._beliefs[-1].copy()
         full[ids] = beliefs
         self._beliefs.append(full)
-        prev = [s.copy() for s in self._scores[-1]]
+        prev = tuple(s.copy() for s in self._scores[-1])
         for arr, new in zip(prev, self._score(beliefs), strict=True):
             arr[ids] = new
-        self._scores.append(tuple(prev))
+        self._scores.append(prev)
         r, n = self._runs, self._agents
         p = np.full((r, n), -1, dtype=np.int64)
         p[ids] = partners

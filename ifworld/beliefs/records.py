@@ -126,9 +126,13 @@ def load_belief_record(record: dict[str, Any] | BeliefRecord | None, run_id: str
         return record
     if not isinstance(record, dict):
         return validate_record(SweepRecord, record, run_id=run_id, label="belief")  # names the wrong type
-    model = (LLMBeliefRecord if "snapshots" in record else SimulationRecord if "summary" in record
-             else SweepRecord if "out" in record else None)
-    return None if model is None else validate_record(model, record, run_id=run_id, label="belief")
+    if "snapshots" in record:
+        return validate_record(LLMBeliefRecord, record, run_id=run_id, label="belief")
+    if "summary" in record:
+        return validate_record(SimulationRecord, record, run_id=run_id, label="belief")
+    if "out" in record:
+        return validate_record(SweepRecord, record, run_id=run_id, label="belief")
+    return None
 
 
 def load_llm_record(record: dict[str, Any] | LLMBeliefRecord, run_id: str | None = None) -> LLMBeliefRecord:

@@ -31,6 +31,7 @@ from fractions import Fraction
 from typing import Any, Protocol
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from ifworld.beliefs.config import (
     BOUNDED_INIT_STEP,
@@ -41,6 +42,7 @@ from ifworld.beliefs.config import (
     EVIDENCE_UNIT,
     STOP_CONFIDENCE_PCT,
 )
+from ifworld.errors import BeliefConfigError
 
 REPORT_BELIEVED = 0.5  # a reported confidence above this counts as support under the bounded rule
 SCRATCH_ROWS = 2  # fact rows F and F ^ 1 that absorb "no message" deliveries
@@ -58,7 +60,7 @@ class UpdateRule(Protocol):
         """Smallest signed integer type that holds every value a run can reach (incl. a round's sums)."""
         ...
 
-    def initial(self, held: np.ndarray, axis: int = -1, dtype: type = np.int16) -> np.ndarray:
+    def initial(self, held: np.ndarray, axis: int = -1, dtype: type[np.signedinteger] = np.int16) -> np.ndarray:
         """Beliefs from a bool mask of initially held facts (fact axis ``axis``, same shape)."""
         ...
 
@@ -112,7 +114,7 @@ class AdditiveRule:
     def dtype(self, rounds: int, bandwidth: int) -> type[np.signedinteger]:
         return smallest_int(1 + rounds * bandwidth)
 
-    def initial(self, held: np.ndarray, axis: int = -1, dtype: type = np.int16) -> np.ndarray:
+    def initial(self, held: np.ndarray, axis: int = -1, dtype: type[np.signedinteger] = np.int16) -> np.ndarray:
         return held.astype(dtype)
 
     def believes(self, beliefs: np.ndarray) -> np.ndarray:
@@ -137,7 +139,7 @@ class BoundedRule:
     def dtype(self, rounds: int, bandwidth: int) -> type[np.signedinteger]:
         return smallest_int(BOUNDED_SCALE + bandwidth * BOUNDED_STEP)
 
-    def initial(self, held: np.ndarray, axis: int = -1, dtype: type = np.int16) -> np.ndarray:
+    def initial(self, held: np.ndarray, axis: int = -1, dtype: type[np.signedinteger] = np.int16) -> np.ndarray:
         h = held.astype(dtype)
         swapped = np.take(h, np.arange(h.shape[axis]) ^ 1, axis=axis)  # each fact's negation
         h -= swapped
@@ -152,6 +154,7 @@ class BoundedRule:
         self, beliefs: np.ndarray, got: np.ndarray, cols: np.ndarray, reported: np.ndarray | None
     ) -> np.ndarray:
         flat = beliefs.reshape(-1)
+        assert reported is not None, "the bounded rule reads the reported confidences (uses_confidence)"
         idx, neg = flat_index(beliefs, got, cols), flat_index(beliefs, got ^ 1, cols)
         step = np.where(reported > REPORT_BELIEVED, BOUNDED_STEP, -BOUNDED_STEP).astype(beliefs.dtype)
         touched = np.concatenate([idx, neg])
@@ -209,7 +212,7 @@ class BayesRule(AdditiveRule):
         np.abs(diff, out=diff)
         return (diff >= self.sure_margin).all(axis=0)
 
-    def confidence(self, beliefs: np.ndarray, dtype: type = np.float64) -> np.ndarray:
+    def confidence(self, beliefs: np.ndarray, dtype: DTypeLike = np.float64) -> np.ndarray:
         """P(f) = 1 / (1 + r^(e_¬f - e_f)); 0 for a pair never heard of."""
         b = beliefs.astype(np.float64)
         a, c = b[..., 0::2], b[..., 1::2]
@@ -254,7 +257,7 @@ class DiscountedRule(AdditiveRule):
     def dtype(self, rounds: int, bandwidth: int) -> type[np.signedinteger]:
         return smallest_int(EVIDENCE_UNIT * (1 + bandwidth * (1 << self.shift)) + bandwidth * EVIDENCE_UNIT)
 
-    def initial(self, held: np.ndarray, axis: int = -1, dtype: type = np.int16) -> np.ndarray:
+    def initial(self, held: np.ndarray, axis: int = -1, dtype: type[np.signedinteger] = np.int16) -> np.ndarray:
         return held.astype(dtype) * dtype(EVIDENCE_UNIT)
 
     def apply(
@@ -278,12 +281,12 @@ def get_rule(name: str, config: Any = None) -> UpdateRule:
     try:
         rule = RULE_REGISTRY[name]
     except KeyError:
-        raise ValueError(f"rule must be one of {', '.join(RULE_REGISTRY)}; got {name!r}") from None
+        raise BeliefConfigError(f"rule must be one of {', '.join(RULE_REGISTRY)}; got {name!r}") from None
     configured = getattr(rule, "configured", None)
     return configured(config) if configured is not None and config is not None else rule
 
 
-def normalised(beliefs: np.ndarray, dtype: type = np.float32) -> np.ndarray:
+def normalised(beliefs: np.ndarray, dtype: DTypeLike = np.float32) -> np.ndarray:
     """Per-agent normalised confidence b_f / (b_f + b_¬f) (float32 unless ``dtype``); 0 for pairs never
     heard of. Same formula for both rules (bounded pairs always sum to 1, so it is the confidence itself).
     """

@@ -10,6 +10,7 @@ round or block), so a seed still fixes everything.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 GOLDEN = 0x9E3779B97F4A7C15
 MIX1 = 0xBF58476D1CE4E5B9
@@ -54,7 +55,7 @@ def permutations(stream_key: int, runs: int, agents: int) -> np.ndarray:
     return perm
 
 
-def units(stream_key: int, start: int, count: int, dtype: type = np.uint8) -> np.ndarray:
+def units(stream_key: int, start: int, count: int, dtype: DTypeLike = np.uint8) -> np.ndarray:
     """(count,) ``dtype`` units ``start ..`` of the stream read as little-endian bytes (uint8: 8 per word)."""
     per = 8 // np.dtype(dtype).itemsize
     first, last = start // per, (start + count - 1) // per

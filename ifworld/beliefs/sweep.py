@@ -31,13 +31,14 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from ifworld.beliefs.config import BeliefConfig
 from ifworld.beliefs.engine import simulate
+from ifworld.errors import BeliefConfigError, ConfigError
 from ifworld.runs.lease import process_alive
 from ifworld.safe_yaml import load_yaml
 
@@ -55,7 +56,10 @@ MAX_CHUNK_SIZE = 10_000
 SPEC_KEYS = ("base", "grid", "design", "seeds", "repeats", "seed_base", "runs", "chunk_size")
 Progress = Callable[[int, int], None]
 Task = tuple[tuple[tuple[str, Any], ...], int]  # (sorted config items, seed)
-Param = Literal[tuple(BeliefConfig.model_fields)]  # type: ignore[valid-type]
+if TYPE_CHECKING:
+    Param = str
+else:  # a Literal of BeliefConfig's field names, built at run time: pydantic refuses any other key
+    Param = Literal[tuple(BeliefConfig.model_fields)]
 
 
 class GridFile(BaseModel):
@@ -75,7 +79,7 @@ class GridFile(BaseModel):
     @model_validator(mode="after")
     def _one_seed_source(self) -> GridFile:
         if self.seeds is not None and self.repeats is not None:
-            raise ValueError("give either seeds or repeats, not both")
+            raise BeliefConfigError("give either seeds or repeats, not both")
         return self
 
 
@@ -96,14 +100,14 @@ class SweepSpec:
     def from_dict(cls, data: dict[str, Any]) -> SweepSpec:
         """Validate a grid mapping; every error names the offending key."""
         if not isinstance(data, dict):
-            raise ValueError("grid file must be a mapping with keys base, grid, seeds|repeats, runs")
+            raise BeliefConfigError("grid file must be a mapping with keys base, grid, seeds|repeats, runs")
         unknown = sorted(str(k) for k in set(data) - set(SPEC_KEYS))
         if unknown:
-            raise ValueError(f"unknown grid key(s): {', '.join(unknown)}; allowed: {', '.join(SPEC_KEYS)}")
+            raise BeliefConfigError(f"unknown grid key(s): {', '.join(unknown)}; allowed: {', '.join(SPEC_KEYS)}")
         try:
             raw = GridFile(**data)
         except ValidationError as exc:
-            raise ValueError(_describe(exc)) from None
+            raise BeliefConfigError(_describe(exc)) from None
         base, grid = raw.base or {}, raw.grid or {}
         seeds = tuple(raw.seeds) if raw.seeds is not None else tuple(
             range(raw.seed_base, raw.seed_base + (raw.repeats or 1)))
@@ -111,12 +115,13 @@ class SweepSpec:
                    seeds, raw.runs, raw.chunk_size, raw.design)
         count = spec.config_count() * len(spec.seeds)
         if count > MAX_TASKS:  # before validating (or listing) every combination
-            raise ValueError(f"grid has {count} tasks, more than MAX_TASKS={MAX_TASKS}")
+            raise BeliefConfigError(f"grid has {count} tasks, more than MAX_TASKS={MAX_TASKS}; "
+                                    "use fewer grid values or seeds")
         for params in spec.configs():  # validate every combination up front
             try:
                 BeliefConfig.from_dict(params)
             except ValueError as exc:
-                raise ValueError(f"grid combination {params}: {exc}") from None
+                raise BeliefConfigError(f"grid combination {params}: {exc}") from None
         return spec
 
     def config_count(self) -> int:
@@ -138,7 +143,8 @@ class SweepSpec:
         """(config, seed) tasks in a fixed order: configs outer, seeds inner."""
         tasks = [(tuple(sorted(p.items())), s) for p in self.configs() for s in self.seeds]
         if len(tasks) > MAX_TASKS:
-            raise ValueError(f"grid has {len(tasks)} tasks, more than MAX_TASKS={MAX_TASKS}")
+            raise BeliefConfigError(f"grid has {len(tasks)} tasks, more than MAX_TASKS={MAX_TASKS}; "
+                                    "use fewer grid values or seeds")
         return tasks
 
     def chunks(self) -> list[list[Task]]:
@@ -151,7 +157,8 @@ def load_grid(path: str | Path) -> SweepSpec:
     """Read and validate a grid YAML file (size capped, aliases refused — see :mod:`ifworld.safe_yaml`)."""
     size = Path(path).stat().st_size
     if size > MAX_GRID_YAML_BYTES:  # before reading it into memory
-        raise ValueError(f"grid YAML is {size:,} bytes; the limit is {MAX_GRID_YAML_BYTES:,} (MAX_GRID_YAML_BYTES)")
+        raise BeliefConfigError(f"grid YAML is {size:,} bytes; the limit is {MAX_GRID_YAML_BYTES:,} "
+                                "(MAX_GRID_YAML_BYTES)")
     return SweepSpec.from_dict(parse_grid(Path(path).read_bytes()))
 
 
@@ -194,7 +201,7 @@ def run_sweep(
     ``progress(done, total)`` is called with chunk counts, finished parts included.
     """
     if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}; got {backend!r}")
+        raise BeliefConfigError(f"backend must be one of {', '.join(BACKENDS)}; got {backend!r}")
     chunks = spec.chunks()
     keys = [chunk_key(c, spec.runs) for c in chunks]
     store = parts_dir(out) if out is not None else None
@@ -284,7 +291,7 @@ def _run_dask(pending, runs, workers, scheduler, finished) -> None:
     try:
         from dask.distributed import Client, LocalCluster, as_completed as dask_completed
     except ImportError as exc:  # pragma: no cover - depends on the [cluster] extra
-        raise ValueError("backend dask needs the [cluster] extra: pip install 'ifworld[cluster]'") from exc
+        raise ConfigError("backend dask needs the [cluster] extra: pip install 'ifworld[cluster]'") from exc
     cluster = None
     if scheduler:
         client = Client(scheduler)

@@ -19,6 +19,8 @@ import functools
 import networkx as nx
 import numpy as np
 
+from ifworld.errors import BeliefConfigError
+
 TOPOLOGIES = ("complete", "ring", "small_world", "scale_free")
 MAX_EDGES = 1 << 20  # one vectorised step per edge and round: larger graphs would crawl
 MASK_AGENTS = 64  # up to this many agents a run's busy agents fit one uint64 word
@@ -40,10 +42,11 @@ def _cached_edges(topology: str, agents: int, degree: int, rewire: float, seed: 
     elif topology == "scale_free":
         graph = nx.barabasi_albert_graph(agents, max(1, degree // 2), seed=seed)
     else:
-        raise ValueError(f"topology must be one of {', '.join(TOPOLOGIES)}; got {topology!r}")
+        raise BeliefConfigError(f"topology must be one of {', '.join(TOPOLOGIES)}; got {topology!r}")
     edges = np.array(sorted(graph.edges()), dtype=np.int64).reshape(-1, 2)
     if len(edges) >= MAX_EDGES:
-        raise ValueError(f"the {topology} graph has {len(edges):,} edges, more than {MAX_EDGES:,}")
+        raise BeliefConfigError(f"the {topology} graph has {len(edges):,} edges, more than {MAX_EDGES:,}; "
+                                "use fewer agents or a smaller degree")
     edges.setflags(write=False)
     return edges
 
@@ -80,7 +83,7 @@ def _greedy_masks(edges: np.ndarray, order: np.ndarray, agents: int) -> np.ndarr
     busy agents are the bits of one word."""
     word = np.uint32 if agents <= 32 else np.uint64
     one = word(1)
-    ends = (one << edges[:, 0].astype(word)) | (one << edges[:, 1].astype(word))
+    ends = np.left_shift(one, edges[:, 0].astype(word)) | np.left_shift(one, edges[:, 1].astype(word))
     masks = ends[order]
     busy = np.zeros(order.shape[1], dtype=word)
     clash = np.empty_like(busy)
@@ -89,7 +92,7 @@ def _greedy_masks(edges: np.ndarray, order: np.ndarray, agents: int) -> np.ndarr
         np.bitwise_and(busy, mask, out=clash)
         np.equal(clash, 0, out=take)
         np.multiply(mask, take, out=clash)
-        busy |= clash
+        np.bitwise_or(busy, clash, out=busy)
     return taken
 
 

@@ -22,6 +22,7 @@ from ifworld.beliefs.engine import SimulationResult, simulate, summarise
 from ifworld.beliefs.sweep import Progress, SweepSpec, run_sweep
 from ifworld.beliefs.tables import table1_by_condition
 from ifworld.config import load_settings
+from ifworld.errors import SimulationError
 from ifworld.runs import Workflow, register
 from ifworld.runs.events import emit
 from ifworld.runs.store import RunStore, get_store, new_run_id
@@ -155,7 +156,7 @@ def _sweep_record(params: dict[str, Any], progress: Progress | None = None,
 def _sweep_in_graph(params: dict[str, Any]) -> dict[str, Any]:
     record = _sweep_record(params, lambda d, t: emit("chunks", node="run", done=d, total=t))
     if record is None:
-        raise RuntimeError("sweep stopped before all chunks finished")
+        raise SimulationError("sweep stopped before all chunks finished; resume the run to compute the rest")
     return record
 
 
@@ -175,7 +176,7 @@ def resume_run(run_id: str) -> dict[str, Any] | None:
         return None
     record = run_sweep_run(run_id)
     if record is None:
-        raise RuntimeError(f"sweep {run_id} did not finish")
+        raise SimulationError(f"sweep {run_id} did not finish; resume it with `ifworld runs resume {run_id}`")
     return record
 
 

@@ -17,6 +17,7 @@ from .reply import (
     LLMCallError as LLMCallError,
     LLMError as LLMError,
     LLMNotConfigured as LLMNotConfigured,
+    ReplyFormatError as ReplyFormatError,
     StructuredOutputError as StructuredOutputError,
     TruncatedOutputError as TruncatedOutputError,
     extract_json as extract_json,

@@ -33,17 +33,22 @@ from typing import Any, TypeVar
 
 import httpx
 import openai
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.language_models import LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.utils.json import parse_partial_json
 from langchain_openai import ChatOpenAI
 from pydantic import BaseModel, ValidationError
 
 from ifworld.config import MAX_TOKENS_LIMIT, NO_MODEL_HELP, Settings, load_settings
+from ifworld.errors import ModelError
 from ifworld.llm.methods import _probe_locks, chain, endpoint_key, known_method, remember
 from ifworld.llm.reply import (
     KEPT_NOTE,
     LLMCallError,
     LLMNotConfigured,
+    ReplyFormatError,
     StructuredOutputError,
     TruncatedOutputError,
     complete_part,
@@ -59,7 +64,10 @@ __all__ = ["PARTIAL_INTERVAL_S", "acomplete", "astructured", "chat_model", "comp
 
 T = TypeVar("T", bound=BaseModel)
 Messages = Sequence[BaseMessage | tuple[str, str]]
-PartialSink = Callable[[dict], None]
+PartialSink = Callable[[dict[str, Any]], None]
+Callbacks = list[BaseCallbackHandler]
+ChatRunnable = Runnable[LanguageModelInput, AIMessage]
+"""A chat model, or one bound to a structured-output method."""
 
 FORMAT_WORDS_RE = re.compile(r"response_format|json_schema|json_object|tool_choice|\btools?\b|grammar", re.I)
 RETRYABLE = (openai.RateLimitError, openai.APIConnectionError, openai.APITimeoutError, openai.InternalServerError,
@@ -77,7 +85,7 @@ REPAIR_INSTRUCTION = (
 )
 
 
-class _FormatRejected(Exception):
+class _FormatRejected(ModelError):
     """The endpoint refused the structured-output method (not a transport failure)."""
 
 
@@ -179,7 +187,10 @@ class _PartialFeed:
     """Turns streamed pieces into throttled partial-JSON dicts for a progress sink."""
 
     def __init__(self, sink: PartialSink | None) -> None:
-        self.sink, self.parts, self.last_emit, self.last = sink, [], 0.0, None
+        self.sink = sink
+        self.parts: list[str] = []
+        self.last_emit = 0.0
+        self.last: dict[str, Any] | None = None
 
     def add(self, piece: str) -> None:
         if not piece or self.sink is None:
@@ -194,7 +205,7 @@ class _PartialFeed:
         text = strip_think("".join(self.parts))
         start = text.find("{")
         value = parse_partial_json(text[start:]) if start >= 0 else None
-        if isinstance(value, dict) and value and value != self.last:
+        if self.sink is not None and isinstance(value, dict) and value and value != self.last:
             self.last = value
             self.sink(value)
 
@@ -203,7 +214,8 @@ class _PartialFeed:
             self._publish()
 
 
-def _stream(model: ChatOpenAI, msgs: list[BaseMessage], cfg: dict, feed: _PartialFeed, bound: int) -> _Reply:
+def _stream(model: ChatRunnable, msgs: list[BaseMessage], cfg: RunnableConfig, feed: _PartialFeed,
+            bound: int) -> _Reply:
     text: list[str] = []
     args: list[str] = []
     finish = ""
@@ -230,9 +242,11 @@ def _stream(model: ChatOpenAI, msgs: list[BaseMessage], cfg: dict, feed: _Partia
     return _Reply("".join(args) if args else "".join(text), finish)
 
 
-def _send(model: ChatOpenAI, msgs: list[BaseMessage], cfg: dict, settings: Settings, feed: _PartialFeed) -> _Reply:
+def _send(model: ChatRunnable, msgs: list[BaseMessage], cfg: RunnableConfig, settings: Settings,
+          feed: _PartialFeed) -> _Reply:
     if settings.stream:
-        return _stream(model, msgs, cfg, feed, int(cfg["metadata"].get("ifworld_max_tokens") or MAX_TOKENS_LIMIT))
+        bound = int(cfg.get("metadata", {}).get("ifworld_max_tokens") or MAX_TOKENS_LIMIT)
+        return _stream(model, msgs, cfg, feed, bound)
     try:
         msg = model.invoke(msgs, config=cfg)
     except openai.LengthFinishReasonError as exc:
@@ -261,7 +275,7 @@ def _backoff(settings: Settings, attempt: int) -> float:
     return min(MAX_BACKOFF_S, base * 2 ** attempt) + random.uniform(0, base) if base > 0 else 0.0
 
 
-def _call(role: str, model: ChatOpenAI, msgs: list[BaseMessage], settings: Settings, cfg: dict,
+def _call(role: str, model: ChatRunnable, msgs: list[BaseMessage], settings: Settings, cfg: RunnableConfig,
           feed: _PartialFeed, *, formatted: bool = False) -> _Reply:
     """One logical request with transport retries. ``formatted``: a refused format raises _FormatRejected."""
     last: Exception | None = None
@@ -294,13 +308,13 @@ def _failure_text(exc: Exception | None, settings: Settings) -> str:
     return f"{_status_text(exc) if exc else 'failed'} {retries}"
 
 
-def _config(role: str, call_id: str, meta: dict | None, callbacks: list | None, *, quiet: bool = False,
-            **extra: Any) -> dict:
+def _config(role: str, call_id: str, meta: dict[str, Any] | None, callbacks: Callbacks | None, *,
+            quiet: bool = False, **extra: Any) -> RunnableConfig:
     metadata = {"ifworld_role": role, "ifworld_call": call_id}
     for k, v in {**(meta or {}), **extra}.items():
         metadata[f"ifworld_{k}"] = v
     tags = [f"role:{role}"] + ([NOSTREAM_TAG] if quiet else [])
-    cfg: dict[str, Any] = {"metadata": metadata, "run_name": role, "tags": tags}
+    cfg: RunnableConfig = {"metadata": metadata, "run_name": role, "tags": tags}
     if callbacks:
         cfg["callbacks"] = callbacks
     return cfg
@@ -315,8 +329,8 @@ def _bounded(role: str, settings: Settings, bound: int, send: Callable[[int], _R
     return reply, bound
 
 
-def complete(role: str, messages: Messages, *, settings: Settings | None = None, meta: dict | None = None,
-             callbacks: list | None = None, **model_overrides: Any) -> str:
+def complete(role: str, messages: Messages, *, settings: Settings | None = None, meta: dict[str, Any] | None = None,
+             callbacks: Callbacks | None = None, **model_overrides: Any) -> str:
     """Plain text completion for ``role`` with retries; ``<think>`` blocks removed.
 
     ``meta`` (e.g. ``{"round": 2, "system": "whatif"}``) is attached to the call record. A reply cut at the
@@ -366,8 +380,8 @@ def _format_kwargs(method: str, schema: type[BaseModel]) -> dict[str, Any]:
 
 
 def _invoke_structured(role: str, msgs: list[BaseMessage], schema: type[BaseModel], settings: Settings,
-                       call_id: str, meta: dict | None, callbacks: list | None, sink: PartialSink | None,
-                       overrides: dict[str, Any]) -> _Reply:
+                       call_id: str, meta: dict[str, Any] | None, callbacks: Callbacks | None,
+                       sink: PartialSink | None, overrides: dict[str, Any]) -> _Reply:
     """Send with the endpoint's method; under ``auto`` a refused method moves to the next, once."""
     key = endpoint_key(settings, role)
     probing = settings.structured_method == "auto" and known_method(settings, role) is None
@@ -380,9 +394,9 @@ def _invoke_structured(role: str, msgs: list[BaseMessage], schema: type[BaseMode
 
             def send(bound: int, method: str = method) -> _Reply:
                 model = chat_model(role, settings, **{**overrides, "max_tokens": bound})
-                model = model.bind(**_format_kwargs(method, schema))
+                bound_model = model.bind(**_format_kwargs(method, schema))
                 cfg = _config(role, call_id, meta, callbacks, quiet=True, method=method, max_tokens=bound)
-                return _call(role, model, msgs, settings, cfg, _PartialFeed(sink), formatted=method != "prompt")
+                return _call(role, bound_model, msgs, settings, cfg, _PartialFeed(sink), formatted=method != "prompt")
 
             try:
                 reply, bound = _bounded(role, settings, settings.max_tokens_for(role), send)
@@ -408,12 +422,13 @@ def _parse(schema: type[T], text: str) -> T:
     value = schema.model_validate(data)
     empty = missing_content(schema, data)
     if empty:
-        raise ValueError("the reply has no content: " + ", ".join(empty))
+        raise ReplyFormatError("the reply has no content: " + ", ".join(empty))
     return value
 
 
 def structured(role: str, messages: Messages, schema: type[T], *, settings: Settings | None = None,
-               meta: dict | None = None, callbacks: list | None = None, on_partial: PartialSink | None = None,
+               meta: dict[str, Any] | None = None, callbacks: Callbacks | None = None,
+               on_partial: PartialSink | None = None,
                **model_overrides: Any) -> T:
     """A validated, non-empty ``schema`` instance from ``role``.
 
@@ -456,7 +471,7 @@ def structured(role: str, messages: Messages, schema: type[T], *, settings: Sett
     return value
 
 
-def _find_tracker(callbacks: list | None) -> UsageTracker | None:
+def _find_tracker(callbacks: Callbacks | None) -> UsageTracker | None:
     """The UsageTracker given explicitly, or the one on the enclosing LangGraph run's callbacks."""
     handlers = list(callbacks or [])
     if not handlers:
@@ -478,10 +493,10 @@ def _short_error(exc: Exception) -> str:
 
 async def acomplete(role: str, messages: Messages, **kwargs: Any) -> str:
     """Async :func:`complete`; shares the process-wide concurrency limit."""
-    return await asyncio.to_thread(complete, role, messages, **kwargs)
+    return await asyncio.to_thread(lambda: complete(role, messages, **kwargs))
 
 
 async def astructured(role: str, messages: Messages, schema: type[T], **kwargs: Any) -> T:
     """Async :func:`structured`; shares the process-wide concurrency limit."""
-    return await asyncio.to_thread(structured, role, messages, schema, **kwargs)
+    return await asyncio.to_thread(lambda: structured(role, messages, schema, **kwargs))
 

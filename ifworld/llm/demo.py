@@ -37,7 +37,7 @@ __all__ = [
     "request_problem", "role_text", "serve", "stream_chunks", "synthesize", "system_prompt", "usage",
 ]
 
-Reply = str | dict | Callable[[dict], "str | dict"]
+Reply = str | dict[str, Any] | Callable[[dict[str, Any]], "str | dict[str, Any]"]
 
 DEMO_LABEL = "[demo]"
 DEFAULT_HOST = "127.0.0.1"
@@ -120,7 +120,8 @@ def label_reply(content: str, keys: frozenset[str], label: str = DEMO_LABEL) -> 
     return json.dumps(walk(value, False)) if isinstance(value, dict | list) else content
 
 
-def synthesize(schema: dict, defs: dict | None = None, depth: int = 0, text: str = "example") -> Any:
+def synthesize(schema: dict[str, Any], defs: dict[str, Any] | None = None, depth: int = 0,
+               text: str = "example") -> Any:
     """A minimal instance valid for a JSON schema (strings are ``text``): the answer to unscripted
     structured calls."""
     defs = defs if defs is not None else schema.get("$defs", {})
@@ -154,7 +155,7 @@ def synthesize(schema: dict, defs: dict | None = None, depth: int = 0, text: str
 
 
 # -- the OpenAI wire format ----------------------------------------------------------------------------------
-def as_tool_call(body: dict, content: str, name: str | None) -> tuple[str, str | None, list | None]:
+def as_tool_call(body: dict[str, Any], content: str, name: str | None) -> tuple[str, str | None, list[Any] | None]:
     """A request that carries tools gets its answer as a call of the first tool (what forced calls ask)."""
     if not body.get("tools"):
         return content, name, None
@@ -162,13 +163,13 @@ def as_tool_call(body: dict, content: str, name: str | None) -> tuple[str, str |
     return "", name, [{"id": f"call_{uuid.uuid4().hex[:8]}", "type": "function", "function": function}]
 
 
-def usage(body: dict, content: str) -> dict:
+def usage(body: dict[str, Any], content: str) -> dict[str, Any]:
     prompt = sum(len(message_text(m.get("content"))) for m in body.get("messages", [])) // CHARS_PER_TOKEN + 1
     completion = len(content) // CHARS_PER_TOKEN + 1
     return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
 
 
-def bounded(body: dict, text: str, tool_call: bool) -> tuple[str, str]:
+def bounded(body: dict[str, Any], text: str, tool_call: bool) -> tuple[str, str]:
     """The reply cut at ``max_tokens`` (4 characters a token), and its finish reason."""
     bound = body.get("max_completion_tokens") or body.get("max_tokens")
     if bound and len(text) > int(bound) * CHARS_PER_TOKEN:
@@ -180,7 +181,8 @@ def n_chunks(text: str) -> int:
     return max(1, -(-len(text) // STREAM_CHUNK_CHARS))
 
 
-def completion(body: dict, content: str, tool_calls: list | None, usage: dict, finish: str = "stop") -> dict:
+def completion(body: dict[str, Any], content: str, tool_calls: list[Any] | None, usage: dict[str, Any],
+               finish: str = "stop") -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": content}
     if tool_calls:
         message["tool_calls"] = tool_calls
@@ -189,8 +191,9 @@ def completion(body: dict, content: str, tool_calls: list | None, usage: dict, f
             "choices": [{"index": 0, "message": message, "finish_reason": finish}], "usage": usage}
 
 
-def stream_chunks(body: dict, content: str, tool_calls: list | None, usage: dict | None, finish: str = "stop",
-                  ) -> list[dict]:
+def stream_chunks(body: dict[str, Any], content: str, tool_calls: list[Any] | None, usage: dict[str, Any] | None,
+                  finish: str = "stop",
+                  ) -> list[dict[str, Any]]:
     """SSE chunks of a reply: role, content pieces, tool-call head then argument pieces, finish, usage."""
     base = {"id": f"chatcmpl-{uuid.uuid4().hex[:12]}", "object": "chat.completion.chunk",
             "created": int(time.time()), "model": body.get("model", DEMO_MODEL)}
@@ -290,7 +293,7 @@ class ChatServer:
         else:
             self.rules.append(rule)
 
-    def answer(self, body: dict) -> tuple[str, str | None, list | None]:
+    def answer(self, body: dict[str, Any]) -> tuple[str, str | None, list[Any] | None]:
         """(content, rule name, tool_calls) for a request: the first matching rule, else the fallback."""
         haystack = prompt_text(body)
         for rule in self.rules:
@@ -308,7 +311,7 @@ class ChatServer:
                 return as_tool_call(body, content, rule.name)
         return self.fallback(body)
 
-    def fallback(self, body: dict) -> tuple[str, str | None, list | None]:
+    def fallback(self, body: dict[str, Any]) -> tuple[str, str | None, list[Any] | None]:
         """The answer when no rule matches: a schema-valid instance for structured calls, else plain text."""
         fmt = body.get("response_format") or {}
         if fmt.get("type") == "json_schema":
@@ -320,7 +323,7 @@ class ChatServer:
             return as_tool_call(body, json.dumps(synthesize(params, text=self.fallback_string)), None)
         return self.fallback_text, None, None
 
-    def complete(self, handler: ChatHandler, body: dict) -> None:
+    def complete(self, handler: ChatHandler, body: dict[str, Any]) -> None:
         """Answer one chat request (after ``latency``), as JSON or as an SSE stream."""
         self.pause(self.latency)
         content, _name, tool_calls = self.answer(body)
@@ -380,7 +383,7 @@ class ChatHandler(BaseHTTPRequestHandler):
             return
         self.app.complete(self, body)
 
-    def send_json(self, status: int, payload: dict) -> None:
+    def send_json(self, status: int, payload: dict[str, Any]) -> None:
         data = json.dumps(payload).encode()
         try:
             self.send_response(status)
@@ -391,7 +394,7 @@ class ChatHandler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             pass
 
-    def send_stream(self, chunks: list[dict], pause: Callable[[], None] | None = None) -> None:
+    def send_stream(self, chunks: list[dict[str, Any]], pause: Callable[[], None] | None = None) -> None:
         """Send chunks as server-sent events; ``pause`` runs before each delta chunk, also after the client
         left (a model keeps generating)."""
         gone = False

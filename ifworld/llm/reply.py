@@ -14,6 +14,7 @@ from langchain_core.messages import BaseMessage
 from langchain_core.utils.json import parse_partial_json
 from pydantic import BaseModel, ValidationError
 
+from ifworld.errors import ModelError
 from ifworld.llm.schema import missing_content
 from ifworld.redact import safe_error
 
@@ -23,7 +24,7 @@ THINK_RE = re.compile(r"<think>.*?(</think>|$)", re.S | re.I)
 FENCE_RE = re.compile(r"```(?:json)?\s*(.*?)```", re.S | re.I)
 
 
-class LLMError(RuntimeError):
+class LLMError(ModelError, RuntimeError):
     """A model call failed; ``role`` names the agent so messages say who failed."""
 
     def __init__(self, role: str, message: str) -> None:
@@ -33,7 +34,7 @@ class LLMError(RuntimeError):
 
 
 class LLMNotConfigured(LLMError):
-    pass
+    """No model is connected (no endpoint or key set); the message says how to connect one."""
 
 
 class LLMCallError(LLMError):
@@ -52,10 +53,15 @@ class TruncatedOutputError(StructuredOutputError):
     """The reply was cut at the generation bound even after one retry with a larger bound."""
 
 
+class ReplyFormatError(ModelError, ValueError):
+    """A reply holds no usable JSON for its schema (no object, or no content); the repair turn is told why."""
+
+
 def message_text(msg: BaseMessage) -> str:
     """A reply message's text: a forced tool call's arguments as JSON, else its content."""
-    if getattr(msg, "tool_calls", None):
-        return json.dumps(msg.tool_calls[0].get("args", {}))
+    calls = getattr(msg, "tool_calls", None)  # only an AIMessage has them
+    if calls:
+        return json.dumps(calls[0].get("args", {}))
     content = msg.content
     if isinstance(content, list):
         return "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content)
@@ -82,7 +88,7 @@ def extract_json(text: str) -> Any:
             return json.loads(cand.strip(), strict=False)
         except json.JSONDecodeError as exc:
             last_error = exc
-    raise ValueError(f"no JSON object found ({last_error})")
+    raise ReplyFormatError(f"no JSON object found ({last_error})")
 
 
 KEPT_NOTE = "kept the items it had finished"
@@ -90,7 +96,7 @@ KEPT_NOTE = "kept the items it had finished"
 SALVAGE_ATTEMPTS = 64
 
 
-def complete_prefix_json(text: str) -> dict | None:
+def complete_prefix_json(text: str) -> dict[str, Any] | None:
     """The object a reply cut at the token bound had finished: the text up to its last complete value (a
     closing bracket, or the comma after a value, outside strings) with the brackets still open closed by
     LangChain's partial-JSON parser, so a list keeps its complete items and loses the one being written.

@@ -56,7 +56,7 @@ def sent_schema(model: type[BaseModel]) -> dict[str, Any]:
 
 @lru_cache(maxsize=128)
 def _sent(model: type[BaseModel]) -> dict[str, Any]:
-    schema = _clean(model.model_json_schema())
+    schema: dict[str, Any] = _clean(model.model_json_schema())
     # Content the product needs must be non-empty in the grammar itself: a grammar-constrained small model
     # otherwise answers every list with [] (seen on llama.cpp with a 270M model), which only fails later.
     for name in required_content(model) if getattr(model, "REQUIRED_CONTENT", None) else ():
@@ -71,7 +71,8 @@ def _sent(model: type[BaseModel]) -> dict[str, Any]:
 def shown_schema(model: type[BaseModel]) -> dict[str, Any]:
     """The schema as written into the prompt: the sent one without the default bounds, which are there for
     the grammar (a model does not need them to answer, and on every string they cost ~400 prompt tokens)."""
-    return _without_bounds(sent_schema(model))
+    shown: dict[str, Any] = _without_bounds(sent_schema(model))
+    return shown
 
 
 def _without_bounds(node: Any) -> Any:

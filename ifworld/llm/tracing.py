@@ -8,6 +8,7 @@ and the README say so; :func:`set_tracing` turns it off (or back on) for this wh
 from __future__ import annotations
 
 import os
+from typing import Any, cast
 
 TRACING_VARS = ("LANGSMITH_TRACING", "LANGSMITH_TRACING_V2", "LANGCHAIN_TRACING_V2", "LANGCHAIN_TRACING")
 
@@ -28,7 +29,9 @@ def tracing_active() -> bool:
         from langsmith.utils import get_env_var, tracing_is_enabled
     except ImportError:  # pragma: no cover - langsmith ships with langchain-core
         return False
-    get_env_var.cache_clear()  # langsmith caches environment reads; answer for the environment as it is now
+    # langsmith caches environment reads (an lru_cache its overloads hide from the type); answer for the
+    # environment as it is now
+    cast(Any, get_env_var).cache_clear()
     return tracing_is_enabled() is True
 
 

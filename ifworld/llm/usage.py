@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.messages import BaseMessage
 from pydantic import BaseModel, ConfigDict
 
 from ifworld.redact import safe_error
@@ -88,8 +89,8 @@ class UsageTracker(BaseCallbackHandler):
         self._lock = threading.Lock()
         self.sink = sink
 
-    def on_chat_model_start(self, serialized: dict, messages: list, *, run_id: Any, metadata: dict | None = None,
-                            **kwargs: Any) -> None:
+    def on_chat_model_start(self, serialized: dict[str, Any], messages: list[list[BaseMessage]], *, run_id: Any,
+                            metadata: dict[str, Any] | None = None, **kwargs: Any) -> None:
         meta = metadata or {}
         call_id = meta.get("ifworld_call") or str(run_id)
         now = time.time()
@@ -109,7 +110,8 @@ class UsageTracker(BaseCallbackHandler):
             rec.method = meta.get("ifworld_method", rec.method)
             rec.max_tokens = meta.get("ifworld_max_tokens", rec.max_tokens)
 
-    def on_llm_new_token(self, token: str, *, run_id: Any, chunk: Any = None, **kwargs: Any) -> None:
+    def on_llm_new_token(self, token: str | list[str | dict[str, Any]], *, run_id: Any, chunk: Any = None,
+                         **kwargs: Any) -> None:
         rec = self.calls.get(self._runs.get(run_id, ""))
         if rec is None:
             return
@@ -194,7 +196,7 @@ def call_counts(calls: list[dict[str, Any]]) -> tuple[int, int]:
     return sum(1 for c in calls if c.get("status") in ("ok", "success", None)), len(calls)
 
 
-def usage_totals(calls: list[dict]) -> dict[str, Any]:
+def usage_totals(calls: list[dict[str, Any]]) -> dict[str, Any]:
     """Totals over call dicts: counts, tokens, retries, failures, summed latency."""
     return {
         "calls": len(calls),

@@ -36,14 +36,25 @@ from ifworld.runs.driver import (
 from ifworld.runs.events import Event, ExpertPartial, emit
 from ifworld.runs.export import EXPORT_FORMATS, export_run
 from ifworld.runs.records import LenientModel, RecordError, validate_record
-from ifworld.runs.registry import Workflow, get_workflow, register
+from ifworld.runs.registry import UnknownWorkflow, Workflow, get_workflow, register
 from ifworld.runs.steps import ReplayStep, StepContext, StepNamer, generic_label
-from ifworld.runs.store import KINDS, RESUMABLE, STATUSES, RunInfo, RunLive, RunStore, StoreError, get_store
+from ifworld.runs.store import (
+    KINDS,
+    RESUMABLE,
+    STATUSES,
+    RunInfo,
+    RunLive,
+    RunNotFound,
+    RunStore,
+    StoreError,
+    get_store,
+)
 
 __all__ = [
     "EXPORT_FORMATS", "KINDS", "MAX_RECURSION_LIMIT", "RECURSION_LIMIT", "RESUMABLE", "STATUSES", "Event",
     "ExpertPartial", "LenientModel", "LiveFeed", "RecordError", "ReplayStep", "RunCancelled", "RunFailed", "RunInfo",
-    "RunLive", "RunStore", "StepContext", "StepNamer", "StoreError", "Workflow", "drive", "emit", "execute",
-    "export_run", "generic_label", "get_store", "get_workflow", "live_feed", "recursion_limit", "register", "replay",
-    "request_cancel", "running_here", "start_background", "start_run", "stream_run", "validate_record",
+    "RunLive", "RunNotFound", "RunStore", "StepContext", "StepNamer", "StoreError", "UnknownWorkflow", "Workflow",
+    "drive", "emit", "execute", "export_run", "generic_label", "get_store", "get_workflow", "live_feed",
+    "recursion_limit", "register", "replay", "request_cancel", "running_here", "start_background", "start_run",
+    "stream_run", "validate_record",
 ]

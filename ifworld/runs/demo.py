@@ -24,26 +24,33 @@ SUMMARY_SYSTEM = "You are the demo summariser. Join the workers' sentences into 
 class DemoState(TypedDict, total=False):
     topic: str
     workers: int
-    answers: Annotated[list[dict], operator.add]
+    answers: Annotated[list[dict[str, Any]], operator.add]
     summary: str
 
 
-def build(params: dict[str, Any], settings: Settings) -> StateGraph:
+class WorkerTask(TypedDict):
+    """What one worker is sent."""
+
+    topic: str
+    i: int
+
+
+def build(params: dict[str, Any], settings: Settings) -> StateGraph[DemoState]:
     def fan_out(state: DemoState) -> list[Send]:
         return [Send("worker", {"topic": state["topic"], "i": i}) for i in range(state["workers"])]
 
-    def worker(task: dict) -> dict:
-        emit("worker_started", node="worker", i=task["i"])
-        text = llm.complete("demo.worker", [("system", SYSTEM.format(i=task["i"])), ("user", task["topic"])],
+    def worker(state: WorkerTask) -> dict[str, Any]:
+        emit("worker_started", node="worker", i=state["i"])
+        text = llm.complete("demo.worker", [("system", SYSTEM.format(i=state["i"])), ("user", state["topic"])],
                             settings=settings, meta={"system": "demo"})
-        return {"answers": [{"i": task["i"], "text": text}]}
+        return {"answers": [{"i": state["i"], "text": text}]}
 
-    def summarise(state: DemoState) -> dict:
+    def summarise(state: DemoState) -> dict[str, Any]:
         joined = "\n".join(a["text"] for a in sorted(state["answers"], key=lambda a: a["i"]))
         return {"summary": llm.complete("demo.summary", [("system", SUMMARY_SYSTEM), ("user", joined)],
                                         settings=settings)}
 
-    policy = CachePolicy() if params.get("cache") else None
+    policy: CachePolicy[Any] | None = CachePolicy() if params.get("cache") else None
     g = StateGraph(DemoState)
     g.add_node("worker", worker, cache_policy=policy)
     g.add_node("summarise", summarise, cache_policy=policy)

@@ -21,6 +21,7 @@ from typing import Any
 from langgraph.types import Command
 
 from ifworld.config import Settings, load_settings
+from ifworld.errors import StepFailed, WorkflowError
 from ifworld.llm.usage import UsageTracker, usage_totals
 from ifworld.redact import redact, safe_error
 from ifworld.runs.events import STREAM_MODES, Event, events_from_stream
@@ -44,7 +45,7 @@ CANCEL_POLL_S = 0.2
 NODE_HEADROOM = 2
 
 
-class RunFailed(RuntimeError):
+class RunFailed(WorkflowError, RuntimeError):
     """A run stopped with an error; everything finished so far is kept and ``ifworld runs resume`` continues."""
 
     def __init__(self, run_id: str, message: str) -> None:
@@ -102,7 +103,8 @@ def request_cancel(run_id: str, *, store: RunStore | None = None) -> bool:
     return (store or get_store()).request_cancel(run_id)
 
 
-def _watch(chunks: Iterable[tuple[str, Any]], store: RunStore, run_id: str, stop: dict[str, str]) -> Iterator:
+def _watch(chunks: Iterable[tuple[str, Any]], store: RunStore, run_id: str,
+           stop: dict[str, str]) -> Iterator[tuple[str, Any]]:
     """Pass chunks through; stop at a step boundary when the run is cancelled or deleted."""
     last = 0.0
     for mode, payload in chunks:
@@ -144,8 +146,11 @@ def stream_run(run_id: str, *, store: RunStore | None = None, settings: Settings
         lease.idle()
         yield Event(type="run_started", run_id=run_id, data={"resumed": resume, "workflow": wf.name})
         lease.busy()
-        start = Command(resume=resume_value) if resume_value is not None else (
-            None if resume else wf.initial(info.params))
+        start: Command[Any] | dict[str, Any] | None  # an answer to a pause, nothing (resume), or the input
+        if resume_value is not None:
+            start = Command(resume=resume_value)
+        else:
+            start = None if resume else wf.initial(info.params)
         chunks = graph.stream(start, config, stream_mode=list(modes))
         try:
             for event in events_from_stream(run_id, _watch(chunks, store, run_id, stop)):
@@ -169,7 +174,7 @@ def stream_run(run_id: str, *, store: RunStore | None = None, settings: Settings
             yield Event(type="run_paused", run_id=run_id, data={"asks": redact(asks)})
             return
         if state.next:
-            raise RuntimeError(f"stopped before finishing (next: {', '.join(state.next)})")
+            raise StepFailed(f"stopped before finishing (next: {', '.join(state.next)})")
         calls = store.calls(run_id)
         record = wf.finalize(dict(state.values), info.params, calls)
         store.finish_run(run_id, record, usage_totals(calls))

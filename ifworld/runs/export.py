@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ifworld.errors import InputError
 from ifworld.llm.usage import usage_totals
 from ifworld.redact import redact
 from ifworld.runs.registry import get_workflow
@@ -32,7 +33,7 @@ def export_run(run_id: str, fmt: str = "json", *, store: RunStore | None = None)
     if fmt == "json":
         return redact(json.dumps(redact(export_payload(info, calls)), indent=2, default=str))
     if fmt not in EXPORT_FORMATS:
-        raise ValueError(f"unknown export format {fmt!r}; use {', '.join(EXPORT_FORMATS)}")
+        raise InputError(f"unknown export format {fmt!r}; use {', '.join(EXPORT_FORMATS)}")
     body, wf = "", None
     try:
         wf = get_workflow(info.workflow)
@@ -58,14 +59,14 @@ def _html(title: str, markdown: str) -> str:
             f'<body><pre>{escape(markdown)}</pre></body></html>\n')
 
 
-def export_payload(info: RunInfo, calls: list[dict]) -> dict[str, Any]:
+def export_payload(info: RunInfo, calls: list[dict[str, Any]]) -> dict[str, Any]:
     return {"id": info.id, "kind": info.kind, "workflow": info.workflow, "title": info.title,
             "status": info.status, "created": info.created_iso, "params": info.params, "error": info.error,
             "record": info.record, "usage": info.usage or usage_totals(calls),
             "calls": [{k: v for k, v in c.items() if k != "output"} for c in calls]}
 
 
-def _markdown(info: RunInfo, calls: list[dict], body: str, *, metadata_last: bool = False) -> str:
+def _markdown(info: RunInfo, calls: list[dict[str, Any]], body: str, *, metadata_last: bool = False) -> str:
     usage = info.usage or usage_totals(calls)
     if metadata_last and body:
         return "\n".join([body.rstrip(), "", "## Run", "", f"- Title: {info.title}",

@@ -33,7 +33,8 @@ class Lease:
 
     def __init__(self, store: Any, run_id: str, token: str) -> None:
         self.store, self.run_id, self.token = store, run_id, token
-        self.status, self.error = "completed", None
+        self.status: str = "completed"
+        self.error: str | None = None
         self._stop = threading.Event()
         self._parked_since: float | None = None
         self._thread = threading.Thread(target=self._beat, name=f"lease-{run_id}", daemon=True)

@@ -12,6 +12,10 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
+from ifworld.errors import RecordError
+
+__all__ = ["LenientModel", "RecordError", "validate_record"]
+
 M = TypeVar("M", bound=BaseModel)
 
 
@@ -26,13 +30,6 @@ class LenientModel(BaseModel):
     def _nulls_are_missing(cls, data: Any) -> Any:
         return {k: v for k, v in data.items() if v is not None} if isinstance(data, dict) else data
 
-
-class RecordError(ValueError):
-    """A stored record that does not have its kind's shape; the message names the run and the field."""
-
-    def __init__(self, message: str, run_id: str | None = None, field: str = "") -> None:
-        super().__init__(message)
-        self.run_id, self.field = run_id, field
 
 
 def validate_record(model: type[M], record: dict[str, Any] | M | None, *, run_id: str | None = None,

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ifworld.config import Settings
+from ifworld.errors import WorkflowError
 from ifworld.runs.steps import StepNamer
 
 # Engines register their workflows on import; names are "<module key>.<workflow>".
@@ -22,6 +23,12 @@ WORKFLOW_MODULES = {
     "beliefs": "ifworld.beliefs.workflows",
     "demo": "ifworld.runs.demo",
 }
+
+
+class UnknownWorkflow(WorkflowError, KeyError):
+    """No workflow is registered under this name (a run of a newer version, or a typo)."""
+
+
 @dataclass(frozen=True)
 class Workflow:
     """How to run, finish and render one kind of run.
@@ -34,7 +41,7 @@ class Workflow:
     kind: str
     build: Callable[[dict[str, Any], Settings], Any]
     initial: Callable[[dict[str, Any]], dict[str, Any]]
-    finalize: Callable[[dict[str, Any], dict[str, Any], list[dict]], dict[str, Any]]
+    finalize: Callable[[dict[str, Any], dict[str, Any], list[dict[str, Any]]], dict[str, Any]]
     markdown: Callable[[dict[str, Any]], str] | None = None
     title: Callable[[dict[str, Any]], str] = lambda p: ""
     cache: bool = False
@@ -67,5 +74,5 @@ def get_workflow(name: str) -> Workflow:
         if module:
             importlib.import_module(module)
     if name not in _REGISTRY:
-        raise KeyError(f"unknown workflow {name!r}")
+        raise UnknownWorkflow(f"unknown workflow {name!r}; registered: {', '.join(sorted(_REGISTRY))}")
     return _REGISTRY[name]

@@ -34,6 +34,7 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from ifworld.config import load_settings
+from ifworld.errors import StoreError, WorkflowError
 from ifworld.limits import MAX_TITLE_CHARS
 from ifworld.redact import MIN_SECRET_CHARS, known_secrets, redact, redact_bytes, safe_error
 from ifworld.runs.lease import BOOT, Lease, lease_alive
@@ -47,7 +48,7 @@ RESUMABLE = ("pending", "interrupted", "cancelled", "failed")
 SECRET_KEY_RE = re.compile(r"(api[_-]?key|secret|passw(or)?d|authorization|bearer|(^|[_-])token$)", re.I)
 BUSY_TIMEOUT_MS = 30_000
 _lease_counter = itertools.count(1)
-__all__ = ["MIN_SECRET_CHARS", "RunStore", "RunLive", "StoreError", "get_store"]
+__all__ = ["MIN_SECRET_CHARS", "RunLive", "RunNotFound", "RunStore", "StoreError", "get_store"]
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS ifw_runs (
@@ -73,12 +74,12 @@ CREATE TABLE IF NOT EXISTS ifw_transitions (
 LATER_COLUMNS = {"owner": "TEXT", "heartbeat": "REAL", "cancel": "REAL"}
 
 
-class StoreError(RuntimeError):
-    """The run store file cannot be used (corrupt, read-only, disk full); the message names the file and a way out."""
-
-
-class RunLive(RuntimeError):
+class RunLive(WorkflowError, RuntimeError):
     """The run is being driven by another live owner; it cannot be driven twice."""
+
+
+class RunNotFound(WorkflowError, KeyError):
+    """No run has this id (mistyped, or deleted); ``ifworld runs list`` shows the ids there are."""
 
 
 def scrub(value: Any) -> Any:
@@ -169,7 +170,7 @@ class RunStore:
             self.checkpointer = SqliteSaver(_connect(self.path), serde=RedactingSerializer())
         except (sqlite3.Error, OSError) as exc:
             raise store_error(self.path, exc) from None
-        self._cache: SqliteCache | None = None
+        self._cache: SqliteCache[Any] | None = None
 
     # -- plumbing --------------------------------------------------------------------------------
     @contextmanager
@@ -186,7 +187,7 @@ class RunStore:
                     raise store_error(self.path, exc) from None
                 raise
 
-    def _read(self, sql: str, args: tuple | list = ()) -> tuple[list[str], list[tuple]]:
+    def _read(self, sql: str, args: tuple[Any, ...] | list[Any] = ()) -> tuple[list[str], list[tuple[Any, ...]]]:
         with self._lock:
             try:
                 cur = self._conn.execute(sql, args)
@@ -195,7 +196,7 @@ class RunStore:
                 raise store_error(self.path, exc) from None
 
     @property
-    def cache(self) -> SqliteCache:
+    def cache(self) -> SqliteCache[Any]:
         """LangGraph node cache in the same file (identical node inputs cost no model calls)."""
         if self._cache is None:
             self._cache = SqliteCache(path=str(self.path))
@@ -256,13 +257,14 @@ class RunStore:
     def get_run(self, run_id: str) -> RunInfo:
         cols, rows = self._read("SELECT * FROM ifw_runs WHERE id=?", (run_id,))
         if not rows:
-            raise KeyError(f"no run with id {run_id!r}")
+            raise RunNotFound(f"no run with id {run_id!r}")
         return self._info(dict(zip(cols, rows[0], strict=True)))
 
     def list_runs(self, kind: str | None = None, search: str | None = None, limit: int = 500) -> list[RunInfo]:
         """Newest first; ``search`` matches id or title (case-insensitive). A damaged row is listed with its
         problem in ``error`` instead of hiding the others."""
-        sql, args = "SELECT * FROM ifw_runs WHERE 1=1", []
+        sql = "SELECT * FROM ifw_runs WHERE 1=1"
+        args: list[Any] = []
         if kind:
             sql += " AND kind=?"
             args.append(kind)
@@ -343,8 +345,8 @@ class RunStore:
     def acquire_lease(self, run_id: str) -> str:
         """Become the run's only driver: status running, owner = this process; returns the lease token.
 
-        Raises :class:`RunLive` while another owner's lease is fresh, :class:`KeyError` for an unknown run.
-        The check and the write happen in one write transaction, so two processes cannot both win.
+        Raises :class:`RunLive` while another owner's lease is fresh, :class:`RunNotFound` (a ``KeyError``) for an
+        unknown run. The check and the write happen in one write transaction, so two processes cannot both win.
         """
         token = f"{BOOT}:{next(_lease_counter)}"
         host, pid, now = os.uname().nodename, os.getpid(), time.time()
@@ -352,7 +354,7 @@ class RunStore:
             cur = c.execute("SELECT * FROM ifw_runs WHERE id=?", (run_id,))
             cols, found = [d[0] for d in cur.description], cur.fetchone()
             if found is None:
-                raise KeyError(f"no run with id {run_id!r}")
+                raise RunNotFound(f"no run with id {run_id!r}")
             row = dict(zip(cols, found, strict=True))
             if row["status"] == "running" and lease_alive(row, now):
                 beat = f", heartbeat {now - row['heartbeat']:.0f} s ago" if row.get("heartbeat") else ""

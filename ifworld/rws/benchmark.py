@@ -23,6 +23,7 @@ import pandas as pd
 
 from ifworld import resources, runs
 from ifworld.config import Settings
+from ifworld.errors import InputError
 from ifworld.runs.events import Event
 from ifworld.runs.store import RunStore, get_store
 from ifworld.rws.dataset import RWSItem, load_items
@@ -54,12 +55,12 @@ def benchmark_params(items: Iterable[RWSItem | dict], patterns: Iterable[str] | 
     """Validated run params; the items themselves are stored so the run is self-contained and resumable."""
     chosen = [check_pattern(p) for p in parse_list(patterns)]
     if not chosen:
-        raise ValueError(f"choose at least one pattern from {', '.join(PATTERNS)}")
+        raise InputError(f"choose at least one pattern from {', '.join(PATTERNS)}")
     rows = [i.model_dump() if isinstance(i, RWSItem) else RWSItem.model_validate(i).model_dump() for i in items]
     if limit is not None:
         rows = rows[: max(0, int(limit))]
     if not rows:
-        raise ValueError("no items to run")
+        raise InputError("no items to run: the data holds no usable item (or --limit is 0); check the file")
     return {"items": rows, "patterns": chosen, "models": parse_list(models), "verify": bool(verify),
             "data": data_label, "limit": limit}
 
@@ -142,13 +143,13 @@ def _typed(results: Iterable[TaskResult | dict]) -> list[TaskResult]:
 def summarise(results: Iterable[TaskResult | dict]) -> dict[str, Any]:
     """Accuracy overall, by pattern, by type, by model, by pattern × type and model × pattern."""
     results = _typed(results)
-    nested = defaultdict(dict)
+    nested: defaultdict[str, dict[str, Any]] = defaultdict(dict)
     for (p, t), rows in _group(results, "pattern", "type").items():
         nested[p][t] = _accuracy(rows)
-    by_model_pattern = defaultdict(dict)
+    by_model_pattern: defaultdict[str, dict[str, Any]] = defaultdict(dict)
     for (m, p), rows in _group(results, "model", "pattern").items():
         by_model_pattern[m][p] = _accuracy(rows)
-    stages = defaultdict(int)
+    stages: defaultdict[str, int] = defaultdict(int)
     for r in results:
         stages[r.grade.stage] += 1
     return {
@@ -226,7 +227,7 @@ def regrade(run_id: str, *, store: RunStore | None = None, save: bool = True) ->
     store = store or get_store()
     info = store.get_run(run_id)
     if not info.record:
-        raise ValueError(f"run {run_id} has no saved results yet (status {info.status}); resume it first")
+        raise InputError(f"run {run_id} has no saved results yet (status {info.status}); resume it first")
     record = regrade_record(info.record, info.params.get("items", []), run_id)
     if save:
         store.finish_run(run_id, record, info.usage)

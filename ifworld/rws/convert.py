@@ -14,8 +14,9 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
+from ifworld.errors import DatasetError, InputError
 from ifworld.rws.dataset import LineError, RWSItem, _decode, _read_bytes
 from ifworld.rws.grading.extract import _last_boxed
 
@@ -26,7 +27,7 @@ _PLAIN_NUMBER = re.compile(r"^\s*[-+]?\d[\d,]*(?:\.\d+)?\s*$|^\s*[-+]?\.\d+\s*$"
 def _gsm8k(row: dict, index: int, prefix: str) -> RWSItem:
     question, answer = str(row["question"]), str(row["answer"])
     if "####" not in answer:
-        raise ValueError("no '####' final line in 'answer'")
+        raise DatasetError("no '####' final line in 'answer'")
     work, final = answer.rsplit("####", 1)
     steps = [re.sub(r"<<[^<>]*>>", "", line).strip() for line in work.strip().splitlines() if line.strip()]
     return RWSItem(id=f"{prefix}_{index}", q_id=index, question=question, step=steps,
@@ -41,9 +42,9 @@ def _math(row: dict, index: int, prefix: str) -> RWSItem:
     if final is None:
         final = _last_boxed(solution)
     if final is None or not str(final).strip():
-        raise ValueError("no 'answer' field and no \\boxed{} in 'solution'")
+        raise DatasetError("no 'answer' field and no \\boxed{} in 'solution'")
     final = str(final).strip()
-    kind = "numeric" if _PLAIN_NUMBER.match(final) else "symbolic"
+    kind: Literal["numeric", "symbolic"] = "numeric" if _PLAIN_NUMBER.match(final) else "symbolic"
     meta: dict[str, Any] = {"source": "math-style"}
     for key in ("level", "type", "subject", "unique_id"):
         if key in row:
@@ -56,7 +57,7 @@ def _math(row: dict, index: int, prefix: str) -> RWSItem:
 def convert(source: str | bytes | Path, fmt: str, prefix: str = "") -> tuple[list[RWSItem], list[LineError]]:
     """Convert a JSONL file/bytes of format `fmt` ("gsm8k" or "math"); (items, bad lines)."""
     if fmt not in FORMATS:
-        raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+        raise InputError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
     maker = _gsm8k if fmt == "gsm8k" else _math
     data = _read_bytes(source).removeprefix(b"\xef\xbb\xbf")
     items: list[RWSItem] = []
@@ -67,7 +68,7 @@ def convert(source: str | bytes | Path, fmt: str, prefix: str = "") -> tuple[lis
         try:
             row = _decode(raw.decode("utf-8"))
             if not isinstance(row, dict):
-                raise ValueError("expected a JSON object")
+                raise DatasetError("expected a JSON object")
             items.append(maker(row, len(items) + 1, prefix or fmt))
         except UnicodeDecodeError:
             errors.append(LineError(line=number, reason="not UTF-8"))

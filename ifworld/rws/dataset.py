@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ifworld.errors import DatasetError
 from ifworld.limits import MAX_UPLOAD_BYTES
 
 MAX_DATASET_BYTES = MAX_UPLOAD_BYTES  # one cap for pages and engine: 50,000,000 bytes
@@ -22,8 +23,12 @@ ItemType = Literal["numeric", "symbolic", "textual"]
 _TYPE_ALIASES = {"text": "textual", "numerical": "numeric", "number": "numeric", "expression": "symbolic"}
 
 
-class DatasetTooLarge(ValueError):
+class DatasetTooLarge(DatasetError):
     """Raised when a dataset exceeds :data:`MAX_DATASET_BYTES`."""
+
+
+class HubUnavailable(DatasetError, RuntimeError):
+    """Loading by hub name needs the optional ``datasets`` package (and network); load a file instead."""
 
 
 class RWSItem(BaseModel):
@@ -159,13 +164,13 @@ def _decode(text: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"bad JSON: {exc.msg} at column {exc.colno}") from exc
+        raise DatasetError(f"bad JSON: {exc.msg} at column {exc.colno}") from exc
     except RecursionError as exc:
-        raise ValueError("bad JSON: nested too deeply") from exc
+        raise DatasetError("bad JSON: nested too deeply") from exc
     except ValueError as exc:
         if "digits" in str(exc):
-            raise ValueError("bad JSON: an integer with more than 4,300 digits") from exc
-        raise ValueError(f"bad JSON: {str(exc)[:120]}") from exc
+            raise DatasetError("bad JSON: an integer with more than 4,300 digits") from exc
+        raise DatasetError(f"bad JSON: {str(exc)[:120]}") from exc
 
 
 def parse_records(source: str | bytes | Path, model: type[BaseModel]) -> tuple[list, list[LineError]]:
@@ -280,12 +285,13 @@ def group_items(items: list[RWSItem]) -> OrderedDict[tuple[str, int], list[RWSIt
 def load_hub(name: str, split: str = "test") -> LoadResult:
     """Load an RWS-schema dataset from the Hugging Face hub by name (optional, needs `datasets` + network).
 
-    Raises RuntimeError with a clear message when the `datasets` package is not installed.
+    Raises :class:`HubUnavailable` (a ``RuntimeError``) with a clear message when the `datasets` package is not
+    installed.
     """
     try:
         import datasets  # noqa: PLC0415 - optional dependency, imported only when asked for
     except ImportError as exc:
-        raise RuntimeError(
+        raise HubUnavailable(
             "loading by hub name needs the optional 'datasets' package (pip install datasets) and network "
             "access; download the JSONL yourself and load it from a file instead"
         ) from exc

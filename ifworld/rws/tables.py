@@ -12,7 +12,7 @@ the current grader.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import pandas as pd
@@ -63,7 +63,7 @@ def paper_table2(records: Iterable[Record], model: str | None = None) -> pd.Data
     return table.round(4)
 
 
-def tables_markdown(records: list[Record], model: str | None = None) -> str:
+def tables_markdown(records: Sequence[Record], model: str | None = None) -> str:
     """Both tables as Markdown."""
     return ("### Table 1 — single-shot accuracy by model\n\n" + _md_table(paper_table1(records)) +
             "\n\n### Table 2 — accuracy by dataset and pattern\n\n" + _md_table(paper_table2(records, model)) + "\n")

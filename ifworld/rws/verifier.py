@@ -24,7 +24,7 @@ from ifworld import llm, prompts
 from ifworld.config import Settings
 from ifworld.rws.dataset import RWSItem
 from ifworld.rws.grading.constants import REL_TOLERANCE
-from ifworld.rws.grading.grader import grade_item
+from ifworld.rws.grading.grader import Verifier, grade_item
 from ifworld.rws.grading.result import CheckResult
 
 NOT_SURE_AT_OR_BELOW = 0.6
@@ -156,10 +156,11 @@ def grade_output(item: RWSItem | dict, raw_output: str, *, verifier: LLMVerifier
     without a model), else the live ``verifier`` (if any). Returns the grade as a plain dict, with the
     verifier's trace under ``verifier_trace`` when it was consulted."""
     item = item if isinstance(item, RWSItem) else RWSItem.model_validate(item)
-    hook = None
+    hook: Verifier | None = None
     if saved and saved.get("stage") == "verifier":
-        def hook(_item: RWSItem, _pred: str, _result: CheckResult) -> CheckResult:
+        def saved_grade(_item: RWSItem, _pred: str, _result: CheckResult) -> CheckResult:
             return CheckResult.model_validate({k: v for k, v in saved.items() if k in CheckResult.model_fields})
+        hook = saved_grade
     elif verifier is not None:
         hook = verifier
     result = grade_item(item, raw_output, hook)

@@ -12,6 +12,8 @@ import json
 import re
 from typing import Any
 
+from pydantic import BaseModel
+
 from ifworld import llm, prompts
 from ifworld.config import Settings
 from ifworld.runs.events import emit
@@ -37,8 +39,8 @@ ANSWER_MAX_CHARS = 20_000
 _DELIM_RE = re.compile(r"<\s*/?\s*proposition\s*>", re.I)
 
 
-def structured_call(role: str, messages: list, schema: type, settings: Settings, round_no: int | None,
-                    on_partial: Any = None) -> dict:
+def structured_call(role: str, messages: list[tuple[str, str]], schema: type[BaseModel], settings: Settings,
+                    round_no: int | None, on_partial: Any = None) -> dict[str, Any]:
     """``llm.structured`` → JSON dict. The model layer keeps JSON tokens out of the "messages" stream (tag
     ``nostream``); ``on_partial`` gets the throttled partial object instead."""
     value = llm.structured(role, messages, schema, settings=settings, meta=_meta(round_no), on_partial=on_partial)
@@ -81,7 +83,7 @@ def expert(domain: str, round_no: int, proposition: str, scenario: dict | None, 
            frame: str | None = None, own_digest: str | None = None) -> dict[str, Any]:
     """One expert's structured output; round 1 is independent, later rounds see the frame (or only
     their own digest when the shared frame is switched off)."""
-    common = {"proposition_block": proposition_block(proposition), "scenario": scenario_text(scenario),
+    common: dict[str, Any] = {"proposition_block": proposition_block(proposition), "scenario": scenario_text(scenario),
               "round": round_no, "domain": domain, "persona": persona(domain)}
     if own_digest is None:
         msgs = prompts.messages("whatif/expert", **common)

@@ -47,6 +47,16 @@ class BaselineState(TypedDict, total=False):
     degraded: Annotated[list[str], operator.add]
 
 
+class BranchTask(TypedDict):
+    """What one tree branch is sent: its parent node, depth, index and angle."""
+
+    parent: dict[str, Any]
+    depth: int
+    b: int
+    proposition: str
+    angle: str
+
+
 def initial(params: dict[str, Any]) -> dict[str, Any]:
     return {"proposition": params["proposition"], "params": params, "scenario": None, "nodes": [], "best": "0",
             "depth": 0, "round": 1, "debates": [], "degraded": []}
@@ -112,19 +122,19 @@ def build_tree(params: dict[str, Any], settings: Settings) -> StateGraph:
                                 "angle": TREE_ANGLES[((d - 1) * breadth + b) % len(TREE_ANGLES)]})
                 for b in range(breadth)]
 
-    def expand(task: dict) -> dict:
-        parent, d, b = task["parent"], task["depth"], task["b"]
+    def expand(state: BranchTask) -> dict[str, Any]:
+        parent, d, b = state["parent"], state["depth"], state["b"]
         emit("expert_started", node="expand", domain=f"branch {b + 1}", round=d)
         try:
             text = agents.answer("whatif.tree.expand", "whatif/tree_expand", settings, d,
-                                 proposition_block=agents.proposition_block(task["proposition"]),
-                                 parent=parent["text"][:PARENT_MAX_CHARS], angle=task["angle"])
-            crit = _critic(task["proposition"], text, settings, d)
+                                 proposition_block=agents.proposition_block(state["proposition"]),
+                                 parent=parent["text"][:PARENT_MAX_CHARS], angle=state["angle"])
+            crit = _critic(state["proposition"], text, settings, d)
         except LLMError as exc:
             emit("expert_failed", node="expand", domain=f"branch {b + 1}", round=d, error=str(exc))
             return {"degraded": [f"depth {d}: branch {b + 1} failed ({exc})"]}
         emit("baseline_step_done", node="expand", domain=f"branch {b + 1}", round=d, text=text)
-        node = {"id": f"{parent['id']}.{b + 1}", "parent": parent["id"], "depth": d, "angle": task["angle"],
+        node = {"id": f"{parent['id']}.{b + 1}", "parent": parent["id"], "depth": d, "angle": state["angle"],
                 "text": text, **crit}
         return {"nodes": [node]}
 

@@ -292,7 +292,8 @@ def causal_figure(graph: nx.DiGraph, highlight_cycles: bool = False, highlight_c
         for u, v, d in graph.edges(data=True):
             if d.get("cross_domain") and u != v:
                 _halo(fig, pos, u, v, CROSS_DOMAIN_COLOUR, 7, "cross-domain", dash="dot")
-    annotations, mids = [], {"x": [], "y": [], "text": []}
+    annotations: list[dict[str, Any]] = []
+    mids: dict[str, list[Any]] = {"x": [], "y": [], "text": []}
     for u, v, d in graph.edges(data=True):
         (x0, y0), (x1, y1) = pos[u], pos[v]
         if u == v:

@@ -213,7 +213,7 @@ def eval_cmd(
         base = {"rounds": rounds, **({"experts": normalize_experts(experts)} if experts else {})}
         if repeats < 1 or rounds < 1:
             raise ValueError("--repeats and --rounds must be at least 1.")
-        if budget not in (None, "matched") and not budget.isdigit():
+        if budget is not None and budget != "matched" and not budget.isdigit():
             raise ValueError(f"--budget must be 'matched' or a whole number of tokens (got {budget!r}).")
         calls = estimate_eval_calls(specs, props, repeats, base)
     except ValueError as exc:
@@ -228,6 +228,6 @@ def eval_cmd(
             progress.update(task, completed=done, description=f"{row['method']} · topic {row['topic']}")
 
         result = run_eval(specs, props, repeats, settings, out, tick, base_params=base,
-                          budget=budget if budget in (None, "matched") else float(budget))
+                          budget=float(budget) if budget is not None and budget != "matched" else budget)
     sys.stdout.write(result.macro.to_string() + "\n")
     err.print(f"wrote {len(result.files)} files to {out}")

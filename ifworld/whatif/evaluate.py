@@ -19,6 +19,7 @@ import pandas as pd
 
 from ifworld import runs
 from ifworld.config import Settings, load_settings
+from ifworld.errors import InputError
 from ifworld.runs.store import RunStore, get_store
 from ifworld.whatif import service
 from ifworld.whatif.judge import DIMENSIONS, JUDGE_ROLE, judge_record
@@ -58,10 +59,10 @@ def parse_method(spec: str) -> tuple[str, dict[str, Any]]:
     """``"ifworld"`` or an ablation like ``"ifworld:no_debate"`` → (method, param overrides)."""
     method, _, variant = spec.strip().partition(":")
     if method not in METHODS:
-        raise ValueError(f"Unknown method {method!r}; choose from {', '.join(METHODS)} "
+        raise InputError(f"Unknown method {method!r}; choose from {', '.join(METHODS)} "
                          f"(ablations: ifworld:{', ifworld:'.join(ABLATIONS)}).")
     if variant and (method != "ifworld" or variant not in ABLATIONS):
-        raise ValueError(f"Unknown ablation {spec!r}; use ifworld:{', ifworld:'.join(ABLATIONS)}.")
+        raise InputError(f"Unknown ablation {spec!r}; use ifworld:{', ifworld:'.join(ABLATIONS)}.")
     return method, dict(ABLATIONS.get(variant, {}))
 
 
@@ -79,7 +80,7 @@ def resolve_propositions(spec: str | Sequence[str]) -> list[str]:
         if text.lstrip().startswith("["):
             return json.loads(text)
         return [ln.strip() for ln in text.splitlines() if ln.strip()]
-    raise ValueError(f"--propositions must be 'paper', 'classroom' or a file; {spec!r} is none of these.")
+    raise InputError(f"--propositions must be 'paper', 'classroom' or a file; {spec!r} is none of these.")
 
 
 def match_budget(method: str, tokens: float) -> dict[str, Any]:

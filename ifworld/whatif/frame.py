@@ -8,6 +8,7 @@ text rendering has a hard character ceiling. Raw expert outputs are never pasted
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from ifworld.whatif.numbers import pct
@@ -31,7 +32,7 @@ def clip(text: Any, limit: int = ITEM_MAX_CHARS) -> str:
     return s if len(s) <= limit else s[: limit - 1].rstrip() + "…"
 
 
-def _key(text: str) -> str:
+def _key(text: Any) -> str:
     return _KEY_RE.sub(" ", str(text).lower()).strip()[:60]
 
 
@@ -69,7 +70,7 @@ def digests_text(outputs: dict[str, dict], limit: int = DIGESTS_MAX_CHARS) -> st
     return "\n\n".join(expert_digest(d, o, share) for d, o in outputs.items())
 
 
-def _cap(items: list, name: str) -> list:
+def _cap(items: Iterable[Any] | None, name: str) -> list[Any]:
     return list(items or [])[: FRAME_CAPS[name]]
 
 

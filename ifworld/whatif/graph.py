@@ -14,6 +14,7 @@ import contextvars
 import hashlib
 import json
 import operator
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Annotated, Any, TypedDict
 
@@ -21,6 +22,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.types import CachePolicy, Send, interrupt
 
 from ifworld.config import Settings
+from ifworld.errors import StepFailed
 from ifworld.llm import LLMError
 from ifworld.runs.events import emit
 from ifworld.whatif import agents, review
@@ -52,6 +54,17 @@ class WhatIfState(TypedDict, total=False):
     review_edits: Annotated[list[dict], operator.add]
 
 
+class ExpertTask(TypedDict):
+    """What one expert's call is sent: its domain and round, the proposition, scenario and shared frame."""
+
+    domain: str
+    round: int
+    proposition: str
+    scenario: dict[str, Any] | None
+    frame: str | None
+    own_digest: str | None
+
+
 def initial(params: dict[str, Any]) -> dict[str, Any]:
     return {"proposition": params["proposition"], "params": params, "scenario": None,
             "panel": list(params["experts"]), "round": 1, "outputs": [], "syntheses": [], "debates": [],
@@ -59,9 +72,10 @@ def initial(params: dict[str, Any]) -> dict[str, Any]:
             "review_edits": []}
 
 
-def round_outputs(state: dict, r: int) -> tuple[dict[str, dict], dict[str, str]]:
+def round_outputs(state: Mapping[str, Any], r: int) -> tuple[dict[str, dict], dict[str, str]]:
     """(outputs by domain, errors by domain) of round ``r``, in panel order."""
-    ok, failed = {}, {}
+    ok: dict[str, dict] = {}
+    failed: dict[str, str] = {}
     for item in state.get("outputs", []):
         if item["round"] == r:
             if "output" in item:
@@ -74,7 +88,7 @@ def round_outputs(state: dict, r: int) -> tuple[dict[str, dict], dict[str, str]]
             dict(sorted(failed.items(), key=lambda kv: order.get(kv[0], 99))))
 
 
-def with_participants(outputs: dict[str, dict], state: dict, up_to_round: int) -> dict[str, dict]:
+def with_participants(outputs: dict[str, dict], state: Mapping[str, Any], up_to_round: int) -> dict[str, dict]:
     """Expert outputs plus the workshop contributions made before round ``up_to_round`` (as outputs)."""
     extra = {f"{p['name']} #{i}": review.as_expert_output(p)
              for i, p in enumerate(state.get("participants", []), start=1) if p["round"] <= up_to_round}
@@ -108,7 +122,7 @@ class _Nodes:
         try:
             scenario = agents.refine(state["proposition"], state["panel"], self.s)
         except LLMError as exc:
-            raise RuntimeError(f"the problem refiner failed: {exc}") from exc
+            raise StepFailed(f"the problem refiner failed: {exc}") from exc
         if self.p.get("language", "auto") != "auto":  # the user's choice overrides the proposition's language
             scenario["language"] = self.p["language"]
         panel, added = extend_panel(state["panel"], scenario.get("expert_plan", []))
@@ -158,12 +172,12 @@ class _Nodes:
                                          "scenario": state.get("scenario"), "frame": frame, "own_digest": digest}))
         return sends
 
-    def expert(self, task: dict) -> dict:
-        d, r = task["domain"], task["round"]
+    def expert(self, state: ExpertTask) -> dict[str, Any]:
+        d, r = state["domain"], state["round"]
         emit("expert_started", node="expert", domain=d, round=r)
         try:
-            out = agents.expert(d, r, task["proposition"], task["scenario"], self.s, frame=task["frame"],
-                                own_digest=task["own_digest"])
+            out = agents.expert(d, r, state["proposition"], state["scenario"], self.s, frame=state["frame"],
+                                own_digest=state["own_digest"])
         except LLMError as exc:
             emit("expert_failed", node="expert", domain=d, round=r, error=str(exc))
             return {"outputs": [{"round": r, "domain": d, "error": str(exc)}],
@@ -182,7 +196,7 @@ class _Nodes:
             ok, failed = round_outputs({**state, "outputs": [*state.get("outputs", []), *update["outputs"]]}, r)
         emit("round_done", node="collect", round=r, ok=len(ok), failed=sorted(failed))
         if not ok:
-            raise RuntimeError(f"every expert failed in round {r}: " + "; ".join(failed.values())[:500])
+            raise StepFailed(f"every expert failed in round {r}: " + "; ".join(failed.values())[:500])
         emit("phase", node="collect", phase="report" if r >= self.last else "synthesis", round=r)
         return update
 
@@ -210,7 +224,7 @@ class _Nodes:
         try:
             syn = agents.resolve(r, state["proposition"], state.get("scenario"), ok, sorted(failed), self.s)
         except LLMError as exc:
-            raise RuntimeError(f"the conflict resolver failed in round {r}: {exc}") from exc
+            raise StepFailed(f"the conflict resolver failed in round {r}: {exc}") from exc
         return {"syntheses": [{"round": r, "synthesis": syn}]}
 
     def debate(self, side: str):  # noqa: ANN201 — returns a node function
@@ -257,7 +271,7 @@ class _Nodes:
                                           sorted(failed), self.s, r, final_synthesis=final)
             except LLMError as exc:
                 if part == "core":  # the verdict and conclusions have no stand-in: the run stops (resumable)
-                    raise RuntimeError(f"the report writer ({part}) failed: {exc}") from exc
+                    raise StepFailed(f"the report writer ({part}) failed: {exc}") from exc
                 # the other parts have honest stand-ins (the experts' own rows, the adjudicated branches)
                 return {"report_parts": [{"part": part, "data": fallback_part(part, ok)}],
                         "degraded": [f"report {part} writer failed ({exc}); {FALLBACK_NOTES[part]}"]}

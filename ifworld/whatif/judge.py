@@ -63,9 +63,12 @@ def judge_record(record: dict[str, Any], settings: Settings | None = None, *, ru
             info = store.get_run(run_id)
         except KeyError:
             info = None
-    callbacks = [llm.UsageTracker(sink=lambda call: store.add_call(run_id, call.to_dict()))] if info else None
+    callbacks = None
+    if info is not None and store is not None and run_id:  # the judgement's model call is logged with the run
+        log, log_id = store, run_id
+        callbacks = [llm.UsageTracker(sink=lambda call: log.add_call(log_id, call.to_dict()))]
     result = judge_report(rec.proposition, analysis_text(rec), settings, callbacks)
-    if info is not None and store is not None:
+    if info is not None and store is not None and run_id:
         stored = info.record or dict(record)
         stored["judge"] = result
         stored["judgements"] = [*stored.get("judgements", []), result]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ifworld.errors import InputError
 from ifworld.llm import KEPT_NOTE, usage_totals
 from ifworld.whatif.propositions import (
     DEFAULT_EXPERTS,
@@ -35,7 +36,7 @@ RECORD_KEYS = ("proposition", "method", "scenario", "rounds", "report", "calls",
 def default_params(proposition: str, method: str = "ifworld", **overrides: Any) -> dict[str, Any]:
     """A complete, validated params dict (the Workflow contract) with defaults filled in."""
     if method not in METHODS:
-        raise ValueError(f"Unknown method {method!r}; choose one of {', '.join(METHODS)}.")
+        raise InputError(f"Unknown method {method!r}; choose one of {', '.join(METHODS)}.")
     params: dict[str, Any] = {
         "proposition": validate_proposition(proposition), "method": method, "experts": list(DEFAULT_EXPERTS),
         "rounds": DEFAULT_ROUNDS, **{s: False for s in SWITCHES}, "breadth": DEFAULT_BREADTH,

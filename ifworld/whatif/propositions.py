@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from ifworld.errors import InputError
+
 MAX_PROPOSITION_CHARS = 2_000
 MIN_ROUNDS = 1
 MAX_ROUNDS = 6
@@ -89,15 +91,15 @@ def validate_proposition(text: str | None) -> str:
     :data:`MAX_PROPOSITION_CHARS` are refused. Any language is accepted (the report is written in English).
     """
     if text is None:
-        raise ValueError("The proposition is empty: write a what-if question such as 'What if the Moon vanished?'")
+        raise InputError("The proposition is empty: write a what-if question such as 'What if the Moon vanished?'")
     cleaned = unicodedata.normalize("NFC", _CONTROL_RE.sub(" ", str(text).replace("\t", " ")))
     cleaned = re.sub(r"[ ]{2,}", " ", cleaned)
     cleaned = "\n".join(line.strip() for line in cleaned.splitlines()).strip()
     if not cleaned:
-        raise ValueError("The proposition is empty (only whitespace or control characters): "
+        raise InputError("The proposition is empty (only whitespace or control characters): "
                          "write a what-if question such as 'What if the Moon vanished?'")
     if len(cleaned) > MAX_PROPOSITION_CHARS:
-        raise ValueError(f"The proposition is {len(cleaned):,} characters long; the limit is "
+        raise InputError(f"The proposition is {len(cleaned):,} characters long; the limit is "
                          f"{MAX_PROPOSITION_CHARS:,} characters (MAX_PROPOSITION_CHARS). Shorten it.")
     return cleaned
 
@@ -116,15 +118,15 @@ def normalize_experts(names: list[str] | str | None) -> list[str]:
             continue
         name = EXPERT_ALIASES.get(name, name)
         if len(name) > MAX_DOMAIN_CHARS or not _DOMAIN_RE.fullmatch(name):
-            raise ValueError(f"Expert domain {raw.strip()[:80]!r} is not usable: write a field of expertise in "
+            raise InputError(f"Expert domain {raw.strip()[:80]!r} is not usable: write a field of expertise in "
                              f"at most {MAX_DOMAIN_CHARS} characters (letters, digits, spaces, / & ' -), e.g. "
                              "'urban planning'.")
         if name not in out:
             out.append(name)
     if not out:
-        raise ValueError("The expert list is empty: name at least one expert, e.g. physics,economics.")
+        raise InputError("The expert list is empty: name at least one expert, e.g. physics,economics.")
     if len(out) > MAX_EXPERTS:
-        raise ValueError(f"{len(out)} experts given; at most {MAX_EXPERTS} (MAX_EXPERTS) are allowed.")
+        raise InputError(f"{len(out)} experts given; at most {MAX_EXPERTS} (MAX_EXPERTS) are allowed.")
     return out
 
 
@@ -147,7 +149,7 @@ def suggest_experts(proposition: str, n: int = 2) -> list[str]:
 def validate_bound(name: str, value: int, upper: int, lower: int = 1) -> int:
     """``value`` if ``lower ≤ value ≤ upper``, else ValueError naming the parameter and its bounds."""
     if not isinstance(value, int) or isinstance(value, bool) or not lower <= value <= upper:
-        raise ValueError(f"{name} must be an integer from {lower} to {upper} (got {value!r}).")
+        raise InputError(f"{name} must be an integer from {lower} to {upper} (got {value!r}).")
     return value
 
 
@@ -157,19 +159,19 @@ def validate_language(language: str | None) -> str:
     if text.lower() == "auto":
         return "auto"
     if len(text) > MAX_LANGUAGE_CHARS or not _LANGUAGE_RE.fullmatch(text):
-        raise ValueError(f"Report language {text[:60]!r} is not usable: name a language (e.g. 'Français') "
+        raise InputError(f"Report language {text[:60]!r} is not usable: name a language (e.g. 'Français') "
                          f"in at most {MAX_LANGUAGE_CHARS} letters, or 'auto'.")
     return text
 
 
 def validate_rounds(rounds: int) -> int:
     if not isinstance(rounds, int) or rounds < MIN_ROUNDS or rounds > MAX_ROUNDS:
-        raise ValueError(f"rounds must be an integer from {MIN_ROUNDS} to {MAX_ROUNDS} (got {rounds!r}).")
+        raise InputError(f"rounds must be an integer from {MIN_ROUNDS} to {MAX_ROUNDS} (got {rounds!r}).")
     return rounds
 
 
 def workflow_name(method: str) -> str:
     """Registered workflow for a method name (``ifworld`` → ``whatif.ifworld``)."""
     if method not in METHODS:
-        raise ValueError(f"Unknown method {method!r}; choose one of {', '.join(METHODS)}.")
+        raise InputError(f"Unknown method {method!r}; choose one of {', '.join(METHODS)}.")
     return f"whatif.{method}"

@@ -8,7 +8,7 @@ saved by earlier versions still load.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import Field, TypeAdapter, field_validator
 
@@ -220,9 +220,9 @@ class ReportDone(_Progress):
     kind: Literal["report_done"]
 
 
-WhatIfProgress = Annotated[PhaseEvent | ExpertStarted | ExpertDone | BaselineStepDone | ExpertFailed | RoundDone
-                           | FrameBuilt | ReportDone, Field(discriminator="kind")]
-_PROGRESS = TypeAdapter(WhatIfProgress)
+WhatIfProgress: TypeAlias = (PhaseEvent | ExpertStarted | ExpertDone | BaselineStepDone | ExpertFailed | RoundDone
+                              | FrameBuilt | ReportDone)
+_PROGRESS: TypeAdapter[WhatIfProgress] = TypeAdapter(Annotated[WhatIfProgress, Field(discriminator="kind")])
 PROGRESS_KINDS = ("phase", "expert_started", "expert_done", "baseline_step_done", "expert_failed", "round_done",
                   "frame_built", "report_done")
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from pydantic import Field
 
+from ifworld.errors import InputError
 from ifworld.whatif.propositions import MAX_EXPERTS, normalize_experts
 from ifworld.whatif.schemas import IndicatorSpec, Scenario, Variant, _Base
 
@@ -36,7 +37,7 @@ MAX_ITEMS = 12
 MAX_ATTEMPTS = 5
 
 
-class ReviewError(ValueError):
+class ReviewError(InputError):
     """The person's answer cannot be applied (the message says why)."""
 
 

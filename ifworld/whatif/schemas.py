@@ -8,7 +8,7 @@ Graph state never holds these objects: nodes store ``model_dump(mode="json")`` d
 from __future__ import annotations
 
 import copy
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field
 
@@ -28,18 +28,16 @@ def _clamp(value: Any, low: float, high: float) -> float:
     return max(low, min(high, number))
 
 
-def _keyword(choices: tuple[str, ...], default: str) -> Any:
-    """A Literal field that accepts any text containing one of ``choices`` ("long term" → "long")."""
+def _keyword(choices: Any, default: str) -> BeforeValidator:
+    """For a Literal field: any text containing one of its ``choices`` is that choice ("long term" → "long")."""
     def pick(value: Any) -> str:
         text = str(value).lower()
-        return next((c for c in choices if c in text), default)
-    return Annotated[Literal[choices], BeforeValidator(pick)]
+        return next((c for c in get_args(choices) if c in text), default)
+    return BeforeValidator(pick)
 
 
-def _clamped(low: float, high: float) -> Any:
-    # Field before the validator: pydantic then writes standard ``minimum``/``maximum`` into the JSON schema
-    # (after a BeforeValidator it writes non-standard ``ge``/``le``, which schema-guided models ignore).
-    return Annotated[float, Field(ge=low, le=high), BeforeValidator(lambda v: _clamp(v, low, high))]
+def _clamped(low: float, high: float) -> BeforeValidator:
+    return BeforeValidator(lambda v: _clamp(v, low, high))
 
 
 def _fraction(value: Any) -> float:
@@ -50,11 +48,15 @@ def _fraction(value: Any) -> float:
 # Lenient field types: real models drift in how they write signs, strengths, percentages and categories.
 Sign = Annotated[Literal["+", "-"], BeforeValidator(_sign)]
 Strength = Annotated[int, Field(ge=1, le=3), BeforeValidator(lambda v: int(round(_clamp(v, 1, 3))))]
-Percent = _clamped(0, 100)
+# Field before the validator: pydantic then writes standard ``minimum``/``maximum`` into the JSON schema
+# (after a BeforeValidator it writes non-standard ``ge``/``le``, which schema-guided models ignore).
+Percent = Annotated[float, Field(ge=0, le=100), _clamped(0, 100)]
 Fraction = Annotated[float, Field(ge=0, le=1), BeforeValidator(_fraction)]
-Score10 = _clamped(0, 10)
-Horizon = _keyword(("short", "medium", "long"), "short")
-ConflictKind = _keyword(("hard", "granularity", "soft"), "soft")
+Score10 = Annotated[float, Field(ge=0, le=10), _clamped(0, 10)]
+HorizonName = Literal["short", "medium", "long"]
+Horizon = Annotated[HorizonName, _keyword(HorizonName, "short")]
+ConflictKindName = Literal["hard", "granularity", "soft"]
+ConflictKind = Annotated[ConflictKindName, _keyword(ConflictKindName, "soft")]
 Domains = Annotated[list[str], BeforeValidator(lambda v: [v] if isinstance(v, str) else list(v or []))]
 Text = Annotated[str, BeforeValidator(str)]
 
@@ -229,19 +231,26 @@ ADJUDICATION_RULES: dict[str, str] = {
     "basic resources (water, food, energy)", "social": "social dynamics", "economy": "economics",
     "evidence_weight": "weight of evidence", "none": "not adjudicated",
 }
-def _synonyms(table: dict[str, tuple[str, ...]], default: str) -> Any:
-    """A Literal field that maps free text to a choice by keyword stems ("biological survival" → biology_survival)."""
+def _synonyms(choices: Any, stems: dict[str, tuple[str, ...]], default: str) -> BeforeValidator:
+    """For a Literal field: free text maps to a choice by keyword stems ("biological survival" →
+    biology_survival); choices are tried in their Literal order."""
+    table: dict[str, tuple[str, ...]] = {c: stems.get(c, ()) for c in get_args(choices)}
+
     def pick(value: Any) -> str:
         text = str(value).lower().replace("-", "_")
-        return next((c for c, stems in table.items() if c in text or any(st in text for st in stems)), default)
-    return Annotated[Literal[tuple(table)], BeforeValidator(pick)]
+        return next((c for c, words in table.items() if c in text or any(w in text for w in words)), default)
+    return BeforeValidator(pick)
 
 
-Rule = _synonyms({"physics": ("physic",), "biology_survival": ("surviv", "biolog"),
-                  "basic_resources": ("resource", "water", "food", "energy"), "social": ("social", "societ"),
-                  "economy": ("econom",), "evidence_weight": ("evidence", "weight"), "none": ()}, "none")
-Treatment = _synonyms({"prioritised": ("priorit",), "branched": ("branch", "condition"),
-                       "reconciled": ("reconcil", "convert", "unit", "scale"), "open": ()}, "open")
+RuleName = Literal["physics", "biology_survival", "basic_resources", "social", "economy", "evidence_weight", "none"]
+Rule = Annotated[RuleName, _synonyms(RuleName, {
+    "physics": ("physic",), "biology_survival": ("surviv", "biolog"),
+    "basic_resources": ("resource", "water", "food", "energy"), "social": ("social", "societ"),
+    "economy": ("econom",), "evidence_weight": ("evidence", "weight")}, "none")]
+TreatmentName = Literal["prioritised", "branched", "reconciled", "open"]
+Treatment = Annotated[TreatmentName, _synonyms(TreatmentName, {
+    "prioritised": ("priorit",), "branched": ("branch", "condition"),
+    "reconciled": ("reconcil", "convert", "unit", "scale")}, "open")]
 # Ids are compared case-insensitively by the consistency check; here only whitespace is trimmed.
 BranchId = Annotated[str, BeforeValidator(lambda v: str(v or "").strip())]
 

@@ -32,22 +32,22 @@ def message_text(content: Any) -> str:
     return content or ""
 
 
-def role_text(body: dict, *roles: str) -> str:
+def role_text(body: dict[str, Any], *roles: str) -> str:
     """The concatenated messages of the given roles, in order."""
     return "\n".join(message_text(m.get("content")) for m in body.get("messages", []) if m.get("role") in roles)
 
 
-def system_prompt(body: dict) -> str:
+def system_prompt(body: dict[str, Any]) -> str:
     """The concatenated system (and developer) messages of a chat request."""
     return role_text(body, "system", "developer")
 
 
-def prompt_text(body: dict) -> str:
+def prompt_text(body: dict[str, Any]) -> str:
     """System and user messages of a request, in order: the text rules match on."""
     return role_text(body, "system", "developer", "user")
 
 
-def last_user(body: dict) -> str:
+def last_user(body: dict[str, Any]) -> str:
     """Text of the last user message (handy inside reply callables)."""
     for m in reversed(body.get("messages", [])):
         if m.get("role") == "user":

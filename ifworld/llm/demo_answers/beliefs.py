@@ -9,6 +9,7 @@ no free text, so there is nothing to label; the run's model name (``demo``) says
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from ifworld.llm.demo_answers import role_text
 
@@ -21,7 +22,7 @@ ROUND_RE = re.compile(r"round (\d+) of at most (\d+)")
 BANDWIDTH_RE = re.compile(r"pass on up to (\d+) statements")
 
 
-def agent_reply(body: dict) -> dict:
+def agent_reply(body: dict[str, Any]) -> dict[str, Any]:
     """Echo received facts with raised confidence, share the top facts, vote STOP after a few rounds."""
     system, user = role_text(body, "system"), role_text(body, "user")
     held_part, _, rest = user.partition("Statements you were told this round:")

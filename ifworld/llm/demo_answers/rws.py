@@ -14,6 +14,7 @@ import json
 import re
 import zlib
 from functools import lru_cache
+from typing import Any
 
 from ifworld.llm.demo_answers import role_text
 from ifworld.resources import data_path
@@ -24,7 +25,7 @@ NUMBER_RE = re.compile(r"-?\d+(?:\.\d+)?")
 
 
 @lru_cache(maxsize=1)
-def _items() -> list[dict]:
+def _items() -> list[dict[str, Any]]:
     rows = []
     for line in data_path(SAMPLE_NAME).read_text(encoding="utf-8").splitlines():
         if line.strip():
@@ -35,7 +36,7 @@ def _items() -> list[dict]:
     return rows
 
 
-def find_item(body: dict) -> dict | None:
+def find_item(body: dict[str, Any]) -> dict[str, Any] | None:
     """The sample item whose question appears in the request's user text."""
     text = role_text(body, "user")
     for item in _items():
@@ -44,24 +45,24 @@ def find_item(body: dict) -> dict | None:
     return None
 
 
-def wrong_first(item: dict | None) -> bool:
+def wrong_first(item: dict[str, Any] | None) -> bool:
     """Items that get a wrong first answer (fixed by gated patterns' retries)."""
     return item is not None and zlib.crc32(item["id"].encode()) % 3 == 0
 
 
-def wrong_answer(item: dict) -> str:
+def wrong_answer(item: dict[str, Any]) -> str:
     gold = item["final"]
     if item["type"] == "numeric":
         m = NUMBER_RE.search(gold)
         if m:
-            return gold[: m.start()] + f"{float(m.group()) * 2 + 1:g}" + gold[m.end():]
+            return str(gold[: m.start()]) + f"{float(m.group()) * 2 + 1:g}" + str(gold[m.end():])
         return "0"
     if item["type"] == "symbolic":
         return "x = 0"
     return "It stays exactly the same."
 
 
-def gold(item: dict | None) -> str:
+def gold(item: dict[str, Any] | None) -> str:
     return item["final"] if item else "42"
 
 
@@ -69,13 +70,13 @@ def _answer(text: str, final: str) -> str:
     return f"Reasoning: {text}\nFinal Answer: {final}"
 
 
-def first_answer(body: dict) -> str:
+def first_answer(body: dict[str, Any]) -> str:
     item = find_item(body)
     final = wrong_answer(item) if item is not None and wrong_first(item) else gold(item)
     return _answer("Applied the governing relation and kept the units.", final)
 
 
-def retry_answer(body: dict) -> str:
+def retry_answer(body: dict[str, Any]) -> str:
     return _answer("Applied the reviewer's fix and recomputed.", gold(find_item(body)))
 
 
@@ -84,7 +85,7 @@ def _last_final(text: str) -> str:
     return found[-1].strip() if found else ""
 
 
-def review(body: dict) -> dict:
+def review(body: dict[str, Any]) -> dict[str, Any]:
     """Accept when the proposed answer's final line is the gold; otherwise reject with the gold as fix."""
     item = find_item(body)
     proposed = _last_final(role_text(body, "user"))
@@ -99,11 +100,11 @@ def review(body: dict) -> dict:
             "fix": f"Redo the last step; the result should be {item['final']}."}
 
 
-def enclose(body: dict) -> str:
+def enclose(body: dict[str, Any]) -> str:
     return _answer("Summary of the accepted solution.", _last_final(role_text(body, "user")) or gold(find_item(body)))
 
 
-def plan(body: dict) -> dict:
+def plan(body: dict[str, Any]) -> dict[str, Any]:
     item = find_item(body) or {"type": "numeric"}
     return {"expected_type": item["type"], "required_units": "", "format_hints": "as the hint asks",
             "plan": ["identify the relation", "substitute", "check units"], "checks": ["units match"],
@@ -120,7 +121,7 @@ ARCHITECTURE = {"q_type": "physics", "format_hints": "as asked", "plan": ["set u
                     {"role": "Calculator", "prompt": "Evaluate it.", "produces": "value", "consumes": "setup"}]}
 
 
-def parse(body: dict) -> dict:
+def parse(body: dict[str, Any]) -> dict[str, Any]:
     text = role_text(body, "user")
     gt = re.search(r"Reference answer:\s*(.+)", text)
     item = find_item(body)
@@ -128,7 +129,7 @@ def parse(body: dict) -> dict:
             "gt_norm": gt.group(1).strip() if gt else "", "type": item["type"] if item else "textual", "units": ""}
 
 
-def judge(body: dict) -> dict:
+def judge(body: dict[str, Any]) -> dict[str, Any]:
     text = role_text(body, "user")
     pred = re.search(r"Student answer \(normalised\):\s*(.+)", text)
     ref = re.search(r"Reference answer \(normalised\):\s*(.+)", text)

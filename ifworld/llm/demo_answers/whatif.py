@@ -64,27 +64,27 @@ def _n(*parts: object) -> int:
     return int(hashlib.md5("|".join(map(str, parts)).encode()).hexdigest()[:6], 16)
 
 
-def proposition(body: dict) -> str:
+def proposition(body: dict[str, Any]) -> str:
     m = re.search(r"<proposition>\s*(.*?)\s*</proposition>", last_user(body), re.S)
     return m.group(1) if m else last_user(body)[:200]
 
 
-def topic(body: dict) -> tuple[str, str, str, float, float]:
+def topic(body: dict[str, Any]) -> tuple[str, str, str, float, float]:
     text = proposition(body).lower()
     return next((v for k, v in TOPICS.items() if k in text), DEFAULT_TOPIC)
 
 
-def _domain(body: dict) -> str:
+def _domain(body: dict[str, Any]) -> str:
     m = re.search(r"You are the (.+?) expert on the panel", prompt_text(body))
     return m.group(1) if m else "physics"
 
 
-def _round(body: dict) -> int:
+def _round(body: dict[str, Any]) -> int:
     m = re.search(r"Round (\d+)\.", last_user(body))
     return int(m.group(1)) if m else 1
 
 
-def expert(body: dict) -> dict:
+def expert(body: dict[str, Any]) -> dict[str, Any]:
     shock, qty, unit, lo, hi = topic(body)
     domain, r = _domain(body), _round(body)
     mech, var, vunit = DOMAINS.get(domain, (f"{domain} mechanisms", f"{domain} indicator", "index"))
@@ -156,7 +156,7 @@ def expert(body: dict) -> dict:
     }
 
 
-def refiner(body: dict) -> dict:
+def refiner(body: dict[str, Any]) -> dict[str, Any]:
     shock, qty, unit, lo, hi = topic(body)
     m = re.search(r"Expert panel available: (.+)", last_user(body))
     panel = [p.strip() for p in m.group(1).split(",")] if m else list(DOMAINS)
@@ -176,7 +176,7 @@ def refiner(body: dict) -> dict:
     }
 
 
-def resolver(body: dict) -> dict:
+def resolver(body: dict[str, Any]) -> dict[str, Any]:
     shock, qty, unit, lo, hi = topic(body)
     r = _round(body) if "Round" in last_user(body) else 1
     m = re.search(r"round (\d+):", last_user(body))
@@ -213,7 +213,7 @@ def resolver(body: dict) -> dict:
     }
 
 
-def report_core(body: dict) -> dict:
+def report_core(body: dict[str, Any]) -> dict[str, Any]:
     shock, qty, unit, lo, hi = topic(body)
     return {
         "summary_bullets": [f"Rigour: every claim traces to assumptions A1–A3 about {shock}.",
@@ -238,7 +238,7 @@ def report_core(body: dict) -> dict:
     }
 
 
-def report_analysis(body: dict) -> dict:
+def report_analysis(body: dict[str, Any]) -> dict[str, Any]:
     shock, qty, unit, lo, hi = topic(body)
     edges: list[dict[str, Any]] = [{"source": shock, "target": qty, "sign": "+", "strength": 3, "domains": ["physics"],
               "mechanism": "direct forcing"},
@@ -268,7 +268,7 @@ def report_analysis(body: dict) -> dict:
 _BRANCH_LINE = re.compile(r"^- (B\d+): (.*?) \| IF (.*?) \| ([\d.]+) %$", re.M)
 
 
-def report_scenarios(body: dict) -> dict:
+def report_scenarios(body: dict[str, Any]) -> dict[str, Any]:
     """Keeps the final branches given in the prompt (ids, probabilities), so the report's parts agree."""
     shock, qty, unit, lo, hi = topic(body)
     given = _BRANCH_LINE.findall(last_user(body))
@@ -289,7 +289,7 @@ def report_scenarios(body: dict) -> dict:
     return out
 
 
-def repair(body: dict) -> dict:
+def repair(body: dict[str, Any]) -> dict[str, Any]:
     """The repair turn: rescales probabilities, drops dangling references and unlisted indicators
     (the scenarios part); the calibration part is returned unchanged, so its violation stays listed."""
     m = re.search(r"currently written \(JSON\):\n(.*?)\n\nConsistency violations", last_user(body), re.S)
@@ -306,7 +306,7 @@ def repair(body: dict) -> dict:
     return current
 
 
-def direct_answer(body: dict) -> str:
+def direct_answer(body: dict[str, Any]) -> str:
     """A baseline's natural output: prose with a few numbers, no IF-World schema."""
     shock, qty, unit, lo, hi = topic(body)
     return (f"**Short answer.** {shock.capitalize()} would move {qty} to roughly {lo:g}–{hi:g} {unit} within a "
@@ -315,21 +315,21 @@ def direct_answer(body: dict) -> str:
             f"- Watch: {qty} and the time to a first policy response.")
 
 
-def debate_pro(body: dict) -> str:
+def debate_pro(body: dict[str, Any]) -> str:
     shock, qty, unit, lo, hi = topic(body)
     return (f"1. {shock.capitalize()} pushes {qty} to the top of its range ({hi:g} {unit}) within a year.\n"
             "2. Supply chains are tightly coupled: a 10 % input loss cuts output 20–30 %.\n"
             "3. Institutions react in 6–18 months, too slowly to stop the first cascade.")
 
 
-def debate_con(body: dict) -> str:
+def debate_con(body: dict[str, Any]) -> str:
     shock, qty, unit, lo, hi = topic(body)
     return (f"1. Substitution absorbs 40–70 % of the {qty} shock within two years.\n"
             f"2. Historical analogues show recovery to {lo:g} {unit} within 5 years.\n"
             "3. Emergency policy has been enacted in weeks when the threat was visible.")
 
 
-def debate_brief(body: dict) -> dict:
+def debate_brief(body: dict[str, Any]) -> dict[str, Any]:
     return {"points": [{"issue": "speed of substitution", "pro": "too slow (>5 yr)", "con": "fast (<2 yr)",
                         "crux": "observed price pass-through in the first 6 months"},
                        {"issue": "institutional lag", "pro": "6–18 months", "con": "weeks",
@@ -337,12 +337,12 @@ def debate_brief(body: dict) -> dict:
             "summary": "The debate turns on adaptation speed; both sides agree the first-year shock is large."}
 
 
-def critic(body: dict) -> dict:
+def critic(body: dict[str, Any]) -> dict[str, Any]:
     h = _n(last_user(body))
     return {"score": 5 + h % 5, "reason": "clear causal chain; ranges could be tighter"}
 
 
-def judge(body: dict) -> dict:
+def judge(body: dict[str, Any]) -> dict[str, Any]:
     text = last_user(body)
     h = _n(text)
     rich = text.count("|") / 400  # more tables → more traceable

@@ -24,13 +24,14 @@ from dataclasses import dataclass
 
 import sympy
 
+from ifworld.errors import GradingError
 from ifworld.rws.grading.kinds import Answer
 from ifworld.rws.grading.symcompare import PARSERS, _simplify_zero, constant_ratio, implies, parse, same_value
 
 Outcome = tuple[bool | None, str]
 
 
-class ParseFail(Exception):
+class ParseFail(GradingError):
     """A leaf that does not parse; `side` is "pred" or "gold"."""
 
     def __init__(self, side: str, message: str) -> None:
@@ -52,7 +53,7 @@ class Ctx:
         return self.deadline - time.monotonic()
 
 
-class NotForPositive(Exception):
+class NotForPositive(GradingError):
     """The positive-quantity pass does not apply (an absolute value, a sign or a vector is involved)."""
 
 

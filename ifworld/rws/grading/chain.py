@@ -8,6 +8,8 @@ with the reason; it never escapes to fail a run.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ifworld.rws.grading.constants import MAX_ANSWER_CHARS, MAX_GOLD_CHARS
 from ifworld.rws.grading.extract import extract_answer, strip_wrappers
 from ifworld.rws.grading.numeric import check_numeric, hint_unit
@@ -39,7 +41,7 @@ def _check(pred: str, gt: str, kind: str, units: str | None, hint: str, timeout_
     extraction = extract_answer(pred, kind)
     answer = extraction.answer
     notes = [INPUT_TRUNCATED] if extraction.truncated else []
-    trace = {"how": extraction.how, "candidates": list(extraction.candidates)}
+    trace: dict[str, Any] = {"how": extraction.how, "candidates": list(extraction.candidates)}
     if len(gt) > MAX_GOLD_CHARS:
         return CheckResult(verdict="not_sure", type=kind, stage="extract", gt_norm=gt[:80] + "…",
                            reason=f"unscored gold: too long (over {MAX_GOLD_CHARS} characters)",

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 
+from ifworld.errors import InputError
 from ifworld.rws.dataset import RWSItem
 from ifworld.rws.grading.constants import DEFAULT_TIMEOUT_S, MAX_GOLD_CHARS, MAX_INPUT_CHARS, REL_TOLERANCE
 from ifworld.rws.grading.result import TIMEOUT, UNSCORED_GOLD, CheckResult, GradeReport, ItemGrade
@@ -39,7 +40,7 @@ def normalise_type(kind: str) -> str:
     low = kind.strip().lower()
     low = {"text": "textual", "numerical": "numeric"}.get(low, low)
     if low not in TYPES:
-        raise ValueError(f"unknown answer type {kind!r}; expected one of {', '.join(TYPES)}")
+        raise InputError(f"unknown answer type {kind!r}; expected one of {', '.join(TYPES)}")
     return low
 
 

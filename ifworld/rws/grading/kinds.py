@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ifworld.errors import GradingError
+
 MAX_PARTS = 50
 """More elements than this in one set/tuple/matrix are refused."""
 
@@ -23,6 +25,12 @@ _REL_CANON = {"\\le": "<=", "\\leq": "<=", "\\leqslant": "<=", "<=": "<=", "≤"
               "\\ge": ">=", "\\geq": ">=", "\\geqslant": ">=", ">=": ">=", "≥": ">=", "\\gt": ">", ">": ">",
               "\\ne": "!=", "\\neq": "!=", "≠": "!=", "!=": "!="}
 _MATRIX = re.compile(r"^\\begin\{([pbvBV]?matrix|array)\}(?:\{[^{}]*\})?(.*)\\end\{\1\}$", re.S)
+
+
+class UnreadableAnswer(GradingError, ValueError):
+    """An answer too large or malformed to compare (too many parts, an empty side); its verdict says so."""
+
+
 _OR = re.compile(r"\\text\{\s*(?:or|and)\s*\}|\\(?:quad|qquad)\s*(?:\\text\{\s*or\s*\}\s*)?|\s+or\s+|\\lor(?![a-zA-Z])")
 
 
@@ -124,7 +132,7 @@ def _set(s: str) -> Answer | None:
     inner = s[2:-2].strip()
     parts = [p for p in split_top(inner) if p]
     if len(parts) > MAX_PARTS:
-        raise ValueError(f"more than {MAX_PARTS} elements")
+        raise UnreadableAnswer(f"more than {MAX_PARTS} elements")
     return Answer("set", tuple(parts))
 
 
@@ -135,7 +143,7 @@ def _matrix(s: str) -> Answer | None:
     rows = [r for r in re.split(r"\\\\", match.group(2)) if r.strip()]
     cells = tuple(tuple(c.strip() for c in row.split("&")) for row in rows)
     if sum(len(r) for r in cells) > MAX_PARTS * 4:
-        raise ValueError("matrix too large")
+        raise UnreadableAnswer(f"matrix too large (more than {MAX_PARTS * 4} cells)")
     return Answer("matrix", rows=cells)
 
 
@@ -188,7 +196,7 @@ def decide(text: str) -> Answer:
     top = split_top(s)
     if len(top) > 1 and all(top):
         if len(top) > MAX_PARTS:
-            raise ValueError(f"more than {MAX_PARTS} answers")
+            raise UnreadableAnswer(f"more than {MAX_PARTS} answers")
         return Answer("list", tuple(decide(part) for part in top))
     pm = re.match(r"^(.*?)\\(?:pm|mp)(?![a-zA-Z])(.*)$", s)
     if pm and "\\pm" not in pm.group(2) and "=" not in pm.group(2):
@@ -205,6 +213,6 @@ def decide(text: str) -> Answer:
     if "=" in s:
         sides = tuple(p.strip() for p in s.split("="))
         if not all(sides):
-            raise ValueError("empty side of an equation")
+            raise UnreadableAnswer("empty side of an equation")
         return Answer("eq", sides)
     return Answer("expr", (s,))

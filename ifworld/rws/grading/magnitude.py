@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 import re
 
+from ifworld.errors import GradingError
+
 MAX_EXPONENT = 400
 """Decimal exponents beyond this are refused (a float cannot hold them anyway)."""
 MAX_DEPTH = 40
@@ -22,7 +24,7 @@ _TIMES = re.compile(r"\\times(?![a-zA-Z])|\\cdot(?![a-zA-Z])|×|·|\*(?!\*)|x(?=
 _STARTS = re.compile(r"[-+−]?\s*(?:\d|\.\d|\\pi(?![a-zA-Z])|π|\\sqrt|\\frac|\((?=\s*[-\d.\\π]))")
 
 
-class MagnitudeError(ValueError):
+class MagnitudeError(GradingError, ValueError):
     """A magnitude we refuse (out of range, too deep) — reported, never a crash."""
 
 

@@ -24,6 +24,7 @@ from ifworld.rws.grading.result import (
     UNIT_MISMATCH,
     UNSCORED_GOLD,
     CheckResult,
+    Verdict,
 )
 from ifworld.rws.grading.units import (
     Scalar,
@@ -43,7 +44,7 @@ MAX_NUMERIC_CHARS = 500
 _SOFT_UNITS = {"degree", "percent", "radian"}
 
 
-def _result(verdict: str, reason: str, pred: str, gold: str, notes: list[str] | None = None,
+def _result(verdict: Verdict, reason: str, pred: str, gold: str, notes: list[str] | None = None,
             rel: float | None = None) -> CheckResult:
     """Build a numeric-stage result."""
     return CheckResult(verdict=verdict, type="numeric", reason=reason, pred_norm=pred, gt_norm=gold,
@@ -144,7 +145,7 @@ def _fmt(scalar: Scalar) -> str:
     return f"{label}{scalar.value:.6g}{unit}"
 
 
-def _compare(pred: Scalar, gold: Scalar, units: str | None) -> tuple[str, str, list[str], float | None]:
+def _compare(pred: Scalar, gold: Scalar, units: str | None) -> tuple[Verdict, str, list[str], float | None]:
     """Compare two scalars: (verdict, reason, annotations, relative error)."""
     ureg = registry()
     gold_unit = gold.unit
@@ -236,7 +237,10 @@ def check_numeric(pred: str, gold: str, units: str | None = None) -> CheckResult
         what = "multiple answers" if len(golds) == 1 else f"expected {len(golds)} values"
         return _result("incorrect", f"format violation: {what}, got {len(preds)}", pred_norm, gold_norm,
                        [FORMAT_VIOLATION])
-    verdicts, reasons, notes, rels = [], [], [], []
+    verdicts: list[Verdict] = []
+    reasons: list[str] = []
+    notes: list[str] = []
+    rels: list[float | None] = []
     for p, g in _pair(preds, golds):
         try:
             verdict, reason, extra, rel = _compare(p, g, units)
@@ -247,6 +251,7 @@ def check_numeric(pred: str, gold: str, units: str | None = None) -> CheckResult
         notes.extend(n for n in extra if n not in notes)
         rels.append(rel)
     worst = max((r for r in rels if r is not None), default=None)
+    final: Verdict
     if all(v == "correct" for v in verdicts):
         final = "correct"
     else:

@@ -75,8 +75,9 @@ class SymbolicWorker:
                 pass
             for stream in (self._proc.stdin, self._proc.stdout):
                 try:
-                    stream.close()
-                except (OSError, AttributeError):
+                    if stream is not None:
+                        stream.close()
+                except OSError:
                     pass
         self._proc = None
 

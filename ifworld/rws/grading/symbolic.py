@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from ifworld.errors import GradingError
 from ifworld.rws.grading.constants import DEFAULT_TIMEOUT_S
 from ifworld.rws.grading.kinds import Answer, decide
 from ifworld.rws.grading.latexnorm import normalise_answer
@@ -20,6 +21,7 @@ from ifworld.rws.grading.result import (
     PARSE_FAILURE,
     UNSCORED_GOLD,
     CheckResult,
+    Verdict,
 )
 from ifworld.rws.grading.units import UnitError, parse_unit
 from ifworld.rws.grading.vectors import OpaqueVector, has_vectors, replace_vectors
@@ -55,8 +57,10 @@ _MATH_WORDS = frozenset("sin cos tan cot sec csc exp log ln sinh cosh tanh arcsi
 _SYMBOL = r"(?:\\[a-zA-Z]+|[a-zA-Z])(?:_\{[^{}]*\}|_\\?[a-zA-Z0-9]+)?"
 
 
-class SymbolicInputError(ValueError):
+class SymbolicInputError(GradingError, ValueError):
     """Input refused before parsing; `kind` is an annotation (parse failure / format violation)."""
+
+    side: str  # "gold" or "pred" once prepare() has seen which side was refused (unset before)
 
     def __init__(self, message: str, kind: str = PARSE_FAILURE) -> None:
         super().__init__(message)
@@ -167,7 +171,8 @@ def _explicit_products(text: str) -> str:
     out, pos = [], 0
     for match in _CALL.finditer(text):
         head = match.group(1)
-        if head.startswith("\\") and re.match(r"\\([a-zA-Z]+)", head)[1] in _FUNCTION_COMMANDS:
+        command = re.match(r"\\([a-zA-Z]+)", head)  # a head starting with \ is always a command (_SYMBOL)
+        if command is not None and command[1] in _FUNCTION_COMMANDS:
             continue
         open_at = match.end() - 1
         close_at = _matching_paren(text, open_at)
@@ -251,14 +256,14 @@ def prepare(pred: str, gold: str) -> tuple[Answer, Answer, dict[str, str]]:
                 raise SymbolicInputError(str(exc) or type(exc).__name__) from exc
             answers.append(_clean_answer(decided, table, vector_mode))
         except SymbolicInputError as exc:
-            exc.side = side  # type: ignore[attr-defined]
+            exc.side = side
             raise
     return answers[1], answers[0], table
 
 
 def check_symbolic(pred: str, gold: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> CheckResult:
     """Grade a LaTeX answer for mathematical equivalence (runs inside the grading worker)."""
-    def result(verdict: str, reason: str, notes: list[str], p: str = pred, g: str = gold) -> CheckResult:
+    def result(verdict: Verdict, reason: str, notes: list[str], p: str = pred, g: str = gold) -> CheckResult:
         return CheckResult(verdict=verdict, type="symbolic", reason=reason, pred_norm=p, gt_norm=g,
                            stage="symbolic", annotations=notes)
 
@@ -269,7 +274,7 @@ def check_symbolic(pred: str, gold: str, timeout_s: float = DEFAULT_TIMEOUT_S) -
             return result("not_sure", f"unscored gold: {exc}", [UNSCORED_GOLD])
         if exc.kind == NONCOMMUTATIVE:
             return result("not_sure", f"not compared: {exc}", [PARSE_FAILURE])
-        verdict = "incorrect" if exc.kind == FORMAT_VIOLATION else "not_sure"
+        verdict: Verdict = "incorrect" if exc.kind == FORMAT_VIOLATION else "not_sure"
         return result(verdict, f"{exc.kind}: {exc}", [exc.kind])
     from ifworld.rws.grading.answercompare import compare_answers  # sympy: imported in the worker only
 

@@ -12,11 +12,15 @@ import random
 import signal
 import threading
 from collections.abc import Callable
-from functools import lru_cache
+from functools import lru_cache, partial
+from typing import TypeVar
 
 import sympy
 from sympy.core.function import AppliedUndef
 from sympy.parsing.latex import parse_latex
+
+from ifworld.errors import ConfigError, GradingError
+from ifworld.rws.grading.kinds import UnreadableAnswer
 
 N_POINTS = 6
 """Random evaluation points per comparison."""
@@ -29,8 +33,10 @@ MAX_SOLVE_SYMBOLS = 2
 MAX_OPS = 400
 """Expressions with more operations than this are refused."""
 
+R = TypeVar("R")
 
-class _Timeout(Exception):
+
+class _Timeout(GradingError):
     """Raised by the inner alarm in the worker's main thread."""
 
 
@@ -64,7 +70,8 @@ def _parse_l2s(text: str) -> sympy.Basic:
     try:
         from latex2sympy2_extended.latex2sympy2 import ConversionConfig, latex2sympy
     except ImportError as exc:
-        raise ValueError("latex2sympy2_extended is not installed") from exc
+        raise ConfigError("IFWORLD_RWS_PARSERS names latex2sympy2_extended, which is not installed: "
+                          "pip install latex2sympy2_extended, or leave it out of IFWORLD_RWS_PARSERS") from exc
 
     config = ConversionConfig(lowercase_symbols=False, interpret_as_mixed_fractions=False,
                               interpret_simple_eq_as_assignment=False, interpret_contains_as_eq=False)
@@ -91,10 +98,10 @@ def parse(text: str, parser: str = "antlr", side: bool = False) -> sympy.Basic:
     else:
         expr = _parse_l2s(text)
     if not isinstance(expr, sympy.Expr):
-        raise ValueError(f"unsupported result {type(expr).__name__}")
+        raise UnreadableAnswer(f"unsupported result {type(expr).__name__}")
     expr = _fix_constants(_fix_functions(expr, lhs=side))
     if sympy.count_ops(expr) > MAX_OPS:
-        raise ValueError("expression too large")
+        raise UnreadableAnswer(f"expression too large (more than {MAX_OPS} operations)")
     return expr
 
 
@@ -165,7 +172,7 @@ def _solved(eq: sympy.Eq) -> tuple[sympy.Symbol, sympy.Basic] | None:
     return None
 
 
-def _with_alarm(func: Callable[[], object], seconds: float) -> object:
+def _with_alarm(func: Callable[[], R], seconds: float) -> R:
     """Run func under an inner SIGALRM time box (valid here: the worker's main thread).
 
     Off the main thread (the worker's warm-up thread) the box is skipped; the parent's kill still holds.
@@ -224,7 +231,7 @@ def implies(src: tuple[sympy.Expr, sympy.Expr], other: sympy.Expr, budget: float
                                                                      if sym not in lhs.free_symbols]
     for sym in preferred[:MAX_SOLVE_SYMBOLS]:
         try:
-            solutions = list(_with_alarm(lambda s=sym: sympy.solve(lhs - rhs, s), min(SIMPLIFY_BUDGET_S, budget)))
+            solutions = list(_with_alarm(partial(sympy.solve, lhs - rhs, sym), min(SIMPLIFY_BUDGET_S, budget)))
         except _Timeout:
             continue
         except Exception:  # noqa: BLE001, S112 - solve raises NotImplementedError and friends

@@ -17,6 +17,7 @@ import json
 import os
 import sys
 import threading
+from typing import Any
 
 MEMORY_LIMIT_BYTES = 2 * 1024**3
 """Address-space cap for the worker; a blow-up becomes a MemoryError here, not a frozen machine."""
@@ -118,7 +119,7 @@ def main() -> None:
     proto.write(json.dumps({"ready": True}) + "\n")
     threading.Thread(target=_warm_sympy, name="sympy-warm-up", daemon=True).start()
     for line in sys.stdin:
-        request: object = {}
+        request: Any = {}  # parsed JSON of any shape: a non-object fails in _serve and is reported
         try:
             request = json.loads(line)
             reply = _serve(request)

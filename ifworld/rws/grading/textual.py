@@ -11,7 +11,7 @@ import re
 import unicodedata
 
 from ifworld.rws.grading.latexnorm import fold_confusables
-from ifworld.rws.grading.result import FORMAT_VIOLATION, NEEDS_VERIFIER, UNSCORED_GOLD, CheckResult
+from ifworld.rws.grading.result import FORMAT_VIOLATION, NEEDS_VERIFIER, UNSCORED_GOLD, CheckResult, Verdict
 
 _STOPWORDS = frozenset(
     "a an the of to in on at by for and or is are was were be it its this that these those with as from "
@@ -64,7 +64,7 @@ def check_textual(pred: str, gold: str) -> CheckResult:
     """Grade a short textual answer programmatically; undecidable paraphrases are not_sure."""
     p_norm, g_norm = normalise(pred), normalise(gold)
 
-    def result(verdict: str, reason: str, notes: list[str] | None = None) -> CheckResult:
+    def result(verdict: Verdict, reason: str, notes: list[str] | None = None) -> CheckResult:
         return CheckResult(verdict=verdict, type="textual", reason=reason, pred_norm=p_norm, gt_norm=g_norm,
                            stage="textual", annotations=notes or [])
 

@@ -15,7 +15,9 @@ import threading
 from dataclasses import dataclass
 
 import pint
+from pint.facets.plain import PlainUnit
 
+from ifworld.errors import GradingError
 from ifworld.rws.grading.constants import REL_TOLERANCE
 from ifworld.rws.grading.latexnorm import decimal_commas, fold_confusables
 from ifworld.rws.grading.magnitude import MagnitudeError, find_magnitude
@@ -65,7 +67,7 @@ _REGISTRY: pint.UnitRegistry | None = None
 _REGISTRY_LOCK = threading.Lock()
 
 
-class UnitError(ValueError):
+class UnitError(GradingError, ValueError):
     """A unit string we refuse or pint cannot read."""
 
 
@@ -74,14 +76,14 @@ class Scalar:
     """One parsed value: magnitude, unit (None when absent), label (e.g. "v_A") and the source text."""
 
     value: float
-    unit: pint.Unit | None
+    unit: PlainUnit | None
     label: str
     text: str
     rival: str = ""
     """Another value of the same dimension later in the text (``not 48.8 km/s but 53 km/s``), if any."""
 
 
-def convert(quantity: pint.Quantity, unit: pint.Unit) -> float:
+def convert(quantity: pint.Quantity, unit: PlainUnit) -> float:
     """Magnitude of quantity in unit, through the field's contexts when the dimensions differ.
 
     Raises pint.DimensionalityError when no context relates them.
@@ -102,6 +104,7 @@ def registry() -> pint.UnitRegistry:
     global _REGISTRY
     with _REGISTRY_LOCK:
         if _REGISTRY is None:
+            reg: pint.UnitRegistry
             try:  # pint's own definitions cache cuts registry start-up from ~0.6 s to ~0.05 s
                 reg = pint.UnitRegistry(autoconvert_offset_to_baseunit=True, on_redefinition="ignore",
                                         cache_folder=":auto:")
@@ -164,7 +167,7 @@ def _rewrite_tokens(text: str) -> str:
     return re.sub(r"[A-Za-z_]+", lambda m: _TOKEN_MAP.get(m.group(0), m.group(0)), text)
 
 
-def parse_unit(text: str) -> pint.Unit | None:
+def parse_unit(text: str) -> PlainUnit | None:
     """Parse a unit string (LaTeX or plain) into a pint unit; None for an empty string.
 
     Raises :class:`UnitError` for anything suspicious (huge powers, numbers, over-long) or unknown.
@@ -205,12 +208,12 @@ def find_number(text: str) -> tuple[float, int, int] | None:
         raise UnitError(str(exc)) from exc
 
 
-def _best_unit_prefix(rest: str) -> pint.Unit | None:
+def _best_unit_prefix(rest: str) -> PlainUnit | None:
     """Parse the longest leading run of tokens in `rest` that is a unit (``km/s at 1 AU`` → km/s)."""
     return _unit_and_tail(rest)[0]
 
 
-def _unit_and_tail(rest: str) -> tuple[pint.Unit | None, str]:
+def _unit_and_tail(rest: str) -> tuple[PlainUnit | None, str]:
     """The longest leading unit in `rest` and the text after it (raises UnitError when none parses)."""
     all_tokens = rest.split()
     tokens = all_tokens[:MAX_UNIT_TOKENS]
@@ -246,7 +249,7 @@ def parse_scalar(text: str) -> Scalar:
 MAX_RIVALS = 5
 
 
-def _rival(tail: str, unit: pint.Unit | None, value: float) -> str:
+def _rival(tail: str, unit: PlainUnit | None, value: float) -> str:
     """A later value of the first one's dimension that disagrees with it by more than 5 % ("" when none).
 
     ``48.8 km/s at 1 AU`` has no rival (a length), nor has ``48.8 km/s (175,700 km/h)`` (the same value);

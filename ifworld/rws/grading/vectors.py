@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from ifworld.errors import GradingError
+
 _MARKUP = re.compile(r"\\(?:mathbf|vec|boldsymbol|bm|overrightarrow|hat|mathbfit)\s*"
                      r"(?:\{([^{}]*)\}|(\\[a-zA-Z]+|[a-zA-Z]))")
 _SUB = r"(?:_\{[^{}]*\}|_\\?[a-zA-Z0-9]+)?"
@@ -27,7 +29,7 @@ _GROUP = r"\((?:[^()]|\([^()]*\))*\)"
 _OPERAND = r"(?:%s|%s)" % (_ATOM, _GROUP)
 
 
-class OpaqueVector(ValueError):
+class OpaqueVector(GradingError, ValueError):
     """A vector/operator construct we cannot compare safely (answer not_sure)."""
 
 

@@ -15,9 +15,11 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, StateGraph
 
 from ifworld.config import Settings
+from ifworld.errors import InputError
 from ifworld.rws.dataset import RWSItem
 from ifworld.rws.names import PATTERNS
 from ifworld.rws.patterns import hmaw, pace, phase, schema, single
@@ -35,7 +37,7 @@ def check_pattern(name: str) -> str:
     """Validate a pattern name (accepts "single-shot" for "single")."""
     key = name.strip().lower().replace("single-shot", "single").replace("_", "")
     if key not in MODULES:
-        raise ValueError(f"unknown pattern {name!r}; choose from {', '.join(PATTERNS)}")
+        raise InputError(f"unknown pattern {name!r}; choose from {', '.join(PATTERNS)}")
     return key
 
 
@@ -76,7 +78,8 @@ def build_pattern_graph(name: str, settings: Settings) -> StateGraph:
     return g
 
 
-def initial_state(item: RWSItem | dict, pattern: str, model: str | None = None, verify: bool = False) -> dict:
+def initial_state(item: RWSItem | dict, pattern: str, model: str | None = None,
+                  verify: bool = False) -> dict[str, Any]:
     """The input of a pattern graph for one item."""
     data = item.model_dump() if isinstance(item, RWSItem) else dict(item)
     return {"item": data, "pattern": check_pattern(pattern), "model": model or "", "verify": verify,
@@ -84,7 +87,7 @@ def initial_state(item: RWSItem | dict, pattern: str, model: str | None = None, 
 
 
 def run_pattern(name: str, item: RWSItem | dict, settings: Settings, *, model: str | None = None,
-                verify: bool = False, config: dict | None = None) -> dict[str, Any]:
+                verify: bool = False, config: RunnableConfig | None = None) -> dict[str, Any]:
     """Solve one item with one pattern (no checkpointer) and return its result record."""
     graph = build_pattern_graph(name, settings).compile()
     out = graph.invoke(initial_state(item, name, model, verify), config or {})

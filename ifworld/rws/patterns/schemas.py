@@ -32,13 +32,13 @@ def _fraction(value: Any) -> Any:
     return value / 100 if isinstance(value, int | float) and 1 < value <= 100 else value
 
 
-def _capped(limit: int | None = None) -> Any:
-    """A list of strings accepting a lone string, cut to ``limit`` items."""
-    return Annotated[list[str], BeforeValidator(lambda v: _as_list(v)[:limit] if limit else _as_list(v))]
+def _capped(limit: int | None = None) -> BeforeValidator:
+    """For a list of strings: accept a lone string, cut to ``limit`` items."""
+    return BeforeValidator(lambda v: _as_list(v)[:limit] if limit else _as_list(v))
 
 
 Text = Annotated[str, BeforeValidator(_as_text)]
-Items = _capped()
+Items = Annotated[list[str], _capped()]
 
 
 class _Lenient(BaseModel):
@@ -51,8 +51,8 @@ class Plan(_Lenient):
     expected_type: Text = "numeric"
     required_units: Text = ""
     format_hints: Text = ""
-    plan: _capped(MAX_PLAN_STEPS) = Field(default_factory=list)
-    checks: _capped(MAX_PACE_CHECKS) = Field(default_factory=list)
+    plan: Annotated[list[str], _capped(MAX_PLAN_STEPS)] = Field(default_factory=list)
+    checks: Annotated[list[str], _capped(MAX_PACE_CHECKS)] = Field(default_factory=list)
 
 
 class PhasePlan(Plan):
@@ -97,6 +97,6 @@ class Architecture(_Lenient):
 
     q_type: Text = ""
     format_hints: Text = ""
-    plan: _capped(MAX_PLAN_STEPS) = Field(default_factory=list)
-    checks: _capped(MAX_SCHEMA_CHECKS) = Field(default_factory=list)
+    plan: Annotated[list[str], _capped(MAX_PLAN_STEPS)] = Field(default_factory=list)
+    checks: Annotated[list[str], _capped(MAX_SCHEMA_CHECKS)] = Field(default_factory=list)
     expert_sequence: list[ExpertStep] = Field(default_factory=list)
