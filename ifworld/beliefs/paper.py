@@ -321,9 +321,3 @@ def residuals(rep: PaperReproduction) -> list[str]:
         "paper's 17.7 ± 7.0, which the caps 5, 10, 30 and 10 × 20 with one run stopped at round 5 give exactly "
         "(sample SD).",
     ]
-
-
-if __name__ == "__main__":  # python -m ifworld.beliefs.paper --docs docs/reproduction.md | --out DIR
-    from ifworld.beliefs.paper_output import main
-
-    main()

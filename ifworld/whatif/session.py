@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ifworld import runs
 from ifworld.config import Settings, load_settings
+from ifworld.errors import InputError, WorkflowError
 from ifworld.runs import Event, RunInfo, RunStore, get_store
 from ifworld.whatif.review import check_answer
 
@@ -88,7 +89,7 @@ STATUS_STATES = {"completed": State.COMPLETED, "cancelled": State.CANCELLED, "fa
                  "interrupted": State.INTERRUPTED, "pending": State.DRAFT}
 
 
-class SessionError(ValueError):
+class SessionError(WorkflowError, ValueError):
     """An action the session's current state does not allow (the message names the state)."""
 
 
@@ -195,7 +196,7 @@ def record(store: RunStore, run_id: str, to: State, action: str, source: str, *,
            detail: str = "", before: State | None = None) -> None:
     """Write one transition (its ``from`` is the state before, read from the store unless given)."""
     if source not in SOURCES:
-        raise ValueError(f"unknown source {source!r}; use one of {', '.join(SOURCES)}")
+        raise InputError(f"unknown source {source!r}; use one of {', '.join(SOURCES)}")
     if before is None:
         last = store.transitions(run_id)
         before = State(last[-1]["to_state"]) if last else State.DRAFT

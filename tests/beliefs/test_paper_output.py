@@ -46,4 +46,4 @@ def test_docs_block_is_what_the_command_gives():
     under load, so kept in the slow tier)."""
     block = paper_output.report_markdown(paper_output.doc_reproductions())
     assert paper_output.current_block(DOC.read_text(encoding="utf-8")) == block, (
-        "docs/reproduction.md drifted: run `python -m ifworld.beliefs.paper --docs docs/reproduction.md`")
+        "docs/reproduction.md drifted: run `python -m ifworld.beliefs.paper_output --docs docs/reproduction.md`")
