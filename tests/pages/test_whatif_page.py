@@ -6,7 +6,6 @@ condition on the store, polled) and then reruns the page, as the page's own refr
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 from ifworld import whatif
 from ifworld.runs.store import get_store
 from ifworld.whatif import RUNNING, Session, State
+from tests.security.helpers import wait_for_session
 from tests.whatif.records import sample_record
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -47,17 +47,7 @@ def _controls(at: AppTest) -> set[str]:
 
 
 def _wait(at: AppTest, until: Callable[[Session], bool]) -> Session:
-    """Poll the session (the background driver moves it) until ``until`` holds; then rerun the page."""
-    run_id = at.session_state["whatif_run_id"]
-    deadline = time.monotonic() + WAIT_S
-    while time.monotonic() < deadline:
-        session = whatif.load_session(run_id, get_store())
-        if until(session):
-            at.run()
-            assert not at.exception, at.exception
-            return session
-        time.sleep(0.1)
-    raise AssertionError(f"run {run_id} did not reach the expected state; it is {session.state}")
+    return wait_for_session(at, until, WAIT_S)
 
 
 def _settled(at: AppTest) -> Session:

@@ -23,7 +23,7 @@ from ifworld import redact as redact_mod
 from ifworld.limits import MAX_ERROR_CHARS
 from ifworld.redact import MARKER, known_secrets, redact, redact_bytes, register_secret, safe_error
 from ifworld.rws.benchmark import SAMPLE_PATH
-from tests.security.helpers import open_page
+from tests.security.helpers import open_page, wait_for_session
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "sk-echo-TEST-KEY-0123456789abcdef"
@@ -116,6 +116,7 @@ def test_sidebar_key_is_masked_everywhere(llm_env, tmp_path: Path, caplog: pytes
     at.button(key="whatif_quick").click().run()
     next(b for b in at.button if b.label.startswith("▶️ Start run")).click().run()
     assert not at.exception, at.exception
+    wait_for_session(at)
     assert any(SIDEBAR_KEY in r.content for r in llm_env.requests)  # the model repeated it
     assert SIDEBAR_KEY not in str(at._tree)
     run_id = at.session_state["whatif_run_id"]

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from ifworld import runs
 from ifworld.runs.store import get_store
 from ifworld.rws.benchmark import SAMPLE_PATH
-from tests.security.helpers import FAKE_KEY, open_page
+from tests.security.helpers import FAKE_KEY, open_page, wait_for_session
 
 PROP = "What if the Moon disappeared overnight?"
 KEY_BYTES = FAKE_KEY.encode()
@@ -111,6 +111,7 @@ def test_pages_never_render_or_store_the_key(keyed, tmp_path: Path, capfd: pytes
     at = open_page("whatif", timeout=90)
     at.button(key="whatif_quick").click().run()
     at = _click(at, "▶️ Start run")
+    wait_for_session(at)
     _tree_clean(at)
     whatif_id = at.session_state["whatif_run_id"]
     assert get_store().get_run(whatif_id).status == "completed"
