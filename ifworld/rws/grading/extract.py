@@ -32,6 +32,8 @@ class Extraction:
     truncated: bool = False
     candidates: tuple[str, ...] = ()
     """Every candidate found (final line, boxed, JSON, last math, last number line), in preference order."""
+    body: str = ""
+    """The reply the answer was taken from: its last MAX_INPUT_CHARS characters, reasoning blocks removed."""
 
 
 def _last_boxed(text: str) -> str | None:
@@ -139,4 +141,4 @@ def extract_answer(text: str, kind: str | None = None) -> Extraction:
     candidates.append(("whole", stripped))
     how, answer = candidates[0]
     seen = tuple(dict.fromkeys(strip_wrappers(c) for _, c in candidates))
-    return Extraction(strip_wrappers(answer), how, truncated, seen)
+    return Extraction(strip_wrappers(answer), how, truncated, seen, s)

@@ -79,6 +79,12 @@ class Scalar:
     text: str
     rival: str = ""
     """Another value of the same dimension later in the text (``not 48.8 km/s but 53 km/s``), if any."""
+    number: str = ""
+    """The characters read as the magnitude (``\\frac{\\pi}{4}``, ``3\\times10^{5}``)."""
+
+    def with_unit(self, unit: pint.Unit | None) -> Scalar:
+        """The same value read in `unit`."""
+        return Scalar(self.value, unit, self.label, self.text, self.rival, self.number)
 
 
 def convert(quantity: pint.Quantity, unit: pint.Unit) -> float:
@@ -236,11 +242,12 @@ def parse_scalar(text: str) -> Scalar:
     found = find_number(body)
     if found is None:
         raise UnitError("no number found")
-    value, _start, end = found
+    value, start, end = found
     rest = body[end:].strip()
     rest = re.sub(r"^\)\s*", "", rest).strip(" .")
     unit, tail = _unit_and_tail(rest) if rest else (None, "")
-    return Scalar(value=value, unit=unit, label=label, text=text.strip(), rival=_rival(tail, unit, value))
+    return Scalar(value=value, unit=unit, label=label, text=text.strip(), rival=_rival(tail, unit, value),
+                  number=body[start:end].strip())
 
 
 MAX_RIVALS = 5
