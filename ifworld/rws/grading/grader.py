@@ -8,9 +8,9 @@ Public API (used by the CLI, the pages and the LLM verifier built on top):
 * :func:`grade_many` — a whole set, returning a :class:`GradeReport` (accuracy, by type, per item).
 
 Verdicts are "correct", "incorrect" or "not_sure"; a gold answer that cannot be parsed is "not_sure"
-("unscored gold"), never "incorrect". Every stage of an item runs in a killable worker process under one
-time limit (:mod:`ifworld.rws.grading.sandbox`, :mod:`ifworld.rws.grading.chain`), so this module is safe to call
-from any thread and no input can hang or crash the caller.
+("unscored gold"), never "incorrect". Every stage of an item — Math-Verify included — runs in a killable
+worker process under one time limit (:mod:`ifworld.rws.grading.sandbox`, :mod:`ifworld.rws.grading.chain`),
+so this module is safe to call from any thread and no input can hang or crash the caller.
 """
 
 from __future__ import annotations
@@ -102,14 +102,14 @@ def grade_many(items: Iterable[RWSItem], predictions: Mapping[str, str], verifie
                timeout_s: float = DEFAULT_TIMEOUT_S) -> GradeReport:
     """Grade every item against `predictions` (id → raw model output); not_sure counts as not correct.
 
-    The symbolic worker is warmed in the background first, so numeric and textual items grade while
-    sympy imports.
+    The worker is started in the background first; textual items grade while it imports sympy and
+    Math-Verify, which numeric and symbolic items wait for (outside their own time limits).
     """
     items = list(items)
     warm_up_async()
     graded: dict[int, ItemGrade] = {}
-    # symbolic items last: the worker finishes warming up while the others grade
-    order = sorted(range(len(items)), key=lambda index: items[index].type == "symbolic")
+    rank = {"textual": 0, "numeric": 1, "symbolic": 2}
+    order = sorted(range(len(items)), key=lambda index: rank.get(items[index].type, 1))
     for index in order:
         item = items[index]
         prediction = predictions.get(item.id)
