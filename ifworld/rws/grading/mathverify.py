@@ -21,8 +21,6 @@ LATEX_AND_EXPR = (LatexExtractionConfig(), ExprExtractionConfig())
 """Math-Verify's default targets: boxed / final-answer / last LaTeX, then plain numbers and arithmetic."""
 EXPR_ONLY = (ExprExtractionConfig(),)
 """Plain numbers (thousands separators, decimal commas, percent) and arithmetic, no LaTeX."""
-ANCHORED = (LatexExtractionConfig(), ExprExtractionConfig(try_extract_without_anchor=False))
-"""For running prose: a number counts only after an anchor such as "the final answer is"."""
 MAX_OPS = 400
 """A parsed answer with more operations than this is refused (comparison could explode)."""
 
@@ -49,14 +47,6 @@ def read(text: str, latex: bool = True) -> Reading:
     if isinstance(value, sympy.Basic) and sympy.count_ops(value) > MAX_OPS:
         raise ValueError("expression too large")
     return Reading(value, shown)
-
-
-@lru_cache(maxsize=256)
-def read_anchored(text: str) -> Reading:
-    """Like :func:`read` for prose without maths delimiters: a plain number only after "answer" / "final answer"."""
-    found = parse(text, extraction_config=ANCHORED, parsing_timeout=None)
-    value = next((item for item in found if not isinstance(item, str)), None)
-    return Reading(value, next((item for item in found if isinstance(item, str)), ""))
 
 
 def same(gold: Reading, pred: Reading) -> bool:

@@ -4,7 +4,8 @@ String work only (no sympy). Math-Verify's parser (latex2sympy2_extended) lower-
 ``\\times``/``\\cdot`` between vectors as commutative products, ``\\nabla`` as a plain letter and rejects
 ``\\partial_t f``, ``\\dot n`` and ``v_\\perp``. Before it parses a prediction and its gold we therefore
 replace, with one table shared by both sides, each construct we understand by a placeholder symbol
-``\\Upsilon_{9xx}`` (a name nobody types: typed in, it is refused):
+``\\Upsilon_k`` (a name nobody types: typed in, it is refused; one-character subscripts because the parser
+is several times slower on braced ones):
 
 * derivatives written any way (``\\frac{\\partial f}{\\partial t}``, ``\\partial_t f``, ``\\dot f``,
   ``\\frac{df}{dt}``) → one placeholder per (order, function, variable);
@@ -29,7 +30,10 @@ MAX_NESTING = 30
 """Deeper bracket nesting is refused before parsing."""
 MAX_EXPONENT_DIGITS = 3
 """Integer exponents with more digits than this (``x^{99999999}``) are refused before parsing."""
-PLACEHOLDER = re.compile(r"\\Upsilon_\{(9\d\d)\}")
+PLACEHOLDER = re.compile(r"\\Upsilon_(?:\{\d+\}|[0-9a-df-z])")
+"""Our placeholder symbols: ``\\Upsilon_0`` … ``\\Upsilon_z`` (not ``_e``, which the parser rejects), then
+``\\Upsilon_{35}`` …"""
+_SUBSCRIPTS = "0123456789abcdfghijklmnopqrstuvwxyz"
 
 _FORBIDDEN = re.compile(
     r"\\(?:def|edef|gdef|xdef|let|newcommand|renewcommand|providecommand|input|include|catcode|csname|"
@@ -90,17 +94,19 @@ def guard(text: str, limit: int = MAX_MATH_CHARS) -> None:
 
 
 def exponent_tower(text: str) -> bool:
-    """True for an exponent inside an exponent (``10^{10^{10}}``, ``e^{e^{e^{42}}}``, ``2**3**4``)."""
-    if re.search(r"\*\*[^*+\-/]*\*\*", text):
+    """True for a number raised to a power inside an exponent (``10^{10^{10}}``, ``e^{e^{e^{42}}}``,
+    ``2**3**4``): its value cannot be evaluated. ``e^{-x^2}`` is fine (the inner base is a symbol)."""
+    if re.search(r"\d\s*\*\*[^*+\-/]*\*\*", text):
         return True
+    numeric_power = re.compile(r"(?:\d|(?<![a-zA-Z\\])e|\\exp)\s*\^|\\exp\s*\(")
     for match in re.finditer(r"\^\s*\{", text):
         depth, index = 1, match.end()
         while index < len(text) and depth:
             depth += {"{": 1, "}": -1}.get(text[index], 0)
-            if depth and text[index] == "^":
-                return True
             index += 1
-    return bool(re.search(r"\^\s*\\?[a-zA-Z0-9]+\s*\^", text))
+        if numeric_power.search(text, match.end(), index):
+            return True
+    return bool(re.search(r"(?:\d|(?<![a-zA-Z\\])e)\s*\^\s*\\?[a-zA-Z0-9]+\s*\^", text))
 
 
 def _partial_key(order: str, func: str, var: str) -> str:
@@ -121,6 +127,7 @@ def clean(text: str) -> str:
                lambda m: "_{" + {"perp": "perp", "parallel": "par"}[m[1] or m[2]] + "}", s)
     s = re.sub(r"\\(?:approx|simeq|equiv)(?![a-zA-Z])", "=", s)
     s = re.sub(r"\\(?:dfrac|tfrac|cfrac)(?![a-zA-Z])", r"\\frac", s)
+    s = re.sub(r"\\(?:left|right)\s*\.|\\(?:left|right|[bB]igg?[lr]?)(?![a-zA-Z])\s*", "", s)  # sizes only
     return _strip_trailing_unit(s)
 
 
@@ -133,20 +140,31 @@ def _strip_trailing_unit(text: str) -> str:
 
 
 class Placeholders:
-    """The shared table: key (what a placeholder stands for) → ``\\Upsilon_{9xx}``."""
+    """The shared table: key (what a placeholder stands for) → ``\\Upsilon_k``."""
 
     def __init__(self) -> None:
         self.table: dict[str, str] = {}
 
     def __call__(self, key: str) -> str:
-        return self.table.setdefault(key, f"\\Upsilon_{{{900 + len(self.table)}}}")
+        if key not in self.table:
+            count = len(self.table)
+            sub = _SUBSCRIPTS[count] if count < len(_SUBSCRIPTS) else "{%d}" % count
+            self.table[key] = f"\\Upsilon_{sub}"
+        return self.table[key]
+
+    @staticmethod
+    def sympy_name(placeholder: str) -> str:
+        """The symbol name the parser gives a placeholder (``\\Upsilon_a`` → ``upsilon_a``)."""
+        return "upsilon_" + placeholder.split("_", 1)[1]
 
     def render(self, text: str) -> str:
         """Text with placeholders shown by what they stand for (for pred_norm / gt_norm)."""
-        names = {v: k.split(":", 1)[-1] if k.startswith(("id:", "vec:")) else "{" + k + "}"
-                 for k, v in self.table.items()}
-        out = re.sub(r"\\Upsilon_\{9\d\d\}", lambda m: names.get(m[0], m[0]), text)
-        return re.sub(r"upsilon_\{?(9\d\d)\}?", lambda m: names.get(f"\\Upsilon_{{{m[1]}}}", m[0]), out)
+        shown = {}
+        for key, value in self.table.items():
+            label = key.split(":", 1)[-1] if key.startswith(("id:", "vec:")) else "{" + key + "}"
+            shown[value] = shown[self.sympy_name(value)] = label
+        pattern = r"\\Upsilon_(?:\{\d+\}|[0-9a-z])|upsilon_(?:\{\d+\}|[0-9a-z])(?![0-9a-z])"
+        return re.sub(pattern, lambda m: shown.get(m[0], m[0]), text)
 
 
 def _derivatives(text: str, name: Callable[[str], str]) -> str:

@@ -193,7 +193,8 @@ def _compare(pred: Scalar, gold: Scalar, units: str | None,
     rel = abs(float(converted) - target) / abs(target)
     if rel <= REL_TOLERANCE:
         return "correct", f"within {REL_TOLERANCE:.0%} (rel. error {rel:.2%})", [], rel
-    return "incorrect", f"tolerance miss: rel. error {rel:.2%} > {REL_TOLERANCE:.0%}", [TOLERANCE_MISS], rel
+    shown = f"{rel:.2%}" if rel < 10 else f"{rel:.3g}×"
+    return "incorrect", f"tolerance miss: rel. error {shown} > {REL_TOLERANCE:.0%}", [TOLERANCE_MISS], rel
 
 
 def _pair(preds: list[Scalar], golds: list[Scalar]) -> list[tuple[Scalar, Scalar]]:

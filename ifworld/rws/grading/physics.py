@@ -40,6 +40,11 @@ _CALL_NAME = re.compile(r"%s\((?:%s,)*%s\)\s*" % (_NAME.pattern, _NAME.pattern, 
 _TUPLE_NAME = re.compile(r"\s*\(\s*(?:%s,)+%s\)\s*" % (_NAME.pattern, _NAME.pattern))
 
 
+def scalar(value: object) -> bool:
+    """A scalar sympy expression (not a matrix, set or relation)."""
+    return isinstance(value, sympy.Expr) and not isinstance(value, (sympy.MatrixBase, sympy.MatrixExpr))
+
+
 class _Timeout(Exception):
     """Raised by the inner alarm in the worker's main thread."""
 
@@ -70,7 +75,8 @@ class Ctx:
         self.positive = positive
 
     def budget(self) -> float:
-        return min(STEP_BUDGET_S, self.deadline - time.monotonic())
+        """Each exact step gets the same box, so a verdict does not depend on how long earlier steps took."""
+        return STEP_BUDGET_S
 
 
 def is_name(lhs_latex: str) -> bool:
@@ -104,7 +110,7 @@ def links(value: object) -> list:
 def false_link(value: object) -> str:
     """Describe a link without symbols that is false (``5+5+1 = 12``), or ""."""
     for link in links(value):
-        if (isinstance(link, sympy.Eq) and all(isinstance(side, sympy.Expr) for side in link.args)
+        if (isinstance(link, sympy.Eq) and all(scalar(side) for side in link.args)
                 and not (link.lhs - link.rhs).free_symbols):
             if zero(link.lhs - link.rhs, Ctx(time.monotonic() + STEP_BUDGET_S)) is False:
                 return f"the link {link.lhs} = {link.rhs} is false"
@@ -214,7 +220,7 @@ def clearly_different(pred: object, gold: object) -> bool:
     which Math-Verify compares as names).
     """
     def plain(value: object) -> bool:
-        return isinstance(value, sympy.Expr) and not value.has(sympy.Float)
+        return scalar(value) and not value.has(sympy.Float)  # type: ignore[union-attr]
 
     if isinstance(pred, sympy.Eq) and isinstance(gold, sympy.Eq):
         if not (isinstance(gold.lhs, sympy.Symbol) and pred.lhs == gold.lhs
@@ -314,7 +320,7 @@ def relation(p: Relational, g: Relational) -> Outcome:
 
 
 def _kind(value: object) -> str:
-    if any(isinstance(link, Relational) and not all(isinstance(side, sympy.Expr) for side in link.args)
+    if any(isinstance(link, Relational) and not all(scalar(side) for side in link.args)
            for link in links(value)):
         return "other"
     if isinstance(value, sympy.Eq) or (isinstance(value, sympy.And) and all(isinstance(a, sympy.Eq) for a in
@@ -322,7 +328,7 @@ def _kind(value: object) -> str:
         return "eq"
     if isinstance(value, Relational):
         return "rel"
-    if isinstance(value, sympy.Expr):
+    if scalar(value):
         return "expr"
     return "other"
 
@@ -335,6 +341,8 @@ def _ends(value: object) -> sympy.Eq:
 
 def _compare(pred: object, gold: object, ctx: Ctx) -> Outcome:
     kinds = (_kind(pred), _kind(gold))
+    if rounded_match(pred, gold):
+        return True, f"equal once the gold is rounded as the answer's decimals (≥ {MIN_ROUNDED_DIGITS} digits)"
     if kinds == ("expr", "expr"):
         return leaf(pred, gold, ctx)  # type: ignore[arg-type]
     if kinds == ("eq", "eq"):
@@ -353,6 +361,35 @@ def _compare(pred: object, gold: object, ctx: Ctx) -> Outcome:
     if kinds == ("rel", "rel"):
         return relation(pred, gold)  # type: ignore[arg-type]
     return None, "no further rule for this kind of answer"
+
+
+MIN_ROUNDED_DIGITS = 4
+"""A decimal literal counts as the exact gold rounded when it has at least this many significant digits."""
+
+
+def _rounded(p: object, g: object) -> bool:
+    if isinstance(p, sympy.Float) and scalar(g) and g.is_number and not g.has(sympy.Float):
+        mantissa = str(p).rstrip("0").lstrip("-")
+        decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
+        exact = (g * 10**decimals).is_integer
+        if len(mantissa.replace(".", "").lstrip("0")) < MIN_ROUNDED_DIGITS and not exact:
+            return False
+        try:
+            return abs(sympy.N(g, 30) - sympy.Float(p, 30)) <= sympy.Rational(1, 2) * sympy.Rational(10) ** -decimals
+        except (TypeError, ValueError):
+            return False
+    return scalar(p) and p.is_number and p == g
+
+
+def rounded_match(pred: object, gold: object) -> bool:
+    """Numbers, intervals and tuples equal once the gold is rounded like the answer's decimal literals
+    (``(0.6, 2.6667]`` for ``(\\frac{3}{5}, \\frac{8}{3}]``)."""
+    if isinstance(pred, sympy.Interval) and isinstance(gold, sympy.Interval):
+        return (pred.left_open, pred.right_open) == (gold.left_open, gold.right_open) and \
+            _rounded(pred.start, gold.start) and _rounded(pred.end, gold.end)
+    if isinstance(pred, sympy.Tuple) and isinstance(gold, sympy.Tuple) and len(pred) == len(gold):
+        return all(_rounded(p, g) for p, g in zip(pred, gold, strict=True))
+    return _rounded(pred, gold)
 
 
 def accept(pred: object, gold: object, deadline: float) -> Outcome:

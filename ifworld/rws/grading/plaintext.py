@@ -32,11 +32,12 @@ class NotPlainMaths(ValueError):
 
 
 def looks_plain(text: str) -> bool:
-    """True for calculator notation: no backslash, braces or dollars, and at least one operator or call."""
+    """True for calculator notation: no backslash, braces or dollars, an operator or a call, not prose."""
     s = text.strip()
     if not s or re.search(r"[\\{}$]", s) or not _ALLOWED.fullmatch(s):
         return False
-    return bool(re.search(r"\*|\*\*|[A-Za-z]{2,}\s*\(|[A-Za-z]{2,}", s))
+    words = [w for w in re.findall(r"[A-Za-z]{3,}", s) if w not in GREEK and w not in FUNCTIONS]
+    return bool(re.search(r"[*/^=+\-]|[A-Za-z]{2,}\s*\(", s)) and len(words) < 2
 
 
 def _check(text: str) -> None:

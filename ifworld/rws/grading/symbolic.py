@@ -24,6 +24,9 @@ from ifworld.rws.grading.result import FORMAT_VIOLATION, NEEDS_VERIFIER, PARSE_F
 MAX_REPLY_MATH_CHARS = 4_000
 """Math-Verify's extraction reads only the last this-many characters of a reply (answers come last)."""
 _DELIMITED = re.compile(r"\$|\\\(|\\\[|\\boxed")
+_NUMBERISH = re.compile(r"\s*[-+−]?(?:\d{1,3}(?:[ ,]\d{3})+(?:\.\d+)?|\d+,\d+|\d+(?:\.\d+)?)\s*%?\s*")
+"""One number in a format (``7,425,000``, ``1 000``, ``2,74``): Math-Verify reads it as text, not as LaTeX
+(where ``1 000`` would be a product); a comma with a space after it separates answers (``3, 5``)."""
 _MATH_WORDS = frozenset(
     "sin cos tan cot sec csc exp log sqrt frac cdot times and text arcsin arccos arctan sinh cosh tanh".split()
 ) | plaintext.GREEK
@@ -48,23 +51,21 @@ class _Verdict(Exception):
         self.verdict, self.reason, self.note = verdict, reason, note
 
 
-def _source(reply: str, extraction: Extraction) -> tuple[str, bool, bool]:
-    """(text for Math-Verify, is it bare maths, may it extract without an anchor)."""
+def _source(reply: str, extraction: Extraction) -> tuple[str, bool]:
+    """(text for Math-Verify, is it one bare maths expression to read as LaTeX)."""
     text = extraction.answer if extraction.how in ("final_line", "json") else reply[-MAX_REPLY_MATH_CHARS:]
     if _DELIMITED.search(text):
         for region in notation.math_regions(text, whole=False):
             notation.guard(region)
-        return text, False, True
-    text = strip_wrappers(text)
+        return text, False
+    text = strip_wrappers(text).replace("−", "-").replace("–", "-")
     notation.guard(text)
     if plaintext.looks_plain(text):
         try:
-            return plaintext.to_latex(text), True, True
+            return plaintext.to_latex(text), True
         except plaintext.NotPlainMaths:
             pass
-    if prose(text):
-        return text, False, False
-    return text, True, True
+    return text, not (prose(text) or _NUMBERISH.fullmatch(text))
 
 
 def _gold_lhs(gold: str) -> str | None:
@@ -80,8 +81,7 @@ def _gold_lhs(gold: str) -> str | None:
 
 def _vectors(names: notation.Placeholders) -> frozenset[str]:
     """Sympy names of the placeholders that stand for vectors."""
-    return frozenset("upsilon_{%s}" % m[1] for key, value in names.table.items() if key.startswith("vec:")
-                     for m in [notation.PLACEHOLDER.match(value)] if m)
+    return frozenset(names.sympy_name(value) for key, value in names.table.items() if key.startswith("vec:"))
 
 
 def _veto(pred: object, gold: object, gold_text: str, hint: str, vectors: frozenset[str]) -> tuple[str, str] | None:
@@ -121,18 +121,17 @@ def check_symbolic(reply: str, extraction: Extraction, gold: str, hint: str = ""
     except notation.RefusedInput as exc:
         return result("not_sure", f"unscored gold: {exc}", [UNSCORED_GOLD])
     try:
-        source, whole, anchorless = _source(reply, extraction)
+        source, whole = _source(reply, extraction)
         pred_text, gold_ready, names = notation.prepare(source, gold_text, whole, True)
     except notation.RefusedInput as exc:
         if getattr(exc, "side", "pred") == "gold":
             return result("not_sure", f"unscored gold: {exc}", [UNSCORED_GOLD])
         verdict = "incorrect" if exc.kind == FORMAT_VIOLATION else "not_sure"
         return result(verdict, f"{exc.kind}: {exc}", [exc.kind])
-    gold_r = mathverify.read(f"${gold_ready}$")
+    gold_r = mathverify.read(gold_ready if _NUMBERISH.fullmatch(gold_ready) else f"${gold_ready}$")
     if gold_r.value is None:
         return result("not_sure", "unscored gold: Math-Verify cannot parse it", [UNSCORED_GOLD])
-    pred_r = mathverify.read(f"${pred_text}$" if whole else pred_text, True) if anchorless else \
-        mathverify.read_anchored(pred_text)
+    pred_r = mathverify.read(f"${pred_text}$" if whole else pred_text)
     shown_p, shown_g = names.render(pred_r.text) or extraction.answer[:200], names.render(gold_r.text)
     if pred_r.value is None:
         if not pred_r.text:
@@ -143,7 +142,7 @@ def check_symbolic(reply: str, extraction: Extraction, gold: str, hint: str = ""
     if physics.undefined(pred_r.value):
         return result("incorrect", "the answer is undefined (division by zero or 0/0)", [FORMAT_VIOLATION],
                       shown_p, shown_g)
-    if physics.clearly_different(pred_r.value, gold_r.value):
+    if physics.clearly_different(pred_r.value, gold_r.value) and not physics.rounded_match(pred_r.value, gold_r.value):
         return result("incorrect", "not equivalent (they differ at random points)", [], shown_p, shown_g)
     if mathverify.same(gold_r, pred_r):
         vetoed = _veto(pred_r.value, gold_r.value, gold_text, hint, _vectors(names))

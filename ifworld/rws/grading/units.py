@@ -37,7 +37,7 @@ _DEFINITIONS = (
 _CONTEXTS = ("boltzmann",)
 """pint contexts tried when dimensions differ: temperature <-> energy through k_B (eV <-> K)."""
 _GAUSS_PREFIX = re.compile(r"\b(k|M|m|u|n)(?:G|gauss|Gauss)\b")
-_DROP_TOKENS = re.compile(r"\b(?:units?|arbitrary units|a\.u\.)\b", re.I)
+_DROP_TOKENS = re.compile(r"\b(?:(?:square|sq\.?|cubic)\s+units?|units?|arbitrary units|a\.u\.)(?=\W|$)", re.I)
 """Words that say "no unit" (pint would read ``units`` as micro-nit)."""
 _TOKEN_MAP = {
     "AU": "astronomical_unit", "au": "astronomical_unit", "ua": "astronomical_unit",
@@ -286,7 +286,7 @@ def _rival(tail: str, unit: pint.Unit | None, value: float) -> str:
 
 def join_thousands(text: str) -> str:
     """Join digit groups split by thin spaces or spaces (``31\\,000`` and ``31 000`` → ``31000``)."""
-    return re.sub(r"(?<=\d)(?:\\,|\\ |\s|\{,\}|,)(?=\d{3}(?!\d))", "", text)
+    return re.sub(r"(?<=\d)(?:,\s*\\!\s*|\\,|\\ |\s|\{,\}|,)(?=\d{3}(?!\d))", "", text)
 
 
 def split_label(text: str) -> tuple[str, str]:
