@@ -16,7 +16,8 @@ Time limits, precisely:
   the caller moves on, and the next item waits for it outside its own limit — so the same answer gets the
   same verdict whether or not a kill came just before it.
 
-A lock serialises requests, so any number of threads may call :func:`run_check` at once.
+Each worker's lock serialises its requests, so any number of threads may call :func:`run_check` at once; a
+batch uses a pool of up to :data:`POOL_SIZE` workers in parallel (one per core).
 """
 
 from __future__ import annotations
@@ -180,31 +181,36 @@ class SymbolicWorker:
         return self._proc.pid if self._proc is not None and self._proc.poll() is None else None
 
 
-_WORKER = SymbolicWorker()
-atexit.register(_WORKER.close)
+POOL_SIZE = max(1, min(2, os.cpu_count() or 1))
+"""Workers a batch may use at once (one per core, at most two): sympy-bound grading runs in parallel."""
+_POOL = [SymbolicWorker() for _ in range(POOL_SIZE)]
+for _member in _POOL:
+    atexit.register(_member.close)
 
 
-def worker() -> SymbolicWorker:
-    """The shared worker used by :func:`run_check`."""
-    return _WORKER
+def worker(index: int = 0) -> SymbolicWorker:
+    """A worker of the shared pool (the first serves single checks: the CLI, the pages)."""
+    return _POOL[index % len(_POOL)]
 
 
 def run_check(pred: str, gold: str, kind: str, units: str | None = None, hint: str | None = None,
-              timeout_s: float = DEFAULT_TIMEOUT_S) -> dict | None:
-    """Grade one item in the shared worker; None means it went past `timeout_s` or the worker died
-    (see ``worker().last_failure``) — it was killed and its replacement is already starting."""
+              timeout_s: float = DEFAULT_TIMEOUT_S, worker_index: int = 0) -> dict | None:
+    """Grade one item in a pool worker; None means it went past `timeout_s` or the worker died (see
+    ``worker(worker_index).last_failure``) — it was killed and its replacement is already starting."""
     payload = {"op": "check", "pred": pred, "gold": gold, "type": kind, "units": units, "hint": hint,
                "timeout_s": timeout_s}
-    return _WORKER.request(payload, timeout_s, need_warm=kind in NEEDS_WARM)
+    return worker(worker_index).request(payload, timeout_s, need_warm=kind in NEEDS_WARM)
 
 
 def run_validate(golds: list[tuple[str, str]], timeout_s: float) -> dict | None:
     """Check many gold answers in one request (load-time validation); None on timeout."""
-    return _WORKER.request({"op": "validate", "golds": [list(g) for g in golds]}, timeout_s, need_warm=True)
+    return worker().request({"op": "validate", "golds": [list(g) for g in golds]}, timeout_s, need_warm=True)
 
 
-def warm_up_async() -> threading.Thread:
-    """Start the shared worker in a background thread; returns the thread (join it if you must)."""
-    thread = threading.Thread(target=_WORKER.warm, name="ifworld-symworker-warmup", daemon=True)
-    thread.start()
-    return thread
+def warm_up_async(workers: int = 1) -> list[threading.Thread]:
+    """Start `workers` pool workers in background threads (join them if you must)."""
+    threads = [threading.Thread(target=worker(index).warm, name=f"ifworld-symworker-warmup-{index}", daemon=True)
+               for index in range(min(workers, len(_POOL)))]
+    for thread in threads:
+        thread.start()
+    return threads
