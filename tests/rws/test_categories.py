@@ -1,5 +1,6 @@
 """Issue #20's categories, as our own case tables: answers inside full solutions, several answers, sets /
-intervals / relations, number formats, plain-text maths and values built to game the grader.
+intervals / relations, number formats, plain-text maths, values built to game the grader, and heliophysics
+probes (near misses that a general maths checker accepts: case, vector order, subscripts, factors, units).
 
 A row's ``verdict`` is "correct" or "not correct" (incorrect and not_sure both count as not correct: the
 benchmark scores Math-Verify alone, which cannot abstain, on the same rows — benchmarks/bench_grader.py).
@@ -12,7 +13,7 @@ import pytest
 from ifworld.rws.grading.grader import check
 from tests.rws.conftest import load_tables
 
-CATEGORIES = ("solutions", "several", "sets", "formats", "plaintext", "gameable")
+CATEGORIES = ("solutions", "several", "sets", "formats", "plaintext", "gameable", "helio")
 
 
 @pytest.mark.parametrize("row", load_tables(CATEGORIES))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import sympy
 from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse, verify
@@ -29,7 +30,7 @@ MAX_OPS = 400
 class Reading:
     """What Math-Verify extracted: the parsed value (None when nothing parsed) and the text it read."""
 
-    value: object | None
+    value: Any
     text: str
 
     @property

@@ -21,6 +21,8 @@ import signal
 import threading
 import time
 from collections.abc import Callable
+from functools import partial
+from typing import Any
 
 import sympy
 from sympy.core.function import AppliedUndef
@@ -40,7 +42,7 @@ _CALL_NAME = re.compile(r"%s\((?:%s,)*%s\)\s*" % (_NAME.pattern, _NAME.pattern, 
 _TUPLE_NAME = re.compile(r"\s*\(\s*(?:%s,)+%s\)\s*" % (_NAME.pattern, _NAME.pattern))
 
 
-def scalar(value: object) -> bool:
+def scalar(value: Any) -> bool:
     """A scalar sympy expression (not a matrix, set or relation)."""
     return isinstance(value, sympy.Expr) and not isinstance(value, (sympy.MatrixBase, sympy.MatrixExpr))
 
@@ -49,9 +51,9 @@ class _Timeout(Exception):
     """Raised by the inner alarm in the worker's main thread."""
 
 
-def _boxed(func: Callable[[], object], seconds: float) -> object:
+def _boxed(func: Callable[[], object], seconds: float) -> Any:
     """Run func under an inner SIGALRM box (the worker's main thread only; elsewhere the parent's kill holds)."""
-    def handler(signum: int, frame: object) -> None:
+    def handler(signum: int, frame: Any) -> None:
         raise _Timeout
 
     if threading.current_thread() is not threading.main_thread():
@@ -86,7 +88,7 @@ def is_name(lhs_latex: str) -> bool:
                 or re.fullmatch(r"[A-Z]{2,3}", s))
 
 
-def tidy(value: object) -> object:
+def tidy(value: Any) -> Any:
     """Function calls of bare symbols name quantities (``n(r)`` → n); ``e`` stays Euler's number."""
     if not isinstance(value, sympy.Basic):
         return value
@@ -100,14 +102,14 @@ def tidy(value: object) -> object:
     return value.replace(lambda node: isinstance(node, AppliedUndef), repl)
 
 
-def links(value: object) -> list:
+def links(value: Any) -> list:
     """The relations of a chain (``And`` of equalities in written order) or [value]."""
     if isinstance(value, sympy.And):
         return list(value._unsorted_args)  # noqa: SLF001 - the written order
     return [value]
 
 
-def false_link(value: object) -> str:
+def false_link(value: Any) -> str:
     """Describe a link without symbols that is false (``5+5+1 = 12``), or ""."""
     for link in links(value):
         if (isinstance(link, sympy.Eq) and all(scalar(side) for side in link.args)
@@ -117,19 +119,19 @@ def false_link(value: object) -> str:
     return ""
 
 
-def undefined(value: object) -> bool:
+def undefined(value: Any) -> bool:
     """True when the value contains a division by zero or an indeterminate form."""
     return isinstance(value, sympy.Basic) and value.has(sympy.zoo, sympy.nan)
 
 
-def trivial_derivative(value: object) -> bool:
+def trivial_derivative(value: Any) -> bool:
     """A derivative of a plain symbol by another variable (sympy makes it 0: ``\\frac{d B}{d t}``)."""
     if not isinstance(value, sympy.Basic):
         return False
     return any(not (node.expr.free_symbols & set(node.variables)) for node in value.atoms(sympy.Derivative))
 
 
-def vector_product(value: object, vectors: frozenset[str]) -> bool:
+def vector_product(value: Any, vectors: frozenset[str]) -> bool:
     """A product of two vector placeholders (``\\mathbf v\\mathbf B``): its order is lost, never compare it."""
     if not vectors or not isinstance(value, sympy.Basic):
         return False
@@ -206,20 +208,20 @@ def constant_ratio(f: sympy.Expr, g: sympy.Expr) -> bool | None:
     return abs(ratios[0]) > 1e-12 and all(_close(r, ratios[0]) for r in ratios[1:])
 
 
-def juxtaposed(value: object) -> bool:
+def juxtaposed(value: Any) -> bool:
     """A lone symbol or a product of symbols only (``ab``): Math-Verify may compare it as a name."""
     return isinstance(value, sympy.Symbol) or (isinstance(value, sympy.Mul)
                                                and all(isinstance(a, sympy.Symbol) for a in value.args))
 
 
-def clearly_different(pred: object, gold: object) -> bool:
+def clearly_different(pred: Any, gold: Any) -> bool:
     """True when evaluation at random points already shows two answers differ (so no slow proof is tried).
 
     Only where that is sound: two expressions, or two definitions of the same lone symbol, without decimal
     literals (which Math-Verify compares rounded) and not a bare run of letters (``\\text{ab}`` vs ``ab``,
     which Math-Verify compares as names).
     """
-    def plain(value: object) -> bool:
+    def plain(value: Any) -> bool:
         return scalar(value) and not value.has(sympy.Float)  # type: ignore[union-attr]
 
     if isinstance(pred, sympy.Eq) and isinstance(gold, sympy.Eq):
@@ -263,7 +265,7 @@ def _implies(src: sympy.Eq, other: sympy.Expr, ctx: Ctx) -> sympy.Symbol | None:
     preferred = [s for s in shared if s in lhs.free_symbols] + [s for s in shared if s not in lhs.free_symbols]
     for sym in preferred[:MAX_SOLVE_SYMBOLS]:
         try:
-            solutions = list(_boxed(lambda s=sym: sympy.solve(lhs - rhs, s), ctx.budget()))  # type: ignore[arg-type]
+            solutions: list = _boxed(partial(sympy.solve, lhs - rhs, sym), ctx.budget())
         except Exception:  # noqa: BLE001, S112 - solve raises NotImplementedError and friends
             continue
         if 0 < len(solutions) <= 4 and all(zero(other.xreplace({sym: sol}), ctx) for sol in solutions):
@@ -319,7 +321,7 @@ def relation(p: Relational, g: Relational) -> Outcome:
     return False, "the relations differ"
 
 
-def _kind(value: object) -> str:
+def _kind(value: Any) -> str:
     if any(isinstance(link, Relational) and not all(scalar(side) for side in link.args)
            for link in links(value)):
         return "other"
@@ -333,13 +335,13 @@ def _kind(value: object) -> str:
     return "other"
 
 
-def _ends(value: object) -> sympy.Eq:
+def _ends(value: Any) -> sympy.Eq:
     """First left side = last right side of a chain."""
     chain = links(value)
     return sympy.Eq(chain[0].lhs, chain[-1].rhs, evaluate=False)
 
 
-def _compare(pred: object, gold: object, ctx: Ctx) -> Outcome:
+def _compare(pred: Any, gold: Any, ctx: Ctx) -> Outcome:
     kinds = (_kind(pred), _kind(gold))
     if rounded_match(pred, gold):
         return True, f"equal once the gold is rounded as the answer's decimals (≥ {MIN_ROUNDED_DIGITS} digits)"
@@ -367,7 +369,7 @@ MIN_ROUNDED_DIGITS = 4
 """A decimal literal counts as the exact gold rounded when it has at least this many significant digits."""
 
 
-def _rounded(p: object, g: object) -> bool:
+def _rounded(p: Any, g: Any) -> bool:
     if isinstance(p, sympy.Float) and scalar(g) and g.is_number and not g.has(sympy.Float):
         mantissa = str(p).rstrip("0").lstrip("-")
         decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
@@ -381,7 +383,7 @@ def _rounded(p: object, g: object) -> bool:
     return scalar(p) and p.is_number and p == g
 
 
-def rounded_match(pred: object, gold: object) -> bool:
+def rounded_match(pred: Any, gold: Any) -> bool:
     """Numbers, intervals and tuples equal once the gold is rounded like the answer's decimal literals
     (``(0.6, 2.6667]`` for ``(\\frac{3}{5}, \\frac{8}{3}]``)."""
     if isinstance(pred, sympy.Interval) and isinstance(gold, sympy.Interval):
@@ -392,7 +394,7 @@ def rounded_match(pred: object, gold: object) -> bool:
     return _rounded(pred, gold)
 
 
-def accept(pred: object, gold: object, deadline: float) -> Outcome:
+def accept(pred: Any, gold: Any, deadline: float) -> Outcome:
     """Our own equivalence after Math-Verify said no: exact first, then with positive quantities."""
     pred, gold = tidy(pred), tidy(gold)
     same, why = _compare(pred, gold, Ctx(deadline))

@@ -14,12 +14,20 @@ from __future__ import annotations
 
 import re
 import time
+from typing import Any
 
 import sympy
 
 from ifworld.rws.grading import mathverify, notation, physics, plaintext
 from ifworld.rws.grading.extract import Extraction, strip_wrappers
-from ifworld.rws.grading.result import FORMAT_VIOLATION, NEEDS_VERIFIER, PARSE_FAILURE, UNSCORED_GOLD, CheckResult
+from ifworld.rws.grading.result import (
+    FORMAT_VIOLATION,
+    NEEDS_VERIFIER,
+    PARSE_FAILURE,
+    UNSCORED_GOLD,
+    CheckResult,
+    Verdict,
+)
 
 MAX_REPLY_MATH_CHARS = 4_000
 """Math-Verify's extraction reads only the last this-many characters of a reply (answers come last)."""
@@ -84,7 +92,7 @@ def _vectors(names: notation.Placeholders) -> frozenset[str]:
     return frozenset(names.sympy_name(value) for key, value in names.table.items() if key.startswith("vec:"))
 
 
-def _veto(pred: object, gold: object, gold_text: str, hint: str, vectors: frozenset[str]) -> tuple[str, str] | None:
+def _veto(pred: Any, gold: Any, gold_text: str, hint: str, vectors: frozenset[str]) -> tuple[Verdict, str] | None:
     """A reason to overrule Math-Verify's "equivalent" (verdict, reason), or None."""
     if physics.vector_product(pred, vectors) or physics.vector_product(gold, vectors):
         return "not_sure", "a product of two vectors without an explicit cross or dot product"
@@ -112,7 +120,7 @@ def check_symbolic(reply: str, extraction: Extraction, gold: str, hint: str = ""
     deadline = deadline if deadline is not None else time.monotonic() + 4.0
     gold_text = notation.clean(strip_wrappers(gold))
 
-    def result(verdict: str, reason: str, notes: list[str], p: str = "", g: str = gold_text) -> CheckResult:
+    def result(verdict: Verdict, reason: str, notes: list[str], p: str = "", g: str = gold_text) -> CheckResult:
         return CheckResult(verdict=verdict, type="symbolic", reason=reason, pred_norm=p or extraction.answer[:200],
                            gt_norm=g, stage="symbolic", annotations=notes)
 
@@ -126,7 +134,7 @@ def check_symbolic(reply: str, extraction: Extraction, gold: str, hint: str = ""
     except notation.RefusedInput as exc:
         if getattr(exc, "side", "pred") == "gold":
             return result("not_sure", f"unscored gold: {exc}", [UNSCORED_GOLD])
-        verdict = "incorrect" if exc.kind == FORMAT_VIOLATION else "not_sure"
+        verdict: Verdict = "incorrect" if exc.kind == FORMAT_VIOLATION else "not_sure"
         return result(verdict, f"{exc.kind}: {exc}", [exc.kind])
     gold_r = mathverify.read(gold_ready if _NUMBERISH.fullmatch(gold_ready) else f"${gold_ready}$")
     if gold_r.value is None:
