@@ -14,12 +14,17 @@ from functools import lru_cache
 from typing import Any
 
 import sympy
-from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse, verify
+from math_verify import ExprExtractionConfig, LatexExtractionConfig, LatexNormalizationConfig, parse, verify
 
 logging.getLogger("math_verify").setLevel(logging.ERROR)  # "timeout disabled" is by design here
 
-LATEX_AND_EXPR = (LatexExtractionConfig(), ExprExtractionConfig())
-"""Math-Verify's default targets: boxed / final-answer / last LaTeX, then plain numbers and arithmetic."""
+LATEX = LatexExtractionConfig(normalization_config=LatexNormalizationConfig(
+    basic_latex=True, units=False, malformed_operators=True, nits=True, boxed="all", equations=False))
+"""Math-Verify's LaTeX target (boxed / final-answer / last LaTeX) with its defaults except ``units``: its unit
+removal deletes trailing letters such as ``m`` (``F = a m`` → ``F =``) and ``g h``, which are quantities in
+physics; units after a maths answer are removed by :mod:`ifworld.rws.grading.notation` instead."""
+LATEX_AND_EXPR = (LATEX, ExprExtractionConfig())
+"""LaTeX, then plain numbers and arithmetic (Math-Verify's default pair of targets)."""
 EXPR_ONLY = (ExprExtractionConfig(),)
 """Plain numbers (thousands separators, decimal commas, percent) and arithmetic, no LaTeX."""
 MAX_OPS = 400

@@ -133,7 +133,7 @@ def clean(text: str) -> str:
 
 def _strip_trailing_unit(text: str) -> str:
     """Drop a trailing ``\\,\\mathrm{m}``/``\\text{ km/s}`` (a unit after a symbolic answer)."""
-    match = re.search(r"(\\[,;]|~|\s)\s*\\(?:text|mathrm|rm|textrm|mbox)\s*\{([^{}]*)\}\s*$", text)
+    match = re.search(r"(\\[,;]|~|\s|(?<=\d))\s*\\(?:text|mathrm|rm|textrm|mbox)\s*\{([^{}]*)\}\s*$", text)
     if match is None or not re.fullmatch(r"[\sA-Za-z/^\-0-9]+", match.group(2)):
         return text
     return text[:match.start()]
