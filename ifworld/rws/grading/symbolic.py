@@ -150,7 +150,8 @@ def check_symbolic(reply: str, extraction: Extraction, gold: str, hint: str = ""
     if physics.undefined(pred_r.value):
         return result("incorrect", "the answer is undefined (division by zero or 0/0)", [FORMAT_VIOLATION],
                       shown_p, shown_g)
-    if physics.clearly_different(pred_r.value, gold_r.value) and not physics.rounded_match(pred_r.value, gold_r.value):
+    if (pred_r.value != gold_r.value and physics.clearly_different(pred_r.value, gold_r.value)
+            and not physics.rounded_match(pred_r.value, gold_r.value)):
         return result("incorrect", "not equivalent (they differ at random points)", [], shown_p, shown_g)
     if mathverify.same(gold_r, pred_r):
         vetoed = _veto(pred_r.value, gold_r.value, gold_text, hint, _vectors(names))
