@@ -21,9 +21,11 @@ ROOT = Path(__file__).resolve().parents[2]
     ("args", "verdict"),
     [
         (["--type", "numeric", "48.8 km/s", "48.8 km/s"], "correct"),
-        (["--type", "numeric", "48.8", "48.8 km/s"], "incorrect"),
+        (["--type", "numeric", "48.8", "48.8 km/s"], "not_sure"),  # no units given: never a silent "correct"
         (["--type", "numeric", "48.8", "48.8", "--units", "km/s"], "correct"),
-        (["--type", "symbolic", "B/\\sqrt{\\mu_0 \\rho}", "v_A = \\frac{B}{\\sqrt{\\mu_0\\rho}}"], "not_sure"),
+        (["--type", "symbolic", "B/\\sqrt{\\mu_0 \\rho}", "v_A = \\frac{B}{\\sqrt{\\mu_0\\rho}}"], "correct"),
+        (["--type", "symbolic", "--hint", "An equation $v_A = \\dots$.", "B/\\sqrt{\\mu_0 \\rho}",
+          "v_A = \\frac{B}{\\sqrt{\\mu_0\\rho}}"], "not_sure"),  # the hint asks for an equation
         (["--type", "textual", "some paraphrase of it", "the bow shock"], "not_sure"),
         (["--type", "text", "Alfven waves", "Alfvén waves"], "correct"),
     ],

@@ -53,10 +53,13 @@ def test_overflow_is_the_items_verdict_not_the_runs() -> None:
 
 def test_hint_unit_is_enforced_by_grade_item() -> None:
     item = RWSItem(id="h_1", q_id=1, question="q", final="48.8 km/s", type="numeric", hint="km/s.")
-    assert grade_item(item, "48.8").verdict == "correct"
+    demanded = grade_item(item, "48.8")  # the item's format rule names the unit: a bare number misses it
+    assert demanded.verdict == "incorrect" and "missing units" in demanded.annotations
+    assert grade_item(item, "48.8 km/s").verdict == "correct"
     assert grade_item(item, "48.8 nT").verdict == "incorrect"
     bare = item.model_copy(update={"hint": ""})
-    assert grade_item(bare, "48.8").verdict == "incorrect"
+    unsure = grade_item(bare, "48.8")  # no format rule: never a silent "correct", not_sure "no units given"
+    assert unsure.verdict == "not_sure" and "no units given" in unsure.reason
 
 
 def test_equation_hint_refuses_bare_expression() -> None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 from ifworld.rws.dataset import RWSItem
 from ifworld.rws.grading.grader import grade_item
 from ifworld.rws.grading.result import CheckResult
@@ -26,3 +29,14 @@ def test_verifier_called_only_when_not_correct() -> None:
 def test_verifier_may_abstain() -> None:
     result = grade_item(ITEM, "something else entirely", verifier=lambda *_: None)
     assert result.stage == "textual" and result.verdict == "not_sure"
+
+
+def test_rws_modules_never_import_streamlit() -> None:
+    root = Path(__file__).resolve().parents[2] / "ifworld" / "rws"
+    mine = [root / "dataset.py", root / "cli.py", *sorted((root / "grading").glob("*.py"))]
+    for path in mine:
+        name = path.stem
+        tree = ast.parse(path.read_text("utf-8"))
+        imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+        imported |= {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+        assert not any(mod.split(".")[0] == "streamlit" for mod in imported), name

@@ -1,12 +1,17 @@
 """RWS grading: everything that needs no model (a pipeline of named stages, each bounded in time).
 
-- ``extract`` — candidate answers from a reply (JSON, final line, boxed, maths, number).
-- ``kinds`` — what a decided answer is (value, expression, set, several answers …).
-- ``numeric`` and ``units`` (pint), ``magnitude`` — numbers with units, 5 % tolerance, heliophysics magnitudes.
-- ``symbolic``, ``symcompare``, ``answercompare``, ``latexnorm``, ``vectors`` — LaTeX and plain-text maths with
-  sympy; run inside the killable worker (``sandbox``, ``symworker``) so a hard expression cannot hang a caller.
-- ``textual`` — text answers; ``chain`` — the stages in order; ``result`` — the frozen verdict objects;
-  ``grader`` — ``check``, ``grade_item``, ``grade_many`` (the public API, re-exported by ``ifworld.rws``).
+What comes from Math-Verify and what is ours: docs/grading.md.
+
+- ``extract`` — the answer region of a reply for numbers and text (JSON, final line, boxed, number line).
+- ``mathverify`` — Math-Verify's ``parse`` / ``verify`` (extraction and equivalence; its own timeouts off).
+- ``notation`` — hostile-input guards and physics notation rewritten for it (derivatives, ``vectors``,
+  subscripted names, case); ``plaintext`` — calculator notation read safely; ``physics`` — vetoes of false
+  "correct" and the proofs Math-Verify misses; ``symbolic`` — the symbolic stage built from these.
+- ``numeric`` with ``units`` (pint), ``magnitude``, ``values`` (our reading and Math-Verify's of one value),
+  ``latexnorm`` — numbers with units, 5 % tolerance, heliophysics units; ``textual`` — text answers.
+- ``chain`` — one item's stages in the worker; ``sandbox`` / ``symworker`` — the killable worker pool;
+  ``result`` — the frozen verdict objects; ``grader`` — ``check``, ``grade_item``, ``grade_many`` (the public API,
+  re-exported by ``ifworld.rws``).
 """
 
 import lazy_loader as _lazy

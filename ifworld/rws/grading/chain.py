@@ -8,20 +8,16 @@ with the reason; it never escapes to fail a run.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
-from ifworld.rws.grading.constants import MAX_ANSWER_CHARS, MAX_GOLD_CHARS
+from ifworld.rws.grading.constants import DEFAULT_TIMEOUT_S, MAX_ANSWER_CHARS, MAX_GOLD_CHARS
 from ifworld.rws.grading.extract import extract_answer, strip_wrappers
 from ifworld.rws.grading.numeric import check_numeric, hint_unit
 from ifworld.rws.grading.result import FORMAT_VIOLATION, CheckResult
-from ifworld.rws.grading.symbolic import DEFAULT_TIMEOUT_S, check_symbolic
 from ifworld.rws.grading.textual import check_textual
 
 INPUT_TRUNCATED = "input truncated"
-
-
-def _equation_required(hint: str) -> bool:
-    return hint.strip().lower().startswith(("an equation", "a pde", "an ode", "a differential equation"))
 
 
 def check_local(pred: str, gt: str, kind: str, units: str | None = None, hint: str | None = None,
@@ -47,6 +43,12 @@ def _check(pred: str, gt: str, kind: str, units: str | None, hint: str, timeout_
                            reason=f"unscored gold: too long (over {MAX_GOLD_CHARS} characters)",
                            annotations=["unscored gold"], **trace)
     gold = strip_wrappers(gt)
+    if kind == "symbolic" and answer.strip():
+        from ifworld.rws.grading.symbolic import check_symbolic  # sympy and Math-Verify: loaded on first use
+
+        deadline = time.monotonic() + max(0.1, timeout_s * 0.8)
+        result = check_symbolic(extraction.body, extraction, gt, hint, deadline)
+        return result.with_(annotations=[*result.annotations, *notes], **trace)
     if len(answer) > MAX_ANSWER_CHARS:
         return CheckResult(verdict="incorrect", type=kind, stage="extract", gt_norm=gold,
                            reason=f"format violation: answer too long (over {MAX_ANSWER_CHARS} characters)",
@@ -56,12 +58,7 @@ def _check(pred: str, gt: str, kind: str, units: str | None, hint: str, timeout_
                            pred_norm="", gt_norm=gold, stage="extract",
                            annotations=[FORMAT_VIOLATION, *notes], **trace)
     if kind == "numeric":
-        result = check_numeric(answer, gold, units or (hint_unit(hint) if hint else None))
-    elif kind == "symbolic":
-        result = check_symbolic(answer, gold, timeout_s=timeout_s)
-        if (result.verdict == "correct" and _equation_required(hint) and "=" not in answer
-                and "=" in gold):
-            result = result.with_(verdict="not_sure", reason=f"the hint asks for an equation; {result.reason}")
+        result = check_numeric(answer, gold, units, hint_unit(hint) if hint else None)
     else:
         result = check_textual(answer, gold)
     return result.with_(annotations=[*result.annotations, *notes], **trace)

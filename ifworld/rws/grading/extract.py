@@ -3,7 +3,11 @@
 Order of preference (the last occurrence wins inside each kind, because models restate and correct
 themselves): a JSON object with ``final``/``answer``, a ``Final Answer:`` line, the last ``\\boxed{}``,
 then — for long outputs only — the last inline/display math. Wrappers (``$…$``, ``\\( \\)``,
-``\\[ \\]``, code fences, ``<think>`` blocks, labels like ``numeric:``) are stripped.
+``\\[ \\]``, code fences, ``<think>`` blocks, HTML tags, labels like ``numeric:``) are stripped.
+
+Symbolic answers use this only for a ``Final Answer:`` line or a JSON field; otherwise Math-Verify's own
+extraction reads the reply (:mod:`ifworld.rws.grading.symbolic`). Numeric and textual answers need the words
+and units around the value, which Math-Verify's extraction drops, so they use this.
 """
 
 from __future__ import annotations
@@ -19,6 +23,9 @@ _FENCE = re.compile(r"```[a-zA-Z]*\s*(.*?)```", re.S)
 _FINAL_LINE = re.compile(r"(?im)^[\s*#>_-]*(?:\*\*)?(?:final\s+answer|answer)(?:\*\*)?\s*[:：](?:\*\*)?\s*(.*)$"
                          r"|^[\s*#>_-]*(?:\*\*)?final\s+answer(?:\*\*)?\s+(?!is\b)(.*)$"
                          r"|\b(?:the\s+)?final\s+answer\s+is\s*[:：]?\s*(.*)$")
+_HTML_BLOCK = re.compile(r"<(script|style)\b[^>]{0,200}>.*?</\1\s*>", re.S | re.I)
+_HTML_TAG = re.compile(r"</?[a-zA-Z][a-zA-Z0-9]{0,15}(?:\s[^<>]{0,200})?/?>")
+"""HTML in a reply is markup, not the answer: script/style blocks go, other tags leave their text."""
 _LABEL = re.compile(r"^\s*(?:numeric|symbolic|textual|text|answer|final|result)\s*[:：]\s*", re.I)
 _INLINE_MATH = re.compile(r"\$\$(.+?)\$\$|\\\[(.+?)\\\]|\\\((.+?)\\\)|\$(.+?)\$", re.S)
 
@@ -32,6 +39,8 @@ class Extraction:
     truncated: bool = False
     candidates: tuple[str, ...] = ()
     """Every candidate found (final line, boxed, JSON, last math, last number line), in preference order."""
+    body: str = ""
+    """The reply the answer was taken from: its last MAX_INPUT_CHARS characters, reasoning blocks removed."""
 
 
 def _last_boxed(text: str) -> str | None:
@@ -111,6 +120,7 @@ def extract_answer(text: str, kind: str | None = None) -> Extraction:
     s = text[-MAX_INPUT_CHARS:] if truncated else text
     s = _THINK.sub("", s)
     s = re.sub(r"^.*</think>", "", s, flags=re.S).strip()
+    s = _HTML_TAG.sub(" ", _HTML_BLOCK.sub(" ", s)).strip() if "<" in s else s
     found = _json_answer(s)
     lines = [next((g for g in groups if g), "").strip() for groups in _FINAL_LINE.findall(s)]
     lines = [ln for ln in lines if ln]
@@ -139,4 +149,4 @@ def extract_answer(text: str, kind: str | None = None) -> Extraction:
     candidates.append(("whole", stripped))
     how, answer = candidates[0]
     seen = tuple(dict.fromkeys(strip_wrappers(c) for _, c in candidates))
-    return Extraction(strip_wrappers(answer), how, truncated, seen)
+    return Extraction(strip_wrappers(answer), how, truncated, seen, s)

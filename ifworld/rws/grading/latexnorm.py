@@ -1,11 +1,11 @@
-"""String-level normalisation shared by every stage: Unicode look-alikes, LaTeX shorthand, number spellings.
+"""String-level normalisation for the numeric and textual stages: Unicode look-alikes, LaTeX shorthand, numbers.
 
 No sympy and no pint here, so the parent process and the loader can use it cheaply. Why each rewrite:
 
 * confusables — a Cyrillic ``е`` or a Greek ``ο`` inside a Latin word must not slip past the textual
   stage's opposite-term check, and must not turn a wrong symbol into an unknown one;
 * ``\\sqrt3``, ``\\frac12``, ``\\frac3{3}``, ``\\dfrac``/``\\tfrac``/``\\cfrac`` — shorthand every LaTeX
-  writer uses and sympy's antlr grammar rejects;
+  writer uses, which our magnitude reader does not read (symbolic answers go to Math-Verify instead);
 * Unicode superscripts (``3×10⁵``), ``\\( 9 \\)`` inside a line, decimal commas (``3,14``) vs thousands
   separators (``10,455``).
 """
@@ -90,9 +90,3 @@ def decimal_commas(text: str) -> str:
 def inline_math(text: str) -> str:
     """Drop ``\\( \\)`` / ``\\[ \\]`` / ``$`` delimiters anywhere in a line (the content stays)."""
     return re.sub(r"\\[()\[\]]", " ", text).replace("$", " ")
-
-
-def normalise_answer(text: str) -> str:
-    """Everything above that is safe for any answer kind (confusables, superscripts, shorthand)."""
-    s, _ = fold_confusables(text)
-    return latex_shorthand(s)

@@ -213,11 +213,32 @@ def find_magnitude(text: str) -> tuple[float, int, int] | None:
         start = match.start()
         if start > 0 and re.match(r"[A-Za-z_^]", text[start - 1]) and text[start].isdigit():
             continue  # a digit glued to a word (``R2``, ``x_2``) is not a value
+        if _EXPONENT_BEFORE.search(text, 0, start) or _inside_exponent(text, start):
+            continue  # ``e^{100}``: a number in an exponent or subscript is not the value
         try:
             value, end = read_magnitude(text, start)
         except MagnitudeError as exc:
-            if "out of range" in str(exc) or "cannot compute" in str(exc):
+            if any(word in str(exc) for word in _FINAL_ERRORS):
                 raise
             continue
         return value, start, end
     return None
+
+
+_EXPONENT_BEFORE = re.compile(r"[\^_]\s*\{?\s*[-+−]?\s*\Z")
+_FINAL_ERRORS = ("out of range", "cannot compute", "division by zero", "negative number", "zeroth root")
+"""A number that starts a value but cannot be computed ends the search: ``1/0`` is not read as the ``0``."""
+
+
+def _inside_exponent(text: str, start: int) -> bool:
+    """True when `start` lies inside the braces of a ``^{…}`` or ``_{…}`` group."""
+    depth_openers: list[bool] = []
+    index = 0
+    while index < start:
+        char = text[index]
+        if char == "{":
+            depth_openers.append(bool(re.search(r"[\^_]\s*\Z", text[max(0, index - 3):index])))
+        elif char == "}" and depth_openers:
+            depth_openers.pop()
+        index += 1
+    return any(depth_openers)

@@ -12,6 +12,7 @@ import math
 import re
 
 import pint
+from pint.facets.plain import PlainUnit
 
 from ifworld.rws.grading.constants import REL_TOLERANCE  # shared with the parent process
 from ifworld.rws.grading.latexnorm import decimal_commas, fold_confusables, inline_math, latex_shorthand, superscripts
@@ -35,13 +36,13 @@ from ifworld.rws.grading.units import (
     parse_unit,
     registry,
 )
+from ifworld.rws.grading.values import cross_check, read_value
 
 ABS_TOLERANCE_AT_ZERO = 1e-12
 """Absolute tolerance used only when the gold value is exactly zero."""
 
 MAX_NUMERIC_CHARS = 500
 """A numeric answer longer than this is a format violation (it is prose, not a value)."""
-_SOFT_UNITS = {"degree", "percent", "radian"}
 
 
 def _result(verdict: Verdict, reason: str, pred: str, gold: str, notes: list[str] | None = None,
@@ -145,20 +146,38 @@ def _fmt(scalar: Scalar) -> str:
     return f"{label}{scalar.value:.6g}{unit}"
 
 
-def _compare(pred: Scalar, gold: Scalar, units: str | None) -> tuple[Verdict, str, list[str], float | None]:
+def _bare(pred: Scalar, gold: Scalar, gold_unit: PlainUnit,
+          required: bool) -> tuple[Verdict, str, list[str], float | None]:
+    """A number without units for a gold with units: exact as a pure number (0.69 for 69 %), else not_sure
+    "no units given" when it matches in the gold's unit (incorrect when the item demands units)."""
+    try:
+        as_pure = _compare(pred.with_unit(registry().dimensionless), gold, None)
+    except UnitError:
+        as_pure = ("incorrect", "", [], None)
+    if as_pure[0] == "correct":
+        return "correct", f"a pure number equal to the gold ({as_pure[1]})", [], as_pure[3]
+    verdict, reason, notes, rel = _compare(pred.with_unit(gold_unit), gold, None)
+    unit = f"{gold_unit:~}" or str(gold_unit)
+    if verdict != "correct":
+        return "incorrect", f"no units given, and read in {unit} the value is wrong: {reason}", \
+            [MISSING_UNITS, *notes], rel
+    if required:
+        return "incorrect", f"missing units: no units given, the item asks for {unit}", [MISSING_UNITS], rel
+    return "not_sure", f"no units given (the value matches if read in {unit})", [MISSING_UNITS, NEEDS_VERIFIER], rel
+
+
+def _compare(pred: Scalar, gold: Scalar, units: str | None,
+             required: bool = False) -> tuple[Verdict, str, list[str], float | None]:
     """Compare two scalars: (verdict, reason, annotations, relative error)."""
     ureg = registry()
     gold_unit = gold.unit
     if gold_unit is None and units:
         gold_unit = parse_unit(units)
+        if pred.unit is None:  # both bare, the unit given by the caller: the same convention on both sides
+            pred = pred.with_unit(gold_unit)
+    if pred.unit is None and gold_unit is not None:
+        return _bare(pred, gold, gold_unit, required)
     pred_unit = pred.unit
-    if pred_unit is None and gold_unit is not None and str(gold_unit) == "degree" and re.search(r"\\pi|π", pred.text):
-        pred_unit = parse_unit("rad")  # a bare multiple of π against degrees is an angle in radians
-    if pred_unit is None and gold_unit is not None:
-        if units or str(gold_unit) in _SOFT_UNITS:
-            pred_unit = gold_unit
-        else:
-            return "incorrect", f"missing units (expected {gold_unit:~})", [MISSING_UNITS], None
     try:
         pred_q = ureg.Quantity(pred.value, pred_unit if pred_unit is not None else "dimensionless")
         gold_q = ureg.Quantity(gold.value, gold_unit if gold_unit is not None else "dimensionless")
@@ -177,7 +196,8 @@ def _compare(pred: Scalar, gold: Scalar, units: str | None) -> tuple[Verdict, st
     rel = abs(float(converted) - target) / abs(target)
     if rel <= REL_TOLERANCE:
         return "correct", f"within {REL_TOLERANCE:.0%} (rel. error {rel:.2%})", [], rel
-    return "incorrect", f"tolerance miss: rel. error {rel:.2%} > {REL_TOLERANCE:.0%}", [TOLERANCE_MISS], rel
+    shown = f"{rel:.2%}" if rel < 10 else f"{rel:.3g}×"
+    return "incorrect", f"tolerance miss: rel. error {shown} > {REL_TOLERANCE:.0%}", [TOLERANCE_MISS], rel
 
 
 def _pair(preds: list[Scalar], golds: list[Scalar]) -> list[tuple[Scalar, Scalar]]:
@@ -189,8 +209,13 @@ def _pair(preds: list[Scalar], golds: list[Scalar]) -> list[tuple[Scalar, Scalar
     return list(zip(preds, golds, strict=True))
 
 
-def check_numeric(pred: str, gold: str, units: str | None = None) -> CheckResult:
-    """Grade a numeric answer (possibly several values) against the gold within :data:`REL_TOLERANCE`."""
+def check_numeric(pred: str, gold: str, units: str | None = None, required: str | None = None) -> CheckResult:
+    """Grade a numeric answer (possibly several values) against the gold within :data:`REL_TOLERANCE`.
+
+    `units` is the gold's unit when its text has none; `required` is the unit the item's format rule asks for
+    (its hint): a bare number is then incorrect ("missing units"), otherwise not_sure ("no units given").
+    """
+    units = units or required
     try:
         gold_segments, gold_ranges = _shape(split_values(gold))
         golds = [parse_scalar(_strip_uncertainty(seg)[0]) for seg in gold_segments]
@@ -215,9 +240,14 @@ def check_numeric(pred: str, gold: str, units: str | None = None) -> CheckResult
                        [FORMAT_VIOLATION])
     stripped = [_strip_uncertainty(seg) for seg in segments]
     try:
-        preds = [parse_scalar(seg) for seg, _ in stripped]
+        preds = [read_value(seg) for seg, _ in stripped]
     except UnitError as exc:
+        if "division by zero" in str(exc) or "undefined" in str(exc):
+            return _result("incorrect", f"the answer is undefined ({exc})", pred, gold_norm, [FORMAT_VIOLATION])
         return _result("not_sure", f"parse failure: {exc}", pred, gold_norm, [PARSE_FAILURE])
+    disagreement = next((d for d in map(cross_check, preds) if d), "")
+    if disagreement:
+        return _result("not_sure", disagreement, pred, gold_norm, [NEEDS_VERIFIER])
     if any(re.search(r"\\(?:pm|mp)(?![a-zA-Z])|[±∓]", seg) for seg, _ in stripped) and not re.search(r"\\pm|±", gold):
         return _result("incorrect", "format violation: ± gives two values", pred, gold_norm, [FORMAT_VIOLATION])
     rivals = [p.rival for p in preds if p.rival]
@@ -243,9 +273,9 @@ def check_numeric(pred: str, gold: str, units: str | None = None) -> CheckResult
     rels: list[float | None] = []
     for p, g in _pair(preds, golds):
         try:
-            verdict, reason, extra, rel = _compare(p, g, units)
+            verdict, reason, extra, rel = _compare(p, g, units, required is not None and g.unit is not None)
         except UnitError as exc:
-            verdict, reason, extra, rel = "not_sure", f"parse failure: {exc}", [PARSE_FAILURE], None
+            verdict, reason, extra, rel = ("not_sure", f"parse failure: {exc}", [PARSE_FAILURE], None)
         verdicts.append(verdict)
         reasons.append(reason)
         notes.extend(n for n in extra if n not in notes)

@@ -1,11 +1,23 @@
-"""A warm, killable grading worker — one time limit per item without ``signal.alarm``.
+"""A warm, killable grading worker — one hard time limit per item without ``signal.alarm``.
 
 Why a process: sympy can hang (``simplify((x+1)**99999999)``), a 1 MB gold can keep a regex busy, and
-``signal.alarm`` only works on the main thread while Streamlit runs scripts on other threads. Every stage
-of an item (extract, numeric, symbolic, textual) runs in the worker; the parent waits ``timeout_s`` and
-kills it beyond that. The worker is spawned once and reused; starting it (python + pint) has its own
-budget :data:`STARTUP_TIMEOUT_S`, and the first symbolic item also gets that budget while sympy warms.
-A lock serialises requests, so any number of threads may call :func:`run_check` at once.
+``signal.alarm`` only works on the main thread while Streamlit runs scripts on other threads (Math-Verify's
+own timeouts are off for that reason). Every stage of an item runs in the worker; the parent waits
+``timeout_s`` and kills it beyond that.
+
+Time limits, precisely:
+
+* an item's limit counts only its own grading: it starts when the request is written to a worker that is
+  ready (and, for items that need sympy and Math-Verify, warm);
+* starting a worker (python, pint, then sympy and Math-Verify imported and exercised once in the worker's
+  background) has its own budget :data:`STARTUP_TIMEOUT_S`, spent once per worker process, outside every
+  item's limit;
+* a worker killed at an item's limit is replaced at once; the replacement warms up in the background while
+  the caller moves on, and the next item waits for it outside its own limit — so the same answer gets the
+  same verdict whether or not a kill came just before it.
+
+Each worker's lock serialises its requests, so any number of threads may call :func:`run_check` at once; a
+batch uses a pool of up to :data:`POOL_SIZE` workers in parallel (one per core).
 """
 
 from __future__ import annotations
@@ -19,10 +31,12 @@ import sys
 import threading
 import time
 
-from ifworld.rws.grading.constants import DEFAULT_TIMEOUT_S  # noqa: F401 - re-exported
+from ifworld.rws.grading.constants import DEFAULT_TIMEOUT_S
 
 STARTUP_TIMEOUT_S = 60.0
-"""Budget for starting the worker (python + sympy + antlr imports) — the "first call" budget."""
+"""Budget for a worker process to become ready and warm (python + pint + sympy + Math-Verify imports)."""
+NEEDS_WARM = frozenset({"symbolic", "numeric"})
+"""Answer types whose grading may use sympy / Math-Verify (textual never does)."""
 
 
 class SymbolicWorker:
@@ -33,18 +47,20 @@ class SymbolicWorker:
         self._proc: subprocess.Popen | None = None
         self._buffer = b""
         self._next_id = 0
+        self._ready = False
         self.restarts = 0
         self.sympy_warm = False
         self.last_failure = ""
 
     def _spawn(self) -> None:
-        """Start the process (no waiting)."""
+        """Start a process (no waiting: it becomes ready and warm on its own)."""
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "ifworld.rws.grading.symworker"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             start_new_session=True, close_fds=True,
         )
         self._buffer = b""
+        self._ready = False
         self.sympy_warm = False
 
     def _readline(self, deadline: float) -> bytes | None:
@@ -65,6 +81,21 @@ class SymbolicWorker:
         line, self._buffer = self._buffer.split(b"\n", 1)
         return line
 
+    def _message(self, deadline: float) -> dict | None:
+        """The next message; notices ("ready", "warm") update the state as they pass."""
+        line = self._readline(deadline)
+        if line is None:
+            return None
+        try:
+            message = json.loads(line)
+        except ValueError:
+            return {}
+        if message.get("ready"):
+            self._ready = True
+        if message.get("warm"):
+            self.sympy_warm = True
+        return message
+
     def _kill(self) -> None:
         """Kill the current process (if any) and forget it."""
         if self._proc is not None:
@@ -80,33 +111,37 @@ class SymbolicWorker:
                 except OSError:
                     pass
         self._proc = None
+        self._ready = False
+        self.sympy_warm = False
 
-    def _ensure(self) -> bool:
-        """Make sure a warm worker is running; False when it failed to start in time."""
-        if self._proc is not None and self._proc.poll() is None:
-            return True
-        if self._proc is not None:
-            self._kill()
-            self.restarts += 1
-        self._spawn()
-        line = self._readline(time.monotonic() + STARTUP_TIMEOUT_S)
-        if line is None or b"ready" not in line:
-            self._kill()
-            return False
+    def _ensure(self, need_warm: bool) -> bool:
+        """A live worker that is ready (and warm if asked), waiting outside any item's limit."""
+        if self._proc is None or self._proc.poll() is not None:
+            if self._proc is not None:
+                self._kill()
+                self.restarts += 1
+            self._spawn()
+        deadline = time.monotonic() + STARTUP_TIMEOUT_S
+        while not self._ready or (need_warm and not self.sympy_warm):
+            if self._message(deadline) is None:
+                self.last_failure = "the grading worker did not start in time"
+                self._kill()
+                return False
         return True
 
     def warm(self) -> bool:
-        """Start the worker now (e.g. in the background before a batch) so the first check is fast."""
+        """Start the worker now (e.g. in the background before a batch); it warms sympy by itself, while
+        textual items can already be graded."""
         with self._lock:
-            return self._ensure()
+            return self._ensure(need_warm=False)
 
-    def request(self, payload: dict, timeout_s: float, cold_extra: bool = False) -> dict | None:
+    def request(self, payload: dict, timeout_s: float, need_warm: bool = True) -> dict | None:
         """Send one request; the reply dict, or None if it did not answer within timeout_s.
 
-        `cold_extra`: add the start-up budget while sympy is not warm yet (first symbolic item).
+        The limit starts once the worker is ready (and warm when `need_warm`); see the module docstring.
         """
         with self._lock:
-            if not self._ensure():
+            if not self._ensure(need_warm):
                 return None
             assert self._proc is not None and self._proc.stdin is not None
             self._next_id += 1
@@ -115,22 +150,26 @@ class SymbolicWorker:
                 self._proc.stdin.write(line_out.encode("utf-8"))
                 self._proc.stdin.flush()
             except (BrokenPipeError, OSError):
-                self._kill()
+                self.last_failure = "the grading worker closed its input"
+                self._replace()
                 return None
-            budget = timeout_s + (STARTUP_TIMEOUT_S if cold_extra and not self.sympy_warm else 0.0)
-            deadline = time.monotonic() + budget
+            deadline = time.monotonic() + timeout_s
             while True:
-                line = self._readline(deadline)
-                if line is None:
+                reply = self._message(deadline)
+                if reply is None:
                     code = self._proc.poll() if self._proc is not None else None
                     self.last_failure = "timeout" if code is None else f"worker exited with code {code}"
-                    self._kill()
-                    self.restarts += 1
+                    self._replace()
                     return None
-                reply = json.loads(line)
                 if reply.get("id") == self._next_id:
-                    self.sympy_warm = bool(reply.pop("warm", False))
+                    reply.pop("warm", None)
                     return reply
+
+    def _replace(self) -> None:
+        """Kill the worker and start its replacement at once, so it warms while the caller moves on."""
+        self._kill()
+        self.restarts += 1
+        self._spawn()
 
     def close(self) -> None:
         """Stop the worker."""
@@ -143,31 +182,36 @@ class SymbolicWorker:
         return self._proc.pid if self._proc is not None and self._proc.poll() is None else None
 
 
-_WORKER = SymbolicWorker()
-atexit.register(_WORKER.close)
+POOL_SIZE = max(1, min(2, os.cpu_count() or 1))
+"""Workers a batch may use at once (one per core, at most two): sympy-bound grading runs in parallel."""
+_POOL = [SymbolicWorker() for _ in range(POOL_SIZE)]
+for _member in _POOL:
+    atexit.register(_member.close)
 
 
-def worker() -> SymbolicWorker:
-    """The shared worker used by :func:`run_symbolic`."""
-    return _WORKER
+def worker(index: int = 0) -> SymbolicWorker:
+    """A worker of the shared pool (the first serves single checks: the CLI, the pages)."""
+    return _POOL[index % len(_POOL)]
 
 
 def run_check(pred: str, gold: str, kind: str, units: str | None = None, hint: str | None = None,
-              timeout_s: float = DEFAULT_TIMEOUT_S) -> dict | None:
-    """Grade one item in the shared worker; None means it went past `timeout_s` or the worker died
-    (see ``worker().last_failure``) — it was killed and the next call starts a fresh one."""
+              timeout_s: float = DEFAULT_TIMEOUT_S, worker_index: int = 0) -> dict | None:
+    """Grade one item in a pool worker; None means it went past `timeout_s` or the worker died (see
+    ``worker(worker_index).last_failure``) — it was killed and its replacement is already starting."""
     payload = {"op": "check", "pred": pred, "gold": gold, "type": kind, "units": units, "hint": hint,
                "timeout_s": timeout_s}
-    return _WORKER.request(payload, timeout_s, cold_extra=kind == "symbolic")
+    return worker(worker_index).request(payload, timeout_s, need_warm=kind in NEEDS_WARM)
 
 
 def run_validate(golds: list[tuple[str, str]], timeout_s: float) -> dict | None:
     """Check many gold answers in one request (load-time validation); None on timeout."""
-    return _WORKER.request({"op": "validate", "golds": [list(g) for g in golds]}, timeout_s, cold_extra=True)
+    return worker().request({"op": "validate", "golds": [list(g) for g in golds]}, timeout_s, need_warm=True)
 
 
-def warm_up_async() -> threading.Thread:
-    """Start the shared worker in a background thread; returns the thread (join it if you must)."""
-    thread = threading.Thread(target=_WORKER.warm, name="ifworld-symworker-warmup", daemon=True)
-    thread.start()
-    return thread
+def warm_up_async(workers: int = 1) -> list[threading.Thread]:
+    """Start `workers` pool workers in background threads (join them if you must)."""
+    threads = [threading.Thread(target=worker(index).warm, name=f"ifworld-symworker-warmup-{index}", daemon=True)
+               for index in range(min(workers, len(_POOL)))]
+    for thread in threads:
+        thread.start()
+    return threads

@@ -3,12 +3,13 @@
 Protocol: one JSON request per stdin line, one JSON reply per stdout line.
 
 * ``{"id", "op": "check", "pred", "gold", "type", "units", "hint", "timeout_s"}`` → a CheckResult dict;
-* ``{"id", "op": "validate", "golds": [[type, gold], …]}`` → ``{"problems": [[index, reason], …]}``.
+* ``{"id", "op": "validate", "golds": [[type, gold], …]}`` → ``{"problems": [[index, reason], …]}``;
+* notices without an id: ``{"ready": true}`` once the light stages (pint, text) are loaded, then
+  ``{"warm": true}`` once sympy and Math-Verify are imported and exercised (in a background thread, so
+  textual items grade meanwhile). The parent starts an item's time limit only after the notice it needs.
 
-The worker caps its own address space (RLIMIT_AS), imports the light stages (pint, text), announces
-``{"ready": true}`` and then warms sympy in a background thread, so numeric and textual items grade while
-sympy imports. Every reply says whether sympy is warm (``"warm"``) so the parent can give the first
-symbolic item the start-up budget. It exits when stdin closes; the parent kills it on a timeout.
+The worker caps its own address space (RLIMIT_AS) and exits when stdin closes; the parent kills it on a
+timeout.
 """
 
 from __future__ import annotations
@@ -17,13 +18,18 @@ import json
 import os
 import sys
 import threading
-from typing import Any
+from typing import IO
 
 MEMORY_LIMIT_BYTES = 2 * 1024**3
 """Address-space cap for the worker; a blow-up becomes a MemoryError here, not a frozen machine."""
 
 SYMPY_LOCK = threading.Lock()
 WARM = threading.Event()
+_WRITE = threading.Lock()
+
+WARM_UP = (r"v_A = \frac{B}{\sqrt{\mu_0 n m_p}}", r"v_A = B/\sqrt{\mu_0 m_p n}", "symbolic")
+"""One typical item graded at start-up: sympy, Math-Verify and the parser's tables are loaded before the first
+item's time limit starts. (More warm-up shapes cost more start-up than they save the first items: measured.)"""
 
 
 def _limit_memory() -> None:
@@ -36,25 +42,23 @@ def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
-WARM_UP = (
-    r"v_A = \frac{B}{\sqrt{\mu_0 n m_p}}", r"\tan\psi = \frac{\Omega r}{V}", r"r = L R_E \cos^2\lambda",
-    r"x^{2} + 3 \cdot (y - z)^{1/6}", r"\sin^2\alpha_{lc} = \frac{B_{eq}}{B_m}",
-)
-"""Typical shapes parsed once at start-up so antlr's prediction caches are warm for real requests."""
+def _send(proto: IO[str], message: dict) -> None:
+    with _WRITE:
+        proto.write(json.dumps(message) + "\n")
 
 
-def _warm_sympy() -> None:
-    """Import sympy and antlr and parse typical shapes once (holding the lock symbolic checks take)."""
+def _warm_up(proto: IO[str]) -> None:
+    """Import sympy and Math-Verify and grade one typical item (holding the lock sympy items take)."""
     with SYMPY_LOCK:
         try:
-            from ifworld.rws.grading.symbolic import check_symbolic
+            from ifworld.rws.grading.chain import check_local
 
-            for text in WARM_UP:  # exercise the parser and comparison; slow first parses happen here
-                check_symbolic(text, text)
+            check_local(*WARM_UP)
         except Exception:  # noqa: BLE001, S110 - a failed warm-up only means a slower first check
             pass
         finally:
             WARM.set()
+    _send(proto, {"warm": True})
 
 
 def _validate(golds: list) -> dict:
@@ -63,13 +67,8 @@ def _validate(golds: list) -> dict:
 
     problems = []
     for index, (kind, gold) in enumerate(golds):
-        if kind == "symbolic":
-            SYMPY_LOCK.acquire()
-        try:
+        with SYMPY_LOCK:
             result = check_local(str(gold), str(gold), str(kind))
-        finally:
-            if kind == "symbolic":
-                SYMPY_LOCK.release()
         if result.verdict != "correct":
             problems.append([index, result.reason])
     return {"problems": problems}
@@ -81,26 +80,12 @@ def _serve(request: dict) -> dict:
     if request.get("op") == "validate":
         return _validate(list(request.get("golds", [])))
     kind = str(request["type"])
-    if kind == "symbolic":
-        with SYMPY_LOCK:
-            result = check_local(str(request["pred"]), str(request["gold"]), kind, request.get("units"),
-                                 request.get("hint"), float(request.get("timeout_s", 5.0)))
-    else:
-        result = check_local(str(request["pred"]), str(request["gold"]), kind, request.get("units"),
-                             request.get("hint"), float(request.get("timeout_s", 5.0)))
-    return result.model_dump()
-
-
-OPTIONAL_PINT_BACKENDS = ("dask",)
-"""Array libraries pint probes for on import (``dask.base``: 0.1–0.3 s of a cold ``rws check``); grading
-hands pint plain floats only, so the worker tells pint they are absent."""
-
-
-def _skip_optional_pint_backends() -> None:
-    """Mark pint's optional array backends as not installed in this process (a None entry in ``sys.modules``
-    makes ``import`` fail and ``find_spec`` answer None), unless something here already imported them."""
-    for name in OPTIONAL_PINT_BACKENDS:
-        sys.modules.setdefault(name, None)  # type: ignore[arg-type]
+    args = (str(request["pred"]), str(request["gold"]), kind, request.get("units"), request.get("hint"),
+            float(request.get("timeout_s", 5.0)))
+    if kind == "textual":
+        return check_local(*args).model_dump()
+    with SYMPY_LOCK:
+        return check_local(*args).model_dump()
 
 
 def main() -> None:
@@ -111,18 +96,17 @@ def main() -> None:
     # antlr's parse of a long flat sum recurses once per term; Python >= 3.11 keeps pure-Python calls off
     # the C stack, so a higher limit is safe here (the parent's kill and RLIMIT_AS still bound the rest)
     sys.setrecursionlimit(8000)
-    _skip_optional_pint_backends()
     import ifworld.rws.grading.chain  # noqa: F401 - light stages first
     from ifworld.rws.grading.units import registry
 
     registry()
-    proto.write(json.dumps({"ready": True}) + "\n")
-    threading.Thread(target=_warm_sympy, name="sympy-warm-up", daemon=True).start()
+    _send(proto, {"ready": True})
+    threading.Thread(target=_warm_up, args=(proto,), name="sympy-warm-up", daemon=True).start()
     for line in sys.stdin:
-        request: Any = {}  # parsed JSON of any shape: a non-object fails in _serve and is reported
+        request: object = {}
         try:
             request = json.loads(line)
-            reply = _serve(request)
+            reply = _serve(request)  # type: ignore[arg-type]
         except MemoryError:
             reply = {"verdict": "not_sure", "reason": "memory limit exceeded", "annotations": ["timeout"]}
         except RecursionError:
@@ -132,7 +116,7 @@ def main() -> None:
                      "annotations": ["parse failure"]}
         reply["id"] = request.get("id") if isinstance(request, dict) else None
         reply["warm"] = WARM.is_set()
-        proto.write(json.dumps(reply) + "\n")
+        _send(proto, reply)
 
 
 if __name__ == "__main__":

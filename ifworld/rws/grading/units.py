@@ -39,7 +39,7 @@ _DEFINITIONS = (
 _CONTEXTS = ("boltzmann",)
 """pint contexts tried when dimensions differ: temperature <-> energy through k_B (eV <-> K)."""
 _GAUSS_PREFIX = re.compile(r"\b(k|M|m|u|n)(?:G|gauss|Gauss)\b")
-_DROP_TOKENS = re.compile(r"\b(?:units?|arbitrary units|a\.u\.)\b", re.I)
+_DROP_TOKENS = re.compile(r"\b(?:(?:square|sq\.?|cubic)\s+units?|units?|arbitrary units|a\.u\.)(?=\W|$)", re.I)
 """Words that say "no unit" (pint would read ``units`` as micro-nit)."""
 _TOKEN_MAP = {
     "AU": "astronomical_unit", "au": "astronomical_unit", "ua": "astronomical_unit",
@@ -81,6 +81,12 @@ class Scalar:
     text: str
     rival: str = ""
     """Another value of the same dimension later in the text (``not 48.8 km/s but 53 km/s``), if any."""
+    number: str = ""
+    """The characters read as the magnitude (``\\frac{\\pi}{4}``, ``3\\times10^{5}``)."""
+
+    def with_unit(self, unit: PlainUnit | None) -> Scalar:
+        """The same value read in `unit`."""
+        return Scalar(self.value, unit, self.label, self.text, self.rival, self.number)
 
 
 def convert(quantity: pint.Quantity, unit: PlainUnit) -> float:
@@ -239,11 +245,12 @@ def parse_scalar(text: str) -> Scalar:
     found = find_number(body)
     if found is None:
         raise UnitError("no number found")
-    value, _start, end = found
+    value, start, end = found
     rest = body[end:].strip()
     rest = re.sub(r"^\)\s*", "", rest).strip(" .")
     unit, tail = _unit_and_tail(rest) if rest else (None, "")
-    return Scalar(value=value, unit=unit, label=label, text=text.strip(), rival=_rival(tail, unit, value))
+    return Scalar(value=value, unit=unit, label=label, text=text.strip(), rival=_rival(tail, unit, value),
+                  number=body[start:end].strip())
 
 
 MAX_RIVALS = 5
@@ -282,7 +289,7 @@ def _rival(tail: str, unit: PlainUnit | None, value: float) -> str:
 
 def join_thousands(text: str) -> str:
     """Join digit groups split by thin spaces or spaces (``31\\,000`` and ``31 000`` → ``31000``)."""
-    return re.sub(r"(?<=\d)(?:\\,|\\ |\s|\{,\}|,)(?=\d{3}(?!\d))", "", text)
+    return re.sub(r"(?<=\d)(?:,\s*\\!\s*|\\,|\\ |\s|\{,\}|,)(?=\d{3}(?!\d))", "", text)
 
 
 def split_label(text: str) -> tuple[str, str]:

@@ -1,0 +1,74 @@
+"""The value of a numeric answer, read twice: by our unit path and by Math-Verify.
+
+Our reader (:func:`ifworld.rws.grading.units.parse_scalar`) finds where the number ends so the rest can be
+read as a unit. When the number is more than a decimal literal (``\\frac{\\pi}{4}``, ``\\sqrt{17}``, ``2,74``)
+Math-Verify reads the same characters too; if the two values differ the verdict is not_sure with both
+readings — never a silent "correct". When our reader finds no number at all (``e^{100}``, ``\\ln 2``) Math-Verify's
+value is used, and a value neither can evaluate (``e^{e^{e^{42}}}``, ``1/0``) is never correct.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ifworld.rws.grading.notation import RefusedInput, guard
+from ifworld.rws.grading.units import Scalar, UnitError, parse_scalar, split_label
+
+PLAIN_NUMBER = re.compile(r"[-+−]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+−]?\d+)?"
+                          r"(?:\s*(?:\\times|\\cdot|×|·)\s*10\s*\^\s*\{?\s*[-+−]?\d+\s*\}?)?")
+"""A decimal literal, possibly in scientific notation: both readers agree on it by construction."""
+AGREE_REL = 1e-6
+"""Two readings of one value agree within this relative difference."""
+
+
+def _mathverify_number(text: str) -> tuple[complex | None, str]:
+    """Math-Verify's value of `text` (None when it reads none) and what it read."""
+    from ifworld.rws.grading import mathverify  # sympy: in the worker only, on first use
+
+    try:
+        guard(text)
+    except RefusedInput as exc:
+        raise UnitError(f"cannot evaluate: {exc}") from exc
+    latex = bool(re.search(r"[\\{}^]", text))
+    reading = mathverify.read(f"${text}$" if latex else text, latex)
+    if reading.value is not None and getattr(reading.value, "has", None) is not None:
+        import sympy
+
+        if reading.value.has(sympy.zoo, sympy.nan):
+            raise UnitError("undefined (division by zero)")
+    return mathverify.as_number(reading), reading.text
+
+
+def read_value(segment: str) -> Scalar:
+    """One value with its unit; Math-Verify's reading when ours finds no number. Raises UnitError."""
+    try:
+        return parse_scalar(segment)
+    except UnitError as exc:
+        if "no number found" not in str(exc):
+            raise
+    label, body = split_label(segment)
+    number, shown = _mathverify_number(body.strip())
+    if number is None:
+        raise UnitError(f"no number found (Math-Verify read {shown!r} and cannot evaluate it)" if shown
+                        else "no number found")
+    if abs(number.imag) > AGREE_REL * max(1.0, abs(number)):
+        raise UnitError("not a real number")
+    return Scalar(value=number.real, unit=None, label=re.sub(r"[\\{}\s$]", "", label)[:20], text=segment.strip(),
+                  number=body.strip())
+
+
+def cross_check(scalar: Scalar) -> str:
+    """"" when Math-Verify reads the same value from the number's text (or reads none), else both readings."""
+    text = re.sub(r"\\[,;:! ]|~|\s+", " ", scalar.number).strip()
+    if not text or PLAIN_NUMBER.fullmatch(text):
+        return ""
+    try:
+        number, shown = _mathverify_number(text)
+    except UnitError as exc:
+        return f"Math-Verify cannot evaluate {text!r} ({exc}); our unit path read {scalar.value:.6g}"
+    if number is None or abs(number.imag) > AGREE_REL * max(1.0, abs(number)):
+        return ""
+    if abs(number.real - scalar.value) <= AGREE_REL * max(abs(number.real), abs(scalar.value), 1e-300):
+        return ""
+    return (f"the readings disagree: Math-Verify reads {shown!r} as {number.real:.6g}, our unit path as "
+            f"{scalar.value:.6g}")
