@@ -16,6 +16,8 @@ from typing import Any
 import sympy
 from math_verify import ExprExtractionConfig, LatexExtractionConfig, LatexNormalizationConfig, parse, verify
 
+from ifworld.rws.grading.notation import RefusedInput
+
 logging.getLogger("math_verify").setLevel(logging.ERROR)  # "timeout disabled" is by design here
 
 LATEX = LatexExtractionConfig(normalization_config=LatexNormalizationConfig(
@@ -51,7 +53,7 @@ def read(text: str, latex: bool = True) -> Reading:
     value = next((item for item in found if not isinstance(item, str)), None)
     shown = next((item for item in found if isinstance(item, str)), "")
     if isinstance(value, sympy.Basic) and sympy.count_ops(value) > MAX_OPS:
-        raise ValueError("expression too large")
+        raise RefusedInput("expression too large")
     return Reading(value, shown)
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from ifworld.errors import GradingError
 from ifworld.rws.grading.result import FORMAT_VIOLATION, PARSE_FAILURE
 from ifworld.rws.grading.vectors import OpaqueVector, has_vectors, replace_vectors
 
@@ -55,7 +56,7 @@ _CASELESS_COMMANDS = frozenset(
 _MATH_REGION = re.compile(r"\$\$(.+?)\$\$|\\\[(.+?)\\\]|\\\((.+?)\\\)|(?<![\\$])\$(.+?)\$", re.S)
 
 
-class RefusedInput(ValueError):
+class RefusedInput(GradingError, ValueError):
     """Input refused before parsing; `kind` is the annotation (parse failure / format violation)."""
 
     def __init__(self, message: str, kind: str = PARSE_FAILURE) -> None:

@@ -28,6 +28,8 @@ import sympy
 from sympy.core.function import AppliedUndef
 from sympy.core.relational import Relational
 
+from ifworld.errors import GradingError
+
 Outcome = tuple[bool | None, str]
 
 N_POINTS = 6
@@ -47,7 +49,7 @@ def scalar(value: Any) -> bool:
     return isinstance(value, sympy.Expr) and not isinstance(value, (sympy.MatrixBase, sympy.MatrixExpr))
 
 
-class _Timeout(Exception):
+class _Timeout(GradingError):
     """Raised by the inner alarm in the worker's main thread."""
 
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 import keyword
 import re
 
+from ifworld.errors import GradingError
+
 MAX_PLAIN_CHARS = 300
 MAX_NESTING = 20
 GREEK = frozenset(
@@ -27,7 +29,7 @@ _ALLOWED = re.compile(r"[A-Za-z0-9_ \t+\-*/^().,=<>!]+")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-class NotPlainMaths(ValueError):
+class NotPlainMaths(GradingError, ValueError):
     """The text is not plain-text maths we read (the caller tries LaTeX instead)."""
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import sympy
 
+from ifworld.errors import GradingError
 from ifworld.rws.grading import mathverify, notation, physics, plaintext
 from ifworld.rws.grading.extract import Extraction, strip_wrappers
 from ifworld.rws.grading.result import (
@@ -51,7 +52,7 @@ def prose(text: str) -> bool:
     return len([w for w in re.findall(r"[A-Za-z]{3,}", bare) if w.lower() not in _MATH_WORDS]) >= 2
 
 
-class _Verdict(Exception):
+class _Verdict(GradingError):
     """A decided result before comparison (refused input, no answer)."""
 
     def __init__(self, verdict: str, reason: str, note: str) -> None:
