@@ -74,9 +74,11 @@ def _boxed(func: Callable[[], object], seconds: float) -> Any:
 class Ctx:
     """The item deadline and whether symbols are taken as positive quantities (the second pass)."""
 
-    def __init__(self, deadline: float, positive: bool = False) -> None:
+    def __init__(self, deadline: float, positive: bool = False, signed: frozenset[str] = frozenset()) -> None:
         self.deadline = deadline
         self.positive = positive
+        self.signed = signed
+        """Symbol names that keep their sign in the positive pass (placeholders of x_0, y_1 …)."""
 
     def budget(self) -> float:
         """Each exact step gets the same box, so a verdict does not depend on how long earlier steps took."""
@@ -236,9 +238,10 @@ def clearly_different(pred: Any, gold: Any) -> bool:
     return same_value(pred, gold) is False
 
 
-def _positive(expr: sympy.Expr) -> sympy.Expr:
+def _positive(expr: sympy.Expr, signed: frozenset[str] = frozenset()) -> sympy.Expr:
     return expr.xreplace({s: sympy.Symbol(s.name, positive=True) for s in expr.free_symbols
-                          if isinstance(s, sympy.Symbol) and not re.fullmatch(r"[xyz](_.*)?", s.name)})
+                          if isinstance(s, sympy.Symbol) and not re.fullmatch(r"[xyz](_.*)?", s.name)
+                          and s.name not in signed})
 
 
 def leaf(p: sympy.Expr, g: sympy.Expr, ctx: Ctx) -> Outcome:
@@ -246,7 +249,7 @@ def leaf(p: sympy.Expr, g: sympy.Expr, ctx: Ctx) -> Outcome:
     if ctx.positive:
         if p.has(sympy.Abs, sympy.sign):
             return None, "an absolute value or sign: no positive-quantity pass"
-        p, g = _positive(p), _positive(g)
+        p, g = _positive(p, ctx.signed), _positive(g, ctx.signed)
     if p == g or zero(p - g, ctx):
         return True, "difference simplifies exactly to 0" + (" (positive quantities)" if ctx.positive else "")
     same = same_value(p, g)
@@ -278,7 +281,7 @@ def _implies(src: sympy.Eq, other: sympy.Expr, ctx: Ctx) -> sympy.Symbol | None:
 def equation(p: sympy.Eq, g: sympy.Eq, ctx: Ctx) -> Outcome:
     """Equation vs equation, proven both ways; one-way implication or sampling-only agreement is not_sure."""
     if ctx.positive:
-        p, g = _positive(p), _positive(g)
+        p, g = _positive(p, ctx.signed), _positive(g, ctx.signed)
     fp, fg = p.lhs - p.rhs, g.lhs - g.rhs
     if zero(fp - fg, ctx) or zero(fp + fg, ctx):
         return True, "equivalent equations (rearranged)"
@@ -396,13 +399,14 @@ def rounded_match(pred: Any, gold: Any) -> bool:
     return _rounded(pred, gold)
 
 
-def accept(pred: Any, gold: Any, deadline: float) -> Outcome:
-    """Our own equivalence after Math-Verify said no: exact first, then with positive quantities."""
+def accept(pred: Any, gold: Any, deadline: float, signed: frozenset[str] = frozenset()) -> Outcome:
+    """Our own equivalence after Math-Verify said no: exact first, then with positive quantities (except x, y,
+    z and the names in `signed`)."""
     pred, gold = tidy(pred), tidy(gold)
     same, why = _compare(pred, gold, Ctx(deadline))
     if same is None and not (isinstance(pred, sympy.Basic) and pred.has(sympy.Abs, sympy.sign)):
         try:
-            again, reason = _compare(pred, gold, Ctx(deadline, positive=True))
+            again, reason = _compare(pred, gold, Ctx(deadline, positive=True, signed=signed))
         except Exception:  # noqa: BLE001 - the positive pass is a bonus, never a failure
             again, reason = None, ""
         if again:

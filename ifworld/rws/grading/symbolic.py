@@ -161,7 +161,9 @@ def check_symbolic(reply: str, extraction: Extraction, gold: str, hint: str = ""
             return result(verdict, f"{reason} (Math-Verify alone would accept it)",
                           [NEEDS_VERIFIER] if verdict == "not_sure" else [], shown_p, shown_g)
         return result("correct", "equivalent (Math-Verify)", [], shown_p, shown_g)
-    same, why = physics.accept(pred_r.value, gold_r.value, deadline)
+    signed = frozenset(names.sympy_name(value) for key, value in names.table.items()
+                       if re.match(r"id:[xyz](?:_|$)", key))  # coordinates keep their sign
+    same, why = physics.accept(pred_r.value, gold_r.value, deadline, signed)
     if same:
         vetoed = _veto(pred_r.value, gold_r.value, gold_text, hint, _vectors(names))
         if vetoed is not None:
