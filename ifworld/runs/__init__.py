@@ -19,7 +19,7 @@ Modules:
 
 from __future__ import annotations
 
-from ifworld.runs.background import LiveFeed, live_feed, running_here, start_background
+from ifworld.runs.background import LiveFeed, live_feed, start_background
 from ifworld.runs.driver import (
     MAX_RECURSION_LIMIT,
     RECURSION_LIMIT,
@@ -55,6 +55,6 @@ __all__ = [
     "ExpertPartial", "LenientModel", "LiveFeed", "RecordError", "ReplayStep", "RunCancelled", "RunFailed", "RunInfo",
     "RunLive", "RunNotFound", "RunStore", "StepContext", "StepNamer", "StoreError", "UnknownWorkflow", "Workflow",
     "drive", "emit", "execute", "export_run", "generic_label", "get_store", "get_workflow", "live_feed",
-    "recursion_limit", "register", "replay", "request_cancel", "running_here", "start_background", "start_run",
+    "recursion_limit", "register", "replay", "request_cancel", "start_background", "start_run",
     "stream_run", "validate_record",
 ]

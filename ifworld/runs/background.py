@@ -57,12 +57,6 @@ def live_feed(run_id: str) -> LiveFeed | None:
         return _feeds.get(run_id)
 
 
-def running_here(run_id: str) -> bool:
-    """True while this process's background driver for the run has not finished."""
-    current = live_feed(run_id)
-    return current is not None and not current.done.is_set()
-
-
 def start_background(run_id: str, drive: Callable[[], Iterator[Event]]) -> LiveFeed:
     """Consume ``drive()`` (an event iterator that drives the run) in a daemon thread; returns its feed.
 
