@@ -40,44 +40,33 @@ from ui.deliberation_view import render_deliberation
 from ui.partial_view import render_partial
 
 TOKEN_TAIL_CHARS = 900
-TOKEN_REFRESH_S = 0.25
-USAGE_REFRESH_S = 0.5
 PHASE_LABELS = {"refine": "Refining the proposition", "experts": "Experts are reasoning",
                 "synthesis": "Detecting and adjudicating conflicts, debating", "report": "Writing the report",
                 "repair": "Consistency check: one repair turn", "panel": "The refiner added expert(s)"}
 
 
 class LiveWhatIf:
-    """Renders one what-if run's typed events (:mod:`ifworld.whatif.records`) as they arrive.
+    """Draws one what-if run from its typed events (:mod:`ifworld.whatif.records`): the What-if page's live
+    panel replays the run's feed into it every second, then calls :meth:`flush`.
 
-    Layout, top to bottom: one progress bar (calls, elapsed, ETA) with one status line that is replaced,
-    never appended; usage counters; the streaming tail; then one block per round — expert tabs filled as
-    experts finish and, when the round's frame is built, its deliberation view, which stays on the page
-    while later rounds run."""
+    Layout, top to bottom: one progress bar (calls, elapsed, ETA) with one status line naming the step that is
+    running; usage counters; the streaming tail; then one block per round — expert tabs filled as experts
+    finish and, when the round's frame is built, its deliberation view."""
 
-    def __init__(self, run_id: str, experts: list[str], total_calls: int, *, since: float | None = None,
-                 deferred: bool = False, params: dict[str, Any] | None = None) -> None:
-        self.run_id, self.experts, self.total = run_id, list(experts), total_calls
-        self.params = params or {}
-        self.since = since if since is not None else time.time()  # when this drive (start/continue/resume) began
-        self.deferred = deferred  # replaying a feed: draw counters, status and tokens once, in flush()
+    def __init__(self, run_id: str, experts: list[str], params: dict[str, Any], *, since: float) -> None:
+        self.run_id, self.experts, self.params = run_id, list(experts), params
+        self.since = since  # when this drive (start, continue or resume) began
         self.running: dict[str, str] = {}  # task id -> node, for the status line
         self.thinking: dict[str, None] = {}  # experts whose call is under way (ordered)
         self.round = 0
-        # everything lives in one placeholder: when the run finishes or pauses, the page renders the stored
-        # record (or the rounds so far) instead, so the live blocks are cleared rather than shown twice
-        self.root = st.empty()
-        with self.root.container():
-            # a replayed feed draws its progress once, in flush(): no "Starting…" flash on every refresh
-            self.bar = st.empty() if deferred else st.progress(0.0, text="Starting…")
-            self.status_line = st.empty()
-            self.usage_box = st.empty()
-            self.token_box = st.empty()
-            self.rounds_area = st.container()
+        self.bar = st.empty()  # progress, counters, status and tokens are drawn once, in flush()
+        self.status_line = st.empty()
+        self.usage_box = st.empty()
+        self.token_box = st.empty()
+        self.rounds_area = st.container()
         self.rounds: dict[int, dict[str, Any]] = {}
         self.tokens: dict[str, str] = {}
         self.phase = "Starting"
-        self._last_tokens = self._last_usage = 0.0
 
     def _round(self, rnd: int) -> dict[str, Any]:
         if rnd not in self.rounds:
@@ -109,24 +98,16 @@ class LiveWhatIf:
         if slot is not None:
             render_partial(slot, ev.domain, ev.partial)
 
-    def usage(self, force: bool = False) -> None:
-        now = time.monotonic()
-        if self.deferred and not force:
-            return
-        if force or now - self._last_usage > USAGE_REFRESH_S:
-            self._last_usage = now
-            calls = store().calls(self.run_id)
-            total = estimate_calls({**self.params, "experts": self.experts}) if self.params else self.total
-            prog = session_progress(calls, max(total, self.total if not self.params else 0), self.since,
-                                    time.time())
-            self.bar.progress(prog.fraction, text=prog.text())
-            with self.usage_box.container():
-                whatif_view.render_usage(usage_totals(calls))
+    def _usage(self) -> None:
+        calls = store().calls(self.run_id)
+        total = estimate_calls({**self.params, "experts": self.experts})  # the panel as it is now
+        prog = session_progress(calls, total, self.since, time.time())
+        self.bar.progress(prog.fraction, text=prog.text())
+        with self.usage_box.container():
+            whatif_view.render_usage(usage_totals(calls))
 
     def _status(self, text: str) -> None:
         self.phase = text
-        if not self.deferred:
-            inert(self.status_line).caption(f"⚙️ {text}")
 
     def flush(self) -> None:
         """Draw what a replayed feed left: the step running now, the token tail, progress and usage."""
@@ -136,7 +117,7 @@ class LiveWhatIf:
         if self.tokens:
             role, tail = next(reversed(self.tokens.items()))
             inert(self.token_box).caption(f"✍️ {role}: …{redact(tail)[-400:]}")
-        self.usage(force=True)
+        self._usage()
 
     def handle(self, event: Event) -> None:
         data = event.data or {}
@@ -158,17 +139,11 @@ class LiveWhatIf:
         elif event.type == "token":
             role = str(data.get("role") or event.node or "model")
             self.tokens[role] = (self.tokens.get(role, "") + str(data.get("text", "")))[-TOKEN_TAIL_CHARS:]
-            if not self.deferred and time.monotonic() - self._last_tokens > TOKEN_REFRESH_S:
-                self._last_tokens = time.monotonic()
-                inert(self.token_box).caption(f"✍️ {role}: …{redact(self.tokens[role])[-400:]}")
         elif event.type == "step_finished":
             if isinstance(data.get("panel"), list) and data["panel"] and not self.rounds:
                 self.experts = [str(d) for d in data["panel"]]
-            self.usage()
         elif event.type == "step_failed":
             self._status(f"{event.node}: {str(data.get('error', ''))[:300]}")
-        elif event.type in ("run_paused", "run_finished"):
-            self.root.empty()
 
     def _progress(self, ev: Any) -> None:
         if isinstance(ev, PhaseEvent):
@@ -184,7 +159,6 @@ class LiveWhatIf:
         elif isinstance(ev, ExpertDone):
             self.thinking.pop(ev.domain, None)
             self._expert(ev.round, ev.domain, output=ev.output)
-            self.usage()
         elif isinstance(ev, BaselineStepDone):
             self._status(f"{ev.domain} done" + (f" — round {ev.round}" if ev.round else ""))
         elif isinstance(ev, ExpertFailed):
@@ -220,8 +194,6 @@ class StepLog:
 
 def live_view_for(info: Any) -> Any:
     """The view that renders a run's events, by workflow: anything with ``handle(event)``."""
-    if info.kind == "whatif":
-        return LiveWhatIf(info.id, info.params.get("experts") or [], estimate_calls(info.params))
     if info.workflow == "beliefs.llm":
         from ui.beliefs_view import LLMProgress
 

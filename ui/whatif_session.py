@@ -127,8 +127,7 @@ def _live_panel(run_id: str) -> None:
               help="Stops at the next step; what finished is kept and the run can be resumed.")
     since = next((t.at for t in reversed(session.transitions) if t.source != "engine"), info.created)
     panel = session.panel  # as the refiner or a review left it
-    view = LiveWhatIf(run_id, panel, whatif.estimate_calls({**info.params, "experts": panel}),
-                      since=since, deferred=True, params=info.params)
+    view = LiveWhatIf(run_id, panel, info.params, since=since)
     feed = runs.live_feed(run_id)
     if feed is not None and feed.done.is_set() and feed.error and info.status != "running":
         show_error(f"The run could not continue: {feed.error}")  # e.g. another process still holds it

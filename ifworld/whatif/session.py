@@ -57,7 +57,6 @@ class Action(StrEnum):
 RUNNING = frozenset({State.REFINING, State.ROUND, State.REPORTING})
 PAUSED = frozenset({State.REVIEW, State.BETWEEN_ROUNDS})
 STOPPED = frozenset({State.CANCELLED, State.FAILED, State.INTERRUPTED})
-TERMINAL = frozenset({State.COMPLETED})
 
 # The one table of what a person may do in each state.
 ALLOWED: dict[Action, frozenset[State]] = {
@@ -152,7 +151,7 @@ class Session(BaseModel):
                                f"cannot {action.value.replace('_', ' ')}: {_REFUSALS[action]}")
 
 
-def _state_of(info: RunInfo, last: Transition | None) -> tuple[State, int | None]:
+def _state_of(info: RunInfo, last: Transition | None, store: RunStore) -> tuple[State, int | None]:
     """The session state from the store's status, refined by the last recorded transition."""
     if last is not None and last.action in PERSON_MOVES and last.to_state in RUNNING and info.status != "running" \
             and time.time() - last.at < STARTING_GRACE_S and info.status != "completed":
@@ -165,16 +164,16 @@ def _state_of(info: RunInfo, last: Transition | None) -> tuple[State, int | None
     if info.status == "paused":
         if recorded in PAUSED:
             return recorded, last.round if last else None
-        asks = _pending_kinds(info)  # a run paused before sessions were recorded
+        asks = _pending_kinds(info, store)  # a run paused before sessions were recorded
         return (State.REVIEW, None) if "review" in asks else (State.BETWEEN_ROUNDS, None)
     if recorded in RUNNING:
         return recorded, last.round if last else None
     return State.REFINING, None
 
 
-def _pending_kinds(info: RunInfo) -> list[str]:
+def _pending_kinds(info: RunInfo, store: RunStore) -> list[str]:
     try:
-        return [str(a.get("kind", "")) for a in pending_asks(info.id)]
+        return [str(a.get("kind", "")) for a in pending_asks(info.id, store=store)]
     except Exception:  # noqa: BLE001 — an unreadable checkpoint: show the between-rounds form, the safer one
         return []
 
@@ -184,7 +183,7 @@ def load_session(run_id: str, store: RunStore | None = None) -> Session:
     store = store or get_store()
     info = store.get_run(run_id)
     history = [Transition.model_validate(t) for t in store.transitions(run_id)]
-    state, rnd = _state_of(info, history[-1] if history else None)
+    state, rnd = _state_of(info, history[-1] if history else None, store)
     return Session(run_id=run_id, state=state, round=rnd, rounds=int(info.params.get("rounds") or 0),
                    method=str(info.params.get("method") or "ifworld"), status=info.status,
                    proposition=str(info.params.get("proposition") or info.title),
