@@ -21,7 +21,7 @@ from ifworld.beliefs import (
     readable,
     table1_by_condition,
 )
-from ui.beliefs_view import grid_form, grid_yaml, load_rows, paper_report, sweep_results
+from ui.beliefs_view import grid_form, grid_yaml, load_rows, reproduce_paper, sweep_results
 from ui.common import show_error, store
 
 EXAMPLE = {"base": {"facts": 20, "rounds": 20}, "grid": {"agents": [10, 20], "bandwidth": [1, 3],
@@ -43,11 +43,6 @@ def sweep_estimate(grid: dict, workers: int) -> beliefs.SweepEstimate:
 @st.cache_data(ttl=3600, max_entries=16, show_spinner="Tracing the phase transition…")
 def phase_curve(config: dict, m_false: tuple, runs: int, seed: int, rules: tuple):
     return phase_both_rules(BeliefConfig.from_dict(config), m_false, runs=runs, seed=seed, rules=rules)
-
-
-@st.cache_data(ttl=3600, max_entries=4, show_spinner="Running the paper's sweep under both readings…")
-def paper_runs(rule: str, seeds: int, runs: int):
-    return beliefs.reproduce(rule, seeds=seeds, runs=runs)
 
 
 def run_with_progress(run_id: str) -> bool:
@@ -73,17 +68,8 @@ def run_with_progress(run_id: str) -> bool:
     return True
 
 
-with st.expander("📄 Reproduce the paper — its one-at-a-time sweep, read three ways", expanded=False):
-    st.caption("Runs the paper's sweep (13 configurations around its default, the values it names) as written "
-               "and with false facts that never circulate, and puts Tables 1, 2, 4, 5 and 6 beside the paper's "
-               "numbers, with 13-run samples (the paper's tables are over 13 runs).")
-    q = st.columns(4)
-    paper_rule = q[0].selectbox("Update rule", RULES, index=1, key="belief_sweep_paper_rule")
-    paper_seeds = q[1].number_input("Seeds", min_value=1, max_value=20, value=2, key="belief_sweep_paper_seeds")
-    paper_n = q[2].number_input("Runs per seed", min_value=10, max_value=2000, value=100, key="belief_sweep_paper_runs")
-    if q[3].button("📄 Reproduce", key="belief_sweep_paper_go") or st.session_state.get("belief_sweep_paper_shown"):
-        st.session_state["belief_sweep_paper_shown"] = True
-        paper_report(paper_runs(paper_rule, int(paper_seeds), int(paper_n)), "belief_sweep_paper")
+with st.expander("📄 Reproduce the paper — its one-at-a-time sweep under each reading", expanded=False):
+    reproduce_paper("belief_sweep")
 
 st.subheader("1 · Define the grid")
 source = st.radio("Define with", ["Form", "YAML"], horizontal=True, key="belief_sweep_source")

@@ -40,7 +40,7 @@ def test_page_renders_without_model(page: str) -> None:
     name = page.removeprefix("app_pages/").removesuffix(".py")
     assert not at.exception, at.exception
     assert at.title[0].value.startswith(TITLES[name])
-    panel = any("needs a language model" in i.value for i in at.info)
+    panel = any("A language model is needed for" in i.value for i in at.info)
     assert panel is (name in NEEDS_MODEL), name
 
 

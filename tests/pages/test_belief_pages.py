@@ -30,7 +30,7 @@ def charts(at: AppTest) -> list:
 def test_belief_page_runs_default_offline_and_steps():
     at = open_page(BELIEFS)
     assert not at.exception
-    assert "needs a language model" in " ".join(i.value for i in at.info)  # LLM section only
+    assert "A language model is needed for" in " ".join(i.value for i in at.info)  # LLM section only
     at = submit(at, "▶️ Run simulation")
     assert not at.exception, at.exception
     labels = [m.label for m in at.metric]
