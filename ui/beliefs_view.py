@@ -4,6 +4,7 @@ sweep grid form and result tabs, and the Runs-page renderer for ``beliefs`` reco
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -136,11 +137,42 @@ def animated_figures(recording: Recording, domain: Domain, run: int = 0) -> dict
             "metrics": beliefs.metrics_figure(recording, run)}
 
 
+def _figure_cache(prefix: str, recording: Recording, run: int) -> dict[str, Any]:
+    """Figures already built for this run of this recording, kept across reruns in the session. Building the
+    animated figures takes about a second and each round's still figures a few tenths on two cores: without
+    the cache every click and every played frame paid that again. The key is the recording's content, since
+    cached simulation results come back as new objects on every rerun."""
+    digest = hashlib.blake2b(recording.beliefs.tobytes(), digest_size=16)
+    digest.update(recording.partners.tobytes())
+    key = (digest.hexdigest(), run)
+    cache = st.session_state.get(f"{prefix}_figures")
+    if cache is None or cache["key"] != key:
+        cache = st.session_state[f"{prefix}_figures"] = {"key": key, "rounds": {}}
+    return cache
+
+
+def _round_figures(cache: dict[str, Any], t: int) -> tuple[go.Figure, go.Figure, bool, go.Figure]:
+    """Network, heatmap (with its clickable cell layer), whether the heatmap is clickable, and the metrics
+    curve with round ``t`` marked: built once per round."""
+    if t not in cache["rounds"]:
+        figs = cache["animated"]
+        heat = _still(figs["heatmap"], t)
+        clickable = beliefs.add_cell_layer(heat)
+        curve = go.Figure(data=figs["metrics"].data, layout=figs["metrics"].layout)  # no frames to copy
+        curve.add_vline(x=t, line_dash="dot", line_color="grey")
+        curve.update_layout(height=FIG_HEIGHT - 60)
+        cache["rounds"][t] = (_still(figs["network"], t), heat, clickable, curve)
+    return cache["rounds"][t]
+
+
 def player(recording: Recording, domain: Domain, prefix: str, run: int = 0) -> None:
     """Play / pause / step / speed over the rounds of one run (the app's one step player), or plotly's own
     animation."""
     last = int(recording.active[:, run].sum())
-    figs = animated_figures(recording, domain, run)
+    cache = _figure_cache(prefix, recording, run)
+    if "animated" not in cache:
+        cache["animated"] = animated_figures(recording, domain, run)
+    figs = cache["animated"]
     mode = st.radio("View", ["Step player", "Plotly animation"], horizontal=True, key=f"{prefix}_view")
     if mode == "Plotly animation":
         for name in ("network", "heatmap"):
@@ -152,18 +184,13 @@ def player(recording: Recording, domain: Domain, prefix: str, run: int = 0) -> N
         data = beliefs.round_data(recording, domain, run=run, t=t)
         st.markdown(f"**Round {t} of {last}** · F1 {data['f1']:.3f} · precision {data['precision']:.3f} · "
                     f"recall {data['recall']:.3f} · STOP votes {data['stop_share']:.0%}")
+        network, heatmap, clickable, curve = _round_figures(cache, t)
         left, right = st.columns(2)
-        net = left.plotly_chart(_still(figs["network"], t), key=f"{prefix}_net", on_select="rerun",
-                                selection_mode="points")
+        net = left.plotly_chart(network, key=f"{prefix}_net", on_select="rerun", selection_mode="points")
         _clicked_agent(net, prefix, recording.beliefs.shape[2])
-        heat_fig = _still(figs["heatmap"], t)
-        clickable = beliefs.add_cell_layer(heat_fig)
-        heat = right.plotly_chart(heat_fig, key=f"{prefix}_heat", on_select="rerun" if clickable else "ignore",
+        heat = right.plotly_chart(heatmap, key=f"{prefix}_heat", on_select="rerun" if clickable else "ignore",
                                   selection_mode="points")
         _clicked_cell(heat, prefix, recording, domain)
-        curve = go.Figure(figs["metrics"])
-        curve.add_vline(x=t, line_dash="dot", line_color="grey")
-        curve.update_layout(height=FIG_HEIGHT - 60)
         st.plotly_chart(curve, key=f"{prefix}_curve")
         st.caption("Network: green = only true facts passed, red = a false fact passed, grey = nothing sent; "
                    "purple nodes are liars. Heatmap: true facts left of the dashed line, false facts right; "
