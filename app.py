@@ -9,8 +9,10 @@ import streamlit as st
 from ifworld.runs import StoreError
 from ui.common import init_state, sidebar, store_problem
 from ui.not_found import show_not_found, unknown_page
+from ui.warmup import start_warmup
 
 st.set_page_config(page_title="IF-World Studio", page_icon="🌍", layout="wide")
+start_warmup()
 init_state()
 
 PAGES = {

@@ -79,3 +79,20 @@ def test_sidebar_key_is_never_rendered(llm_env, monkeypatch) -> None:
     monkeypatch.setenv("IFWORLD_API_KEY", "sk-visible-NOT")
     at = run_page("app_pages/settings.py")
     assert "sk-visible-NOT" not in str(at._tree)
+
+
+def test_every_warm_up_module_imports() -> None:
+    from ui.warmup import PAGE_MODULES, warm_imports
+    assert warm_imports() == []
+    assert warm_imports(("ifworld.no_such_module",)) == ["ifworld.no_such_module"]  # reported, never raised
+    assert {"ui.runs_view", "ui.beliefs_view", "ui.rws_view", "ui.whatif_view"} <= set(PAGE_MODULES)
+
+
+def test_the_requested_page_is_read_from_the_address() -> None:
+    from ui.not_found import requested_path
+    assert requested_path("http://127.0.0.1:8501", "") == ""
+    assert requested_path("http://127.0.0.1:8501/belief_exchange", "") == "belief_exchange"
+    assert requested_path("http://host/studio/belief_exchange/", "/studio") == "belief_exchange"
+    assert requested_path("http://host/studio", "studio") == ""
+    assert requested_path("http://host/a%20b", "") == "a b"
+    assert requested_path(None, "") == ""
