@@ -22,6 +22,8 @@ from ifworld.beliefs import (
     simulate,
     table1_by_condition,
 )
+from ifworld.safe_csv import write_csv
+from ifworld.safe_figure import inert_figure
 from ui.beliefs_view import grid_form, grid_yaml, load_rows, paper_report, sweep_results
 from ui.common import show_error, store
 
@@ -152,7 +154,7 @@ if sweeps:
         rows = load_rows(out, Path(out).stat().st_mtime)
         st.caption(f"{len(rows)} rows from `{out}`")
         d = st.columns(2)
-        d[0].download_button("⬇️ CSV", rows.to_csv(index=False), file_name=f"{pick}.csv", mime="text/csv",
+        d[0].download_button("⬇️ CSV", write_csv(rows), file_name=f"{pick}.csv", mime="text/csv",
                              key="belief_sweep_csv", on_click="ignore")
         if HAS_PARQUET:
             buf = io.BytesIO()
@@ -191,5 +193,5 @@ if traced:
             st.error(f"These parameters are impossible: {exc}")
         else:
             st.dataframe(crossing_table(curve), hide_index=True, key="belief_sweep_phase_cross")
-            st.plotly_chart(phase_figure(curve), key="belief_sweep_phase_fig")
+            st.plotly_chart(inert_figure(phase_figure(curve)), key="belief_sweep_phase_fig")
             st.dataframe(curve, key="belief_sweep_phase_table")
