@@ -6,7 +6,8 @@ A spreadsheet opening a CSV evaluates a cell that starts with a formula characte
 OWASP "CSV Injection" page (owasp.org/www-community/attacks/CSV_Injection) recommends that no cell begin
 with "Equals to (=), Plus (+), Minus (-), At (@), Tab (0x09), Carriage return (0x0D)", and, to make a
 field read as text, to "prepend each cell field with a single quote" (with fields quoted and double quotes
-doubled, which the csv module already does). OWASP ASVS 5.0 requirement 1.2.10 adds the null character
+doubled): text fields are written quoted (``QUOTE_NONNUMERIC``; pandas would otherwise leave a field holding
+a carriage return unquoted, which splits the row in most readers). OWASP ASVS 5.0 requirement 1.2.10 adds the null character
 (0x00). That is exactly what :func:`safe_cell` does: only the first character counts, as both texts say.
 
 Numbers stay numbers: the rule applies per column dtype. Text columns (object / string dtype, and the
@@ -17,6 +18,7 @@ column (``"-3.2"`` as text) is text, and gets the quote like any other text cell
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 from typing import Any
 
@@ -57,4 +59,4 @@ def _safe_labels(labels: pd.Index) -> pd.Index:
 
 def write_csv(frame: pd.DataFrame, path: str | Path | None = None, *, index: bool = False) -> str | None:
     """``frame`` as CSV (to ``path``, or returned as text when ``path`` is None), formulas neutralised."""
-    return safe_frame(frame).to_csv(path, index=index)
+    return safe_frame(frame).to_csv(path, index=index, quoting=csv.QUOTE_NONNUMERIC)
