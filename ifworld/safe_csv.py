@@ -7,7 +7,8 @@ OWASP "CSV Injection" page (owasp.org/www-community/attacks/CSV_Injection) recom
 with "Equals to (=), Plus (+), Minus (-), At (@), Tab (0x09), Carriage return (0x0D)", and, to make a
 field read as text, to "prepend each cell field with a single quote" (with fields quoted and double quotes
 doubled): text fields are written quoted (``QUOTE_NONNUMERIC``; pandas would otherwise leave a field holding
-a carriage return unquoted, which splits the row in most readers). OWASP ASVS 5.0 requirement 1.2.10 adds the null character
+a carriage return unquoted, which splits the row in most readers). OWASP ASVS 5.0 requirement 1.2.10 adds the
+null character
 (0x00). That is exactly what :func:`safe_cell` does: only the first character counts, as both texts say.
 
 Numbers stay numbers: the rule applies per column dtype. Text columns (object / string dtype, and the
