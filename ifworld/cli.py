@@ -266,7 +266,9 @@ def open_app(
     from ifworld import resources
 
     script = resources.app_script()
-    cmd = [sys.executable, "-m", "streamlit", "run", str(script), *streamlit_flags(script.parent),
+    served = script.parent / "ui" / "asgi.py"  # the same app, sent with a Content-Security-Policy header
+    cmd = [sys.executable, "-m", "streamlit", "run", str(served if served.is_file() else script),
+           *streamlit_flags(script.parent),
            "--server.port", str(port), "--server.address", address]
     # The working directory stays the user's, so their ./.streamlit/secrets.toml is still found.
     raise typer.Exit(subprocess.call(cmd, env=os.environ.copy()))

@@ -14,6 +14,7 @@ import re
 import subprocess
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -123,3 +124,64 @@ def test_hostile_chart_labels_fetch_nothing(page, beacon: str, e2e_fake,  # noqa
     assert links == dict.fromkeys(links, 0), f"live links in charts or pages: {links}"
     page.goto(f"{beacon}/control")  # the beacon does see a request when one is made
     assert "/control" in _Beacon.hits
+
+
+@pytest.fixture(scope="module")
+def csp_app_url(e2e_fake, tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN001, ANN201
+    """The app as ``ifworld app`` serves it (``streamlit run ui/asgi.py``: the Content-Security-Policy header)."""
+    import socket
+
+    import httpx
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    home = tmp_path_factory.mktemp("csp")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("IFWORLD_") and k != "OPENAI_API_KEY"}
+    env.update({"IFWORLD_BASE_URL": e2e_fake.url, "IFWORLD_MODEL": "fake-model", "IFWORLD_API_KEY": "sk-csp-test",
+                "IFWORLD_DB": str(home / "runs.sqlite"), "PYTHONPATH": str(ROOT)})
+    log = (home / "streamlit.log").open("w")
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "ui/asgi.py", "--server.port", str(port),
+                             "--server.headless", "true", "--server.address", "127.0.0.1",
+                             "--browser.gatherUsageStats", "false"], cwd=ROOT, env=env, stdout=log,
+                            stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(300):  # up to ~90 s, polling the health endpoint (a condition, not a fixed wait)
+            try:
+                if httpx.get(f"{url}/_stcore/health", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.3)  # polling the condition above
+        else:
+            pytest.fail(f"the CSP app did not start: {(home / 'streamlit.log').read_text()[-2000:]}")
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        log.close()
+
+
+def test_the_served_app_sends_a_csp_the_browser_enforces(browser, csp_app_url: str, beacon: str) -> None:  # noqa: ANN001
+    import httpx
+
+    from ui.asgi import APP_CSP
+
+    assert httpx.get(csp_app_url, timeout=10).headers["content-security-policy"] == APP_CSP
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.app_url = csp_app_url
+    violations: list[str] = []
+    page.on("console", lambda m: violations.append(m.text) if "Content Security Policy" in m.text else None)
+    open_page(page, "beliefs", expect="Belief exchange")  # charts, no model needed
+    page.get_by_role("button", name="Run simulation").click()
+    page.locator(".js-plotly-plot").first.wait_for()
+    wait_idle(page)
+    _quiet(page)
+    assert violations == [], f"the app itself breaks its policy: {violations[:3]}"
+    # what got past the escaping would still be refused: the beacon sees nothing, the console says why
+    with page.expect_console_message(lambda m: "img-src" in m.text, timeout=15_000):
+        page.evaluate("url => document.body.insertAdjacentHTML('beforeend', `<svg><text style=\"fill:url(${url}"
+                      "/f.svg#a)\">x</text></svg><img src=\"${url}/csp.png\">`)", beacon)
+    _quiet(page)
+    assert _Beacon.hits == [], _Beacon.hits
+    page.close()
