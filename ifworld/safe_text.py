@@ -33,6 +33,8 @@ _URL_RE = re.compile(r"(?i)(?:\b(?:https?|ftp)://|\bwww\.|\b(?:mailto|xmpp):)[^\
 _TEXT_ESCAPE_RE = re.compile(r"([\\`*_\[\]<>|~])|&(?=#?\w+;)")
 _LINE_START_RE = re.compile(r"^(?:([#=+-])|(\d{1,9})([.)]))", re.M)
 _LIVE = {"link", "image", "html_inline", "html_block"}
+_MATH_RE = re.compile(r"\$\$[^$]+\$\$|\$(?=\S)[^$\n]+?(?<=\S)\$")
+_DOLLAR = "\ue000"  # an escaped ``\$`` (a literal dollar, never math) while the text is parsed
 
 
 @cache
@@ -56,13 +58,25 @@ def _code(text: str) -> str:
     return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
-def _escape_text(text: str) -> str:
-    """Plain text that reads back as the same plain text: syntax characters escaped, URLs as code."""
+def _escape_plain(text: str) -> str:
     out, at = [], 0
     for match in _URL_RE.finditer(text):
         out += [_TEXT_ESCAPE_RE.sub(r"\\\g<0>", text[at:match.start()]), _code(match.group(0))]
         at = match.end()
     out.append(_TEXT_ESCAPE_RE.sub(r"\\\g<0>", text[at:]))
+    return "".join(out)
+
+
+def _escape_text(text: str) -> str:
+    """Plain text that reads back as the same plain text: syntax characters escaped, URLs as code. Math
+    (``$…$``, ``$$…$$``: Streamlit typesets it with KaTeX, which reads its content raw) is kept as written,
+    so LaTeX still renders; should math hold Markdown that would be live elsewhere, the final check in
+    :func:`inert_markdown` catches it."""
+    out, at = [], 0
+    for match in _MATH_RE.finditer(text):
+        out += [_escape_plain(text[at:match.start()]), match.group(0)]
+        at = match.end()
+    out.append(_escape_plain(text[at:]))
     return "".join(out)
 
 
@@ -187,7 +201,8 @@ def inert_markdown(text: str) -> str:
     if not text:
         return ""
     text = str(text).replace("\r\n", "\n").replace("\r", "\n")
-    out = _blocks(SyntaxTreeNode(_parser().parse(text)).children, "\n\n")
+    parsed = _parser().parse(text.replace(_DOLLAR, "").replace("\\$", _DOLLAR))
+    out = _blocks(SyntaxTreeNode(parsed).children, "\n\n").replace(_DOLLAR, "\\$")
     out += "\n" if text.endswith("\n") and out else ""
     return out if not live_elements(out) else _fence(text.replace("`", "'")) + "\n"
 

@@ -100,6 +100,7 @@ ORDINARY = [
     "Snake_case and 2 * 3 * 4, 50% of $5 — fine.",
     "- [ ] task\n- [x] done",
     "~~gone~~ and a \\*literal\\* star",
+    "LaTeX stays: $\\alpha_1 * \\beta_2$ and $$\\frac{a_1}{b_2}$$; a literal \\$5 stays literal",
 ]
 
 
@@ -121,3 +122,9 @@ def _shape(markdown: str) -> list[tuple[str, str]]:
 def test_ordinary_markdown_keeps_its_meaning(text: str) -> None:
     out = inert_markdown(text)
     assert _shape(out) == _shape(text), out
+
+
+def test_math_is_kept_as_written() -> None:
+    """Streamlit typesets $…$ with KaTeX from the raw text: escaping inside it would break the formula."""
+    text = "Energy $E = mc^2$, $\\alpha_1 * \\beta_2$ and $$\\frac{a_1}{b_2}$$; costs \\$5."
+    assert inert_markdown(text) == text
