@@ -21,6 +21,8 @@ from ifworld.beliefs import (
     readable,
     table1_by_condition,
 )
+from ifworld.safe_csv import write_csv
+from ifworld.safe_figure import inert_figure
 from ui.beliefs_view import grid_form, grid_yaml, load_rows, reproduce_paper, sweep_results
 from ui.common import show_error, store
 
@@ -136,7 +138,7 @@ if sweeps:
         if timing and timing[0] == pick:
             st.caption(f"Took {timing[1]:.1f} s (estimated {timing[2]:.1f} s).")
         d = st.columns(2)
-        d[0].download_button("⬇️ CSV", rows.to_csv(index=False), file_name=f"{pick}.csv", mime="text/csv",
+        d[0].download_button("⬇️ CSV", write_csv(rows), file_name=f"{pick}.csv", mime="text/csv",
                              key="belief_sweep_csv", on_click="ignore")
         if HAS_PARQUET:
             buf = io.BytesIO()
@@ -175,5 +177,5 @@ if traced:
             st.error(f"These parameters are impossible: {exc}")
         else:
             st.dataframe(crossing_table(curve), hide_index=True, key="belief_sweep_phase_cross")
-            st.plotly_chart(phase_figure(curve), key="belief_sweep_phase_fig")
+            st.plotly_chart(inert_figure(phase_figure(curve)), key="belief_sweep_phase_fig")
             st.dataframe(curve, key="belief_sweep_phase_table")

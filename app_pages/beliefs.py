@@ -18,6 +18,7 @@ from ifworld.beliefs import (
     summarise,
 )
 from ifworld.limits import CONFIRM_CALLS, needs_confirmation
+from ifworld.safe_csv import write_csv
 from ui.beliefs_view import (
     config_widgets,
     parameter_form,
@@ -68,7 +69,7 @@ elif st.session_state.get("beliefs_run"):
     summary_over_runs(summarise(result), cfg["rounds"])
     rows = pd.DataFrame(result.rows())
     c1, c2, c3 = st.columns([1, 1, 2])
-    c1.download_button("⬇️ Rows (CSV)", rows.to_csv(index=False), file_name=f"beliefs_seed{seed}.csv",
+    c1.download_button("⬇️ Rows (CSV)", write_csv(rows), file_name=f"beliefs_seed{seed}.csv",
                        mime="text/csv", key="beliefs_dl", on_click="ignore")
     run = c2.selectbox("Player on run", range(result.runs), key="beliefs_pick_run",
                        format_func=lambda r: f"run {r} · F1 {result.f1[r]:.3f}")

@@ -5,6 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from ifworld import whatif
+from ifworld.safe_figure import inert_figure
 from ifworld.safe_text import inert_markdown
 from ifworld.whatif import RecordError, load_record
 from ui.common import current_run, follow_run_link, set_current_run, show_run_link, store
@@ -108,14 +109,14 @@ m1.metric("Nodes", view.number_of_nodes())
 m2.metric("Edges", view.number_of_edges())
 m3.metric("Cross-domain edges", sum(1 for *_, d in view.edges(data=True) if d.get("cross_domain")))
 m4.metric("Feedback loops", len(loops))
-st.plotly_chart(drawn["figure"], key="causal_fig", width="stretch")
+st.plotly_chart(inert_figure(drawn["figure"]), key="causal_fig", width="stretch")
 
 heat = drawn["heat"]
 if heat is not None:
     st.markdown("#### Cross-domain causal integration")
     st.caption("Domain × domain: net sign × strength of the links from a cause's domain (row) to an effect's "
                "domain (column); the number in brackets counts the links.")
-    st.plotly_chart(heat, key="causal_heat", width="stretch")
+    st.plotly_chart(inert_figure(heat), key="causal_heat", width="stretch")
 
 left, right = st.columns(2)
 with left:

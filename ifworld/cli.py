@@ -22,7 +22,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ifworld import __version__
+from ifworld import __version__, safe_json
 from ifworld.beliefs.cli import app as beliefs_app
 from ifworld.limits import confirmation_message, needs_confirmation
 from ifworld.llm import demo_server
@@ -67,7 +67,7 @@ def runs_list(
         raise typer.Exit(2)
     rows = [r.summary() for r in get_store().list_runs(kind=kind, search=search)]
     if as_json:
-        typer.echo(json.dumps(rows, indent=2))
+        typer.echo(safe_json.dumps(rows, indent=2))
         return
     for r in rows:
         typer.echo(f"{r['id']:<36} {r['kind']:<8} {r['status']:<12} {r['created']}  {r['title'][:60]}")
@@ -128,7 +128,7 @@ def runs_resume(
         except RunFailed as exc:
             typer.echo(str(exc), err=True)
             raise typer.Exit(1) from None
-    text = json.dumps(record, indent=2, default=str)
+    text = safe_json.dumps(record, indent=2, default=str)
     if out:
         out.write_text(text, encoding="utf-8")
     else:
@@ -266,7 +266,9 @@ def open_app(
     from ifworld import resources
 
     script = resources.app_script()
-    cmd = [sys.executable, "-m", "streamlit", "run", str(script), *streamlit_flags(script.parent),
+    served = script.parent / "ui" / "asgi.py"  # the same app, sent with a Content-Security-Policy header
+    cmd = [sys.executable, "-m", "streamlit", "run", str(served if served.is_file() else script),
+           *streamlit_flags(script.parent),
            "--server.port", str(port), "--server.address", address]
     # The working directory stays the user's, so their ./.streamlit/secrets.toml is still found.
     raise typer.Exit(subprocess.call(cmd, env=os.environ.copy()))

@@ -16,73 +16,195 @@ import unicodedata
 from functools import cache
 
 from markdown_it import MarkdownIt
+from markdown_it.tree import SyntaxTreeNode
 
 # Bidirectional overrides/isolates/marks: can make a title read differently from what it is (U+202E …).
 BIDI_RE = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
-# One left-to-right scan. Only fenced blocks are left alone, and only ones no renderer can read otherwise:
-# the opener at column 0 (a top-level fence: block structure is parsed before inline syntax, so nothing
-# can turn it into something else), a closer accepted generously (closing early only escapes more), and an
-# unclosed fence is not treated as code at all. Inline code spans are *not* exempt: where a span ends depends
-# on link brackets and escapes around it, so guessing wrong could let an image through — inside them a
-# stray backslash is the price.
-_TOKEN_RE = re.compile(
-    r"(?P<fence>^(?P<ticks>`{3,}(?=[^`\n]*$)|~{3,})[^\n]*\n(?:.*?\n)??[ ]{0,3}(?P=ticks)[`~]*[ \t]*(?:\n|\Z))"
-    r"|(?P<escape>\\[!-/:-@\[-`{-~])"  # a backslash escape: consumed whole, never opens syntax
-    r"|(?P<image>!\[(?P<alt>[^\]\n]*)\]\((?P<src>[^)\n]*)\))"
-    r"|(?P<link>\[(?P<text>[^\]\n]*)\]\((?P<href>[^)\n]*)\))"
-    r"|(?P<refdef>^[ ]{0,3}\[(?=[^\]\n]+\]:))"
-    r"|(?P<bang>!\[)"
-    r"|(?P<url>(?:https?://|www\.|ftp://|mailto:)[^\s<>`]*[^\s<>`.,;:!?)'\"])"
-    r"|(?P<html><)",
-    re.M | re.S,
-)
+# Model text is parsed by a CommonMark parser (with GFM tables and strikethrough, as Streamlit renders) and
+# written back as Markdown from its token tree: structure (headings, lists, quotes, emphasis, tables, code) is
+# re-emitted by us, every piece of text is escaped so it cannot open syntax when parsed again, and links,
+# images, autolinks, raw HTML and bare URLs become text. Reference definitions are not recognised at all (the
+# parser's "reference" rule is off), so ``[q]: http://…`` stays a visible line of text. The result is parsed
+# once more and, should anything live remain (a bug, not an input), the whole text is shown as code instead.
+_URL_RE = re.compile(r"(?i)(?:\b(?:https?|ftp)://|\bwww\.|\b(?:mailto|xmpp):)[^\s<>`]*[^\s<>`.,;:!?)'\"]"
+                     r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_TEXT_ESCAPE_RE = re.compile(r"([\\`*_\[\]<>|~])|&(?=#?\w+;)")
+_LINE_START_RE = re.compile(r"^(?:([#=+-])|(\d{1,9})([.)]))", re.M)
+_LIVE = {"link", "image", "html_inline", "html_block"}
+_MATH_RE = re.compile(r"\$\$[^$]+\$\$|\$(?=\S)[^$\n]+?(?<=\S)\$")
+_DOLLAR = "\ue000"  # an escaped ``\$`` (a literal dollar, never math) while the text is parsed
+
+
+@cache
+def _parser(checking: bool = False) -> MarkdownIt:
+    """The parser that reads model text (raw HTML as text, no reference definitions) or, ``checking``, the
+    one that looks for anything live in our output (raw HTML and reference definitions recognised)."""
+    md = MarkdownIt("commonmark", {"html": checking}).enable(["table", "strikethrough"])
+    if not checking:
+        md.disable("reference")
+    md.validateLink = lambda url: True  # type: ignore[method-assign]  # a javascript: link is a link too
+    return md
 
 
 def _code(text: str) -> str:
-    text = text.replace("`", "").strip()
-    return f"`{text}`" if text else ""
+    """``text`` as one inline code span (a fence longer than any backtick run inside; never interpreted)."""
+    text = " ".join(text.split("\n"))
+    if not text.strip():
+        return ""
+    ticks = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text[0] in "` " or text[-1] in "` " else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
-def _dest(raw: str) -> str:
-    """The URL part of a link destination (drops angle brackets and a title)."""
-    raw = raw.strip()
-    if raw.startswith("<") and ">" in raw:
-        return raw[1:raw.index(">")]
-    return raw.split()[0] if raw.split() else ""
+def _escape_plain(text: str) -> str:
+    out, at = [], 0
+    for match in _URL_RE.finditer(text):
+        out += [_TEXT_ESCAPE_RE.sub(r"\\\g<0>", text[at:match.start()]), _code(match.group(0))]
+        at = match.end()
+    out.append(_TEXT_ESCAPE_RE.sub(r"\\\g<0>", text[at:]))
+    return "".join(out)
 
 
-def _replace(match: re.Match[str]) -> str:
-    kind = match.lastgroup
-    if match.group("escape") or match.group("fence"):
-        return match.group(0)
-    if match.group("image") is not None:
-        alt = inert_markdown(match.group("alt")).strip()
-        src = _code(_dest(match.group("src")))
-        return f"\\[image not loaded: {alt or 'no description'}{' ' + src if src else ''}\\]"
-    if match.group("link") is not None:
-        text = inert_markdown(match.group("text")).strip()
-        href = _code(_dest(match.group("href")))
-        return f"{text} ({href})" if href else text
-    if match.group("refdef") is not None:
-        return match.group(0)[:-1] + "\\["
-    if kind == "bang":
-        return "!\\["
-    if kind == "url":
-        return _code(match.group(0))
-    return "\\<"  # html
+def _escape_text(text: str) -> str:
+    """Plain text that reads back as the same plain text: syntax characters escaped, URLs as code. Math
+    (``$…$``, ``$$…$$``: Streamlit typesets it with KaTeX, which reads its content raw) is kept as written,
+    so LaTeX still renders; should math hold Markdown that would be live elsewhere, the final check in
+    :func:`inert_markdown` catches it."""
+    out, at = [], 0
+    for match in _MATH_RE.finditer(text):
+        out += [_escape_plain(text[at:match.start()]), match.group(0)]
+        at = match.end()
+    out.append(_escape_plain(text[at:]))
+    return "".join(out)
+
+
+def _inline(node: SyntaxTreeNode, cell: bool = False) -> str:
+    parts: list[str] = []
+    for child in node.children:
+        kind = child.type
+        if kind == "text":
+            parts.append(_escape_text(child.content))
+        elif kind == "softbreak":
+            parts.append("\n")
+        elif kind == "hardbreak":
+            parts.append("\\\n")
+        elif kind == "code_inline":
+            parts.append(_code(child.content.replace("|", "\\|") if cell else child.content))
+        elif kind in ("em", "strong", "s"):
+            parts.append(f"{child.markup}{_inline(child, cell)}{child.markup}")
+        elif kind == "image":
+            alt, src = _inline(child, cell).strip(), _code(str(child.attrs.get("src", "")))
+            parts.append(f"\\[image not loaded: {alt or 'no description'}{' ' + src if src else ''}\\]")
+        elif kind == "link":
+            text, href = _inline(child, cell).strip(), str(child.attrs.get("href", ""))
+            shown = _code(href)
+            parts.append(shown if child.markup == "autolink" or not text else f"{text} ({shown})" if shown else text)
+        else:  # html_inline, or anything a later parser version adds: its source, as text
+            parts.append(_escape_text(child.content))
+    return "".join(parts)
+
+
+def _line_starts(text: str) -> str:
+    """No line of ``text`` starts a block by accident (heading, list item, setext underline, thematic break)."""
+    return _LINE_START_RE.sub(lambda m: f"\\{m[1]}" if m[1] else f"{m[2]}\\{m[3]}", text)
+
+
+def _paragraph(node: SyntaxTreeNode) -> str:
+    return _line_starts(_inline(node.children[0]) if node.children else "")
+
+
+def _indent(text: str, first: str, rest: str, empty: str = "") -> str:
+    lines = text.split("\n")
+    return "\n".join([first + lines[0]] + [rest + line if line else empty for line in lines[1:]]).rstrip()
+
+
+def _fence(content: str, info: str = "") -> str:
+    longest = max((len(run) for run in re.findall(r"^[ ]{0,3}(`{3,}|~{3,})", content, re.M)), default=2)
+    fence = "`" * max(3, longest + 1)
+    info = info.replace("`", "").strip()
+    return f"{fence}{info}\n{content}{'' if content.endswith(chr(10)) or not content else chr(10)}{fence}"
+
+
+def _list(node: SyntaxTreeNode) -> str:
+    tight = all(p.hidden for item in node.children for p in item.children if p.type == "paragraph")
+    number = int(node.attrs.get("start", 1) or 1)
+    items = []
+    for item in node.children:
+        marker = f"{number}{node.markup or '.'} " if node.type == "ordered_list" else f"{node.markup or '-'} "
+        number += 1
+        body = _blocks(item.children, "\n" if tight else "\n\n")
+        items.append(_indent(body, marker, " " * len(marker)) if body else marker.rstrip())
+    return ("\n" if tight else "\n\n").join(items)
+
+
+def _table(node: SyntaxTreeNode) -> str:
+    rows = [tr for part in node.children for tr in part.children]
+    if not rows:
+        return ""
+    align = {"text-align:left": ":--", "text-align:right": "--:", "text-align:center": ":-:"}
+    lines = ["| " + " | ".join(_inline(c.children[0], cell=True) if c.children else "" for c in tr.children) + " |"
+             for tr in rows]
+    delim = "| " + " | ".join(align.get(str(c.attrs.get("style", "")), "---") for c in rows[0].children) + " |"
+    return "\n".join([lines[0], delim, *lines[1:]])
+
+
+def _block(node: SyntaxTreeNode) -> str:
+    kind = node.type
+    if kind == "paragraph":
+        return _paragraph(node)
+    if kind == "heading":
+        text = " ".join(_inline(node.children[0]).split("\n")) if node.children else ""
+        return (node.tag[1:].isdigit() and "#" * int(node.tag[1:]) or "#") + (" " + text if text else "")
+    if kind == "blockquote":
+        return _indent(_blocks(node.children, "\n\n"), "> ", "> ", ">")
+    if kind in ("bullet_list", "ordered_list"):
+        return _list(node)
+    if kind in ("fence", "code_block"):
+        return _fence(node.content, node.info if kind == "fence" else "")
+    if kind == "hr":
+        return "***"
+    if kind == "table":
+        return _table(node)
+    return _line_starts(_escape_text(node.content))  # html_block or unknown: its text
+
+
+def _blocks(nodes: list[SyntaxTreeNode], sep: str) -> str:
+    return sep.join(text for text in (_block(n) for n in nodes) if text)
+
+
+def live_elements(markdown: str) -> list[str]:
+    """What would be live if ``markdown`` were rendered: links, images, raw HTML and bare URLs (which GFM
+    renderers such as Streamlit's turn into links), as ``kind: text`` lines; empty for inert Markdown."""
+    found = []
+    for token in _parser(checking=True).parse(markdown):
+        if token.type in _LIVE:
+            found.append(f"{token.type}: {token.content}")
+        for child in token.children or []:
+            if child.type in _LIVE or child.type.startswith(("link", "image")):
+                found.append(f"{child.type}: {child.attrs.get('href') or child.attrs.get('src') or child.content}")
+            elif child.type == "text" and _URL_RE.search(child.content):
+                found.append(f"url: {child.content}")
+    return found
 
 
 def inert_markdown(text: str) -> str:
-    """Markdown that renders without fetching anything or running anything.
+    """Markdown that renders without fetching anything, running anything or linking anywhere.
 
-    Raw HTML is escaped (shown as text), images become ``[image not loaded: alt `url`]``, links become
-    ``text (`url`)`` and bare URLs are shown as code, so the browser neither loads nor autolinks them.
+    The text is parsed (CommonMark + GFM tables and strikethrough) and written back from its tokens:
+    headings, lists, quotes, emphasis, tables and code keep their meaning; raw HTML is shown as text,
+    images become ``[image not loaded: alt `url`]``, links ``text (`url`)`` and bare URLs code, so the
+    browser neither loads nor follows them. The output is checked by parsing it again (:func:`live_elements`);
+    if anything would still be live the whole text is returned as one code block.
     """
     if not text:
         return ""
-    return _TOKEN_RE.sub(_replace, str(text))
+    text = str(text).replace("\r\n", "\n").replace("\r", "\n")
+    parsed = _parser().parse(text.replace(_DOLLAR, "").replace("\\$", _DOLLAR))
+    out = _blocks(SyntaxTreeNode(parsed).children, "\n\n").replace(_DOLLAR, "\\$")
+    out += "\n" if text.endswith("\n") and out else ""
+    return out if not live_elements(out) else _fence(text.replace("`", "'")) + "\n"
 
 
 def escape_export(text: str) -> str:

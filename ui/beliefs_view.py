@@ -35,6 +35,7 @@ from ifworld.beliefs import (
     recording_of,
 )
 from ifworld.runs import Event
+from ifworld.safe_figure import inert_figure
 from ui.player import step_player
 from ui.runs_view import register_renderer
 
@@ -170,8 +171,8 @@ def player(recording: Recording, domain: Domain, prefix: str, run: int = 0) -> N
     animation."""
     last = int(recording.active[:, run].sum())
     cache = _figure_cache(prefix, recording, run)
-    if "animated" not in cache:
-        cache["animated"] = animated_figures(recording, domain, run)
+    if "animated" not in cache:  # made inert once here: every still and curve is cut from these
+        cache["animated"] = {name: inert_figure(fig) for name, fig in animated_figures(recording, domain, run).items()}
     figs = cache["animated"]
     mode = st.radio("View", ["Step player", "Plotly animation"], horizontal=True, key=f"{prefix}_view")
     if mode == "Plotly animation":
@@ -243,7 +244,8 @@ def inspector(recording: Recording, domain: Domain, prefix: str, run: int, t: in
                           format_func=lambda f: f if f == "—" else
                           f"{'✅' if domain.truth[f] else '❌'} {domain.labels[f]}")
     if agent != "—":
-        st.plotly_chart(beliefs.agent_figure(recording, domain, run, int(agent)), key=f"{prefix}_agent_fig")
+        st.plotly_chart(inert_figure(beliefs.agent_figure(recording, domain, run, int(agent))),
+                        key=f"{prefix}_agent_fig")
         st.dataframe(pd.DataFrame(beliefs.agent_history(recording, domain, run, int(agent))), hide_index=True,
                      key=f"{prefix}_agent_rows")
     if fact != "—":
@@ -410,7 +412,7 @@ def sweep_results(rows: pd.DataFrame, prefix: str) -> None:
     for tab, name, build in ((tabs[6], "figure1", beliefs.figure1), (tabs[7], "figure2", beliefs.figure2)):
         with tab:
             fig = build(rows)
-            st.plotly_chart(fig, key=f"{prefix}_{name}")
+            st.plotly_chart(inert_figure(fig), key=f"{prefix}_{name}")
             _export_buttons(fig, f"{prefix}_{name}")
 
 

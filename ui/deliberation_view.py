@@ -12,6 +12,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from ifworld.safe_figure import inert_figure
 from ifworld.whatif import ADJUDICATION_RULES, Conflict, ExpertOutput, Frame, FrameDiff, confidence, domain_heatmap, pct
 from ui.common import inert
 
@@ -92,4 +93,4 @@ def render_deliberation(frame: Frame, diff: FrameDiff | None, experts: dict[str,
     fig = domain_heatmap(edges)
     if fig is not None:
         sst.markdown("**Cross-domain causal integration (this round's expert edges)**")
-        st.plotly_chart(fig, key=f"{key}_heat", width="stretch")
+        st.plotly_chart(inert_figure(fig), key=f"{key}_heat", width="stretch")

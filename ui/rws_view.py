@@ -26,6 +26,7 @@ from ifworld.rws import (
     load_benchmark_record,
     load_items,
 )
+from ifworld.safe_figure import inert_figure
 from ui.common import safe_md, show_error
 from ui.runs_view import register_renderer, render_generic
 
@@ -201,9 +202,9 @@ def show_results(record: dict[str, Any] | BenchmarkRecord, run_id: str | None, k
     st.dataframe(rws.table1(rec), width="stretch")
     st.markdown("**Accuracy by pattern × answer type** (Table 2 shape)")
     st.dataframe(rws.table2(rec), width="stretch")
-    st.plotly_chart(accuracy_chart(rec), key=f"{key}_acc")
-    st.plotly_chart(verdict_matrix(rec), key=f"{key}_matrix")
-    st.plotly_chart(cost_scatter(rec), key=f"{key}_cost")
+    st.plotly_chart(inert_figure(accuracy_chart(rec)), key=f"{key}_acc")
+    st.plotly_chart(inert_figure(verdict_matrix(rec)), key=f"{key}_matrix")
+    st.plotly_chart(inert_figure(cost_scatter(rec)), key=f"{key}_cost")
     st.dataframe(rws.cost_frame(rec), hide_index=True, width="stretch")
     trace_picker(rec, key)
     d1, d2 = st.columns(2)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import json
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from ifworld import safe_json
 from ifworld.beliefs.config import (
     LLM_DEFAULTS,
     LLM_FIELDS,
@@ -33,6 +33,7 @@ from ifworld.beliefs.config import (
     llm_calls,
 )
 from ifworld.limits import CONFIRM_CALLS, confirmation_message, needs_confirmation
+from ifworld.safe_csv import write_csv
 
 if TYPE_CHECKING:
     from ifworld.runs.events import Event
@@ -112,7 +113,7 @@ def run_cmd(
     except ValueError as exc:
         raise _fail(str(exc)) from None
     if as_json:
-        typer.echo(json.dumps(summary))
+        typer.echo(safe_json.dumps(summary))
         return
     for key, value in summary.items():
         typer.echo(f"{key:>15}: {value:.4f}" if isinstance(value, float) else f"{key:>15}: {value}")
@@ -174,7 +175,7 @@ def paper_cmd(
 
         write_outputs(reps, out)
     if as_json:
-        typer.echo(json.dumps([paper.summary(rep) for rep in reps]))
+        typer.echo(safe_json.dumps([paper.summary(rep) for rep in reps]))
         return
     for rep in reps:
         typer.echo(f"\n=== rule {rep.rule}: {rep.configurations} configurations x {rep.seeds} seeds x {rep.runs} runs")
@@ -202,7 +203,7 @@ def phase_cmd(
     except ValueError as exc:
         raise _fail(str(exc)) from None
     if out:
-        curves.to_csv(out, index=False)
+        write_csv(curves, out)
     typer.echo(curves[["rule", "ratio", "f1", "lock_share", "false_majority"]].to_string(index=False))
     typer.echo("\n" + crossing_table(curves).to_string(index=False))
 
@@ -280,7 +281,7 @@ def llm_cmd(
         raise typer.Exit(FAILED) from exc
     out = summary_of(record, holder.get("run_id", ""))
     if as_json:
-        typer.echo(json.dumps(out))
+        typer.echo(safe_json.dumps(out))
         return
     typer.echo(f"F1 {out['f1']:.3f}  precision {out['precision']:.3f}  recall {out['recall']:.3f}  "
                f"rounds {out['rounds_used']} ({'converged' if out['converged'] else 'round cap'})")

@@ -17,6 +17,7 @@ from plotly.subplots import make_subplots
 
 from ifworld.beliefs.tables import PARAMETERS, WORDS, varying_parameters
 from ifworld.errors import ConfigError, InputError
+from ifworld.safe_figure import inert_figure
 
 FIGURE1_EFFECTS = (
     ("bandwidth", "Bandwidth"), ("agents", "Population"), ("rounds", "Max rounds"),
@@ -167,4 +168,4 @@ def figure_image(fig: go.Figure, fmt: str = "png", width: int = 1400) -> bytes:
         raise InputError(f"format must be png or svg; got {fmt!r}")
     if not HAS_KALEIDO:
         raise ConfigError("image export needs the kaleido package: pip install 'ifworld[export]'")
-    return fig.to_image(format=fmt, width=width, height=int(fig.layout.height or 800), scale=1)
+    return inert_figure(fig).to_image(format=fmt, width=width, height=int(fig.layout.height or 800), scale=1)

@@ -19,6 +19,8 @@ from ifworld.beliefs import paper
 from ifworld.beliefs.figures import HAS_KALEIDO, figure1, figure2, figure_image
 from ifworld.beliefs.paper import PaperReproduction
 from ifworld.errors import InputError
+from ifworld.safe_csv import write_csv
+from ifworld.safe_figure import inert_figure
 
 BEGIN = "<!-- reproduction:begin -->"
 END = "<!-- reproduction:end -->"
@@ -59,10 +61,10 @@ def write_outputs(reps: Sequence[PaperReproduction], out: Path) -> list[Path]:
     written = []
     sweep = paper.sweep_table()
     for name, table in [("sweep", sweep)] + [(f"{rep.rule}_{n}", b(rep)) for rep in reps for n, _, b in TABLES]:
-        table.to_csv(out / f"{name}.csv", index=False)
+        write_csv(table, out / f"{name}.csv")
         (out / f"{name}.md").write_text(markdown(table) + "\n", encoding="utf-8")
         written += [out / f"{name}.csv", out / f"{name}.md"]
-    pd.concat([rep.rows for rep in reps]).to_csv(out / "rows.csv", index=False)
+    write_csv(pd.concat([rep.rows for rep in reps]), out / "rows.csv")
     (out / "reproduction.md").write_text(report_markdown(reps), encoding="utf-8")
     written += [out / "rows.csv", out / "reproduction.md"]
     for rep in reps:
@@ -71,6 +73,7 @@ def write_outputs(reps: Sequence[PaperReproduction], out: Path) -> list[Path]:
             fig = build(rows)
             fig.update_layout(title=f"{fig.layout.title.text} — the paper's sweep, rule {rep.rule}")
             path = out / f"{rep.rule}_{name}.html"
+            fig = inert_figure(fig)
             fig.write_html(path, include_plotlyjs=True)
             written.append(path)
             if HAS_KALEIDO:

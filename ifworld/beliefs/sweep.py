@@ -40,6 +40,7 @@ from ifworld.beliefs.config import BeliefConfig
 from ifworld.beliefs.engine import simulate
 from ifworld.errors import BeliefConfigError, ConfigError
 from ifworld.runs.lease import process_alive
+from ifworld.safe_csv import write_csv
 from ifworld.safe_yaml import load_yaml
 
 BACKENDS = ("local", "dask")
@@ -314,7 +315,7 @@ def write_table(frame: pd.DataFrame, out: str | Path) -> None:
     if str(out).endswith(".parquet"):
         frame.to_parquet(out, index=False)
     else:
-        frame.to_csv(out, index=False)
+        write_csv(frame, out)
 
 
 def read_table(path: str | Path) -> pd.DataFrame:

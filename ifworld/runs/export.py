@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ifworld import safe_json
 from ifworld.errors import InputError
 from ifworld.llm.usage import usage_totals
 from ifworld.redact import redact
@@ -31,7 +32,7 @@ def export_run(run_id: str, fmt: str = "json", *, store: RunStore | None = None)
     info = store.get_run(run_id)
     calls = store.calls(run_id)
     if fmt == "json":
-        return redact(json.dumps(redact(export_payload(info, calls)), indent=2, default=str))
+        return redact(safe_json.dumps(redact(export_payload(info, calls)), indent=2, default=str))
     if fmt not in EXPORT_FORMATS:
         raise InputError(f"unknown export format {fmt!r}; use {', '.join(EXPORT_FORMATS)}")
     body, wf = "", None

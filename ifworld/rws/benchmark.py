@@ -14,14 +14,13 @@ malformed record is a :class:`~ifworld.runs.records.RecordError` naming the run 
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import pandas as pd
 
-from ifworld import resources, runs
+from ifworld import resources, runs, safe_json
 from ifworld.config import Settings
 from ifworld.errors import InputError
 from ifworld.runs.events import Event
@@ -30,6 +29,7 @@ from ifworld.rws.dataset import RWSItem, load_items
 from ifworld.rws.patterns import PATTERNS, calls_range, check_pattern
 from ifworld.rws.records import BenchmarkRecord, TaskResult, load_benchmark_record
 from ifworld.rws.verifier import grade_output
+from ifworld.safe_csv import write_csv
 
 WORKFLOW = "rws.benchmark"
 SAMPLE_PATH = resources.data_path("rws_sample.jsonl")
@@ -279,13 +279,14 @@ def cost_frame(record: Record) -> pd.DataFrame:
 
 
 def to_csv(record: Record) -> str:
-    return results_frame(record).to_csv(index=False)
+    """The per-item results as CSV (formulas neutralised: :func:`~ifworld.safe_csv.write_csv`)."""
+    return write_csv(results_frame(record)) or ""
 
 
 def to_json(record: Record) -> str:
     """The record as JSON: a stored dict as it is (keys this version does not model included)."""
     data = record.model_dump(mode="json") if isinstance(record, BenchmarkRecord) else record
-    return json.dumps(data, indent=2, default=str)
+    return safe_json.dumps(data, indent=2, default=str)
 
 
 def _md_table(df: pd.DataFrame, index: bool = True) -> str:

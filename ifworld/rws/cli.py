@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from pydantic import BaseModel, ConfigDict, field_validator
 
+from ifworld import safe_json
 from ifworld.rws.grading.constants import DEFAULT_TIMEOUT_S
 from ifworld.rws.names import PATTERNS
 
@@ -77,7 +78,7 @@ def check_cmd(
     if timeout <= 0:
         _fail("--timeout must be positive")
     result = check(pred, gt, kind, units=units, timeout_s=timeout, hint=hint)
-    typer.echo(json.dumps(result.model_dump(), ensure_ascii=False))
+    typer.echo(safe_json.dumps(result.model_dump(), ensure_ascii=False))
 
 
 def _report_errors(label: str, errors: list) -> None:
@@ -119,7 +120,7 @@ def grade_cmd(
         typer.echo(f"{predictions}: {len(unknown)} prediction(s) for unknown ids, e.g. {unknown[0]!r}", err=True)
     report = grade_many(loaded.items, preds, timeout_s=timeout)
     payload = report.model_dump()
-    text = json.dumps(payload, ensure_ascii=False, indent=2)
+    text = safe_json.dumps(payload, ensure_ascii=False, indent=2)
     if out is not None:
         out.write_text(text + "\n", encoding="utf-8")
     sys.stdout.write(text + "\n")

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 from rich.console import Console
 
+from ifworld import safe_json
+
 if TYPE_CHECKING:
     from rich.progress import Progress
 
@@ -45,7 +47,7 @@ def _settings() -> Settings:
 
 
 def _write(payload: Any, out: Path | None) -> None:
-    text = json.dumps(payload, indent=2, ensure_ascii=False, default=str)
+    text = safe_json.dumps(payload, indent=2, ensure_ascii=False, default=str)
     if out is None:
         sys.stdout.write(text + "\n")
     else:

@@ -9,7 +9,9 @@ written as fractions, a branch named instead of referenced by id, a reversed int
   50 ⊂ 80 ⊂ 95;
 - ``branch_references``: branch ids are unique, and every timeline event and decision rule points to an
   existing branch;
-- ``indicators_in_scenario``: every decision-table indicator is one of the branches' indicators.
+- ``indicators_in_scenario``: every decision-table indicator is one of the branches' indicators;
+- ``numbers_finite``: no number in the report is NaN or ±Infinity (a model's ``1e400`` reads as infinity;
+  the JSON export writes such numbers as null and lists their paths).
 
 Violations get one targeted repair turn (only the part at fault is re-asked, with the list of violations);
 what is still wrong afterwards is listed in the report's "Consistency checks" section.
@@ -22,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ifworld.safe_json import non_finite_paths
 from ifworld.whatif.numbers import interval, num, pct
 
 PROBABILITY_TOLERANCE = 1.0
@@ -30,11 +33,13 @@ CHECKS: dict[str, str] = {
     "intervals_nest": "Calibration intervals are non-degenerate and nest 50 ⊂ 80 ⊂ 95 %",
     "branch_references": "Every referenced branch exists (timeline, decision table)",
     "indicators_in_scenario": "Every decision-table indicator appears in the scenario branches",
+    "numbers_finite": "Every number is finite (no NaN or Infinity)",
 }
 # Which report part a violation is repaired in, and the fields that part owns.
 CHECK_PART = {"probabilities_sum": "scenarios", "branch_references": "scenarios",
               "indicators_in_scenario": "scenarios", "intervals_nest": "analysis"}
 PART_FIELDS = {"scenarios": ("scenarios", "timeline", "decision_table"), "analysis": ("calibration_ranges",)}
+FIELD_PART = {field: part for part, fields in PART_FIELDS.items() for field in fields}
 LEVELS = ("ci50", "ci80", "ci95")
 _WORD_RE = re.compile(r"[^a-z0-9]+")
 
@@ -45,10 +50,11 @@ Repair = Callable[[str, dict[str, Any], list[str]], dict[str, Any]]
 class Violation:
     check: str
     message: str
+    field: str = ""  # the report field at fault, where the check alone does not say which part owns it
 
     @property
     def part(self) -> str:
-        return CHECK_PART[self.check]
+        return CHECK_PART.get(self.check) or FIELD_PART.get(self.field, "")
 
 
 def _key(text: Any) -> str:
@@ -180,10 +186,16 @@ def _check_indicators(report: dict) -> list[Violation]:
     return out
 
 
+def _check_finite(report: dict) -> list[Violation]:
+    fields = [k for k in report if k != "consistency_checks"]
+    return [Violation("numbers_finite", f"{path[2:]} is not a finite number (NaN or Infinity)", field)
+            for field in fields for path in non_finite_paths({field: report[field]})]
+
+
 def check(report: dict[str, Any]) -> list[Violation]:
     """Every violation of :data:`CHECKS` in ``report`` (a Report dict), in check order."""
     return [*_check_probabilities(report), *_check_intervals(report), *_check_references(report),
-            *_check_indicators(report)]
+            *_check_indicators(report), *_check_finite(report)]
 
 
 # -- orchestration ------------------------------------------------------------------------------------
@@ -202,6 +214,8 @@ def reconcile(report: dict[str, Any], repair: Repair | None = None) -> dict[str,
     repaired: list[str] = []
     if before and repair is not None:
         for part, items in _by_part(before).items():
+            if part not in PART_FIELDS:  # a fault outside the repairable parts stays listed
+                continue
             current = {f: report.get(f) or [] for f in PART_FIELDS[part]}
             try:
                 fixed = repair(part, current, [v.message for v in items])

@@ -17,10 +17,12 @@ from typing import Any
 
 import pandas as pd
 
-from ifworld import runs
+from ifworld import runs, safe_json
 from ifworld.config import Settings, load_settings
 from ifworld.errors import InputError
 from ifworld.runs.store import RunStore, get_store
+from ifworld.safe_csv import write_csv
+from ifworld.safe_figure import inert_figure
 from ifworld.whatif import service
 from ifworld.whatif.judge import DIMENSIONS, JUDGE_ROLE, judge_record
 from ifworld.whatif.params import default_params, estimate_calls
@@ -224,15 +226,15 @@ def write_outputs(result: EvalResult, out_dir: Path) -> list[str]:
              "per_topic.csv": result.per_topic, "ablation.csv": result.ablation}
     written = []
     for name, df in files.items():
-        df.to_csv(out_dir / name, index=name != "scores.csv")
+        write_csv(df, out_dir / name, index=name != "scores.csv")
         written.append(str(out_dir / name))
     for name, fig in result.figures.items():
-        fig.write_html(out_dir / f"{name}.html", include_plotlyjs=True)  # works offline
+        inert_figure(fig).write_html(out_dir / f"{name}.html", include_plotlyjs=True)  # works offline
         written.append(str(out_dir / f"{name}.html"))
     summary = {"macro": result.macro.to_dict(orient="index"), "cells": len(result.scores),
                "failed": int((result.scores["status"] != "ok").sum())}
-    (out_dir / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
-    (out_dir / "evaluation.json").write_text(json.dumps(evaluation_log(result), indent=2, default=str,
+    (out_dir / "summary.json").write_text(safe_json.dumps(summary, indent=2), encoding="utf-8")
+    (out_dir / "evaluation.json").write_text(safe_json.dumps(evaluation_log(result), indent=2, default=str,
                                                         ensure_ascii=False), encoding="utf-8")
     return [*written, str(out_dir / "summary.json"), str(out_dir / "evaluation.json")]
 

@@ -2,7 +2,8 @@
 self-contained HTML file (charts inline with plotly.js embedded once, no CDN, no network at all).
 
 Both are built from the stored record only. Model text is rendered with raw HTML escaped and images and
-links left as text (the export is opened later, anywhere; nothing in it may call out).
+links left as text, and every chart's text is escaped (:func:`~ifworld.safe_figure.inert_figure`: no live
+``<a xlink:href>``, no styles loading URLs); the export is opened later, anywhere, and nothing in it may call out.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 
+from ifworld.safe_figure import inert_figure
 from ifworld.whatif.causal import build_causal_graph, causal_figure, domain_heatmap
 from ifworld.whatif.figures import calibration_figure, scenario_figure
 from ifworld.whatif.records import WhatIfRecord, load_record
@@ -54,7 +56,7 @@ def _figures(record: dict[str, Any]) -> list[tuple[str, Any]]:
     graph = build_causal_graph(rec)
     if graph.number_of_edges():
         figs.append(("Causal map", causal_figure(graph, highlight_cycles=True)))
-    return [(title, fig) for title, fig in figs if fig is not None]
+    return [(title, inert_figure(fig)) for title, fig in figs if fig is not None]
 
 
 def record_html(record: dict[str, Any], meta: dict[str, Any] | None = None) -> str:

@@ -109,7 +109,7 @@ def test_one_targeted_repair_turn_then_the_rest_is_listed():
     assert len(cc["repaired"]) == 3 and all("interval" in v for v in cc["violations"]) and len(cc["violations"]) == 3
     assert {c["name"]: c["passed"] for c in cc["checks"]} == {
         "probabilities_sum": True, "intervals_nest": False, "branch_references": True,
-        "indicators_in_scenario": True}
+        "indicators_in_scenario": True, "numbers_finite": True}
     md = render_report_markdown(report)
     section = md[md.index("## Consistency checks"):]
     assert "| Calibration intervals are non-degenerate and nest 50 ⊂ 80 ⊂ 95 % | FAILED |" in section
