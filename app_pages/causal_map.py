@@ -32,9 +32,10 @@ def run_view(run_id: str, updated: float, domains: tuple[str, ...], min_strength
     un-pickling a Plotly figure would validate it all over again)."""
     view = whatif.filter_graph(run_graph(run_id, updated), list(domains), min_strength, cross_only)
     loops = whatif.feedback_loops(view)
+    heat = whatif.domain_heatmap(whatif.graph_domain_edges(view))
     return {"view": view, "loops": loops,
-            "figure": whatif.causal_figure(view, show_cycles, show_cross, seed=seed, loops=loops),
-            "heat": whatif.domain_heatmap(whatif.graph_domain_edges(view)),
+            "figure": inert_figure(whatif.causal_figure(view, show_cycles, show_cross, seed=seed, loops=loops)),
+            "heat": heat and inert_figure(heat),
             "influential": pd.DataFrame(whatif.influential_nodes(view, top=15)).drop(columns=["node"],
                                                                                       errors="ignore"),
             "edges": pd.DataFrame(whatif.edge_rows(view))}
@@ -109,14 +110,14 @@ m1.metric("Nodes", view.number_of_nodes())
 m2.metric("Edges", view.number_of_edges())
 m3.metric("Cross-domain edges", sum(1 for *_, d in view.edges(data=True) if d.get("cross_domain")))
 m4.metric("Feedback loops", len(loops))
-st.plotly_chart(inert_figure(drawn["figure"]), key="causal_fig", width="stretch")
+st.plotly_chart(drawn["figure"], key="causal_fig", width="stretch")
 
 heat = drawn["heat"]
 if heat is not None:
     st.markdown("#### Cross-domain causal integration")
     st.caption("Domain × domain: net sign × strength of the links from a cause's domain (row) to an effect's "
                "domain (column); the number in brackets counts the links.")
-    st.plotly_chart(inert_figure(heat), key="causal_heat", width="stretch")
+    st.plotly_chart(heat, key="causal_heat", width="stretch")
 
 left, right = st.columns(2)
 with left:

@@ -162,7 +162,7 @@ def _round_figures(cache: dict[str, Any], t: int) -> tuple[go.Figure, go.Figure,
         curve = go.Figure(data=figs["metrics"].data, layout=figs["metrics"].layout)  # no frames to copy
         curve.add_vline(x=t, line_dash="dot", line_color="grey")
         curve.update_layout(height=FIG_HEIGHT - 60)
-        cache["rounds"][t] = (_still(figs["network"], t), heat, clickable, curve)
+        cache["rounds"][t] = (_still(figs["network"], t), inert_figure(heat), clickable, curve)  # + the cell layer
     return cache["rounds"][t]
 
 
