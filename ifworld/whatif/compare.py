@@ -17,19 +17,10 @@ from ifworld.runs.steps import changed_keys as _changed_keys
 from ifworld.safe_text import demote_headings
 from ifworld.whatif.numbers import pct
 from ifworld.whatif.records import JudgeResult, WhatIfRecord, load_record
+from ifworld.whatif.rubric import JUDGE_LABELS, JUDGE_MAXIMA
 
 RecordLike = WhatIfRecord | dict[str, Any] | None
 
-JUDGE_MAXIMA: dict[str, int] = {
-    "rigor_traceability": 25, "integration_causality": 25, "feasibility_minimality": 20,
-    "uncertainty_adaptation": 15, "decisionability": 15,
-}
-JUDGE_LABELS: dict[str, str] = {
-    "rigor_traceability": "Rigor & traceability", "integration_causality": "Integration & causality",
-    "feasibility_minimality": "Feasibility & minimality",
-    "uncertainty_adaptation": "Uncertainty & adaptation",
-    "decisionability": "Decisionability",
-}
 SECTION_HEADING_FLOOR = 5
 """Sections are shown under level-4 titles; a model's own headings in them start one level lower."""
 USAGE_KEYS = ("calls", "prompt_tokens", "completion_tokens", "retries", "failures", "latency_s")

@@ -27,7 +27,7 @@ def test_judge_is_blind_neutral_and_logged(run_whatif, fake_server, wsettings, s
     body = fake_server.requests[0].body
     assert body["temperature"] == 0 and "ifworld" not in json.dumps(body["messages"]).lower()
     assert body["seed"] == JUDGE_SEED == result["seed"]  # the judge records the seed it sent
-    assert "impartial evaluator" in body["messages"][0]["content"]
+    assert "independent evaluator" in body["messages"][0]["content"]
     stored = store.get_run(rec["run_id"]).record
     assert stored["judge"]["overall"] == result["overall"] and len(stored["judgements"]) == 1
     assert any(c["role"] == "whatif.judge" for c in store.calls(rec["run_id"]))
