@@ -35,6 +35,24 @@ def judge_scores(record: RecordLike) -> dict[str, float] | None:
     return out or None
 
 
+def tokens_text(record: RecordLike, fallback: dict[str, Any] | None = None) -> str:
+    """A run's tokens in words, for beside its scores: "9,594 tokens", plus its budget when it had one
+    ("· matched: ×0.96 of 10,000" / "· below budget: ×0.40 of 70,000")."""
+    rec = load_record(record)
+    usage = usage_of(rec, fallback)
+    tokens = int(usage.get("prompt_tokens") or 0) + int(usage.get("completion_tokens") or 0)
+    if rec.budget is not None and rec.budget.tokens:
+        tokens = rec.budget.tokens  # the run's own calls (a judge call logged with the run is not counted)
+    text = f"{tokens:,} tokens"
+    budget = rec.budget
+    if budget is not None and budget.target and budget.ratio is not None:
+        word = {"matched": "matched", "below": "below budget", "above": "above budget"}.get(budget.status, "budget")
+        text += f" · {word}: ×{budget.ratio:.2f} of {budget.target:,.0f}"
+    elif rec.method == "single":
+        text += " · one call, budget unmatched"
+    return text
+
+
 def _is_number(value: Any) -> bool:
     try:
         float(value)
