@@ -206,7 +206,13 @@ def eval_cmd(
     """Run and judge methods × propositions × repeats; write the paper's tables and charts (tokens per
     method beside the scores, every judgement in evaluation.json)."""
     from ifworld.limits import confirmation_message, needs_confirmation
-    from ifworld.whatif.evaluate import estimate_eval_calls, parse_budget, resolve_methods, resolve_propositions, run_eval
+    from ifworld.whatif.evaluate import (
+        estimate_eval_calls,
+        parse_budget,
+        resolve_methods,
+        resolve_propositions,
+        run_eval,
+    )
     from ifworld.whatif.propositions import normalize_experts
 
     try:

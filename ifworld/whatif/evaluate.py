@@ -239,7 +239,8 @@ def budget_summary(rows: pd.DataFrame) -> str:
         return "—" if method not in BUDGETED else "fixed size"
     ratio = pd.to_numeric(rows["budget_ratio"], errors="coerce").mean()
     missed = status[status != "matched"]
-    text = f"matched ×{ratio:.2f}" if missed.empty else f"{len(status) - len(missed)}/{len(status)} matched ×{ratio:.2f}"
+    share = "" if missed.empty else f"{len(status) - len(missed)}/{len(status)} "
+    text = f"{share}matched ×{ratio:.2f}"
     return text + "".join(f"; {n} {k}" for k, n in missed.value_counts().items())
 
 

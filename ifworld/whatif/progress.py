@@ -100,9 +100,9 @@ def describe(params: dict[str, Any]) -> str:
                  else f"{params.get('depth', 2)} expansion step(s)")
         return f"tree search: breadth {params.get('breadth', 3)}, {steps}, a critic score per answer, best leaf wins"
     if method == "debate":
-        rounds = (f"as many rounds as ≈{budget:,.0f} tokens buy (≈{planned_steps(method, params)})" if budget
-                  else f"{params.get('debate_rounds', 2)} round(s)")
-        return f"debate: {rounds} of pro and con, then a judge's synthesis"
+        turns = (f"as many rounds as ≈{budget:,.0f} tokens buy (≈{planned_steps(method, params)})" if budget
+                 else f"{params.get('debate_rounds', 2)} round(s)")
+        return f"debate: {turns} of pro and con, then a judge's synthesis"
     experts, rounds = len(params.get("experts") or []), int(params.get("rounds") or 1)
     return f"IF-World: {experts} expert(s), {rounds} round(s)"
 
@@ -116,7 +116,7 @@ STEP_LABELS: dict[str, str] = {
     "report_core": "Writing the report", "report_analysis": "Writing the report",
     "report_scenarios": "Writing the report", "assemble": "Checking the report's consistency",
     "single": "The single agent is writing its answer", "draft": "Tree search — drafting",
-    "expand": "Tree search — depth {round}: expanding branches", "select": "Tree search — the critic is choosing",
+    "expand": "Tree search — step {round}: expanding the best leaf", "select": "Tree search — picking the best leaf",
     "finish": "Tree search — final answer", "turn": "Debate — next turn", "synthesis": "Debate — the judge's synthesis",
 }
 
