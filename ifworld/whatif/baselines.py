@@ -32,7 +32,8 @@ from ifworld.whatif.schemas import Critique
 
 PARENT_MAX_CHARS = 3_000
 CANDIDATE_MAX_CHARS = 4_000
-TRANSCRIPT_MAX_CHARS = 8_000
+TRANSCRIPT_MAX_CHARS = 8_000  # what a debater sees of the exchange so far (its latest part)
+SYNTHESIS_TRANSCRIPT_MAX_CHARS = 32_000  # what the debate's judge reads: a long matched debate, mostly whole
 TREE_ANGLES = (
     "onset is much faster than the draft assumed", "onset is gradual over decades",
     "substitution and adaptation are stronger than assumed", "institutions are weaker and slower than assumed",
@@ -266,7 +267,7 @@ def build_debate(params: dict[str, Any], settings: Settings) -> StateGraph:
             text = agents.answer("whatif.debate.judge", "whatif/debate_judge", settings, done,
                                  user="user_synthesis",
                                  proposition_block=agents.proposition_block(state["proposition"]),
-                                 transcript=_transcript(state.get("debates", [])))
+                                 transcript=_transcript(state.get("debates", []), SYNTHESIS_TRANSCRIPT_MAX_CHARS))
         except LLMError as exc:
             raise _fail("the debate judge synthesis", exc) from exc
         emit("report_done", node="synthesis", round=done)

@@ -52,17 +52,11 @@ def ceiling(method: str) -> int:
     return MAX_MATCHED_TREE_STEPS if method == "tree" else MAX_MATCHED_DEBATE_ROUNDS
 
 
-def initial_size(method: str, tokens: float) -> dict[str, Any]:
-    """A starting size for a budget of ``tokens`` before anything is measured (the calls' estimate and the
-    tree's breadth): tree breadth × steps from its 2 + 2·b·d calls, debate rounds from its 2·r + 1 calls."""
-    calls = max(1.0, tokens / TOKENS_PER_CALL[method]) if method in TOKENS_PER_CALL else 1.0
-    if method == "tree":
-        area = max(1.0, (calls - 2) / 2)
-        depth = min(MAX_MATCHED_TREE_STEPS, max(1, round(math.sqrt(area))))
-        return {"breadth": min(MAX_BREADTH, max(1, round(area / depth))), "depth": depth}
-    if method == "debate":
-        return {"debate_rounds": min(MAX_MATCHED_DEBATE_ROUNDS, max(1, round((calls - 1) / 2)))}
-    return {}
+def tree_breadth(tokens: float) -> int:
+    """Branches per tree step for a budget of ``tokens``: about as many as the steps the budget buys
+    (breadth × steps ≈ (calls − 2) / 2 with the measured tokens per call), within 1…:data:`MAX_BREADTH`."""
+    area = max(1.0, (tokens / TOKENS_PER_CALL["tree"] - 2) / 2)
+    return min(MAX_BREADTH, max(1, round(math.sqrt(area))))
 
 
 def planned_steps(method: str, params: dict[str, Any]) -> int:

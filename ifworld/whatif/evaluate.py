@@ -27,7 +27,7 @@ from ifworld.config import Settings, load_settings
 from ifworld.errors import InputError
 from ifworld.runs.store import RunStore, get_store
 from ifworld.whatif import service
-from ifworld.whatif.budget import BUDGET_TOLERANCE, Budget, initial_size
+from ifworld.whatif.budget import BUDGET_TOLERANCE, Budget, tree_breadth
 from ifworld.whatif.judge import DIMENSIONS, JUDGE_ROLE, judge_record
 from ifworld.whatif.params import default_params, estimate_calls
 from ifworld.whatif.progress import estimate
@@ -124,8 +124,7 @@ def budget_params(method: str, target: float | None) -> dict[str, Any]:
     measured tokens while the run goes); nothing for IF-World, the single agent or no target."""
     if method not in BUDGETED or not target:
         return {}
-    size = initial_size(method, target)
-    return {"budget_tokens": target, **({"breadth": size["breadth"]} if method == "tree" else {})}
+    return {"budget_tokens": target, **({"breadth": tree_breadth(target)} if method == "tree" else {})}
 
 
 def estimate_eval_calls(methods: Sequence[str], propositions: Sequence[str], repeats: int,

@@ -33,9 +33,10 @@ def report_markdown(record: WhatIfRecord | dict[str, Any]) -> str:
     return (report.markdown or render_report_markdown(report.model_dump(mode="json"))) if report else ""
 
 
-def analysis_text(record: WhatIfRecord | dict[str, Any]) -> str:
-    """The report Markdown the judge reads: blinded and cut at the one cap every method gets."""
-    return judge_text(report_markdown(record))[0]
+def analysis_text(record: WhatIfRecord | dict[str, Any]) -> tuple[str, bool]:
+    """What the judge reads of a run, whatever its method: its report blinded and cut at the one cap every
+    method gets; and whether it was cut."""
+    return judge_text(report_markdown(record))
 
 
 def judge_report(proposition: str, analysis: str, settings: Settings | None = None,
@@ -72,7 +73,7 @@ def judge_record(record: dict[str, Any], settings: Settings | None = None, *, ru
     if info is not None and store is not None and run_id:  # the judgement's model call is logged with the run
         log, log_id = store, run_id
         callbacks = [llm.UsageTracker(sink=lambda call: log.add_call(log_id, call.to_dict()))]
-    text, cut = judge_text(report_markdown(rec))
+    text, cut = analysis_text(rec)
     result = {**judge_report(rec.proposition, text, settings, callbacks), "analysis_chars": len(text),
               "analysis_cut": cut}
     if info is not None and store is not None and run_id:

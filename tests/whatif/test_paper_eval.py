@@ -201,10 +201,11 @@ def test_every_method_gets_the_same_cap_and_the_same_blinding(run_whatif, fake_s
         rec = run_whatif(method=method, **({"breadth": 1, "depth": 1} if method == "tree" else {}),
                          **({"debate_rounds": 1} if method == "debate" else {}))
         rec["report"] = natural_report(long, PROP, [])
-        texts[method] = analysis_text(rec)
+        texts[method], cut = analysis_text(rec)
+        assert cut
     rec = run_whatif(rounds=1, experts=["physics", "economics"])
     rec["report"]["markdown"] += long  # IF-World's rendered report, made long
-    texts["ifworld"] = analysis_text(rec)
+    texts["ifworld"] = analysis_text(rec)[0]
     assert {len(t) for t in texts.values()} == {JUDGE_MAX_CHARS}
     assert all("if-world" not in t.lower() and "tree search" not in t.lower() for t in texts.values())
 
