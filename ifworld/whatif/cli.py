@@ -91,6 +91,9 @@ def run_cmd(
     breadth: Annotated[int, typer.Option("--breadth", help="Tree baseline: variants per level.")] = 3,
     depth: Annotated[int, typer.Option("--depth", help="Tree baseline: levels.")] = 2,
     debate_rounds: Annotated[int, typer.Option("--debate-rounds", help="Debate baseline: Pro/Con rounds.")] = 2,
+    budget_tokens: Annotated[int | None, typer.Option(
+        "--budget-tokens", help="Tree/debate: add steps until the run's tokens are within ±25 % of this budget "
+                                "(instead of --depth / --debate-rounds).")] = None,
     cache: Annotated[bool, typer.Option("--cache", help="Reuse identical finished steps (no model calls).")] = False,
     review: Annotated[bool, typer.Option(
         "--review", help="Pause after the refiner to edit the scenario and panel (continue with "
@@ -114,7 +117,7 @@ def run_cmd(
         params = default_params(proposition, method, experts=experts.split(",") if experts is not None else None,
                                 rounds=rounds, no_debate=no_debate, no_conflict=no_conflict,
                                 no_shared_frame=no_shared_frame, no_refine=no_refine, breadth=breadth, depth=depth,
-                                debate_rounds=debate_rounds, cache=cache, review=review,
+                                debate_rounds=debate_rounds, budget_tokens=budget_tokens, cache=cache, review=review,
                                 pause_between_rounds=pause_between_rounds, language=language)
     except ValueError as exc:
         _bad(str(exc))
@@ -139,6 +142,8 @@ def run_cmd(
         print_pause(record["run_id"], record["paused"])
     if record.get("degraded"):
         err.print(f"[yellow]degraded: {'; '.join(record['degraded'])}[/yellow]", highlight=False)
+    if (record.get("budget") or {}).get("note"):
+        err.print(f"[yellow]{record['budget']['note']}[/yellow]", highlight=False)
     _write(record, out)
 
 

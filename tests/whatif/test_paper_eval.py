@@ -70,12 +70,16 @@ def test_a_budgeted_debate_is_not_capped_at_six_rounds(run_whatif, fake_server):
     assert abs(rec["budget"]["tokens"] / 40_000 - 1) <= TOLERANCE
 
 
-def test_an_unreachable_budget_stops_at_the_ceiling_and_says_why(run_whatif, fake_server, monkeypatch):
+def test_an_unreachable_budget_stops_at_the_ceiling_and_says_why(llm_env, monkeypatch, tmp_path):
     monkeypatch.setattr(budgets, "MAX_MATCHED_DEBATE_ROUNDS", 3)
-    rec = run_whatif(method="debate", budget_tokens=500_000)
+    out = tmp_path / "run.json"
+    res = CliRunner().invoke(app, ["run", PROP, "--method", "debate", "--budget-tokens", "500000", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    rec = json.loads(out.read_text())
     assert len(rec["rounds"]) == 3 and rec["budget"]["status"] == "below"
     note = rec["budget"]["note"]
     assert "safety ceiling of 3 rounds" in note and "too short to fill this budget" in note and "500,000" in note
+    assert "budget not reached" in res.output  # said on stderr too
 
 
 def test_parse_budget_and_the_estimate_follow_the_budget():
