@@ -14,9 +14,6 @@ from typing import Any
 from ifworld.whatif.budget import TOKENS_PER_CALL, planned_steps
 from ifworld.whatif.params import estimate_calls
 
-__all__ = ["TOKENS_PER_CALL", "Estimate", "Progress", "describe", "estimate", "progress", "session_progress",
-           "step_label"]
-
 
 @dataclass(frozen=True)
 class Estimate:
