@@ -34,19 +34,16 @@ TOLERANCE = 0.25
 # -- 6. matched budgets ------------------------------------------------------------------------------
 def test_matched_budget_is_the_default_and_each_matched_method_lands_within_25_percent(fake_server, wsettings, store,
                                                                                         tmp_path):
-    props = [PROP, "What if antibiotics stopped working?"]
-    res = run_eval("paper", props, 1, wsettings, tmp_path / "eval", store=store, base_params=SMALL_IFWORLD)
-    rows = res.scores.set_index(["method", "topic"])
+    res = run_eval("paper", [PROP], 1, wsettings, tmp_path / "eval", store=store, base_params=SMALL_IFWORLD)
+    rows = res.scores.set_index("method")
     assert res.budget == "matched" and (res.scores["status"] == "ok").all()
-    for topic in (1, 2):
-        reference = rows.loc[("ifworld", topic), "tokens"]
-        for method in ("tree", "debate"):  # the target is IF-World's tokens for the same proposition
-            row = rows.loc[(method, topic)]
-            assert row["budget_target"] == reference and row["budget_status"] == "matched", row.to_dict()
-            assert abs(row["tokens"] / reference - 1) <= TOLERANCE and row["budget_ratio"] == pytest.approx(
-                row["tokens"] / reference)
-        assert rows.loc[("single", topic), "budget_status"] == "unmatched" and rows.loc[("single", topic), "calls"] == 1
-    assert rows.loc[("ifworld", 1), "tokens"] != rows.loc[("ifworld", 2), "tokens"]  # per proposition, not a mean
+    reference = rows.loc["ifworld", "tokens"]
+    for method in ("tree", "debate"):  # the target is IF-World's measured tokens for this proposition
+        row = rows.loc[method]
+        assert row["budget_target"] == reference and row["budget_status"] == "matched", row.to_dict()
+        assert abs(row["tokens"] / reference - 1) <= TOLERANCE
+        assert row["budget_ratio"] == pytest.approx(row["tokens"] / reference)
+    assert rows.loc["single", "budget_status"] == "unmatched" and rows.loc["single", "calls"] == 1
     # tokens per method beside the scores, and in the stored output
     assert {"overall", "tokens per run", "tokens ÷ IF-World", "budget"} <= set(res.macro.columns)
     assert res.macro.loc["ifworld", "budget"] == "reference" and res.macro.loc["single", "budget"] == "unmatched"
@@ -55,6 +52,17 @@ def test_matched_budget_is_the_default_and_each_matched_method_lands_within_25_p
     assert log["budget"] == "matched" and log["budget_tolerance"] == TOLERANCE
     assert {c["budget_status"] for c in log["cells"] if c["method"] in ("tree", "debate")} == {"matched"}
     assert "budget_ratio" in (tmp_path / "eval" / "scores.csv").read_text().splitlines()[0]
+
+
+def test_each_proposition_gets_its_own_ifworld_target(fake_server, wsettings, store):
+    props = [PROP, "What if antibiotics stopped working?"]
+    res = run_eval(["ifworld", "debate"], props, 1, wsettings, store=store, base_params=SMALL_IFWORLD)
+    rows = res.scores.set_index(["method", "topic"])
+    assert rows.loc[("ifworld", 1), "tokens"] != rows.loc[("ifworld", 2), "tokens"]
+    for topic in (1, 2):
+        reference = rows.loc[("ifworld", topic), "tokens"]
+        assert rows.loc[("debate", topic), "budget_target"] == reference
+        assert abs(rows.loc[("debate", topic), "tokens"] / reference - 1) <= TOLERANCE
 
 
 def test_budget_none_keeps_the_fixed_sizes(fake_server, wsettings, store):
