@@ -54,6 +54,7 @@ def test_matched_budget_is_the_default_and_each_matched_method_lands_within_25_p
     assert "budget_ratio" in (tmp_path / "eval" / "scores.csv").read_text().splitlines()[0]
 
 
+@pytest.mark.slow
 def test_each_proposition_gets_its_own_ifworld_target(fake_server, wsettings, store):
     props = [PROP, "What if antibiotics stopped working?"]
     res = run_eval(["ifworld", "debate"], props, 1, wsettings, store=store, base_params=SMALL_IFWORLD)
