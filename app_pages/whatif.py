@@ -13,6 +13,7 @@ CRISIS_PRESETS = [
     "What if fuel deliveries to the island stopped for a month?",
 ]
 PRESETS = {f"📄 {p}": p for p in whatif.PAPER_PROPOSITIONS}
+PRESETS[f"📄 Ablation topic (paper §3.4): {whatif.ABLATION_PROPOSITION}"] = whatif.ABLATION_PROPOSITION
 PRESETS.update({f"🏫 {p}": p for p in whatif.CLASSROOM_PRESETS})
 PRESETS.update({f"🚨 {p}": p for p in CRISIS_PRESETS})
 METHODS = {"ifworld": "IF-World (panel + shared frame)", "single": "Single agent", "tree": "Tree of thoughts",
@@ -45,6 +46,8 @@ def build_params() -> dict:
     custom = [c.strip() for c in ss.get("whatif_custom", "").split(",") if c.strip()]
     extra = {k: ss.get(f"whatif_{k}") for k in ("breadth", "depth", "debate_rounds", "cache", "review",
                                                  "pause_between_rounds", "language")}
+    if ss.get("whatif_method") in ("tree", "debate") and ss.get("whatif_budget"):
+        extra["budget_tokens"] = ss["whatif_budget"]
     return whatif.default_params(ss["whatif_prop"], ss.get("whatif_method", "ifworld"),
                                  experts=list(ss["whatif_experts"]) + custom, rounds=int(ss["whatif_rounds"]),
                                  **{k: bool(ss.get(f"whatif_{k}")) for k in ABLATIONS}, **extra)
@@ -93,6 +96,10 @@ def draft_form() -> tuple[bool, bool]:
             b3.number_input("Debate rounds", 1, whatif.MAX_DEBATE_ROUNDS, 2, key="whatif_debate_rounds")
             b4.number_input("Price per 1,000 tokens", 0.0, 100.0, 0.0, step=0.001, format="%.4f",
                             key="whatif_price", help="Optional: shows the estimated cost of a run.")
+            st.number_input("Token budget for tree / debate (0 = the sizes above)", 0, 5_000_000, 0, step=5_000,
+                            key="whatif_budget",
+                            help="The tree or debate keeps adding steps until its tokens are within ±25 % of this "
+                                 "budget, e.g. the tokens an IF-World run on the same proposition spent.")
             st.checkbox("Cache identical model calls", key="whatif_cache")
         st.checkbox(f"I confirm a run above {CONFIRM_CALLS:,} model calls (CONFIRM_CALLS)", key="whatif_confirm",
                     help="Needed only when the estimate exceeds CONFIRM_CALLS.")

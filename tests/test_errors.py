@@ -24,7 +24,6 @@ ALLOWED = {
     ("runs/store.py", "unknown status"): "a programmer error (statuses come from STATUSES), raised twice",
     # caught two lines below in the same function and shown as a usage error (exit 2)
     ("whatif/cli.py", "--repeats and --rounds"): "local control flow of `whatif eval` (file owned by the CLI work)",
-    ("whatif/cli.py", "--budget must be"): "local control flow of `whatif eval` (file owned by the CLI work)",
 }
 
 

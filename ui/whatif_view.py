@@ -204,6 +204,7 @@ def render_judge(record: WhatIfRecord) -> None:
     if judge is None or not judge_scores(record):
         return
     sst.markdown(f"#### Judge: {num(judge.overall or 0)} / 100")
+    sst.caption(f"Spent: {whatif.tokens_text(record)}")  # the tokens beside the score (§3 compares at matched budgets)
     cols = st.columns(len(JUDGE_MAXIMA))
     for col, (k, m) in zip(cols, JUDGE_MAXIMA.items(), strict=True):
         col.metric(JUDGE_LABELS[k], f"{num(getattr(judge, k) or 0)} / {m}")

@@ -17,7 +17,10 @@ Front door: pages, ``ui/`` and the CLI import only the names in ``__all__`` (lis
 - ``session`` — the session's states and legal transitions (page, CLI and workshop call the same ones).
 - ``review`` — human-in-the-loop pauses (review of the scenario, contributions between rounds).
 - ``report``, ``export``, ``consistency`` — the report, its exports and its deterministic checks.
-- ``judge``, ``evaluate``, ``compare`` — the rubric judge, the evaluation harness, side-by-side comparison;
+- ``budget`` — matched token budgets of the tree and debate baselines (§3.1).
+- ``rubric`` — the judge's rubric (§3.2) and the blinding every method's text goes through; ``judge``,
+  ``evaluate``, ``compare`` — the rubric judge, the evaluation harness (matched token budgets), side-by-side
+  comparison;
   ``steps`` — replay steps named in the user's words (checkpoint history and saved records).
 - ``causal``, ``figures``, ``numbers`` — the causal map, charts and the one number formatter.
 - ``cli`` — ``ifworld whatif …``.

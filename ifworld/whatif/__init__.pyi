@@ -1,5 +1,6 @@
 """Type stub of the front door: the names listed here are what `ifworld.whatif` exports (loaded lazily)."""
 
+from .budget import Budget as Budget
 from .causal import (
     MAX_CYCLE_LENGTH as MAX_CYCLE_LENGTH,
     MAX_CYCLES as MAX_CYCLES,
@@ -21,6 +22,7 @@ from .compare import (
     judge_radar as judge_radar,
     judge_scores as judge_scores,
     report_sections as report_sections,
+    tokens_text as tokens_text,
     usage_of as usage_of,
     usage_table as usage_table,
 )

@@ -110,12 +110,12 @@ def resolve(round_no: int, proposition: str, scenario: dict | None, outputs: dic
 
 
 def debate_side(side: str, round_no: int, proposition: str, scenario: dict | None, outputs: dict[str, dict],
-                settings: Settings, history: str = "") -> str:
+                settings: Settings) -> str:
     """A concise Pro (``side="pro"``) or Con argument, as text."""
     role = f"whatif.debate.{side}"
     msgs = prompts.messages("whatif/debate_side", proposition_block=proposition_block(proposition),
                             scenario=scenario_text(scenario), round=round_no, digests=digests_text(outputs, 4_000),
-                            history=f"Earlier exchange:\n{history}\n" if history else "", side=side,
+                            history="", side=side,
                             side_title=side.upper(), duties=prompts.render("whatif/debate_side", f"duties_{side}"))
     return llm.complete(role, msgs, settings=settings, meta=_meta(round_no))[:DEBATE_SIDE_MAX_CHARS]
 

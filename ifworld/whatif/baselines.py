@@ -1,8 +1,15 @@
 """Baselines with the same model and matched budget knobs: single agent, tree search, Pro/Con debate.
 
 Each is a LangGraph ``StateGraph`` like the IF-World pipeline and ends in the same record shape, but its
-report is the method's *natural* output, as the paper judges it: the single agent's direct answer, the
-tree's best path (root to best leaf), the debate judge's synthesis — never forced into IF-World's schema.
+report is the method's *natural* output, as the paper judges it (Appendix B): the single agent's direct
+answer; the tree search's best leaf — a draft, then per step ``breadth`` variants of the best leaf so far,
+each scored 0–10 by a critic, and only the winning answer is output (no path, no scores); the debate's
+Pro/Con rounds closed by a judge asked for conclusions with uncertainty, branches, a timeline and adaptation
+notes — never forced into IF-World's schema.
+
+With ``params["budget_tokens"]`` (the evaluation's matched budget, :mod:`ifworld.whatif.budget`) the tree
+and the debate keep adding steps while another one brings their measured tokens closer to the target; the
+record's ``budget`` says how close they came.
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ from ifworld import prompts
 from ifworld.config import Settings
 from ifworld.llm import LLMError
 from ifworld.runs.events import emit
-from ifworld.whatif import agents
+from ifworld.whatif import agents, budget as budgets
 from ifworld.whatif.graph import cache_policy
 from ifworld.whatif.params import make_record
 from ifworld.whatif.report import natural_report
@@ -25,7 +32,8 @@ from ifworld.whatif.schemas import Critique
 
 PARENT_MAX_CHARS = 3_000
 CANDIDATE_MAX_CHARS = 4_000
-TRANSCRIPT_MAX_CHARS = 8_000
+TRANSCRIPT_MAX_CHARS = 8_000  # what a debater sees of the exchange so far (its latest part)
+SYNTHESIS_TRANSCRIPT_MAX_CHARS = 32_000  # what the debate's judge reads: a long matched debate, mostly whole
 TREE_ANGLES = (
     "onset is much faster than the draft assumed", "onset is gradual over decades",
     "substitution and adaptation are stronger than assumed", "institutions are weaker and slower than assumed",
@@ -45,6 +53,8 @@ class BaselineState(TypedDict, total=False):
     round: int
     debates: Annotated[list[dict], operator.add]
     degraded: Annotated[list[str], operator.add]
+    spent: dict[str, int]  # tokens per finished call of this run (budgeted runs), kept across resumes
+    stop: bool  # the tree's or the debate's last step is done
 
 
 class BranchTask(TypedDict):
@@ -59,7 +69,7 @@ class BranchTask(TypedDict):
 
 def initial(params: dict[str, Any]) -> dict[str, Any]:
     return {"proposition": params["proposition"], "params": params, "scenario": None, "nodes": [], "best": "0",
-            "depth": 0, "round": 1, "debates": [], "degraded": []}
+            "depth": 0, "round": 1, "debates": [], "degraded": [], "spent": {}}
 
 
 def _policy(params: dict) -> CachePolicy | None:
@@ -101,8 +111,31 @@ def _critic(proposition: str, text: str, settings: Settings, depth: int) -> dict
     return agents.structured_call("whatif.tree.critic", msgs, Critique, settings, depth)
 
 
+def _more(method: str, state: BaselineState, params: dict[str, Any], steps: int, fixed: int,
+          breadth: int = 1) -> tuple[bool, dict[str, int]]:
+    """Whether the run takes another step: below its fixed size, or — with a token budget — while one more
+    step brings its measured tokens closer to the budget (at least one step either way); and the tokens
+    measured so far (kept in the state)."""
+    target = params.get("budget_tokens")
+    if not target:
+        return steps < fixed, dict(state.get("spent") or {})
+    spent = budgets.measured(state.get("spent"))
+    go = steps < 1 or budgets.keep_going(method, sum(spent.values()), len(spent), steps, float(target), breadth)
+    return go, spent
+
+
+def best_leaf(nodes: list[dict]) -> dict | None:
+    """The highest-scored answer that has not been expanded yet (ties: the deeper, then the earlier one)."""
+    parents = {n["parent"] for n in nodes}
+    leaves = [n for n in nodes if n["id"] not in parents]
+    return max(leaves, key=lambda n: (n.get("score", 0), n["depth"], -nodes.index(n)), default=None)
+
+
 def build_tree(params: dict[str, Any], settings: Settings) -> StateGraph:
-    breadth, max_depth = int(params.get("breadth", 3)), int(params.get("depth", 2))
+    """Best-first tree search: each step expands the best-scored leaf so far into ``breadth`` variants (so
+    the search can go back to an earlier branch when a line of variants scores worse); ``depth`` steps, or
+    as many as the token budget buys."""
+    breadth, steps = int(params.get("breadth", 3)), int(params.get("depth", 2))
 
     def draft(state: BaselineState) -> dict:
         emit("phase", node="draft", phase="experts", round=0)
@@ -132,26 +165,25 @@ def build_tree(params: dict[str, Any], settings: Settings) -> StateGraph:
             crit = _critic(state["proposition"], text, settings, d)
         except LLMError as exc:
             emit("expert_failed", node="expand", domain=f"branch {b + 1}", round=d, error=str(exc))
-            return {"degraded": [f"depth {d}: branch {b + 1} failed ({exc})"]}
+            return {"degraded": [f"step {d}: branch {b + 1} failed ({exc})"]}
         emit("baseline_step_done", node="expand", domain=f"branch {b + 1}", round=d, text=text)
-        node = {"id": f"{parent['id']}.{b + 1}", "parent": parent["id"], "depth": d, "angle": state["angle"],
-                "text": text, **crit}
+        node = {"id": f"{parent['id']}.{b + 1}", "parent": parent["id"], "depth": parent["depth"] + 1,
+                "step": d, "angle": state["angle"], "text": text, **crit}
         return {"nodes": [node]}
 
     def select(state: BaselineState) -> dict:
         d = state["depth"]
-        parent = next(n for n in state["nodes"] if n["id"] == state["best"])
-        children = [n for n in state["nodes"] if n["depth"] == d and n["parent"] == parent["id"]]
-        best = max(children, key=lambda n: n["score"], default=None)
         emit("round_done", node="select", round=d)
-        if best is None or best["score"] < parent["score"]:
-            return {"depth": max_depth + 1}  # no child beats its parent: stop, keep the parent
-        return {"best": best["id"], "depth": d + 1}
+        leaf = best_leaf(state["nodes"])
+        go, spent = _more("tree", state, params, d, steps, breadth)
+        return {"best": leaf["id"] if leaf else state["best"], "depth": d + 1, "spent": spent,
+                "stop": not go or leaf is None}
 
     def finish(state: BaselineState) -> dict:
-        emit("report_done", node="finish", round=state["depth"])
-        text = best_path_text(state["nodes"], state["best"])
-        return {"report": natural_report(text, state["proposition"], list(state.get("degraded", [])))}
+        emit("report_done", node="finish", round=state["depth"] - 1)
+        leaf = best_leaf(state["nodes"]) or next(n for n in state["nodes"] if n["id"] == state["best"])
+        return {"best": leaf["id"],
+                "report": natural_report(leaf["text"], state["proposition"], list(state.get("degraded", [])))}
 
     policy = _policy(params)
     g = StateGraph(BaselineState)
@@ -162,8 +194,7 @@ def build_tree(params: dict[str, Any], settings: Settings) -> StateGraph:
     g.add_edge(START, "draft")
     g.add_conditional_edges("draft", fan_out, ["expand"])
     g.add_edge("expand", "select")
-    g.add_conditional_edges("select", lambda s: fan_out(s) if s["depth"] <= max_depth else "finish",
-                            ["expand", "finish"])
+    g.add_conditional_edges("select", lambda s: "finish" if s.get("stop") else fan_out(s), ["expand", "finish"])
     g.add_edge("finish", END)
     return g
 
@@ -177,20 +208,14 @@ def best_path(nodes: list[dict], best: str) -> list[str]:
     return list(reversed(path))
 
 
-def best_path_text(nodes: list[dict], best: str) -> str:
-    """The tree's natural output: every answer on the path from the root to the best node, in order."""
-    by_id = {n["id"]: n for n in nodes}
-    steps = [by_id[i] for i in best_path(nodes, best)]
-    return "\n\n".join(f"## Step {k}: {'first answer' if n['angle'] == 'draft' else 'assuming ' + n['angle']} "
-                        f"(critic score {n['score']:g}/10)\n\n{n['text'].strip()}" for k, n in enumerate(steps, 1))
-
-
 def finalize_tree(state: dict, params: dict, calls: list[dict]) -> dict[str, Any]:
     nodes = [{k: v for k, v in n.items() if k != "text"} | {"excerpt": n["text"][:200]}
              for n in sorted(state.get("nodes", []), key=lambda n: n["id"])]
+    steps = max(0, int(state.get("depth", 1)) - 1)
     return make_record("tree", state, params, calls, rounds=[], report=state.get("report", {}),
                        degraded=list(state.get("degraded", [])), frame_diffs=[], tree=nodes,
-                       best_path=best_path(state.get("nodes", []), state.get("best", "0")))
+                       best_path=best_path(state.get("nodes", []), state.get("best", "0")),
+                       budget=budgets.outcome("tree", params, calls, steps).model_dump(mode="json"))
 
 
 # -- debate ---------------------------------------------------------------------------------------------
@@ -201,7 +226,19 @@ def _transcript(debates: list[dict], limit: int = TRANSCRIPT_MAX_CHARS) -> str:
     return text[-limit:]
 
 
+def _side_text(name: str, r: int, state: BaselineState, settings: Settings) -> str:
+    """One debater's argument (Appendix B.2: a concise argument across the domains that stresses
+    uncertainties and adaptations), seeing the exchange so far."""
+    history = _transcript(state.get("debates", []))
+    text = agents.answer(f"whatif.debate.{name}", "whatif/debate_side", settings, r, user="user_baseline",
+                         proposition_block=agents.proposition_block(state["proposition"]), round=r,
+                         history=f"The debate so far:\n{history}\n" if history else "", side=name,
+                         side_title=name.upper(), duties=prompts.render("whatif/debate_side", f"duties_{name}"))
+    return text[:agents.DEBATE_SIDE_MAX_CHARS]
+
+
 def build_debate(params: dict[str, Any], settings: Settings) -> StateGraph:
+    """Pro/Con rounds (``debate_rounds``, or as many as the token budget buys), then the judge's synthesis."""
     rounds = int(params.get("debate_rounds", params.get("rounds", 2)))
 
     def side(name: str):  # noqa: ANN202
@@ -209,8 +246,7 @@ def build_debate(params: dict[str, Any], settings: Settings) -> StateGraph:
             r = state["round"]
             emit("expert_started", node=f"debate_{name}", domain=name, round=r)
             try:
-                text = agents.debate_side(name, r, state["proposition"], None, {}, settings,
-                                          history=_transcript(state.get("debates", [])))
+                text = _side_text(name, r, state, settings)
             except LLMError as exc:
                 emit("expert_failed", node=f"debate_{name}", domain=name, round=r, error=str(exc))
                 return {"debates": [{"round": r, "side": name, "text": "", "error": str(exc)}],
@@ -221,18 +257,20 @@ def build_debate(params: dict[str, Any], settings: Settings) -> StateGraph:
 
     def turn(state: BaselineState) -> dict:
         emit("round_done", node="turn", round=state["round"])
-        return {"round": state["round"] + 1}
+        go, spent = _more("debate", state, params, state["round"], rounds)
+        return {"round": state["round"] + 1, "spent": spent, "stop": not go}
 
     def synthesis(state: BaselineState) -> dict:
-        emit("phase", node="synthesis", phase="report", round=rounds)
+        done = state["round"] - 1
+        emit("phase", node="synthesis", phase="report", round=done)
         try:
-            text = agents.answer("whatif.debate.judge", "whatif/debate_judge", settings, rounds,
+            text = agents.answer("whatif.debate.judge", "whatif/debate_judge", settings, done,
                                  user="user_synthesis",
                                  proposition_block=agents.proposition_block(state["proposition"]),
-                                 transcript=_transcript(state.get("debates", [])))
+                                 transcript=_transcript(state.get("debates", []), SYNTHESIS_TRANSCRIPT_MAX_CHARS))
         except LLMError as exc:
             raise _fail("the debate judge synthesis", exc) from exc
-        emit("report_done", node="synthesis", round=rounds)
+        emit("report_done", node="synthesis", round=done)
         return {"report": natural_report(text, state["proposition"], list(state.get("degraded", [])))}
 
     policy = _policy(params)
@@ -244,7 +282,7 @@ def build_debate(params: dict[str, Any], settings: Settings) -> StateGraph:
     g.add_edge(START, "debate_pro")
     g.add_edge(START, "debate_con")
     g.add_edge(["debate_pro", "debate_con"], "turn")
-    g.add_conditional_edges("turn", lambda s: ["debate_pro", "debate_con"] if s["round"] <= rounds else ["synthesis"],
+    g.add_conditional_edges("turn", lambda s: ["synthesis"] if s.get("stop") else ["debate_pro", "debate_con"],
                             ["debate_pro", "debate_con", "synthesis"])
     g.add_edge("synthesis", END)
     return g
@@ -257,4 +295,13 @@ def finalize_debate(state: dict, params: dict, calls: list[dict]) -> dict[str, A
         rounds.append({"round": r, "experts": {}, "failed": {}, "frame": None,
                        "debate": {"pro": sides.get("pro", ""), "con": sides.get("con", ""), "brief": None}})
     return make_record("debate", state, params, calls, rounds=rounds, report=state.get("report", {}),
-                       degraded=list(state.get("degraded", [])), frame_diffs=[])
+                       degraded=list(state.get("degraded", [])), frame_diffs=[],
+                       budget=budgets.outcome("debate", params, calls, len(rounds)).model_dump(mode="json"))
+
+
+def max_steps(params: dict[str, Any]) -> int:
+    """Supersteps a tree or debate run may take (for the run's recursion limit): a budgeted run up to its
+    safety ceiling, a fixed one its size; four per step (branches or sides, then select or turn) plus the ends."""
+    method = params.get("method", "tree")
+    steps = budgets.ceiling(method) if params.get("budget_tokens") else budgets.planned_steps(method, params)
+    return 4 * (steps + 2)

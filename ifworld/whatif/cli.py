@@ -27,7 +27,8 @@ err = Console(stderr=True, soft_wrap=True)
 CALLS_PER_NODE = {"refine": 1, "expert": 1, "resolve": 1, "final_resolve": 1, "debate_pro": 1, "debate_con": 1,
                   "debate_judge": 1, "report_core": 1, "report_analysis": 1, "report_scenarios": 1, "single": 1,
                   "draft": 2, "expand": 2, "synthesis": 1}
-METHODS_HELP = "Comma-separated; ablations as ifworld:no_debate, ifworld:2x1 …"
+METHODS_HELP = ("Comma-separated; 'paper' = ifworld,single,tree,debate; 'ablation' = ifworld and Table 3's variants "
+                "(ifworld:no_debate, ifworld:2x1 …).")
 JUDGE_KEYS = ("rigor_traceability", "integration_causality", "feasibility_minimality", "uncertainty_adaptation",
               "decisionability", "overall")
 
@@ -92,6 +93,9 @@ def run_cmd(
     breadth: Annotated[int, typer.Option("--breadth", help="Tree baseline: variants per level.")] = 3,
     depth: Annotated[int, typer.Option("--depth", help="Tree baseline: levels.")] = 2,
     debate_rounds: Annotated[int, typer.Option("--debate-rounds", help="Debate baseline: Pro/Con rounds.")] = 2,
+    budget_tokens: Annotated[int | None, typer.Option(
+        "--budget-tokens", help="Tree/debate: add steps until the run's tokens are within ±25 % of this budget "
+                                "(instead of --depth / --debate-rounds).")] = None,
     cache: Annotated[bool, typer.Option("--cache", help="Reuse identical finished steps (no model calls).")] = False,
     review: Annotated[bool, typer.Option(
         "--review", help="Pause after the refiner to edit the scenario and panel (continue with "
@@ -115,7 +119,7 @@ def run_cmd(
         params = default_params(proposition, method, experts=experts.split(",") if experts is not None else None,
                                 rounds=rounds, no_debate=no_debate, no_conflict=no_conflict,
                                 no_shared_frame=no_shared_frame, no_refine=no_refine, breadth=breadth, depth=depth,
-                                debate_rounds=debate_rounds, cache=cache, review=review,
+                                debate_rounds=debate_rounds, budget_tokens=budget_tokens, cache=cache, review=review,
                                 pause_between_rounds=pause_between_rounds, language=language)
     except ValueError as exc:
         _bad(str(exc))
@@ -140,6 +144,8 @@ def run_cmd(
         print_pause(record["run_id"], record["paused"])
     if record.get("degraded"):
         err.print(f"[yellow]degraded: {'; '.join(record['degraded'])}[/yellow]", highlight=False)
+    if (record.get("budget") or {}).get("note"):
+        err.print(f"[yellow]{record['budget']['note']}[/yellow]", highlight=False)
     _write(record, out)
 
 
@@ -191,33 +197,39 @@ def judge_cmd(
 
 @app.command("eval")
 def eval_cmd(
-    methods: Annotated[str, typer.Option("--methods", help=METHODS_HELP)] = "ifworld,single,tree,debate",
-    propositions: Annotated[str, typer.Option("--propositions", help="paper | classroom | a file")] = "paper",
+    methods: Annotated[str, typer.Option("--methods", help=METHODS_HELP)] = "paper",
+    propositions: Annotated[str, typer.Option(
+        "--propositions", help="paper (§3.1's ten) | ablation (§3.4's topic) | classroom | a file")] = "paper",
     repeats: Annotated[int, typer.Option("--repeats")] = 1,
     out: Annotated[Path, typer.Option("--out", help="Output directory (CSV, HTML charts).")] = Path("whatif-eval"),
     experts: Annotated[str | None, typer.Option("--experts")] = None,
     rounds: Annotated[int, typer.Option("--rounds")] = 2,
-    budget: Annotated[str | None, typer.Option(
-        "--budget", help="Token budget for tree/debate: 'matched' (IF-World's measured tokens) or a number.")] = None,
+    budget: Annotated[str, typer.Option(
+        "--budget", help="Token budget of the tree and debate baselines: 'matched' (IF-World's measured tokens "
+                         "for the same proposition, ±25 %), a number of tokens, or 'none' (fixed sizes).")
+    ] = "matched",
     yes: Annotated[bool, typer.Option("--yes", help="Confirm a job above CONFIRM_CALLS model calls.")] = False,
 ) -> None:
     """Run and judge methods × propositions × repeats; write the paper's tables and charts (tokens per
     method beside the scores, every judgement in evaluation.json)."""
     from ifworld.limits import confirmation_message, needs_confirmation
-    from ifworld.whatif.evaluate import estimate_eval_calls, parse_method, resolve_propositions, run_eval
+    from ifworld.whatif.evaluate import (
+        estimate_eval_calls,
+        parse_budget,
+        resolve_methods,
+        resolve_propositions,
+        run_eval,
+    )
     from ifworld.whatif.propositions import normalize_experts
 
-    specs = [m.strip() for m in methods.split(",") if m.strip()]
     try:
-        for spec in specs:
-            parse_method(spec)
+        specs = resolve_methods(methods)
         props = resolve_propositions(propositions)
         base = {"rounds": rounds, **({"experts": normalize_experts(experts)} if experts else {})}
         if repeats < 1 or rounds < 1:
             raise ValueError("--repeats and --rounds must be at least 1.")
-        if budget is not None and budget != "matched" and not budget.isdigit():
-            raise ValueError(f"--budget must be 'matched' or a whole number of tokens (got {budget!r}).")
-        calls = estimate_eval_calls(specs, props, repeats, base)
+        size = parse_budget(budget)
+        calls = estimate_eval_calls(specs, props, repeats, base, size)
     except ValueError as exc:
         _bad(str(exc))
     if needs_confirmation(calls) and not yes:
@@ -229,7 +241,11 @@ def eval_cmd(
         def tick(done: int, total: int, row: dict) -> None:
             progress.update(task, completed=done, description=f"{row['method']} · topic {row['topic']}")
 
-        result = run_eval(specs, props, repeats, settings, out, tick, base_params=base,
-                          budget=float(budget) if budget is not None and budget != "matched" else budget)
+        try:
+            result = run_eval(specs, props, repeats, settings, out, tick, base_params=base, budget=size)
+        except ValueError as exc:
+            _bad(str(exc))
     sys.stdout.write(result.macro.to_string() + "\n")
-    err.print(f"wrote {len(result.files)} files to {out}")
+    for note in sorted({str(n) for n in result.scores.get("budget_note", []) if isinstance(n, str) and n}):
+        err.print(f"[yellow]{note}[/yellow]", highlight=False)
+    err.print(f"budget: {result.budget}; wrote {len(result.files)} files to {out}", highlight=False)

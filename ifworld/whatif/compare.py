@@ -17,19 +17,10 @@ from ifworld.runs.steps import changed_keys as _changed_keys
 from ifworld.safe_text import demote_headings
 from ifworld.whatif.numbers import pct
 from ifworld.whatif.records import JudgeResult, WhatIfRecord, load_record
+from ifworld.whatif.rubric import JUDGE_LABELS, JUDGE_MAXIMA
 
 RecordLike = WhatIfRecord | dict[str, Any] | None
 
-JUDGE_MAXIMA: dict[str, int] = {
-    "rigor_traceability": 25, "integration_causality": 25, "feasibility_minimality": 20,
-    "uncertainty_adaptation": 15, "decisionability": 15,
-}
-JUDGE_LABELS: dict[str, str] = {
-    "rigor_traceability": "Rigor & traceability", "integration_causality": "Integration & causality",
-    "feasibility_minimality": "Feasibility & minimality",
-    "uncertainty_adaptation": "Uncertainty & adaptation",
-    "decisionability": "Decisionability",
-}
 SECTION_HEADING_FLOOR = 5
 """Sections are shown under level-4 titles; a model's own headings in them start one level lower."""
 USAGE_KEYS = ("calls", "prompt_tokens", "completion_tokens", "retries", "failures", "latency_s")
@@ -42,6 +33,24 @@ def judge_scores(record: RecordLike) -> dict[str, float] | None:
         return None
     out = {k: getattr(judge, k) for k in (*JUDGE_MAXIMA, "overall") if getattr(judge, k) is not None}
     return out or None
+
+
+def tokens_text(record: RecordLike, fallback: dict[str, Any] | None = None) -> str:
+    """A run's tokens in words, for beside its scores: "9,594 tokens", plus its budget when it had one
+    ("· matched: ×0.96 of 10,000" / "· below budget: ×0.40 of 70,000")."""
+    rec = load_record(record)
+    usage = usage_of(rec, fallback)
+    tokens = int(usage.get("prompt_tokens") or 0) + int(usage.get("completion_tokens") or 0)
+    if rec.budget is not None and rec.budget.tokens:
+        tokens = rec.budget.tokens  # the run's own calls (a judge call logged with the run is not counted)
+    text = f"{tokens:,} tokens"
+    budget = rec.budget
+    if budget is not None and budget.target and budget.ratio is not None:
+        word = {"matched": "matched", "below": "below budget", "above": "above budget"}.get(budget.status, "budget")
+        text += f" · {word}: ×{budget.ratio:.2f} of {budget.target:,.0f}"
+    elif rec.method == "single":
+        text += " · one call, budget unmatched"
+    return text
 
 
 def _is_number(value: Any) -> bool:

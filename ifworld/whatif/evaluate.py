@@ -1,13 +1,18 @@
 """Evaluation harness: methods × propositions (× repeats) → judged scores and the paper's tables.
 
 Each cell runs a stored workflow and judges the saved record, so every score can be traced to its run.
-Tables: macro-average per dimension ± std (macro over topics), per-topic overall, and the ablation table.
+Tables: macro-average per dimension ± std (macro over topics) with tokens per method beside the scores,
+per-topic overall, and the ablation table (§3.4: ``--methods ablation --propositions ablation``).
+
+Budgets (§3.1, "matched token budgets") are matched by default: IF-World runs first, and the tree and debate
+baselines get its measured tokens *for the same proposition* as their target (:mod:`ifworld.whatif.budget`);
+each run's tokens, target, ratio and status are in the scores and ``evaluation.json``. The single agent
+stays one call and is reported as unmatched; ``budget="none"`` runs the baselines at their fixed sizes.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -24,17 +29,11 @@ from ifworld.runs.store import RunStore, get_store
 from ifworld.safe_csv import write_csv
 from ifworld.safe_figure import inert_figure
 from ifworld.whatif import service
+from ifworld.whatif.budget import BUDGET_TOLERANCE, Budget, tree_breadth
 from ifworld.whatif.judge import DIMENSIONS, JUDGE_ROLE, judge_record
 from ifworld.whatif.params import default_params, estimate_calls
-from ifworld.whatif.progress import TOKENS_PER_CALL
-from ifworld.whatif.propositions import (
-    CLASSROOM_PRESETS,
-    MAX_BREADTH,
-    MAX_DEBATE_ROUNDS,
-    MAX_DEPTH,
-    METHODS,
-    PAPER_PROPOSITIONS,
-)
+from ifworld.whatif.progress import estimate
+from ifworld.whatif.propositions import ABLATION_PROPOSITION, CLASSROOM_PRESETS, METHODS, PAPER_PROPOSITIONS
 
 EVAL_PARALLEL_RUNS = 4
 ABLATIONS: dict[str, dict[str, Any]] = {
@@ -43,6 +42,12 @@ ABLATIONS: dict[str, dict[str, Any]] = {
     "2x1": {"experts": ["physics", "economics"], "rounds": 1},
 }
 SCORE_COLUMNS = [*DIMENSIONS, "overall"]
+BUDGET_COLUMNS = ("budget_target", "budget_ratio", "budget_status", "budget_steps", "budget_note")
+BUDGETED = ("tree", "debate")  # the methods whose size follows a token budget; single stays one call
+METHOD_PRESETS: dict[str, list[str]] = {
+    "paper": list(METHODS),  # §3.1: IF-World against single, tree and debate
+    "ablation": ["ifworld", *(f"ifworld:{a}" for a in ABLATIONS)],  # §3.4, Table 3's variants
+}
 
 
 @dataclass
@@ -53,7 +58,7 @@ class EvalResult:
     ablation: pd.DataFrame
     figures: dict[str, Any] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
-    budget_tokens: float | None = None
+    budget: str = "matched"
     usage: pd.DataFrame | None = None
 
 
@@ -68,12 +73,27 @@ def parse_method(spec: str) -> tuple[str, dict[str, Any]]:
     return method, dict(ABLATIONS.get(variant, {}))
 
 
+def resolve_methods(spec: str | Sequence[str]) -> list[str]:
+    """Method specs from a comma-separated list or a list; ``paper`` and ``ablation`` expand
+    (:data:`METHOD_PRESETS`). Every spec is checked (:func:`parse_method`)."""
+    items = [m.strip() for m in (spec.split(",") if isinstance(spec, str) else spec) if m.strip()]
+    out = list(dict.fromkeys(m for item in items for m in METHOD_PRESETS.get(item, [item])))
+    if not out:
+        raise InputError("No method given: name at least one, e.g. --methods ifworld,tree (or 'paper').")
+    for m in out:
+        parse_method(m)
+    return out
+
+
 def resolve_propositions(spec: str | Sequence[str]) -> list[str]:
-    """``paper`` / ``classroom`` / a file (one per line, or a JSON list) / a list of propositions."""
+    """``paper`` (§3.1's ten) / ``ablation`` (§3.4's topic) / ``classroom`` / a file (one per line, or a JSON
+    list) / a list of propositions."""
     if not isinstance(spec, str):
         return list(spec)
     if spec == "paper":
         return list(PAPER_PROPOSITIONS)
+    if spec == "ablation":
+        return [ABLATION_PROPOSITION]
     if spec == "classroom":
         return list(CLASSROOM_PRESETS)
     path = Path(spec)
@@ -82,43 +102,55 @@ def resolve_propositions(spec: str | Sequence[str]) -> list[str]:
         if text.lstrip().startswith("["):
             return json.loads(text)
         return [ln.strip() for ln in text.splitlines() if ln.strip()]
-    raise InputError(f"--propositions must be 'paper', 'classroom' or a file; {spec!r} is none of these.")
+    raise InputError(f"--propositions must be 'paper', 'ablation', 'classroom' or a file; {spec!r} is none of "
+                     "these.")
 
 
-def match_budget(method: str, tokens: float) -> dict[str, Any]:
-    """Baseline size parameters whose expected tokens come closest to ``tokens`` (within the bounds):
-    tree breadth × depth from its 2 + 2·b·d calls, debate rounds from its 2·r + 1 calls; single has none."""
-    calls = max(1.0, tokens / TOKENS_PER_CALL[method]) if method in TOKENS_PER_CALL else 1.0
-    if method == "tree":
-        area = max(1.0, (calls - 2) / 2)
-        depth = min(MAX_DEPTH, max(1, round(math.sqrt(area))))
-        return {"breadth": min(MAX_BREADTH, max(1, round(area / depth))), "depth": depth}
-    if method == "debate":
-        return {"debate_rounds": min(MAX_DEBATE_ROUNDS, max(1, round((calls - 1) / 2)))}
-    return {}
+def parse_budget(budget: str | float | None) -> str | float:
+    """``"matched"`` (the default), ``"none"`` (fixed sizes) or a positive number of tokens."""
+    if budget is None or budget == "matched":
+        return "matched"
+    if isinstance(budget, str) and budget.strip().lower() in ("none", "off", "0"):
+        return "none"
+    try:
+        value = float(budget)
+    except (TypeError, ValueError):
+        value = 0.0
+    if value <= 0:
+        raise InputError(f"--budget must be 'matched', 'none' or a positive number of tokens (got {budget!r}).")
+    return value
+
+
+def budget_params(method: str, target: float | None) -> dict[str, Any]:
+    """Size parameters of a budgeted baseline: the target and a breadth that suits it (the steps follow the
+    measured tokens while the run goes); nothing for IF-World, the single agent or no target."""
+    if method not in BUDGETED or not target:
+        return {}
+    return {"budget_tokens": target, **({"breadth": tree_breadth(target)} if method == "tree" else {})}
 
 
 def estimate_eval_calls(methods: Sequence[str], propositions: Sequence[str], repeats: int,
-                        base: dict[str, Any] | None = None) -> int:
+                        base: dict[str, Any] | None = None, budget: str | float = "matched") -> int:
     """Model calls an evaluation will make (every run's estimate plus one judge call per run), before it
-    starts — the number the CLI compares with ``CONFIRM_CALLS``. A matched budget is counted at the
-    documented maxima of the baselines, the most it can cost."""
-    base = {k: v for k, v in (base or {}).items() if k != "budget_tokens"}
+    starts — the number the CLI compares with ``CONFIRM_CALLS``. A matched baseline is counted at the size
+    IF-World's estimated tokens would buy it."""
+    budget = parse_budget(budget)
+    base = dict(base or {})
     total = 0
-    for spec in methods:
-        method, overrides = parse_method(spec)
-        params = default_params(propositions[0] if propositions else "What if?", method, **{**base, **overrides})
-        total += (estimate_calls(params) + 1) * len(propositions) * repeats
+    for prop in propositions:
+        target = (estimate(default_params(prop, "ifworld", **base)).tokens if budget == "matched" else
+                  None if budget == "none" else float(budget))
+        for spec in methods:
+            method, overrides = parse_method(spec)
+            params = default_params(prop, method, **{**base, **overrides, **budget_params(method, target)})
+            total += (estimate_calls(params) + 1) * repeats
     return total
 
 
 def _cell(spec: str, proposition: str, topic: int, repeat: int, settings: Settings, store: RunStore,
-          base: dict[str, Any]) -> dict[str, Any]:
+          base: dict[str, Any], target: float | None = None) -> dict[str, Any]:
     method, overrides = parse_method(spec)
-    if method != "ifworld" and base.get("budget_tokens"):
-        overrides = {**match_budget(method, base["budget_tokens"]), **overrides}
-    base = {k: v for k, v in base.items() if k != "budget_tokens"}
-    params = default_params(proposition, method, **{**base, **overrides})
+    params = default_params(proposition, method, **{**base, **overrides, **budget_params(method, target)})
     row: dict[str, Any] = {"method": spec, "topic": topic + 1, "proposition": proposition, "repeat": repeat}
     start = time.perf_counter()
     try:
@@ -132,51 +164,85 @@ def _cell(spec: str, proposition: str, topic: int, repeat: int, settings: Settin
                    tokens=record["usage"]["prompt_tokens"] + record["usage"]["completion_tokens"],
                    budget_params=json.dumps({k: params[k] for k in ("breadth", "depth", "debate_rounds")}),
                    judgement=judged, judge_raw=judge_call.get("output"), judge_retries=judge_call.get("retries"))
+        spent = Budget.model_validate(record.get("budget") or {
+            "tokens": row["tokens"], "status": "unmatched" if method == "single" else "none"})
+        row.update(budget_target=spent.target, budget_ratio=spent.ratio, budget_status=spent.status,
+                   budget_steps=spent.steps, budget_note=spent.note)
     except Exception as exc:  # noqa: BLE001 — a failed cell is a row, not a crashed evaluation
         row.update({k: float("nan") for k in SCORE_COLUMNS}, status=f"failed: {exc}"[:300])
     row["wall_s"] = round(time.perf_counter() - start, 3)
     return row
 
 
-def run_eval(methods: Sequence[str], propositions: str | Sequence[str], repeats: int = 1,
+def run_eval(methods: str | Sequence[str], propositions: str | Sequence[str], repeats: int = 1,
              settings: Settings | None = None, out_dir: str | Path | None = None,
              on_progress: Callable[[int, int, dict], None] | None = None, *, store: RunStore | None = None,
-             base_params: dict[str, Any] | None = None, budget: str | float | None = None) -> EvalResult:
+             base_params: dict[str, Any] | None = None, budget: str | float | None = "matched") -> EvalResult:
     """Run and judge every (method, proposition, repeat) cell; write CSV, HTML charts and ``evaluation.json``
-    to ``out_dir``. ``budget="matched"`` sizes the tree and debate baselines to IF-World's measured mean
-    tokens per run (a number sets the token budget directly); tokens per method are reported either way."""
+    to ``out_dir``. ``budget="matched"`` (the default) runs IF-World first and gives the tree and debate
+    baselines its mean measured tokens for the same proposition as their target; a number sets the target
+    directly; ``"none"`` keeps their fixed sizes. Tokens per method are reported either way."""
     settings = settings or load_settings()
     store = store or get_store()
     props = resolve_propositions(propositions)
-    for spec in methods:
-        parse_method(spec)
-    cells = [(m, p, i, k) for i, p in enumerate(props) for m in methods for k in range(repeats)]
+    specs = resolve_methods(methods)
+    budget = parse_budget(budget)
+    if budget == "matched" and "ifworld" not in specs and any(parse_method(m)[0] in BUDGETED for m in specs):
+        raise InputError("--budget matched gives the tree and debate baselines IF-World's measured tokens for "
+                         "each proposition: add ifworld to --methods, give the budget as a number of tokens, "
+                         "or use --budget none.")
+    cells = [(m, p, i, k) for i, p in enumerate(props) for m in specs for k in range(repeats)]
     rows: list[dict[str, Any]] = []
     base = dict(base_params or {})
 
-    def run(batch: list[tuple]) -> None:
+    def run(batch: list[tuple], targets: dict[int, float | None]) -> None:
         with ThreadPoolExecutor(max_workers=EVAL_PARALLEL_RUNS) as pool:
-            futures = [pool.submit(_cell, m, p, i, k, settings, store, base) for m, p, i, k in batch]
+            futures = [pool.submit(_cell, m, p, i, k, settings, store, base, targets.get(i))
+                       for m, p, i, k in batch]
             for fut in futures:
                 rows.append(fut.result())
                 if on_progress:
                     on_progress(len(rows), len(cells), rows[-1])
 
-    if budget == "matched":  # IF-World first: the baselines get its measured mean tokens per run
-        run([c for c in cells if c[0] == "ifworld"])
-        measured = [r["tokens"] for r in rows if r["method"] == "ifworld" and r.get("status") == "ok"]
-        if measured:
-            base["budget_tokens"] = sum(measured) / len(measured)
-        run([c for c in cells if c[0] != "ifworld"])
+    if budget == "matched":  # IF-World (and its ablations) first: its tokens per proposition are the targets
+        run([c for c in cells if c[0].startswith("ifworld")], {})
+        targets = {i: ifworld_tokens(rows, i + 1) for i in range(len(props))}
+        run([c for c in cells if not c[0].startswith("ifworld")], targets)
+        for row in rows:
+            if parse_method(row["method"])[0] in BUDGETED and targets[row["topic"] - 1] is None:
+                row["budget_note"] = "IF-World failed on this proposition: run at the fixed size, unmatched."
     else:
-        if budget:
-            base["budget_tokens"] = float(budget)
-        run(cells)
+        run(cells, {i: None if budget == "none" else float(budget) for i in range(len(props))})
     result = tables(pd.DataFrame(rows))
-    result.budget_tokens = base.get("budget_tokens")
+    result.budget = budget if isinstance(budget, str) else f"{budget:,.0f} tokens"
     if out_dir is not None:
         result.files = write_outputs(result, Path(out_dir))
     return result
+
+
+def ifworld_tokens(rows: list[dict[str, Any]], topic: int) -> float | None:
+    """IF-World's mean measured tokens per run on one topic (its repeats), or None when none finished."""
+    measured = [r["tokens"] for r in rows if r["method"] == "ifworld" and r["topic"] == topic
+                and r.get("status") == "ok"]
+    return sum(measured) / len(measured) if measured else None
+
+
+def budget_summary(rows: pd.DataFrame) -> str:
+    """One method's budget in a word or two: "reference" (IF-World), "unmatched" (single), "matched ×0.97"
+    (mean tokens ÷ target), or how many runs missed the ±25 % band and which way."""
+    method = parse_method(str(rows["method"].iloc[0]))[0]
+    if rows["method"].iloc[0] == "ifworld":
+        return "reference"
+    status = rows.get("budget_status", pd.Series(dtype=str)).dropna()
+    if method == "single":
+        return "unmatched"
+    if method not in BUDGETED or status.empty or (status == "none").all():
+        return "—" if method not in BUDGETED else "fixed size"
+    ratio = pd.to_numeric(rows["budget_ratio"], errors="coerce").mean()
+    missed = status[status != "matched"]
+    share = "" if missed.empty else f"{len(status) - len(missed)}/{len(status)} "
+    text = f"{share}matched ×{ratio:.2f}"
+    return text + "".join(f"; {n} {k}" for k, n in missed.value_counts().items())
 
 
 def tables(scores: pd.DataFrame) -> EvalResult:
@@ -194,7 +260,10 @@ def tables(scores: pd.DataFrame) -> EvalResult:
     if "ifworld" in abl_rows:
         ablation["delta_vs_full"] = ablation["overall_mean"] - ablation.loc["ifworld", "overall_mean"]
     usage = ok.groupby("method")[["calls", "tokens"]].mean().round(0) if {"calls", "tokens"} <= set(ok) else None
-    if usage is not None:
+    if usage is not None:  # tokens per method beside the scores (§3.1 compares at matched budgets)
+        reference = usage["tokens"].get("ifworld")
+        usage["tokens ÷ IF-World"] = (usage["tokens"] / reference).round(2) if reference else float("nan")
+        usage["budget"] = [budget_summary(ok[ok["method"] == m]) for m in usage.index]
         macro = macro.join(usage.rename(columns={"calls": "calls per run", "tokens": "tokens per run"}))
         macro.attrs["numeric"] = agg
     return EvalResult(scores=scores, macro=macro, per_topic=per_topic, ablation=ablation,
@@ -231,7 +300,7 @@ def write_outputs(result: EvalResult, out_dir: Path) -> list[str]:
     for name, fig in result.figures.items():
         inert_figure(fig).write_html(out_dir / f"{name}.html", include_plotlyjs=True)  # works offline
         written.append(str(out_dir / f"{name}.html"))
-    summary = {"macro": result.macro.to_dict(orient="index"), "cells": len(result.scores),
+    summary = {"macro": result.macro.to_dict(orient="index"), "budget": result.budget, "cells": len(result.scores),
                "failed": int((result.scores["status"] != "ok").sum())}
     (out_dir / "summary.json").write_text(safe_json.dumps(summary, indent=2), encoding="utf-8")
     (out_dir / "evaluation.json").write_text(safe_json.dumps(evaluation_log(result), indent=2, default=str,
@@ -247,6 +316,7 @@ def evaluation_log(result: EvalResult) -> dict[str, Any]:
         cells.append({"method": row["method"], "topic": row["topic"], "proposition": row["proposition"],
                       "repeat": row["repeat"], "run_id": row.get("run_id"), "status": row["status"],
                       "calls": row.get("calls"), "tokens": row.get("tokens"), "budget_params": row.get("budget_params"),
+                      **{k: row.get(k) for k in BUDGET_COLUMNS},
                       "judgement": judged, "raw_reply": row.get("judge_raw"), "retries": row.get("judge_retries"),
                       "seed": judged.get("seed"), "model": judged.get("model")})
-    return {"budget_tokens": result.budget_tokens, "cells": cells}
+    return {"budget": result.budget, "budget_tolerance": BUDGET_TOLERANCE, "cells": cells}

@@ -1,7 +1,8 @@
 """Independent judge: pointwise rubric scores for a saved run's report.
 
-The judge sees only the proposition and the rendered report — never the method name — uses a role-neutral
-system message at temperature 0 and strict JSON (``llm.structured`` makes one repair turn). ``overall`` is
+The judge sees only the proposition and the rendered report, blinded and capped the same way for every method
+(:mod:`ifworld.whatif.rubric`), uses a role-neutral system message with the paper's rubric (§3.2, Appendix C)
+at temperature 0 and strict JSON (``llm.structured`` makes one repair turn). ``overall`` is
 recomputed from the five dimensions and a mismatch with the model's own sum is flagged. Judgements are
 stored with the run (``record["judge"]`` plus the ``judgements`` log) so results can be re-scored later.
 """
@@ -17,34 +18,39 @@ from ifworld.runs.store import RunStore, get_store
 from ifworld.whatif.agents import proposition_block
 from ifworld.whatif.records import WhatIfRecord, load_record
 from ifworld.whatif.report import render_report_markdown
-from ifworld.whatif.schemas import JUDGE_MAXIMA, Judgement
+from ifworld.whatif.rubric import JUDGE_MAXIMA, judge_text, rubric_text
+from ifworld.whatif.schemas import Judgement
 
 JUDGE_ROLE = "whatif.judge"
 JUDGE_SEED = 20250101  # sent as the OpenAI ``seed`` so endpoints that support it sample reproducibly
-ANALYSIS_MAX_CHARS = 24_000
 DIMENSIONS = tuple(JUDGE_MAXIMA)
-_HIDDEN = ("ifworld", "if-world", "single agent", "tree search", "tree-search", "baseline")
+OVERALL_TOLERANCE = 0.05  # the judge's own sum of float scores may round differently
 
 
-def analysis_text(record: WhatIfRecord | dict[str, Any]) -> str:
-    """The report Markdown the judge reads (method names scrubbed, size capped)."""
+def report_markdown(record: WhatIfRecord | dict[str, Any]) -> str:
+    """The run's report as Markdown, whatever the method (a baseline's natural text, IF-World's rendering)."""
     report = load_record(record).report
-    text = (report.markdown or render_report_markdown(report.model_dump(mode="json"))) if report else ""
-    for word in _HIDDEN:
-        text = text.replace(word, "[method]").replace(word.title(), "[method]")
-    return text[:ANALYSIS_MAX_CHARS]
+    return (report.markdown or render_report_markdown(report.model_dump(mode="json"))) if report else ""
+
+
+def analysis_text(record: WhatIfRecord | dict[str, Any]) -> tuple[str, bool]:
+    """What the judge reads of a run, whatever its method: its report blinded and cut at the one cap every
+    method gets; and whether it was cut."""
+    return judge_text(report_markdown(record))
 
 
 def judge_report(proposition: str, analysis: str, settings: Settings | None = None,
                  callbacks: list | None = None, seed: int = JUDGE_SEED) -> dict[str, Any]:
     """Score one analysis text; returns the five dimensions, recomputed ``overall`` and the mismatch flag."""
     settings = (settings or load_settings()).model_copy(update={"temperature": 0.0})
-    msgs = prompts.messages("whatif/judge", proposition_block=proposition_block(proposition), analysis=analysis)
+    msgs = prompts.messages("whatif/judge", proposition_block=proposition_block(proposition), analysis=analysis,
+                            rubric=rubric_text())
     j = llm.structured(JUDGE_ROLE, msgs, Judgement, settings=settings, meta={"round": None, "system": "whatif"},
                        callbacks=callbacks, seed=seed)
-    scores = {d: int(getattr(j, d)) for d in DIMENSIONS}
-    total = sum(scores.values())
-    return {**scores, "overall": total, "reported_overall": j.overall, "overall_mismatch": j.overall != total,
+    scores = {d: round(float(getattr(j, d)), 2) for d in DIMENSIONS}
+    total = round(sum(scores.values()), 2)  # the weights are the ranges: 25 + 25 + 20 + 15 + 15 = 100
+    return {**scores, "overall": total, "reported_overall": j.overall,
+            "overall_mismatch": abs(j.overall - total) > OVERALL_TOLERANCE,
             "rationale": j.rationale, "model": settings.model_for(JUDGE_ROLE), "seed": seed, "temperature": 0.0,
             "judged_at": time.time()}
 
@@ -67,7 +73,9 @@ def judge_record(record: dict[str, Any], settings: Settings | None = None, *, ru
     if info is not None and store is not None and run_id:  # the judgement's model call is logged with the run
         log, log_id = store, run_id
         callbacks = [llm.UsageTracker(sink=lambda call: log.add_call(log_id, call.to_dict()))]
-    result = judge_report(rec.proposition, analysis_text(rec), settings, callbacks)
+    text, cut = analysis_text(rec)
+    result = {**judge_report(rec.proposition, text, settings, callbacks), "analysis_chars": len(text),
+              "analysis_cut": cut}
     if info is not None and store is not None and run_id:
         stored = info.record or dict(record)
         stored["judge"] = result

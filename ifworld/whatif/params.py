@@ -6,6 +6,7 @@ from typing import Any
 
 from ifworld.errors import InputError
 from ifworld.llm import KEPT_NOTE, usage_totals
+from ifworld.whatif.budget import FINAL_CALLS, planned_steps
 from ifworld.whatif.propositions import (
     DEFAULT_EXPERTS,
     MAX_BREADTH,
@@ -25,6 +26,7 @@ DEFAULT_BREADTH = 3
 DEFAULT_DEPTH = 2
 DEFAULT_DEBATE_ROUNDS = 2
 BOUNDS = {"breadth": MAX_BREADTH, "depth": MAX_DEPTH, "debate_rounds": MAX_DEBATE_ROUNDS}
+MAX_BUDGET_TOKENS = 5_000_000
 PAUSES = ("review", "pause_between_rounds")  # human-in-the-loop pauses (IF-World only)
 SWITCHES = ("no_debate", "no_conflict", "no_shared_frame", "no_refine")
 CALL_KEYS = ("role", "round", "start", "end", "prompt_tokens", "completion_tokens", "status", "latency_s",
@@ -41,7 +43,7 @@ def default_params(proposition: str, method: str = "ifworld", **overrides: Any) 
         "proposition": validate_proposition(proposition), "method": method, "experts": list(DEFAULT_EXPERTS),
         "rounds": DEFAULT_ROUNDS, **{s: False for s in SWITCHES}, "breadth": DEFAULT_BREADTH,
         "depth": DEFAULT_DEPTH, "debate_rounds": DEFAULT_DEBATE_ROUNDS, "cache": False,
-        "review": False, "pause_between_rounds": False, "language": "auto",
+        "review": False, "pause_between_rounds": False, "language": "auto", "budget_tokens": None,
     }
     params.update({k: v for k, v in overrides.items() if v is not None})
     params["experts"] = normalize_experts(params["experts"])
@@ -51,7 +53,22 @@ def default_params(proposition: str, method: str = "ifworld", **overrides: Any) 
         params[key] = validate_bound(key, int(params[key]), upper)
     for key in (*SWITCHES, "cache", *PAUSES):
         params[key] = bool(params[key])
+    params["budget_tokens"] = validate_budget(params["budget_tokens"])
     return params
+
+
+def validate_budget(tokens: Any) -> float | None:
+    """A baseline's token budget: ``None`` (fixed size) or a positive number up to :data:`MAX_BUDGET_TOKENS`."""
+    if tokens is None:
+        return None
+    try:
+        value = float(tokens)
+    except (TypeError, ValueError):
+        value = float("nan")
+    if not 0 < value <= MAX_BUDGET_TOKENS:
+        raise InputError(f"budget_tokens must be a number of tokens from 1 to {MAX_BUDGET_TOKENS:,} "
+                         f"(got {tokens!r}).")
+    return value
 
 
 def estimate_calls(params: dict[str, Any]) -> int:
@@ -59,10 +76,10 @@ def estimate_calls(params: dict[str, Any]) -> int:
     method = params.get("method", "ifworld")
     if method == "single":
         return 1
-    if method == "tree":
-        return 2 + 2 * int(params.get("breadth", DEFAULT_BREADTH)) * int(params.get("depth", DEFAULT_DEPTH))
+    if method == "tree":  # a budgeted run: the steps its budget is expected to buy
+        return 2 + 2 * int(params.get("breadth", DEFAULT_BREADTH)) * planned_steps(method, params)
     if method == "debate":
-        return 2 * int(params.get("debate_rounds", DEFAULT_DEBATE_ROUNDS)) + 1
+        return 2 * planned_steps(method, params) + FINAL_CALLS[method]
     experts = len(params.get("experts") or DEFAULT_EXPERTS)
     rounds = int(params.get("rounds", DEFAULT_ROUNDS))
     resolver = 0 if params.get("no_conflict") else 1

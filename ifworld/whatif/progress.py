@@ -11,11 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ifworld.whatif.budget import TOKENS_PER_CALL, planned_steps
 from ifworld.whatif.params import estimate_calls
-
-# Mean prompt + completion tokens per call, measured against gpt-4o-mini on the paper's propositions
-# (IF-World 27 calls / 88k tokens, single 1 / 3.6k, tree 14 / 40k, debate 5 / 6.3k).
-TOKENS_PER_CALL: dict[str, int] = {"ifworld": 3_260, "single": 3_600, "tree": 2_860, "debate": 1_260}
 
 
 @dataclass(frozen=True)
@@ -94,10 +91,15 @@ def describe(params: dict[str, Any]) -> str:
     method = params.get("method", "ifworld")
     if method == "single":
         return "single agent: one model call"
+    budget = params.get("budget_tokens")
     if method == "tree":
-        return f"tree search: breadth {params.get('breadth', 3)}, depth {params.get('depth', 2)}, a critic per step"
+        steps = (f"as many expansion steps as ≈{budget:,.0f} tokens buy (≈{planned_steps(method, params)})" if budget
+                 else f"{params.get('depth', 2)} expansion step(s)")
+        return f"tree search: breadth {params.get('breadth', 3)}, {steps}, a critic score per answer, best leaf wins"
     if method == "debate":
-        return f"debate: {params.get('debate_rounds', 2)} round(s) of pro and con, then a judge"
+        turns = (f"as many rounds as ≈{budget:,.0f} tokens buy (≈{planned_steps(method, params)})" if budget
+                 else f"{params.get('debate_rounds', 2)} round(s)")
+        return f"debate: {turns} of pro and con, then a judge's synthesis"
     experts, rounds = len(params.get("experts") or []), int(params.get("rounds") or 1)
     return f"IF-World: {experts} expert(s), {rounds} round(s)"
 
@@ -111,7 +113,7 @@ STEP_LABELS: dict[str, str] = {
     "report_core": "Writing the report", "report_analysis": "Writing the report",
     "report_scenarios": "Writing the report", "assemble": "Checking the report's consistency",
     "single": "The single agent is writing its answer", "draft": "Tree search — drafting",
-    "expand": "Tree search — depth {round}: expanding branches", "select": "Tree search — the critic is choosing",
+    "expand": "Tree search — step {round}: expanding the best leaf", "select": "Tree search — picking the best leaf",
     "finish": "Tree search — final answer", "turn": "Debate — next turn", "synthesis": "Debate — the judge's synthesis",
 }
 

@@ -16,6 +16,7 @@ from ifworld.runs.records import (
     RecordError as RecordError,  # re-exported: callers catch it from here
     validate_record,
 )
+from ifworld.whatif.budget import Budget
 from ifworld.whatif.schemas import (
     ContentionPoint,
     DebateBrief,
@@ -113,6 +114,7 @@ class WhatIfRecord(_Base):
     participants: list[Participant] = Field(default_factory=list)
     review_notes: list[str] = Field(default_factory=list)
     review_edits: list[ReviewEdit] = Field(default_factory=list)
+    budget: Budget | None = None  # a tree or debate run: its tokens against its target (matched budgets)
 
     @field_validator("rounds", mode="before")
     @classmethod

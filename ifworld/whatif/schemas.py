@@ -12,6 +12,8 @@ from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field
 
+from ifworld.whatif.rubric import JUDGE_MAXIMA, RUBRIC_TOTAL
+
 
 def _sign(value: Any) -> str:
     text = str(value).strip().lower()
@@ -454,17 +456,13 @@ class Critique(_Base):
     reason: str = ""
 
 
-JUDGE_MAXIMA: dict[str, int] = {
-    "rigor_traceability": 25, "integration_causality": 25, "feasibility_minimality": 20,
-    "uncertainty_adaptation": 15, "decisionability": 15,
-}
-
-
 class Judgement(_Base):
-    rigor_traceability: int = Field(ge=0, le=25)
-    integration_causality: int = Field(ge=0, le=25)
-    feasibility_minimality: int = Field(ge=0, le=20)
-    uncertainty_adaptation: int = Field(ge=0, le=15)
-    decisionability: int = Field(ge=0, le=15)
-    overall: int = Field(ge=0, le=100)
+    """The judge's reply (Appendix C.2: "numeric scores (floats)"); the bounds are the rubric's ranges."""
+
+    rigor_traceability: float = Field(ge=0, le=JUDGE_MAXIMA["rigor_traceability"])
+    integration_causality: float = Field(ge=0, le=JUDGE_MAXIMA["integration_causality"])
+    feasibility_minimality: float = Field(ge=0, le=JUDGE_MAXIMA["feasibility_minimality"])
+    uncertainty_adaptation: float = Field(ge=0, le=JUDGE_MAXIMA["uncertainty_adaptation"])
+    decisionability: float = Field(ge=0, le=JUDGE_MAXIMA["decisionability"])
+    overall: float = Field(ge=0, le=RUBRIC_TOTAL)
     rationale: str = ""

@@ -3,7 +3,7 @@ from a saved record when a run has no checkpoint history (imported or pruned).
 
 :func:`namer` gives each workflow (IF-World and the single, tree and debate baselines) its
 :data:`~ifworld.runs.StepNamer` — "Refined the scenario", "Round 1 — economics expert", "Debate for round 2",
-"Shared frame for round 2", "Paused for review", "Report written", "Tree search — depth 1, branch 2",
+"Shared frame for round 2", "Paused for review", "Report written", "Tree search — step 1, branch 2",
 "Debate — Pro, turn 1" … — registered with the workflows so :func:`ifworld.runs.replay` uses it.
 :func:`record_steps` returns the same :class:`~ifworld.runs.ReplayStep` shape, numbered from 1.
 """
@@ -17,7 +17,7 @@ from ifworld.runs.steps import ReplayStep, StepContext, StepNamer, changed_keys
 from ifworld.whatif.records import WhatIfRecord, load_record
 
 REPORT_PARTS = {"report_core": "verdict", "report_analysis": "analysis tables", "report_scenarios": "scenarios"}
-BASELINE_REPORT = {"single": "Single agent answer", "tree": "Tree search — best path written up",
+BASELINE_REPORT = {"single": "Single agent answer", "tree": "Tree search — best leaf's answer",
                    "debate": "Debate — judge's synthesis"}
 
 
@@ -107,7 +107,7 @@ def _branches(writes: list[Any]) -> list[str]:
 
 
 def label_tree(ctx: StepContext) -> str | None:
-    """Tree-search baseline: first draft, branches of each depth, the kept branch, the best path."""
+    """Tree-search baseline: first draft, the branches of each step, the best leaf so far, the answer."""
     d = _int(ctx.before.get("depth"), 0)
     (node, writes), *rest = _group(ctx)
     if rest:
@@ -116,8 +116,8 @@ def label_tree(ctx: StepContext) -> str | None:
         branches = _branches(writes)
         which = (f"branch {branches[0]}" if len(branches) == 1 else f"branches {_and(branches)}") if branches \
             else "branches" + ("" if ctx.finished else " at work")
-        return f"Tree search — depth {d}, {which}"
-    return {"draft": "Tree search — first draft", "select": f"Tree search — depth {d}, best branch kept",
+        return f"Tree search — step {d}, {which}"
+    return {"draft": "Tree search — first draft", "select": f"Tree search — step {d}, best leaf so far picked",
             "finish": BASELINE_REPORT["tree"]}.get(node)
 
 

@@ -18,12 +18,12 @@ def record_markdown(record: dict[str, Any]) -> str:
     return export.record_markdown(record, metadata=False)
 
 
-for _name, _build, _initial, _finalize in (
-    ("ifworld", pipeline.build, pipeline.initial, pipeline.finalize),
-    ("single", baselines.build_single, baselines.initial, baselines.finalize_single),
-    ("tree", baselines.build_tree, baselines.initial, baselines.finalize_tree),
-    ("debate", baselines.build_debate, baselines.initial, baselines.finalize_debate),
+for _name, _build, _initial, _finalize, _steps in (
+    ("ifworld", pipeline.build, pipeline.initial, pipeline.finalize, None),
+    ("single", baselines.build_single, baselines.initial, baselines.finalize_single, None),
+    ("tree", baselines.build_tree, baselines.initial, baselines.finalize_tree, baselines.max_steps),
+    ("debate", baselines.build_debate, baselines.initial, baselines.finalize_debate, baselines.max_steps),
 ):
     register(Workflow(name=f"whatif.{_name}", kind="whatif", build=_build, initial=_initial, finalize=_finalize,
                       markdown=record_markdown, title=_title, html=export.record_html, metadata_last=True,
-                      step_label=steps.namer(_name)))
+                      step_label=steps.namer(_name), max_steps=_steps))

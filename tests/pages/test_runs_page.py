@@ -73,6 +73,8 @@ def test_compare_two_whatif_runs(two_runs: tuple[str, str]) -> None:
     charts = [c for c in at.get("plotly_chart")]
     assert len(charts) >= 2  # radar + bars (+ report charts)
     assert any(m.value == "#### Usage" for m in at.markdown)
+    assert any("A: debate — 1,050 tokens" in c.value and "B: ifworld — 1,050 tokens" in c.value
+               for c in at.caption)  # the tokens beside the scores
 
 
 def _step_caption(at: AppTest) -> str:

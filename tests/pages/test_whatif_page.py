@@ -121,6 +121,18 @@ def test_quick_preset_fits_the_topic_and_the_estimate_names_the_method(llm_env) 
     assert "single agent: one model call" in estimate and "expert" not in estimate  # observation 6
 
 
+def test_ablation_topic_preset_and_a_token_budget_for_the_baselines(llm_env) -> None:  # noqa: ANN001
+    at = _open()
+    preset = next(o for o in at.selectbox(key="whatif_preset").options if "§3.4" in o)
+    at.selectbox(key="whatif_preset").set_value(preset).run()
+    assert at.text_area(key="whatif_prop").value == whatif.ABLATION_PROPOSITION
+    at.radio(key="whatif_method").set_value("debate")
+    at.number_input(key="whatif_budget").set_value(70_000)
+    _button(at, "🧮 Apply and estimate").click().run()
+    estimate = next(c.value for c in at.caption if c.value.startswith("Estimate"))
+    assert not at.exception and "as many rounds as ≈70,000 tokens buy" in estimate
+
+
 def test_full_run_shows_only_each_states_controls(llm_env) -> None:  # noqa: ANN001
     llm_env.latency = 0.3  # slow enough to see the running state
     at = _open()

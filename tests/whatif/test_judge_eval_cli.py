@@ -9,7 +9,6 @@ from typer.testing import CliRunner
 from ifworld.runs.store import get_store
 from ifworld.whatif import estimate_calls, judge_record, run_eval
 from ifworld.whatif.cli import JUDGE_KEYS, app
-from ifworld.whatif.evaluate import match_budget
 from ifworld.whatif.judge import JUDGE_SEED
 from ifworld.whatif.service import load_record
 from tests.whatif.conftest import PROP
@@ -27,7 +26,7 @@ def test_judge_is_blind_neutral_and_logged(run_whatif, fake_server, wsettings, s
     body = fake_server.requests[0].body
     assert body["temperature"] == 0 and "ifworld" not in json.dumps(body["messages"]).lower()
     assert body["seed"] == JUDGE_SEED == result["seed"]  # the judge records the seed it sent
-    assert "impartial evaluator" in body["messages"][0]["content"]
+    assert "independent evaluator" in body["messages"][0]["content"]
     stored = store.get_run(rec["run_id"]).record
     assert stored["judge"]["overall"] == result["overall"] and len(stored["judgements"]) == 1
     assert any(c["role"] == "whatif.judge" for c in store.calls(rec["run_id"]))
@@ -51,9 +50,11 @@ def test_run_eval_tables_and_files(fake_server, wsettings, store, tmp_path):
     seen = []
     res = run_eval(["ifworld:2x1", "single", "debate"], [PROP, "What if antibiotics stopped working?"], 1,
                    wsettings, tmp_path / "eval", lambda d, t, row: seen.append((d, t)), store=store,
-                   base_params={"debate_rounds": 1})
+                   base_params={"debate_rounds": 1}, budget="none")
     assert len(res.scores) == 6 and (res.scores["status"] == "ok").all() and seen[-1] == (6, 6)
-    assert list(res.macro.columns)[-3:] == ["overall", "calls per run", "tokens per run"]
+    assert list(res.macro.columns)[-5:] == ["overall", "calls per run", "tokens per run", "tokens ÷ IF-World",
+                                            "budget"]
+    assert res.macro.loc["debate", "budget"] == "fixed size" and res.macro.loc["single", "budget"] == "unmatched"
     assert "±" in res.macro.loc["single", "overall"]
     assert res.per_topic.shape == (2, 3) and list(res.ablation.index) == ["ifworld:2x1"]
     assert {"macro", "per_topic", "ablation"} <= set(res.figures)
@@ -64,22 +65,6 @@ def test_run_eval_tables_and_files(fake_server, wsettings, store, tmp_path):
     log = json.loads((tmp_path / "eval" / "evaluation.json").read_text())
     assert len(log["cells"]) == 6 and all(c["seed"] == JUDGE_SEED and c["retries"] == 0 for c in log["cells"])
     assert all(json.loads(c["raw_reply"])["overall"] == c["judgement"]["reported_overall"] for c in log["cells"])
-
-
-def test_match_budget_sizes_baselines_to_a_token_budget():
-    assert match_budget("tree", 88_000) == {"breadth": 4, "depth": 4}  # 2 + 2·16 = 34 calls ≈ 97k tokens
-    assert match_budget("debate", 88_000) == {"debate_rounds": 6}  # capped at the documented bound
-    assert match_budget("debate", 6_300) == {"debate_rounds": 2}  # 5 calls
-    assert match_budget("single", 88_000) == {} and match_budget("tree", 1) == {"breadth": 1, "depth": 1}
-
-
-def test_run_eval_matched_budget(fake_server, wsettings, store):
-    res = run_eval(["ifworld:2x1", "ifworld", "tree"], [PROP], 1, wsettings, store=store,
-                   base_params={"experts": ["physics", "economics"], "rounds": 1}, budget="matched")
-    ifw = res.scores[res.scores["method"] == "ifworld"].iloc[0]
-    assert res.budget_tokens == ifw["tokens"] > 0
-    tree = res.scores[res.scores["method"] == "tree"].iloc[0]
-    assert json.loads(tree["budget_params"]) == {**match_budget("tree", ifw["tokens"]), "debate_rounds": 2}
 
 
 def test_cli_run_and_judge(llm_env, tmp_path):

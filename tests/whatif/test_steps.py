@@ -89,6 +89,6 @@ def test_checkpoint_replay_of_the_baselines(run_whatif, wsettings, store) -> Non
         _readable(steps)
         labels[method] = [s.label for s in steps]
     assert labels["single"] == ["Single agent answer"]
-    assert labels["tree"][:2] == ["Tree search — first draft", "Tree search — depth 1, branches 1 and 2"]
-    assert labels["tree"][-1] == "Tree search — best path written up"
+    assert labels["tree"][:2] == ["Tree search — first draft", "Tree search — step 1, branches 1 and 2"]
+    assert labels["tree"][-1] == "Tree search — best leaf's answer"
     assert labels["debate"] == ["Debate — Pro and Con, turn 1", "Debate — turn 1 done", "Debate — judge's synthesis"]

@@ -1,0 +1,108 @@
+"""The judge's rubric and its blinding: what the judge is asked and what it is shown (no model calls here).
+
+Rubric: the paper's five dimensions with their point ranges (weights) from §3.2 ("The rubric spans five
+dimensions totaling 100 points") and Appendix C.2 (the keys), described in our own words. The descriptions
+name qualities of an analysis, never a method's section vocabulary (IF-World's "numbered assumptions",
+"decision table", "minimal change", the tree's "critic score", the debate's "Pro/Con" …): a rubric that
+quotes one method's headings rewards that method for matching words, not for reasoning.
+
+Blinding (§3.1: "method names hidden from the judge to avoid bias"): every method's text goes through the
+same :func:`blind` — method names, their spellings and role labels, and a method's references to itself
+are replaced case-insensitively (also inside headings, with look-alike hyphens, zero-width characters or
+Markdown emphasis between the parts) — and the same :data:`JUDGE_MAX_CHARS` cap.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import NamedTuple
+
+
+class Dimension(NamedTuple):
+    key: str
+    label: str
+    max_points: int
+    description: str
+
+
+# §3.2 names and ranges (0–25, 0–25, 0–20, 0–15, 0–15); Appendix C.2 the JSON keys. Descriptions are ours.
+RUBRIC: tuple[Dimension, ...] = (
+    Dimension("rigor_traceability", "Rigor & traceability", 25,
+              "how openly the analysis states what it takes for granted, grounds its claims in evidence or data, "
+              "and lets a reader follow and check each step from premise to conclusion"),
+    Dimension("integration_causality", "Integration & causality", 25,
+              "how well it connects effects across fields of knowledge, explains the mechanisms that carry a "
+              "cause to its consequences, and makes the parts add up to one coherent account"),
+    Dimension("feasibility_minimality", "Feasibility & minimality", 20,
+              "whether the consequences stay physically and practically plausible under real limits, without "
+              "far-fetched or over-extended chains and without piling on assumptions the question does not need"),
+    Dimension("uncertainty_adaptation", "Uncertainty & adaptation", 15,
+              "whether it says how sure it is (ranges, confidence), which factors the outcome is sensitive to, "
+              "and how people, markets, institutions or nature could substitute or adapt"),
+    Dimension("decisionability", "Decisionability", 15,
+              "how far it helps someone act: what to observe, at which levels a response is warranted, and "
+              "which course of action follows from what is observed"),
+)
+RUBRIC_TOTAL = 100  # §3.2: "five dimensions totaling 100 points"
+JUDGE_MAXIMA: dict[str, int] = {d.key: d.max_points for d in RUBRIC}
+JUDGE_LABELS: dict[str, str] = {d.key: d.label for d in RUBRIC}
+JUDGE_MAX_CHARS = 24_000
+"""Every method's text is cut to this many characters (after blinding) before the judge reads it."""
+REDACTED = "[redacted]"
+
+_SEP = r"[\W_]*"  # anything but letters and digits between the parts of a name: "IF-World", "IF **World**"
+# Method names and self-references, as word sequences (matched with any separators, in any case).
+METHOD_NAMES: tuple[str, ...] = (
+    "ifworld", "ifworlds",
+    "tree of thoughts", "tree of thought", "tree search", "tree searches", "treesearch", "search tree",
+    "tree search draft", "critic scorer", "critic score", "critic scores", "the critic", "tot",
+    "debate judge", "debatejudge", "debater", "debaters", "debate", "debates", "debated", "judge's synthesis",
+    "as the judge", "as judge", "single agent", "singleagent", "single expert", "baseline", "baselines",
+    "pro con", "multi agent", "multiagent",
+)
+# "IF-World" in any case with any non-space separator; with a plain space only when capitalised ("IF World"),
+# so that English such as "even if world markets adapt" is left alone.
+_IFWORLD = r"\bif(?:[^\w\s]|_)[\W_]*worlds?\b|(?-i:\b(?:IF|If)\s+(?:World|WORLD)s?\b)"
+_ROLE_RE = re.compile(r"\b(?:agent\s*role\s*:?\s*)?whatif(?:\.[a-z_]+)+\b", re.I)  # our role ids
+# A Pro/Con label: at the start of a line or heading, after "Round N", or as a Markdown emphasis label.
+_SIDE_RE = re.compile(r"(?im)(^[\s#>*_\-\d.)]*|\bround\s*\d+\s*[:\-–—]?\s*|[*_]{1,2})(pro|con)\b"
+                      r"(?=\s*(?:[:–—)]|-\s|[*_]{1,2}|$|\s+(?:side|argument|case|position|view)\b))")
+_STEP_RE = re.compile(r"(?im)\b(?:step|variant|branch|node|depth)\s*#?\s*\d+(?:\.\d+)*\s*[:\-–—]?"
+                      r"(?=[^\n]*\b(?:critic|score|assum\w*|answer|draft)\b)")
+_SCORE_RE = re.compile(r"\(?\s*(?:critic\s*)?score\s*:?\s*\d+(?:\.\d+)?\s*/\s*10\s*\)?", re.I)
+_INVISIBLE_RE = re.compile(r"[\u00ad\u200b-\u200f\u2060-\u2064\ufeff]")
+
+
+def _name_pattern(words: str) -> str:
+    return r"\b" + _SEP.join(re.escape(w) for w in words.split()) + r"\b"
+
+
+_NAMES_RE = re.compile("|".join([_IFWORLD, *(_name_pattern(n) for n in sorted(METHOD_NAMES, key=len, reverse=True))]),
+                       re.I)
+
+
+def blind(text: str) -> str:
+    """``text`` with method names, role labels and self-references replaced by :data:`REDACTED`.
+
+    The text is NFKC-normalised first (full-width letters, look-alike hyphens) and stripped of zero-width
+    characters, so "I\u200bF‑World" and "ＩＦ-World" are caught like "IF-World"."""
+    out = _INVISIBLE_RE.sub("", unicodedata.normalize("NFKC", text))
+    out = _ROLE_RE.sub(REDACTED, out)
+    out = _SCORE_RE.sub("", out)
+    out = _STEP_RE.sub("", out)
+    out = _SIDE_RE.sub(lambda m: m.group(1) + REDACTED, out)
+    return _NAMES_RE.sub(REDACTED, out)
+
+
+def judge_text(text: str) -> tuple[str, bool]:
+    """What the judge reads of any method's output: blinded, then cut at :data:`JUDGE_MAX_CHARS`; and
+    whether it was cut."""
+    blinded = blind(text)
+    return blinded[:JUDGE_MAX_CHARS], len(blinded) > JUDGE_MAX_CHARS
+
+
+def rubric_text() -> str:
+    """The rubric lines the judge prompt shows (ranges from :data:`RUBRIC`, the same numbers the schema checks)."""
+    lines = [f"- {d.key} (0-{d.max_points}): {d.description}." for d in RUBRIC]
+    return "\n".join([*lines, f"- overall (0-{RUBRIC_TOTAL}): the sum of the five scores."])
