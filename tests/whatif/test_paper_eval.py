@@ -231,3 +231,17 @@ def test_ablation_topic_and_variants_are_wired_into_eval(fake_server, wsettings,
     res = run_eval("ifworld,ifworld:no_conflict", "ablation", 1, wsettings, store=store, base_params=SMALL_IFWORLD)
     assert set(res.scores["proposition"]) == {ABLATION_PROPOSITION}
     assert list(res.ablation.index) == ["ifworld", "ifworld:no_conflict"] and "delta_vs_full" in res.ablation
+
+
+def test_no_prompt_a_baseline_or_the_judge_sees_names_a_method() -> None:
+    """The shared system text and the baselines' and judge's prompts never name IF-World (the paper's own
+    prefix, §A.1, does not): a baseline told it is "inside IF-World" is not a blind baseline."""
+    import yaml
+
+    from ifworld.resources import prompts_dir
+
+    for name in ("common", "single", "tree_draft", "tree_expand", "tree_critic", "debate_side", "debate_judge",
+                 "judge"):
+        text = str(yaml.safe_load((prompts_dir() / "whatif" / f"{name}.yaml").read_text(encoding="utf-8")))
+        for method in ("if-world", "ifworld", "if world"):
+            assert method not in text.lower(), (name, method)
