@@ -6,7 +6,9 @@ Public API:
 * :func:`build_pattern_graph` — the uncompiled ``StateGraph`` of one pattern (its roles, then ``finish``,
   which extracts and grades the final output). Compile it alone, or add it as a node of a run graph.
 * :func:`run_pattern` — solve one item with one pattern now and return its result record.
-* :data:`EXPECTED_CALLS` — model calls per role on the accept path and on the reject (retry) path.
+* :data:`EXPECTED_CALLS` — model calls per role on the accept path and on the reject (retry) path (SCHEMA: with
+  the two experts the fake server allocates).
+* :func:`calls_range` — (fewest, most) calls per item, for estimates.
 * :data:`GATE_CONFIDENCE` — the gates' confidence threshold.
 """
 
@@ -42,9 +44,12 @@ def check_pattern(name: str) -> str:
 
 
 def calls_range(name: str) -> tuple[int, int]:
-    """(fewest, most) model calls one item costs with this pattern (accept path, reject path)."""
-    paths = EXPECTED_CALLS[check_pattern(name)]
-    totals = [sum(p.values()) for p in paths.values()]
+    """(fewest, most) model calls one item costs with this pattern: a pattern whose calls depend on a model's
+    choice (SCHEMA's number of experts) states its ``CALL_BOUNDS``; the others' accept and reject paths are fixed."""
+    module = MODULES[check_pattern(name)]
+    if hasattr(module, "CALL_BOUNDS"):
+        return module.CALL_BOUNDS
+    totals = [sum(p.values()) for p in module.CALLS.values()]
     return min(totals), max(totals)
 
 
