@@ -138,11 +138,12 @@ def question_type(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def parse(body: dict[str, Any]) -> dict[str, Any]:
+    """The parser sees the prediction, the reference and the declared type (no question)."""
     text = role_text(body, "user")
     gt = re.search(r"Reference answer:\s*(.+)", text)
-    item = find_item(body)
+    kind = re.search(r"Declared answer type:\s*(numeric|symbolic|textual)", text)
     return {"pred_norm": _last_final(text) or text.split("<<<")[-1].split(">>>")[0].strip()[-200:],
-            "gt_norm": gt.group(1).strip() if gt else "", "type": item["type"] if item else "textual", "units": ""}
+            "gt_norm": gt.group(1).strip() if gt else "", "type": kind.group(1) if kind else "textual"}
 
 
 def judge(body: dict[str, Any]) -> dict[str, Any]:

@@ -57,7 +57,8 @@ def _finish(settings: Settings):
     def finish(state: PatternState) -> dict:
         item = state["item"]
         raw = state.get("final_text") or ""
-        verifier = LLMVerifier(settings) if state.get("verify") and settings.enabled else None
+        verifier = (LLMVerifier(settings, sees_grader=bool(state.get("verifier_sees_grader")))
+                    if state.get("verify") and settings.enabled else None)
         grade = grade_output(item, raw, verifier=verifier)
         trace = state.get("trace") or []
         record = {
@@ -83,17 +84,19 @@ def build_pattern_graph(name: str, settings: Settings) -> StateGraph:
     return g
 
 
-def initial_state(item: RWSItem | dict, pattern: str, model: str | None = None,
-                  verify: bool = False) -> dict[str, Any]:
-    """The input of a pattern graph for one item."""
+def initial_state(item: RWSItem | dict, pattern: str, model: str | None = None, verify: bool = True, *,
+                  sees_grader: bool = False) -> dict[str, Any]:
+    """The input of a pattern graph for one item (the verifier on by default, as in the paper)."""
     data = item.model_dump() if isinstance(item, RWSItem) else dict(item)
     return {"item": data, "pattern": check_pattern(pattern), "model": model or "", "verify": verify,
-            "out": {}, "trace": [], "annotations": []}
+            "verifier_sees_grader": sees_grader, "out": {}, "trace": [], "annotations": []}
 
 
 def run_pattern(name: str, item: RWSItem | dict, settings: Settings, *, model: str | None = None,
-                verify: bool = False, config: RunnableConfig | None = None) -> dict[str, Any]:
-    """Solve one item with one pattern (no checkpointer) and return its result record."""
+                verify: bool = True, sees_grader: bool = False, config: RunnableConfig | None = None,
+                ) -> dict[str, Any]:
+    """Solve one item with one pattern (no checkpointer) and return its result record; the LLM verifier
+    grades what the programmatic grader does not call correct unless ``verify=False``."""
     graph = build_pattern_graph(name, settings).compile()
-    out = graph.invoke(initial_state(item, name, model, verify), config or {})
+    out = graph.invoke(initial_state(item, name, model, verify, sees_grader=sees_grader), config or {})
     return out["results"][0]
