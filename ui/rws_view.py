@@ -34,7 +34,8 @@ from ui.runs_view import register_renderer, render_generic
 VERDICT_ORDER = ("incorrect", "not_sure", "correct")
 VERDICT_NAME = {"incorrect": "incorrect", "not_sure": "not sure", "correct": "correct"}
 VERDICT_COLOUR = {"incorrect": "#d9534f", "not_sure": "#f0ad4e", "correct": "#5cb85c"}
-PATTERN_NAME = {"single": "Single-shot", "hmaw": "HMAW", "pace": "PACE", "phase": "PHASE", "schema": "SCHEMA"}
+PATTERN_NAME = {"single": "Single-shot", "hmaw": "HMAW", "pace": "PACE", "phase": "PHASE", "schema": "SCHEMA",
+                "verifier": "LLM verifier (grading)"}
 COLUMN_NAME = {"model": "Model", "pattern": "Pattern", "overall": "Overall", "numeric": "Numeric",
                "symbolic": "Symbolic", "textual": "Textual", "calls": "Model calls", "prompt_tok": "Prompt tokens",
                "completion_tok": "Completion tokens", "total_tok": "Total tokens", "failed": "Failed calls",

@@ -204,7 +204,8 @@ def build_record(results: list[dict], params: dict[str, Any], calls: list[dict])
     return {"workflow": WORKFLOW, "data": params.get("data", ""), "patterns": params.get("patterns", []),
             "models": params.get("models", []), "n_items": len(params.get("items", [])),
             "verify": bool(params.get("verify")),
-            "verifier_sees_grader": bool(params.get("verifier_sees_grader")), "summary": summarise(typed[i] for i in order),
+            "verifier_sees_grader": bool(params.get("verifier_sees_grader")),
+            "summary": summarise(typed[i] for i in order),
             "cost": cost_rows(calls, [typed[i] for i in order]), "results": ordered}
 
 

@@ -5,11 +5,12 @@ and exits 0 whatever the verdict, 2 on unusable arguments; ``grade`` prints/writ
 items: [{id, type, verdict, reason, stage, annotations}]}, reporting bad input lines on stderr.
 
 ``run --pattern single|hmaw|pace|phase|schema[,…] --data items.jsonl [--limit N] [--models a,b] [--no-verify]
-[--verifier-sees-grader] [--out results.json] [--yes]`` (the LLM verifier is on by default, as in the paper): the run id goes to stderr at start, progress lines to stderr, the run record
-(results, summary, cost) to ``--out`` or stdout. Without a model the command exits 2 with the connection
-help; bad input lines are listed on stderr and skipped. When the estimated calls (items × patterns × models,
-retry paths included) exceed ``ifworld.limits.CONFIRM_CALLS`` the command asks on a terminal and otherwise
-refuses (exit 2) unless ``--yes`` is given. ``tables`` prints the paper's tables from saved runs.
+[--verifier-sees-grader] [--out results.json] [--yes]`` (the LLM verifier is on by default, as in the
+paper): the run id goes to stderr at start, progress lines to stderr, the run record (results, summary, cost)
+to ``--out`` or stdout. Without a model the command exits 2 with the connection help; bad input lines are
+listed on stderr and skipped. When the estimated calls (items × patterns × models, retry paths included)
+exceed ``ifworld.limits.CONFIRM_CALLS`` the command asks on a terminal and otherwise refuses (exit 2) unless
+``--yes`` is given. ``tables`` prints the paper's tables from saved runs.
 
 Only typer, pydantic and light constants are imported here at load time: the grader, the model layer, the
 run store and LangGraph load inside the commands that use them, so ``ifworld --help`` and ``check`` start fast.

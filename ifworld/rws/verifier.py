@@ -5,8 +5,8 @@ It sees what the paper's verifier is given (§4.1, Appendix D): the Parser the p
 the declared type; the Judge the two normalised answers and the type — not the question, and not the
 programmatic grader's reason, unless ``sees_grader`` is set (``--verifier-sees-grader``), which adds the grader's
 note to the Judge's input. The Parser extracts and normalises the predicted and gold answers and the answer
-type; the Judge applies the type's rule (numeric: within 5 % with compatible units; symbolic: algebraically equivalent; textual: strictly
-the same meaning) and returns a verdict with a confidence. A confidence at or below
+type; the Judge applies the type's rule (numeric: within 5 % with compatible units; symbolic: algebraically
+equivalent; textual: strictly the same meaning) and returns a verdict with a confidence. A confidence at or below
 :data:`NOT_SURE_AT_OR_BELOW` is reported as "not_sure" whatever the Judge said. The result's ``stage`` is
 "verifier" and its reason names the agent that decided; each call's input and output are kept in
 :attr:`LLMVerifier.traces` so a page or a benchmark record can show them.
