@@ -94,3 +94,20 @@ def test_degraded_allocator_falls_back_to_the_architects_sequence(fake_server, s
 def test_estimates_span_no_expert_to_three_experts_and_a_correction():
     assert calls_range("schema") == (6, 10)
     assert estimate_calls(5, ["schema"])["schema"] == (30, 50)
+
+
+def test_readme_and_docs_state_the_call_counts_the_state_machines_make():
+    from pathlib import Path
+
+    from ifworld.rws.patterns import schema
+    from ifworld.rws.patterns.schemas import MAX_EXPERTS
+
+    root = Path(__file__).resolve().parents[2]
+    readme, docs = (root / "README.md").read_text("utf-8"), (root / "docs" / "rws.md").read_text("utf-8")
+    counts = {p: calls_range(p) for p in ("single", "hmaw", "pace", "phase")}
+    stated = "single {0[0]}, HMAW {1[0]}, PACE {2[0]}–{2[1]}, PHASE {3[0]}–{3[1]}".format(*counts.values())
+    assert stated in " ".join(readme.split())
+    assert f"SCHEMA {schema.FIXED_CALLS} + E experts (0–{MAX_EXPERTS}) + 1 if its Guard rejects" in " ".join(
+        readme.split())
+    accept, reject = (sum(EXPECTED_CALLS["schema"][k].values()) for k in ("accept", "reject"))
+    assert f"| {schema.FIXED_CALLS}+E / {schema.FIXED_CALLS + 1}+E (E = experts; {accept} / {reject} " in docs
