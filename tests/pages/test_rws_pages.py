@@ -126,6 +126,7 @@ def test_benchmark_page_runs_two_patterns_on_three_items(llm_env):
     at.number_input(key="rwsb_limit").set_value(3).run()
     assert any("estimated model calls: 15–18" in c.value for c in at.caption)
     assert at.checkbox(key="rwsb_verify").value  # the verifier is on by default, as in the paper
+    assert not at.checkbox(key="rwsb_sees_grader").value  # and sees what the paper gives it
     at.button(key="rwsb_run").click().run()
     assert not at.exception, at.exception
     assert at.selectbox(key="rwsb_pick").options
