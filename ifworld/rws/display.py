@@ -21,6 +21,7 @@ _EXPONENT = re.compile(r"\^\{?([-+]?\d{1,3})\}?")
 _DIGIT_SUBSCRIPT = re.compile(r"(?<=[A-Za-zα-ωΑ-Ω])_\{?(\d{1,2})\}?")
 _NUMBER = re.compile(r"^\s*(?P<num>[-+−]?\d[\d,]*(?:\\,\d+)*(?:\.\d+)?(?:[eE][-+]?\d+)?"
                      r"(?:\s*(?:\\times|×|\\cdot)\s*10\^\{?[-+−]?\d+\}?)?)\s*(?P<unit>.*?)\s*$")
+_PROSE_SPECIALS = re.compile(r"(?<!\\)[%&]")
 _DEGREE = re.compile(r"^\^\{?\\circ\}?(?P<rest>.*)$")
 
 
@@ -31,8 +32,9 @@ def _converter() -> LatexNodes2Text:
 
 def plain_text(text: str) -> str:
     """Mixed prose and LaTeX as readable Unicode text (no dollar signs, Greek letters, ×, superscripts)."""
+    escaped = _PROSE_SPECIALS.sub(r"\\\g<0>", text or "")  # "50 %" is prose here, not a LaTeX comment
     try:
-        out = _converter().latex_to_text(text or "")
+        out = _converter().latex_to_text(escaped)
     except Exception:  # noqa: BLE001 — a label must never fail: fall back to the raw text without dollars
         out = (text or "").replace("$", "")
     out = _EXPONENT.sub(lambda m: m.group(1).translate(SUPERSCRIPTS), out)

@@ -13,6 +13,7 @@ from ifworld.rws import answer_latex, item_label, plain_text
     (r"latitude $30^\circ$ with $B_0$ and $\mu_0$", "latitude 30° with B₀ and μ₀"),
     (r"speed $c_s = \sqrt{\gamma k_B T / m_p}$", "speed c_s = √(γ k_B T / m_p)"),
     ("no maths at all", "no maths at all"),
+    ("grows by 50% a day & then stops", "grows by 50% a day & then stops"),  # prose, not a LaTeX comment
 ])
 def test_plain_text(latex: str, text: str) -> None:
     assert plain_text(latex) == text
