@@ -49,7 +49,7 @@ def item_label(item_id: str, kind: str, question: str, width: int = 70) -> str:
 
 
 def _upright(unit: str) -> str:
-    tokens = [t for t in re.split(r"\s+|\\,|\\;|~", unit) if t]
+    tokens = [_PROSE_SPECIALS.sub(r"\\\g<0>", t) for t in re.split(r"\s+|\\,|\\;|~", unit) if t]
     return r"\mathrm{" + r"\,".join(tokens) + "}"
 
 

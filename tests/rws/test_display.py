@@ -31,6 +31,7 @@ def test_item_label_is_plain_and_cut() -> None:
     (r"2.5 \times 10^{-4} W m^{-2}", "numeric", r"2.5 \times 10^{-4}\,\mathrm{W\,m^{-2}}"),
     (r"45.3^\circ", "numeric", r"45.3^\circ"),
     ("8.2", "numeric", "8.2"),
+    ("12 %", "numeric", r"12\,\mathrm{\%}"),
     ("10.2 R_E", "numeric", r"10.2\,\mathrm{R_E}"),
     (r"v_A = \frac{B}{\sqrt{\mu_0 n m_p}}", "symbolic", r"v_A = \frac{B}{\sqrt{\mu_0 n m_p}}"),
     ("the bow shock", "textual", None),
