@@ -42,7 +42,11 @@ with tab_new:
         c1, c2 = st.columns(2)
         limit = c1.number_input("Items (limit)", min_value=1, max_value=max(1, len(items)),
                                 value=min(5, max(1, len(items))), key="rwsb_limit")
-        verify = c2.checkbox("LLM verifier for non-correct verdicts", key="rwsb_verify")
+        verify = c2.checkbox("LLM verifier (Parser + Judge) for non-correct verdicts", value=True, key="rwsb_verify",
+                             help="On by default, as the paper's headline accuracy is measured.")
+        sees_grader = c2.checkbox("…and show its Judge the grader's reason", key="rwsb_sees_grader",
+                                  disabled=not verify, help="The paper's Judge sees only the two normalised "
+                                  "answers and the type; this adds the programmatic grader's reason.")
         models = rws.parse_list(models_text) or [settings.model]
         n = min(int(limit), len(items))
         if patterns and n:
@@ -50,7 +54,8 @@ with tab_new:
             lo, hi = est["total"]
             tasks = n * len(patterns) * len(models)
             st.caption(f"{n} items × {len(patterns)} patterns × {len(models)} models = {tasks}"
-                       f" tasks; estimated model calls: {lo}–{hi}" + (" (+ verifier calls)" if verify else "")
+                       f" tasks; estimated model calls: {lo}–{hi}"
+                       + (" (+ 2 verifier calls per answer the grader does not call correct)" if verify else "")
                        + " · " + ", ".join(f"{p}: {a}–{b}" for p, (a, b) in est.items() if p != "total"))
         confirmed = True
         if patterns and n and needs_confirmation(hi):
@@ -58,7 +63,7 @@ with tab_new:
                                     key="rwsb_confirm")
         if st.button("Run benchmark", type="primary", key="rwsb_run", disabled=not (patterns and n and confirmed)):
             params = rws.benchmark_params(items, patterns, models=models, limit=n, verify=verify,
-                                                data_label=label)
+                                          verifier_sees_grader=sees_grader, data_label=label)
             run_id = rws.start_benchmark(params, store=store())
             _follow(run_id)
         failed = st.session_state.get("rwsb_failed")

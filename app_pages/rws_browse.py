@@ -2,13 +2,14 @@
 
 import streamlit as st
 
-from ifworld.rws import LLMVerifier, RWSItem, grade_output, load_grade, load_sample
+from ifworld.rws import LLMVerifier, RWSItem, grade_output, item_label, load_grade, load_sample
 from ui.common import current_settings, show_error
 from ui.rws_view import load_upload, render_item, show_grade
 
 st.title("☀️ RWS browse")
 st.caption("Reasoning With a Star: heliophysics questions with reference reasoning and answers. "
-           "Grading is programmatic and offline; the LLM verifier is optional.")
+           "Grading is programmatic and offline; with a model connected, the LLM verifier (as in the paper) "
+           "checks what the grader does not call correct.")
 
 
 @st.cache_data(show_spinner=False)
@@ -53,7 +54,7 @@ if not shown:
 
 by_id = {i.id: i for i in shown}
 item_id = st.selectbox("Item", list(by_id), key="rwsbrowse_item",
-                       format_func=lambda k: f"{k} · {by_id[k].type} · {by_id[k].question[:70]}")
+                       format_func=lambda k: item_label(k, by_id[k].type, by_id[k].question))
 item = by_id[item_id]
 show_answer = st.toggle("Show reference steps and answer", key="rwsbrowse_show")
 render_item(item, show_answer)
@@ -61,12 +62,18 @@ render_item(item, show_answer)
 st.divider()
 st.subheader("Grade your own answer")
 settings = current_settings()
-answer = st.text_input("Your answer", key="rwsbrowse_answer",
-                       placeholder="e.g. 48.8 km/s, \\frac{B}{\\sqrt{\\mu_0 n m_p}}, or a short phrase")
-use_verifier = st.checkbox("Ask the LLM verifier when the grader says incorrect / not sure",
-                           key="rwsbrowse_verify", disabled=not settings.enabled,
-                           help=None if settings.enabled else "Connect a model in the sidebar to use the verifier.")
-if st.button("Grade", key="rwsbrowse_grade", type="primary", disabled=not answer.strip()):
+# A form: the typed answer commits with the click (or Enter), so the first Grade grades (a text box outside a
+# form commits only on blur, and a button disabled until then swallowed the first click).
+with st.form("rwsbrowse_form", border=False, enter_to_submit=True):
+    answer = st.text_input("Your answer", key="rwsbrowse_answer",
+                           placeholder="e.g. 48.8 km/s, \\frac{B}{\\sqrt{\\mu_0 n m_p}}, or a short phrase")
+    use_verifier = st.checkbox("Ask the LLM verifier when the grader says incorrect / not sure (as the paper does)",
+                               value=settings.enabled, key="rwsbrowse_verify", disabled=not settings.enabled,
+                               help=None if settings.enabled else "Connect a model in the sidebar to use the verifier.")
+    graded = st.form_submit_button("Grade", key="rwsbrowse_grade", type="primary")
+if graded and not answer.strip():
+    st.info("Type an answer first, then Grade.")
+elif graded:
     verifier = LLMVerifier(settings) if use_verifier and settings.enabled else None
     try:
         st.session_state["rwsbrowse_result"] = (item.id, answer, grade_output(item, answer, verifier=verifier))

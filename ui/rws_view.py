@@ -23,14 +23,26 @@ from ifworld.rws import (
     RecordError,
     RWSItem,
     TraceEntry,
+    answer_latex,
     load_benchmark_record,
     load_items,
+    plain_text,
 )
 from ifworld.safe_figure import inert_figure
 from ui.common import safe_md, show_error
 from ui.runs_view import register_renderer, render_generic
 
-VERDICT_SCORE = {"correct": 1.0, "not_sure": 0.5, "incorrect": 0.0}
+VERDICT_ORDER = ("incorrect", "not_sure", "correct")
+VERDICT_NAME = {"incorrect": "incorrect", "not_sure": "not sure", "correct": "correct"}
+VERDICT_COLOUR = {"incorrect": "#d9534f", "not_sure": "#f0ad4e", "correct": "#5cb85c"}
+PATTERN_NAME = {"single": "Single-shot", "hmaw": "HMAW", "pace": "PACE", "phase": "PHASE", "schema": "SCHEMA",
+                "verifier": "LLM verifier (grading)"}
+COLUMN_NAME = {"model": "Model", "pattern": "Pattern", "overall": "Overall", "numeric": "Numeric",
+               "symbolic": "Symbolic", "textual": "Textual", "calls": "Model calls", "prompt_tok": "Prompt tokens",
+               "completion_tok": "Completion tokens", "total_tok": "Total tokens", "failed": "Failed calls",
+               "items": "Items", "calls_per_item": "Calls per item", "accuracy": "Accuracy", **PATTERN_NAME}
+"""Human names for the RWS tables' columns and index levels (the frames keep their machine names)."""
+ACCURACY_COLUMNS = ("Accuracy", "Overall", "Numeric", "Symbolic", "Textual", *PATTERN_NAME.values())
 VERDICT_ICON = {"correct": "✅", "not_sure": "❔", "incorrect": "❌"}
 MAX_LISTED_ERRORS = 50
 
@@ -82,13 +94,13 @@ def render_item(item: RWSItem, show_answer: bool) -> None:
 
 
 def answer_box(item: RWSItem) -> None:
-    if item.type == "symbolic":
-        st.markdown("**Reference answer:**")
-        st.latex(item.final)
-    elif "\\" in item.final or "^" in item.final:
-        st.markdown(f"**Reference answer:** ${item.final}$")
+    """The reference answer: maths (numbers with upright units, equations) through KaTeX, prose as text."""
+    latex = answer_latex(item.final, item.type)
+    if latex is None:
+        safe_md(f"**Reference answer:** {plain_text(item.final)}")
     else:
-        st.markdown(f"**Reference answer:** {item.final}")
+        st.markdown("**Reference answer:**")
+        st.latex(latex)
 
 
 def show_grade(grade: Grade) -> None:
@@ -136,27 +148,45 @@ def accuracy_chart(record: Record) -> go.Figure:
     for p, a in rec.summary.by_pattern.items():
         rows.append({"pattern": p, "type": "overall", "accuracy": a})
     df = pd.DataFrame(rows, columns=["pattern", "type", "accuracy"])
+    df["pattern"] = df["pattern"].map(lambda p: PATTERN_NAME.get(p, p))
     fig = px.bar(df, x="pattern", y="accuracy", color="type", barmode="group", range_y=[0, 1],
-                 category_orders={"pattern": rec.patterns}, title="Accuracy by pattern × answer type")
+                 category_orders={"pattern": [PATTERN_NAME.get(p, p) for p in rec.patterns]},
+                 labels={"pattern": "Pattern", "accuracy": "Accuracy", "type": "Answer type"},
+                 title="Accuracy by pattern × answer type")
+    fig.update_yaxes(tickformat=".0%")
     return fig
 
 
+def _stepped_colours() -> list[list]:
+    """A colour scale of one flat band per verdict (so the colour bar reads as a legend, not a gradient)."""
+    n, scale = len(VERDICT_ORDER), []
+    for i, verdict in enumerate(VERDICT_ORDER):
+        scale += [[i / n, VERDICT_COLOUR[verdict]], [(i + 1) / n, VERDICT_COLOUR[verdict]]]
+    return scale
+
+
 def verdict_matrix(record: Record) -> go.Figure:
-    """Items × patterns (× models) heatmap coloured by verdict."""
+    """Items × patterns (× models) heatmap coloured by verdict, with a colour bar naming the verdicts."""
     df = rws.results_frame(record)
     if df.empty:
         return go.Figure()
     multi = df["model"].nunique() > 1
-    df["column"] = df["pattern"] + (" · " + df["model"] if multi else "")
-    df["score"] = df["verdict"].map(VERDICT_SCORE)
+    df["column"] = df["pattern"].map(lambda p: PATTERN_NAME.get(p, p)) + (" · " + df["model"] if multi else "")
+    df["score"] = df["verdict"].map({v: i for i, v in enumerate(VERDICT_ORDER)})
     z = df.pivot_table(index="item", columns="column", values="score", aggfunc="first")
     z = z.reindex(index=list(dict.fromkeys(df["item"])), columns=list(dict.fromkeys(df["column"])))
-    text = z.map(lambda v: {1.0: "correct", 0.5: "not sure", 0.0: "incorrect"}.get(v, ""))
-    fig = go.Figure(go.Heatmap(z=z.values, x=list(z.columns), y=list(z.index), text=text.values,
-                               hovertemplate="%{y} · %{x}: %{text}<extra></extra>", zmin=0, zmax=1, showscale=False,
-                               colorscale=[[0, "#d9534f"], [0.5, "#f0ad4e"], [1, "#5cb85c"]]))
-    fig.update_layout(title="Verdict per item and pattern", height=max(300, 22 * len(z.index) + 120),
-                      yaxis={"autorange": "reversed"})
+    text = z.map(lambda v: VERDICT_NAME[VERDICT_ORDER[int(v)]] if v == v else "no result")
+    ticks = list(range(len(VERDICT_ORDER)))
+    fig = go.Figure(go.Heatmap(
+        z=z.values, x=list(z.columns), y=list(z.index), text=text.values, xgap=1, ygap=1,
+        hovertemplate="%{y} · %{x}: %{text}<extra></extra>", zmin=-0.5, zmax=len(VERDICT_ORDER) - 0.5,
+        colorscale=_stepped_colours(), showscale=True,
+        colorbar={"title": {"text": "Verdict"}, "tickvals": ticks, "ticktext": [VERDICT_NAME[v] for v in VERDICT_ORDER],
+                  "lenmode": "pixels", "len": 120, "thickness": 14, "yanchor": "top", "y": 1}))
+    fig.update_layout(title="Verdict per item and pattern", height=max(300, 22 * len(z.index) + 140),
+                      xaxis={"title": {"text": "Pattern"}, "automargin": True, "side": "top"},
+                      yaxis={"title": {"text": "Item"}, "autorange": "reversed", "automargin": True},
+                      margin={"t": 110})
     return fig
 
 
@@ -167,9 +197,27 @@ def cost_scatter(record: Record) -> go.Figure:
         return go.Figure()
     df = df[df["items"] > 0].copy()
     df["tokens per item"] = df["total_tok"] / df["items"]
-    return px.scatter(df, x="tokens per item", y="accuracy", color="pattern", symbol="model", size="calls_per_item",
-                      hover_data=["calls", "calls_per_item", "prompt_tok", "completion_tok"], range_y=[-0.05, 1.05],
-                      title="Token cost vs accuracy")
+    df["pattern"] = df["pattern"].map(lambda p: PATTERN_NAME.get(p, p))
+    fig = px.scatter(df, x="tokens per item", y="accuracy", color="pattern", symbol="model", size="calls_per_item",
+                     hover_data=["calls", "calls_per_item", "prompt_tok", "completion_tok"], range_y=[-0.05, 1.05],
+                     labels={**COLUMN_NAME, "tokens per item": "Tokens per item"}, title="Token cost vs accuracy")
+    fig.update_yaxes(tickformat=".0%")
+    return fig
+
+
+def human_table(df: pd.DataFrame) -> pd.DataFrame:
+    """A results table with human column and index names (the engine's frames keep their machine names)."""
+    out = df.rename(columns=lambda c: COLUMN_NAME.get(str(c), c))
+    out.index = out.index.set_names([COLUMN_NAME.get(str(n), n) if n else n for n in out.index.names])
+    out.columns.name = None
+    return out
+
+
+def show_table(df: pd.DataFrame, hide_index: bool = False) -> None:
+    """A table with human names; accuracy columns as percentages."""
+    table = human_table(df)
+    config = {c: st.column_config.NumberColumn(c, format="percent") for c in table.columns if c in ACCURACY_COLUMNS}
+    st.dataframe(table, hide_index=hide_index, width="stretch", column_config=config)
 
 
 def render_rws_record(record: dict[str, Any], key: str) -> None:
@@ -199,13 +247,14 @@ def show_results(record: dict[str, Any] | BenchmarkRecord, run_id: str | None, k
     cols[2].metric("Model calls", sum(c.calls for c in rec.cost))
     cols[3].metric("Degraded tasks", s.degraded)
     st.markdown("**Accuracy by model × pattern** (Table 1 shape)")
-    st.dataframe(rws.table1(rec), width="stretch")
+    show_table(rws.table1(rec))
     st.markdown("**Accuracy by pattern × answer type** (Table 2 shape)")
-    st.dataframe(rws.table2(rec), width="stretch")
+    t2 = rws.table2(rec)
+    show_table(t2.rename(index=PATTERN_NAME, level=0) if not t2.empty else t2)
     st.plotly_chart(inert_figure(accuracy_chart(rec)), key=f"{key}_acc")
     st.plotly_chart(inert_figure(verdict_matrix(rec)), key=f"{key}_matrix")
     st.plotly_chart(inert_figure(cost_scatter(rec)), key=f"{key}_cost")
-    st.dataframe(rws.cost_frame(rec), hide_index=True, width="stretch")
+    show_table(rws.cost_frame(rec).replace({"pattern": PATTERN_NAME}), hide_index=True)
     trace_picker(rec, key)
     d1, d2 = st.columns(2)
     name = run_id or "rws-benchmark"

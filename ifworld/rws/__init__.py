@@ -6,6 +6,7 @@ Front door: pages, ``ui/`` and the CLI import only the names in ``__all__`` (lis
 - ``grading/`` needs no model: Math-Verify for answer extraction and mathematical equivalence, our numbers with
   units (pint), physics notation and plain-text maths, text — all in killable worker processes;
   ``grading.grader`` has ``check``, ``grade_item``, ``grade_many`` (docs/grading.md says what comes from where).
+- ``display`` — items on a page: plain Unicode picker labels, answers as LaTeX with upright units.
 - ``dataset`` — the item schema and a forgiving JSONL/JSON loader; ``convert`` — other datasets into it.
 - The LLM half: ``verifier`` (Parser + Judge for what the grader leaves ``not_sure``), ``patterns/`` (single,
   hmaw, pace, phase, schema as LangGraph state machines), ``benchmark`` (items × patterns × models as one

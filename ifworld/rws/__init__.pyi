@@ -25,6 +25,7 @@ from .dataset import (
     group_items as group_items,
     load_items as load_items,
 )
+from .display import answer_latex as answer_latex, item_label as item_label, plain_text as plain_text
 from .grading import (
     DEFAULT_TIMEOUT_S as DEFAULT_TIMEOUT_S,
     TYPES as TYPES,

@@ -50,9 +50,13 @@ def parse_list(text: str | Iterable[str] | None) -> list[str]:
 
 
 def benchmark_params(items: Iterable[RWSItem | dict], patterns: Iterable[str] | str, *,
-                     models: Iterable[str] | str | None = None, limit: int | None = None, verify: bool = False,
-                     data_label: str = "sample") -> dict[str, Any]:
-    """Validated run params; the items themselves are stored so the run is self-contained and resumable."""
+                     models: Iterable[str] | str | None = None, limit: int | None = None, verify: bool = True,
+                     verifier_sees_grader: bool = False, data_label: str = "sample") -> dict[str, Any]:
+    """Validated run params; the items themselves are stored so the run is self-contained and resumable.
+
+    ``verify`` (on by default, as in the paper's headline accuracy) asks the LLM verifier whenever the
+    programmatic grader is not sure or says incorrect; ``verifier_sees_grader`` also shows its Judge the
+    grader's reason (the paper's does not see it)."""
     chosen = [check_pattern(p) for p in parse_list(patterns)]
     if not chosen:
         raise InputError(f"choose at least one pattern from {', '.join(PATTERNS)}")
@@ -62,6 +66,7 @@ def benchmark_params(items: Iterable[RWSItem | dict], patterns: Iterable[str] | 
     if not rows:
         raise InputError("no items to run: the data holds no usable item (or --limit is 0); check the file")
     return {"items": rows, "patterns": chosen, "models": parse_list(models), "verify": bool(verify),
+            "verifier_sees_grader": bool(verify and verifier_sees_grader),
             "data": data_label, "limit": limit}
 
 
@@ -198,7 +203,9 @@ def build_record(results: list[dict], params: dict[str, Any], calls: list[dict])
     ordered = [results[i] for i in order]
     return {"workflow": WORKFLOW, "data": params.get("data", ""), "patterns": params.get("patterns", []),
             "models": params.get("models", []), "n_items": len(params.get("items", [])),
-            "verify": bool(params.get("verify")), "summary": summarise(typed[i] for i in order),
+            "verify": bool(params.get("verify")),
+            "verifier_sees_grader": bool(params.get("verifier_sees_grader")),
+            "summary": summarise(typed[i] for i in order),
             "cost": cost_rows(calls, [typed[i] for i in order]), "results": ordered}
 
 

@@ -4,12 +4,13 @@ Contracts (DESIGN.md): ``check`` prints one JSON object {verdict, type, reason, 
 and exits 0 whatever the verdict, 2 on unusable arguments; ``grade`` prints/writes {accuracy, by_type,
 items: [{id, type, verdict, reason, stage, annotations}]}, reporting bad input lines on stderr.
 
-``run --pattern single|hmaw|pace|phase|schema[,…] --data items.jsonl [--limit N] [--models a,b] [--verify]
-[--out results.json] [--yes]``: the run id goes to stderr at start, progress lines to stderr, the run record
-(results, summary, cost) to ``--out`` or stdout. Without a model the command exits 2 with the connection
-help; bad input lines are listed on stderr and skipped. When the estimated calls (items × patterns × models,
-retry paths included) exceed ``ifworld.limits.CONFIRM_CALLS`` the command asks on a terminal and otherwise
-refuses (exit 2) unless ``--yes`` is given. ``tables`` prints the paper's tables from saved runs.
+``run --pattern single|hmaw|pace|phase|schema[,…] --data items.jsonl [--limit N] [--models a,b] [--no-verify]
+[--verifier-sees-grader] [--out results.json] [--yes]`` (the LLM verifier is on by default, as in the
+paper): the run id goes to stderr at start, progress lines to stderr, the run record (results, summary, cost)
+to ``--out`` or stdout. Without a model the command exits 2 with the connection help; bad input lines are
+listed on stderr and skipped. When the estimated calls (items × patterns × models, retry paths included)
+exceed ``ifworld.limits.CONFIRM_CALLS`` the command asks on a terminal and otherwise refuses (exit 2) unless
+``--yes`` is given. ``tables`` prints the paper's tables from saved runs.
 
 Only typer, pydantic and light constants are imported here at load time: the grader, the model layer, the
 run store and LangGraph load inside the commands that use them, so ``ifworld --help`` and ``check`` start fast.
@@ -176,7 +177,12 @@ def run_cmd(
     data: Annotated[Path, typer.Option("--data", "-d", help="Items as JSONL (RWS schema).")],
     limit: Annotated[int | None, typer.Option(help="Only the first N items.")] = None,
     models: Annotated[str | None, typer.Option(help="Comma-separated model names (same endpoint).")] = None,
-    verify: Annotated[bool, typer.Option(help="Ask the LLM verifier when the grader is not sure.")] = False,
+    verify: Annotated[bool, typer.Option("--verify/--no-verify", help="Ask the LLM verifier (Parser + Judge) "
+                                         "when the grader does not say correct, as the paper's headline "
+                                         "accuracy does.")] = True,
+    verifier_sees_grader: Annotated[bool, typer.Option(help="Also show the verifier's Judge the programmatic "
+                                                       "grader's reason (the paper's Judge does not see it).")
+                                    ] = False,
     out: Annotated[Path | None, typer.Option(help="Write the results JSON here (else stdout).")] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Run without asking even when the estimated model "
                                       "calls exceed the confirmation threshold.")] = False,
@@ -203,12 +209,13 @@ def run_cmd(
         typer.echo(f"{data}:{err.line}: skipped: {err.reason}", err=True)
     try:
         params = benchmark.benchmark_params(loaded.items, pattern, models=models, limit=limit, verify=verify,
-                                            data_label=data.name)
+                                            verifier_sees_grader=verifier_sees_grader, data_label=data.name)
     except ValueError as exc:
         _fail(str(exc))
     total = benchmark.total_tasks(params)
     lo, hi = benchmark.estimate_calls(len(params["items"]), params["patterns"], max(1, len(params["models"])))["total"]
-    typer.echo(f"{total} tasks, about {lo}–{hi} model calls", err=True)
+    typer.echo(f"{total} tasks, about {lo}–{hi} model calls"
+               + (" (+ 2 verifier calls per answer the grader does not call correct)" if verify else ""), err=True)
     if needs_confirmation(hi) and not yes:
         question = f"This run may make up to {hi} model calls (confirmation above {CONFIRM_CALLS}). Continue?"
         if not sys.stdin.isatty():

@@ -104,6 +104,7 @@ class BenchmarkRecord(LenientModel):
     models: list[str] = Field(default_factory=list)
     n_items: int = 0
     verify: bool = False
+    verifier_sees_grader: bool = False
     summary: Summary = Field(default_factory=Summary)
     cost: list[CostRow] = Field(default_factory=list)
     results: list[TaskResult] = Field(default_factory=list)

@@ -1,9 +1,12 @@
 """The RWS LLM verifier: a Parser agent then a Judge agent, consulted only when the programmatic grader says
 "incorrect" or "not_sure" (plugged into :func:`ifworld.rws.grading.grader.grade_item`'s ``verifier`` hook).
 
-The Parser extracts and normalises the predicted and gold answers and the answer type; the Judge applies the
-type's rule (numeric: within 5 % with compatible units; symbolic: algebraically equivalent; textual: strictly
-the same meaning) and returns a verdict with a confidence. A confidence at or below
+It sees what the paper's verifier is given (§4.1, Appendix D): the Parser the prediction, the ground truth and
+the declared type; the Judge the two normalised answers and the type — not the question, and not the
+programmatic grader's reason, unless ``sees_grader`` is set (``--verifier-sees-grader``), which adds the grader's
+note to the Judge's input. The Parser extracts and normalises the predicted and gold answers and the answer
+type; the Judge applies the type's rule (numeric: within 5 % with compatible units; symbolic: algebraically
+equivalent; textual: strictly the same meaning) and returns a verdict with a confidence. A confidence at or below
 :data:`NOT_SURE_AT_OR_BELOW` is reported as "not_sure" whatever the Judge said. The result's ``stage`` is
 "verifier" and its reason names the agent that decided; each call's input and output are kept in
 :attr:`LLMVerifier.traces` so a page or a benchmark record can show them.
@@ -37,7 +40,8 @@ MAX_PREDICTION_CHARS = 6000
 
 
 class ParsedAnswers(BaseModel):
-    """Parser output: both answers extracted and normalised, and the answer type."""
+    """Parser output: both answers extracted and normalised, and the answer type (the paper's three keys; a
+    ``units`` key some models add is kept but not asked for)."""
 
     model_config = ConfigDict(extra="ignore")
 
@@ -80,8 +84,8 @@ class Judgement(BaseModel):
         return v / 100 if isinstance(v, (int, float)) and 1 < v <= 100 else v
 
 
-def _messages(name: str, **values: Any) -> list[tuple[str, str]]:
-    return prompts.messages(f"rws/verifier/{name}", **values)
+def _messages(name: str, user: str = "user", **values: Any) -> list[tuple[str, str]]:
+    return prompts.messages(f"rws/verifier/{name}", user, **values)
 
 
 def _entry(role: str, messages: list[tuple[str, str]], output: Any, status: str = "ok", error: str = "") -> dict:
@@ -93,13 +97,15 @@ def _entry(role: str, messages: list[tuple[str, str]], output: Any, status: str 
     return entry
 
 
-def verify(item: RWSItem, prediction: str, result: CheckResult, settings: Settings,
+def verify(item: RWSItem, prediction: str, result: CheckResult, settings: Settings, *, sees_grader: bool = False,
            ) -> tuple[CheckResult | None, list[dict]]:
-    """Parser → Judge on one graded item; (verifier result or None to keep the programmatic one, trace)."""
+    """Parser → Judge on one graded item; (verifier result or None to keep the programmatic one, trace).
+
+    ``sees_grader`` adds the programmatic grader's reason to the Judge's input (the paper's Judge does not see it).
+    """
     trace: list[dict] = []
     meta = {"system": "rws"}
-    msgs = _messages("parser", question=item.question, hint=item.hint or "(none)", gold=item.final,
-                     prediction=prediction[-MAX_PREDICTION_CHARS:], type=item.type)
+    msgs = _messages("parser", gold=item.final, prediction=prediction[-MAX_PREDICTION_CHARS:], type=item.type)
     try:
         parsed = llm.structured(PARSER_ROLE, msgs, ParsedAnswers, settings=settings, meta=meta)
         trace.append(_entry(PARSER_ROLE, msgs, parsed.model_dump()))
@@ -107,9 +113,9 @@ def verify(item: RWSItem, prediction: str, result: CheckResult, settings: Settin
         trace.append(_entry(PARSER_ROLE, msgs, exc.raw, "degraded", str(exc)))
         parsed = ParsedAnswers(pred_norm=result.pred_norm, gt_norm=result.gt_norm or item.final, type=item.type)
     kind = parsed.type if parsed.type in ("numeric", "symbolic", "textual") else item.type
-    msgs = _messages("judge", question=item.question, type=kind, units=parsed.units or "(none stated)",
-                     pred=parsed.pred_norm or "(nothing extracted)", gold=parsed.gt_norm or item.final,
-                     tolerance=f"{REL_TOLERANCE:.0%}", programmatic=result.reason)
+    extra = {"user": "user_with_grader", "programmatic": result.reason} if sees_grader else {}
+    msgs = _messages("judge", type=kind, pred=parsed.pred_norm or "(nothing extracted)",
+                     gold=parsed.gt_norm or item.final, tolerance=f"{REL_TOLERANCE:.0%}", **extra)
     try:
         judge_settings = settings.model_copy(update={"temperature": JUDGE_TEMPERATURE})
         judged = llm.structured(JUDGE_ROLE, msgs, Judgement, settings=judge_settings, meta=meta)
@@ -136,15 +142,17 @@ def to_result(judged: Judgement, result: CheckResult, parsed: ParsedAnswers | No
 
 
 class LLMVerifier:
-    """The grader hook: ``LLMVerifier(settings)(item, prediction, result)``; keeps each item's trace."""
+    """The grader hook: ``LLMVerifier(settings)(item, prediction, result)``; keeps each item's trace.
+    ``sees_grader=True`` shows the Judge the programmatic grader's reason (off by default, as in the paper)."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, *, sees_grader: bool = False) -> None:
         self.settings = settings
+        self.sees_grader = sees_grader
         self.traces: dict[str, list[dict]] = {}
         self._lock = threading.Lock()
 
     def __call__(self, item: RWSItem, prediction: str, result: CheckResult) -> CheckResult | None:
-        verdict, trace = verify(item, prediction, result, self.settings)
+        verdict, trace = verify(item, prediction, result, self.settings, sees_grader=self.sees_grader)
         with self._lock:
             self.traces[item.id] = trace
         return verdict

@@ -24,6 +24,7 @@ class RunState(TypedDict, total=False):
     patterns: list[str]
     models: list[str]
     verify: bool
+    verifier_sees_grader: bool
     results: Annotated[list[dict], operator.add]
 
 
@@ -33,7 +34,8 @@ def build(params: dict[str, Any], settings: Settings) -> StateGraph:
 
     def fan_out(state: RunState) -> list[Send]:
         models = state.get("models") or [""]
-        return [Send(p, initial_state(item, p, m, bool(state.get("verify"))))
+        return [Send(p, initial_state(item, p, m, bool(state.get("verify")),
+                                      sees_grader=bool(state.get("verifier_sees_grader"))))
                 for item in state["items"] for p in state["patterns"] for m in models]
 
     g = StateGraph(RunState)
@@ -46,7 +48,8 @@ def build(params: dict[str, Any], settings: Settings) -> StateGraph:
 
 def initial(params: dict[str, Any]) -> dict[str, Any]:
     return {"items": params["items"], "patterns": params["patterns"], "models": params.get("models") or [],
-            "verify": bool(params.get("verify")), "results": []}
+            "verify": bool(params.get("verify")),
+            "verifier_sees_grader": bool(params.get("verifier_sees_grader")), "results": []}
 
 
 def finalize(state: dict[str, Any], params: dict[str, Any], calls: list[dict]) -> dict[str, Any]:

@@ -25,6 +25,11 @@ def _texts(at: AppTest) -> str:
     return "\n".join(str(p) for p in parts)
 
 
+def _latex(at: AppTest) -> list[str]:
+    """The LaTeX of every st.latex element (stored as a $$ … $$ Markdown block)."""
+    return [e.value.strip().removeprefix("$$").removesuffix("$$").strip() for e in at.latex]
+
+
 def test_browse_renders_offline_and_filters():
     at = _open("app_pages/rws_browse.py")
     assert not at.exception
@@ -41,16 +46,38 @@ def test_browse_reveals_reference_and_grades_typed_answers():
     at.selectbox(key="rwsbrowse_item").set_value("2025_IFW_2_b").run()
     assert "48.8 km/s" not in _texts(at)
     at.toggle(key="rwsbrowse_show").set_value(True).run()
-    assert "Reference answer" in _texts(at) and "48.8 km/s" in _texts(at)
-    at.text_input(key="rwsbrowse_answer").set_value("48.8 km/s").run()
+    assert "Reference answer" in _texts(at) and _latex(at) == [r"48.8\,\mathrm{km/s}"]
+    at.text_input(key="rwsbrowse_answer").set_value("48.8 km/s")  # a form: the value commits with the submit
     at.button(key="rwsbrowse_grade").click().run()
     assert not at.exception
     assert at.success and "correct" in at.success[0].value
-    at.text_input(key="rwsbrowse_answer").set_value("12 km/s").run()
+    at.text_input(key="rwsbrowse_answer").set_value("12 km/s")
     at.button(key="rwsbrowse_grade").click().run()
     assert at.error and "incorrect" in at.error[0].value
     assert "Annotations" in _texts(at) or "tolerance" in at.error[0].value.lower()
     assert at.checkbox(key="rwsbrowse_verify").disabled  # no model connected
+
+
+def test_browse_picker_labels_are_plain_text_and_answers_are_maths_with_upright_units():
+    at = _open("app_pages/rws_browse.py")
+    options = at.selectbox(key="rwsbrowse_item").options
+    assert not [o for o in options if "$" in o or "\\" in o]
+    assert any("Ω = 2.7 × 10⁻⁶ rad/s" in o for o in options)
+    at.selectbox(key="rwsbrowse_item").set_value("2025_IFW_3").run()
+    at.toggle(key="rwsbrowse_show").set_value(True).run()
+    assert _latex(at) == [r"37.1\,\mathrm{km\,s^{-1}}"]
+    at.selectbox(key="rwsbrowse_item").set_value("2025_IFW_30").run()  # textual: prose, no maths
+    assert not at.latex and "the bow shock" in _texts(at)
+
+
+def test_browse_grade_is_a_form_that_grades_on_its_first_submit():
+    at = _open("app_pages/rws_browse.py")
+    at.selectbox(key="rwsbrowse_item").set_value("2025_IFW_2_b").run()
+    at.button(key="rwsbrowse_grade").click().run()  # nothing typed: a hint, no grade
+    assert any("Type an answer first" in i.value for i in at.info) and not at.success
+    at.text_input(key="rwsbrowse_answer").input("100 km")  # typed, not yet committed (no run in between)
+    at.button(key="rwsbrowse_grade").click().run()
+    assert at.error and "decided by" in at.error[0].value
 
 
 def test_browse_pasted_jsonl_lists_bad_lines():
@@ -74,6 +101,22 @@ def test_benchmark_page_without_model_shows_panel_and_earlier_runs(settings):
     assert at.selectbox(key="rwsb_pick").options
     assert "Accuracy by model × pattern" in _texts(at)
     assert len(at.get("plotly_chart")) == 3
+    columns = {c for df in at.dataframe for c in [*df.value.columns, *df.value.index.names]}
+    assert {"Model", "Single-shot", "Overall", "Model calls", "Prompt tokens", "Calls per item"} <= columns
+    assert not columns & {"prompt_tok", "completion_tok", "calls_per_item", "total_tok", "single", "model"}
+
+
+def test_verdict_heatmap_names_its_colours():
+    import json
+
+    from tests.rws.bench_records import run_record
+    from ui.rws_view import verdict_matrix
+
+    fig = json.loads(verdict_matrix(run_record()).to_json())
+    bar = fig["data"][0]["colorbar"]
+    assert fig["data"][0]["showscale"] and bar["title"]["text"] == "Verdict"
+    assert bar["ticktext"] == ["incorrect", "not sure", "correct"] and bar["tickvals"] == [0, 1, 2]
+    assert fig["layout"]["xaxis"]["title"]["text"] == "Pattern" and fig["layout"]["yaxis"]["title"]["text"] == "Item"
 
 
 def test_benchmark_page_runs_two_patterns_on_three_items(llm_env):
@@ -82,6 +125,8 @@ def test_benchmark_page_runs_two_patterns_on_three_items(llm_env):
     at.multiselect(key="rwsb_patterns").set_value(["single", "pace"]).run()
     at.number_input(key="rwsb_limit").set_value(3).run()
     assert any("estimated model calls: 15–18" in c.value for c in at.caption)
+    assert at.checkbox(key="rwsb_verify").value  # the verifier is on by default, as in the paper
+    assert not at.checkbox(key="rwsb_sees_grader").value  # and sees what the paper gives it
     at.button(key="rwsb_run").click().run()
     assert not at.exception, at.exception
     assert at.selectbox(key="rwsb_pick").options
@@ -89,7 +134,10 @@ def test_benchmark_page_runs_two_patterns_on_three_items(llm_env):
     assert any(m.label == "Tasks" and m.value == "6" for m in at.metric)
     at.selectbox(key="rwsb_res_pattern").set_value("pace").run()
     assert any("rws.pace.critic" in e.label for e in at.expander)
-    assert llm_env.count() == 3 * 1 + 3 * 5  # the first three sample items are scripted wrong-first: PACE retries
+    # the first three sample items are scripted wrong-first: PACE retries; single-shot's three wrong answers go
+    # to the verifier (Parser + Judge), on by default
+    assert llm_env.count("rws.verifier.") == 3 * 2
+    assert llm_env.count() == 3 * 1 + 3 * 5 + 3 * 2
 
 
 def test_benchmark_page_asks_before_a_large_run(llm_env):

@@ -34,7 +34,10 @@ def test_run_records_results_summary_and_cost(fake_server, settings, store, item
     record = benchmark.run_benchmark(params, store=store, settings=settings,
                                      on_event=lambda e: seen.extend(benchmark.progress_of(e)))
     assert len(record["results"]) == len(seen) == 3 * 2 * 2
-    assert fake_server.count() == 2 * (_expected("single", 1, 2) + _expected("pace", 1, 2))
+    # the verifier is on by default: Parser + Judge for the one answer per model the grader calls incorrect
+    assert fake_server.count("rws.verifier.parser") == fake_server.count("rws.verifier.judge") == 2
+    assert fake_server.count() == 2 * (_expected("single", 1, 2) + _expected("pace", 1, 2)) + 2 * 2
+    assert record["verify"] and not record["verifier_sees_grader"]
     s = record["summary"]
     assert s["by_pattern"]["pace"] == 1.0 and s["by_pattern"]["single"] == pytest.approx(2 / 3, abs=1e-3)
     assert set(s["by_model"]) == {"fake-model", "fake-judge"}

@@ -114,19 +114,36 @@ def plan(body: dict[str, Any]) -> dict[str, Any]:
 HYPOTHESES = {"assumptions": ["steady state"], "knowns": ["given values"], "unknowns": ["the answer"],
               "constraints": [], "equations_latex": ["v = d/t"], "units": ["SI"], "required_units": "",
               "facts": ["1 AU = 1.496e11 m"]}
-ARCHITECTURE = {"q_type": "physics", "format_hints": "as asked", "plan": ["set up", "evaluate"],
-                "checks": ["units"], "expert_sequence": [
-                    {"role": "Physicist", "prompt": "Set up the relation.", "produces": "setup",
-                     "consumes": "question"},
-                    {"role": "Calculator", "prompt": "Evaluate it.", "produces": "value", "consumes": "setup"}]}
+EXPERTS = [{"role": "Physics", "prompt": "Set up the relation.", "produces": "setup", "consumes": "question"},
+           {"role": "Math", "prompt": "Evaluate it.", "produces": "value", "consumes": "setup"}]
+
+
+def architecture(body: dict[str, Any]) -> dict[str, Any]:
+    item = find_item(body) or {"type": "numeric"}
+    return {"q_type": item["type"], "format_hints": "", "plan": ["set up", "evaluate"], "checks": ["units"],
+            "expert_sequence": EXPERTS}
+
+
+def allocation(body: dict[str, Any]) -> dict[str, Any]:
+    item = find_item(body) or {"type": "numeric"}
+    return {"steps": [{"id": f"S{i}", "role": e["role"].lower(), "prompt": e["prompt"], "expected_type": item["type"],
+                       "produces": e["produces"], "acceptance": ["units stated"]} for i, e in enumerate(EXPERTS, 1)],
+            "q_type": item["type"], "notes": "two steps: set up, then evaluate"}
+
+
+def question_type(body: dict[str, Any]) -> dict[str, Any]:
+    """The type the architecture names (this call sees no question)."""
+    found = re.search(r'"q_type":\s*"(numeric|symbolic|textual)', role_text(body, "user"))
+    return {"q_type": found.group(1) if found else "numeric", "format_hints": ""}
 
 
 def parse(body: dict[str, Any]) -> dict[str, Any]:
+    """The parser sees the prediction, the reference and the declared type (no question)."""
     text = role_text(body, "user")
     gt = re.search(r"Reference answer:\s*(.+)", text)
-    item = find_item(body)
+    kind = re.search(r"Declared answer type:\s*(numeric|symbolic|textual)", text)
     return {"pred_norm": _last_final(text) or text.split("<<<")[-1].split(">>>")[0].strip()[-200:],
-            "gt_norm": gt.group(1).strip() if gt else "", "type": item["type"] if item else "textual", "units": ""}
+            "gt_norm": gt.group(1).strip() if gt else "", "type": kind.group(1) if kind else "textual"}
 
 
 def judge(body: dict[str, Any]) -> dict[str, Any]:
@@ -139,7 +156,7 @@ def judge(body: dict[str, Any]) -> dict[str, Any]:
             "pred_extracted": p, "gt_extracted": g, "reason": "same answer" if same else "different answer"}
 
 
-LABEL_KEYS = frozenset({"plan", "issues", "fix", "reason", "format_hints", "prompt"})
+LABEL_KEYS = frozenset({"plan", "issues", "fix", "reason", "format_hints", "prompt", "notes"})
 
 RULES = [
     (r"answer parser of a physics grading desk", parse, "rws.verifier.parser"),
@@ -163,7 +180,9 @@ RULES = [
     (r"You are the PHASE solver", first_answer, "rws.phase.solver"),
     (r"You are the PHASE evaluator", review, "rws.phase.evaluator"),
     (r"You are the PHASE finalizer", enclose, "rws.phase.finalizer"),
-    (r"You are the SCHEMA architect", ARCHITECTURE, "rws.schema.architect"),
+    (r"You are the SCHEMA architect", architecture, "rws.schema.architect"),
+    (r"You are the SCHEMA allocator", allocation, "rws.schema.allocator"),
+    (r"You are the SCHEMA question-type checker", question_type, "rws.schema.qtype"),
     (r"You are a SCHEMA expert", "Worked my step; values and units stated above.", "rws.schema.expert"),
     (r"SCHEMA synthesizer correcting", retry_answer, "rws.schema.synthesizer#retry"),
     (r"You are the SCHEMA synthesizer", first_answer, "rws.schema.synthesizer"),

@@ -6,7 +6,9 @@ Public API:
 * :func:`build_pattern_graph` — the uncompiled ``StateGraph`` of one pattern (its roles, then ``finish``,
   which extracts and grades the final output). Compile it alone, or add it as a node of a run graph.
 * :func:`run_pattern` — solve one item with one pattern now and return its result record.
-* :data:`EXPECTED_CALLS` — model calls per role on the accept path and on the reject (retry) path.
+* :data:`EXPECTED_CALLS` — model calls per role on the accept path and on the reject (retry) path (SCHEMA: with
+  the two experts the fake server allocates).
+* :func:`calls_range` — (fewest, most) calls per item, for estimates.
 * :data:`GATE_CONFIDENCE` — the gates' confidence threshold.
 """
 
@@ -42,9 +44,12 @@ def check_pattern(name: str) -> str:
 
 
 def calls_range(name: str) -> tuple[int, int]:
-    """(fewest, most) model calls one item costs with this pattern (accept path, reject path)."""
-    paths = EXPECTED_CALLS[check_pattern(name)]
-    totals = [sum(p.values()) for p in paths.values()]
+    """(fewest, most) model calls one item costs with this pattern: a pattern whose calls depend on a model's
+    choice (SCHEMA's number of experts) states its ``CALL_BOUNDS``; the others' accept and reject paths are fixed."""
+    module = MODULES[check_pattern(name)]
+    if hasattr(module, "CALL_BOUNDS"):
+        return module.CALL_BOUNDS
+    totals = [sum(p.values()) for p in module.CALLS.values()]
     return min(totals), max(totals)
 
 
@@ -52,7 +57,8 @@ def _finish(settings: Settings):
     def finish(state: PatternState) -> dict:
         item = state["item"]
         raw = state.get("final_text") or ""
-        verifier = LLMVerifier(settings) if state.get("verify") and settings.enabled else None
+        verifier = (LLMVerifier(settings, sees_grader=bool(state.get("verifier_sees_grader")))
+                    if state.get("verify") and settings.enabled else None)
         grade = grade_output(item, raw, verifier=verifier)
         trace = state.get("trace") or []
         record = {
@@ -78,17 +84,19 @@ def build_pattern_graph(name: str, settings: Settings) -> StateGraph:
     return g
 
 
-def initial_state(item: RWSItem | dict, pattern: str, model: str | None = None,
-                  verify: bool = False) -> dict[str, Any]:
-    """The input of a pattern graph for one item."""
+def initial_state(item: RWSItem | dict, pattern: str, model: str | None = None, verify: bool = True, *,
+                  sees_grader: bool = False) -> dict[str, Any]:
+    """The input of a pattern graph for one item (the verifier on by default, as in the paper)."""
     data = item.model_dump() if isinstance(item, RWSItem) else dict(item)
     return {"item": data, "pattern": check_pattern(pattern), "model": model or "", "verify": verify,
-            "out": {}, "trace": [], "annotations": []}
+            "verifier_sees_grader": sees_grader, "out": {}, "trace": [], "annotations": []}
 
 
 def run_pattern(name: str, item: RWSItem | dict, settings: Settings, *, model: str | None = None,
-                verify: bool = False, config: RunnableConfig | None = None) -> dict[str, Any]:
-    """Solve one item with one pattern (no checkpointer) and return its result record."""
+                verify: bool = True, sees_grader: bool = False, config: RunnableConfig | None = None,
+                ) -> dict[str, Any]:
+    """Solve one item with one pattern (no checkpointer) and return its result record; the LLM verifier
+    grades what the programmatic grader does not call correct unless ``verify=False``."""
     graph = build_pattern_graph(name, settings).compile()
-    out = graph.invoke(initial_state(item, name, model, verify), config or {})
+    out = graph.invoke(initial_state(item, name, model, verify, sees_grader=sees_grader), config or {})
     return out["results"][0]

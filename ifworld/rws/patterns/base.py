@@ -37,6 +37,7 @@ class PatternState(TypedDict, total=False):
     pattern: str
     model: str
     verify: bool
+    verifier_sees_grader: bool
     out: Annotated[dict, _merge]
     trace: Annotated[list[dict], operator.add]
     annotations: Annotated[list[str], operator.add]

@@ -1,10 +1,16 @@
-"""SCHEMA: Architect (JSON) → Allocator (code) → Experts in sequence → Synthesizer → Guard (JSON) → gate →
-[one Synthesizer correction] → Finalizer.
+"""SCHEMA (paper Appendix B.5, conductor C.4): Architect → Allocator → question type → up to three Experts in
+sequence → Synthesizer → Guard → gate → [Synthesizer again with the Guard's fix] → Finalizer.
 
-The Architect proposes up to three experts; the Allocator is deterministic code that normalises their roles,
-tightens prompts and adds acceptance checks, and infers a minimal sequence when the architecture is missing
-or unusable. Experts run one after another (a conditional edge loops until the sequence is done), each seeing
-the log so far. The Guard's tolerance is 2 % for physics/maths answers, 5 % otherwise.
+Every role is a model call, as in the paper's conductor: the Architect (JSON) designs a small team; the Allocator
+(JSON) turns that into at most three concrete steps with contracts; the question-type call (JSON; the paper
+names the call ``schema_qtype`` but does not print its prompt, so ours is our own) fixes the answer type from the
+architecture and the allocation; the experts run one after another, each seeing the log so far (a conditional
+edge loops until the allocation is done; an allocation with no steps runs none, as in the paper). The Synthesizer
+sees the task, the type and the experts' log; the Guard sees the architecture, the type and the synthesis (not
+the task); the Finalizer sees only the accepted message. Code steps in only when a JSON role degrades: an
+unusable allocation falls back to :func:`allocate` (the Architect's sequence, or a minimal one), an unusable
+question type to the allocation's, the Architect's or the item's. The Guard's tolerance is 2 % for
+physics/maths answers, 5 % otherwise (the paper's Guard rules).
 """
 
 from __future__ import annotations
@@ -17,57 +23,72 @@ from ifworld.config import Settings
 from ifworld.rws.patterns.base import (
     PatternState,
     as_text,
-    format_final,
+    ensure_final,
     item_block,
     json_role,
     passes,
     text_role,
 )
-from ifworld.rws.patterns.schemas import MAX_EXPERTS, Architecture, Review
+from ifworld.rws.patterns.schemas import MAX_EXPERTS, Allocation, Architecture, QuestionType, Review
 
 TIGHT_TOLERANCE = 0.02
 LOOSE_TOLERANCE = 0.05
 MAX_EXPERT_PROMPT_CHARS = 600
+ANSWER_TYPES = ("numeric", "symbolic", "textual")
 PHYSICS_MATH = re.compile(r"physic|math|numer|symbol|equation|helio|plasma|solar|astro", re.I)
+ROLE_SYNONYMS = {"bio": "biology", "chem": "chemistry", "maths": "math", "mathematics": "math",
+                 "physicist": "physics", "mathematician": "math"}
 DEFAULT_SEQUENCE = {
-    "numeric": [("physicist", "Set up the governing relation and the known quantities with units.", "setup",
-                 "question"),
-                ("calculator", "Evaluate the relation numerically; keep units and significant figures.", "value",
-                 "setup")],
-    "symbolic": [("physicist", "Derive the requested relation step by step.", "derivation", "question"),
-                 ("mathematician", "Simplify the derived expression to the requested form.", "expression",
-                  "derivation")],
-    "textual": [("domain expert", "Explain the physical reasoning briefly and state the conclusion.", "conclusion",
-                 "question")],
+    "numeric": [("physics", "Set up the governing relation and the known quantities with units.", "setup"),
+                ("math", "Evaluate the relation numerically; keep units and significant figures.", "value")],
+    "symbolic": [("physics", "Derive the requested relation step by step.", "derivation"),
+                 ("math", "Simplify the derived expression to the requested form.", "expression")],
+    "textual": [("qa", "Explain the physical reasoning briefly and state the conclusion.", "conclusion")],
 }
 
 
 def _slug(role: str) -> str:
-    return re.sub(r"[^a-z0-9 ]+", "", role.lower()).strip()[:40] or "expert"
+    slug = re.sub(r"[^a-z0-9 :_-]+", "", role.lower()).strip()[:40] or "qa"
+    return ROLE_SYNONYMS.get(slug, slug)
+
+
+def _step(role: str, prompt: str, produces: str, acceptance: list[str] | None = None) -> dict:
+    role = _slug(role)
+    return {"role": role, "prompt": prompt[:MAX_EXPERT_PROMPT_CHARS], "produces": produces or "a partial result",
+            "acceptance": acceptance or [f"The {role} expert states {produces or 'its result'} explicitly."]}
+
+
+def normalise_steps(allocation: dict | None) -> tuple[list[dict], list[str]]:
+    """The Allocator's steps, roles normalised, at most three, steps without a prompt dropped."""
+    steps = [_step(s.get("role", ""), (s.get("prompt") or "").strip(), s.get("produces") or "",
+                   list(s.get("acceptance") or []))
+             for s in (allocation or {}).get("steps") or [] if (s.get("prompt") or "").strip()]
+    notes = []
+    if len(steps) > MAX_EXPERTS:
+        notes.append(f"allocator: kept the first {MAX_EXPERTS} of {len(steps)} steps")
+    return steps[:MAX_EXPERTS], notes
 
 
 def allocate(architecture: dict | None, item: dict) -> tuple[list[dict], list[str]]:
-    """Normalise the Architect's expert sequence to ≤3 tight steps; infer a minimal one if unusable."""
-    notes: list[str] = []
-    steps = []
-    for raw in (architecture or {}).get("expert_sequence") or []:
-        role, prompt = _slug(raw.get("role", "")), (raw.get("prompt") or "").strip()
-        if not prompt:
-            continue
-        steps.append({"role": role, "prompt": prompt[:MAX_EXPERT_PROMPT_CHARS],
-                      "produces": raw.get("produces") or "a partial result",
-                      "consumes": raw.get("consumes") or "the question",
-                      "check": f"The {role} must state {raw.get('produces') or 'its result'} explicitly."})
-    if len(steps) > MAX_EXPERTS:
-        notes.append(f"allocator: kept the first {MAX_EXPERTS} of {len(steps)} experts")
-        steps = steps[:MAX_EXPERTS]
-    if not steps:
-        q_type = (architecture or {}).get("q_type") or item.get("type") or "numeric"
-        key = next((k for k in DEFAULT_SEQUENCE if k in str(q_type).lower()), item.get("type", "numeric"))
-        steps = [{"role": r, "prompt": p, "produces": o, "consumes": c, "check": f"The {r} must state its {o}."}
-                 for r, p, o, c in DEFAULT_SEQUENCE.get(key, DEFAULT_SEQUENCE["numeric"])]
-        notes.append("allocator: architecture unusable; inferred a minimal expert sequence")
-    return steps, notes
+    """Fallback when the Allocator's JSON is unusable: the Architect's sequence (≤3 steps), else a minimal one."""
+    raw = [{"role": e.get("role", ""), "prompt": e.get("prompt", ""), "produces": e.get("produces", "")}
+           for e in (architecture or {}).get("expert_sequence") or []]
+    steps, notes = normalise_steps({"steps": raw})
+    if steps:
+        return steps, ["allocator: used the architect's expert sequence", *notes]
+    kind = answer_type((architecture or {}).get("q_type"), item.get("type"))
+    return ([_step(r, p, o) for r, p, o in DEFAULT_SEQUENCE[kind]],
+            ["allocator: architecture unusable; inferred a minimal expert sequence"])
+
+
+def answer_type(*candidates: object) -> str:
+    """The first candidate naming one of the RWS answer types (else numeric)."""
+    for value in candidates:
+        low = str(value or "").lower()
+        found = next((t for t in ANSWER_TYPES if t in low or (t == "textual" and "text" in low)), None)
+        if found:
+            return found
+    return "numeric"
 
 
 def tolerance_for(architecture: dict | None, item: dict) -> float:
@@ -78,25 +99,48 @@ def tolerance_for(architecture: dict | None, item: dict) -> float:
 
 def _log(state: PatternState) -> str:
     done = state["out"].get("experts") or []
-    return "\n\n".join(f"[{e['role']}]\n{e['output']}" for e in done) or "(no expert has spoken yet)"
+    return "\n\n".join(f"[S{i} · {e['role']}]\n{e['output']}" for i, e in enumerate(done, 1)) or "(no expert output)"
 
 
 def add_nodes(g: StateGraph, settings: Settings) -> str:
+    def task(state: PatternState) -> str:
+        return item_block(state["item"])
+
+    def q_type(state: PatternState) -> str:
+        return state["out"].get("q_type_value") or state["item"].get("type", "")
+
     def architect(state: PatternState) -> dict:
-        return json_role(settings, state, "architect", "architect", Architecture, item=item_block(state["item"]))[1]
+        return json_role(settings, state, "architect", "architect", Architecture, item=task(state))[1]
 
     def allocator(state: PatternState) -> dict:
-        steps, notes = allocate(state["out"].get("architect"), state["item"])
-        entry = {"role": "rws.schema.allocator", "step": "allocator", "input": as_text(state["out"].get("architect")),
-                 "output": as_text(steps), "status": "ok (code)"}
-        return {"out": {"allocation": steps, "experts": []}, "trace": [entry], "annotations": notes}
+        arch = state["out"].get("architect")
+        data, upd = json_role(settings, state, "allocator", "allocator", Allocation, item=task(state),
+                              arch=as_text(arch), max_experts=MAX_EXPERTS)
+        steps, notes = normalise_steps(data) if data is not None else allocate(arch, state["item"])
+        if data is not None and not steps:
+            notes.append("allocator: no expert steps; none run (as in the paper)")
+        return {**upd, "out": {**upd["out"], "allocation": steps, "experts": []},
+                "annotations": [*upd.get("annotations", []), *notes]}
+
+    def qtype(state: PatternState) -> dict:
+        out = state["out"]
+        data, upd = json_role(settings, state, "qtype", "qtype", QuestionType, arch=as_text(out.get("architect")),
+                              alloc=as_text({"steps": out.get("allocation"),
+                                             "q_type": (out.get("allocator") or {}).get("q_type", "")}))
+        value = answer_type((data or {}).get("q_type"), (out.get("allocator") or {}).get("q_type"),
+                            (out.get("architect") or {}).get("q_type"), state["item"].get("type"))
+        return {**upd, "out": {**upd["out"], "q_type_value": value}}
+
+    def first(state: PatternState) -> str:
+        return "expert" if state["out"].get("allocation") else "synthesizer"
 
     def expert(state: PatternState) -> dict:
         steps, done = state["out"]["allocation"], list(state["out"].get("experts") or [])
         step = steps[len(done)]
-        text, upd = text_role(settings, state, "expert", f"expert_{len(done) + 1}", item=item_block(state["item"]),
+        text, upd = text_role(settings, state, "expert", f"expert_{len(done) + 1}", item=task(state),
+                              q_type=q_type(state), plan=as_text(state["out"].get("architect")),
                               expert_role=step["role"], task=step["prompt"], produces=step["produces"],
-                              check=step["check"], log=_log(state))
+                              acceptance="; ".join(step["acceptance"]), log=_log(state))
         done.append({"role": step["role"], "output": text})
         return {**upd, "out": {**upd["out"], "experts": done}}
 
@@ -104,39 +148,36 @@ def add_nodes(g: StateGraph, settings: Settings) -> str:
         return "expert" if len(state["out"]["experts"]) < len(state["out"]["allocation"]) else "synthesizer"
 
     def synthesizer(state: PatternState) -> dict:
-        return text_role(settings, state, "synthesizer", "synthesizer", item=item_block(state["item"]),
-                         plan=as_text(state["out"].get("architect")), log=_log(state))[1]
+        return text_role(settings, state, "synthesizer", "synthesizer", item=task(state), q_type=q_type(state),
+                         log=_log(state))[1]
 
     def guard(state: PatternState) -> dict:
-        architecture = state["out"].get("architect") or {}
-        tol = tolerance_for(architecture, state["item"])
-        checks = "\n".join(f"- {c}" for c in architecture.get("checks") or []) or "(none given)"
-        return json_role(settings, state, "guard", "guard", Review, item=item_block(state["item"]),
-                         answer=state["out"]["synthesizer"], tolerance=f"{tol:.0%}", log=_log(state),
-                         q_type=architecture.get("q_type") or state["item"].get("type", ""), checks=checks)[1]
+        arch = state["out"].get("architect") or {}
+        return json_role(settings, state, "guard", "guard", Review, arch=as_text(arch), q_type=q_type(state),
+                         answer=state["out"]["synthesizer"],
+                         tolerance=f"{tolerance_for(arch, state['item']):.0%}")[1]
 
     def synthesizer_retry(state: PatternState) -> dict:
-        review = state["out"].get("guard") or {}
-        return text_role(settings, state, "synthesizer", "synthesizer_retry", prompt="user_retry",
-                         item=item_block(state["item"]), answer=state["out"]["synthesizer"], log=_log(state),
-                         issues="; ".join(review.get("issues") or []) or "(none)",
-                         fix=review.get("fix") or "(no fix given)")[1]
+        return text_role(settings, state, "synthesizer", "synthesizer_retry", prompt="user_retry", item=task(state),
+                         q_type=q_type(state), log=_log(state), fix=as_text(state["out"].get("guard")))[1]
 
     def finalizer(state: PatternState) -> dict:
         best = state["out"].get("synthesizer_retry") or state["out"].get("synthesizer") or ""
-        upd, notes = format_final(settings, state, "finalizer", best)
-        return {**upd, "annotations": notes}
+        text, upd = text_role(settings, state, "finalizer", "finalizer", answer=best)
+        final, notes = ensure_final(text, best, "rws.schema.finalizer")
+        return {**upd, "final_text": final, "annotations": notes}
 
     def gate(state: PatternState) -> str:
         return "finalizer" if passes(state["out"].get("guard")) else "synthesizer_retry"
 
-    for name, fn in (("architect", architect), ("allocator", allocator), ("expert", expert),
+    for name, fn in (("architect", architect), ("allocator", allocator), ("qtype", qtype), ("expert", expert),
                      ("synthesizer", synthesizer), ("guard", guard), ("synthesizer_retry", synthesizer_retry),
                      ("finalizer", finalizer)):
         g.add_node(name, fn)
     g.add_edge(START, "architect")
     g.add_edge("architect", "allocator")
-    g.add_edge("allocator", "expert")
+    g.add_edge("allocator", "qtype")
+    g.add_conditional_edges("qtype", first, ["expert", "synthesizer"])
     g.add_conditional_edges("expert", more_experts, ["expert", "synthesizer"])
     g.add_edge("synthesizer", "guard")
     g.add_conditional_edges("guard", gate, ["finalizer", "synthesizer_retry"])
@@ -144,9 +185,16 @@ def add_nodes(g: StateGraph, settings: Settings) -> str:
     return "finalizer"
 
 
-ROLES = ("architect", "expert", "synthesizer", "guard", "finalizer")
-# With the two-expert architecture the fake server scripts; experts = len(allocation) in general.
+ROLES = ("architect", "allocator", "qtype", "expert", "synthesizer", "guard", "finalizer")
+# With the two-step allocation the fake server scripts; experts = len(allocation) (0–3) in general.
 CALLS = {
-    "accept": {"architect": 1, "expert": 2, "synthesizer": 1, "guard": 1, "finalizer": 1},
-    "reject": {"architect": 1, "expert": 2, "synthesizer": 2, "guard": 1, "finalizer": 1},
+    "accept": {"architect": 1, "allocator": 1, "qtype": 1, "expert": 2, "synthesizer": 1, "guard": 1,
+               "finalizer": 1},
+    "reject": {"architect": 1, "allocator": 1, "qtype": 1, "expert": 2, "synthesizer": 2, "guard": 1,
+               "finalizer": 1},
 }
+FIXED_CALLS = 6
+"""Architect, Allocator, question type, Synthesizer, Guard, Finalizer: calls per item besides the experts and
+the Synthesizer's one correction (so 6 + E on the accept path, 7 + E on the reject path, E = 0–3 experts)."""
+CALL_BOUNDS = (FIXED_CALLS, FIXED_CALLS + MAX_EXPERTS + 1)
+"""(fewest, most) calls per item: no expert and accepted; three experts and one correction."""

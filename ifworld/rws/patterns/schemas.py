@@ -11,6 +11,7 @@ MAX_PLAN_STEPS = 4
 MAX_PACE_CHECKS = 2
 MAX_SCHEMA_CHECKS = 3
 MAX_EXPERTS = 3
+MAX_ALLOCATION_CHECKS = 2
 
 
 def _as_list(value: Any) -> Any:
@@ -100,3 +101,29 @@ class Architecture(_Lenient):
     plan: Annotated[list[str], _capped(MAX_PLAN_STEPS)] = Field(default_factory=list)
     checks: Annotated[list[str], _capped(MAX_SCHEMA_CHECKS)] = Field(default_factory=list)
     expert_sequence: list[ExpertStep] = Field(default_factory=list)
+
+
+class AllocatedStep(_Lenient):
+    """One SCHEMA allocator step: who does what, what it hands on, how it is accepted."""
+
+    id: Text = ""
+    role: Text = ""
+    prompt: Text = ""
+    expected_type: Text = ""
+    produces: Text = ""
+    acceptance: Annotated[list[str], _capped(MAX_ALLOCATION_CHECKS)] = Field(default_factory=list)
+
+
+class Allocation(_Lenient):
+    """SCHEMA allocator output: the execution steps (the pattern runs at most :data:`MAX_EXPERTS`)."""
+
+    steps: list[AllocatedStep] = Field(default_factory=list)
+    q_type: Text = ""
+    notes: Text = ""
+
+
+class QuestionType(_Lenient):
+    """SCHEMA question-type call output: the answer type every later role works to."""
+
+    q_type: Text = ""
+    format_hints: Text = ""
