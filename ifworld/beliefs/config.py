@@ -122,6 +122,11 @@ class BeliefConfig(BaseModel):
         "negations", "False facts drawn from",
         "negations: the M_F 'false' facts are negations of true ones (the model as written); truths: they "
         "are drawn from T too, so no false fact circulates (a reading of the paper, see README).")
+    constraints: bool = _field(
+        False, "Domain constraints",
+        "Agents accept only a consistent set of facts under the family domain's rules (a fact excludes its "
+        "negation, parent-of is asymmetric, a grandparent is a parent's parent, …): §6.1's reading, see "
+        "docs/beliefs.md.")
     topology: Literal["complete", "ring", "small_world", "scale_free"] = _field(
         "complete", "Who meets whom",
         "complete: anyone (the paper); ring: k nearest neighbours on a circle; small_world: Watts–Strogatz "
@@ -235,6 +240,8 @@ def condition_label(config: BeliefConfig) -> str:
         label += f"+noise{config.noise:g}"
     if config.topology != "complete":
         label += f"+{config.topology}"
+    if config.constraints:
+        label += "+constraints"
     return label
 
 
