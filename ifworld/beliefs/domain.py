@@ -184,7 +184,7 @@ class _FamilyTree:
             return (a, b) in self.marriages or (b, a) in self.marriages
         if kind == "grandparent":
             return any(a in self.parents[p] for p in pb)
-        return any(self.holds("sibling", x, y) for x in pa for y in pb)  # cousin
+        return any(x != y and self.holds("sibling", x, y) for x in pa for y in pb)  # cousin (siblings are not)
 
     def sample_pairs(self, rng: np.random.Generator, pairs: int) -> list[tuple[str, str, str, bool]] | None:
         """K distinct (type, a, b, holds) statements, or None if the tree is too small."""
