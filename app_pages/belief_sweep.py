@@ -52,7 +52,7 @@ def phase_curve(config: dict, m_false: tuple, runs: int, seed: int, rules: tuple
     return phase_both_rules(BeliefConfig.from_dict(config), m_false, runs=runs, seed=seed, rules=rules)
 
 
-@st.cache_data(ttl=3600, max_entries=4, show_spinner="Running the paper's sweep under both readings…")
+@st.cache_data(ttl=3600, max_entries=4, show_spinner="Running the paper's sweep under every reading…")
 def paper_runs(rule: str, seeds: int, runs: int):
     return beliefs.reproduce(rule, seeds=seeds, runs=runs)
 
