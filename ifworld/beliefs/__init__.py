@@ -10,8 +10,8 @@ Front door: pages, ``ui/`` and the CLI import only the names in ``__all__`` (lis
   ``rules`` — update rules; ``constraints`` — the family domain's rules an agent may accept facts under
   (§6.1's reading); ``streams`` — the counter-based random streams both paths share.
 - ``metrics`` — the collective knowledge base and its P/R/F1; ``recording`` — per-round snapshots.
-- ``sweep`` — grid sweeps (local pool or Dask), resumable; ``sweep_estimate`` — their duration from measured speed; ``tables``, ``figures`` — the paper's tables and
-  figures from tidy rows; ``paper`` — the reproduction beside ``paper_numbers`` (the paper's numbers,
+- ``sweep`` — grid sweeps (local pool or Dask), resumable; ``sweep_estimate`` — their duration from measured
+  speed; ``tables``, ``figures`` — the paper's tables and figures from tidy rows; ``paper`` — the reproduction beside ``paper_numbers`` (the paper's numbers,
   quoted once) and ``paper_output`` (its tables / figures / docs block); ``phase`` — the phase
   transition; ``animation`` — the exchange as frames.
 - ``llm_agents`` — LLM agents' reply schema, prompts and bookkeeping; ``graph`` — their LangGraph round.
