@@ -48,8 +48,8 @@ SWEEP_FIELDS = ("agents", "facts", "true_facts", "false_facts", "bandwidth", "ro
                 "liars", "noise", "degree", "strategy", "rule", "domain", "topology")
 FIRST_RUN_FIELDS = ("agents", "true_facts", "false_facts", "bandwidth", "strategy", "rule", "rounds")
 """What matters for a first run: population, facts per agent, bandwidth, strategy, rule, rounds (always in view)."""
-ADVANCED_FIELDS = ("facts", "threshold", "stop_share", "trust", "discount", "domain", "false_from", "with_replacement",
-                   "liars", "noise", "topology", "degree", "rewire", "domain_seed", "graph_seed")
+ADVANCED_FIELDS = ("facts", "threshold", "stop_share", "trust", "discount", "domain", "false_from", "constraints",
+                   "with_replacement", "liars", "noise", "topology", "degree", "rewire", "domain_seed", "graph_seed")
 """Everything else, under "Advanced", each with its one-line explanation in view."""
 
 

@@ -7,7 +7,8 @@ Front door: pages, ``ui/`` and the CLI import only the names in ``__all__`` (lis
 - ``config`` — one frozen pydantic model of a simulation's parameters (bounds, help texts).
 - ``domain`` — fact universes (a consistent family tree, or abstract facts); ``topology`` — who meets whom.
 - ``engine`` — the vectorised engine (runs × agents × facts arrays); ``kernel`` — the optional numba round;
-  ``rules`` — update rules; ``streams`` — the counter-based random streams both paths share.
+  ``rules`` — update rules; ``constraints`` — the family domain's rules an agent may accept facts under
+  (§6.1's reading); ``streams`` — the counter-based random streams both paths share.
 - ``metrics`` — the collective knowledge base and its P/R/F1; ``recording`` — per-round snapshots.
 - ``sweep`` — grid sweeps (local pool or Dask), resumable; ``sweep_estimate`` — their duration from measured
   speed; ``tables``, ``figures`` — the paper's tables and figures from tidy rows; ``paper`` — the

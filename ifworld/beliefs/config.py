@@ -40,12 +40,14 @@ BOUNDED_STEP = 1  # 0.1 per received report
 BOUNDED_INIT_STEP = 2  # 0.5 -> 0.7 for an initially held fact (and 0.3 for its negation)
 
 # LLM populations: the parameters their form and command offer, and their smaller defaults. No update
-# rule (nor trust / discount): the model itself updates the beliefs; no sharing strategy: it picks.
-LLM_FIELDS = ("agents", "facts", "true_facts", "false_facts", "bandwidth", "rounds", "threshold", "stop_share",
-              "domain", "liars", "noise", "topology", "degree", "rewire", "graph_seed")
+# rule (nor trust / discount): the model itself updates the beliefs. The sharing strategy sets what an agent
+# is asked to pass on (strategic: its choice, the paper's default and Appendix A; highest_confidence: its
+# most confident statements) — Table 4's two LLM rows.
+LLM_FIELDS = ("agents", "facts", "true_facts", "false_facts", "bandwidth", "rounds", "strategy", "threshold",
+              "stop_share", "domain", "liars", "noise", "topology", "degree", "rewire", "graph_seed")
 LLM_NO_RULE = ("Update rules (additive, bounded, bayes, discounted) do not apply to LLM agents: "
                "the model itself updates its beliefs.")
-LLM_DEFAULTS = {"agents": 6, "facts": 8, "true_facts": 3, "false_facts": 2, "rounds": 5}
+LLM_DEFAULTS = {"agents": 6, "facts": 8, "true_facts": 3, "false_facts": 2, "rounds": 5, "strategy": "strategic"}
 
 # Discounted-evidence rule: evidence in 1/16 units; discount = 1 - 2^-shift keeps it integer.
 EVIDENCE_UNIT = 16
@@ -122,6 +124,11 @@ class BeliefConfig(BaseModel):
         "negations", "False facts drawn from",
         "negations: the M_F 'false' facts are negations of true ones (the model as written); truths: they "
         "are drawn from T too, so no false fact circulates (a reading of the paper, see README).")
+    constraints: bool = _field(
+        False, "Domain constraints",
+        "Agents accept only a consistent set of facts under the family domain's rules (a fact excludes its "
+        "negation, parent-of is asymmetric, a grandparent is a parent's parent, …): §6.1's reading, see "
+        "docs/beliefs.md.")
     topology: Literal["complete", "ring", "small_world", "scale_free"] = _field(
         "complete", "Who meets whom",
         "complete: anyone (the paper); ring: k nearest neighbours on a circle; small_world: Watts–Strogatz "
@@ -235,6 +242,8 @@ def condition_label(config: BeliefConfig) -> str:
         label += f"+noise{config.noise:g}"
     if config.topology != "complete":
         label += f"+{config.topology}"
+    if config.constraints:
+        label += "+constraints"
     return label
 
 

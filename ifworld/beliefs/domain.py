@@ -48,6 +48,7 @@ class Domain:
     people: tuple[str, ...] = ()
     parent_edges: tuple[tuple[str, str], ...] = ()  # (parent, child)
     marriages: tuple[tuple[str, str], ...] = ()
+    subjects: tuple[tuple[str, str], ...] = ()  # (a, b) each pair's statement is about (family only)
 
     @property
     def pairs(self) -> int:
@@ -119,14 +120,17 @@ def family_domain(pairs: int, rng: np.random.Generator) -> Domain:
     labels: list[str] = []
     types: list[str] = []
     negated: list[bool] = []
+    subjects: list[tuple[str, str]] = []
     for kind, a, b, holds in chosen:
         pos, neg = _TEMPLATES[kind]
         labels += [pos.format(a=a, b=b), neg.format(a=a, b=b)]
         types.append(kind)
         negated.append(not holds)
+        subjects.append((a, b))
     return Domain(
         "family", tuple(labels), tuple(types), _truth(np.array(negated)),
         people=tuple(tree.names), parent_edges=tuple(tree.parent_edges()), marriages=tuple(tree.marriages),
+        subjects=tuple(subjects),
     )
 
 
@@ -180,7 +184,7 @@ class _FamilyTree:
             return (a, b) in self.marriages or (b, a) in self.marriages
         if kind == "grandparent":
             return any(a in self.parents[p] for p in pb)
-        return any(self.holds("sibling", x, y) for x in pa for y in pb)  # cousin
+        return any(x != y and self.holds("sibling", x, y) for x in pa for y in pb)  # cousin (siblings are not)
 
     def sample_pairs(self, rng: np.random.Generator, pairs: int) -> list[tuple[str, str, str, bool]] | None:
         """K distinct (type, a, b, holds) statements, or None if the tree is too small."""

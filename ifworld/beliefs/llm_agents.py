@@ -2,7 +2,11 @@
 
 An LLM agent is one model call per round (role ``beliefs.agent``). It sees its current beliefs, the
 facts it was told this round and its last :data:`HISTORY_LEN` interactions, all as readable sentences
-with ids (``[f12] Ana is the parent of Ben``), and answers with :class:`AgentReply`. Its beliefs are a
+with ids (``[f12] Ana is the parent of Ben``), and answers with :class:`AgentReply` — the structure of the
+paper's Appendix A prompt (inputs; revise, choose what to pass on, vote CONTINUE / STOP; a JSON reply) in
+our own words. The sharing strategy sets what it is asked to pass on (:data:`SHARING`): ``strategic``
+lets the model choose (Appendix A); ``highest_confidence`` passes on its most confident statements
+(:func:`most_confident`, §3.3's definition), whatever the model lists. Its beliefs are a
 ``{fact index: confidence}`` mapping; :func:`belief_matrix` turns a population into the engine's
 belief array so the engine's metrics, tables and animation builders apply unchanged (rule ``"llm"``:
 per-pair normalised confidence, 0 for pairs an agent never heard of).
@@ -41,6 +45,14 @@ TOPICS = {
     "abstract": "abstract propositions named p1, p2, … and their negations",
 }
 COUNT_KEYS = ("unknown_facts", "malformed", "kept_beliefs", "extra_shares")
+SHARING = {  # what an agent is asked to pass on, by sharing strategy (§3.3's two methods)
+    "strategic": "Choose up to {bandwidth} statement ids to pass on next round: the ones you expect to help the "
+                 "group most, such as statements you trust or ones that correct what partners seem to get wrong. "
+                 "List them in facts_to_share.",
+    "highest_confidence": "Pass on next round the {bandwidth} statements you are most confident are true: list in "
+                          "facts_to_share the ids with your highest confidences after this round's revision. (The "
+                          "game passes on exactly those, whatever else you list.)",
+}
 
 
 class AgentReply(BaseModel):
@@ -149,8 +161,10 @@ def agent_messages(task: Mapping[str, Any], domain: Domain) -> list[tuple[str, s
              sorted(beliefs.items(), key=lambda kv: int(kv[0]))]
     received = [f"- {_line(domain, m['fact'])} — from agent {m['from']}, who is {m['confidence']:.2f} sure"
                 for m in task["inbox"]]
+    sharing = SHARING[cfg.get("strategy", "strategic")].format(bandwidth=cfg["bandwidth"])
     return prompts.messages("beliefs/agent", agent=task["agent"], agents=cfg["agents"], round=task["round"],
-                            rounds=cfg["rounds"], bandwidth=cfg["bandwidth"],
+                            rounds=cfg["rounds"], bandwidth=cfg["bandwidth"], sharing=sharing,
+                            history_len=HISTORY_LEN,
                             topic=TOPICS.get(cfg["domain"], TOPICS["abstract"]),
                             beliefs="\n".join(lines) or "(none yet)",
                             received="\n".join(received) or "(nothing this round)",
@@ -199,7 +213,16 @@ def apply_reply(task: Mapping[str, Any], reply: AgentReply | None, domain: Domai
             share.append(f)
     limit = task["config"]["bandwidth"]
     counts["extra_shares"] = max(0, len(share) - limit)
+    if task["config"].get("strategy") == "highest_confidence":
+        share = most_confident(beliefs, limit)
     return {**out, "beliefs": beliefs, "share": share[:limit], "vote": reply.vote, "known": sorted(allowed)}
+
+
+def most_confident(beliefs: Mapping[str, float], limit: int) -> list[int]:
+    """The ``limit`` believed statements (confidence above 0.5) with the highest confidence, ties by id:
+    what a ``highest_confidence`` agent passes on (§3.3), taken from the model's own revised confidences."""
+    ranked = sorted(((-c, int(f)) for f, c in beliefs.items() if c > 0.5))
+    return [f for _, f in ranked[:limit]]
 
 
 # ---------------------------------------------------------------------------------------------------

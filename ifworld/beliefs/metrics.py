@@ -51,6 +51,8 @@ def accept(beliefs: np.ndarray, threshold: float, rule: Any = None, mean: np.nda
     """Collectively accepted facts, (runs, agents, facts) -> (runs, facts) bool, compared exactly.
     ``mean``: :func:`mean_confidence` when already computed (to within far less than TIE_TOLERANCE)."""
     mean = mean_confidence(beliefs, rule) if mean is None else mean
+    if getattr(rule, "binary_confidence", False):  # each agent accepts a fact or not: compare counts exactly
+        return _accept_counts(np.rint(mean * beliefs.shape[1]).astype(np.int64), beliefs.shape[1], threshold)
     accepted = accept_from_mean(mean, threshold)
     pair = mean.reshape(mean.shape[0], -1, 2)
     near = (np.abs(pair[..., 0] - pair[..., 1]) < TIE_TOLERANCE) | (
@@ -62,6 +64,14 @@ def accept(beliefs: np.ndarray, threshold: float, rule: Any = None, mean: np.nda
         view = accepted.reshape(accepted.shape[0], -1, 2)
         view[runs, ks] = exact
     return accepted
+
+
+def _accept_counts(counts: np.ndarray, agents: int, threshold: float) -> np.ndarray:
+    """(runs, 2K) agents accepting each fact -> the collective's acceptance: more than ``threshold`` of the
+    agents (exact: the threshold as the decimal it was written as) and more than accept its negation."""
+    limit = decimal_fraction(threshold)
+    other = counts.reshape(counts.shape[0], -1, 2)[..., ::-1].reshape(counts.shape)
+    return (counts * limit.denominator > limit.numerator * agents) & (counts > other)
 
 
 def decimal_fraction(value: float) -> Fraction:

@@ -283,7 +283,13 @@ def get_rule(name: str, config: Any = None) -> UpdateRule:
     except KeyError:
         raise BeliefConfigError(f"rule must be one of {', '.join(RULE_REGISTRY)}; got {name!r}") from None
     configured = getattr(rule, "configured", None)
-    return configured(config) if configured is not None and config is not None else rule
+    rule = configured(config) if configured is not None and config is not None else rule
+    if config is not None and getattr(config, "constraints", False):  # §6.1's domain constraints (a reading)
+        from ifworld.beliefs.constraints import constrained
+        from ifworld.beliefs.domain import build_domain
+
+        return constrained(rule, build_domain(config))
+    return rule
 
 
 def normalised(beliefs: np.ndarray, dtype: DTypeLike = np.float32) -> np.ndarray:

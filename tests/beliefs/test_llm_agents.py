@@ -18,7 +18,8 @@ from ifworld.llm import NO_MODEL_HELP
 from ifworld.runs.store import get_store
 from tests.fixtures.scripts.beliefs import STOP_FROM_ROUND
 
-SMALL = BeliefConfig(agents=4, facts=6, true_facts=2, false_facts=1, rounds=4, domain="family")
+SMALL = BeliefConfig(agents=4, facts=6, true_facts=2, false_facts=1, rounds=4, domain="family",
+                     strategy="strategic")  # the model chooses what it passes on (Appendix A)
 
 
 def run(settings, store, config=SMALL, **kw):

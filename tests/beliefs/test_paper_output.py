@@ -42,8 +42,8 @@ def test_block_replacement_keeps_the_rest():
 
 @pytest.mark.slow
 def test_docs_block_is_what_the_command_gives():
-    """Regenerates the block at the page's fixed seed and settings (both rules, 5 seeds × 200 runs; 40 s here
-    under load, so kept in the slow tier)."""
+    """Regenerates the block at the page's fixed seed and settings (both rules, four readings, 5 seeds × 200
+    runs; minutes under load, so kept in the slow tier)."""
     block = paper_output.report_markdown(paper_output.doc_reproductions())
     assert paper_output.current_block(DOC.read_text(encoding="utf-8")) == block, (
         "docs/reproduction.md drifted: run `python -m ifworld.beliefs.paper_output --docs docs/reproduction.md`")

@@ -76,7 +76,8 @@ def test_belief_page_llm_population_follows_the_topology(llm_env):
 
     at = open_page(BELIEFS)
     assert LLM_NO_RULE in " ".join(c.value for c in at.caption)
-    assert not [w for w in at.selectbox if w.key in ("beliefs_llm_rule", "beliefs_llm_strategy")]
+    assert not [w for w in at.selectbox if w.key == "beliefs_llm_rule"]
+    assert at.selectbox(key="beliefs_llm_strategy").value == "strategic"  # Table 4's switch, the paper's default
     at.number_input(key="beliefs_llm_agents").set_value(6)
     at.number_input(key="beliefs_llm_rounds").set_value(3)
     at.selectbox(key="beliefs_llm_topology").set_value("ring")
