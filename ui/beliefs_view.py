@@ -162,7 +162,8 @@ def _round_figures(cache: dict[str, Any], t: int) -> tuple[go.Figure, go.Figure,
         curve = go.Figure(data=figs["metrics"].data, layout=figs["metrics"].layout)  # no frames to copy
         curve.add_vline(x=t, line_dash="dot", line_color="grey")
         curve.update_layout(height=FIG_HEIGHT - 60)
-        cache["rounds"][t] = (_still(figs["network"], t), inert_figure(heat), clickable, curve)  # + the cell layer
+        cache["rounds"][t] = (inert_figure(_still(figs["network"], t)), inert_figure(heat), clickable,
+                              inert_figure(curve))
     return cache["rounds"][t]
 
 
@@ -171,14 +172,15 @@ def player(recording: Recording, domain: Domain, prefix: str, run: int = 0) -> N
     animation."""
     last = int(recording.active[:, run].sum())
     cache = _figure_cache(prefix, recording, run)
-    if "animated" not in cache:  # made inert once here: every still and curve is cut from these
-        cache["animated"] = {name: inert_figure(fig) for name, fig in animated_figures(recording, domain, run).items()}
+    if "animated" not in cache:
+        cache["animated"] = animated_figures(recording, domain, run)
     figs = cache["animated"]
     mode = st.radio("View", ["Step player", "Plotly animation"], horizontal=True, key=f"{prefix}_view")
     if mode == "Plotly animation":
-        for name in ("network", "heatmap"):
-            st.plotly_chart(figs[name], key=f"{prefix}_anim_{name}")
-        st.plotly_chart(figs["metrics"], key=f"{prefix}_anim_metrics")
+        if "inert" not in cache:  # the figures stay raw for the stills: the cell layer reads the heatmap's arrays
+            cache["inert"] = {name: inert_figure(fig) for name, fig in figs.items()}
+        for name in ("network", "heatmap", "metrics"):
+            st.plotly_chart(cache["inert"][name], key=f"{prefix}_anim_{name}")
         return
 
     def frame(t: int) -> None:
