@@ -24,7 +24,8 @@ import typer
 
 from ifworld import __version__
 from ifworld.beliefs.cli import app as beliefs_app
-from ifworld.limits import confirmation_message, needs_confirmation
+from ifworld.files import FileRefused, read_text_bounded
+from ifworld.limits import MAX_ANSWER_FILE_BYTES, confirmation_message, needs_confirmation
 from ifworld.llm import demo_server
 from ifworld.redact import guard_std_streams, safe_error
 from ifworld.rws.cli import app as rws_app
@@ -187,8 +188,12 @@ def _answer(run_id: str, status: str, edit: Path | None) -> Any:
     if edit is None:
         return {"action": "continue"}
     try:
-        answer = json.loads(edit.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        answer = json.loads(read_text_bounded(edit, MAX_ANSWER_FILE_BYTES, what="answer file",
+                                              limit_name="MAX_ANSWER_FILE_BYTES"))
+    except FileRefused as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(2) from None
+    except ValueError as exc:
         typer.echo(f"cannot read the answer file {edit}: {exc}", err=True)
         raise typer.Exit(2) from exc
     from ifworld.whatif import ReviewError, check_answer, pending_asks
@@ -262,14 +267,23 @@ def open_app(
     address: Annotated[str, typer.Option(help="Interface to bind (keep 127.0.0.1 unless behind a proxy).")]
     = "127.0.0.1",
 ) -> None:
-    """Launch the Streamlit app (from the checkout, or from the copy an installed wheel carries)."""
+    """Launch the Streamlit app (from the checkout, or from the copy an installed wheel carries).
+
+    On POSIX this process *becomes* Streamlit (``exec``): there is no child to outlive it, whatever signal
+    ends it, and Streamlit receives SIGTERM / SIGINT / SIGHUP itself and stops serving. (A child would be
+    left serving on its port after the parent's SIGTERM or SIGKILL.) Elsewhere Streamlit runs as a child.
+    """
     from ifworld import resources
 
     script = resources.app_script()
     cmd = [sys.executable, "-m", "streamlit", "run", str(script), *streamlit_flags(script.parent),
            "--server.port", str(port), "--server.address", address]
     # The working directory stays the user's, so their ./.streamlit/secrets.toml is still found.
-    raise typer.Exit(subprocess.call(cmd, env=os.environ.copy()))
+    if os.name == "posix":
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execv(sys.executable, cmd)
+    raise typer.Exit(subprocess.call(cmd, env=os.environ.copy()))  # pragma: no cover - non-POSIX
 
 
 def streamlit_flags(app_root: Path) -> list[str]:

@@ -129,12 +129,13 @@ def sweep_cmd(
     """Run a grid sweep to a tidy table, resuming finished chunks."""
     if backend == "ray":
         raise _fail("backend ray is not supported; use --backend dask (or local)")
-    from ifworld.beliefs.sweep import load_grid, parse_grid
+    from ifworld.beliefs.sweep import SweepSpec, parse_grid, read_grid
     from ifworld.beliefs.workflows import run_sweep_run, start_sweep  # store imports only when sweeping
 
     try:
-        spec = load_grid(grid)
-        run_id = start_sweep(parse_grid(grid.read_bytes()), out=out, backend=backend,
+        raw = read_grid(grid)
+        spec = SweepSpec.from_dict(parse_grid(raw))
+        run_id = start_sweep(parse_grid(raw), out=out, backend=backend,
                              workers=workers or None, scheduler=scheduler or None)
     except (ValueError, OSError) as exc:
         raise _fail(str(exc)) from None

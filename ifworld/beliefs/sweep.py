@@ -39,6 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from ifworld.beliefs.config import BeliefConfig
 from ifworld.beliefs.engine import simulate
 from ifworld.errors import BeliefConfigError, ConfigError
+from ifworld.files import read_bounded
 from ifworld.runs.lease import process_alive
 from ifworld.safe_yaml import load_yaml
 
@@ -159,7 +160,12 @@ def load_grid(path: str | Path) -> SweepSpec:
     if size > MAX_GRID_YAML_BYTES:  # before reading it into memory
         raise BeliefConfigError(f"grid YAML is {size:,} bytes; the limit is {MAX_GRID_YAML_BYTES:,} "
                                 "(MAX_GRID_YAML_BYTES)")
-    return SweepSpec.from_dict(parse_grid(Path(path).read_bytes()))
+    return SweepSpec.from_dict(parse_grid(read_grid(path)))
+
+
+def read_grid(path: str | Path) -> bytes:
+    """The bytes of a grid file (bounded: a device, FIFO, directory or oversized file is refused)."""
+    return read_bounded(path, MAX_GRID_YAML_BYTES, what="grid YAML", limit_name="MAX_GRID_YAML_BYTES")
 
 
 def parse_grid(source: str | bytes) -> dict[str, Any]:

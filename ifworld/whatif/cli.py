@@ -14,6 +14,9 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 from rich.console import Console
 
+from ifworld.files import FileRefused, read_text_bounded
+from ifworld.limits import MAX_UPLOAD_BYTES
+
 if TYPE_CHECKING:
     from rich.progress import Progress
 
@@ -165,8 +168,11 @@ def judge_cmd(
     from ifworld.whatif.records import RecordError, load_record
 
     try:
-        record = json.loads(run_json.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+        record = json.loads(read_text_bounded(run_json, MAX_UPLOAD_BYTES, what="run JSON",
+                                              limit_name="MAX_UPLOAD_BYTES"))
+    except FileRefused as exc:
+        _bad(str(exc))
+    except json.JSONDecodeError as exc:
         _bad(f"cannot read run JSON {run_json}: {exc}")
     try:
         report = load_record(record).report
