@@ -2,7 +2,8 @@
 
 Contracts (DESIGN.md): ``check`` prints one JSON object {verdict, type, reason, pred_norm, gt_norm, …}
 and exits 0 whatever the verdict, 2 on unusable arguments; ``grade`` prints/writes {accuracy, by_type,
-items: [{id, type, verdict, reason, stage, annotations}]}, reporting bad input lines on stderr.
+items: [{id, type, verdict, reason, stage, annotations}]}, reporting bad input lines on stderr; with no usable
+item or no prediction for a known id it exits 2 (an accuracy over nothing is not a result).
 
 ``run --pattern single|hmaw|pace|phase|schema[,…] --data items.jsonl [--limit N] [--models a,b] [--verify]
 [--out results.json] [--yes]``: the run id goes to stderr at start, progress lines to stderr, the run record
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from pydantic import BaseModel, ConfigDict, field_validator
 
+from ifworld.errors import InputError
 from ifworld.rws.grading.constants import DEFAULT_TIMEOUT_S
 from ifworld.rws.names import PATTERNS
 
@@ -94,16 +96,13 @@ def grade_cmd(
     timeout: Annotated[float, typer.Option(help="Time limit per item, seconds.")] = DEFAULT_TIMEOUT_S,
 ) -> None:
     """Grade saved predictions against a dataset (re-scoring without re-running any model)."""
-    from ifworld.rws.dataset import DatasetTooLarge, load_items, parse_records
+    from ifworld.rws.dataset import load_items, parse_records
     from ifworld.rws.grading.grader import grade_many
 
-    for path in (data, predictions):
-        if not path.is_file():
-            _fail(f"no such file: {path}")
-    try:
+    try:  # a missing, special (/dev/zero, a FIFO), directory or oversized file is refused by the reader
         loaded = load_items(data, check_gold=True)
         pred_rows, pred_errors = parse_records(predictions, Prediction)
-    except DatasetTooLarge as exc:
+    except InputError as exc:
         _fail(str(exc))
     _report_errors(str(data), loaded.errors)
     _report_errors(f"{data} (gold kept, will grade not_sure)", loaded.gold_problems)
@@ -117,6 +116,9 @@ def grade_cmd(
     unknown = sorted(set(preds) - {item.id for item in loaded.items})
     if unknown:
         typer.echo(f"{predictions}: {len(unknown)} prediction(s) for unknown ids, e.g. {unknown[0]!r}", err=True)
+    if not set(preds) & {item.id for item in loaded.items}:  # an accuracy over nothing is not a result
+        _fail(f"nothing to grade: {len(loaded.items)} usable item(s) in {data}, {len(preds)} usable "
+              f"prediction(s) in {predictions}, none for a known id")
     report = grade_many(loaded.items, preds, timeout_s=timeout)
     payload = report.model_dump()
     text = json.dumps(payload, ensure_ascii=False, indent=2)
@@ -134,15 +136,12 @@ def convert_cmd(
 ) -> None:
     """Convert a GSM8K/MATH-style JSONL file into the RWS schema (bad lines listed on stderr)."""
     from ifworld.rws.convert import FORMATS, convert, to_jsonl
-    from ifworld.rws.dataset import DatasetTooLarge
 
     if fmt not in FORMATS:
         _fail(f"--format must be one of {', '.join(FORMATS)}")
-    if not source.is_file():
-        _fail(f"no such file: {source}")
     try:
         items, errors = convert(source, fmt, prefix)
-    except DatasetTooLarge as exc:
+    except InputError as exc:
         _fail(str(exc))
     _report_errors(str(source), errors)
     text = to_jsonl(items)
@@ -185,18 +184,16 @@ def run_cmd(
     from ifworld.limits import CONFIRM_CALLS, needs_confirmation
     from ifworld.runs import RunFailed
     from ifworld.rws import benchmark
-    from ifworld.rws.dataset import DatasetTooLarge, load_items
+    from ifworld.rws.dataset import load_items
     from ifworld.rws.records import RecordError, load_benchmark_record
 
     settings = load_settings()
     if not settings.enabled:
         typer.echo(NO_MODEL_HELP, err=True)
         raise typer.Exit(code=2)
-    if not data.is_file():
-        _fail(f"no such file: {data}")
     try:
         loaded = load_items(data)
-    except DatasetTooLarge as exc:
+    except InputError as exc:
         _fail(str(exc))
     for err in loaded.errors:
         typer.echo(f"{data}:{err.line}: skipped: {err.reason}", err=True)
