@@ -16,7 +16,8 @@ import functools
 import inspect
 import json
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -96,6 +97,22 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(BAD_USAGE)
 
 
+@contextmanager
+def _round_progress(show: bool, estimate: str) -> Iterator[Callable[[int, int], None] | None]:
+    """A rich progress bar of rounds on stderr (only when ``show``); yields the engine's progress callback."""
+    if not show:
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("rounds"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                  TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
+        bar.console.print(f"estimated {estimate}", highlight=False)
+        task = bar.add_task("rounds", total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total)
+
+
 @app.command("run")
 @config_options()
 def run_cmd(
@@ -103,12 +120,24 @@ def run_cmd(
     runs: int = typer.Option(100, help=f"Independent runs [1 – {MAX_RUNS:,}]."),
     seed: int = typer.Option(0, help="Random seed."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Run even when the estimated time or memory exceeds "
+                             "the confirmation thresholds."),
 ) -> None:
-    """Simulate one condition and print its summary."""
-    from ifworld.beliefs.engine import simulate, summarise
+    """Simulate one condition and print its summary (its time and memory are estimated first: a long or large
+    one needs --yes; one over a few seconds shows progress on stderr)."""
+    from ifworld.beliefs.cost import estimate_cost
+    from ifworld.beliefs.engine import check_size, simulate, summarise
 
     try:
-        summary = summarise(simulate(config, seed=seed, runs=runs))
+        check_size(config, runs)  # the hard bounds first: nothing is allocated
+    except ValueError as exc:
+        raise _fail(str(exc)) from None
+    cost = estimate_cost(config, runs)
+    if cost.needs_confirmation and not yes:
+        raise _fail(cost.confirmation_message())
+    try:
+        with _round_progress(cost.shows_progress, cost.text()) as progress:
+            summary = summarise(simulate(config, seed=seed, runs=runs, progress=progress))
     except ValueError as exc:
         raise _fail(str(exc)) from None
     if as_json:
