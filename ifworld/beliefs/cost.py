@@ -12,8 +12,9 @@ The model is linear in what the engine allocates and loops over, with coefficien
 
 * memory = interpreter and imports + bytes per belief cell (runs × N × 2K) + per graph edge while networkx
   builds it + per (run, edge) for a round's random matching order;
-* time = per round: belief cells + edges (one vectorised step per edge) + (run, edge) pairs; plus building the
-  graph. ``rounds`` is the cap; runs that stop earlier take less, so the time is an upper bound.
+* time = per round: belief cells (each dearer as K grows) + edges (one vectorised step per edge) + (run, edge)
+  pairs; plus building the graph. ``rounds`` is the cap; runs that stop earlier take less, so the time is an
+  upper bound.
 """
 
 from __future__ import annotations
@@ -32,13 +33,15 @@ CONFIRM_BYTES = 2_000_000_000
 PROGRESS_SECONDS = 3.0
 """Simulations estimated longer than this show a progress bar."""
 
-# Coefficients measured by benchmarks/bench_beliefs_cost.py (2026-11-25, 2-core shared machine, numba kernel).
+# Coefficients read off benchmarks/bench_beliefs_cost.py (2026-11-25, 2-core shared machine, numba kernel), in CPU
+# seconds (wall time there measured the machine's load: load average 20 on 2 cores); rounded up.
 BASE_BYTES = 250e6  # python, numpy, numba (its compiler loaded), networkx, pydantic imported
-BYTES_PER_CELL = 3.0  # int8 beliefs + facts-major copies + scratch at the peak of a round
+BYTES_PER_CELL = 3.0  # int8 beliefs + facts-major copies + scratch at the peak of a round (measured 2.2)
 BYTES_PER_EDGE = 600.0  # networkx adjacency dicts while the graph is built (freed afterwards)
 BYTES_PER_RUN_EDGE = 24.0  # float32 keys + int64 argsort + its transposed copy, per round
-SECONDS_PER_CELL_ROUND = 2e-9
-SECONDS_PER_EDGE_ROUND = 3.5e-5  # one Python-level vectorised step per edge (index gathers over runs)
+SECONDS_PER_CELL_ROUND = 1e-9  # measured 0.8-1.5e-9 at K = 100 ...
+SECONDS_PER_CELL_ROUND_PER_PAIR = 7e-11  # ... and 1.7e-8 at K = 250: a column's 2K cells leave the cache
+SECONDS_PER_EDGE_ROUND = 8e-6  # one Python-level vectorised step per edge (measured 6.4e-6 with its build)
 SECONDS_PER_RUN_EDGE_ROUND = 3e-8
 SECONDS_PER_EDGE_BUILT = 4e-6
 
@@ -92,7 +95,7 @@ def estimate_cost(config: BeliefConfig, runs: int = 1) -> CostEstimate:
     cells = runs * config.agents * 2 * config.facts
     edges = edge_count(config.topology, config.agents, config.degree)
     memory = BASE_BYTES + cells * BYTES_PER_CELL + edges * BYTES_PER_EDGE + runs * edges * BYTES_PER_RUN_EDGE
-    per_round = (cells * SECONDS_PER_CELL_ROUND + edges * SECONDS_PER_EDGE_ROUND
-                 + runs * edges * SECONDS_PER_RUN_EDGE_ROUND)
+    per_cell = SECONDS_PER_CELL_ROUND + config.facts * SECONDS_PER_CELL_ROUND_PER_PAIR
+    per_round = cells * per_cell + edges * SECONDS_PER_EDGE_ROUND + runs * edges * SECONDS_PER_RUN_EDGE_ROUND
     seconds = config.rounds * per_round + edges * SECONDS_PER_EDGE_BUILT
     return CostEstimate(memory_bytes=memory, seconds=seconds, edges=edges)

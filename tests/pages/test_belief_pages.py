@@ -190,3 +190,28 @@ def test_belief_page_keeps_r_within_the_recording_bound():
     assert not at.exception, at.exception
     assert any("at most 23 runs" in i.value for i in at.info)
     assert at.session_state["beliefs_run"][2] == 23
+
+
+def _set_size(at: AppTest, **values) -> None:
+    for name, value in values.items():
+        widget = next(w for w in at.main if getattr(w, "key", None) == f"beliefs_{name}")
+        widget.set_value(value)
+
+
+def test_belief_page_refuses_a_huge_graph_before_building_it():
+    at = open_page(BELIEFS)
+    _set_size(at, agents=100_000, topology="ring", degree=1000)
+    at = submit(at, "▶️ Run simulation")
+    assert not at.exception
+    assert "50,000,000 edges" in at.error[0].value and "MAX_EDGES" in at.error[0].value
+    assert not charts(at)
+
+
+def test_belief_page_shows_the_estimate_and_asks_before_a_long_simulation():
+    at = open_page(BELIEFS)
+    _set_size(at, agents=2000, facts=1, topology="ring", degree=500, rounds=100)
+    at = submit(at, "▶️ Run simulation")
+    assert not at.exception
+    warning = " ".join(w.value for w in at.warning)
+    assert "estimated at about" in warning and "min" in warning
+    assert any(b.key == "beliefs_confirm" for b in at.button) and not charts(at)  # nothing ran yet
