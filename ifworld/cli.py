@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import tomllib
@@ -314,11 +315,49 @@ def main(
     """IF-World Studio: what-if scenarios, belief exchange and Reasoning With a Star."""
 
 
+def _unwind_on_signals() -> list[int]:
+    """SIGTERM and SIGHUP unwind like Ctrl-C (KeyboardInterrupt: every ``finally`` runs, a run's lease is
+    released as interrupted) instead of ending the process on the spot; returns the list of signals received."""
+    received: list[int] = []
+
+    def handler(signum: int, _frame: Any) -> None:
+        received.append(signum)
+        raise KeyboardInterrupt
+
+    for sig in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if sig is not None and signal.getsignal(sig) in (signal.SIG_DFL, signal.default_int_handler):
+            signal.signal(sig, handler)
+    return received
+
+
+def _resume_hints() -> None:
+    """After a signal, name on stderr each run this process was driving that can be resumed."""
+    lease = sys.modules.get("ifworld.runs.lease")
+    if lease is None or not lease.DRIVEN_HERE:
+        return
+    from ifworld.runs import RESUMABLE, get_store
+
+    for run_id in lease.DRIVEN_HERE:
+        try:
+            status = get_store().get_run(run_id).status
+        except Exception:  # noqa: BLE001, S112 - a hint is best effort; the store's own errors were shown
+            continue
+        if status in RESUMABLE or status == "running":  # "running": its lease lapses as this process ends
+            sys.stderr.write(f"run {run_id} was interrupted — resume with: ifworld runs resume {run_id}\n")
+
+
 def entry() -> None:
-    """Console entry point: everything printed is secret-masked; store and lease errors are one clear line."""
+    """Console entry point: everything printed is secret-masked; store and lease errors are one clear line.
+    After SIGINT, SIGTERM or SIGHUP the runs it was driving are named with their resume command (exit 128 + N)."""
     guard_std_streams()
+    received = _unwind_on_signals()
     try:
         app()
+    except (SystemExit, KeyboardInterrupt):
+        if not received:
+            raise
+        _resume_hints()
+        raise SystemExit(128 + received[0]) from None
     except Exception as exc:  # noqa: BLE001 — never a raw traceback with model text or keys in it
         if _store_error(exc):
             sys.stderr.write(f"error: {exc}\n")
