@@ -25,7 +25,7 @@ import typer
 
 from ifworld import __version__
 from ifworld.beliefs.cli import app as beliefs_app
-from ifworld.files import FileRefused, read_text_bounded
+from ifworld.files import FileRefused, output_option, read_text_bounded
 from ifworld.limits import MAX_ANSWER_FILE_BYTES, confirmation_message, needs_confirmation
 from ifworld.llm import demo_server
 from ifworld.redact import guard_std_streams, safe_error
@@ -78,7 +78,8 @@ def runs_list(
 @runs_app.command("resume")
 def runs_resume(
     run_id: str,
-    out: Annotated[Path | None, typer.Option(help="Write the final record as JSON here.")] = None,
+    out: Annotated[Path | None, typer.Option(callback=output_option,
+                                             help="Write the final record as JSON here.")] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Start even when the run is estimated above "
                                       "CONFIRM_CALLS model calls.")] = False,
     edit: Annotated[Path | None, typer.Option(
@@ -225,7 +226,7 @@ def _resume(run_id: str, workflow: str) -> dict:
 def runs_export(
     run_id: str,
     fmt: Annotated[str, typer.Option("--format", help="md, json or html")] = "json",
-    out: Annotated[Path | None, typer.Option(help="File to write (default: stdout).")] = None,
+    out: Annotated[Path | None, typer.Option(callback=output_option, help="File to write (default: stdout).")] = None,
 ) -> None:
     """Export a run as Markdown, JSON or self-contained HTML (never includes keys; model text made inert)."""
     from ifworld.runs import EXPORT_FORMATS, export_run

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ifworld.errors import InputError
 
-__all__ = ["FileRefused", "FileTooLarge", "read_bounded", "read_text_bounded"]
+__all__ = ["FileRefused", "FileTooLarge", "check_output", "output_option", "read_bounded", "read_text_bounded"]
 
 CHUNK_BYTES = 1 << 20
 
@@ -86,3 +86,42 @@ def read_text_bounded(path: str | Path, cap: int, *, what: str = "file", limit_n
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise FileRefused(f"{what} {path} is not UTF-8 text (byte {exc.start:,})") from None
+
+
+def check_output(path: str | Path, *, what: str = "output file") -> Path:
+    """Refuse, before any work, an output path that cannot take a file: a directory, a device (``/dev/full``
+    accepts the open and fails the write, after every model call), a FIFO, an unwritable file, or an unwritable
+    folder. Returns the path. (A full disk is still only found by writing.)"""
+    path = Path(path)
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:
+        raise FileRefused(f"cannot write {what} {path}: {exc.strerror or exc}") from None
+    if mode is not None:
+        if not stat.S_ISREG(mode):
+            raise FileRefused(f"{what} {path} is {_kind(mode)}; give a regular file path (or omit it for stdout)")
+        if not os.access(path, os.W_OK):
+            raise FileRefused(f"{what} {path} is not writable")
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:  # missing folders are created by the writer
+        folder = folder.parent
+    if not folder.is_dir():
+        raise FileRefused(f"cannot write {what} {path}: {folder} is not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise FileRefused(f"cannot write {what} {path}: folder {folder} is not writable")
+    return path
+
+
+def output_option(value: Path | None) -> Path | None:
+    """Callback of an ``--out FILE`` command-line option: the path is checked (:func:`check_output`) while the
+    arguments are parsed, before any work or model call; a bad path exits 2 with the reason."""
+    if value is None:
+        return None
+    import typer  # the command line's own library; this module stays importable without it
+
+    try:
+        return check_output(value)
+    except FileRefused as exc:
+        raise typer.BadParameter(str(exc)) from None

@@ -33,6 +33,7 @@ from ifworld.beliefs.config import (
     field_info,
     llm_calls,
 )
+from ifworld.files import output_option
 from ifworld.limits import CONFIRM_CALLS, confirmation_message, needs_confirmation
 
 if TYPE_CHECKING:
@@ -150,7 +151,8 @@ def run_cmd(
 @app.command("sweep")
 def sweep_cmd(
     grid: Annotated[Path, typer.Option(exists=True, dir_okay=False, help="Grid YAML file.")],
-    out: Annotated[Path, typer.Option(help="Output .csv or .parquet (parts kept beside it).")] = DEFAULT_OUT,
+    out: Annotated[Path, typer.Option(callback=output_option,
+                                      help="Output .csv or .parquet (parts kept beside it).")] = DEFAULT_OUT,
     backend: str = typer.Option("local", help="local | dask (ray is not supported)."),
     workers: int = typer.Option(0, help="Worker processes (0 = all cores / 2 Dask workers)."),
     scheduler: str = typer.Option("", help="Dask scheduler address; empty starts a LocalCluster."),
@@ -220,7 +222,7 @@ def phase_cmd(
     runs: int = typer.Option(200, help="Runs per ratio."),
     seed: int = typer.Option(0, help="Random seed."),
     rule: str = typer.Option("both", help="additive | bounded | both."),
-    out: Annotated[Path | None, typer.Option(help="Write the curves as CSV.")] = None,
+    out: Annotated[Path | None, typer.Option(callback=output_option, help="Write the curves as CSV.")] = None,
 ) -> None:
     """Trace F1, 'any false fact accepted' and 'falsehood majority' against misinformation load M_F/M_T."""
     from ifworld.beliefs.phase import crossing_table, phase_both_rules

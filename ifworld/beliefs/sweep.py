@@ -39,7 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from ifworld.beliefs.config import BeliefConfig
 from ifworld.beliefs.engine import simulate
 from ifworld.errors import BeliefConfigError, ConfigError
-from ifworld.files import read_bounded
+from ifworld.files import check_output, read_bounded
 from ifworld.runs.lease import process_alive
 from ifworld.safe_yaml import load_yaml
 
@@ -212,7 +212,10 @@ def run_sweep(
     keys = [chunk_key(c, spec.runs) for c in chunks]
     store = parts_dir(out) if out is not None else None
     results: dict[str, list[dict[str, Any]]] = {}
+    created = False
     if store is not None:
+        check_output(out, what="sweep output")  # not /dev/full (nor its /dev/full.parts) after the work is done
+        created = not store.exists()
         store.mkdir(parents=True, exist_ok=True)
         for key in keys:
             if (store / f"{key}.jsonl").exists():
@@ -221,8 +224,6 @@ def run_sweep(
     if max_chunks is not None:
         pending = pending[:max_chunks]
     done, total = len(results), len(chunks)
-    if progress:
-        progress(done, total)
 
     def finished(key: str, rows: list[dict[str, Any]]) -> None:
         nonlocal done
@@ -233,11 +234,18 @@ def run_sweep(
         if progress:
             progress(done, total)
 
-    runner = _run_dask if backend == "dask" else _run_local
-    runner(pending, spec.runs, workers, scheduler, finished)
-    frame = pd.DataFrame([row for key in keys if key in results for row in results[key]])
-    if out is not None and len(results) == len(chunks):
-        write_table(frame, out)
+    try:
+        if progress:
+            progress(done, total)
+        runner = _run_dask if backend == "dask" else _run_local
+        runner(pending, spec.runs, workers, scheduler, finished)
+        frame = pd.DataFrame([row for key in keys if key in results for row in results[key]])
+        if out is not None and len(results) == len(chunks):
+            write_table(frame, out)
+    except BaseException:
+        if created and store is not None and not any(store.iterdir()):  # nothing to resume from: leave no trace
+            store.rmdir()
+        raise
     return frame
 
 
@@ -316,11 +324,19 @@ def _run_dask(pending, runs, workers, scheduler, finished) -> None:
 
 
 def write_table(frame: pd.DataFrame, out: str | Path) -> None:
-    """Write rows as Parquet (``.parquet``) or CSV (anything else)."""
-    if str(out).endswith(".parquet"):
-        frame.to_parquet(out, index=False)
-    else:
-        frame.to_csv(out, index=False)
+    """Write rows as Parquet (``.parquet``) or CSV (anything else), atomically: a failed write (a full disk)
+    leaves neither a half-written table nor its temporary file."""
+    out = Path(out)
+    tmp = out.with_name(f".{out.name}.tmp")
+    try:
+        if out.suffix == ".parquet":
+            frame.to_parquet(tmp, index=False)
+        else:
+            frame.to_csv(tmp, index=False)
+        tmp.replace(out)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def read_table(path: str | Path) -> pd.DataFrame:

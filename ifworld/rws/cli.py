@@ -28,6 +28,7 @@ import typer
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from ifworld.errors import InputError
+from ifworld.files import output_option
 from ifworld.rws.grading.constants import DEFAULT_TIMEOUT_S
 from ifworld.rws.names import PATTERNS
 
@@ -92,7 +93,8 @@ def _report_errors(label: str, errors: list) -> None:
 def grade_cmd(
     data: Annotated[Path, typer.Option("--data", help="Items, JSONL (or a JSON array).")],
     predictions: Annotated[Path, typer.Option("--predictions", help="JSONL lines {id, prediction}.")],
-    out: Annotated[Path | None, typer.Option("--out", help="Also write the results JSON here.")] = None,
+    out: Annotated[Path | None, typer.Option("--out", callback=output_option,
+                                             help="Also write the results JSON here.")] = None,
     timeout: Annotated[float, typer.Option(help="Time limit per item, seconds.")] = DEFAULT_TIMEOUT_S,
 ) -> None:
     """Grade saved predictions against a dataset (re-scoring without re-running any model)."""
@@ -131,7 +133,8 @@ def grade_cmd(
 def convert_cmd(
     source: Annotated[Path, typer.Argument(help="A GSM8K-style or MATH-style JSONL file.")],
     fmt: Annotated[str, typer.Option("--format", "-f", help="gsm8k | math")],
-    out: Annotated[Path | None, typer.Option("--out", help="Write the RWS JSONL here (else stdout).")] = None,
+    out: Annotated[Path | None, typer.Option("--out", callback=output_option,
+                                             help="Write the RWS JSONL here (else stdout).")] = None,
     prefix: Annotated[str, typer.Option(help="Item id prefix (default: the format name).")] = "",
 ) -> None:
     """Convert a GSM8K/MATH-style JSONL file into the RWS schema (bad lines listed on stderr)."""
@@ -175,7 +178,8 @@ def run_cmd(
     limit: Annotated[int | None, typer.Option(help="Only the first N items.")] = None,
     models: Annotated[str | None, typer.Option(help="Comma-separated model names (same endpoint).")] = None,
     verify: Annotated[bool, typer.Option(help="Ask the LLM verifier when the grader is not sure.")] = False,
-    out: Annotated[Path | None, typer.Option(help="Write the results JSON here (else stdout).")] = None,
+    out: Annotated[Path | None, typer.Option(callback=output_option,
+                                             help="Write the results JSON here (else stdout).")] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Run without asking even when the estimated model "
                                       "calls exceed the confirmation threshold.")] = False,
 ) -> None:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 from rich.console import Console
 
-from ifworld.files import FileRefused, read_text_bounded
+from ifworld.files import FileRefused, output_option, read_text_bounded
 from ifworld.limits import MAX_UPLOAD_BYTES
 
 if TYPE_CHECKING:
@@ -99,7 +99,8 @@ def run_cmd(
                          "`ifworld runs resume RUN_ID --edit FILE`).")] = False,
     pause_between_rounds: Annotated[bool, typer.Option(
         "--pause-between-rounds", help="Pause after each round for a workshop participant's contribution.")] = False,
-    out: Annotated[Path | None, typer.Option("--out", help="Write the run JSON here (default: stdout).")] = None,
+    out: Annotated[Path | None, typer.Option("--out", callback=output_option,
+                                             help="Write the run JSON here (default: stdout).")] = None,
     language: Annotated[str, typer.Option(
         "--language", help="Report language: 'auto' follows the proposition, or a name such as Français.")] = "auto",
     yes: Annotated[bool, typer.Option("--yes", help="Confirm a run above CONFIRM_CALLS model calls.")] = False,
@@ -161,7 +162,8 @@ def print_pause(run_id: str, asks: list[dict]) -> None:
 @app.command("judge")
 def judge_cmd(
     run_json: Annotated[Path, typer.Argument(help="A run JSON written by `ifworld whatif run --out`.")],
-    out: Annotated[Path | None, typer.Option("--out", help="Write the judgement JSON here (else stdout).")] = None,
+    out: Annotated[Path | None, typer.Option("--out", callback=output_option,
+                                             help="Write the judgement JSON here (else stdout).")] = None,
 ) -> None:
     """Score a saved run with the independent judge (five rubric dimensions + overall)."""
     from ifworld.whatif.judge import judge_record

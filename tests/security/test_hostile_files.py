@@ -132,3 +132,58 @@ def test_reader_reads_at_most_cap_plus_one_bytes(tmp_path: Path) -> None:
     path.write_bytes(b"\xff\xfe")
     with pytest.raises(FileRefused, match="not UTF-8"):
         read_text_bounded(path, 10)
+
+
+# -- outputs (issue #22 item 11): refused before any work, no *.parts left behind ------------------------------
+@pytest.mark.parametrize("target", ["/dev/full", "dir"])
+def test_whatif_run_refuses_an_unusable_out_before_any_model_call(fake_server, tmp_path: Path, target: str) -> None:
+    out = tmp_path if target == "dir" else Path(target)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "IFWORLD_DB": str(tmp_path / "runs.sqlite"),
+           "IFWORLD_BASE_URL": fake_server.url, "IFWORLD_MODEL": "fake-model"}
+    result = subprocess.run([sys.executable, "-m", "ifworld.cli", "whatif", "run", "What if tides stopped?",
+                             "--out", str(out)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and ("character device" in result.stderr or "directory" in result.stderr)
+    assert fake_server.requests == [], "model calls were made before the output path was checked"
+
+
+def test_sweep_to_dev_full_leaves_no_parts(tmp_path: Path) -> None:
+    grid = tmp_path / "grid.yaml"
+    grid.write_text("base: {agents: 10, facts: 5, rounds: 3}\ngrid: {bandwidth: [1, 2]}\nseeds: [0]\nruns: 2\n")
+    existed = Path("/dev/full.parts").exists()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "IFWORLD_DB": str(tmp_path / "runs.sqlite")}
+    result = subprocess.run([sys.executable, "-m", "ifworld.cli", "beliefs", "sweep", "--grid", str(grid), "--out",
+                             "/dev/full"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    left = Path("/dev/full.parts").exists() and not existed
+    if left:  # clean up what a regression created
+        __import__("shutil").rmtree("/dev/full.parts", ignore_errors=True)
+    assert result.returncode == 2 and "character device" in result.stderr, result.stderr[-2000:]
+    assert not left
+
+
+def test_a_failed_sweep_removes_the_parts_folder_it_created(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ifworld.beliefs import sweep
+
+    spec = sweep.SweepSpec.from_dict({"base": {"agents": 10, "facts": 5, "rounds": 3}, "seeds": [0], "runs": 2})
+    out = tmp_path / "rows.csv"
+
+    def broken(*_args, **_kwargs) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(sweep, "_run_local", broken)
+    with pytest.raises(OSError):
+        sweep.run_sweep(spec, out=out)
+    assert not sweep.parts_dir(out).exists()
+    monkeypatch.undo()
+    monkeypatch.setattr(sweep.pd.DataFrame, "to_csv", broken)  # the chunks finish, the table cannot be written
+    with pytest.raises(OSError):
+        sweep.run_sweep(spec, out=out)
+    assert list(sweep.parts_dir(out).glob("*.jsonl")), "finished chunks are kept for resume"
+    assert not out.exists() and not list(tmp_path.glob(".*.tmp"))
+
+
+def test_rws_grade_with_nothing_usable_exits_non_zero(tmp_path: Path) -> None:
+    data, preds = tmp_path / "items.jsonl", tmp_path / "preds.jsonl"
+    data.write_text('{"id": "q1", "question": "2+2?", "answer": "4", "type": "numeric"}\n')
+    preds.write_text("not json\n{\"id\": \"other\", \"prediction\": \"4\"}\n")
+    code, stderr, _ = run_cli(["rws", "grade", "--data", str(data), "--predictions", str(preds)], tmp_path)
+    assert code == 2 and "nothing to grade" in stderr, stderr[-2000:]
