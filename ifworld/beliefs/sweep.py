@@ -210,11 +210,11 @@ def run_sweep(
         raise BeliefConfigError(f"backend must be one of {', '.join(BACKENDS)}; got {backend!r}")
     chunks = spec.chunks()
     keys = [chunk_key(c, spec.runs) for c in chunks]
-    store = parts_dir(out) if out is not None else None
+    # the output is checked first: not /dev/full after all the work (nor a /dev/full.parts folder)
+    store = parts_dir(check_output(out, what="sweep output")) if out is not None else None
     results: dict[str, list[dict[str, Any]]] = {}
     created = False
     if store is not None:
-        check_output(out, what="sweep output")  # not /dev/full (nor its /dev/full.parts) after the work is done
         created = not store.exists()
         store.mkdir(parents=True, exist_ok=True)
         for key in keys:
