@@ -4,7 +4,6 @@ trace the misinformation phase transition, reopen earlier sweeps."""
 import importlib.util
 import io
 import os
-import time
 from pathlib import Path
 
 import streamlit as st
@@ -15,18 +14,16 @@ from ifworld.beliefs import (
     BeliefConfig,
     SweepSpec,
     crossing_table,
+    estimate_sweep,
     partial_rows,
     phase_both_rules,
     phase_figure,
     readable,
-    simulate,
     table1_by_condition,
 )
 from ui.beliefs_view import grid_form, grid_yaml, load_rows, paper_report, sweep_results
 from ui.common import show_error, store
 
-CALIBRATION_RUNS = 20
-CALIBRATION_CELLS = 2_000_000  # runs × agents × facts of the calibration batch at most
 EXAMPLE = {"base": {"facts": 20, "rounds": 20}, "grid": {"agents": [10, 20], "bandwidth": [1, 3],
            "strategy": ["highest_confidence", "strategic"]}, "seeds": [0, 1], "runs": 20, "chunk_size": 8}
 HAS_DASK = importlib.util.find_spec("dask") is not None and importlib.util.find_spec("distributed") is not None
@@ -35,16 +32,6 @@ HAS_PARQUET = importlib.util.find_spec("pyarrow") is not None
 st.title("🧪 Belief sweep")
 st.caption("Every combination of the listed values × seeds × runs, simulated in chunks; finished chunks are saved, "
            "so an interrupted sweep resumes where it stopped.")
-
-
-@st.cache_data(ttl=3600, max_entries=32, show_spinner=False)
-def seconds_per_run(config: dict) -> float:
-    """Time one small vectorised batch of the heaviest configuration (the estimate's calibration)."""
-    cfg = BeliefConfig.from_dict(config)
-    runs = max(1, min(CALIBRATION_RUNS, CALIBRATION_CELLS // (cfg.agents * 2 * cfg.facts)))
-    start = time.perf_counter()
-    simulate(cfg, seed=0, runs=runs)
-    return (time.perf_counter() - start) / runs
 
 
 @st.cache_data(ttl=3600, max_entries=16, show_spinner="Tracing the phase transition…")
@@ -109,22 +96,28 @@ if spec is not None:
     st.subheader("2 · Estimate and run")
     configs = list(spec.configs())
     tasks = len(configs) * len(spec.seeds)
-    heaviest = max(configs, key=lambda c: BeliefConfig.from_dict(c).agents * BeliefConfig.from_dict(c).facts
-                   * BeliefConfig.from_dict(c).rounds)
     b = st.columns([1, 1, 2])
     backend = b[0].radio("Backend", ["local", "dask"] if HAS_DASK else ["local"], key="belief_sweep_backend")
     workers = b[1].number_input("Workers", min_value=1, max_value=64, value=min(4, os.cpu_count() or 1),
                                 key="belief_sweep_workers")
     scheduler = b[2].text_input("Dask scheduler address (empty = local cluster)", key="belief_sweep_scheduler",
                                 disabled=backend != "dask")
-    per_run = seconds_per_run(BeliefConfig.from_dict(heaviest).to_dict())
-    m = st.columns(4)
-    m[0].metric("Configurations", len(configs))
-    m[1].metric("Runs", tasks * spec.runs)
-    m[2].metric("Chunks", len(spec.chunks()))
-    m[3].metric("Estimated time", f"≤ {per_run * tasks * spec.runs / int(workers):.1f} s",
-                help=f"From a {CALIBRATION_RUNS}-run calibration of the heaviest configuration.")
-    if st.button("🚀 Run sweep", type="primary", key="belief_sweep_run"):
+    # from the parameters alone: timing the heaviest configuration once ran it whole on the page
+    try:
+        cost = estimate_sweep((BeliefConfig.from_dict(c) for c in configs), len(spec.seeds), spec.runs, int(workers))
+    except ValueError as exc:  # a task over the hard bounds (graph edges, cells): refused before anything runs
+        show_error(f"Grid error: {exc}")
+        cost = None
+    if cost is not None:
+        m = st.columns(4)
+        m[0].metric("Configurations", len(configs))
+        m[1].metric("Runs", tasks * spec.runs)
+        m[2].metric("Chunks", len(spec.chunks()))
+        m[3].metric("Estimated", cost.text().removeprefix("about "),
+                    help="From the parameters (benchmarks/bench_beliefs_cost.py); the time is an upper bound.")
+        confirmed = not cost.needs_confirmation or st.checkbox(
+            f"This sweep is estimated at {cost.text()}: run it anyway", key="belief_sweep_confirm")
+    if cost is not None and st.button("🚀 Run sweep", type="primary", key="belief_sweep_run", disabled=not confirmed):
         run_id = beliefs.start_sweep(grid, backend=backend, workers=int(workers), scheduler=scheduler or None,
                                        store=store())
         st.caption(f"Run `{run_id}`")

@@ -24,7 +24,7 @@ from .config import (
     bounds_text as bounds_text,
     field_info as field_info,
 )
-from .cost import CostEstimate as CostEstimate, estimate_cost as estimate_cost
+from .cost import CostEstimate as CostEstimate, estimate_cost as estimate_cost, estimate_sweep as estimate_sweep
 from .domain import Domain as Domain
 from .engine import (
     SimulationResult as SimulationResult,

@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import inspect
 import json
+import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -156,16 +157,24 @@ def sweep_cmd(
     backend: str = typer.Option("local", help="local | dask (ray is not supported)."),
     workers: int = typer.Option(0, help="Worker processes (0 = all cores / 2 Dask workers)."),
     scheduler: str = typer.Option("", help="Dask scheduler address; empty starts a LocalCluster."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Run even when the estimated time or memory exceeds "
+                             "the confirmation thresholds."),
 ) -> None:
-    """Run a grid sweep to a tidy table, resuming finished chunks."""
+    """Run a grid sweep to a tidy table, resuming finished chunks (estimated first: a long one needs --yes)."""
     if backend == "ray":
         raise _fail("backend ray is not supported; use --backend dask (or local)")
+    from ifworld.beliefs.cost import estimate_sweep
     from ifworld.beliefs.sweep import SweepSpec, parse_grid, read_grid
-    from ifworld.beliefs.workflows import run_sweep_run, start_sweep  # store imports only when sweeping
 
     try:
         raw = read_grid(grid)
         spec = SweepSpec.from_dict(parse_grid(raw))
+        cost = estimate_sweep((BeliefConfig(**c) for c in spec.configs()), len(spec.seeds), spec.runs,
+                              workers or (os.cpu_count() or 1))
+        if cost.needs_confirmation and not yes:
+            raise _fail(cost.confirmation_message())
+        from ifworld.beliefs.workflows import run_sweep_run, start_sweep  # the store loads only when sweeping
+
         run_id = start_sweep(parse_grid(raw), out=out, backend=backend,
                              workers=workers or None, scheduler=scheduler or None)
     except (ValueError, OSError) as exc:

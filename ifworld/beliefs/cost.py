@@ -19,12 +19,13 @@ The model is linear in what the engine allocates and loops over, with coefficien
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ifworld.beliefs.config import BeliefConfig
 from ifworld.beliefs.topology import edge_count
 
-__all__ = ["CONFIRM_BYTES", "CONFIRM_SECONDS", "CostEstimate", "estimate_cost"]
+__all__ = ["CONFIRM_BYTES", "CONFIRM_SECONDS", "CostEstimate", "estimate_cost", "estimate_sweep"]
 
 CONFIRM_SECONDS = 10.0
 """Simulations estimated to run longer than this need confirmation (CLI ``--yes``, a page checkbox)."""
@@ -65,7 +66,8 @@ class CostEstimate:
 
     def text(self) -> str:
         """``about 2.3 GB of memory and up to 1 min 40 s`` — for messages and pages."""
-        return f"about {_size(self.memory_bytes)} of memory and up to {_duration(self.seconds)}"
+        time = "under 1 s" if self.seconds < 1 else f"up to {_duration(self.seconds)}"
+        return f"about {_size(self.memory_bytes)} of memory and {time}"
 
     def confirmation_message(self) -> str:
         return (f"this simulation is estimated at {self.text()}, more than {_duration(CONFIRM_SECONDS)} or "
@@ -82,7 +84,7 @@ def _size(n: float) -> str:
 
 def _duration(s: float) -> str:
     if s < 60:
-        return f"{s:.0f} s" if s >= 1 else "under 1 s"
+        return f"{s:.0f} s"
     minutes, seconds = divmod(round(s), 60)
     if minutes < 60:
         return f"{minutes} min {seconds} s"
@@ -99,3 +101,21 @@ def estimate_cost(config: BeliefConfig, runs: int = 1) -> CostEstimate:
     per_round = cells * per_cell + edges * SECONDS_PER_EDGE_ROUND + runs * edges * SECONDS_PER_RUN_EDGE_ROUND
     seconds = config.rounds * per_round + edges * SECONDS_PER_EDGE_BUILT
     return CostEstimate(memory_bytes=memory, seconds=seconds, edges=edges)
+
+
+def estimate_sweep(configs: Iterable[BeliefConfig], seeds: int, runs: int, workers: int = 1) -> CostEstimate:
+    """A sweep's estimate: its tasks' time summed and shared by ``workers``; memory of the largest task per
+    worker (each worker holds one task at a time). Raises like :func:`check_size` for a task out of bounds."""
+    from ifworld.beliefs.engine import check_size
+
+    costs = []
+    for config in configs:
+        check_size(config, runs)
+        costs.append(estimate_cost(config, runs))
+    if not costs:
+        return CostEstimate(memory_bytes=BASE_BYTES, seconds=0.0, edges=0)
+    workers = max(1, workers)
+    largest = max(c.memory_bytes for c in costs) - BASE_BYTES
+    return CostEstimate(memory_bytes=BASE_BYTES + workers * largest,
+                        seconds=seeds * sum(c.seconds for c in costs) / workers,
+                        edges=max(c.edges for c in costs))

@@ -215,3 +215,16 @@ def test_belief_page_shows_the_estimate_and_asks_before_a_long_simulation():
     warning = " ".join(w.value for w in at.warning)
     assert "estimated at about" in warning and "min" in warning
     assert any(b.key == "beliefs_confirm" for b in at.button) and not charts(at)  # nothing ran yet
+
+
+def test_sweep_page_estimates_without_simulating_and_asks_for_a_long_grid():
+    at = open_page(SWEEP)
+    for key, value in {"belief_sweep_agents": "100000", "belief_sweep_facts": "100", "belief_sweep_rounds": "1000",
+                       "belief_sweep_bandwidth": "1, 2"}.items():
+        at.text_input(key=key).set_value(value)
+    at = submit(at, "Check grid")
+    assert not at.exception, at.exception
+    assert "Estimated" in [m.label for m in at.metric]
+    assert at.button(key="belief_sweep_run").disabled
+    at.checkbox(key="belief_sweep_confirm").check().run()
+    assert not at.button(key="belief_sweep_run").disabled
