@@ -167,15 +167,15 @@ def sweep_cmd(
     from ifworld.beliefs.sweep import SweepSpec, parse_grid, read_grid
 
     try:
-        raw = read_grid(grid)
-        spec = SweepSpec.from_dict(parse_grid(raw))
+        data = parse_grid(read_grid(grid))
+        spec = SweepSpec.from_dict(data)
         cost = estimate_sweep((BeliefConfig(**c) for c in spec.configs()), len(spec.seeds), spec.runs,
                               workers or (os.cpu_count() or 1))
         if cost.needs_confirmation and not yes:
             raise _fail(cost.confirmation_message())
         from ifworld.beliefs.workflows import run_sweep_run, start_sweep  # the store loads only when sweeping
 
-        run_id = start_sweep(parse_grid(raw), out=out, backend=backend,
+        run_id = start_sweep(data, out=out, backend=backend,
                              workers=workers or None, scheduler=scheduler or None)
     except (ValueError, OSError) as exc:
         raise _fail(str(exc)) from None
