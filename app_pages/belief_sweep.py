@@ -4,6 +4,7 @@ trace the misinformation phase transition, reopen earlier sweeps."""
 import importlib.util
 import io
 import os
+import time
 from pathlib import Path
 
 import streamlit as st
@@ -14,14 +15,14 @@ from ifworld.beliefs import (
     BeliefConfig,
     SweepSpec,
     crossing_table,
-    estimate_sweep,
     partial_rows,
     phase_both_rules,
     phase_figure,
     readable,
+    sweep_cost,
     table1_by_condition,
 )
-from ui.beliefs_view import grid_form, grid_yaml, load_rows, paper_report, sweep_results
+from ui.beliefs_view import grid_form, grid_yaml, load_rows, reproduce_paper, sweep_results
 from ui.common import show_error, store
 
 EXAMPLE = {"base": {"facts": 20, "rounds": 20}, "grid": {"agents": [10, 20], "bandwidth": [1, 3],
@@ -34,17 +35,19 @@ st.caption("Every combination of the listed values × seeds × runs, simulated i
            "so an interrupted sweep resumes where it stopped.")
 
 
+@st.cache_data(ttl=3600, max_entries=32, show_spinner="Timing two tasks for the estimate…")
+def sweep_estimate(grid: dict, workers: int) -> beliefs.SweepEstimate:
+    """Measured on this machine (lightest and heaviest configuration, each after a warm-up call)."""
+    return beliefs.estimate_sweep(SweepSpec.from_dict(grid), workers)
+
+
 @st.cache_data(ttl=3600, max_entries=16, show_spinner="Tracing the phase transition…")
 def phase_curve(config: dict, m_false: tuple, runs: int, seed: int, rules: tuple):
     return phase_both_rules(BeliefConfig.from_dict(config), m_false, runs=runs, seed=seed, rules=rules)
 
 
-@st.cache_data(ttl=3600, max_entries=4, show_spinner="Running the paper's sweep under both readings…")
-def paper_runs(rule: str, seeds: int, runs: int):
-    return beliefs.reproduce(rule, seeds=seeds, runs=runs)
-
-
-def run_with_progress(run_id: str) -> None:
+def run_with_progress(run_id: str) -> bool:
+    """Run (or resume) a sweep with a progress bar; True when it finished."""
     bar = st.progress(0.0, text="Starting…")
     live = st.empty()
     out = beliefs.sweep_out(run_id, store())
@@ -60,22 +63,14 @@ def run_with_progress(run_id: str) -> None:
         beliefs.run_sweep_run(run_id, store=store(), progress=show)
     except (ValueError, OSError, RuntimeError) as exc:
         show_error(f"The sweep stopped: {exc}. Finished chunks are kept; resume it below.")
-        return
+        return False
     live.empty()
     st.session_state["belief_sweep_open"] = run_id
+    return True
 
 
-with st.expander("📄 Reproduce the paper — its one-at-a-time sweep, read three ways", expanded=False):
-    st.caption("Runs the paper's sweep (13 configurations around its default, the values it names) as written "
-               "and with false facts that never circulate, and puts Tables 1, 2, 4, 5 and 6 beside the paper's "
-               "numbers, with 13-run samples (the paper's tables are over 13 runs).")
-    q = st.columns(4)
-    paper_rule = q[0].selectbox("Update rule", RULES, index=1, key="belief_sweep_paper_rule")
-    paper_seeds = q[1].number_input("Seeds", min_value=1, max_value=20, value=2, key="belief_sweep_paper_seeds")
-    paper_n = q[2].number_input("Runs per seed", min_value=10, max_value=2000, value=100, key="belief_sweep_paper_runs")
-    if q[3].button("📄 Reproduce", key="belief_sweep_paper_go") or st.session_state.get("belief_sweep_paper_shown"):
-        st.session_state["belief_sweep_paper_shown"] = True
-        paper_report(paper_runs(paper_rule, int(paper_seeds), int(paper_n)), "belief_sweep_paper")
+with st.expander("📄 Reproduce the paper — its one-at-a-time sweep under each reading", expanded=False):
+    reproduce_paper("belief_sweep")
 
 st.subheader("1 · Define the grid")
 source = st.radio("Define with", ["Form", "YAML"], horizontal=True, key="belief_sweep_source")
@@ -94,34 +89,39 @@ else:
 
 if spec is not None:
     st.subheader("2 · Estimate and run")
-    configs = list(spec.configs())
-    tasks = len(configs) * len(spec.seeds)
     b = st.columns([1, 1, 2])
     backend = b[0].radio("Backend", ["local", "dask"] if HAS_DASK else ["local"], key="belief_sweep_backend")
     workers = b[1].number_input("Workers", min_value=1, max_value=64, value=min(4, os.cpu_count() or 1),
                                 key="belief_sweep_workers")
     scheduler = b[2].text_input("Dask scheduler address (empty = local cluster)", key="belief_sweep_scheduler",
                                 disabled=backend != "dask")
-    # from the parameters alone: timing the heaviest configuration once ran it whole on the page
+    # hard bounds and an estimate from the parameters first: the measured estimate below times tasks of the grid
     try:
-        cost = estimate_sweep((BeliefConfig.from_dict(c) for c in configs), len(spec.seeds), spec.runs, int(workers))
+        cost = sweep_cost((BeliefConfig.from_dict(c) for c in spec.configs()), len(spec.seeds), spec.runs,
+                          int(workers))
     except ValueError as exc:  # a task over the hard bounds (graph edges, cells): refused before anything runs
         show_error(f"Grid error: {exc}")
         cost = None
-    if cost is not None:
+    confirmed = cost is not None and (not cost.needs_confirmation or st.checkbox(
+        f"This sweep is estimated from its parameters at {cost.text()}: time it here and run it anyway",
+        key="belief_sweep_confirm"))
+    if confirmed:
+        estimate = sweep_estimate(grid, int(workers))
         m = st.columns(4)
-        m[0].metric("Configurations", len(configs))
-        m[1].metric("Runs", tasks * spec.runs)
+        m[0].metric("Configurations", spec.config_count())
+        m[1].metric("Runs", estimate.tasks * spec.runs)
         m[2].metric("Chunks", len(spec.chunks()))
-        m[3].metric("Estimated", cost.text().removeprefix("about "),
-                    help="From the parameters (benchmarks/bench_beliefs_cost.py); the time is an upper bound.")
-        confirmed = not cost.needs_confirmation or st.checkbox(
-            f"This sweep is estimated at {cost.text()}: run it anyway", key="belief_sweep_confirm")
-    if cost is not None and st.button("🚀 Run sweep", type="primary", key="belief_sweep_run", disabled=not confirmed):
-        run_id = beliefs.start_sweep(grid, backend=backend, workers=int(workers), scheduler=scheduler or None,
-                                       store=store())
-        st.caption(f"Run `{run_id}`")
-        run_with_progress(run_id)
+        m[3].metric("Estimated time", f"about {estimate.seconds:.1f} s",
+                    help=f"Measured here: {estimate.fixed_s * 1e3:.0f} ms per task plus "
+                         f"{estimate.per_unit_s * 1e9:.2f} ns per agent × fact × round × run, over {estimate.tasks} "
+                         f"tasks on {estimate.workers} worker(s) at once. Runs that stop by vote finish sooner.")
+        if st.button("🚀 Run sweep", type="primary", key="belief_sweep_run"):
+            run_id = beliefs.start_sweep(grid, backend=backend, workers=int(workers), scheduler=scheduler or None,
+                                           store=store())
+            st.caption(f"Run `{run_id}`")
+            started = time.perf_counter()
+            if run_with_progress(run_id):
+                st.session_state["belief_sweep_timing"] = (run_id, time.perf_counter() - started, estimate.seconds)
 
 st.subheader("3 · Results")
 sweeps = [i for i in store().list_runs(kind="beliefs") if i.workflow == "beliefs.sweep"]
@@ -144,6 +144,9 @@ if sweeps:
     elif Path(out).exists():
         rows = load_rows(out, Path(out).stat().st_mtime)
         st.caption(f"{len(rows)} rows from `{out}`")
+        timing = st.session_state.get("belief_sweep_timing")
+        if timing and timing[0] == pick:
+            st.caption(f"Took {timing[1]:.1f} s (estimated {timing[2]:.1f} s).")
         d = st.columns(2)
         d[0].download_button("⬇️ CSV", rows.to_csv(index=False), file_name=f"{pick}.csv", mime="text/csv",
                              key="belief_sweep_csv", on_click="ignore")

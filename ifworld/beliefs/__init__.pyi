@@ -24,7 +24,7 @@ from .config import (
     bounds_text as bounds_text,
     field_info as field_info,
 )
-from .cost import CostEstimate as CostEstimate, estimate_cost as estimate_cost, estimate_sweep as estimate_sweep
+from .cost import CostEstimate as CostEstimate, estimate_cost as estimate_cost, sweep_cost as sweep_cost
 from .domain import Domain as Domain
 from .engine import (
     SimulationResult as SimulationResult,
@@ -73,6 +73,10 @@ from .sweep import (
     parse_grid as parse_grid,
     partial_rows as partial_rows,
     read_table as read_table,
+)
+from .sweep_estimate import (
+    SweepEstimate as SweepEstimate,
+    estimate_sweep as estimate_sweep,
 )
 from .tables import (
     readable as readable,

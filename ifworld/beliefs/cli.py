@@ -163,13 +163,13 @@ def sweep_cmd(
     """Run a grid sweep to a tidy table, resuming finished chunks (estimated first: a long one needs --yes)."""
     if backend == "ray":
         raise _fail("backend ray is not supported; use --backend dask (or local)")
-    from ifworld.beliefs.cost import estimate_sweep
+    from ifworld.beliefs.cost import sweep_cost
     from ifworld.beliefs.sweep import SweepSpec, parse_grid, read_grid
 
     try:
         data = parse_grid(read_grid(grid))
         spec = SweepSpec.from_dict(data)
-        cost = estimate_sweep((BeliefConfig(**c) for c in spec.configs()), len(spec.seeds), spec.runs,
+        cost = sweep_cost((BeliefConfig(**c) for c in spec.configs()), len(spec.seeds), spec.runs,
                               workers or (os.cpu_count() or 1))
         if cost.needs_confirmation and not yes:
             raise _fail(cost.confirmation_message())

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from ifworld.beliefs.config import BeliefConfig
 from ifworld.beliefs.topology import edge_count
 
-__all__ = ["CONFIRM_BYTES", "CONFIRM_SECONDS", "CostEstimate", "estimate_cost", "estimate_sweep"]
+__all__ = ["CONFIRM_BYTES", "CONFIRM_SECONDS", "CostEstimate", "estimate_cost", "sweep_cost"]
 
 CONFIRM_SECONDS = 10.0
 """Simulations estimated to run longer than this need confirmation (CLI ``--yes``, a page checkbox)."""
@@ -103,7 +103,7 @@ def estimate_cost(config: BeliefConfig, runs: int = 1) -> CostEstimate:
     return CostEstimate(memory_bytes=memory, seconds=seconds, edges=edges)
 
 
-def estimate_sweep(configs: Iterable[BeliefConfig], seeds: int, runs: int, workers: int = 1) -> CostEstimate:
+def sweep_cost(configs: Iterable[BeliefConfig], seeds: int, runs: int, workers: int = 1) -> CostEstimate:
     """A sweep's estimate: its tasks' time summed and shared by ``workers``; memory of the largest task per
     worker (each worker holds one task at a time). Raises like :func:`check_size` for a task out of bounds."""
     from ifworld.beliefs.engine import check_size

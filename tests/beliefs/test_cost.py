@@ -120,7 +120,7 @@ def test_sweep_cli_needs_yes_for_a_long_grid(tmp_path) -> None:  # noqa: ANN001 
 def test_sweep_estimate_sums_tasks_over_workers() -> None:
     small = BeliefConfig(agents=100, facts=10, rounds=10)
     one = cost.estimate_cost(small, 5)
-    both = cost.estimate_sweep([small, small], seeds=3, runs=5, workers=2)
+    both = cost.sweep_cost([small, small], seeds=3, runs=5, workers=2)
     assert both.seconds == pytest.approx(3 * one.seconds)
     with pytest.raises(BeliefConfigError, match="MAX_EDGES"):
-        cost.estimate_sweep([BeliefConfig(agents=100_000, degree=1000, topology="ring")], seeds=1, runs=1)
+        cost.sweep_cost([BeliefConfig(agents=100_000, degree=1000, topology="ring")], seeds=1, runs=1)

@@ -169,7 +169,7 @@ def test_a_failed_sweep_removes_the_parts_folder_it_created(tmp_path: Path, monk
     def broken(*_args, **_kwargs) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(sweep, "_run_local", broken)
+    monkeypatch.setattr(sweep, "run_local", broken)
     with pytest.raises(OSError):
         sweep.run_sweep(spec, out=out)
     assert not sweep.parts_dir(out).exists()
