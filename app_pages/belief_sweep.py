@@ -19,6 +19,7 @@ from ifworld.beliefs import (
     phase_both_rules,
     phase_figure,
     readable,
+    sweep_cost,
     table1_by_condition,
 )
 from ifworld.safe_csv import write_csv
@@ -96,22 +97,33 @@ if spec is not None:
                                 key="belief_sweep_workers")
     scheduler = b[2].text_input("Dask scheduler address (empty = local cluster)", key="belief_sweep_scheduler",
                                 disabled=backend != "dask")
-    estimate = sweep_estimate(grid, int(workers))
-    m = st.columns(4)
-    m[0].metric("Configurations", spec.config_count())
-    m[1].metric("Runs", estimate.tasks * spec.runs)
-    m[2].metric("Chunks", len(spec.chunks()))
-    m[3].metric("Estimated time", f"about {estimate.seconds:.1f} s",
-                help=f"Measured here: {estimate.fixed_s * 1e3:.0f} ms per task plus "
-                     f"{estimate.per_unit_s * 1e9:.2f} ns per agent × fact × round × run, over {estimate.tasks} "
-                     f"tasks on {estimate.workers} worker(s) at once. Runs that stop by vote finish sooner.")
-    if st.button("🚀 Run sweep", type="primary", key="belief_sweep_run"):
-        run_id = beliefs.start_sweep(grid, backend=backend, workers=int(workers), scheduler=scheduler or None,
-                                       store=store())
-        st.caption(f"Run `{run_id}`")
-        started = time.perf_counter()
-        if run_with_progress(run_id):
-            st.session_state["belief_sweep_timing"] = (run_id, time.perf_counter() - started, estimate.seconds)
+    # hard bounds and an estimate from the parameters first: the measured estimate below times tasks of the grid
+    try:
+        cost = sweep_cost((BeliefConfig.from_dict(c) for c in spec.configs()), len(spec.seeds), spec.runs,
+                          int(workers))
+    except ValueError as exc:  # a task over the hard bounds (graph edges, cells): refused before anything runs
+        show_error(f"Grid error: {exc}")
+        cost = None
+    confirmed = cost is not None and (not cost.needs_confirmation or st.checkbox(
+        f"This sweep is estimated from its parameters at {cost.text()}: time it here and run it anyway",
+        key="belief_sweep_confirm"))
+    if confirmed:
+        estimate = sweep_estimate(grid, int(workers))
+        m = st.columns(4)
+        m[0].metric("Configurations", spec.config_count())
+        m[1].metric("Runs", estimate.tasks * spec.runs)
+        m[2].metric("Chunks", len(spec.chunks()))
+        m[3].metric("Estimated time", f"about {estimate.seconds:.1f} s",
+                    help=f"Measured here: {estimate.fixed_s * 1e3:.0f} ms per task plus "
+                         f"{estimate.per_unit_s * 1e9:.2f} ns per agent × fact × round × run, over {estimate.tasks} "
+                         f"tasks on {estimate.workers} worker(s) at once. Runs that stop by vote finish sooner.")
+        if st.button("🚀 Run sweep", type="primary", key="belief_sweep_run"):
+            run_id = beliefs.start_sweep(grid, backend=backend, workers=int(workers), scheduler=scheduler or None,
+                                           store=store())
+            st.caption(f"Run `{run_id}`")
+            started = time.perf_counter()
+            if run_with_progress(run_id):
+                st.session_state["belief_sweep_timing"] = (run_id, time.perf_counter() - started, estimate.seconds)
 
 st.subheader("3 · Results")
 sweeps = [i for i in store().list_runs(kind="beliefs") if i.workflow == "beliefs.sweep"]

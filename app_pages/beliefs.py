@@ -12,6 +12,7 @@ from ifworld.beliefs import (
     MAX_SEED,
     BeliefConfig,
     SimulationResult,
+    estimate_cost,
     make_params,
     recordable_runs,
     simulate,
@@ -42,8 +43,23 @@ def run_simulation(config: dict, seed: int, runs: int = 1) -> SimulationResult:
     return simulate(BeliefConfig.from_dict(config), seed=seed, runs=runs, record=True)
 
 
+def start(config: dict, seed: int, n_runs: int) -> None:
+    """Simulate (the estimate was accepted) and make the result the page's state."""
+    try:
+        result = run_simulation(config, seed, n_runs)
+    except ValueError as exc:
+        st.session_state["beliefs_error"] = str(exc)
+        return
+    st.session_state["beliefs_error"] = None
+    st.session_state["beliefs_run"] = (config, seed, n_runs)
+    st.session_state["beliefs_saved"] = beliefs.save_simulation(result, store=store())
+    st.session_state["beliefs_t"] = 0
+    st.session_state["beliefs_playing"] = False
+
+
 submitted, kw, seed, n_runs = parameter_form("beliefs")
 if submitted:
+    st.session_state["beliefs_pending"] = None
     try:
         config = BeliefConfig(**kw)
         fits = recordable_runs(config)
@@ -51,17 +67,26 @@ if submitted:
             st.info(f"At this size at most {fits} runs can be recorded for the player (MAX_RECORDED_CELLS); "
                     f"running {fits} instead of {n_runs}.")
             n_runs = fits
-        result = run_simulation(config.to_dict(), seed, n_runs)
+        beliefs.check_size(config, n_runs, record=True)  # hard bounds (graph edges, cells): nothing allocated
+        cost = estimate_cost(config, n_runs)
     except ValueError as exc:
         st.session_state["beliefs_error"] = str(exc)
     else:
-        st.session_state["beliefs_error"] = None
-        st.session_state["beliefs_run"] = (config.to_dict(), seed, n_runs)
-        st.session_state["beliefs_saved"] = beliefs.save_simulation(result, store=store())
-        st.session_state["beliefs_t"] = 0
-        st.session_state["beliefs_playing"] = False
+        if cost.needs_confirmation:  # estimated from the parameters alone: ask before allocating anything
+            st.session_state["beliefs_pending"] = (config.to_dict(), seed, n_runs, cost.text())
+        else:
+            start(config.to_dict(), seed, n_runs)
 
-if st.session_state.get("beliefs_error"):
+if st.session_state.get("beliefs_pending"):
+    *pending, estimate = st.session_state["beliefs_pending"]
+    st.warning(f"This simulation is estimated at {estimate}. Run it anyway, or use fewer runs, agents, facts, "
+               "rounds or a smaller degree.", icon="⏳")
+    if st.button("Run it anyway", key="beliefs_confirm"):
+        st.session_state["beliefs_pending"] = None
+        with st.spinner(f"Simulating ({estimate})…"):
+            start(*pending)
+        st.rerun()
+elif st.session_state.get("beliefs_error"):
     st.error(f"These parameters are impossible: {st.session_state['beliefs_error']}", icon="🚫")
 elif st.session_state.get("beliefs_run"):
     cfg, seed, n_runs = st.session_state["beliefs_run"]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import tomllib
@@ -24,7 +25,8 @@ import typer
 
 from ifworld import __version__, safe_json
 from ifworld.beliefs.cli import app as beliefs_app
-from ifworld.limits import confirmation_message, needs_confirmation
+from ifworld.files import FileRefused, output_option, read_text_bounded
+from ifworld.limits import MAX_ANSWER_FILE_BYTES, confirmation_message, needs_confirmation
 from ifworld.llm import demo_server
 from ifworld.redact import guard_std_streams, safe_error
 from ifworld.rws.cli import app as rws_app
@@ -76,7 +78,8 @@ def runs_list(
 @runs_app.command("resume")
 def runs_resume(
     run_id: str,
-    out: Annotated[Path | None, typer.Option(help="Write the final record as JSON here.")] = None,
+    out: Annotated[Path | None, typer.Option(callback=output_option,
+                                             help="Write the final record as JSON here.")] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Start even when the run is estimated above "
                                       "CONFIRM_CALLS model calls.")] = False,
     edit: Annotated[Path | None, typer.Option(
@@ -187,8 +190,12 @@ def _answer(run_id: str, status: str, edit: Path | None) -> Any:
     if edit is None:
         return {"action": "continue"}
     try:
-        answer = json.loads(edit.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        answer = json.loads(read_text_bounded(edit, MAX_ANSWER_FILE_BYTES, what="answer file",
+                                              limit_name="MAX_ANSWER_FILE_BYTES"))
+    except FileRefused as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(2) from None
+    except ValueError as exc:
         typer.echo(f"cannot read the answer file {edit}: {exc}", err=True)
         raise typer.Exit(2) from exc
     from ifworld.whatif import ReviewError, check_answer, pending_asks
@@ -219,7 +226,7 @@ def _resume(run_id: str, workflow: str) -> dict:
 def runs_export(
     run_id: str,
     fmt: Annotated[str, typer.Option("--format", help="md, json or html")] = "json",
-    out: Annotated[Path | None, typer.Option(help="File to write (default: stdout).")] = None,
+    out: Annotated[Path | None, typer.Option(callback=output_option, help="File to write (default: stdout).")] = None,
 ) -> None:
     """Export a run as Markdown, JSON or self-contained HTML (never includes keys; model text made inert)."""
     from ifworld.runs import EXPORT_FORMATS, export_run
@@ -262,7 +269,12 @@ def open_app(
     address: Annotated[str, typer.Option(help="Interface to bind (keep 127.0.0.1 unless behind a proxy).")]
     = "127.0.0.1",
 ) -> None:
-    """Launch the Streamlit app (from the checkout, or from the copy an installed wheel carries)."""
+    """Launch the Streamlit app (from the checkout, or from the copy an installed wheel carries).
+
+    On POSIX this process *becomes* Streamlit (``exec``): there is no child to outlive it, whatever signal
+    ends it, and Streamlit receives SIGTERM / SIGINT / SIGHUP itself and stops serving. (A child would be
+    left serving on its port after the parent's SIGTERM or SIGKILL.) Elsewhere Streamlit runs as a child.
+    """
     from ifworld import resources
 
     script = resources.app_script()
@@ -271,7 +283,11 @@ def open_app(
            *streamlit_flags(script.parent),
            "--server.port", str(port), "--server.address", address]
     # The working directory stays the user's, so their ./.streamlit/secrets.toml is still found.
-    raise typer.Exit(subprocess.call(cmd, env=os.environ.copy()))
+    if os.name == "posix":
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execv(sys.executable, cmd)
+    raise typer.Exit(subprocess.call(cmd, env=os.environ.copy()))  # pragma: no cover - non-POSIX
 
 
 def streamlit_flags(app_root: Path) -> list[str]:
@@ -302,11 +318,49 @@ def main(
     """IF-World Studio: what-if scenarios, belief exchange and Reasoning With a Star."""
 
 
+def _unwind_on_signals() -> list[int]:
+    """SIGTERM and SIGHUP unwind like Ctrl-C (KeyboardInterrupt: every ``finally`` runs, a run's lease is
+    released as interrupted) instead of ending the process on the spot; returns the list of signals received."""
+    received: list[int] = []
+
+    def handler(signum: int, _frame: Any) -> None:
+        received.append(signum)
+        raise KeyboardInterrupt
+
+    for sig in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if sig is not None and signal.getsignal(sig) in (signal.SIG_DFL, signal.default_int_handler):
+            signal.signal(sig, handler)
+    return received
+
+
+def _resume_hints() -> None:
+    """After a signal, name on stderr each run this process was driving that can be resumed."""
+    lease = sys.modules.get("ifworld.runs.lease")
+    if lease is None or not lease.DRIVEN_HERE:
+        return
+    from ifworld.runs import RESUMABLE, get_store
+
+    for run_id in lease.DRIVEN_HERE:
+        try:
+            status = get_store().get_run(run_id).status
+        except Exception:  # noqa: BLE001, S112 - a hint is best effort; the store's own errors were shown
+            continue
+        if status in RESUMABLE or status == "running":  # "running": its lease lapses as this process ends
+            sys.stderr.write(f"run {run_id} was interrupted — resume with: ifworld runs resume {run_id}\n")
+
+
 def entry() -> None:
-    """Console entry point: everything printed is secret-masked; store and lease errors are one clear line."""
+    """Console entry point: everything printed is secret-masked; store and lease errors are one clear line.
+    After SIGINT, SIGTERM or SIGHUP the runs it was driving are named with their resume command (exit 128 + N)."""
     guard_std_streams()
+    received = _unwind_on_signals()
     try:
         app()
+    except (SystemExit, KeyboardInterrupt):
+        if not received:
+            raise
+        _resume_hints()
+        raise SystemExit(128 + received[0]) from None
     except Exception as exc:  # noqa: BLE001 — never a raw traceback with model text or keys in it
         if _store_error(exc):
             sys.stderr.write(f"error: {exc}\n")

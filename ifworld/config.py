@@ -21,6 +21,8 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 
 from ifworld import redact
 from ifworld.errors import ConfigError
+from ifworld.files import FileRefused, read_text_bounded
+from ifworld.limits import MAX_SECRETS_BYTES
 
 DEFAULT_MODEL = "gpt-4o-mini"
 DEFAULT_DB = Path.home() / ".ifworld" / "runs.sqlite"
@@ -139,8 +141,8 @@ class _SecretsTomlSource(PydanticBaseSettingsSource):
         for path in redact.SECRETS_FILES:
             if path.is_file():
                 try:
-                    loaded = tomllib.loads(path.read_text(encoding="utf-8"))
-                except (OSError, tomllib.TOMLDecodeError):
+                    loaded = tomllib.loads(read_text_bounded(path, MAX_SECRETS_BYTES, what="secrets file"))
+                except (FileRefused, tomllib.TOMLDecodeError):
                     continue
                 for key, value in loaded.items():
                     if isinstance(value, str | int | float) and key.upper() == key:

@@ -19,6 +19,12 @@ MAX_YAML_BYTES = 128 * 1024
 
 MAX_TITLE_CHARS = 300
 
+MAX_ANSWER_FILE_BYTES = 1_000_000
+"""An answer file for a paused run (``runs resume --edit``) or a propositions file: a few lines of text."""
+
+MAX_SECRETS_BYTES = 1_000_000
+"""A ``secrets.toml`` larger than this (or not a regular file) is skipped: it holds a few keys."""
+
 
 def needs_confirmation(estimated_calls: int | float | None, threshold: int = CONFIRM_CALLS) -> bool:
     """True when a job's estimated model calls exceed the confirmation threshold.

@@ -18,7 +18,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, TextIO, TypeVar, cast
 
-from ifworld.limits import MAX_ERROR_CHARS, cap_text
+from ifworld.files import FileRefused, read_text_bounded
+from ifworld.limits import MAX_ERROR_CHARS, MAX_SECRETS_BYTES, cap_text
 
 MARKER = "[redacted]"
 MIN_SECRET_CHARS = 8  # shorter "keys" (e.g. "none" for local servers) would redact ordinary words
@@ -67,8 +68,8 @@ def _collect(env: tuple, stamps: tuple, registered: tuple) -> tuple[str, ...]:
         if mtime is None:
             continue
         try:
-            data = tomllib.loads(Path(name).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            data = tomllib.loads(read_text_bounded(name, MAX_SECRETS_BYTES, what="secrets file"))
+        except (FileRefused, tomllib.TOMLDecodeError):
             continue
         found |= {str(v).strip() for k, v in _flatten(data) if k in KEY_NAMES or SECRET_NAME_RE.search(k)}
     return tuple(sorted((s for s in found if len(s) >= MIN_SECRET_CHARS), key=lambda s: (-len(s), s)))

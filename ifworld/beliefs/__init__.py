@@ -10,6 +10,7 @@ Front door: pages, ``ui/`` and the CLI import only the names in ``__all__`` (lis
   ``rules`` — update rules; ``constraints`` — the family domain's rules an agent may accept facts under
   (§6.1's reading); ``streams`` — the counter-based random streams both paths share.
 - ``metrics`` — the collective knowledge base and its P/R/F1; ``recording`` — per-round snapshots.
+- ``cost`` — a simulation's memory and time estimated from its parameters, before anything is allocated.
 - ``sweep`` — grid sweeps (local pool or Dask), resumable; ``sweep_estimate`` — their duration from measured
   speed; ``tables``, ``figures`` — the paper's tables and figures from tidy rows; ``paper`` — the
   reproduction beside ``paper_numbers`` (the paper's numbers, quoted once) and ``paper_output`` (its

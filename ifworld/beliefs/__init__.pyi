@@ -24,9 +24,11 @@ from .config import (
     bounds_text as bounds_text,
     field_info as field_info,
 )
+from .cost import CostEstimate as CostEstimate, estimate_cost as estimate_cost, sweep_cost as sweep_cost
 from .domain import Domain as Domain
 from .engine import (
     SimulationResult as SimulationResult,
+    check_size as check_size,
     recordable_runs as recordable_runs,
     simulate as simulate,
     summarise as summarise,

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -32,6 +34,7 @@ from ifworld.beliefs.config import (
     field_info,
     llm_calls,
 )
+from ifworld.files import output_option
 from ifworld.limits import CONFIRM_CALLS, confirmation_message, needs_confirmation
 from ifworld.safe_csv import write_csv
 
@@ -97,6 +100,22 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(BAD_USAGE)
 
 
+@contextmanager
+def _round_progress(show: bool, estimate: str) -> Iterator[Callable[[int, int], None] | None]:
+    """A rich progress bar of rounds on stderr (only when ``show``); yields the engine's progress callback."""
+    if not show:
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("rounds"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                  TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
+        bar.console.print(f"estimated {estimate}", highlight=False)
+        task = bar.add_task("rounds", total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total)
+
+
 @app.command("run")
 @config_options()
 def run_cmd(
@@ -104,12 +123,24 @@ def run_cmd(
     runs: int = typer.Option(100, help=f"Independent runs [1 – {MAX_RUNS:,}]."),
     seed: int = typer.Option(0, help="Random seed."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Run even when the estimated time or memory exceeds "
+                             "the confirmation thresholds."),
 ) -> None:
-    """Simulate one condition and print its summary."""
-    from ifworld.beliefs.engine import simulate, summarise
+    """Simulate one condition and print its summary (its time and memory are estimated first: a long or large
+    one needs --yes; one over a few seconds shows progress on stderr)."""
+    from ifworld.beliefs.cost import estimate_cost
+    from ifworld.beliefs.engine import check_size, simulate, summarise
 
     try:
-        summary = summarise(simulate(config, seed=seed, runs=runs))
+        check_size(config, runs)  # the hard bounds first: nothing is allocated
+    except ValueError as exc:
+        raise _fail(str(exc)) from None
+    cost = estimate_cost(config, runs)
+    if cost.needs_confirmation and not yes:
+        raise _fail(cost.confirmation_message())
+    try:
+        with _round_progress(cost.shows_progress, cost.text()) as progress:
+            summary = summarise(simulate(config, seed=seed, runs=runs, progress=progress))
     except ValueError as exc:
         raise _fail(str(exc)) from None
     if as_json:
@@ -122,20 +153,30 @@ def run_cmd(
 @app.command("sweep")
 def sweep_cmd(
     grid: Annotated[Path, typer.Option(exists=True, dir_okay=False, help="Grid YAML file.")],
-    out: Annotated[Path, typer.Option(help="Output .csv or .parquet (parts kept beside it).")] = DEFAULT_OUT,
+    out: Annotated[Path, typer.Option(callback=output_option,
+                                      help="Output .csv or .parquet (parts kept beside it).")] = DEFAULT_OUT,
     backend: str = typer.Option("local", help="local | dask (ray is not supported)."),
     workers: int = typer.Option(0, help="Worker processes (0 = all cores / 2 Dask workers)."),
     scheduler: str = typer.Option("", help="Dask scheduler address; empty starts a LocalCluster."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Run even when the estimated time or memory exceeds "
+                             "the confirmation thresholds."),
 ) -> None:
-    """Run a grid sweep to a tidy table, resuming finished chunks."""
+    """Run a grid sweep to a tidy table, resuming finished chunks (estimated first: a long one needs --yes)."""
     if backend == "ray":
         raise _fail("backend ray is not supported; use --backend dask (or local)")
-    from ifworld.beliefs.sweep import load_grid, parse_grid
-    from ifworld.beliefs.workflows import run_sweep_run, start_sweep  # store imports only when sweeping
+    from ifworld.beliefs.cost import sweep_cost
+    from ifworld.beliefs.sweep import SweepSpec, parse_grid, read_grid
 
     try:
-        spec = load_grid(grid)
-        run_id = start_sweep(parse_grid(grid.read_bytes()), out=out, backend=backend,
+        data = parse_grid(read_grid(grid))
+        spec = SweepSpec.from_dict(data)
+        cost = sweep_cost((BeliefConfig(**c) for c in spec.configs()), len(spec.seeds), spec.runs,
+                              workers or (os.cpu_count() or 1))
+        if cost.needs_confirmation and not yes:
+            raise _fail(cost.confirmation_message())
+        from ifworld.beliefs.workflows import run_sweep_run, start_sweep  # the store loads only when sweeping
+
+        run_id = start_sweep(data, out=out, backend=backend,
                              workers=workers or None, scheduler=scheduler or None)
     except (ValueError, OSError) as exc:
         raise _fail(str(exc)) from None
@@ -191,7 +232,7 @@ def phase_cmd(
     runs: int = typer.Option(200, help="Runs per ratio."),
     seed: int = typer.Option(0, help="Random seed."),
     rule: str = typer.Option("both", help="additive | bounded | both."),
-    out: Annotated[Path | None, typer.Option(help="Write the curves as CSV.")] = None,
+    out: Annotated[Path | None, typer.Option(callback=output_option, help="Write the curves as CSV.")] = None,
 ) -> None:
     """Trace F1, 'any false fact accepted' and 'falsehood majority' against misinformation load M_F/M_T."""
     from ifworld.beliefs.phase import crossing_table, phase_both_rules

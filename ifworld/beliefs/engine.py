@@ -31,6 +31,7 @@ computes them where it uses them and both paths give the same bits.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from math import gcd
 from typing import Any
@@ -51,7 +52,7 @@ from ifworld.beliefs.metrics import (
 )
 from ifworld.beliefs.recording import Recorder, Recording
 from ifworld.beliefs.rules import SCRATCH_ROWS, UpdateRule, flat_index, get_rule
-from ifworld.beliefs.topology import build_edges, match_columns
+from ifworld.beliefs.topology import build_edges, check_edges, match_columns
 from ifworld.errors import BeliefConfigError
 
 KEY_CELLS = 1 << 19  # cells per selection / delivery / vote block (2 MB int32 keys; measured best)
@@ -113,11 +114,14 @@ def summarise(result: SimulationResult) -> dict[str, Any]:
 
 
 
-def simulate(config: BeliefConfig, seed: int = 0, runs: int = 1, record: bool = False) -> SimulationResult:
+def simulate(config: BeliefConfig, seed: int = 0, runs: int = 1, record: bool = False,
+             progress: Callable[[int, int], None] | None = None) -> SimulationResult:
     """Run ``runs`` independent simulations of ``config`` from ``seed``; same inputs, same result.
 
     With ``record`` every round's beliefs, pairs, messages, votes and collective scores are kept for
-    animation (memory grows with rounds x runs x agents x facts: record small runs only).
+    animation (memory grows with rounds x runs x agents x facts: record small runs only). ``progress(round,
+    rounds)`` is called after each round (a long simulation shows a progress bar; see
+    :func:`ifworld.beliefs.cost.estimate_cost`).
     """
     if isinstance(runs, bool) or not isinstance(runs, (int, np.integer)) or not 1 <= runs <= MAX_RUNS:
         raise BeliefConfigError(f"runs must be an integer in [1, {MAX_RUNS}], got {runs!r}")
@@ -147,6 +151,8 @@ def simulate(config: BeliefConfig, seed: int = 0, runs: int = 1, record: bool = 
             out_rounds[done], converged[done] = t, True
             accepted[done] = _accept(np.compress(cols, beliefs, axis=1), len(done), n, config.threshold, rule)
             beliefs, liar_cols, ids = np.compress(~cols, beliefs, axis=1), liar_cols[~cols], ids[~stop]
+        if progress is not None:
+            progress(t, config.rounds)
         if len(ids) == 0:
             break
     if len(ids):
@@ -174,7 +180,9 @@ def _accept(beliefs: np.ndarray, runs: int, agents: int, threshold: float, rule:
 
 
 def check_size(config: BeliefConfig, runs: int, record: bool = False) -> None:
-    """Refuse a call whose belief arrays would not fit the documented bounds (clear error, no work done)."""
+    """Refuse a call whose belief arrays or graph would not fit the documented bounds (clear error, no work
+    done, nothing allocated)."""
+    check_edges(config.topology, config.agents, config.degree)
     cells = runs * config.agents * 2 * config.facts
     if cells > MAX_CELLS:
         raise BeliefConfigError(f"runs x agents x 2K = {cells:,} belief cells is more than MAX_CELLS={MAX_CELLS:,}; "

@@ -39,6 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from ifworld.beliefs.config import BeliefConfig
 from ifworld.beliefs.engine import simulate
 from ifworld.errors import BeliefConfigError, ConfigError
+from ifworld.files import check_output, read_bounded
 from ifworld.runs.lease import process_alive
 from ifworld.safe_csv import write_csv
 from ifworld.safe_yaml import load_yaml
@@ -160,7 +161,12 @@ def load_grid(path: str | Path) -> SweepSpec:
     if size > MAX_GRID_YAML_BYTES:  # before reading it into memory
         raise BeliefConfigError(f"grid YAML is {size:,} bytes; the limit is {MAX_GRID_YAML_BYTES:,} "
                                 "(MAX_GRID_YAML_BYTES)")
-    return SweepSpec.from_dict(parse_grid(Path(path).read_bytes()))
+    return SweepSpec.from_dict(parse_grid(read_grid(path)))
+
+
+def read_grid(path: str | Path) -> bytes:
+    """The bytes of a grid file (bounded: a device, FIFO, directory or oversized file is refused)."""
+    return read_bounded(path, MAX_GRID_YAML_BYTES, what="grid YAML", limit_name="MAX_GRID_YAML_BYTES")
 
 
 def parse_grid(source: str | bytes) -> dict[str, Any]:
@@ -205,9 +211,12 @@ def run_sweep(
         raise BeliefConfigError(f"backend must be one of {', '.join(BACKENDS)}; got {backend!r}")
     chunks = spec.chunks()
     keys = [chunk_key(c, spec.runs) for c in chunks]
-    store = parts_dir(out) if out is not None else None
+    # the output is checked first: not /dev/full after all the work (nor a /dev/full.parts folder)
+    store = parts_dir(check_output(out, what="sweep output")) if out is not None else None
     results: dict[str, list[dict[str, Any]]] = {}
+    created = False
     if store is not None:
+        created = not store.exists()
         store.mkdir(parents=True, exist_ok=True)
         for key in keys:
             if (store / f"{key}.jsonl").exists():
@@ -216,8 +225,6 @@ def run_sweep(
     if max_chunks is not None:
         pending = pending[:max_chunks]
     done, total = len(results), len(chunks)
-    if progress:
-        progress(done, total)
 
     def finished(key: str, rows: list[dict[str, Any]]) -> None:
         nonlocal done
@@ -228,11 +235,18 @@ def run_sweep(
         if progress:
             progress(done, total)
 
-    runner = _run_dask if backend == "dask" else run_local
-    runner(pending, spec.runs, workers, scheduler, finished)
-    frame = pd.DataFrame([row for key in keys if key in results for row in results[key]])
-    if out is not None and len(results) == len(chunks):
-        write_table(frame, out)
+    try:
+        if progress:
+            progress(done, total)
+        runner = _run_dask if backend == "dask" else run_local
+        runner(pending, spec.runs, workers, scheduler, finished)
+        frame = pd.DataFrame([row for key in keys if key in results for row in results[key]])
+        if out is not None and len(results) == len(chunks):
+            write_table(frame, out)
+    except BaseException:
+        if created and store is not None and not any(store.iterdir()):  # nothing to resume from: leave no trace
+            store.rmdir()
+        raise
     return frame
 
 
@@ -311,11 +325,19 @@ def _run_dask(pending, runs, workers, scheduler, finished) -> None:
 
 
 def write_table(frame: pd.DataFrame, out: str | Path) -> None:
-    """Write rows as Parquet (``.parquet``) or CSV (anything else)."""
-    if str(out).endswith(".parquet"):
-        frame.to_parquet(out, index=False)
-    else:
-        write_csv(frame, out)
+    """Write rows as Parquet (``.parquet``) or CSV (anything else), atomically: a failed write (a full disk)
+    leaves neither a half-written table nor its temporary file."""
+    out = Path(out)
+    tmp = out.with_name(f".{out.name}.tmp")
+    try:
+        if out.suffix == ".parquet":
+            frame.to_parquet(tmp, index=False)
+        else:
+            write_csv(frame, tmp)
+        tmp.replace(out)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def read_table(path: str | Path) -> pd.DataFrame:

@@ -21,6 +21,8 @@ LEASE_TTL_S = 15.0
 """A lease not renewed for this long is stale: its run reads as interrupted and may be resumed."""
 BOOT = secrets.token_hex(6)
 """This process's boot token: tells a restarted process apart from the one that took a lease (pid reuse)."""
+DRIVEN_HERE: dict[str, None] = {}
+"""Run ids this process took a lease on, oldest first (the CLI names them after a signal: resume hints)."""
 
 
 class Lease:
@@ -33,6 +35,7 @@ class Lease:
 
     def __init__(self, store: Any, run_id: str, token: str) -> None:
         self.store, self.run_id, self.token = store, run_id, token
+        DRIVEN_HERE[run_id] = None
         self.status: str = "completed"
         self.error: str | None = None
         self._stop = threading.Event()

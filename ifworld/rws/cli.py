@@ -2,7 +2,8 @@
 
 Contracts (DESIGN.md): ``check`` prints one JSON object {verdict, type, reason, pred_norm, gt_norm, …}
 and exits 0 whatever the verdict, 2 on unusable arguments; ``grade`` prints/writes {accuracy, by_type,
-items: [{id, type, verdict, reason, stage, annotations}]}, reporting bad input lines on stderr.
+items: [{id, type, verdict, reason, stage, annotations}]}, reporting bad input lines on stderr; with no usable
+item or no prediction for a known id it exits 2 (an accuracy over nothing is not a result).
 
 ``run --pattern single|hmaw|pace|phase|schema[,…] --data items.jsonl [--limit N] [--models a,b] [--no-verify]
 [--verifier-sees-grader] [--out results.json] [--yes]`` (the LLM verifier is on by default, as in the
@@ -28,6 +29,8 @@ import typer
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from ifworld import safe_json
+from ifworld.errors import InputError
+from ifworld.files import output_option
 from ifworld.rws.grading.constants import DEFAULT_TIMEOUT_S
 from ifworld.rws.names import PATTERNS
 
@@ -92,20 +95,18 @@ def _report_errors(label: str, errors: list) -> None:
 def grade_cmd(
     data: Annotated[Path, typer.Option("--data", help="Items, JSONL (or a JSON array).")],
     predictions: Annotated[Path, typer.Option("--predictions", help="JSONL lines {id, prediction}.")],
-    out: Annotated[Path | None, typer.Option("--out", help="Also write the results JSON here.")] = None,
+    out: Annotated[Path | None, typer.Option("--out", callback=output_option,
+                                             help="Also write the results JSON here.")] = None,
     timeout: Annotated[float, typer.Option(help="Time limit per item, seconds.")] = DEFAULT_TIMEOUT_S,
 ) -> None:
     """Grade saved predictions against a dataset (re-scoring without re-running any model)."""
-    from ifworld.rws.dataset import DatasetTooLarge, load_items, parse_records
+    from ifworld.rws.dataset import load_items, parse_records
     from ifworld.rws.grading.grader import grade_many
 
-    for path in (data, predictions):
-        if not path.is_file():
-            _fail(f"no such file: {path}")
-    try:
+    try:  # a missing, special (/dev/zero, a FIFO), directory or oversized file is refused by the reader
         loaded = load_items(data, check_gold=True)
         pred_rows, pred_errors = parse_records(predictions, Prediction)
-    except DatasetTooLarge as exc:
+    except InputError as exc:
         _fail(str(exc))
     _report_errors(str(data), loaded.errors)
     _report_errors(f"{data} (gold kept, will grade not_sure)", loaded.gold_problems)
@@ -119,6 +120,9 @@ def grade_cmd(
     unknown = sorted(set(preds) - {item.id for item in loaded.items})
     if unknown:
         typer.echo(f"{predictions}: {len(unknown)} prediction(s) for unknown ids, e.g. {unknown[0]!r}", err=True)
+    if not set(preds) & {item.id for item in loaded.items}:  # an accuracy over nothing is not a result
+        _fail(f"nothing to grade: {len(loaded.items)} usable item(s) in {data}, {len(preds)} usable "
+              f"prediction(s) in {predictions}, none for a known id")
     report = grade_many(loaded.items, preds, timeout_s=timeout)
     payload = report.model_dump()
     text = safe_json.dumps(payload, ensure_ascii=False, indent=2)
@@ -131,20 +135,18 @@ def grade_cmd(
 def convert_cmd(
     source: Annotated[Path, typer.Argument(help="A GSM8K-style or MATH-style JSONL file.")],
     fmt: Annotated[str, typer.Option("--format", "-f", help="gsm8k | math")],
-    out: Annotated[Path | None, typer.Option("--out", help="Write the RWS JSONL here (else stdout).")] = None,
+    out: Annotated[Path | None, typer.Option("--out", callback=output_option,
+                                             help="Write the RWS JSONL here (else stdout).")] = None,
     prefix: Annotated[str, typer.Option(help="Item id prefix (default: the format name).")] = "",
 ) -> None:
     """Convert a GSM8K/MATH-style JSONL file into the RWS schema (bad lines listed on stderr)."""
     from ifworld.rws.convert import FORMATS, convert, to_jsonl
-    from ifworld.rws.dataset import DatasetTooLarge
 
     if fmt not in FORMATS:
         _fail(f"--format must be one of {', '.join(FORMATS)}")
-    if not source.is_file():
-        _fail(f"no such file: {source}")
     try:
         items, errors = convert(source, fmt, prefix)
-    except DatasetTooLarge as exc:
+    except InputError as exc:
         _fail(str(exc))
     _report_errors(str(source), errors)
     text = to_jsonl(items)
@@ -183,7 +185,8 @@ def run_cmd(
     verifier_sees_grader: Annotated[bool, typer.Option(help="Also show the verifier's Judge the programmatic "
                                                        "grader's reason (the paper's Judge does not see it).")
                                     ] = False,
-    out: Annotated[Path | None, typer.Option(help="Write the results JSON here (else stdout).")] = None,
+    out: Annotated[Path | None, typer.Option(callback=output_option,
+                                             help="Write the results JSON here (else stdout).")] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Run without asking even when the estimated model "
                                       "calls exceed the confirmation threshold.")] = False,
 ) -> None:
@@ -192,18 +195,16 @@ def run_cmd(
     from ifworld.limits import CONFIRM_CALLS, needs_confirmation
     from ifworld.runs import RunFailed
     from ifworld.rws import benchmark
-    from ifworld.rws.dataset import DatasetTooLarge, load_items
+    from ifworld.rws.dataset import load_items
     from ifworld.rws.records import RecordError, load_benchmark_record
 
     settings = load_settings()
     if not settings.enabled:
         typer.echo(NO_MODEL_HELP, err=True)
         raise typer.Exit(code=2)
-    if not data.is_file():
-        _fail(f"no such file: {data}")
     try:
         loaded = load_items(data)
-    except DatasetTooLarge as exc:
+    except InputError as exc:
         _fail(str(exc))
     for err in loaded.errors:
         typer.echo(f"{data}:{err.line}: skipped: {err.reason}", err=True)

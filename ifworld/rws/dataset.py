@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ifworld.errors import DatasetError
+from ifworld.files import FileTooLarge, read_bounded
 from ifworld.limits import MAX_UPLOAD_BYTES
 
 MAX_DATASET_BYTES = MAX_UPLOAD_BYTES  # one cap for pages and engine: 50,000,000 bytes
@@ -122,10 +123,10 @@ def _read_bytes(source: str | bytes | Path) -> bytes:
         data = source
     elif isinstance(source, Path) or (isinstance(source, str) and "\n" not in source and len(source) < 4096
                                       and Path(source).is_file()):
-        path = Path(source)
-        if path.stat().st_size > MAX_DATASET_BYTES:
-            raise DatasetTooLarge(f"{path} is larger than the {MAX_DATASET_BYTES:,}-byte limit")
-        data = path.read_bytes()
+        try:
+            data = read_bounded(source, MAX_DATASET_BYTES, what="dataset", limit_name="MAX_DATASET_BYTES")
+        except FileTooLarge as exc:
+            raise DatasetTooLarge(str(exc)) from None
     else:
         data = source.encode("utf-8")
     if len(data) > MAX_DATASET_BYTES:

@@ -15,6 +15,8 @@ import typer
 from rich.console import Console
 
 from ifworld import safe_json
+from ifworld.files import FileRefused, output_option, read_text_bounded
+from ifworld.limits import MAX_UPLOAD_BYTES
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -102,7 +104,8 @@ def run_cmd(
                          "`ifworld runs resume RUN_ID --edit FILE`).")] = False,
     pause_between_rounds: Annotated[bool, typer.Option(
         "--pause-between-rounds", help="Pause after each round for a workshop participant's contribution.")] = False,
-    out: Annotated[Path | None, typer.Option("--out", help="Write the run JSON here (default: stdout).")] = None,
+    out: Annotated[Path | None, typer.Option("--out", callback=output_option,
+                                             help="Write the run JSON here (default: stdout).")] = None,
     language: Annotated[str, typer.Option(
         "--language", help="Report language: 'auto' follows the proposition, or a name such as Français.")] = "auto",
     yes: Annotated[bool, typer.Option("--yes", help="Confirm a run above CONFIRM_CALLS model calls.")] = False,
@@ -166,15 +169,19 @@ def print_pause(run_id: str, asks: list[dict]) -> None:
 @app.command("judge")
 def judge_cmd(
     run_json: Annotated[Path, typer.Argument(help="A run JSON written by `ifworld whatif run --out`.")],
-    out: Annotated[Path | None, typer.Option("--out", help="Write the judgement JSON here (else stdout).")] = None,
+    out: Annotated[Path | None, typer.Option("--out", callback=output_option,
+                                             help="Write the judgement JSON here (else stdout).")] = None,
 ) -> None:
     """Score a saved run with the independent judge (five rubric dimensions + overall)."""
     from ifworld.whatif.judge import judge_record
     from ifworld.whatif.records import RecordError, load_record
 
     try:
-        record = json.loads(run_json.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+        record = json.loads(read_text_bounded(run_json, MAX_UPLOAD_BYTES, what="run JSON",
+                                              limit_name="MAX_UPLOAD_BYTES"))
+    except FileRefused as exc:
+        _bad(str(exc))
+    except json.JSONDecodeError as exc:
         _bad(f"cannot read run JSON {run_json}: {exc}")
     try:
         report = load_record(record).report

@@ -25,6 +25,8 @@ import pandas as pd
 from ifworld import runs, safe_json
 from ifworld.config import Settings, load_settings
 from ifworld.errors import InputError
+from ifworld.files import read_text_bounded
+from ifworld.limits import MAX_ANSWER_FILE_BYTES
 from ifworld.runs.store import RunStore, get_store
 from ifworld.safe_csv import write_csv
 from ifworld.safe_figure import inert_figure
@@ -97,8 +99,9 @@ def resolve_propositions(spec: str | Sequence[str]) -> list[str]:
     if spec == "classroom":
         return list(CLASSROOM_PRESETS)
     path = Path(spec)
-    if path.is_file():
-        text = path.read_text(encoding="utf-8")
+    if path.exists() or path.is_symlink():
+        text = read_text_bounded(path, MAX_ANSWER_FILE_BYTES, what="propositions file",
+                                 limit_name="MAX_ANSWER_FILE_BYTES")
         if text.lstrip().startswith("["):
             return json.loads(text)
         return [ln.strip() for ln in text.splitlines() if ln.strip()]

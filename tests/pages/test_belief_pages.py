@@ -214,3 +214,40 @@ def test_belief_page_groups_parameters_and_offers_the_paper() -> None:
     at.button(key="beliefs_paper_go").click().run(timeout=300)
     assert not at.exception, at.exception
     assert any("Table 1" in m.value for m in at.markdown)
+
+
+def _set_size(at: AppTest, **values) -> None:
+    for name, value in values.items():
+        widget = next(w for w in at.main if getattr(w, "key", None) == f"beliefs_{name}")
+        widget.set_value(value)
+
+
+def test_belief_page_refuses_a_huge_graph_before_building_it():
+    at = open_page(BELIEFS)
+    _set_size(at, agents=100_000, topology="ring", degree=1000)
+    at = submit(at, "▶️ Run simulation")
+    assert not at.exception
+    assert "50,000,000 edges" in at.error[0].value and "MAX_EDGES" in at.error[0].value
+    assert not charts(at)
+
+
+def test_belief_page_shows_the_estimate_and_asks_before_a_long_simulation():
+    at = open_page(BELIEFS)
+    _set_size(at, agents=2000, facts=1, topology="ring", degree=500, rounds=100)
+    at = submit(at, "▶️ Run simulation")
+    assert not at.exception
+    warning = " ".join(w.value for w in at.warning)
+    assert "estimated at about" in warning and "min" in warning
+    assert any(b.key == "beliefs_confirm" for b in at.button) and not charts(at)  # nothing ran yet
+
+
+def test_sweep_page_asks_before_timing_or_running_a_long_grid():
+    at = open_page(SWEEP)
+    for key, value in {"belief_sweep_agents": "100000", "belief_sweep_facts": "100", "belief_sweep_rounds": "1000",
+                       "belief_sweep_bandwidth": "1, 2"}.items():
+        at.text_input(key=key).set_value(value)
+    at = submit(at, "Check grid")
+    assert not at.exception, at.exception
+    assert any("estimated from its parameters at about" in c.label for c in at.checkbox)
+    assert "Estimated time" not in [m.label for m in at.metric]  # no task of this grid was timed
+    assert not [b for b in at.button if b.key == "belief_sweep_run"]

@@ -16,6 +16,9 @@ Time limits, precisely:
   the caller moves on, and the next item waits for it outside its own limit — so the same answer gets the
   same verdict whether or not a kill came just before it.
 
+No worker outlives this process, whatever signal ends it (SIGKILL included): workers are started through
+:func:`ifworld.procs.spawn` and arm the kernel's parent-death signal at start (:func:`ifworld.procs.die_with_parent`).
+
 Each worker's lock serialises its requests, so any number of threads may call :func:`run_check` at once; a
 batch uses a pool of up to :data:`POOL_SIZE` workers in parallel (one per core).
 """
@@ -31,6 +34,7 @@ import sys
 import threading
 import time
 
+from ifworld.procs import spawn
 from ifworld.rws.grading.constants import DEFAULT_TIMEOUT_S
 
 STARTUP_TIMEOUT_S = 60.0
@@ -54,7 +58,7 @@ class SymbolicWorker:
 
     def _spawn(self) -> None:
         """Start a process (no waiting: it becomes ready and warm on its own)."""
-        self._proc = subprocess.Popen(
+        self._proc = spawn(  # from the long-lived spawner thread: the worker dies with this process
             [sys.executable, "-m", "ifworld.rws.grading.symworker"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             start_new_session=True, close_fds=True,

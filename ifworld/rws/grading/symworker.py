@@ -8,8 +8,8 @@ Protocol: one JSON request per stdin line, one JSON reply per stdout line.
   ``{"warm": true}`` once sympy and Math-Verify are imported and exercised (in a background thread, so
   textual items grade meanwhile). The parent starts an item's time limit only after the notice it needs.
 
-The worker caps its own address space (RLIMIT_AS) and exits when stdin closes; the parent kills it on a
-timeout.
+The worker caps its own address space (RLIMIT_AS), exits when stdin closes or its parent process ends
+(:func:`ifworld.procs.die_with_parent`); the parent kills it on a timeout.
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ import os
 import sys
 import threading
 from typing import IO
+
+from ifworld.procs import die_with_parent
 
 MEMORY_LIMIT_BYTES = 2 * 1024**3
 """Address-space cap for the worker; a blow-up becomes a MemoryError here, not a frozen machine."""
@@ -89,7 +91,8 @@ def _serve(request: dict) -> dict:
 
 
 def main() -> None:
-    """Serve requests until stdin closes."""
+    """Serve requests until stdin closes (or the parent process ends: then at once, even mid-item)."""
+    die_with_parent()
     proto = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)  # anything sympy/antlr prints goes to stderr, never into the protocol
     _limit_memory()
