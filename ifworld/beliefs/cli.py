@@ -36,7 +36,6 @@ from ifworld.beliefs.config import (
 )
 from ifworld.files import output_option
 from ifworld.limits import CONFIRM_CALLS, confirmation_message, needs_confirmation
-from ifworld.safe_csv import write_csv
 
 if TYPE_CHECKING:
     from ifworld.runs.events import Event
@@ -244,6 +243,8 @@ def phase_cmd(
     except ValueError as exc:
         raise _fail(str(exc)) from None
     if out:
+        from ifworld.safe_csv import write_csv  # pandas: loaded by the command that writes, not at start
+
         write_csv(curves, out)
     typer.echo(curves[["rule", "ratio", "f1", "lock_share", "false_majority"]].to_string(index=False))
     typer.echo("\n" + crossing_table(curves).to_string(index=False))
