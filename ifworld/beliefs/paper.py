@@ -286,6 +286,38 @@ TABLE_BUILDERS: tuple[TableBuilder, ...] = (
 )
 
 
+def differences(rep: PaperReproduction, seed: int = SAMPLE_SEED) -> pd.DataFrame:
+    """Paper | ours (ours − paper) for each reading: the headline number of Tables 1, 2, 4, 5 and 6 in one table
+    (README). Table 6 compares the best run and the mean of ranks 2–10 of one 13-run sample per reading."""
+    top = pn.TABLE6
+    paper_rows: list[tuple[str, float, Any]] = [
+        *((f"T1 {label}", HEURISTIC[label].mean, lambda p, c=col: p[c].mean()) for label, col in METRICS),
+        *((f"T2 {fact_type.removesuffix(' Relationships').lower()}", acc,
+           lambda p, c=f"recall_{pn.TABLE2_CATEGORY[fact_type]}": p[c].mean())
+          for fact_type, (acc, _, _) in pn.TABLE2.items()),
+        *((f"T4 {strategy}", pn.TABLE4[(strategy, pn.HEURISTIC)][0],
+           lambda p, s=strategy: p.loc[p["strategy"] == s, "f1"].mean())
+          for strategy in ("highest_confidence", "strategic")),
+        ("T5 stopped by vote (%)", pn.TABLE5[pn.HEURISTIC][2], lambda p: 100 * p["converged"].mean()),
+        ("T6 best run F1", top[0].f1, lambda p: _sample_f1(p, seed)[0]),
+        ("T6 ranks 2–10 mean F1", float(np.mean([t.f1 for t in top[1:]])), lambda p: _sample_f1(p, seed)[1:10].mean()),
+    ]
+    out = []
+    for label, paper_value, ours in paper_rows:
+        digits = 1 if "%" in label or "Rounds" in label else 3
+        row = {"": label, "Paper": f"{paper_value:.{digits}f}"}
+        for reading, part in rep.readings():
+            value = float(ours(part))
+            row[reading] = f"{value:.{digits}f} ({value - paper_value:+.{digits}f})"
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def _sample_f1(part: pd.DataFrame, seed: int) -> np.ndarray:
+    """F1 of one 13-run sample (one run per configuration, as :func:`table6` draws it), best first."""
+    return np.sort(_draws(part, 1, np.random.default_rng(seed))["f1"][0].astype(float))[::-1]
+
+
 def printed_tables(rep: PaperReproduction) -> list[tuple[str, pd.DataFrame]]:
     """Every comparison table of one rule, titled, in the order the command, page and docs show them."""
     return [(title, build(rep)) for _, title, build in TABLE_BUILDERS]

@@ -11,6 +11,7 @@ from ifworld.beliefs.cli import app
 from ifworld.beliefs.figures import HAS_KALEIDO
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "reproduction.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def test_paper_out_dir_writes_tables_and_figures(tmp_path):
@@ -44,6 +45,27 @@ def test_block_replacement_keeps_the_rest():
 def test_docs_block_is_what_the_command_gives():
     """Regenerates the block at the page's fixed seed and settings (both rules, four readings, 5 seeds × 200
     runs; minutes under load, so kept in the slow tier)."""
-    block = paper_output.report_markdown(paper_output.doc_reproductions())
-    assert paper_output.current_block(DOC.read_text(encoding="utf-8")) == block, (
+    reps = paper_output.doc_reproductions()
+    assert paper_output.current_block(DOC.read_text(encoding="utf-8")) == paper_output.report_markdown(reps), (
         "docs/reproduction.md drifted: run `python -m ifworld.beliefs.paper_output --docs docs/reproduction.md`")
+    readme = paper_output.current_block(README.read_text(encoding="utf-8"), paper_output.SUMMARY_BEGIN,
+                                        paper_output.SUMMARY_END)
+    assert readme == paper_output.summary_markdown(reps), (
+        "README's reproduction summary drifted: run `python -m ifworld.beliefs.paper_output --readme README.md`")
+
+
+def test_the_summary_puts_the_difference_beside_each_paper_number():
+    from ifworld.beliefs import paper
+
+    table = paper.differences(paper.reproduce("additive", seeds=1, runs=10))
+    assert list(table.columns[:2]) == ["", "Paper"] and len(table.columns) == 2 + len(paper.READINGS)
+    f1 = table.set_index("")["Paper"]["T1 F1"]
+    assert f1 == "0.943"  # Table 1, heuristic F1
+    for cell in table.iloc[:, 2:].to_numpy().ravel():
+        ours, diff = cell.split(" (")
+        assert diff.endswith(")") and diff[0] in "+-"
+    row = table.set_index("").loc["T5 stopped by vote (%)"]
+    assert row["Paper"] == "7.7"  # Table 5: 7.7 %, not the pooled 2.6 %
+    for reading in paper.READINGS:
+        ours, diff = row[reading].split(" (")
+        assert abs(float(ours) - 7.7 - float(diff.rstrip(")"))) < 0.051
