@@ -2,9 +2,10 @@
 
 Model output is untrusted: a Markdown image (``![x](http://host/beacon.png)``) makes the browser call out
 (with a Referer) the moment it is rendered, and raw HTML (``<script>``) kept in a Markdown export runs when
-the export is opened in a viewer. :func:`inert_markdown` keeps the rest of Markdown (headings, lists,
-emphasis, tables, code) and turns images and links into plain text, bare URLs into code, and escapes
-HTML. Top-level fenced code blocks are left alone: nothing inside them is interpreted by a renderer.
+the export is opened in a viewer. :func:`inert_markdown` parses the text with markdown-it and writes it back
+from the token tree: the rest of Markdown (headings, lists, quotes, emphasis, tables, code, math) keeps its
+meaning, images and links become plain text, bare URLs code, HTML escaped text; :func:`live_elements` is the
+check that nothing live is left.
 :func:`demote_headings` keeps a model's own ``# Title`` below the headings of the page or export around it.
 Pure functions, no streamlit.
 """
