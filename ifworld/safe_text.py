@@ -2,9 +2,10 @@
 
 Model output is untrusted: a Markdown image (``![x](http://host/beacon.png)``) makes the browser call out
 (with a Referer) the moment it is rendered, and raw HTML (``<script>``) kept in a Markdown export runs when
-the export is opened in a viewer. :func:`inert_markdown` keeps the rest of Markdown (headings, lists,
-emphasis, tables, code) and turns images and links into plain text, bare URLs into code, and escapes
-HTML. Top-level fenced code blocks are left alone: nothing inside them is interpreted by a renderer.
+the export is opened in a viewer. :func:`inert_markdown` parses the text with markdown-it and writes it back
+from the token tree: the rest of Markdown (headings, lists, quotes, emphasis, tables, code, math) keeps its
+meaning, images and links become plain text, bare URLs code, HTML escaped text; :func:`live_elements` is the
+check that nothing live is left.
 :func:`demote_headings` keeps a model's own ``# Title`` below the headings of the page or export around it.
 Pure functions, no streamlit.
 """
@@ -29,8 +30,12 @@ _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # parser's "reference" rule is off), so ``[q]: http://…`` stays a visible line of text. The result is parsed
 # once more and, should anything live remain (a bug, not an input), the whole text is shown as code instead.
 _URL_RE = re.compile(r"(?i)(?:\b(?:https?|ftp)://|\bwww\.|\b(?:mailto|xmpp):)[^\s<>`]*[^\s<>`.,;:!?)'\"]"
-                     r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_TEXT_ESCAPE_RE = re.compile(r"([\\`*_\[\]<>|~])|&(?=#?\w+;)")
+                     r"|(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")  # (an address starts where a run does: linear)
+# What could open syntax when the text is parsed again: code, emphasis, HTML/autolink, table and strikethrough
+# characters; an underscore at a word edge (inside a word it cannot); a bracket that could start an image,
+# a footnote or a definition, or close a link text before "(", "[" or ":"; an entity. Anything this misses
+# is caught by the final check (and the text shown as code).
+_TEXT_ESCAPE_RE = re.compile(r"[\\`*<>|~]|(?<!\w)_|_(?!\w)|(?<=!)\[|^\[|\[(?=\^)|\](?=[(\[:])|&(?=#?\w+;)")
 _LINE_START_RE = re.compile(r"^(?:([#=+-])|(\d{1,9})([.)]))", re.M)
 _LIVE = {"link", "image", "html_inline", "html_block"}
 _MATH_RE = re.compile(r"\$\$[^$]+\$\$|\$(?=\S)[^$\n]+?(?<=\S)\$")
@@ -189,27 +194,36 @@ def live_elements(markdown: str) -> list[str]:
     return found
 
 
-def inert_markdown(text: str) -> str:
+# markdown-it is pure Python: a page-sized text parses in milliseconds, but 80 KB of dense emphasis took ~4 s per
+# pass here. Longer text is shown as one code block (inert, and cheap); exports, built once on a click, allow more.
+MAX_PARSED_CHARS = 50_000
+MAX_EXPORT_PARSED_CHARS = 1_000_000
+
+
+def inert_markdown(text: str, limit: int = MAX_PARSED_CHARS) -> str:
     """Markdown that renders without fetching anything, running anything or linking anywhere.
 
     The text is parsed (CommonMark + GFM tables and strikethrough) and written back from its tokens:
     headings, lists, quotes, emphasis, tables and code keep their meaning; raw HTML is shown as text,
     images become ``[image not loaded: alt `url`]``, links ``text (`url`)`` and bare URLs code, so the
     browser neither loads nor follows them. The output is checked by parsing it again (:func:`live_elements`);
-    if anything would still be live the whole text is returned as one code block.
+    if anything would still be live the whole text is returned as one code block, as is text longer than
+    ``limit`` characters.
     """
     if not text:
         return ""
     text = str(text).replace("\r\n", "\n").replace("\r", "\n")
+    if len(text) > limit:
+        return _fence(text) + "\n"
     parsed = _parser().parse(text.replace(_DOLLAR, "").replace("\\$", _DOLLAR))
     out = _blocks(SyntaxTreeNode(parsed).children, "\n\n").replace(_DOLLAR, "\\$")
     out += "\n" if text.endswith("\n") and out else ""
-    return out if not live_elements(out) else _fence(text.replace("`", "'")) + "\n"
+    return out if not live_elements(out) else _fence(text) + "\n"
 
 
 def escape_export(text: str) -> str:
     """A Markdown export body safe to open in any Markdown viewer (same rules as :func:`inert_markdown`)."""
-    return inert_markdown(text)
+    return inert_markdown(text, MAX_EXPORT_PARSED_CHARS)
 
 
 def strip_bidi(text: str) -> str:

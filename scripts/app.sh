@@ -3,4 +3,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh fast
-exec .venv/bin/python -m streamlit run app.py "$@"
+exec .venv/bin/python -m streamlit run ui/asgi.py "$@"  # app.py, sent with a Content-Security-Policy header

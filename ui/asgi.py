@@ -10,6 +10,7 @@ style="fill:url(http://host/x)">`` that got through would be blocked by ``img-sr
 blocked"). Scripts and styles keep ``'unsafe-inline'``/``'unsafe-eval'`` because Streamlit's and Plotly's
 bundles need them; the policy is about where the page may connect and what it may load, not about script.
 ``streamlit run app.py`` still works, without the header (the page tests and AppTest use the script directly).
+One self-contained file: when ``streamlit run`` serves it, only the app's own directory is importable.
 """
 
 from __future__ import annotations

@@ -75,21 +75,23 @@ def load_upload(data: bytes | str, label: str) -> LoadResult | None:
 
 
 def render_item(item: RWSItem, show_answer: bool) -> None:
-    """Preamble, question, hint, reference steps and (optionally) the reference answer; LaTeX rendered."""
+    """Preamble, question, hint, reference steps and (optionally) the reference answer; LaTeX rendered.
+    An uploaded item is untrusted text: rendered inert (no images, links or HTML; math kept)."""
     meta = item.meta or {}
-    st.caption(f"`{item.id}` · {item.type} · topic: {meta.get('topic', '—')} · source: {meta.get('source', '—')}")
+    safe_md(f"`{item.id}` · {item.type} · topic: {meta.get('topic', '—')} · source: {meta.get('source', '—')}",
+            st.caption)
     if item.preamble:
         with st.container(border=True):
             st.markdown("**Earlier parts**")
             for line in item.preamble:
-                st.markdown(line)
-    st.markdown(f"**Question.** {item.question}")
+                safe_md(line)
+    safe_md(f"**Question.** {item.question}")
     if item.hint:
-        st.markdown(f"*Answer format:* {item.hint}")
+        safe_md(f"*Answer format:* {item.hint}")
     if show_answer:
         with st.expander("Reference steps", expanded=True):
             for i, step in enumerate(item.step, 1):
-                st.markdown(f"{i}. {step}")
+                safe_md(f"{i}. {step}")
         answer_box(item)
 
 
@@ -107,7 +109,7 @@ def show_grade(grade: Grade) -> None:
     """Verdict, the stage that decided, the reason and the annotations."""
     verdict = grade.verdict
     text = f"{VERDICT_ICON.get(verdict, '')} **{verdict}** (decided by: {grade.stage or '?'}) — {grade.reason}"
-    {"correct": st.success, "incorrect": st.error}.get(verdict, st.warning)(text)
+    safe_md(text, {"correct": st.success, "incorrect": st.error}.get(verdict, st.warning))
     cols = st.columns(2)
     cols[0].markdown(f"Your answer, normalised: `{grade.pred_norm}`")
     cols[1].markdown(f"Reference, normalised: `{grade.gt_norm}`")

@@ -165,9 +165,9 @@ def csp_app_url(e2e_fake, tmp_path_factory: pytest.TempPathFactory):  # noqa: AN
 def test_the_served_app_sends_a_csp_the_browser_enforces(browser, csp_app_url: str, beacon: str) -> None:  # noqa: ANN001
     import httpx
 
-    from ui.asgi import APP_CSP
-
-    assert httpx.get(csp_app_url, timeout=10).headers["content-security-policy"] == APP_CSP
+    policy = httpx.get(csp_app_url, timeout=10).headers["content-security-policy"]  # (ui/asgi.py is not imported
+    for directive in ("default-src 'self'", "img-src 'self' data: blob:", "connect-src 'self'", "object-src 'none'"):
+        assert directive in policy  # here: importing it would build an st.App in the test process)
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.app_url = csp_app_url
     violations: list[str] = []

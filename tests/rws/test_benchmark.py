@@ -51,7 +51,7 @@ def test_run_records_results_summary_and_cost(fake_server, settings, store, item
     assert [r["item_id"] for r in record["results"][:4]] == [IDS[0]] * 4
     assert first["trace"] and first["raw_output"]
     csv = benchmark.to_csv(record)
-    assert csv.splitlines()[0].startswith("item,pattern,model,type")
+    assert csv.splitlines()[0].replace('"', '').startswith("item,pattern,model,type")  # text fields are quoted
     assert json.loads(benchmark.to_json(record))["summary"] == s
     assert "RWS benchmark" in runs.export_run(store.list_runs()[0].id, "md", store=store)
 

@@ -91,9 +91,9 @@ def test_exports_and_pages_render_model_text_inert(store: RunStore, monkeypatch:
     store.finish_run(run_id, {"summary": HOSTILE, "answers": [], "calls": 0})
     store.set_status(run_id, "failed", error=HOSTILE)
     md = runs.export_run(run_id, "md", store=store)
-    assert BEACON not in md and "<script>" not in md.replace("\\<script>", "") and "\\<script>" in md
+    assert BEACON not in md and "<script>" not in md and "\\<script\\>" in md
     html = runs.export_run(run_id, "html", store=store)
-    assert "<script>" not in html and "&lt;script&gt;" in html and "default-src 'none'" in html
+    assert "<script" not in html and "&lt;script" in html and "default-src 'none'" in html
     at = open_page("runs")
     at.selectbox(key="runs_open").set_value(run_id).run()
     assert not at.exception

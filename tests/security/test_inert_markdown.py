@@ -128,3 +128,23 @@ def test_math_is_kept_as_written() -> None:
     """Streamlit typesets $…$ with KaTeX from the raw text: escaping inside it would break the formula."""
     text = "Energy $E = mc^2$, $\\alpha_1 * \\beta_2$ and $$\\frac{a_1}{b_2}$$; costs \\$5."
     assert inert_markdown(text) == text
+
+
+def test_an_uploaded_rws_item_renders_inert() -> None:
+    """The RWS browse page shows a pasted dataset's question, hint and steps: hostile items load nothing."""
+    import json
+
+    from ifworld.rws import benchmark
+    from tests.security.helpers import open_page
+
+    item = json.loads(benchmark.SAMPLE_PATH.read_text(encoding="utf-8").splitlines()[0])
+    hostile = "![q](http://127.0.0.1:9/q.png) [a [b] c](javascript:alert(1)) <img src=http://127.0.0.1:9/i.png>"
+    item.update({"question": f"Q {hostile} $x_1$", "hint": hostile})
+    at = open_page("rws_browse")
+    at.radio(key="rwsbrowse_source").set_value("My JSONL").run()
+    at.text_area(key="rwsbrowse_paste").set_value(json.dumps(item)).run()
+    assert not at.exception
+    shown = [str(e.value) for kind in ("markdown", "caption") for e in getattr(at, kind)]
+    question = [s for s in shown if "Question." in s]
+    assert question and "$x_1$" in question[0] and "image not loaded" in question[0]
+    assert [s for s in shown if live_elements(s)] == []

@@ -34,7 +34,7 @@ def test_full_run_record_and_events(run_whatif, fake_server):
     assert [(b["id"], b["probability_pct"]) for b in report["scenarios"]] == \
         [(b["id"], b["probability_pct"]) for b in final]
     cc = report["consistency_checks"]
-    assert [c["passed"] for c in cc["checks"]] == [True] * 4 and cc["violations"] == cc["repaired"] == []
+    assert [c["passed"] for c in cc["checks"]] == [True] * 5 and cc["violations"] == cc["repaired"] == []
     assert report["causal_map"]["nodes"] and report["causal_map"]["edges"]
     assert len(rec["calls"]) == estimate_calls(rec["params"]) == fake_server.count()
     call = rec["calls"][0]
