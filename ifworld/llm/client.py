@@ -46,12 +46,16 @@ from ifworld.errors import ModelError
 from ifworld.llm.methods import _probe_locks, chain, endpoint_key, known_method, remember
 from ifworld.llm.reply import (
     KEPT_NOTE,
+    MAX_REPLY_CHARS,
     LLMCallError,
     LLMNotConfigured,
     ReplyFormatError,
     StructuredOutputError,
     TruncatedOutputError,
+    UnreadableReply,
+    clean_text,
     complete_part,
+    cut_text,
     extract_json,
     message_text,
     strip_think,
@@ -71,7 +75,10 @@ ChatRunnable = Runnable[LanguageModelInput, AIMessage]
 
 FORMAT_WORDS_RE = re.compile(r"response_format|json_schema|json_object|tool_choice|\btools?\b|grammar", re.I)
 RETRYABLE = (openai.RateLimitError, openai.APIConnectionError, openai.APITimeoutError, openai.InternalServerError,
-             httpx.TransportError)
+             httpx.TransportError, UnreadableReply)
+# What the SDK raises reading a hostile reply: bytes that are not UTF-8, a body that is not JSON, JSON nested
+# beyond the parser's recursion limit. Retried, then reported as a failed call (not a bare exception name).
+UNREADABLE = (UnicodeDecodeError, json.JSONDecodeError, RecursionError, openai.APIResponseValidationError)
 NOT_FORMAT_STATUSES = {401, 403, 404, 408, 429}  # auth, wrong URL/model, timeouts, rate limits: not the format
 MAX_BACKOFF_S = 20.0
 CONNECT_TIMEOUT_S = 10.0
@@ -204,7 +211,10 @@ class _PartialFeed:
     def _publish(self) -> None:
         text = strip_think("".join(self.parts))
         start = text.find("{")
-        value = parse_partial_json(text[start:]) if start >= 0 else None
+        try:
+            value = parse_partial_json(text[start:]) if start >= 0 else None
+        except (ValueError, RecursionError):  # progress only: an unreadable prefix shows nothing yet
+            value = None
         if self.sink is not None and isinstance(value, dict) and value and value != self.last:
             self.last = value
             self.sink(value)
@@ -219,19 +229,26 @@ def _stream(model: ChatRunnable, msgs: list[BaseMessage], cfg: RunnableConfig, f
     text: list[str] = []
     args: list[str] = []
     finish = ""
-    pieces = 0
+    pieces = size = 0
     try:
         for chunk in model.stream(msgs, config=cfg):
             if isinstance(chunk.content, str) and chunk.content:
                 pieces += 1
+                size += len(chunk.content)
                 text.append(chunk.content)
                 feed.add(chunk.content)
             for tc in getattr(chunk, "tool_call_chunks", None) or []:
                 if tc.get("args") and tc.get("index", 0) in (0, None):
                     pieces += 1
+                    size += len(tc["args"])
                     args.append(tc["args"])
                     feed.add(tc["args"])
             finish = (chunk.response_metadata or {}).get("finish_reason") or finish
+            if size > MAX_REPLY_CHARS:
+                # the server ignores the bound: stop reading (LangChain re-joins the chunks at every step, so
+                # reading 2 MB took minutes of CPU) and treat the reply as cut at the bound
+                finish = "length"
+                break
     except openai.LengthFinishReasonError:
         finish = "length"  # the SDK's json_schema helper raises at the bound; we report it as truncation
     feed.flush()
@@ -239,7 +256,7 @@ def _stream(model: ChatRunnable, msgs: list[BaseMessage], cfg: RunnableConfig, f
         # llama-cpp-python reports a forced tool call cut at max_tokens as "tool_calls"; it streams one token
         # per chunk, so a chunk count at the bound is the truncation it does not report.
         finish = "length"
-    return _Reply("".join(args) if args else "".join(text), finish)
+    return _Reply(clean_text("".join(args) if args else "".join(text)), finish)
 
 
 def _send(model: ChatRunnable, msgs: list[BaseMessage], cfg: RunnableConfig, settings: Settings,
@@ -250,8 +267,26 @@ def _send(model: ChatRunnable, msgs: list[BaseMessage], cfg: RunnableConfig, set
     try:
         msg = model.invoke(msgs, config=cfg)
     except openai.LengthFinishReasonError as exc:
-        return _Reply(exc.completion.choices[0].message.content or "", "length")
-    return _Reply(message_text(msg), (msg.response_metadata or {}).get("finish_reason") or "")
+        return _Reply(clean_text(exc.completion.choices[0].message.content or ""), "length")
+    return _Reply(clean_text(message_text(msg)), (msg.response_metadata or {}).get("finish_reason") or "")
+
+
+def _read(model: ChatRunnable, msgs: list[BaseMessage], cfg: RunnableConfig, settings: Settings,
+          feed: _PartialFeed) -> _Reply:
+    """:func:`_send`, with a reply the SDK cannot read raised as :class:`UnreadableReply` (retried)."""
+    try:
+        return _send(model, msgs, cfg, settings, feed)
+    except UNREADABLE as exc:
+        raise UnreadableReply(_unreadable_text(exc)) from None
+
+
+def _unreadable_text(exc: BaseException) -> str:
+    if isinstance(exc, UnicodeDecodeError):
+        return (f"the endpoint sent a reply that is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at "
+                f"position {exc.start:,})")
+    if isinstance(exc, RecursionError):
+        return "the endpoint sent JSON nested deeper than it can be read"
+    return f"the endpoint sent a reply that is not valid JSON ({safe_error(exc, 200)})"
 
 
 def _names_format(exc: Exception) -> bool:
@@ -284,7 +319,7 @@ def _call(role: str, model: ChatRunnable, msgs: list[BaseMessage], settings: Set
             time.sleep(_backoff(settings, attempt - 1))
         try:
             with limiter(settings.max_concurrency):
-                return _send(model, msgs, cfg, settings, feed)
+                return _read(model, msgs, cfg, settings, feed)
         except (openai.APIStatusError, *RETRYABLE) as exc:
             if formatted and _is_format_rejection(exc):
                 raise _FormatRejected(_status_text(exc)) from exc
@@ -305,6 +340,8 @@ def _failure_text(exc: Exception | None, settings: Settings) -> str:
     if isinstance(exc, openai.APITimeoutError | httpx.TimeoutException):
         return (f"no reply from the model for {settings.timeout_s:g} s ({retries}). The timeout counts from the "
                 f"last token received; raise IFWORLD_TIMEOUT_S (sidebar: Timeout) for a slow local model.")
+    if isinstance(exc, UnreadableReply):
+        return f"{exc} ({retries}); the call counts as failed"
     return f"{_status_text(exc) if exc else 'failed'} {retries}"
 
 
@@ -348,7 +385,7 @@ def complete(role: str, messages: Messages, *, settings: Settings | None = None,
         return _call(role, model, msgs, settings, cfg, _PartialFeed(None))
 
     reply, _ = _bounded(role, settings, first, send)
-    return strip_think(reply.text)
+    return cut_text(strip_think(reply.text))
 
 
 # -- Structured output -----------------------------------------------------------------------------
