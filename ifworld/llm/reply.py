@@ -55,7 +55,8 @@ class StructuredOutputError(LLMError):
 
     def __init__(self, role: str, message: str, raw: str = "") -> None:
         super().__init__(role, message)
-        self.raw = raw
+        self.raw = cut_text(clean_text(raw))
+        """The reply as stored and shown (callers keep it in traces): head and tail when it was too long."""
 
 
 class TruncatedOutputError(StructuredOutputError):

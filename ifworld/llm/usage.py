@@ -165,6 +165,7 @@ class UsageTracker(BaseCallbackHandler):
             else:
                 rec.status = "error"
                 rec.error = safe_error(error, 500)  # mask before cutting: half a key is still a leak
+        self._emit(rec)  # a failed attempt is logged too (a retry that succeeds replaces the row)
 
     def mark(self, call_id: str, status: str, error: str = "") -> None:
         """Set the final status of a call (e.g. ``repaired``, ``failed``, ``truncated``) and publish it."""
