@@ -442,6 +442,10 @@ def _invoke_structured(role: str, msgs: list[BaseMessage], schema: type[BaseMode
                 continue
             if settings.structured_method == "auto":
                 remember(settings, role, method)
+            if reply.finish == "length" and len(reply.text) > MAX_REPLY_CHARS:
+                raise TruncatedOutputError(
+                    role, f"the server sent more than {MAX_REPLY_CHARS:,} characters (it ignores the bound of "
+                          f"{bound} tokens); reading stopped there", reply.text)
             if reply.finish == "length":
                 raise TruncatedOutputError(
                     role, f"reply truncated at {bound} tokens even after a retry with a larger bound; raise "
