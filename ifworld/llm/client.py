@@ -53,12 +53,14 @@ from ifworld.llm.reply import (
     StructuredOutputError,
     TruncatedOutputError,
     UnreadableReply,
+    UnusableReplyError,
     clean_text,
     complete_part,
     cut_text,
     extract_json,
     message_text,
     strip_think,
+    unreadable_text,
 )
 from ifworld.llm.schema import missing_content, sent_schema, shown_schema
 from ifworld.llm.usage import UsageTracker
@@ -277,16 +279,7 @@ def _read(model: ChatRunnable, msgs: list[BaseMessage], cfg: RunnableConfig, set
     try:
         return _send(model, msgs, cfg, settings, feed)
     except UNREADABLE as exc:
-        raise UnreadableReply(_unreadable_text(exc)) from None
-
-
-def _unreadable_text(exc: BaseException) -> str:
-    if isinstance(exc, UnicodeDecodeError):
-        return (f"the endpoint sent a reply that is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at "
-                f"position {exc.start:,})")
-    if isinstance(exc, RecursionError):
-        return "the endpoint sent JSON nested deeper than it can be read"
-    return f"the endpoint sent a reply that is not valid JSON ({safe_error(exc, 200)})"
+        raise UnreadableReply(unreadable_text(exc)) from None
 
 
 def _names_format(exc: Exception) -> bool:
@@ -311,8 +304,10 @@ def _backoff(settings: Settings, attempt: int) -> float:
 
 
 def _call(role: str, model: ChatRunnable, msgs: list[BaseMessage], settings: Settings, cfg: RunnableConfig,
-          feed: _PartialFeed, *, formatted: bool = False) -> _Reply:
-    """One logical request with transport retries. ``formatted``: a refused format raises _FormatRejected."""
+          feed: _PartialFeed, *, formatted: bool = False, structured: bool = False) -> _Reply:
+    """One logical request with transport retries. ``formatted``: a refused format raises _FormatRejected.
+    ``structured``: replies unreadable to the last retry raise :class:`UnusableReplyError`, a
+    :class:`StructuredOutputError`, so the callers' degrade path for bad replies applies."""
     last: Exception | None = None
     for attempt in range(settings.max_retries + 1):
         if attempt:
@@ -326,6 +321,8 @@ def _call(role: str, model: ChatRunnable, msgs: list[BaseMessage], settings: Set
             if not isinstance(exc, RETRYABLE):
                 raise LLMCallError(role, _status_text(exc)) from exc
             last = exc
+    if structured and isinstance(last, UnreadableReply):
+        raise UnusableReplyError(role, _failure_text(last, settings)) from last
     raise LLMCallError(role, _failure_text(last, settings)) from last
 
 
@@ -433,7 +430,8 @@ def _invoke_structured(role: str, msgs: list[BaseMessage], schema: type[BaseMode
                 model = chat_model(role, settings, **{**overrides, "max_tokens": bound})
                 bound_model = model.bind(**_format_kwargs(method, schema))
                 cfg = _config(role, call_id, meta, callbacks, quiet=True, method=method, max_tokens=bound)
-                return _call(role, bound_model, msgs, settings, cfg, _PartialFeed(sink), formatted=method != "prompt")
+                return _call(role, bound_model, msgs, settings, cfg, _PartialFeed(sink), formatted=method != "prompt",
+                             structured=True)
 
             try:
                 reply, bound = _bounded(role, settings, settings.max_tokens_for(role), send)

@@ -63,6 +63,10 @@ class TruncatedOutputError(StructuredOutputError):
     """The reply was cut at the generation bound even after one retry with a larger bound."""
 
 
+class UnusableReplyError(StructuredOutputError):
+    """Every attempt of a structured call got a reply that could not be read (see :class:`UnreadableReply`)."""
+
+
 class ReplyFormatError(ModelError, ValueError):
     """A reply holds no usable JSON for its schema (no object, or no content); the repair turn is told why."""
 
@@ -70,6 +74,20 @@ class ReplyFormatError(ModelError, ValueError):
 class UnreadableReply(ModelError, ValueError):
     """The endpoint's reply could not be read at all (bytes that are not UTF-8, JSON nested beyond reach);
     the call is retried like a transport failure."""
+
+
+def unreadable_text(exc: BaseException) -> str | None:
+    """What was wrong with a reply the SDK could not read, in words (None: not such an error)."""
+    if isinstance(exc, UnreadableReply):
+        return str(exc)
+    if isinstance(exc, UnicodeDecodeError):
+        return (f"the endpoint sent a reply that is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at "
+                f"position {exc.start:,})")
+    if isinstance(exc, RecursionError):
+        return "the endpoint sent JSON nested deeper than it can be read"
+    if isinstance(exc, json.JSONDecodeError):
+        return f"the endpoint sent a reply that is not valid JSON ({safe_error(exc, 200)})"
+    return None
 
 
 def clean_text(text: str) -> str:

@@ -16,7 +16,7 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import BaseMessage
 from pydantic import BaseModel, ConfigDict
 
-from ifworld.llm.reply import MAX_REPLY_CHARS, clean_text, cut_text, digest
+from ifworld.llm.reply import MAX_REPLY_CHARS, clean_text, cut_text, digest, unreadable_text
 from ifworld.redact import safe_error
 
 
@@ -164,7 +164,8 @@ class UsageTracker(BaseCallbackHandler):
                              "reading stopped there")
             else:
                 rec.status = "error"
-                rec.error = safe_error(error, 500)  # mask before cutting: half a key is still a leak
+                # mask before cutting: half a key is still a leak
+                rec.error = safe_error(unreadable_text(error) or error, 500)
         self._emit(rec)  # a failed attempt is logged too (a retry that succeeds replaces the row)
 
     def mark(self, call_id: str, status: str, error: str = "") -> None:
