@@ -46,15 +46,21 @@ from ifworld.errors import ModelError
 from ifworld.llm.methods import _probe_locks, chain, endpoint_key, known_method, remember
 from ifworld.llm.reply import (
     KEPT_NOTE,
+    MAX_REPLY_CHARS,
     LLMCallError,
     LLMNotConfigured,
     ReplyFormatError,
     StructuredOutputError,
     TruncatedOutputError,
+    UnreadableReply,
+    UnusableReplyError,
+    clean_text,
     complete_part,
+    cut_text,
     extract_json,
     message_text,
     strip_think,
+    unreadable_text,
 )
 from ifworld.llm.schema import missing_content, sent_schema, shown_schema
 from ifworld.llm.usage import UsageTracker
@@ -71,7 +77,10 @@ ChatRunnable = Runnable[LanguageModelInput, AIMessage]
 
 FORMAT_WORDS_RE = re.compile(r"response_format|json_schema|json_object|tool_choice|\btools?\b|grammar", re.I)
 RETRYABLE = (openai.RateLimitError, openai.APIConnectionError, openai.APITimeoutError, openai.InternalServerError,
-             httpx.TransportError)
+             httpx.TransportError, UnreadableReply)
+# What the SDK raises reading a hostile reply: bytes that are not UTF-8, a body that is not JSON, JSON nested
+# beyond the parser's recursion limit. Retried, then reported as a failed call (not a bare exception name).
+UNREADABLE = (UnicodeDecodeError, json.JSONDecodeError, RecursionError, openai.APIResponseValidationError)
 NOT_FORMAT_STATUSES = {401, 403, 404, 408, 429}  # auth, wrong URL/model, timeouts, rate limits: not the format
 MAX_BACKOFF_S = 20.0
 CONNECT_TIMEOUT_S = 10.0
@@ -204,7 +213,10 @@ class _PartialFeed:
     def _publish(self) -> None:
         text = strip_think("".join(self.parts))
         start = text.find("{")
-        value = parse_partial_json(text[start:]) if start >= 0 else None
+        try:
+            value = parse_partial_json(text[start:]) if start >= 0 else None
+        except (ValueError, RecursionError):  # progress only: an unreadable prefix shows nothing yet
+            value = None
         if self.sink is not None and isinstance(value, dict) and value and value != self.last:
             self.last = value
             self.sink(value)
@@ -219,19 +231,26 @@ def _stream(model: ChatRunnable, msgs: list[BaseMessage], cfg: RunnableConfig, f
     text: list[str] = []
     args: list[str] = []
     finish = ""
-    pieces = 0
+    pieces = size = 0
     try:
         for chunk in model.stream(msgs, config=cfg):
             if isinstance(chunk.content, str) and chunk.content:
                 pieces += 1
+                size += len(chunk.content)
                 text.append(chunk.content)
                 feed.add(chunk.content)
             for tc in getattr(chunk, "tool_call_chunks", None) or []:
                 if tc.get("args") and tc.get("index", 0) in (0, None):
                     pieces += 1
+                    size += len(tc["args"])
                     args.append(tc["args"])
                     feed.add(tc["args"])
             finish = (chunk.response_metadata or {}).get("finish_reason") or finish
+            if size > MAX_REPLY_CHARS:
+                # the server ignores the bound: stop reading (LangChain re-joins the chunks at every step, so
+                # reading 2 MB took minutes of CPU) and treat the reply as cut at the bound
+                finish = "length"
+                break
     except openai.LengthFinishReasonError:
         finish = "length"  # the SDK's json_schema helper raises at the bound; we report it as truncation
     feed.flush()
@@ -239,7 +258,7 @@ def _stream(model: ChatRunnable, msgs: list[BaseMessage], cfg: RunnableConfig, f
         # llama-cpp-python reports a forced tool call cut at max_tokens as "tool_calls"; it streams one token
         # per chunk, so a chunk count at the bound is the truncation it does not report.
         finish = "length"
-    return _Reply("".join(args) if args else "".join(text), finish)
+    return _Reply(clean_text("".join(args) if args else "".join(text)), finish)
 
 
 def _send(model: ChatRunnable, msgs: list[BaseMessage], cfg: RunnableConfig, settings: Settings,
@@ -250,8 +269,17 @@ def _send(model: ChatRunnable, msgs: list[BaseMessage], cfg: RunnableConfig, set
     try:
         msg = model.invoke(msgs, config=cfg)
     except openai.LengthFinishReasonError as exc:
-        return _Reply(exc.completion.choices[0].message.content or "", "length")
-    return _Reply(message_text(msg), (msg.response_metadata or {}).get("finish_reason") or "")
+        return _Reply(clean_text(exc.completion.choices[0].message.content or ""), "length")
+    return _Reply(clean_text(message_text(msg)), (msg.response_metadata or {}).get("finish_reason") or "")
+
+
+def _read(model: ChatRunnable, msgs: list[BaseMessage], cfg: RunnableConfig, settings: Settings,
+          feed: _PartialFeed) -> _Reply:
+    """:func:`_send`, with a reply the SDK cannot read raised as :class:`UnreadableReply` (retried)."""
+    try:
+        return _send(model, msgs, cfg, settings, feed)
+    except UNREADABLE as exc:
+        raise UnreadableReply(unreadable_text(exc)) from None
 
 
 def _names_format(exc: Exception) -> bool:
@@ -276,21 +304,25 @@ def _backoff(settings: Settings, attempt: int) -> float:
 
 
 def _call(role: str, model: ChatRunnable, msgs: list[BaseMessage], settings: Settings, cfg: RunnableConfig,
-          feed: _PartialFeed, *, formatted: bool = False) -> _Reply:
-    """One logical request with transport retries. ``formatted``: a refused format raises _FormatRejected."""
+          feed: _PartialFeed, *, formatted: bool = False, structured: bool = False) -> _Reply:
+    """One logical request with transport retries. ``formatted``: a refused format raises _FormatRejected.
+    ``structured``: replies unreadable to the last retry raise :class:`UnusableReplyError`, a
+    :class:`StructuredOutputError`, so the callers' degrade path for bad replies applies."""
     last: Exception | None = None
     for attempt in range(settings.max_retries + 1):
         if attempt:
             time.sleep(_backoff(settings, attempt - 1))
         try:
             with limiter(settings.max_concurrency):
-                return _send(model, msgs, cfg, settings, feed)
+                return _read(model, msgs, cfg, settings, feed)
         except (openai.APIStatusError, *RETRYABLE) as exc:
             if formatted and _is_format_rejection(exc):
                 raise _FormatRejected(_status_text(exc)) from exc
             if not isinstance(exc, RETRYABLE):
                 raise LLMCallError(role, _status_text(exc)) from exc
             last = exc
+    if structured and isinstance(last, UnreadableReply):
+        raise UnusableReplyError(role, _failure_text(last, settings)) from last
     raise LLMCallError(role, _failure_text(last, settings)) from last
 
 
@@ -305,6 +337,8 @@ def _failure_text(exc: Exception | None, settings: Settings) -> str:
     if isinstance(exc, openai.APITimeoutError | httpx.TimeoutException):
         return (f"no reply from the model for {settings.timeout_s:g} s ({retries}). The timeout counts from the "
                 f"last token received; raise IFWORLD_TIMEOUT_S (sidebar: Timeout) for a slow local model.")
+    if isinstance(exc, UnreadableReply):
+        return f"{exc} ({retries}); the call counts as failed"
     return f"{_status_text(exc) if exc else 'failed'} {retries}"
 
 
@@ -348,7 +382,7 @@ def complete(role: str, messages: Messages, *, settings: Settings | None = None,
         return _call(role, model, msgs, settings, cfg, _PartialFeed(None))
 
     reply, _ = _bounded(role, settings, first, send)
-    return strip_think(reply.text)
+    return cut_text(strip_think(reply.text))
 
 
 # -- Structured output -----------------------------------------------------------------------------
@@ -396,7 +430,8 @@ def _invoke_structured(role: str, msgs: list[BaseMessage], schema: type[BaseMode
                 model = chat_model(role, settings, **{**overrides, "max_tokens": bound})
                 bound_model = model.bind(**_format_kwargs(method, schema))
                 cfg = _config(role, call_id, meta, callbacks, quiet=True, method=method, max_tokens=bound)
-                return _call(role, bound_model, msgs, settings, cfg, _PartialFeed(sink), formatted=method != "prompt")
+                return _call(role, bound_model, msgs, settings, cfg, _PartialFeed(sink), formatted=method != "prompt",
+                             structured=True)
 
             try:
                 reply, bound = _bounded(role, settings, settings.max_tokens_for(role), send)
@@ -405,6 +440,10 @@ def _invoke_structured(role: str, msgs: list[BaseMessage], schema: type[BaseMode
                 continue
             if settings.structured_method == "auto":
                 remember(settings, role, method)
+            if reply.finish == "length" and len(reply.text) > MAX_REPLY_CHARS:
+                raise TruncatedOutputError(
+                    role, f"the server sent more than {MAX_REPLY_CHARS:,} characters (it ignores the bound of "
+                          f"{bound} tokens); reading stopped there", reply.text)
             if reply.finish == "length":
                 raise TruncatedOutputError(
                     role, f"reply truncated at {bound} tokens even after a retry with a larger bound; raise "

@@ -383,8 +383,10 @@ class ChatHandler(BaseHTTPRequestHandler):
             return
         self.app.complete(self, body)
 
-    def send_json(self, status: int, payload: dict[str, Any]) -> None:
+    def send_json(self, status: int, payload: dict[str, Any], mangle: Callable[[bytes], bytes] | None = None) -> None:
+        """Send ``payload`` as JSON; ``mangle`` (tests' hostile modes) rewrites the encoded bytes first."""
         data = json.dumps(payload).encode()
+        data = mangle(data) if mangle else data
         try:
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
@@ -394,9 +396,10 @@ class ChatHandler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             pass
 
-    def send_stream(self, chunks: list[dict[str, Any]], pause: Callable[[], None] | None = None) -> None:
+    def send_stream(self, chunks: list[dict[str, Any]], pause: Callable[[], None] | None = None,
+                    mangle: Callable[[bytes], bytes] | None = None) -> None:
         """Send chunks as server-sent events; ``pause`` runs before each delta chunk, also after the client
-        left (a model keeps generating)."""
+        left (a model keeps generating); ``mangle`` rewrites each event's bytes (tests' hostile modes)."""
         gone = False
         try:
             self.send_response(200)
@@ -413,7 +416,8 @@ class ChatHandler(BaseHTTPRequestHandler):
             if gone:
                 continue
             try:
-                self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                data = f"data: {json.dumps(chunk)}\n\n".encode()
+                self.wfile.write(mangle(data) if mangle else data)
                 self.wfile.flush()
             except (BrokenPipeError, ConnectionResetError, OSError):
                 gone = True

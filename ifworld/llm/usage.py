@@ -16,6 +16,7 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import BaseMessage
 from pydantic import BaseModel, ConfigDict
 
+from ifworld.llm.reply import MAX_REPLY_CHARS, clean_text, cut_text, digest, unreadable_text
 from ifworld.redact import safe_error
 
 
@@ -36,6 +37,11 @@ class CallRecord:
     status: str = "running"
     error: str = ""
     output: str = ""
+    """The reply as stored and shown: at most :data:`~ifworld.llm.reply.MAX_REPLY_CHARS` (head and tail)."""
+    output_chars: int = 0
+    """Characters of the whole reply (before any cut)."""
+    output_sha256: str = ""
+    """sha256 of the whole reply (before any cut), to match it against a copy."""
     # Timings of the last attempt: when it was sent and when its first token arrived (None: not streamed).
     attempt_start: float = 0.0
     first_token: float | None = None
@@ -78,7 +84,10 @@ class CallRecord:
 class UsageTracker(BaseCallbackHandler):
     """Callback that folds every chat-model attempt into :class:`CallRecord` s (thread-safe).
 
-    ``sink`` (e.g. the run store) receives each record when its call ends, so usage survives a crash.
+    ``sink`` (e.g. the run store) receives each record when its call ends, so usage survives a crash. A sink
+    that fails (store locked past its retries, disk full) loses nothing: the record is kept in :attr:`lost`
+    with the first error, :meth:`retry_lost` writes it later, and the caller reports what stays lost — once,
+    instead of one LangChain "Error in callback" line per call.
     """
 
     raise_error = False
@@ -88,6 +97,8 @@ class UsageTracker(BaseCallbackHandler):
         self._runs: dict[Any, str] = {}
         self._lock = threading.Lock()
         self.sink = sink
+        self.lost: dict[str, str] = {}
+        """call id → why its record could not be handed to the sink (the first error, secrets masked)."""
 
     def on_chat_model_start(self, serialized: dict[str, Any], messages: list[list[BaseMessage]], *, run_id: Any,
                             metadata: dict[str, Any] | None = None, **kwargs: Any) -> None:
@@ -132,8 +143,8 @@ class UsageTracker(BaseCallbackHandler):
             rec.prompt_tokens += prompt
             rec.completion_tokens += completion
             rec.last_completion_tokens = completion
-            rec.output = text
             rec.finish_reason = finish
+            _set_output(rec, text)
             rec.end = time.time()
             rec.status = "truncated" if finish == "length" else "ok"
         self._emit(rec)
@@ -144,8 +155,18 @@ class UsageTracker(BaseCallbackHandler):
             if rec is None:
                 return
             rec.end = time.time()
-            rec.status = "error"
-            rec.error = safe_error(error, 500)  # mask before cutting: half a key is still a leak
+            _, _, text, _ = usage_of(kwargs.get("response"))
+            if isinstance(error, GeneratorExit) and len(text) > MAX_REPLY_CHARS:
+                # the model layer stopped reading a reply over the bound (see ifworld.llm.client._stream)
+                _set_output(rec, text)
+                rec.status = "truncated"
+                rec.error = (f"the server sent more than {MAX_REPLY_CHARS:,} characters, over the bound; "
+                             "reading stopped there")
+            else:
+                rec.status = "error"
+                # mask before cutting: half a key is still a leak
+                rec.error = safe_error(unreadable_text(error) or error, 500)
+        self._emit(rec)  # a failed attempt is logged too (a retry that succeeds replaces the row)
 
     def mark(self, call_id: str, status: str, error: str = "") -> None:
         """Set the final status of a call (e.g. ``repaired``, ``failed``, ``truncated``) and publish it."""
@@ -157,8 +178,25 @@ class UsageTracker(BaseCallbackHandler):
         self._emit(rec)
 
     def _emit(self, rec: CallRecord) -> None:
-        if self.sink is not None:
+        if self.sink is None:
+            return
+        try:
             self.sink(rec)
+        except Exception as exc:  # noqa: BLE001 — kept and reported by the caller, never dropped
+            with self._lock:
+                self.lost.setdefault(rec.call_id, safe_error(exc, 500))
+        else:
+            if rec.call_id in self.lost:
+                with self._lock:
+                    self.lost.pop(rec.call_id, None)
+
+    def retry_lost(self) -> dict[str, str]:
+        """Hand every record the sink refused to it again; returns those still lost (call id → error)."""
+        for call_id in list(self.lost):
+            rec = self.calls.get(call_id)
+            if rec is not None:
+                self._emit(rec)
+        return dict(self.lost)
 
     def records(self) -> list[CallRecord]:
         with self._lock:
@@ -166,6 +204,12 @@ class UsageTracker(BaseCallbackHandler):
 
     def totals(self) -> dict[str, Any]:
         return usage_totals([r.to_dict() for r in self.records()])
+
+
+def _set_output(rec: CallRecord, text: str) -> None:
+    """Keep the reply's size and hash, and the text itself cut to what is stored and shown."""
+    rec.output_chars, rec.output_sha256 = len(text), digest(text)
+    rec.output = cut_text(clean_text(text))
 
 
 class Usage(BaseModel):

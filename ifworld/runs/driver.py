@@ -175,8 +175,10 @@ def stream_run(run_id: str, *, store: RunStore | None = None, settings: Settings
             return
         if state.next:
             raise StepFailed(f"stopped before finishing (next: {', '.join(state.next)})")
-        calls = store.calls(run_id)
+        calls, warnings = _call_log(store, run_id, tracker)
         record = wf.finalize(dict(state.values), info.params, calls)
+        if warnings:
+            record = {**record, "warnings": [*record.get("warnings", []), *warnings]}
         store.finish_run(run_id, record, usage_totals(calls))
     except Exception as exc:  # noqa: BLE001 — any failure is stored and reported, never lost
         message = safe_error(exc)
@@ -186,15 +188,33 @@ def stream_run(run_id: str, *, store: RunStore | None = None, settings: Settings
         raise RunFailed(run_id, message) from None
     finally:
         lease.stop()
-        _after_drive(store, run_id, lease)
+        _after_drive(store, run_id, lease, tracker)
     lease.idle()
-    yield Event(type="run_finished", run_id=run_id, data={"record": redact(record)})
+    yield Event(type="run_finished", run_id=run_id,
+                data={"record": redact(record), "warnings": record.get("warnings", [])})
 
 
-def _after_drive(store: RunStore, run_id: str, lease: Lease) -> None:
-    """However the driver ended: a still-running status becomes interrupted (e.g. the consumer closed the
-    generator when its page was left), and a run deleted meanwhile loses the checkpoints written since."""
+def _call_log(store: RunStore, run_id: str, tracker: UsageTracker) -> tuple[list[dict[str, Any]], list[str]]:
+    """The run's calls for its record: the stored call log, plus any call whose row could not be written
+    (taken from memory) with a warning saying so — an answered call is never silently missing."""
+    lost = tracker.retry_lost()
+    calls = store.calls(run_id)
+    if not lost:
+        return calls, []
+    stored = {c.get("call_id") for c in calls}
+    kept = [r.to_dict() for r in tracker.records() if r.call_id in lost and r.call_id not in stored]
+    reason = next(iter(lost.values()))
+    warning = (f"{len(lost)} answered call(s) could not be written to the run store's call log ({reason}); the "
+               "record's calls and usage include them from memory")
+    return sorted([*calls, *kept], key=lambda c: c.get("start") or 0.0), [warning]
+
+
+def _after_drive(store: RunStore, run_id: str, lease: Lease, tracker: UsageTracker) -> None:
+    """However the driver ended: call records the store refused are tried once more, a still-running status
+    becomes interrupted (e.g. the consumer closed the generator when its page was left), and a run deleted
+    meanwhile loses the checkpoints written since."""
     try:
+        tracker.retry_lost()
         store.release_lease(run_id, lease.token, "interrupted")
         if store.cancel_requested(run_id) is None:
             store.delete_checkpoints(run_id)
@@ -220,6 +240,8 @@ def drive(run_id: str, *, store: RunStore | None = None, settings: Settings | No
             on_event(event)
         if event.type == "run_cancelled":
             raise RunCancelled(run_id)
+        for warning in event.data.get("warnings", []) if event.type == "run_finished" else []:
+            print(f"warning: run {run_id}: {warning}", file=sys.stderr, flush=True)
     return store.get_run(run_id).record or {}
 
 

@@ -22,7 +22,7 @@ import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -36,6 +36,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from ifworld.config import load_settings
 from ifworld.errors import StoreError, WorkflowError
 from ifworld.limits import MAX_TITLE_CHARS
+from ifworld.llm.reply import clean_text, cut_text
 from ifworld.redact import MIN_SECRET_CHARS, known_secrets, redact, redact_bytes, safe_error
 from ifworld.runs.lease import BOOT, Lease, lease_alive
 from ifworld.safe_text import clean_title
@@ -47,8 +48,12 @@ RESUMABLE = ("pending", "interrupted", "cancelled", "failed")
 # Key names that hold credentials ("access_token", "api_key"); usage counters like "prompt_tokens" are kept.
 SECRET_KEY_RE = re.compile(r"(api[_-]?key|secret|passw(or)?d|authorization|bearer|(^|[_-])token$)", re.I)
 BUSY_TIMEOUT_MS = 30_000
+WRITE_RETRY_S = 60.0
+"""A call-log write that still finds the file locked after ``BUSY_TIMEOUT_MS`` is retried with backoff this long
+(another process holding ``BEGIN EXCLUSIVE``, a long backup); past it the caller keeps the record and retries."""
+MAX_RETRY_SLEEP_S = 2.0
 _lease_counter = itertools.count(1)
-__all__ = ["MIN_SECRET_CHARS", "RunLive", "RunNotFound", "RunStore", "StoreError", "get_store"]
+__all__ = ["MIN_SECRET_CHARS", "RunLive", "RunNotFound", "RunStore", "StoreBusy", "StoreError", "get_store"]
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS ifw_runs (
@@ -61,7 +66,7 @@ CREATE INDEX IF NOT EXISTS ifw_runs_created ON ifw_runs (created DESC);
 CREATE TABLE IF NOT EXISTS ifw_calls (
     run_id TEXT NOT NULL, call_id TEXT NOT NULL, role TEXT, system TEXT, round INTEGER, model TEXT,
     start REAL, end REAL, latency_s REAL, prompt_tokens INTEGER, completion_tokens INTEGER,
-    retries INTEGER, status TEXT, error TEXT, output TEXT,
+    retries INTEGER, status TEXT, error TEXT, output TEXT, output_chars INTEGER, output_sha256 TEXT,
     PRIMARY KEY (run_id, call_id)
 );
 CREATE TABLE IF NOT EXISTS ifw_transitions (
@@ -71,7 +76,8 @@ CREATE TABLE IF NOT EXISTS ifw_transitions (
 );
 """
 # Columns added after the first release: ALTERed into older files on open.
-LATER_COLUMNS = {"owner": "TEXT", "heartbeat": "REAL", "cancel": "REAL"}
+LATER_COLUMNS = {"ifw_runs": {"owner": "TEXT", "heartbeat": "REAL", "cancel": "REAL"},
+                 "ifw_calls": {"output_chars": "INTEGER", "output_sha256": "TEXT"}}
 
 
 class RunLive(WorkflowError, RuntimeError):
@@ -80,6 +86,10 @@ class RunLive(WorkflowError, RuntimeError):
 
 class RunNotFound(WorkflowError, KeyError):
     """No run has this id (mistyped, or deleted); ``ifworld runs list`` shows the ids there are."""
+
+
+class StoreBusy(StoreError):
+    """Another connection held the store's write lock past the busy timeout (``database is locked``)."""
 
 
 def scrub(value: Any) -> Any:
@@ -162,15 +172,18 @@ class RunStore:
             self._conn = _connect(self.path)
             with self._lock:
                 self._conn.executescript(SCHEMA)
-                have = {r[1] for r in self._conn.execute("PRAGMA table_info(ifw_runs)")}
-                for name, sql_type in LATER_COLUMNS.items():
-                    if name not in have:
-                        self._conn.execute(f"ALTER TABLE ifw_runs ADD COLUMN {name} {sql_type}")
+                for table, columns in LATER_COLUMNS.items():
+                    have = {r[1] for r in self._conn.execute(f"PRAGMA table_info({table})")}
+                    for name, sql_type in columns.items():
+                        if name not in have:
+                            self._conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {sql_type}")
                 self._conn.commit()
             self.checkpointer = SqliteSaver(_connect(self.path), serde=RedactingSerializer())
         except (sqlite3.Error, OSError) as exc:
             raise store_error(self.path, exc) from None
         self._cache: SqliteCache[Any] | None = None
+        self.busy_waits = 0
+        """Writes that found the file locked and waited to retry (read by tests and diagnostics)."""
 
     # -- plumbing --------------------------------------------------------------------------------
     @contextmanager
@@ -186,6 +199,20 @@ class RunStore:
                 if isinstance(exc, sqlite3.Error):
                     raise store_error(self.path, exc) from None
                 raise
+
+    def _retry_busy(self, write: Callable[[], None]) -> None:
+        """Run ``write``; while it fails with :class:`StoreBusy`, retry with backoff for :data:`WRITE_RETRY_S`."""
+        deadline, delay = time.monotonic() + WRITE_RETRY_S, 0.05
+        while True:
+            try:
+                write()
+                return
+            except StoreBusy:
+                if time.monotonic() + delay > deadline:
+                    raise
+                self.busy_waits += 1
+                time.sleep(delay)
+                delay = min(MAX_RETRY_SLEEP_S, delay * 2)
 
     def _read(self, sql: str, args: tuple[Any, ...] | list[Any] = ()) -> tuple[list[str], list[tuple[Any, ...]]]:
         with self._lock:
@@ -287,6 +314,9 @@ class RunStore:
                 value = json.loads(text)
             except (TypeError, ValueError) as exc:
                 problems.append(f"stored {name} is unreadable ({type(exc).__name__})")
+                return empty
+            except RecursionError:  # JSON nested deeper than the parser reaches: this row only is unusable
+                problems.append(f"stored {name} is unreadable (nested too deep)")
                 return empty
             return value if isinstance(value, type(empty)) or value is None else empty
 
@@ -418,16 +448,21 @@ class RunStore:
         A call of a run that was deleted meanwhile is dropped, so deleting a live run leaves no rows.
         """
         cols = ("call_id", "role", "system", "round", "model", "start", "end", "latency_s", "prompt_tokens",
-                "completion_tokens", "retries", "status", "error", "output")
+                "completion_tokens", "retries", "status", "error", "output", "output_chars", "output_sha256")
         values = [call.get(k) for k in cols]
-        values[cols.index("output")] = json.loads(_dumps(call.get("output") or ""))
+        output = json.loads(_dumps(call.get("output") or ""))
+        values[cols.index("output")] = cut_text(clean_text(output)) if isinstance(output, str) else json.dumps(output)
         values[cols.index("error")] = safe_error(str(call.get("error") or "")) or ""
-        with self._tx() as c:
-            c.execute(
-                f"INSERT OR REPLACE INTO ifw_calls (run_id, {', '.join(cols)}) SELECT ?{', ?' * len(cols)}"
-                " WHERE EXISTS (SELECT 1 FROM ifw_runs WHERE id=?)",
-                [run_id, *values, run_id],
-            )
+
+        def write() -> None:
+            with self._tx() as c:
+                c.execute(
+                    f"INSERT OR REPLACE INTO ifw_calls (run_id, {', '.join(cols)}) SELECT ?{', ?' * len(cols)}"
+                    " WHERE EXISTS (SELECT 1 FROM ifw_runs WHERE id=?)",
+                    [run_id, *values, run_id],
+                )
+
+        self._retry_busy(write)
 
     def calls(self, run_id: str) -> list[dict[str, Any]]:
         cols, rows = self._read("SELECT * FROM ifw_calls WHERE run_id=? ORDER BY start", (run_id,))
@@ -446,6 +481,9 @@ class RunStore:
 def store_error(path: Path, exc: BaseException) -> StoreError:
     """A :class:`StoreError` naming the file, what is wrong and a way out."""
     text = str(exc)
+    if "locked" in text or "busy" in text:
+        return StoreBusy(safe_error(f"run store {path}: {type(exc).__name__}: {text} — another process holds its "
+                                    "write lock; try again when it is done"))
     if "not a database" in text or "malformed" in text or "file is encrypted" in text:
         hint = (f"the file is not a readable run store (corrupt?). Move it aside (mv '{path}' '{path}.bad') "
                 "or point IFWORLD_DB at another file; nothing else is lost")
