@@ -23,6 +23,7 @@ from ifworld.beliefs import (
     table1_by_condition,
 )
 from ui.beliefs_view import grid_form, grid_yaml, load_rows, paper_report, sweep_results
+from ui.charts import show_chart
 from ui.common import show_error, store
 
 CALIBRATION_RUNS = 20
@@ -191,5 +192,5 @@ if traced:
             st.error(f"These parameters are impossible: {exc}")
         else:
             st.dataframe(crossing_table(curve), hide_index=True, key="belief_sweep_phase_cross")
-            st.plotly_chart(phase_figure(curve), key="belief_sweep_phase_fig")
+            show_chart(phase_figure(curve), key="belief_sweep_phase_fig")
             st.dataframe(curve, key="belief_sweep_phase_table")

@@ -7,6 +7,7 @@ import streamlit as st
 from ifworld import whatif
 from ifworld.safe_text import inert_markdown
 from ifworld.whatif import RecordError, load_record
+from ui.charts import show_chart
 from ui.common import current_run, follow_run_link, set_current_run, show_run_link, store
 
 st.title("🕸️ Causal map")
@@ -91,15 +92,14 @@ m1.metric("Nodes", view.number_of_nodes())
 m2.metric("Edges", view.number_of_edges())
 m3.metric("Cross-domain edges", sum(1 for *_, d in view.edges(data=True) if d.get("cross_domain")))
 m4.metric("Feedback loops", len(loops))
-st.plotly_chart(whatif.causal_figure(view, show_cycles, show_cross, seed=int(seed), loops=loops),
-                key="causal_fig", width="stretch")
+show_chart(whatif.causal_figure(view, show_cycles, show_cross, seed=int(seed), loops=loops), key="causal_fig")
 
 heat = whatif.domain_heatmap(whatif.graph_domain_edges(view))
 if heat is not None:
     st.markdown("#### Cross-domain causal integration")
     st.caption("Domain × domain: net sign × strength of the links from a cause's domain (row) to an effect's "
                "domain (column); the number in brackets counts the links.")
-    st.plotly_chart(heat, key="causal_heat", width="stretch")
+    show_chart(heat, key="causal_heat")
 
 left, right = st.columns(2)
 with left:

@@ -34,6 +34,7 @@ from ifworld.beliefs import (
     recording_of,
 )
 from ifworld.runs import Event
+from ui.charts import show_chart
 from ui.player import step_player
 from ui.runs_view import register_renderer
 
@@ -135,8 +136,8 @@ def player(recording: Recording, domain: Domain, prefix: str, run: int = 0) -> N
     mode = st.radio("View", ["Step player", "Plotly animation"], horizontal=True, key=f"{prefix}_view")
     if mode == "Plotly animation":
         for name in ("network", "heatmap"):
-            st.plotly_chart(figs[name], key=f"{prefix}_anim_{name}")
-        st.plotly_chart(figs["metrics"], key=f"{prefix}_anim_metrics")
+            show_chart(figs[name], key=f"{prefix}_anim_{name}")
+        show_chart(figs["metrics"], key=f"{prefix}_anim_metrics")
         return
 
     def frame(t: int) -> None:
@@ -144,18 +145,18 @@ def player(recording: Recording, domain: Domain, prefix: str, run: int = 0) -> N
         st.markdown(f"**Round {t} of {last}** · F1 {data['f1']:.3f} · precision {data['precision']:.3f} · "
                     f"recall {data['recall']:.3f} · STOP votes {data['stop_share']:.0%}")
         left, right = st.columns(2)
-        net = left.plotly_chart(_still(figs["network"], t), key=f"{prefix}_net", on_select="rerun",
-                                selection_mode="points")
+        net = show_chart(_still(figs["network"], t), container=left, key=f"{prefix}_net", on_select="rerun",
+                         selection_mode="points")
         _clicked_agent(net, prefix, recording.beliefs.shape[2])
         heat_fig = _still(figs["heatmap"], t)
         clickable = beliefs.add_cell_layer(heat_fig)
-        heat = right.plotly_chart(heat_fig, key=f"{prefix}_heat", on_select="rerun" if clickable else "ignore",
-                                  selection_mode="points")
+        heat = show_chart(heat_fig, container=right, key=f"{prefix}_heat",
+                          on_select="rerun" if clickable else "ignore", selection_mode="points")
         _clicked_cell(heat, prefix, recording, domain)
         curve = go.Figure(figs["metrics"])
         curve.add_vline(x=t, line_dash="dot", line_color="grey")
         curve.update_layout(height=FIG_HEIGHT - 60)
-        st.plotly_chart(curve, key=f"{prefix}_curve")
+        show_chart(curve, key=f"{prefix}_curve")
         st.caption("Network: green = only true facts passed, red = a false fact passed, grey = nothing sent; "
                    "purple nodes are liars. Heatmap: true facts left of the dashed line, false facts right; "
                    "grey cells = never heard of (0 = heard of it and disbelieves it); hover for the statement. "
@@ -207,7 +208,7 @@ def inspector(recording: Recording, domain: Domain, prefix: str, run: int, t: in
                           format_func=lambda f: f if f == "—" else
                           f"{'✅' if domain.truth[f] else '❌'} {domain.labels[f]}")
     if agent != "—":
-        st.plotly_chart(beliefs.agent_figure(recording, domain, run, int(agent)), key=f"{prefix}_agent_fig")
+        show_chart(beliefs.agent_figure(recording, domain, run, int(agent)), key=f"{prefix}_agent_fig")
         st.dataframe(pd.DataFrame(beliefs.agent_history(recording, domain, run, int(agent))), hide_index=True,
                      key=f"{prefix}_agent_rows")
     if fact != "—":
@@ -374,7 +375,7 @@ def sweep_results(rows: pd.DataFrame, prefix: str) -> None:
     for tab, name, build in ((tabs[6], "figure1", beliefs.figure1), (tabs[7], "figure2", beliefs.figure2)):
         with tab:
             fig = build(rows)
-            st.plotly_chart(fig, key=f"{prefix}_{name}")
+            show_chart(fig, key=f"{prefix}_{name}")
             _export_buttons(fig, f"{prefix}_{name}")
 
 

@@ -21,6 +21,7 @@ from ifworld.redact import safe_error
 from ifworld.runs import ReplayStep, RunInfo
 from ifworld.whatif import RecordError, WhatIfRecord, load_record
 from ui import whatif_view
+from ui.charts import show_chart
 from ui.common import current_settings, inert, safe_md, show_error, store
 
 Renderer = Callable[[dict[str, Any], str], None]  # (record, widget key prefix)
@@ -235,8 +236,8 @@ def render_compare(a: RunInfo, b: RunInfo, key: str = "cmp") -> None:
     scored = {lab: s for lab, _, s in pairs if s}
     if scored:
         left, right = st.columns(2)
-        left.plotly_chart(whatif.judge_radar(scored), key=f"{key}_radar", width="stretch")
-        right.plotly_chart(whatif.judge_bars(scored), key=f"{key}_bars", width="stretch")
+        show_chart(whatif.judge_radar(scored), container=left, key=f"{key}_radar")
+        show_chart(whatif.judge_bars(scored), container=right, key=f"{key}_bars")
     compare_judge(pairs, key)
     st.markdown("#### Usage")
     table = whatif.usage_table({label_a: whatif.usage_of(rec_a, a.usage),
@@ -253,4 +254,4 @@ def render_compare(a: RunInfo, b: RunInfo, key: str = "cmp") -> None:
         report = rec.report
         fig = whatif_view.scenario_figure(report.scenarios) if report else None
         if fig:
-            col.plotly_chart(fig, key=f"{key}_{tag}_scen", width="stretch")
+            show_chart(fig, container=col, key=f"{key}_{tag}_scen")

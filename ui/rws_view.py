@@ -15,6 +15,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ifworld import rws
+from ifworld.figstyle import TEMPLATE
 from ifworld.runs import Event
 from ifworld.rws import (
     BenchmarkRecord,
@@ -26,6 +27,7 @@ from ifworld.rws import (
     load_benchmark_record,
     load_items,
 )
+from ui.charts import show_chart
 from ui.common import safe_md, show_error
 from ui.runs_view import register_renderer, render_generic
 
@@ -136,7 +138,8 @@ def accuracy_chart(record: Record) -> go.Figure:
         rows.append({"pattern": p, "type": "overall", "accuracy": a})
     df = pd.DataFrame(rows, columns=["pattern", "type", "accuracy"])
     fig = px.bar(df, x="pattern", y="accuracy", color="type", barmode="group", range_y=[0, 1],
-                 category_orders={"pattern": rec.patterns}, title="Accuracy by pattern × answer type")
+                 category_orders={"pattern": rec.patterns}, title="Accuracy by pattern × answer type",
+                 template=TEMPLATE)  # px takes its colours from the template when it builds
     return fig
 
 
@@ -152,8 +155,10 @@ def verdict_matrix(record: Record) -> go.Figure:
     z = z.reindex(index=list(dict.fromkeys(df["item"])), columns=list(dict.fromkeys(df["column"])))
     text = z.map(lambda v: {1.0: "correct", 0.5: "not sure", 0.0: "incorrect"}.get(v, ""))
     fig = go.Figure(go.Heatmap(z=z.values, x=list(z.columns), y=list(z.index), text=text.values,
-                               hovertemplate="%{y} · %{x}: %{text}<extra></extra>", zmin=0, zmax=1, showscale=False,
-                               colorscale=[[0, "#d9534f"], [0.5, "#f0ad4e"], [1, "#5cb85c"]]))
+                               hovertemplate="%{y} · %{x}: %{text}<extra></extra>", zmin=0, zmax=1,
+                               colorscale=[[0, "#d9534f"], [0.5, "#f0ad4e"], [1, "#5cb85c"]],
+                               colorbar={"title": {"text": "verdict"}, "tickvals": [0, 0.5, 1], "len": 0.6,
+                                         "ticktext": ["incorrect", "not sure", "correct"]}))
     fig.update_layout(title="Verdict per item and pattern", height=max(300, 22 * len(z.index) + 120),
                       yaxis={"autorange": "reversed"})
     return fig
@@ -168,7 +173,7 @@ def cost_scatter(record: Record) -> go.Figure:
     df["tokens per item"] = df["total_tok"] / df["items"]
     return px.scatter(df, x="tokens per item", y="accuracy", color="pattern", symbol="model", size="calls_per_item",
                       hover_data=["calls", "calls_per_item", "prompt_tok", "completion_tok"], range_y=[-0.05, 1.05],
-                      title="Token cost vs accuracy")
+                      title="Token cost vs accuracy", template=TEMPLATE)
 
 
 def render_rws_record(record: dict[str, Any], key: str) -> None:
@@ -201,9 +206,9 @@ def show_results(record: dict[str, Any] | BenchmarkRecord, run_id: str | None, k
     st.dataframe(rws.table1(rec), width="stretch")
     st.markdown("**Accuracy by pattern × answer type** (Table 2 shape)")
     st.dataframe(rws.table2(rec), width="stretch")
-    st.plotly_chart(accuracy_chart(rec), key=f"{key}_acc")
-    st.plotly_chart(verdict_matrix(rec), key=f"{key}_matrix")
-    st.plotly_chart(cost_scatter(rec), key=f"{key}_cost")
+    show_chart(accuracy_chart(rec), key=f"{key}_acc")
+    show_chart(verdict_matrix(rec), key=f"{key}_matrix")
+    show_chart(cost_scatter(rec), key=f"{key}_cost")
     st.dataframe(rws.cost_frame(rec), hide_index=True, width="stretch")
     trace_picker(rec, key)
     d1, d2 = st.columns(2)
