@@ -22,6 +22,7 @@ from ifworld.beliefs import (
     simulate,
     table1_by_condition,
 )
+from ifworld.figstyle import human_columns
 from ui.beliefs_view import grid_form, grid_yaml, load_rows, paper_report, sweep_results
 from ui.charts import show_chart
 from ui.common import show_error, store
@@ -193,4 +194,4 @@ if traced:
         else:
             st.dataframe(crossing_table(curve), hide_index=True, key="belief_sweep_phase_cross")
             show_chart(phase_figure(curve), key="belief_sweep_phase_fig")
-            st.dataframe(curve, key="belief_sweep_phase_table")
+            st.dataframe(human_columns(curve), key="belief_sweep_phase_table")

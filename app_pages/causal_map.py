@@ -5,6 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from ifworld import whatif
+from ifworld.figstyle import human_columns
 from ifworld.safe_text import inert_markdown
 from ifworld.whatif import RecordError, load_record
 from ui.charts import show_chart
@@ -105,19 +106,20 @@ left, right = st.columns(2)
 with left:
     st.markdown("#### Most influential nodes")
     st.caption("Ranked by strength-weighted out-degree (how much they drive), then PageRank.")
-    st.dataframe(pd.DataFrame(whatif.influential_nodes(view, top=15)).drop(columns=["node"], errors="ignore"),
+    st.dataframe(human_columns(pd.DataFrame(whatif.influential_nodes(view, top=15)).drop(columns=["node"],
+                                                                                          errors="ignore")),
                  hide_index=True, width="stretch")
 with right:
     st.markdown("#### Feedback loops")
     st.caption(f"Simple cycles up to {whatif.MAX_CYCLE_LENGTH} nodes (at most {whatif.MAX_CYCLES}); "
                "an even number of − edges reinforces, an odd number balances.")
     if loops:
-        st.dataframe(pd.DataFrame([{"loop": " → ".join([*lp["labels"], lp["labels"][0]]), "kind": lp["kind"],
-                                    "length": lp["length"], "min strength": lp["strength"],
-                                    "cross-domain": lp["cross_domain"]} for lp in loops]),
+        st.dataframe(pd.DataFrame([{"Loop": " → ".join([*lp["labels"], lp["labels"][0]]), "Kind": lp["kind"],
+                                    "Length": lp["length"], "Min strength": lp["strength"],
+                                    "Cross-domain": lp["cross_domain"]} for lp in loops]),
                      hide_index=True, width="stretch")
     else:
         st.caption("No feedback loops in this view.")
 
 with st.expander(f"All edges ({view.number_of_edges()})"):
-    st.dataframe(pd.DataFrame(whatif.edge_rows(view)), hide_index=True, width="stretch")
+    st.dataframe(human_columns(whatif.edge_rows(view)), hide_index=True, width="stretch")

@@ -33,6 +33,7 @@ from ifworld.beliefs import (
     read_table,
     recording_of,
 )
+from ifworld.figstyle import human_columns
 from ifworld.runs import Event
 from ui.charts import show_chart
 from ui.player import step_player
@@ -427,7 +428,7 @@ def render_beliefs_record(record: dict[str, Any], key: str) -> None:
         s = rec.summary
         summary_metrics(s.precision, s.recall, s.f1, round(s.rounds_mean), rec.config.rounds,
                         s.converged_rate >= 0.5)
-        st.dataframe(pd.DataFrame(rec.rows), key=f"{key}_rows")
+        st.dataframe(human_columns(rec.rows), key=f"{key}_rows")
     elif isinstance(rec, SweepRecord):
         st.caption(f"Sweep table: `{rec.out}` · {rec.chunks_done}/{rec.chunks_total} chunks")
         try:

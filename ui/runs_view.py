@@ -16,6 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from ifworld import whatif
+from ifworld.figstyle import column_label, human_columns
 from ifworld.llm import Usage
 from ifworld.redact import safe_error
 from ifworld.runs import ReplayStep, RunInfo
@@ -80,7 +81,7 @@ def render_generic(kind: str, record: dict[str, Any]) -> None:
     for k, v in record.items():
         if isinstance(v, list) and v and all(isinstance(x, dict) for x in v[:20]):
             with st.expander(f"{k} ({len(v)})"):
-                st.dataframe(pd.DataFrame(v[:1000]), hide_index=True, width="stretch")
+                st.dataframe(human_columns(v[:1000]), hide_index=True, width="stretch")
     with st.expander("Full record (JSON)"):
         st.json(record, expanded=False)
 
@@ -242,7 +243,8 @@ def render_compare(a: RunInfo, b: RunInfo, key: str = "cmp") -> None:
     st.markdown("#### Usage")
     table = whatif.usage_table({label_a: whatif.usage_of(rec_a, a.usage),
                                  label_b: whatif.usage_of(rec_b, b.usage)})
-    st.dataframe(pd.DataFrame(table), hide_index=True, width="stretch")
+    st.dataframe(human_columns([{**row, "metric": column_label(row["metric"])} for row in table]), hide_index=True,
+                 width="stretch")
     sec_a, sec_b = whatif.report_sections(rec_a), whatif.report_sections(rec_b)
     for title in list(dict.fromkeys([*sec_a, *sec_b])):
         safe_md(f"#### {title}")

@@ -61,7 +61,7 @@ def _not_swept(fig: go.Figure, rows: pd.DataFrame, param: str, r: int, c: int) -
 def _note(fig: go.Figure, text: str, r: int, c: int) -> None:
     """A grey note in the middle of panel (r, c), in place of data that would leave it empty."""
     fig.add_annotation(text=text, xref="x domain", yref="y domain", x=0.5, y=0.5, showarrow=False,
-                       font={"size": 13, "color": "grey"}, bgcolor="rgba(255,255,255,0.85)", row=r, col=c)
+                       font={"size": 12, "color": "grey"}, bgcolor="rgba(255,255,255,0.85)", row=r, col=c)
 
 
 def _effect_traces(fig: go.Figure, rows: pd.DataFrame, param: str, r: int, c: int,
@@ -104,8 +104,8 @@ def figure1(rows: pd.DataFrame) -> go.Figure:
     fig.update_yaxes(title_text="share stopped by vote", range=[0, 1.05], row=3, col=2)
     if not rows["converged"].any():
         for r, c in ((3, 2), (4, 2)):
-            _note(fig, wrap_label(f"no run stopped by vote: every run used all {int(rows['rounds_used'].max())} "
-                                  "rounds", 28), r, c)
+            _note(fig, wrap_label(f"no run stopped by vote: all used {int(rows['rounds_used'].max())} rounds", 16),
+                  r, c)
     for cond, part in rows.groupby("condition"):
         fig.add_trace(go.Scatter(x=part["recall"], y=part["precision"], mode="markers", opacity=0.4,
                                  marker={"size": 4, "color": colours[str(cond)]}, name=str(cond),

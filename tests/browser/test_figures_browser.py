@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 
 from ifworld.runs.store import RunStore
 from tests.browser.conftest import ROOT, SHOTS, open_page, wait_idle
@@ -86,35 +87,45 @@ def _slug(text: str) -> str:
 
 
 def _reading(page) -> list[dict]:
-    charts = page.locator(".js-plotly-plot")
-    out = []
-    for i in range(charts.count()):
-        result = charts.nth(i).evaluate(CHECK)
-        if result is not None:
-            out.append({**result, "index": i})
-    return out
+    """:data:`CHECK` on every chart of the page, in one go (charts come and go while a page reruns)."""
+    return page.evaluate(f"""() => {{ const check = {CHECK};
+        return [...document.querySelectorAll('.js-plotly-plot')].map((el, index) => {{
+            const r = check(el); return r && {{...r, index, stale: !!el.closest('[data-stale="true"]')}};
+        }}).filter(Boolean); }}""")
 
 
 def check_figures(page, where: str, expect: int) -> list[str]:
     """Problems of every visible chart on the page once the drawing has settled (two equal readings); saves
     one screenshot per chart. Fails when fewer than ``expect`` charts are visible."""
+    wait_idle(page)
     deadline = time.time() + 30
     last = None
     while time.time() < deadline:
         now = _reading(page)
-        if now == last and len(now) >= expect:
+        if now == last and len(now) >= expect and not any(c["stale"] for c in now):  # drawn, settled, current
             break
         last = now
         time.sleep(0.4)
     assert last is not None and len(last) >= expect, f"{where}: {len(last or [])} charts drawn, expected {expect}"
     FIG_SHOTS.mkdir(parents=True, exist_ok=True)
     found = []
-    for chart in last:
-        name = f"{where}_{chart['index']}_{_slug(chart['title'])}"
-        page.locator(".js-plotly-plot").nth(chart["index"]).screenshot(path=str(FIG_SHOTS / f"{name}.png"))
+    for n, chart in enumerate(last):
+        name = f"{where}_{n}_{_slug(chart['title'])}"
+        _screenshot(page, chart["index"], FIG_SHOTS / f"{name}.png")
         found += [f"{where} · {chart['title'] or chart['index']} · {p}" for p in chart["problems"]]
     _record(where, len(last), found)
     return found
+
+
+def _screenshot(page, index: int, path: Path, tries: int = 2) -> None:
+    """Screenshot chart ``index``; a chart redrawn meanwhile (Streamlit replaces its element) is taken again, and
+    one that still cannot be taken is left out (the screenshots illustrate the docs; the check is above)."""
+    for _ in range(tries):
+        try:
+            page.locator(".js-plotly-plot").nth(index).screenshot(path=str(path), timeout=5_000)
+            return
+        except PlaywrightError:
+            wait_idle(page)
 
 
 def _record(where: str, charts: int, problems: list[str]) -> None:
@@ -162,7 +173,7 @@ def test_whatif_page_figures(page, whatif_runs) -> None:
     wait_idle(page)
     page.get_by_text("Round 1: experts and deliberation").first.click()
     wait_idle(page)
-    assert check_figures(page, "whatif", expect=4) == []
+    assert check_figures(page, "whatif", expect=3) == []
 
 
 def test_causal_map_figures(page, whatif_runs) -> None:
@@ -251,9 +262,9 @@ def test_belief_sweep_figures(page) -> None:
         problems += check_figures(page, f"sweep_{_slug(tab)}", expect=1)
     page.get_by_label("Runs per point").fill("40")
     page.get_by_role("button", name="Trace").click()
-    page.get_by_text("Crosses 0.5 at").first.wait_for(timeout=120_000)
+    page.locator(".js-plotly-plot").filter(has_text="phase transition").first.wait_for(timeout=120_000)
     wait_idle(page)
-    problems += check_figures(page, "sweep_phase", expect=2)
+    problems += check_figures(page, "sweep_phase", expect=1)
     assert problems == []
 
 
