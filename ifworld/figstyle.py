@@ -32,8 +32,8 @@ TITLE_SIZE = 17
 TEXT_COLOUR = "#1f2933"
 TOOLBAR_PX = 30
 """Height of plotly's toolbar (shown on hover at the top right): titles sit below it, never under it."""
-COLOUR_BAR = {"thickness": 14, "outlinewidth": 0, "ticks": "outside", "ticklen": 3,
-              "tickfont": {"size": 12}, "title": {"side": "right", "font": {"size": 13}}}
+COLOUR_BAR: dict[str, Any] = {"thickness": 14, "outlinewidth": 0, "ticks": "outside", "ticklen": 3,
+                              "tickfont": {"size": 12}, "title": {"side": "right", "font": {"size": 13}}}
 
 
 def _template() -> go.layout.Template:

@@ -9,6 +9,7 @@ exports PNG / SVG for slides when the optional ``kaleido`` package is installed.
 from __future__ import annotations
 
 import importlib.util
+from typing import Any
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -130,7 +131,7 @@ def figure1(rows: pd.DataFrame) -> go.Figure:
     return styled(fig)
 
 
-def _colour_bar(fig: go.Figure, row: int, title: str) -> dict:
+def _colour_bar(fig: go.Figure, row: int, title: str) -> dict[str, Any]:
     """A colour bar at the figure's right edge, beside panel row ``row`` (never inside the grid)."""
     low, high = fig.get_subplot(row, 1).yaxis.domain
     return {**COLOUR_BAR, "title": {**COLOUR_BAR["title"], "text": title}, "x": 1.02, "xanchor": "left",
