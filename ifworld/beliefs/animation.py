@@ -19,6 +19,7 @@ from ifworld.figstyle import styled
 
 EDGE_TRUE, EDGE_FALSE, EDGE_NONE = "#2ca02c", "#d62728", "#bbbbbb"
 FRAME_MS = 500
+MAX_STEP_LABELS = 31  # an animation slider writes each round under its tick up to this many rounds
 MAX_DRAWN_AGENTS = 60  # larger populations: a fixed random sample of agents is drawn (no hairball)
 NEVER_HEARD = "#d9d9d9"
 CELL_LAYER = 1  # curve number of the click layer: it follows the heatmap trace in a still heatmap
@@ -240,13 +241,13 @@ def fact_holders(recording: Recording, domain: Domain, run: int, fact: int, t: i
 def _player(rounds: int) -> dict[str, Any]:
     """Play button and round slider shared by the animated figures: the slider under the plot, the button left
     of it (never over it), the current round written above the slider's right end."""
-    every = max(1, -(-(rounds + 1) // 21))  # at most about 21 step labels: they stay apart
     steps = [{"args": [[str(t)], {"frame": {"duration": 0, "redraw": True}, "mode": "immediate"}],
-              "label": str(t) if t % every == 0 or t == rounds else "", "method": "animate"}
-             for t in range(rounds + 1)]
+              "label": str(t), "method": "animate"} for t in range(rounds + 1)]
+    many = rounds + 1 > MAX_STEP_LABELS  # the labels would run into each other: the current round alone is shown
+    labels = {"size": 1, "color": "rgba(0,0,0,0)"} if many else {"size": 12}
     play = {"label": "▶ Play", "method": "animate",
             "args": [None, {"frame": {"duration": FRAME_MS, "redraw": True}, "fromcurrent": True}]}
     return {"updatemenus": [{"type": "buttons", "buttons": [play], "x": 0, "xanchor": "right", "y": 0,
                              "yanchor": "top", "pad": {"t": 62, "r": 12}}],
-            "sliders": [{"steps": steps, "x": 0, "len": 1, "y": 0, "yanchor": "top", "pad": {"t": 50},
+            "sliders": [{"steps": steps, "x": 0, "len": 1, "y": 0, "yanchor": "top", "pad": {"t": 50}, "font": labels,
                          "currentvalue": {"prefix": "round ", "xanchor": "right", "font": {"size": 13}}}]}

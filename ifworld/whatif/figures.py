@@ -6,7 +6,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ifworld.figstyle import styled, wrap_label
+from ifworld.figstyle import TOOLBAR_PX, styled, wrap_label
 from ifworld.whatif.numbers import interval, pct
 from ifworld.whatif.schemas import CalibrationRange, ScenarioAnalysis
 
@@ -29,9 +29,9 @@ def calibration_figure(ranges: list[CalibrationRange]) -> go.Figure | None:
     if not rows:
         return None
     plot_px = len(rows) * ROW_PX + (len(rows) - 1) * GAP_PX
+    titles = [wrap_label(f"{r.quantity} ({r.unit})" if r.unit else r.quantity, 56) for r in rows]
     fig = make_subplots(rows=len(rows), cols=1, vertical_spacing=GAP_PX / plot_px if len(rows) > 1 else 0,
-                        subplot_titles=[wrap_label(f"{r.quantity} ({r.unit})" if r.unit else r.quantity, 90)
-                                        for r in rows])
+                        subplot_titles=titles)
     for i, row in enumerate(rows, start=1):
         ends = [v for k, _, _ in CI_LEVELS for v in (_pair(getattr(row, k)) or ())]
         low, high = min(ends), max(ends)
@@ -51,7 +51,8 @@ def calibration_figure(ranges: list[CalibrationRange]) -> go.Figure | None:
                               row=i, col=1)
         fig.update_xaxes(range=[low - pad, high + pad], nticks=7, row=i, col=1)
     fig.update_yaxes(type="category", categoryorder="array", categoryarray=[lab for _, lab, _ in CI_LEVELS])
-    fig.update_layout(height=plot_px + 2 * EDGE_PX, barmode="overlay", legend_title="interval")
+    top = TOOLBAR_PX + 8 + 22 * (titles[0].count("<br>") + 1)  # the first title sits in the top margin
+    fig.update_layout(height=plot_px + 2 * EDGE_PX, barmode="overlay", legend_title="interval", margin_t=top)
     return styled(fig)
 
 
