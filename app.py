@@ -8,8 +8,11 @@ import streamlit as st
 
 from ifworld.runs import StoreError
 from ui.common import init_state, sidebar, store_problem
+from ui.not_found import show_not_found, unknown_page
+from ui.warmup import start_warmup
 
 st.set_page_config(page_title="IF-World Studio", page_icon="🌍", layout="wide")
+start_warmup()
 init_state()
 
 PAGES = {
@@ -32,7 +35,11 @@ PAGES = {
 
 sidebar()
 page = st.navigation(PAGES)
+missing = unknown_page(PAGES)
 try:
-    page.run()
+    if missing is not None:  # the router fell back to Home without a word: say the address was wrong
+        show_not_found(missing, PAGES)
+    else:
+        page.run()
 except StoreError as exc:  # disk full, read-only or corrupt store mid-page: say so, keep the app usable
     store_problem(exc)

@@ -19,16 +19,13 @@ from ifworld.beliefs import (
     phase_both_rules,
     phase_figure,
     readable,
-    simulate,
     table1_by_condition,
 )
 from ifworld.figstyle import human_columns
-from ui.beliefs_view import grid_form, grid_yaml, load_rows, paper_report, sweep_results
+from ui.beliefs_view import grid_form, grid_yaml, load_rows, reproduce_paper, sweep_results
 from ui.charts import show_chart
 from ui.common import show_error, store
 
-CALIBRATION_RUNS = 20
-CALIBRATION_CELLS = 2_000_000  # runs × agents × facts of the calibration batch at most
 EXAMPLE = {"base": {"facts": 20, "rounds": 20}, "grid": {"agents": [10, 20], "bandwidth": [1, 3],
            "strategy": ["highest_confidence", "strategic"]}, "seeds": [0, 1], "runs": 20, "chunk_size": 8}
 HAS_DASK = importlib.util.find_spec("dask") is not None and importlib.util.find_spec("distributed") is not None
@@ -39,14 +36,10 @@ st.caption("Every combination of the listed values × seeds × runs, simulated i
            "so an interrupted sweep resumes where it stopped.")
 
 
-@st.cache_data(ttl=3600, max_entries=32, show_spinner=False)
-def seconds_per_run(config: dict) -> float:
-    """Time one small vectorised batch of the heaviest configuration (the estimate's calibration)."""
-    cfg = BeliefConfig.from_dict(config)
-    runs = max(1, min(CALIBRATION_RUNS, CALIBRATION_CELLS // (cfg.agents * 2 * cfg.facts)))
-    start = time.perf_counter()
-    simulate(cfg, seed=0, runs=runs)
-    return (time.perf_counter() - start) / runs
+@st.cache_data(ttl=3600, max_entries=32, show_spinner="Timing two tasks for the estimate…")
+def sweep_estimate(grid: dict, workers: int) -> beliefs.SweepEstimate:
+    """Measured on this machine (lightest and heaviest configuration, each after a warm-up call)."""
+    return beliefs.estimate_sweep(SweepSpec.from_dict(grid), workers)
 
 
 @st.cache_data(ttl=3600, max_entries=16, show_spinner="Tracing the phase transition…")
@@ -54,12 +47,8 @@ def phase_curve(config: dict, m_false: tuple, runs: int, seed: int, rules: tuple
     return phase_both_rules(BeliefConfig.from_dict(config), m_false, runs=runs, seed=seed, rules=rules)
 
 
-@st.cache_data(ttl=3600, max_entries=4, show_spinner="Running the paper's sweep under both readings…")
-def paper_runs(rule: str, seeds: int, runs: int):
-    return beliefs.reproduce(rule, seeds=seeds, runs=runs)
-
-
-def run_with_progress(run_id: str) -> None:
+def run_with_progress(run_id: str) -> bool:
+    """Run (or resume) a sweep with a progress bar; True when it finished."""
     bar = st.progress(0.0, text="Starting…")
     live = st.empty()
     out = beliefs.sweep_out(run_id, store())
@@ -75,22 +64,14 @@ def run_with_progress(run_id: str) -> None:
         beliefs.run_sweep_run(run_id, store=store(), progress=show)
     except (ValueError, OSError, RuntimeError) as exc:
         show_error(f"The sweep stopped: {exc}. Finished chunks are kept; resume it below.")
-        return
+        return False
     live.empty()
     st.session_state["belief_sweep_open"] = run_id
+    return True
 
 
-with st.expander("📄 Reproduce the paper — its one-at-a-time sweep, read three ways", expanded=False):
-    st.caption("Runs the paper's sweep (13 configurations around its default, the values it names) as written "
-               "and with false facts that never circulate, and puts Tables 1, 2, 4, 5 and 6 beside the paper's "
-               "numbers, with 13-run samples (the paper's tables are over 13 runs).")
-    q = st.columns(4)
-    paper_rule = q[0].selectbox("Update rule", RULES, index=1, key="belief_sweep_paper_rule")
-    paper_seeds = q[1].number_input("Seeds", min_value=1, max_value=20, value=2, key="belief_sweep_paper_seeds")
-    paper_n = q[2].number_input("Runs per seed", min_value=10, max_value=2000, value=100, key="belief_sweep_paper_runs")
-    if q[3].button("📄 Reproduce", key="belief_sweep_paper_go") or st.session_state.get("belief_sweep_paper_shown"):
-        st.session_state["belief_sweep_paper_shown"] = True
-        paper_report(paper_runs(paper_rule, int(paper_seeds), int(paper_n)), "belief_sweep_paper")
+with st.expander("📄 Reproduce the paper — its one-at-a-time sweep under each reading", expanded=False):
+    reproduce_paper("belief_sweep")
 
 st.subheader("1 · Define the grid")
 source = st.radio("Define with", ["Form", "YAML"], horizontal=True, key="belief_sweep_source")
@@ -109,28 +90,28 @@ else:
 
 if spec is not None:
     st.subheader("2 · Estimate and run")
-    configs = list(spec.configs())
-    tasks = len(configs) * len(spec.seeds)
-    heaviest = max(configs, key=lambda c: BeliefConfig.from_dict(c).agents * BeliefConfig.from_dict(c).facts
-                   * BeliefConfig.from_dict(c).rounds)
     b = st.columns([1, 1, 2])
     backend = b[0].radio("Backend", ["local", "dask"] if HAS_DASK else ["local"], key="belief_sweep_backend")
     workers = b[1].number_input("Workers", min_value=1, max_value=64, value=min(4, os.cpu_count() or 1),
                                 key="belief_sweep_workers")
     scheduler = b[2].text_input("Dask scheduler address (empty = local cluster)", key="belief_sweep_scheduler",
                                 disabled=backend != "dask")
-    per_run = seconds_per_run(BeliefConfig.from_dict(heaviest).to_dict())
+    estimate = sweep_estimate(grid, int(workers))
     m = st.columns(4)
-    m[0].metric("Configurations", len(configs))
-    m[1].metric("Runs", tasks * spec.runs)
+    m[0].metric("Configurations", spec.config_count())
+    m[1].metric("Runs", estimate.tasks * spec.runs)
     m[2].metric("Chunks", len(spec.chunks()))
-    m[3].metric("Estimated time", f"≤ {per_run * tasks * spec.runs / int(workers):.1f} s",
-                help=f"From a {CALIBRATION_RUNS}-run calibration of the heaviest configuration.")
+    m[3].metric("Estimated time", f"about {estimate.seconds:.1f} s",
+                help=f"Measured here: {estimate.fixed_s * 1e3:.0f} ms per task plus "
+                     f"{estimate.per_unit_s * 1e9:.2f} ns per agent × fact × round × run, over {estimate.tasks} "
+                     f"tasks on {estimate.workers} worker(s) at once. Runs that stop by vote finish sooner.")
     if st.button("🚀 Run sweep", type="primary", key="belief_sweep_run"):
         run_id = beliefs.start_sweep(grid, backend=backend, workers=int(workers), scheduler=scheduler or None,
                                        store=store())
         st.caption(f"Run `{run_id}`")
-        run_with_progress(run_id)
+        started = time.perf_counter()
+        if run_with_progress(run_id):
+            st.session_state["belief_sweep_timing"] = (run_id, time.perf_counter() - started, estimate.seconds)
 
 st.subheader("3 · Results")
 sweeps = [i for i in store().list_runs(kind="beliefs") if i.workflow == "beliefs.sweep"]
@@ -153,6 +134,9 @@ if sweeps:
     elif Path(out).exists():
         rows = load_rows(out, Path(out).stat().st_mtime)
         st.caption(f"{len(rows)} rows from `{out}`")
+        timing = st.session_state.get("belief_sweep_timing")
+        if timing and timing[0] == pick:
+            st.caption(f"Took {timing[1]:.1f} s (estimated {timing[2]:.1f} s).")
         d = st.columns(2)
         d[0].download_button("⬇️ CSV", rows.to_csv(index=False), file_name=f"{pick}.csv", mime="text/csv",
                              key="belief_sweep_csv", on_click="ignore")

@@ -18,7 +18,14 @@ from ifworld.beliefs import (
     summarise,
 )
 from ifworld.limits import CONFIRM_CALLS, needs_confirmation
-from ui.beliefs_view import config_widgets, parameter_form, player, render_llm_record, summary_over_runs
+from ui.beliefs_view import (
+    config_widgets,
+    parameter_form,
+    player,
+    render_llm_record,
+    reproduce_paper,
+    summary_over_runs,
+)
 from ui.common import current_settings, model_ready, store
 from ui.live_view import follow_run
 
@@ -68,6 +75,10 @@ elif st.session_state.get("beliefs_run"):
     c3.caption(f"Saved as run `{st.session_state.get('beliefs_saved')}` (see the Runs page). "
                f"Run {run} missed: {rows['missed_facts'][run] or 'nothing'}.")
     player(result.recording, result.domain, "beliefs", run=run)
+
+st.divider()
+st.subheader("📄 Reproduce the paper")
+reproduce_paper("beliefs")
 
 st.divider()
 st.subheader("🤖 LLM agents")

@@ -25,7 +25,7 @@ def _follow(run_id: str) -> None:
 
 tab_new, tab_old = st.tabs(["New run", "Earlier runs"])
 with tab_new:
-    if model_ready("The RWS benchmark"):
+    if model_ready("the RWS benchmark"):
         settings = current_settings()
         source = st.radio("Data", ["Sample set", "Upload JSONL"], horizontal=True, key="rwsb_source")
         items, label = [], "sample"

@@ -10,7 +10,7 @@ st.title("⚙️ About & settings")
 settings = current_settings()
 
 st.subheader("Model connection")
-if model_ready("The what-if engine, the RWS patterns and LLM belief agents"):
+if model_ready("the what-if engine, the RWS patterns and LLM belief agents"):
     st.success(f"Configured: **{settings.endpoint_label}**, default model **{settings.model}**.")
     if settings.model == DEMO_MODEL:
         st.warning("Model `demo` is the name `ifworld demo-server` answers to: if that is what runs at this URL, "

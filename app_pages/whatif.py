@@ -53,7 +53,7 @@ def build_params() -> dict:
 st.title("🌋 What-if")
 st.caption("A panel of domain experts analyses a counterfactual over rounds, aligned by a shared frame; "
            "the result is a decision-ready report with calibrated ranges, scenarios and a causal map.")
-ready = model_ready("Running a what-if analysis")
+ready = model_ready("a what-if analysis")
 
 
 def draft_form() -> tuple[bool, bool]:

@@ -63,9 +63,17 @@ pio.templates[TEMPLATE_NAME] = TEMPLATE  # registered by name too, for `template
 
 
 def styled(fig: go.Figure) -> go.Figure:
-    """Put the product's style on ``fig`` (in place; returned for chaining). Idempotent."""
-    fig.update_layout(template=TEMPLATE)
+    """Put the product's style on ``fig`` (in place; returned for chaining). A figure that has it already is not
+    touched (pages may share cached figures between sessions: they must stay read-only)."""
+    if not is_styled(fig):
+        fig.update_layout(template=TEMPLATE)
     return fig
+
+
+def is_styled(fig: go.Figure) -> bool:
+    """Whether ``fig`` carries the product's template (checked by its font, which no other template uses)."""
+    font = fig.layout.template.layout.font
+    return font.family == FONT_FAMILY and font.size == FONT_SIZE
 
 
 def wrap_label(text: str, width: int = 16) -> str:

@@ -4,6 +4,7 @@ sweep grid form and result tabs, and the Runs-page renderer for ``beliefs`` reco
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -46,9 +47,11 @@ SWEEP_TEXT = {"agents": "10, 20", "false_facts": "1, 3", "bandwidth": "1, 3"}  #
 SWEEP_CHOICES = {"strategy": list(STRATEGIES), "rule": ["additive"], "domain": ["family"], "topology": ["complete"]}
 SWEEP_FIELDS = ("agents", "facts", "true_facts", "false_facts", "bandwidth", "rounds", "threshold", "stop_share",
                 "liars", "noise", "degree", "strategy", "rule", "domain", "topology")
-FORM_FIELDS = ("agents", "facts", "true_facts", "false_facts", "bandwidth", "rounds", "strategy", "rule", "trust",
-               "discount", "threshold", "stop_share", "domain", "liars", "noise", "with_replacement", "false_from",
-               "domain_seed", "topology", "degree", "rewire", "graph_seed")
+FIRST_RUN_FIELDS = ("agents", "true_facts", "false_facts", "bandwidth", "strategy", "rule", "rounds")
+"""What matters for a first run: population, facts per agent, bandwidth, strategy, rule, rounds (always in view)."""
+ADVANCED_FIELDS = ("facts", "threshold", "stop_share", "trust", "discount", "domain", "false_from", "with_replacement",
+                   "liars", "noise", "topology", "degree", "rewire", "domain_seed", "graph_seed")
+"""Everything else, under "Advanced", each with its one-line explanation in view."""
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -71,18 +74,25 @@ def config_widget(container: Any, name: str, key: str, default: Any = None) -> A
 
 
 def config_widgets(prefix: str, names: tuple[str, ...], defaults: dict[str, Any] | None = None,
-                   columns: int = 4) -> dict[str, Any]:
-    """Widgets for ``names`` laid out in ``columns``; returns config keyword arguments."""
+                   columns: int = 4, explain: bool = False) -> dict[str, Any]:
+    """Widgets for ``names`` laid out in ``columns`` (with ``explain``, each field's help in view under its
+    widget); returns config keyword arguments."""
     cols = st.columns(columns)
-    return {name: config_widget(cols[i % columns], name, f"{prefix}_{name}", (defaults or {}).get(name))
-            for i, name in enumerate(names)}
+    out = {}
+    for i, name in enumerate(names):
+        out[name] = config_widget(cols[i % columns], name, f"{prefix}_{name}", (defaults or {}).get(name))
+        if explain:
+            cols[i % columns].caption(field_info(name)["help"])
+    return out
 
 
 def parameter_form(prefix: str) -> tuple[bool, dict[str, Any], int, int]:
     """The simulation parameters in one form; returns (submitted, config kwargs, seed, runs). Widgets
     keep values inside the documented bounds; the config's own message reports anything else."""
     with st.form(f"{prefix}_form"):
-        kw = config_widgets(prefix, FORM_FIELDS)
+        kw = config_widgets(prefix, FIRST_RUN_FIELDS, columns=4)
+        with st.expander("Advanced: fact universe, acceptance, stopping, misinformation, who meets whom"):
+            kw |= config_widgets(prefix, ADVANCED_FIELDS, columns=3, explain=True)
         c = st.columns(4)
         seed = c[0].number_input("Seed", min_value=0, max_value=MAX_SEED, value=0, step=1, key=f"{prefix}_seed")
         runs = c[1].number_input("Runs R", min_value=1, max_value=MAX_PAGE_RUNS, value=DEFAULT_PAGE_RUNS, step=1,
@@ -129,11 +139,42 @@ def animated_figures(recording: Recording, domain: Domain, run: int = 0) -> dict
             "metrics": beliefs.metrics_figure(recording, run)}
 
 
+def _figure_cache(prefix: str, recording: Recording, run: int) -> dict[str, Any]:
+    """Figures already built for this run of this recording, kept across reruns in the session. Building the
+    animated figures takes about a second and each round's still figures a few tenths on two cores: without
+    the cache every click and every played frame paid that again. The key is the recording's content, since
+    cached simulation results come back as new objects on every rerun."""
+    digest = hashlib.blake2b(recording.beliefs.tobytes(), digest_size=16)
+    digest.update(recording.partners.tobytes())
+    key = (digest.hexdigest(), run)
+    cache = st.session_state.get(f"{prefix}_figures")
+    if cache is None or cache["key"] != key:
+        cache = st.session_state[f"{prefix}_figures"] = {"key": key, "rounds": {}}
+    return cache
+
+
+def _round_figures(cache: dict[str, Any], t: int) -> tuple[go.Figure, go.Figure, bool, go.Figure]:
+    """Network, heatmap (with its clickable cell layer), whether the heatmap is clickable, and the metrics
+    curve with round ``t`` marked: built once per round."""
+    if t not in cache["rounds"]:
+        figs = cache["animated"]
+        heat = _still(figs["heatmap"], t)
+        clickable = beliefs.add_cell_layer(heat)
+        curve = go.Figure(data=figs["metrics"].data, layout=figs["metrics"].layout)  # no frames to copy
+        curve.add_vline(x=t, line_dash="dot", line_color="grey")
+        curve.update_layout(height=FIG_HEIGHT - 60)
+        cache["rounds"][t] = (_still(figs["network"], t), heat, clickable, curve)
+    return cache["rounds"][t]
+
+
 def player(recording: Recording, domain: Domain, prefix: str, run: int = 0) -> None:
     """Play / pause / step / speed over the rounds of one run (the app's one step player), or plotly's own
     animation."""
     last = int(recording.active[:, run].sum())
-    figs = animated_figures(recording, domain, run)
+    cache = _figure_cache(prefix, recording, run)
+    if "animated" not in cache:
+        cache["animated"] = animated_figures(recording, domain, run)
+    figs = cache["animated"]
     mode = st.radio("View", ["Step player", "Plotly animation"], horizontal=True, key=f"{prefix}_view")
     if mode == "Plotly animation":
         for name in ("network", "heatmap"):
@@ -145,18 +186,14 @@ def player(recording: Recording, domain: Domain, prefix: str, run: int = 0) -> N
         data = beliefs.round_data(recording, domain, run=run, t=t)
         st.markdown(f"**Round {t} of {last}** · F1 {data['f1']:.3f} · precision {data['precision']:.3f} · "
                     f"recall {data['recall']:.3f} · STOP votes {data['stop_share']:.0%}")
+        network, heatmap, clickable, curve = _round_figures(cache, t)
         left, right = st.columns(2)
-        net = show_chart(_still(figs["network"], t), container=left, key=f"{prefix}_net", on_select="rerun",
+        net = show_chart(network, container=left, key=f"{prefix}_net", on_select="rerun",
                          selection_mode="points")
         _clicked_agent(net, prefix, recording.beliefs.shape[2])
-        heat_fig = _still(figs["heatmap"], t)
-        clickable = beliefs.add_cell_layer(heat_fig)
-        heat = show_chart(heat_fig, container=right, key=f"{prefix}_heat",
+        heat = show_chart(heatmap, container=right, key=f"{prefix}_heat",
                           on_select="rerun" if clickable else "ignore", selection_mode="points")
         _clicked_cell(heat, prefix, recording, domain)
-        curve = go.Figure(figs["metrics"])
-        curve.add_vline(x=t, line_dash="dot", line_color="grey")
-        curve.update_layout(height=FIG_HEIGHT - 60)
         show_chart(curve, key=f"{prefix}_curve")
         st.caption("Network: green = only true facts passed, red = a false fact passed, grey = nothing sent; "
                    "purple nodes are liars. Heatmap: true facts left of the dashed line, false facts right; "
@@ -397,6 +434,26 @@ def _export_buttons(fig: go.Figure, key: str) -> None:
                              key=f"{key}_png", on_click="ignore")
         c[1].download_button("⬇️ SVG", images["svg"], file_name=f"{key}.svg", mime="image/svg+xml",
                              key=f"{key}_svg", on_click="ignore")
+
+
+@st.cache_data(ttl=3600, max_entries=4, show_spinner="Running the paper's sweep under every reading…")
+def _paper_runs(rule: str, seeds: int, runs: int) -> Any:
+    return beliefs.reproduce(rule, seeds=seeds, runs=runs)
+
+
+def reproduce_paper(prefix: str) -> None:
+    """The "Reproduce the paper" controls and, once pressed, its report (the same on both belief pages)."""
+    st.caption("Runs the paper's one-at-a-time sweep (13 configurations around its default, the values it names) "
+               "under each reading of the model, and puts Tables 1, 2, 4, 5 and 6 beside the paper's numbers, with "
+               "13-run samples (the paper's tables are over 13 runs).")
+    q = st.columns(4)
+    rule = q[0].selectbox("Update rule", beliefs.RULES, index=1, key=f"{prefix}_paper_rule")
+    seeds = q[1].number_input("Seeds", min_value=1, max_value=20, value=2, key=f"{prefix}_paper_seeds")
+    runs = q[2].number_input("Runs per seed", min_value=10, max_value=2000, value=100, key=f"{prefix}_paper_runs")
+    if q[3].button("📄 Reproduce the paper", key=f"{prefix}_paper_go"):
+        st.session_state[f"{prefix}_paper_shown"] = True
+    if st.session_state.get(f"{prefix}_paper_shown"):
+        paper_report(_paper_runs(rule, int(seeds), int(runs)), f"{prefix}_paper")
 
 
 def paper_report(rep: Any, prefix: str) -> None:

@@ -154,11 +154,12 @@ def connection_check(key: str) -> None:
 
 
 def model_ready(feature: str) -> bool:
-    """True when a model is configured; otherwise show how to connect one and return False."""
+    """True when a model is configured; otherwise show how to connect one and return False. ``feature`` is
+    what cannot run yet, phrased to follow "A language model is needed for" (e.g. "LLM agents")."""
     if current_settings().enabled:
         return True
     st.info(
-        f"**{feature} needs a language model.** {CONNECT_HELP}\n\n"
+        f"**A language model is needed for {feature}.** {CONNECT_HELP}\n\n"
         "Examples:\n"
         "- OpenAI: `export OPENAI_API_KEY=sk-…`\n"
         "- Ollama: `ollama serve`, then `export IFWORLD_BASE_URL=http://localhost:11434/v1 "

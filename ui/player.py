@@ -3,6 +3,11 @@
 Used by the belief-exchange animation (rounds of a simulation) and the Runs page's replay (checkpoint steps).
 While playing, only the fragment reruns (``st.fragment(run_every=…)``), so the rest of the page stays put;
 at the end it stops and reruns the page once so the Play button reads "Play" again.
+
+The position follows the wall clock from the moment Play was pressed (frame = start + elapsed ÷ speed), not a
+count of fragment reruns: a rerun that takes longer than the chosen speed (drawing three charts on a busy
+two-core machine) made "0.5 s per round" play about one round a second. When drawing cannot keep up, rounds
+are skipped so the speed holds, and the player says how many it skipped.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from typing import Literal
 import streamlit as st
 
 SPEEDS = {"0.25 s": 0.25, "0.5 s": 0.5, "1 s": 1.0, "2 s": 2.0, "4 s": 4.0}
-DUE_FRACTION = 0.9  # a fragment rerun slightly early (timer jitter) still advances
+EARLY_S = 0.05  # a fragment rerun slightly early (timer jitter) still counts as due
 
 
 def _move(key: str, delta: int, last: int, first: int = 0) -> None:
@@ -29,7 +34,7 @@ def step_player(prefix: str, last: int, render: Callable[[int], None], *, pos_ke
     ``slider`` a position slider and a Restart button. Session keys: ``pos_key`` (default ``{prefix}_t``),
     ``{prefix}_playing``, ``{prefix}_play``, ``{prefix}_speed``."""
     pos_key = pos_key or f"{prefix}_t"
-    play_key, tick_key = f"{prefix}_playing", f"{prefix}_tick"
+    play_key, clock_key, skipped_key = f"{prefix}_playing", f"{prefix}_clock", f"{prefix}_skipped"
     st.session_state[pos_key] = min(max(first, st.session_state.get(pos_key, first)), last)
     playing = st.session_state.get(play_key, False)
     c = st.columns([1, 1, 2] if controls == "slider" else [1, 2])
@@ -37,6 +42,8 @@ def step_player(prefix: str, last: int, render: Callable[[int], None], *, pos_ke
         st.session_state[play_key] = not playing
         if not playing and st.session_state[pos_key] >= last:
             st.session_state[pos_key] = first
+        st.session_state[clock_key] = None  # set on the first frame: (started at, from position, speed)
+        st.session_state[skipped_key] = 0
         st.rerun()
     if controls == "slider" and c[1].button("⏮️ Restart", key=f"{prefix}_restart"):
         st.session_state[pos_key] = first
@@ -46,10 +53,16 @@ def step_player(prefix: str, last: int, render: Callable[[int], None], *, pos_ke
     @st.fragment(run_every=every)
     def frame() -> None:
         pos = st.session_state.get(pos_key, first)
-        due = time.time() - st.session_state.get(tick_key, 0) >= (every or 0) * DUE_FRACTION
-        if every and pos < last and due:
-            st.session_state[pos_key] = pos + 1
-            st.session_state[tick_key] = time.time()
+        if every and pos < last:
+            clock = st.session_state.get(clock_key)
+            if clock is None or clock[2] != every or pos != clock[3]:  # new play, new speed or moved by hand
+                clock = (time.time(), pos, every, pos)
+            due = clock[1] + int((time.time() - clock[0] + EARLY_S) / every)
+            if due > pos:
+                clock = (*clock[:3], min(last, due))  # the position this clock set last
+                st.session_state[pos_key] = clock[3]
+                st.session_state[skipped_key] = st.session_state.get(skipped_key, 0) + clock[3] - pos - 1
+            st.session_state[clock_key] = clock
         elif every and pos >= last:
             st.session_state[play_key] = False
             st.rerun(scope="app")
@@ -63,6 +76,9 @@ def step_player(prefix: str, last: int, render: Callable[[int], None], *, pos_ke
             b[1].button("◀️ Back", key=f"{prefix}_back", on_click=_move, args=(pos_key, -1, last, first))
             b[2].button("Step ▶️", key=f"{prefix}_step", on_click=_move, args=(pos_key, 1, last, first))
             b[3].button("End ⏭️", key=f"{prefix}_last", on_click=_move, args=(pos_key, span, last, first))
+        if every and st.session_state.get(skipped_key):
+            st.caption(f"Drawing is slower than {every:g} s per step here: {st.session_state[skipped_key]} steps "
+                       "skipped to keep the speed (Pause and step through to see each one).")
         render(st.session_state.get(pos_key, first))
 
     frame()

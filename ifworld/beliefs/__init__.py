@@ -9,7 +9,7 @@ Front door: pages, ``ui/`` and the CLI import only the names in ``__all__`` (lis
 - ``engine`` — the vectorised engine (runs × agents × facts arrays); ``kernel`` — the optional numba round;
   ``rules`` — update rules; ``streams`` — the counter-based random streams both paths share.
 - ``metrics`` — the collective knowledge base and its P/R/F1; ``recording`` — per-round snapshots.
-- ``sweep`` — grid sweeps (local pool or Dask), resumable; ``tables``, ``figures`` — the paper's tables and
+- ``sweep`` — grid sweeps (local pool or Dask), resumable; ``sweep_estimate`` — their duration from measured speed; ``tables``, ``figures`` — the paper's tables and
   figures from tidy rows; ``paper`` — the reproduction beside ``paper_numbers`` (the paper's numbers,
   quoted once) and ``paper_output`` (its tables / figures / docs block); ``phase`` — the phase
   transition; ``animation`` — the exchange as frames.

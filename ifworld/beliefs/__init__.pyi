@@ -72,6 +72,10 @@ from .sweep import (
     partial_rows as partial_rows,
     read_table as read_table,
 )
+from .sweep_estimate import (
+    SweepEstimate as SweepEstimate,
+    estimate_sweep as estimate_sweep,
+)
 from .tables import (
     readable as readable,
     table1_by_condition as table1_by_condition,

@@ -227,7 +227,7 @@ def run_sweep(
         if progress:
             progress(done, total)
 
-    runner = _run_dask if backend == "dask" else _run_local
+    runner = _run_dask if backend == "dask" else run_local
     runner(pending, spec.runs, workers, scheduler, finished)
     frame = pd.DataFrame([row for key in keys if key in results for row in results[key]])
     if out is not None and len(results) == len(chunks):
@@ -235,7 +235,7 @@ def run_sweep(
     return frame
 
 
-def _run_local(pending, runs, workers, scheduler, finished) -> None:
+def run_local(pending, runs, workers, scheduler, finished) -> None:
     n = workers if workers is not None else (os.cpu_count() or 1)
     if n <= 1 or len(pending) <= 1:
         for key, chunk in pending:

@@ -218,7 +218,7 @@ def test_no_model_panel_names_the_demo_server(page: str) -> None:
     at.switch_page(page)
     at.run()
     assert not at.exception, at.exception
-    panel = " ".join(i.value for i in at.info if "needs a language model" in i.value)
+    panel = " ".join(i.value for i in at.info if "A language model is needed for" in i.value)
     assert "ifworld demo-server" in panel and f"IFWORLD_MODEL={DEMO_MODEL}" in panel
     shown = " ".join(e.value for e in [*at.info, *at.caption, *at.markdown])
     assert "tests.fixtures" not in shown

@@ -40,7 +40,7 @@ def test_page_renders_without_model(page: str) -> None:
     name = page.removeprefix("app_pages/").removesuffix(".py")
     assert not at.exception, at.exception
     assert at.title[0].value.startswith(TITLES[name])
-    panel = any("needs a language model" in i.value for i in at.info)
+    panel = any("A language model is needed for" in i.value for i in at.info)
     assert panel is (name in NEEDS_MODEL), name
 
 
@@ -79,3 +79,20 @@ def test_sidebar_key_is_never_rendered(llm_env, monkeypatch) -> None:
     monkeypatch.setenv("IFWORLD_API_KEY", "sk-visible-NOT")
     at = run_page("app_pages/settings.py")
     assert "sk-visible-NOT" not in str(at._tree)
+
+
+def test_every_warm_up_module_imports() -> None:
+    from ui.warmup import PAGE_MODULES, warm_imports
+    assert warm_imports() == []
+    assert warm_imports(("ifworld.no_such_module",)) == ["ifworld.no_such_module"]  # reported, never raised
+    assert {"ui.runs_view", "ui.beliefs_view", "ui.rws_view", "ui.whatif_view"} <= set(PAGE_MODULES)
+
+
+def test_the_requested_page_is_read_from_the_address() -> None:
+    from ui.not_found import requested_path
+    assert requested_path("http://127.0.0.1:8501", "") == ""
+    assert requested_path("http://127.0.0.1:8501/belief_exchange", "") == "belief_exchange"
+    assert requested_path("http://host/studio/belief_exchange/", "/studio") == "belief_exchange"
+    assert requested_path("http://host/studio", "studio") == ""
+    assert requested_path("http://host/a%20b", "") == "a b"
+    assert requested_path(None, "") == ""

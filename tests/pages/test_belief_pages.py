@@ -30,7 +30,7 @@ def charts(at: AppTest) -> list:
 def test_belief_page_runs_default_offline_and_steps():
     at = open_page(BELIEFS)
     assert not at.exception
-    assert "needs a language model" in " ".join(i.value for i in at.info)  # LLM section only
+    assert "A language model is needed for" in " ".join(i.value for i in at.info)  # LLM section only
     at = submit(at, "▶️ Run simulation")
     assert not at.exception, at.exception
     labels = [m.label for m in at.metric]
@@ -190,3 +190,26 @@ def test_belief_page_keeps_r_within_the_recording_bound():
     assert not at.exception, at.exception
     assert any("at most 23 runs" in i.value for i in at.info)
     assert at.session_state["beliefs_run"][2] == 23
+
+
+def test_every_parameter_is_in_view_or_under_advanced_once() -> None:
+    from ifworld.beliefs import BeliefConfig
+    from ui.beliefs_view import ADVANCED_FIELDS, FIRST_RUN_FIELDS
+    shown = FIRST_RUN_FIELDS + ADVANCED_FIELDS
+    assert len(shown) == len(set(shown))
+    assert set(shown) == set(BeliefConfig.model_fields)
+    assert set(FIRST_RUN_FIELDS) == {"agents", "true_facts", "false_facts", "bandwidth", "strategy", "rule", "rounds"}
+
+
+def test_belief_page_groups_parameters_and_offers_the_paper() -> None:
+    at = open_page(BELIEFS)
+    advanced = [e for e in at.expander if e.label.startswith("Advanced")]
+    assert len(advanced) == 1
+    inside = {w.key for w in advanced[0].number_input} | {w.key for w in advanced[0].selectbox}
+    assert "beliefs_threshold" in inside and "beliefs_topology" in inside and "beliefs_agents" not in inside
+    assert "The collective accepts a fact whose mean confidence exceeds this." in [c.value for c in advanced[0].caption]
+    at.number_input(key="beliefs_paper_seeds").set_value(1)
+    at.number_input(key="beliefs_paper_runs").set_value(10)
+    at.button(key="beliefs_paper_go").click().run(timeout=300)
+    assert not at.exception, at.exception
+    assert any("Table 1" in m.value for m in at.markdown)

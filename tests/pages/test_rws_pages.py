@@ -70,7 +70,7 @@ def test_benchmark_page_without_model_shows_panel_and_earlier_runs(settings):
     benchmark.run_benchmark(benchmark.benchmark_params(items, "single"), settings=settings)
     at = _open("app_pages/rws_benchmark.py")
     assert not at.exception
-    assert any("needs a language model" in i.value for i in at.info)
+    assert any("A language model is needed for" in i.value for i in at.info)
     assert at.selectbox(key="rwsb_pick").options
     assert "Accuracy by model × pattern" in _texts(at)
     assert len(at.get("plotly_chart")) == 3

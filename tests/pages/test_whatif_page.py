@@ -72,7 +72,7 @@ def test_without_model_shows_panel_and_opens_saved_runs() -> None:
     store.finish_run(run_id, rec, rec["usage"])
     at = _open()
     assert not at.exception
-    assert any("needs a language model" in i.value for i in at.info)
+    assert any("A language model is needed for" in i.value for i in at.info)
     assert _button(at, "▶️ Start run").disabled
     assert _controls(at) == DRAFT
     at.selectbox(key="whatif_saved").set_value(run_id).run()
