@@ -31,6 +31,7 @@ MAX_CYCLES = 50
 PAGERANK_DAMPING = 0.85
 PAGERANK_ITERATIONS = 100
 UNKNOWN_DOMAIN = "unspecified"
+LABEL_ROOM_X, LABEL_ROOM_Y = 0.2, 0.1  # share of the layout's span kept free beside it for node names
 SIGN_COLOURS = {"+": "#2e7d32", "-": "#c62828", "±": "#757575"}
 CROSS_DOMAIN_COLOUR = "rgba(255, 179, 0, 0.45)"
 CYCLE_COLOUR = "rgba(123, 31, 162, 0.45)"
@@ -321,9 +322,20 @@ def causal_figure(graph: nx.DiGraph, highlight_cycles: bool = False, highlight_c
                 width=[4 if n in cycle_nodes else 1 for n in nodes],
                 color=["#7b1fa2" if n in cycle_nodes else "#ffffff" for n in nodes]))))
     fig.update_layout(annotations=annotations, height=height, title=title, hovermode="closest",
-                      xaxis=dict(visible=False), yaxis=dict(visible=False), plot_bgcolor="white",
-                      legend=dict(title="domain", orientation="h", x=0, y=0, yanchor="top"))
+                      xaxis=dict(visible=False, range=_padded([x for x, _ in pos.values()], LABEL_ROOM_X)),
+                      yaxis=dict(visible=False, range=_padded([y for _, y in pos.values()], LABEL_ROOM_Y)),
+                      plot_bgcolor="white", legend=dict(title="domain", orientation="h", x=0, y=0, yanchor="top"))
     return styled(fig)
+
+
+def _padded(values: list[float], share: float) -> list[float] | None:
+    """An axis range around ``values`` with ``share`` of their span added each side (node names drawn beside the
+    outermost nodes stay inside the chart)."""
+    if not values:
+        return None
+    low, high = min(values), max(values)
+    pad = (high - low) * share or 1.0
+    return [low - pad, high + pad]
 
 
 def _halo(fig: go.Figure, pos: dict, u: str, v: str, colour: str, width: float, name: str,
