@@ -22,9 +22,10 @@ from ifworld.beliefs import (
     sweep_cost,
     table1_by_condition,
 )
+from ifworld.figstyle import human_columns
 from ifworld.safe_csv import write_csv
-from ifworld.safe_figure import inert_figure
 from ui.beliefs_view import grid_form, grid_yaml, load_rows, reproduce_paper, sweep_results
+from ui.charts import show_chart
 from ui.common import show_error, store
 
 EXAMPLE = {"base": {"facts": 20, "rounds": 20}, "grid": {"agents": [10, 20], "bandwidth": [1, 3],
@@ -189,5 +190,5 @@ if traced:
             st.error(f"These parameters are impossible: {exc}")
         else:
             st.dataframe(crossing_table(curve), hide_index=True, key="belief_sweep_phase_cross")
-            st.plotly_chart(inert_figure(phase_figure(curve)), key="belief_sweep_phase_fig")
-            st.dataframe(curve, key="belief_sweep_phase_table")
+            show_chart(phase_figure(curve), key="belief_sweep_phase_fig")
+            st.dataframe(human_columns(curve), key="belief_sweep_phase_table")

@@ -5,9 +5,11 @@ import pandas as pd
 import streamlit as st
 
 from ifworld import whatif
+from ifworld.figstyle import human_columns
 from ifworld.safe_figure import inert_figure
 from ifworld.safe_text import inert_markdown
 from ifworld.whatif import RecordError, load_record
+from ui.charts import show_chart
 from ui.common import current_run, follow_run_link, set_current_run, show_run_link, store
 
 st.title("🕸️ Causal map")
@@ -36,9 +38,9 @@ def run_view(run_id: str, updated: float, domains: tuple[str, ...], min_strength
     return {"view": view, "loops": loops,
             "figure": inert_figure(whatif.causal_figure(view, show_cycles, show_cross, seed=seed, loops=loops)),
             "heat": heat and inert_figure(heat),
-            "influential": pd.DataFrame(whatif.influential_nodes(view, top=15)).drop(columns=["node"],
-                                                                                      errors="ignore"),
-            "edges": pd.DataFrame(whatif.edge_rows(view))}
+            "influential": human_columns(pd.DataFrame(whatif.influential_nodes(view, top=15)).drop(
+                columns=["node"], errors="ignore")),
+            "edges": human_columns(whatif.edge_rows(view))}
 
 
 def has_edges(run_id: str) -> bool:
@@ -110,14 +112,14 @@ m1.metric("Nodes", view.number_of_nodes())
 m2.metric("Edges", view.number_of_edges())
 m3.metric("Cross-domain edges", sum(1 for *_, d in view.edges(data=True) if d.get("cross_domain")))
 m4.metric("Feedback loops", len(loops))
-st.plotly_chart(drawn["figure"], key="causal_fig", width="stretch")
+show_chart(drawn["figure"], key="causal_fig")
 
 heat = drawn["heat"]
 if heat is not None:
     st.markdown("#### Cross-domain causal integration")
     st.caption("Domain × domain: net sign × strength of the links from a cause's domain (row) to an effect's "
                "domain (column); the number in brackets counts the links.")
-    st.plotly_chart(heat, key="causal_heat", width="stretch")
+    show_chart(heat, key="causal_heat")
 
 left, right = st.columns(2)
 with left:
@@ -129,9 +131,9 @@ with right:
     st.caption(f"Simple cycles up to {whatif.MAX_CYCLE_LENGTH} nodes (at most {whatif.MAX_CYCLES}); "
                "an even number of − edges reinforces, an odd number balances.")
     if loops:
-        st.dataframe(pd.DataFrame([{"loop": " → ".join([*lp["labels"], lp["labels"][0]]), "kind": lp["kind"],
-                                    "length": lp["length"], "min strength": lp["strength"],
-                                    "cross-domain": lp["cross_domain"]} for lp in loops]),
+        st.dataframe(pd.DataFrame([{"Loop": " → ".join([*lp["labels"], lp["labels"][0]]), "Kind": lp["kind"],
+                                    "Length": lp["length"], "Min strength": lp["strength"],
+                                    "Cross-domain": lp["cross_domain"]} for lp in loops]),
                      hide_index=True, width="stretch")
     else:
         st.caption("No feedback loops in this view.")

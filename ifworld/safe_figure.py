@@ -59,4 +59,14 @@ def inert_figure(fig: Any) -> Any:
     """
     import plotly.graph_objects as go
 
-    return go.Figure(_walk(fig.to_dict()))
+    if is_inert(fig):
+        return fig
+    out = go.Figure(_walk(fig.to_dict()))
+    out._ifworld_inert = True  # plotly keeps attributes that start with "_"
+    return out
+
+
+def is_inert(fig: Any) -> bool:
+    """Whether ``fig`` came from :func:`inert_figure` (and, by the callers' contract, was not changed since:
+    figures kept in a cache are read-only). Lets a cached figure be escaped once, not on every rerun."""
+    return bool(getattr(fig, "_ifworld_inert", False))

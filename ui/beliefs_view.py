@@ -34,8 +34,10 @@ from ifworld.beliefs import (
     read_table,
     recording_of,
 )
+from ifworld.figstyle import human_columns
 from ifworld.runs import Event
 from ifworld.safe_figure import inert_figure
+from ui.charts import show_chart
 from ui.player import step_player
 from ui.runs_view import register_renderer
 
@@ -180,7 +182,7 @@ def player(recording: Recording, domain: Domain, prefix: str, run: int = 0) -> N
         if "inert" not in cache:  # the figures stay raw for the stills: the cell layer reads the heatmap's arrays
             cache["inert"] = {name: inert_figure(fig) for name, fig in figs.items()}
         for name in ("network", "heatmap", "metrics"):
-            st.plotly_chart(cache["inert"][name], key=f"{prefix}_anim_{name}")
+            show_chart(cache["inert"][name], key=f"{prefix}_anim_{name}")
         return
 
     def frame(t: int) -> None:
@@ -189,12 +191,13 @@ def player(recording: Recording, domain: Domain, prefix: str, run: int = 0) -> N
                     f"recall {data['recall']:.3f} · STOP votes {data['stop_share']:.0%}")
         network, heatmap, clickable, curve = _round_figures(cache, t)
         left, right = st.columns(2)
-        net = left.plotly_chart(network, key=f"{prefix}_net", on_select="rerun", selection_mode="points")
+        net = show_chart(network, container=left, key=f"{prefix}_net", on_select="rerun",
+                         selection_mode="points")
         _clicked_agent(net, prefix, recording.beliefs.shape[2])
-        heat = right.plotly_chart(heatmap, key=f"{prefix}_heat", on_select="rerun" if clickable else "ignore",
-                                  selection_mode="points")
+        heat = show_chart(heatmap, container=right, key=f"{prefix}_heat",
+                          on_select="rerun" if clickable else "ignore", selection_mode="points")
         _clicked_cell(heat, prefix, recording, domain)
-        st.plotly_chart(curve, key=f"{prefix}_curve")
+        show_chart(curve, key=f"{prefix}_curve")
         st.caption("Network: green = only true facts passed, red = a false fact passed, grey = nothing sent; "
                    "purple nodes are liars. Heatmap: true facts left of the dashed line, false facts right; "
                    "grey cells = never heard of (0 = heard of it and disbelieves it); hover for the statement. "
@@ -246,8 +249,7 @@ def inspector(recording: Recording, domain: Domain, prefix: str, run: int, t: in
                           format_func=lambda f: f if f == "—" else
                           f"{'✅' if domain.truth[f] else '❌'} {domain.labels[f]}")
     if agent != "—":
-        st.plotly_chart(inert_figure(beliefs.agent_figure(recording, domain, run, int(agent))),
-                        key=f"{prefix}_agent_fig")
+        show_chart(beliefs.agent_figure(recording, domain, run, int(agent)), key=f"{prefix}_agent_fig")
         st.dataframe(pd.DataFrame(beliefs.agent_history(recording, domain, run, int(agent))), hide_index=True,
                      key=f"{prefix}_agent_rows")
     if fact != "—":
@@ -414,7 +416,7 @@ def sweep_results(rows: pd.DataFrame, prefix: str) -> None:
     for tab, name, build in ((tabs[6], "figure1", beliefs.figure1), (tabs[7], "figure2", beliefs.figure2)):
         with tab:
             fig = build(rows)
-            st.plotly_chart(inert_figure(fig), key=f"{prefix}_{name}")
+            show_chart(fig, key=f"{prefix}_{name}")
             _export_buttons(fig, f"{prefix}_{name}")
 
 
@@ -486,7 +488,7 @@ def render_beliefs_record(record: dict[str, Any], key: str) -> None:
         s = rec.summary
         summary_metrics(s.precision, s.recall, s.f1, round(s.rounds_mean), rec.config.rounds,
                         s.converged_rate >= 0.5)
-        st.dataframe(pd.DataFrame(rec.rows), key=f"{key}_rows")
+        st.dataframe(human_columns(rec.rows), key=f"{key}_rows")
     elif isinstance(rec, SweepRecord):
         st.caption(f"Sweep table: `{rec.out}` · {rec.chunks_done}/{rec.chunks_total} chunks")
         try:

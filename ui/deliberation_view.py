@@ -12,8 +12,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from ifworld.safe_figure import inert_figure
 from ifworld.whatif import ADJUDICATION_RULES, Conflict, ExpertOutput, Frame, FrameDiff, confidence, domain_heatmap, pct
+from ui.charts import show_chart
 from ui.common import inert
 
 sst = inert()  # every text element here may carry model text: rendered inert
@@ -93,4 +93,4 @@ def render_deliberation(frame: Frame, diff: FrameDiff | None, experts: dict[str,
     fig = domain_heatmap(edges)
     if fig is not None:
         sst.markdown("**Cross-domain causal integration (this round's expert edges)**")
-        st.plotly_chart(inert_figure(fig), key=f"{key}_heat", width="stretch")
+        show_chart(fig, key=f"{key}_heat")

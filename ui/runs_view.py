@@ -16,12 +16,13 @@ import pandas as pd
 import streamlit as st
 
 from ifworld import whatif
+from ifworld.figstyle import column_label, human_columns
 from ifworld.llm import Usage
 from ifworld.redact import safe_error
 from ifworld.runs import ReplayStep, RunInfo
-from ifworld.safe_figure import inert_figure
 from ifworld.whatif import RecordError, WhatIfRecord, load_record
 from ui import whatif_view
+from ui.charts import show_chart
 from ui.common import current_settings, inert, safe_md, show_error, store
 
 Renderer = Callable[[dict[str, Any], str], None]  # (record, widget key prefix)
@@ -80,7 +81,7 @@ def render_generic(kind: str, record: dict[str, Any]) -> None:
     for k, v in record.items():
         if isinstance(v, list) and v and all(isinstance(x, dict) for x in v[:20]):
             with st.expander(f"{k} ({len(v)})"):
-                st.dataframe(pd.DataFrame(v[:1000]), hide_index=True, width="stretch")
+                st.dataframe(human_columns(v[:1000]), hide_index=True, width="stretch")
     with st.expander("Full record (JSON)"):
         st.json(record, expanded=False)
 
@@ -237,13 +238,14 @@ def render_compare(a: RunInfo, b: RunInfo, key: str = "cmp") -> None:
     scored = {lab: s for lab, _, s in pairs if s}
     if scored:
         left, right = st.columns(2)
-        left.plotly_chart(inert_figure(whatif.judge_radar(scored)), key=f"{key}_radar", width="stretch")
-        right.plotly_chart(inert_figure(whatif.judge_bars(scored)), key=f"{key}_bars", width="stretch")
+        show_chart(whatif.judge_radar(scored), container=left, key=f"{key}_radar")
+        show_chart(whatif.judge_bars(scored), container=right, key=f"{key}_bars")
     compare_judge(pairs, key)
     st.markdown("#### Usage")
     table = whatif.usage_table({label_a: whatif.usage_of(rec_a, a.usage),
                                  label_b: whatif.usage_of(rec_b, b.usage)})
-    st.dataframe(pd.DataFrame(table), hide_index=True, width="stretch")
+    st.dataframe(human_columns([{**row, "metric": column_label(row["metric"])} for row in table]), hide_index=True,
+                 width="stretch")
     sec_a, sec_b = whatif.report_sections(rec_a), whatif.report_sections(rec_b)
     for title in list(dict.fromkeys([*sec_a, *sec_b])):
         safe_md(f"#### {title}")
@@ -255,4 +257,4 @@ def render_compare(a: RunInfo, b: RunInfo, key: str = "cmp") -> None:
         report = rec.report
         fig = whatif_view.scenario_figure(report.scenarios) if report else None
         if fig:
-            col.plotly_chart(inert_figure(fig), key=f"{key}_{tag}_scen", width="stretch")
+            show_chart(fig, container=col, key=f"{key}_{tag}_scen")

@@ -15,6 +15,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ifworld import rws
+from ifworld.figstyle import TEMPLATE
 from ifworld.runs import Event
 from ifworld.rws import (
     BenchmarkRecord,
@@ -28,7 +29,7 @@ from ifworld.rws import (
     load_items,
     plain_text,
 )
-from ifworld.safe_figure import inert_figure
+from ui.charts import show_chart
 from ui.common import safe_md, show_error
 from ui.runs_view import register_renderer, render_generic
 
@@ -154,7 +155,8 @@ def accuracy_chart(record: Record) -> go.Figure:
     fig = px.bar(df, x="pattern", y="accuracy", color="type", barmode="group", range_y=[0, 1],
                  category_orders={"pattern": [PATTERN_NAME.get(p, p) for p in rec.patterns]},
                  labels={"pattern": "Pattern", "accuracy": "Accuracy", "type": "Answer type"},
-                 title="Accuracy by pattern × answer type")
+                 title="Accuracy by pattern × answer type",
+                 template=TEMPLATE)  # px takes its colours from the template when it builds
     fig.update_yaxes(tickformat=".0%")
     return fig
 
@@ -202,7 +204,8 @@ def cost_scatter(record: Record) -> go.Figure:
     df["pattern"] = df["pattern"].map(lambda p: PATTERN_NAME.get(p, p))
     fig = px.scatter(df, x="tokens per item", y="accuracy", color="pattern", symbol="model", size="calls_per_item",
                      hover_data=["calls", "calls_per_item", "prompt_tok", "completion_tok"], range_y=[-0.05, 1.05],
-                     labels={**COLUMN_NAME, "tokens per item": "Tokens per item"}, title="Token cost vs accuracy")
+                     labels={**COLUMN_NAME, "tokens per item": "Tokens per item"}, title="Token cost vs accuracy",
+                     template=TEMPLATE)
     fig.update_yaxes(tickformat=".0%")
     return fig
 
@@ -253,9 +256,9 @@ def show_results(record: dict[str, Any] | BenchmarkRecord, run_id: str | None, k
     st.markdown("**Accuracy by pattern × answer type** (Table 2 shape)")
     t2 = rws.table2(rec)
     show_table(t2.rename(index=PATTERN_NAME, level=0) if not t2.empty else t2)
-    st.plotly_chart(inert_figure(accuracy_chart(rec)), key=f"{key}_acc")
-    st.plotly_chart(inert_figure(verdict_matrix(rec)), key=f"{key}_matrix")
-    st.plotly_chart(inert_figure(cost_scatter(rec)), key=f"{key}_cost")
+    show_chart(accuracy_chart(rec), key=f"{key}_acc")
+    show_chart(verdict_matrix(rec), key=f"{key}_matrix")
+    show_chart(cost_scatter(rec), key=f"{key}_cost")
     show_table(rws.cost_frame(rec).replace({"pattern": PATTERN_NAME}), hide_index=True)
     trace_picker(rec, key)
     d1, d2 = st.columns(2)

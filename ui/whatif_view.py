@@ -14,7 +14,6 @@ import streamlit as st
 
 from ifworld import whatif
 from ifworld.llm import Usage
-from ifworld.safe_figure import inert_figure
 from ifworld.safe_text import demote_headings, inert_markdown
 from ifworld.whatif import (
     CHECKS,
@@ -37,6 +36,7 @@ from ifworld.whatif import (
     scenario_figure,
     usage_of,
 )
+from ui.charts import show_chart
 from ui.common import inert, show_error
 from ui.deliberation_view import render_deliberation
 
@@ -140,12 +140,12 @@ def _report_tables(report: Report, key: str) -> None:
     fig = calibration_figure(report.calibration_ranges)
     if fig:
         sst.markdown("#### Calibration ranges")
-        st.plotly_chart(inert_figure(fig), key=f"{key}_calib", width="stretch")
+        show_chart(fig, key=f"{key}_calib")
     if report.scenarios:
         sst.markdown("#### Scenarios")
         fig = scenario_figure(report.scenarios)
         if fig:
-            st.plotly_chart(inert_figure(fig), key=f"{key}_scen", width="stretch")
+            show_chart(fig, key=f"{key}_scen")
         st.dataframe(_scenario_table(report), hide_index=True, width="stretch")
     if report.decision_table:
         sst.markdown("#### Decision table")
@@ -182,8 +182,7 @@ def render_report(rec: WhatIfRecord, key: str) -> None:
     graph = whatif.build_causal_graph(rec)
     if graph.number_of_edges():
         sst.markdown("#### Causal map")
-        st.plotly_chart(inert_figure(whatif.causal_figure(graph, highlight_cycles=True)), key=f"{key}_causal",
-                        width="stretch")
+        show_chart(whatif.causal_figure(graph, highlight_cycles=True), key=f"{key}_causal")
         sst.caption("Open it on the Causal map page to filter by domain and list feedback loops.")
     with st.expander("Assumptions, claims and trace"):
         for title, rows in (("Assumptions", [{"Id": a.id, "Assumption": a.text} for a in report.assumptions]),

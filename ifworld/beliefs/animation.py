@@ -15,9 +15,11 @@ from ifworld.beliefs.config import BOUNDED_SCALE
 from ifworld.beliefs.domain import Domain
 from ifworld.beliefs.recording import Recording
 from ifworld.beliefs.rules import BayesRule, normalised
+from ifworld.figstyle import styled
 
 EDGE_TRUE, EDGE_FALSE, EDGE_NONE = "#2ca02c", "#d62728", "#bbbbbb"
 FRAME_MS = 500
+MAX_STEP_LABELS = 31  # an animation slider writes each round under its tick up to this many rounds
 MAX_DRAWN_AGENTS = 60  # larger populations: a fixed random sample of agents is drawn (no hairball)
 NEVER_HEARD = "#d9d9d9"
 CELL_LAYER = 1  # curve number of the click layer: it follows the heatmap trace in a still heatmap
@@ -112,9 +114,9 @@ def network_figure(recording: Recording, domain: Domain, run: int = 0) -> go.Fig
     fig = go.Figure(data=frames[0].data, frames=frames)
     n = recording.beliefs.shape[2]
     title = "Who talked to whom" if n <= MAX_DRAWN_AGENTS else f"Who talked to whom ({MAX_DRAWN_AGENTS} of {n} agents)"
-    fig.update_layout(title=title, xaxis={"visible": False}, yaxis={"visible": False},
+    fig.update_layout(title=title, xaxis={"visible": False}, yaxis={"visible": False, "scaleanchor": "x"},
                       **_player(recording.rounds))
-    return fig
+    return styled(fig)
 
 
 def belief_heatmap_figure(recording: Recording, domain: Domain, run: int = 0) -> go.Figure:
@@ -128,10 +130,10 @@ def belief_heatmap_figure(recording: Recording, domain: Domain, run: int = 0) ->
             hovertemplate="agent %{y}<br>%{customdata}<br>confidence %{z:.2f}<extra></extra>")], name=str(t)))
     fig = go.Figure(data=frames[0].data, frames=frames)
     fig.add_vline(x=domain.pairs - 0.5, line_dash="dash", line_color="white")
-    fig.update_layout(title="Beliefs (true facts | false facts; grey = never heard of)",
+    fig.update_layout(title="Beliefs: true facts | false facts",
                       xaxis={"showticklabels": False, "title": "fact (hover for the statement)"},
                       yaxis_title="agent", plot_bgcolor=NEVER_HEARD, **_player(recording.rounds))
-    return fig
+    return styled(fig)
 
 
 def add_cell_layer(fig: go.Figure) -> bool:
@@ -180,8 +182,9 @@ def metrics_figure(recording: Recording, run: int = 0) -> go.Figure:
     for name in ("f1", "precision", "recall"):
         fig.add_trace(go.Scatter(x=t, y=getattr(recording, name)[:, run], name=name, mode="lines+markers"))
     fig.add_trace(go.Scatter(x=t, y=votes, name="STOP share", mode="lines", line={"dash": "dot"}))
-    fig.update_layout(title="Collective knowledge over rounds", xaxis_title="round", yaxis_range=[0, 1.05])
-    return fig
+    fig.update_layout(title="Collective knowledge over rounds", xaxis_title="round", yaxis_range=[0, 1.05],
+                      yaxis_title="score / share")
+    return styled(fig)
 
 
 def agent_history(recording: Recording, domain: Domain, run: int, agent: int) -> list[dict[str, Any]]:
@@ -217,8 +220,8 @@ def agent_figure(recording: Recording, domain: Domain, run: int, agent: int) -> 
                                  name=domain.labels[order[col]], line={"dash": "solid" if true else "dot",
                                                                        "color": EDGE_TRUE if true else EDGE_FALSE}))
     fig.update_layout(title=f"Agent {agent}: confidence per fact (green = true, red dotted = false)",
-                      xaxis_title="round", yaxis_title="confidence", yaxis_range=[0, 1.05], showlegend=False)
-    return fig
+                      xaxis_title="round", yaxis_title="confidence", yaxis_range=[-0.02, 1.05], showlegend=False)
+    return styled(fig)
 
 
 def fact_holders(recording: Recording, domain: Domain, run: int, fact: int, t: int) -> dict[str, list[int]]:
@@ -236,10 +239,15 @@ def fact_holders(recording: Recording, domain: Domain, run: int, fact: int, t: i
 
 
 def _player(rounds: int) -> dict[str, Any]:
-    """Play button and round slider shared by the animated figures."""
+    """Play button and round slider shared by the animated figures: the slider under the plot, the button left
+    of it (never over it), the current round written above the slider's right end."""
     steps = [{"args": [[str(t)], {"frame": {"duration": 0, "redraw": True}, "mode": "immediate"}],
               "label": str(t), "method": "animate"} for t in range(rounds + 1)]
-    play = {"label": "Play", "method": "animate",
+    many = rounds + 1 > MAX_STEP_LABELS  # the labels would run into each other: the current round alone is shown
+    labels = {"size": 1, "color": "rgba(0,0,0,0)"} if many else {"size": 12}
+    play = {"label": "▶ Play", "method": "animate",
             "args": [None, {"frame": {"duration": FRAME_MS, "redraw": True}, "fromcurrent": True}]}
-    return {"updatemenus": [{"type": "buttons", "buttons": [play], "x": 0, "y": -0.1}],
-            "sliders": [{"steps": steps, "currentvalue": {"prefix": "round "}}]}
+    return {"updatemenus": [{"type": "buttons", "buttons": [play], "x": 0, "xanchor": "right", "y": 0,
+                             "yanchor": "top", "pad": {"t": 62, "r": 12}}],
+            "sliders": [{"steps": steps, "x": 0, "len": 1, "y": 0, "yanchor": "top", "pad": {"t": 50}, "font": labels,
+                         "currentvalue": {"prefix": "round ", "xanchor": "right", "font": {"size": 13}}}]}

@@ -20,6 +20,7 @@ import plotly.graph_objects as go
 from ifworld.beliefs.config import BeliefConfig
 from ifworld.beliefs.engine import simulate
 from ifworld.errors import BeliefConfigError
+from ifworld.figstyle import styled
 
 Z95 = 1.959964
 LOCK_LEVEL = 0.5
@@ -111,6 +112,7 @@ def phase_figure(curve: pd.DataFrame) -> go.Figure:
     """F1 and both falsehood curves against M_F/M_T with 95 % bands and their crossings; one colour per
     curve, one dash style per rule (a curve without a ``rule`` column is drawn as one rule)."""
     fig = go.Figure()
+    marks: list[tuple[float, str, str]] = []
     parts = curve.groupby("rule", sort=False) if "rule" in curve else [("", curve)]
     for rule, part in parts:
         x = part["ratio"].to_numpy()
@@ -123,11 +125,13 @@ def phase_figure(curve: pd.DataFrame) -> go.Figure:
             fig.add_trace(go.Scatter(x=x, y=part[name], mode="lines+markers",
                                      name=f"{label} ({rule})" if rule else label,
                                      line={"color": colour, "dash": RULE_DASH.get(rule, "solid")}))
-        for name, ratio in crossings(part).items():
-            if ratio is not None:
-                fig.add_vline(x=ratio, line_dash=RULE_DASH.get(rule, "dot"), line_color=CURVE_COLOURS[name],
-                              annotation_text=f"{name.replace('_', ' ')} {rule} ≈ {ratio:.2f}",
-                              annotation_textangle=-90)
+        marks += [(ratio, name, rule) for name, ratio in crossings(part).items() if ratio is not None]
+    for level, (ratio, name, rule) in enumerate(sorted(marks)):  # one row of labels each: they never overlap
+        fig.add_vline(x=ratio, line_dash=RULE_DASH.get(rule, "dot"), line_color=CURVE_COLOURS[name])
+        fig.add_annotation(x=ratio, y=1 - 0.075 * level, xref="x", yref="paper", yanchor="top", showarrow=False,
+                           xanchor="left", xshift=4, text=f"{name.replace('_', ' ')} {rule} ≈ {ratio:.2f}".strip(),
+                           font={"size": 12, "color": CURVE_COLOURS[name]}, bgcolor="rgba(255,255,255,0.8)")
     fig.update_layout(title="Misinformation load: phase transition", xaxis_title="misinformation load M_F / M_T",
-                      yaxis_title="mean F1 / share of runs", yaxis_range=[0, 1.05], legend_title="curve (rule)")
-    return fig
+                      yaxis_title="mean F1 / share of runs", yaxis_range=[0, 1.05], legend_title="curve (rule)",
+                      height=520)
+    return styled(fig)

@@ -22,6 +22,7 @@ import networkx as nx
 import numpy as np
 import plotly.graph_objects as go
 
+from ifworld.figstyle import styled, wrap_label
 from ifworld.whatif.records import WhatIfRecord, load_record
 from ifworld.whatif.schemas import CausalEdge, CausalMap
 
@@ -30,6 +31,7 @@ MAX_CYCLES = 50
 PAGERANK_DAMPING = 0.85
 PAGERANK_ITERATIONS = 100
 UNKNOWN_DOMAIN = "unspecified"
+LABEL_ROOM_X, LABEL_ROOM_Y = 0.2, 0.1  # share of the layout's span kept free beside it for node names
 SIGN_COLOURS = {"+": "#2e7d32", "-": "#c62828", "±": "#757575"}
 CROSS_DOMAIN_COLOUR = "rgba(255, 179, 0, 0.45)"
 CYCLE_COLOUR = "rgba(123, 31, 162, 0.45)"
@@ -320,9 +322,20 @@ def causal_figure(graph: nx.DiGraph, highlight_cycles: bool = False, highlight_c
                 width=[4 if n in cycle_nodes else 1 for n in nodes],
                 color=["#7b1fa2" if n in cycle_nodes else "#ffffff" for n in nodes]))))
     fig.update_layout(annotations=annotations, height=height, title=title, hovermode="closest",
-                      xaxis=dict(visible=False), yaxis=dict(visible=False), plot_bgcolor="white",
-                      legend=dict(title="domain"), margin=dict(l=10, r=10, t=40 if title else 10, b=10))
-    return fig
+                      xaxis=dict(visible=False, range=_padded([x for x, _ in pos.values()], LABEL_ROOM_X)),
+                      yaxis=dict(visible=False, range=_padded([y for _, y in pos.values()], LABEL_ROOM_Y)),
+                      plot_bgcolor="white", legend=dict(title="domain", orientation="h", x=0, y=0, yanchor="top"))
+    return styled(fig)
+
+
+def _padded(values: list[float], share: float) -> list[float] | None:
+    """An axis range around ``values`` with ``share`` of their span added each side (node names drawn beside the
+    outermost nodes stay inside the chart)."""
+    if not values:
+        return None
+    low, high = min(values), max(values)
+    pad = (high - low) * share or 1.0
+    return [low - pad, high + pad]
 
 
 def _halo(fig: go.Figure, pos: dict, u: str, v: str, colour: str, width: float, name: str,
@@ -376,15 +389,17 @@ def domain_heatmap(edges: Iterable[CausalEdge | DomainLink], title: str = "") ->
     bound = max(1.0, float(np.abs(net).max()))
     text = [[f"{net[i, j]:+g} ({count[i, j]})" if count[i, j] else "" for j in range(len(domains))]
             for i in range(len(domains))]
+    labels = [wrap_label(d, 14) for d in domains]
     fig = go.Figure(go.Heatmap(
-        z=net, x=domains, y=domains, text=text, texttemplate="%{text}", zmin=-bound, zmax=bound, zmid=0,
+        z=net, x=labels, y=labels, text=text, texttemplate="%{text}", zmin=-bound, zmax=bound, zmid=0,
         colorscale=[[0, SIGN_COLOURS["-"]], [0.5, "#f5f5f5"], [1, SIGN_COLOURS["+"]]],
         colorbar=dict(title="net sign × strength"),
-        hovertemplate="%{y} → %{x}: %{z:+g}<extra></extra>"))
-    fig.update_layout(title=title or None, height=160 + 36 * len(domains), margin=dict(l=10, r=10, t=40, b=10),
-                      xaxis=dict(title="effect on (domain)"), yaxis=dict(title="cause in (domain)",
-                                                                        autorange="reversed"))
-    return fig
+        customdata=[[[a, b] for b in domains] for a in domains],
+        hovertemplate="%{customdata[0]} → %{customdata[1]}: %{z:+g}<extra></extra>"))
+    fig.update_layout(title=title or None, height=200 + 44 * len(domains),
+                      xaxis=dict(title="effect on (domain)", side="bottom", tickangle=0),
+                      yaxis=dict(title="cause in (domain)", autorange="reversed"))
+    return styled(fig)
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from ifworld.figstyle import styled, wrap_label
 from ifworld.runs.steps import changed_keys as _changed_keys
 from ifworld.safe_text import demote_headings
 from ifworld.whatif.numbers import pct
@@ -64,23 +65,25 @@ def _is_number(value: Any) -> bool:
 def judge_radar(scored: dict[str, dict[str, float]]) -> go.Figure:
     """Radar of judge dimensions as % of each dimension's maximum, one trace per run label."""
     fig = go.Figure()
-    theta = [JUDGE_LABELS[k] for k in JUDGE_MAXIMA]
+    theta = [wrap_label(JUDGE_LABELS[k], 12) for k in JUDGE_MAXIMA]
     for label, scores in scored.items():
         r = [100 * scores.get(k, 0) / m for k, m in JUDGE_MAXIMA.items()]
         fig.add_trace(go.Scatterpolar(r=r + r[:1], theta=theta + theta[:1], fill="toself", name=label))
-    fig.update_layout(polar=dict(radialaxis=dict(range=[0, 100], ticksuffix="%")), height=420,
-                      margin=dict(l=40, r=40, t=30, b=30))
-    return fig
+    fig.update_layout(polar=dict(radialaxis=dict(range=[0, 100], ticksuffix=" %", angle=90, tickangle=90)),
+                      height=440, margin=dict(l=90, r=90, t=70, b=50),  # polar labels do not push margins
+                      legend=dict(orientation="h", x=0, y=0, yanchor="top"))
+    return styled(fig)
 
 
 def judge_bars(scored: dict[str, dict[str, float]]) -> go.Figure:
     """Grouped bars of raw judge points per dimension (and overall /100)."""
     keys = [*JUDGE_MAXIMA, "overall"]
     labels = [f"{JUDGE_LABELS.get(k, 'Overall')} (/{JUDGE_MAXIMA.get(k, 100)})" for k in keys]
-    fig = go.Figure([go.Bar(name=label, x=labels, y=[s.get(k, 0) for k in keys])
+    fig = go.Figure([go.Bar(name=label, y=labels, x=[s.get(k, 0) for k in keys], orientation="h")
                      for label, s in scored.items()])
-    fig.update_layout(barmode="group", height=380, margin=dict(l=20, r=20, t=30, b=80))
-    return fig
+    fig.update_layout(barmode="group", height=440, xaxis_title="judge points", yaxis=dict(autorange="reversed"),
+                      legend=dict(orientation="h", x=0, y=1, yanchor="bottom"))
+    return styled(fig)
 
 
 def usage_of(record: RecordLike, fallback: dict[str, Any] | None = None) -> dict[str, Any]:

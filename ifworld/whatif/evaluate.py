@@ -277,6 +277,8 @@ def figures(agg: pd.DataFrame, per_topic: pd.DataFrame, ablation: pd.DataFrame) 
     """Plotly charts: macro scores by dimension, per-topic overall, ablation deltas."""
     import plotly.graph_objects as go
 
+    from ifworld.figstyle import styled
+
     macro = go.Figure([go.Bar(name=m, x=list(DIMENSIONS), y=[agg.loc[m, (d, "mean")] for d in DIMENSIONS],
                               error_y={"type": "data", "array": [agg.loc[m, (d, "std")] for d in DIMENSIONS]})
                        for m in agg.index])
@@ -288,7 +290,7 @@ def figures(agg: pd.DataFrame, per_topic: pd.DataFrame, ablation: pd.DataFrame) 
     abl = go.Figure([go.Bar(x=list(ablation.index), y=ablation["overall_mean"].tolist(),
                             error_y={"type": "data", "array": ablation["overall_std"].tolist()})])
     abl.update_layout(title="Ablations (overall)", yaxis_title="overall")
-    return {"macro": macro, "per_topic": topic, "ablation": abl}
+    return {"macro": styled(macro), "per_topic": styled(topic), "ablation": styled(abl)}
 
 
 def write_outputs(result: EvalResult, out_dir: Path) -> list[str]:

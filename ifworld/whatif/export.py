@@ -23,11 +23,20 @@ from ifworld.whatif.sections import session_markdown
 # No network at all: only the inline plotly.js and inline styles run; images only from data:/blob: URLs.
 CSP = ("default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; "
        "img-src data: blob:; font-src data:")
+EXPORT_WIDTH = 960
+"""Charts in the HTML export are drawn this wide (px): on screen they fit the page; printed, the print stylesheet
+scales them to the A4 text width instead of cutting them (a chart does not redraw for the printer)."""
+A4_CONTENT_PX = 700  # 210 mm − 2 × 12 mm margins = 186 mm ≈ 703 CSS px
 STYLE = """body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1100px;margin:2rem auto;
 padding:0 1rem;line-height:1.5;color:#1f2933}table{border-collapse:collapse;margin:.5rem 0 1rem;font-size:.9rem}
 th,td{border:1px solid #cbd2d9;padding:.3rem .5rem;vertical-align:top}th{background:#f0f4f8}
 h1{font-size:1.6rem}h2{border-bottom:1px solid #e4e7eb;padding-bottom:.2rem;margin-top:2rem}
-.meta{color:#52606d;font-size:.85rem}figure{margin:1rem 0}"""
+.meta{color:#52606d;font-size:.85rem}figure{margin:1rem 0;overflow-x:auto}
+@page{size:A4;margin:12mm}
+@media print{body{max-width:none;margin:0;padding:0;font-size:10.5pt;line-height:1.4}
+figure{zoom:%(zoom)s;overflow:visible;break-inside:avoid;page-break-inside:avoid}
+h2,h3{break-after:avoid;page-break-after:avoid}tr{break-inside:avoid}.modebar-container{display:none}}""" % {
+    "zoom": f"{A4_CONTENT_PX / EXPORT_WIDTH:.3f}"}
 
 
 def _renderer() -> MarkdownIt:
@@ -66,6 +75,7 @@ def record_html(record: dict[str, Any], meta: dict[str, Any] | None = None) -> s
     body = markdown_html(_report_text(rec) + "\n" + session_markdown(rec))
     charts = []
     for i, (title, fig) in enumerate(_figures(record)):
+        fig.update_layout(width=EXPORT_WIDTH)
         charts.append(f"<figure><h3>{html.escape(title)}</h3>"
                       + fig.to_html(full_html=False, include_plotlyjs=i == 0, config={"displaylogo": False})
                       + "</figure>")

@@ -6,12 +6,16 @@ from __future__ import annotations
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from ifworld.figstyle import TOOLBAR_PX, styled, wrap_label
 from ifworld.whatif.numbers import interval, pct
 from ifworld.whatif.schemas import CalibrationRange, ScenarioAnalysis
 
 CI_LEVELS = (("ci95", "95 % interval", "#bbdefb"), ("ci80", "80 % interval", "#64b5f6"),
              ("ci50", "50 % interval", "#1565c0"))
 FLAT_MARKER = "line-ns-open"
+ROW_PX, GAP_PX, EDGE_PX = 105, 95, 90
+"""Calibration chart: pixels per quantity row, between rows (the x ticks and the next row's title fit in it)
+and for the title and legend above plus the ticks below."""
 
 
 def _pair(values: list[float]) -> tuple[float, float] | None:
@@ -24,8 +28,10 @@ def calibration_figure(ranges: list[CalibrationRange]) -> go.Figure | None:
     rows = [r for r in ranges if any(_pair(getattr(r, k)) for k, _, _ in CI_LEVELS)]
     if not rows:
         return None
-    fig = make_subplots(rows=len(rows), cols=1, vertical_spacing=min(0.12, 0.5 / len(rows)),
-                        subplot_titles=[f"{r.quantity} ({r.unit})" if r.unit else r.quantity for r in rows])
+    plot_px = len(rows) * ROW_PX + (len(rows) - 1) * GAP_PX
+    titles = [wrap_label(f"{r.quantity} ({r.unit})" if r.unit else r.quantity, 56) for r in rows]
+    fig = make_subplots(rows=len(rows), cols=1, vertical_spacing=GAP_PX / plot_px if len(rows) > 1 else 0,
+                        subplot_titles=titles)
     for i, row in enumerate(rows, start=1):
         ends = [v for k, _, _ in CI_LEVELS for v in (_pair(getattr(row, k)) or ())]
         low, high = min(ends), max(ends)
@@ -43,10 +49,11 @@ def calibration_figure(ranges: list[CalibrationRange]) -> go.Figure | None:
                 fig.add_trace(go.Scatter(x=[iv[0]], mode="markers", marker=dict(symbol=FLAT_MARKER, size=18,
                                                                                  color=colour), **common),
                               row=i, col=1)
-        fig.update_xaxes(range=[low - pad, high + pad], row=i, col=1)
+        fig.update_xaxes(range=[low - pad, high + pad], nticks=7, row=i, col=1)
     fig.update_yaxes(type="category", categoryorder="array", categoryarray=[lab for _, lab, _ in CI_LEVELS])
-    fig.update_layout(height=110 + 120 * len(rows), barmode="overlay", margin=dict(l=10, r=10, t=40, b=10))
-    return fig
+    top = TOOLBAR_PX + 8 + 22 * (titles[0].count("<br>") + 1)  # the first title sits in the top margin
+    fig.update_layout(height=plot_px + 2 * EDGE_PX, barmode="overlay", legend_title="interval", margin_t=top)
+    return styled(fig)
 
 
 def scenario_figure(scenarios: list[ScenarioAnalysis]) -> go.Figure | None:
@@ -54,8 +61,9 @@ def scenario_figure(scenarios: list[ScenarioAnalysis]) -> go.Figure | None:
     rows = [s for s in scenarios if s.name]
     if not rows:
         return None
-    fig = go.Figure(go.Bar(x=[s.probability_pct for s in rows], y=[f"{s.id} {s.name}".strip() for s in rows],
+    fig = go.Figure(go.Bar(x=[s.probability_pct for s in rows],
+                           y=[wrap_label(f"{s.id} {s.name}".strip(), 28) for s in rows],
                            orientation="h", text=[pct(s.probability_pct) for s in rows], marker_color="#6a1b9a"))
-    fig.update_layout(height=80 + 45 * len(rows), xaxis=dict(range=[0, 100], ticksuffix="%"),
-                      yaxis=dict(autorange="reversed"), margin=dict(l=10, r=10, t=10, b=10))
-    return fig
+    fig.update_layout(height=110 + 48 * len(rows), xaxis=dict(range=[0, 100], ticksuffix=" %", title="probability"),
+                      yaxis=dict(autorange="reversed"))
+    return styled(fig)

@@ -122,7 +122,7 @@ def _expected_cell(col: int, t: int) -> tuple[str, bool, dict[str, list[int]]]:
 def test_click_a_heatmap_cell_inspects_that_fact(page) -> None:
     _simulate(page, to_end=True)
     agent, col, cols = 3, 27, 40  # paper defaults: 20 agents x 40 facts; column 27 is a false fact
-    heat = page.locator(".js-plotly-plot").filter(has_text="Beliefs (true facts")
+    heat = page.locator(".js-plotly-plot").filter(has_text="Beliefs: true facts")
     cells = heat.locator(".scatterlayer .trace").last.locator("path.point")
     cells.nth(20 * cols - 1).wait_for(state="attached")  # the click layer: one marker per cell
     assert cells.count() == 20 * cols

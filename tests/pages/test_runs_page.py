@@ -288,11 +288,16 @@ def test_judge_result_appears_next_to_its_button(unjudged: tuple[str, str], llm_
     assert (get_store().get_run(unjudged[1]).record or {}).get("judge")
 
 
+def _trace_types(block) -> set[str]:
+    """The trace types the charts in ``block`` draw (the template each chart carries names every type)."""
+    return {t.get("type", "scatter") for c in block.get("plotly_chart") for t in json.loads(c.proto.spec)["data"]}
+
+
 def test_compare_judges_both_runs_then_shows_the_scores(unjudged: tuple[str, str], llm_env) -> None:  # noqa: ANN001
     at = _open()
     compare = _open_tab(at, "Compare")
     assert any("Neither run is judged yet" in c.value for c in compare.caption)
-    assert not compare.get("plotly_chart") or all("polar" not in str(c.proto.spec) for c in compare.get("plotly_chart"))
+    assert "scatterpolar" not in _trace_types(compare)  # no radar before the runs are judged
     button = at.button(key="runs_cmp_judge")
     assert button.label == "⚖️ Judge both runs" and not button.disabled
     button.click().run()
@@ -300,7 +305,7 @@ def test_compare_judges_both_runs_then_shows_the_scores(unjudged: tuple[str, str
     assert all((get_store().get_run(i).record or {}).get("judge") for i in unjudged)
     compare = _open_tab(at, "Compare")
     charts = [str(c.proto.spec) for c in compare.get("plotly_chart")]
-    assert any("polar" in c for c in charts) and any("Rigor" in c for c in charts)  # radar and bars
+    assert "scatterpolar" in _trace_types(compare) and any("Rigor" in c for c in charts)  # radar and bars
     assert not any(b.key == "runs_cmp_judge" for b in at.button)  # nothing left to judge
 
 

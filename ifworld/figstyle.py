@@ -1,0 +1,131 @@
+"""The product's one figure style and its human names for table columns (no streamlit).
+
+Every figure builder ends with :func:`styled`, which sets :data:`TEMPLATE` on the figure itself. The template is
+never taken from ``plotly.io.templates.default``: Streamlit replaces that default with its own theme when it
+is imported (narrow margins, no automargin, placeholder colours its front end swaps), so a figure built inside
+the app would otherwise differ from the same figure built by the CLI — and an HTML export made in the app
+would cut its labels. With the template set explicitly, a figure and an export look the same wherever they
+are made; ``ui.charts.show_chart`` draws them with ``theme=None`` so Streamlit does not restyle them either.
+
+The style is sized for a projector and for paper: 14 px text (13 px ticks), margins that grow to fit their
+labels (``automargin`` on every axis and on the title), the title set below the chart toolbar, colour bars
+slim and outside the plot, a legend on a white background.
+
+:data:`COLUMN_LABELS` and :func:`human_columns` give tables word headers (``prompt_tokens`` → "Prompt
+tokens", ``latency_s`` → "Latency (s)", ``f1_lo`` → "F1 (95 % low)").
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pandas as pd
+import plotly.graph_objects as go
+import plotly.io as pio
+
+TEMPLATE_NAME = "ifworld"
+FONT_FAMILY = "Inter, system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif"
+FONT_SIZE = 14
+TICK_SIZE = 13
+TITLE_SIZE = 17
+TEXT_COLOUR = "#1f2933"
+TOOLBAR_PX = 30
+"""Height of plotly's toolbar (shown on hover at the top right): titles sit below it, never under it."""
+COLOUR_BAR: dict[str, Any] = {"thickness": 14, "outlinewidth": 0, "ticks": "outside", "ticklen": 3,
+                              "tickfont": {"size": 12}, "title": {"side": "right", "font": {"size": 13}}}
+
+
+def _template() -> go.layout.Template:
+    base = go.layout.Template(pio.templates["plotly_white"])
+    axis = {"automargin": True, "title": {"font": {"size": FONT_SIZE}, "standoff": 10},
+            "tickfont": {"size": TICK_SIZE}, "ticks": "outside", "ticklen": 4, "tickcolor": "#9aa5b1",
+            "linecolor": "#9aa5b1", "showline": True}
+    base.layout.update(
+        font={"family": FONT_FAMILY, "size": FONT_SIZE, "color": TEXT_COLOUR},
+        title={"font": {"size": TITLE_SIZE}, "x": 0, "xref": "paper", "xanchor": "left", "y": 1, "yref": "container",
+               "yanchor": "top", "pad": {"t": TOOLBAR_PX + 4, "b": 8}, "automargin": True},
+        margin={"l": 16, "r": 32, "t": TOOLBAR_PX + 8, "b": 16, "autoexpand": True},
+        legend={"font": {"size": TICK_SIZE}, "title": {"font": {"size": TICK_SIZE}},
+                "bgcolor": "rgba(255,255,255,0.9)", "tracegroupgap": 4},
+        hoverlabel={"font": {"size": TICK_SIZE}}, xaxis=axis, yaxis=axis,
+        polar={"angularaxis": {"tickfont": {"size": TICK_SIZE}}, "radialaxis": {"tickfont": {"size": 11}}},
+        annotationdefaults={"font": {"size": TICK_SIZE}}, coloraxis={"colorbar": COLOUR_BAR},
+    )
+    for kind in ("heatmap", "histogram2d", "contour"):
+        for trace in base.data[kind]:
+            trace.update(colorbar=COLOUR_BAR)
+    return base
+
+
+TEMPLATE = _template()
+pio.templates[TEMPLATE_NAME] = TEMPLATE  # registered by name too, for `template="ifworld"` in notebooks
+
+
+def styled(fig: go.Figure) -> go.Figure:
+    """Put the product's style on ``fig`` (in place; returned for chaining). A figure that has it already is not
+    touched (pages may share cached figures between sessions: they must stay read-only)."""
+    if not is_styled(fig):
+        fig.update_layout(template=TEMPLATE)
+    return fig
+
+
+def is_styled(fig: go.Figure) -> bool:
+    """Whether ``fig`` carries the product's template (checked by its font, which no other template uses)."""
+    font = fig.layout.template.layout.font
+    return font.family == FONT_FAMILY and font.size == FONT_SIZE
+
+
+def wrap_label(text: str, width: int = 16) -> str:
+    """Break a long tick or legend label into lines of about ``width`` characters (plotly's ``<br>``), so
+    category labels stay horizontal instead of being rotated and cut."""
+    words = [w for w in re.split(r"(?<=/)|\s+", str(text)) if w]  # a slash may end a line too
+    lines: list[str] = []
+    line = ""
+    for word in words:
+        joined = line + word if line.endswith("/") else f"{line} {word}".strip()
+        if line and len(joined) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = joined
+    return "<br>".join([*lines, line]) if line else str(text)
+
+
+COLUMN_LABELS: dict[str, str] = {
+    "prompt_tokens": "Prompt tokens", "completion_tokens": "Completion tokens", "total_tokens": "Total tokens",
+    "latency_s": "Latency (s)", "calls": "Model calls", "retries": "Retries", "failures": "Failures",
+    "role": "Role", "round": "Round", "model": "Model", "status": "Status", "start": "Start", "end": "End",
+    "out_strength": "Drive (strength out)", "in_strength": "Driven (strength in)", "pagerank": "PageRank",
+    "out_degree": "Links out", "in_degree": "Links in", "label": "Node", "domain": "Domain",
+    "mentions": "Mentions", "source": "Cause", "target": "Effect", "sign": "Sign", "strength": "Strength",
+    "cross_domain": "Cross-domain", "domains": "Domains", "count": "Mentioned by (count)", "sources": "Sources",
+    "mechanism": "Mechanism", "f1": "F1", "precision": "Precision", "recall": "Recall", "ratio": "M_F / M_T",
+    "m_false": "M_F (false facts each)", "m_true": "M_T (true facts each)", "runs": "Runs", "rule": "Rule",
+    "lock_share": "Any false fact accepted (share)", "false_majority": "Falsehood majority (share)",
+    "rounds_used": "Rounds used", "converged": "Stopped by vote", "condition": "Condition", "seed": "Seed",
+    "agents": "Agents", "facts": "Facts", "bandwidth": "Bandwidth", "strategy": "Strategy", "group": "Group",
+}
+_SUFFIXES = (("_lo", " (95 % low)"), ("_hi", " (95 % high)"), ("_std", " (std)"), ("_mean", " (mean)"),
+             ("_pct", " (%)"), ("_s", " (s)"), ("_ms", " (ms)"))
+
+
+def column_label(name: Any) -> str:
+    """The word header of a table column: :data:`COLUMN_LABELS`, else the snake-case name in words with its
+    unit or statistic suffix spelled out (``f1_lo`` → "F1 (95 % low)")."""
+    key = str(name)
+    if key in COLUMN_LABELS:
+        return COLUMN_LABELS[key]
+    for suffix, words in _SUFFIXES:
+        if key.endswith(suffix) and len(key) > len(suffix):
+            return column_label(key[: -len(suffix)]) + words
+    if not re.fullmatch(r"[a-z0-9_]+", key):  # already written for people
+        return key
+    text = key.replace("_", " ").strip()
+    return text[:1].upper() + text[1:]
+
+
+def human_columns(frame: pd.DataFrame | list[dict[str, Any]]) -> pd.DataFrame:
+    """``frame`` (or rows) with word headers from :func:`column_label`; the values are unchanged."""
+    table = frame if isinstance(frame, pd.DataFrame) else pd.DataFrame(frame)
+    return table.rename(columns={c: column_label(c) for c in table.columns})

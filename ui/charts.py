@@ -1,0 +1,32 @@
+"""The one place pages draw figures: :func:`show_chart` (``st.plotly_chart`` with the product's style and
+``theme=None``, so Streamlit's theme does not restyle a figure and a chart on a page looks like the same chart
+in an export or a paper)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from ifworld.figstyle import styled
+from ifworld.safe_figure import inert_figure
+
+CHART_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
+"""Plotly's toolbar: no logo; its camera button saves a PNG at twice the screen size (for slides and papers)."""
+
+
+def prepared(fig: go.Figure) -> go.Figure:
+    """The figure as every page shows it: its text made inert (model and user text drawn as text, never as a
+    link, a style or a fetched URL; a copy, unless the figure was made inert already, as cached ones are) and the
+    product's style on it."""
+    return styled(inert_figure(fig))
+
+
+def show_chart(fig: go.Figure, *, container: Any = None, **kw: Any) -> Any:
+    """Draw ``fig`` in ``container`` (default: the page) with ``st.plotly_chart(..., theme=None)``; keyword
+    arguments (``key``, ``on_select``, ``selection_mode``, ``width`` …) pass through; returns what
+    ``st.plotly_chart`` returns (the selection state when ``on_select`` is set)."""
+    kw.setdefault("width", "stretch")
+    kw.setdefault("config", CHART_CONFIG)
+    return (container or st).plotly_chart(prepared(fig), theme=None, **kw)
