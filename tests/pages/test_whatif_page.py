@@ -93,8 +93,11 @@ def test_a_run_link_opens_the_run_and_a_bad_link_is_named() -> None:
     assert any(f"?run={run_id}" in c.value for c in at.code)
     at = _open({"run": "<script>alert(1)</script>"})
     assert not at.exception and _controls(at) == DRAFT
-    assert any("There is no saved run" in w.value and "<script>" not in w.value.replace("\\<", "")
-               for w in at.warning)
+    from ifworld.safe_text import live_elements
+
+    named = [w.value for w in at.warning if "There is no saved run" in w.value]
+    assert named and "`<script>alert(1)</script>`" in named[0]  # shown as code: the id as typed, inert
+    assert not live_elements(named[0])
 
 
 def test_invalid_proposition_shows_engine_error(llm_env) -> None:  # noqa: ANN001
