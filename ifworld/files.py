@@ -91,8 +91,11 @@ def read_text_bounded(path: str | Path, cap: int, *, what: str = "file", limit_n
 def check_output(path: str | Path, *, what: str = "output file") -> Path:
     """Refuse, before any work, an output path that cannot take a file: a directory, a device (``/dev/full``
     accepts the open and fails the write, after every model call), a FIFO, an unwritable file, or an unwritable
-    folder. Returns the path. (A full disk is still only found by writing.)"""
+    folder. Returns the path. (A full disk is still only found by writing.) The null device is the one device
+    taken: ``--out /dev/null`` is how a user says "run it, discard the file", and it never fails a write."""
     path = Path(path)
+    if os.path.realpath(path) == os.path.realpath(os.devnull):
+        return path
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:

@@ -187,3 +187,14 @@ def test_rws_grade_with_nothing_usable_exits_non_zero(tmp_path: Path) -> None:
     preds.write_text("not json\n{\"id\": \"other\", \"prediction\": \"4\"}\n")
     code, stderr, _ = run_cli(["rws", "grade", "--data", str(data), "--predictions", str(preds)], tmp_path)
     assert code == 2 and "nothing to grade" in stderr, stderr[-2000:]
+
+
+def test_the_null_device_is_a_valid_output(tmp_path: Path) -> None:
+    """`--out /dev/null` means "discard the file": taken, while /dev/full and other devices are refused."""
+    from ifworld.files import FileRefused, check_output
+
+    assert check_output("/dev/null") == Path("/dev/null")
+    with pytest.raises(FileRefused):
+        check_output("/dev/full")
+    with pytest.raises(FileRefused):
+        check_output("/dev/zero")
