@@ -102,9 +102,9 @@ def load(context, url: str, path: str) -> tuple[float, float]:
 def causal_switch(context, url: str) -> float:
     page = context.new_page()
     page.goto(f"{url}/causal_map")
-    page.locator("[data-testid=stSelectbox]").first.wait_for(timeout=120_000)
+    box = page.locator("[data-testid=stMain] [data-testid=stSelectbox]").first
+    box.wait_for(timeout=120_000)
     idle(page)
-    box = page.locator("[data-testid=stSelectbox]").first
     box.click()
     options = page.locator("[role=option]")
     options.first.wait_for()
