@@ -151,7 +151,7 @@ from .workshop import (
     scenario_of as scenario_of,
     vote as vote,
 )
-from .workshop_record import (
+from .workshop_export import (
     compare_room as compare_room,
     panel_branches as panel_branches,
     workshop_markdown as workshop_markdown,

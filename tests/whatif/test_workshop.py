@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-import ifworld.whatif.workshop_record as wr
+import ifworld.whatif.workshop_export as wr
 from ifworld.errors import WorkshopError
 from ifworld.whatif import service, workshop as ws
 from ifworld.whatif.params import default_params
