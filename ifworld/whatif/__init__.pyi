@@ -97,10 +97,12 @@ from .schemas import (
     Conflict as Conflict,
     ExpertOutput as ExpertOutput,
     Report as Report,
+    Scenario as Scenario,
 )
 from .sections import scenario_markdown as scenario_markdown, session_markdown as session_markdown
 from .service import continue_run as continue_run
 from .session import (
+    PAUSED as PAUSED,
     RUNNING as RUNNING,
     STOPPED as STOPPED,
     Action as Action,
