@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import textwrap
@@ -183,3 +184,32 @@ def test_merge_keeps_every_contribution_in_the_record(room, store) -> None:
     assert [c.final_text for c in room_now.pending()] == ["Fisheries and fishing towns"]
     assert len(room_now.contributions) == 2
     assert "merged into" in wr.workshop_markdown(wr.workshop_record(run_id, store=store))
+
+
+def test_the_workshop_is_in_every_export_and_anonymise_hides_names(room, store, wsettings, monkeypatch) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from ifworld.cli import app
+    from ifworld.runs import export_run
+
+    run_id, _, secret, people = room
+    (ada, ka), (bo, kb), _ = people
+    hostile = "<script>alert(1)</script> ![x](http://evil.example/x.png) [go](http://evil.example/)"
+    c = ws.contribute(run_id, ada.id, ka, hostile, "concern", store=store)
+    ws.vote(run_id, bo.id, kb, c.id, store=store)
+    ws.decide(run_id, secret, c.id, "reject", store=store)
+    data = json.loads(export_run(run_id, "json", store=store))["record"]["workshop"]
+    assert {p["name"] for p in data["participants"]} == {"Ada", "Bo", "Cy"} and len(data["votes"]) == 1
+    service.run({}, settings=wsettings, store=store, run_id=run_id, answer={"action": "continue"})
+    md = export_run(run_id, "md", store=store, anonymise=True)
+    assert "## Workshop" in md and "| P1 | concern |" in md and "Ada" not in md
+    assert "![x](" not in md and not re.search(r"(?<!\\)<script>", md) and "](http://evil.example/)" not in md
+    html = export_run(run_id, "html", store=store)
+    assert "Workshop" in html and "Ada" in html and "<script>alert" not in html
+    assert "<img" not in html.split("<h2>Charts")[0] and 'href="http://evil' not in html
+    monkeypatch.setenv("IFWORLD_DB", str(store.path))
+    out = CliRunner().invoke(app, ["runs", "export", run_id, "--format", "json", "--anonymise"])
+    assert out.exit_code == 0, out.output
+    assert {p["name"] for p in json.loads(out.stdout)["record"]["workshop"]["participants"]} == {"P1", "P2", "P3"}
