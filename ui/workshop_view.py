@@ -253,9 +253,10 @@ def _prediction_form(run_id: str, me: dict[str, str], scenario: Any, ws: Worksho
         if st.form_submit_button("Save my prediction", type="primary"):
             try:
                 whatif.predict(run_id, me["id"], me["key"], probs, dirs, store=store())
-                st.session_state["join_notice_ok"] = "Prediction saved."
             except WorkshopError as exc:
                 show_error(str(exc))
+            else:
+                st.rerun()  # draw the saved prediction
     if mine:
         st.success(f"Saved: most likely {mine.likely}.")
 
