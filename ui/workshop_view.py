@@ -216,9 +216,32 @@ def participant_view(run_id: str, me: dict[str, str]) -> None:
         _prediction_form(run_id, me, scenario, ws)
     elif ws.status == "open" and session.state not in (State.COMPLETED, State.CANCELLED, State.FAILED):
         _contribution_form(run_id, me)
+    _deliberation(run_id, session)
     if session.state == State.COMPLETED:
         _my_reveal(run_id, me, ws)
     _participant_room(run_id, me["id"], me["key"])
+
+
+def _deliberation(run_id: str, session: whatif.Session) -> None:
+    """The deliberation so far, read-only: the shared frame at a pause between rounds, the report at the end."""
+    if session.state == State.BETWEEN_ROUNDS:
+        frame = _frame(run_id, session.round)
+        if frame:
+            with st.expander(f"🧭 The panel's shared frame after round {session.round}", expanded=False):
+                sst.markdown(frame)
+    elif session.state == State.COMPLETED:
+        from ui.whatif_view import render_whatif_record
+
+        with st.expander("📝 The panel's report", expanded=False):
+            render_whatif_record(store().get_run(run_id).record or {}, f"join_rep_{run_id}", heading=False)
+
+
+@st.cache_data(ttl=30, max_entries=64, show_spinner=False)
+def _frame(run_id: str, round_no: int | None) -> str:
+    """The frame the next round will see (what the between-rounds pause shows), read once per pause."""
+    asks, _ = whatif.paused_state(run_id, current_settings(), store())
+    ask = whatif.parse_ask(asks[0]) if asks else None
+    return ask.frame if isinstance(ask, whatif.BetweenRoundsAsk) else ""
 
 
 @st.cache_data(ttl=30, max_entries=64, show_spinner=False)
