@@ -43,6 +43,14 @@ VOTES_EACH = 3
 TIMEOUT_MS = 180_000
 
 
+T0 = time.perf_counter()
+
+
+def log(message: str) -> None:
+    """Progress on stderr (the figures go to stdout)."""
+    print(f"[{time.perf_counter() - T0:7.1f}s] {message}", file=sys.stderr, flush=True)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -93,6 +101,8 @@ async def join_and_predict(browser, url: str, code: str, i: int, gate: asyncio.S
         await page.get_by_text("Your prediction (before round 1)").first.wait_for()
         await idle(page)
         await page.get_by_role("button", name="Even split").click()
+        await page.wait_for_function(
+            "() => [...document.querySelectorAll('input[type=number]')].some(i => parseFloat(i.value) > 0)")
         await idle(page)
         await page.get_by_role("button", name="Save my prediction").click()
         await page.get_by_text("Saved: most likely").first.wait_for()
@@ -108,6 +118,7 @@ async def contribute(page, i: int, submitted: dict[str, float], gate: asyncio.Se
             await page.get_by_label("Your contribution").fill(text)
             await page.get_by_role("button", name="Send").click()
             submitted[text] = time.perf_counter()
+            await page.locator("[data-testid=stText]").filter(has_text=text).first.wait_for()
             await idle(page)
 
 
@@ -154,14 +165,18 @@ async def bench(n: int, concurrency: int) -> str:
                 fac.set_default_timeout(TIMEOUT_MS)
                 await fac.goto(f"{url}/whatif?run={run_id}&facilitator={secret}")
                 await fac.get_by_text("Scan to join").first.wait_for()
+                log("facilitator page open")
                 gate = asyncio.Semaphore(concurrency)
                 people = await asyncio.gather(*(join_and_predict(browser, url, room.code, i, gate)
                                                 for i in range(1, n + 1)))
+                log(f"{n} joined and predicted")
                 service.run({}, settings=settings, store=store, run_id=run_id, answer={"action": "continue"})
+                log("round 1 done; paused between rounds")
                 submitted: dict[str, float] = {}
                 seen: dict[str, float] = {}
                 watcher = asyncio.create_task(watch(fac, submitted, seen, n * CONTRIBUTIONS_EACH))
                 await asyncio.gather(*(contribute(pg, i, submitted, gate) for i, (_, pg) in enumerate(people, 1)))
+                log("contributions sent")
                 ws = load_workshop(run_id, store=store)
                 by_name: dict[str, list[str]] = {}
                 for c in ws.contributions:
@@ -171,7 +186,9 @@ async def bench(n: int, concurrency: int) -> str:
                            for i in range(n)]
                 await asyncio.gather(*(vote(pg, set(by_name.get(names[i], [])), targets[i], gate)
                                        for i, (_, pg) in enumerate(people)))
+                log("votes sent")
                 await asyncio.wait_for(watcher, timeout=600)
+                log("all contributions seen by the facilitator")
                 await browser.close()
         finally:
             proc.terminate()

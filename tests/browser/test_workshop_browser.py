@@ -5,24 +5,26 @@ Participants never see a facilitator control; their views update by themselves (
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
 
 from ifworld.runs.store import RunStore
-from ifworld.whatif import load_workshop
+from ifworld.whatif import load_session, load_workshop
 from tests.browser.conftest import KNOWN_KEY, open_page, shot, wait_idle
 
 HOSTILE = "<img src=x onerror=alert(1)> ![pic](http://evil.example/x.png) [click](http://evil.example/)"
 FACILITATOR = ("Accept", "Reject", "Hide", "Close workshop", "Open workshop", "Continue unchanged",
                "Apply edits", "Cancel run", "Reveal predictions", "Continue with")
+EVEN_SPLIT_SHOWN = "() => [...document.querySelectorAll('input[type=number]')].some(i => parseFloat(i.value) > 0)"
 VISIBLE_S = 2_000 + 3_000  # the 2 s promise plus a rerun's own time on a loaded 2-core machine
 
 
 def _context(browser, app_url):  # noqa: ANN001, ANN202
     ctx = browser.new_context(viewport={"width": 1300, "height": 1000})
     page = ctx.new_page()
-    page.set_default_timeout(120_000)
+    page.set_default_timeout(240_000)
     page.app_url = app_url
     return ctx, page
 
@@ -40,6 +42,28 @@ def _inert(page) -> None:  # noqa: ANN001
     assert page.locator("img[src='x']").count() == 0
     assert page.locator("a[href*='evil.example']").count() == 0
     assert page.locator("img[src*='evil.example']").count() == 0
+
+
+def _click_until(page, button, done, tries: int = 3) -> None:  # noqa: ANN001
+    """Click ``button`` until ``done()`` holds: a click that lands while a self-refreshing fragment is being
+    redrawn can be dropped by Streamlit (the person would see nothing happen and click again)."""
+    for _ in range(tries):
+        wait_idle(page)
+        button.click()
+        deadline = time.time() + 8
+        while time.time() < deadline:
+            if done():
+                return
+            time.sleep(0.25)
+    raise AssertionError(f"clicking {button} did not take effect after {tries} tries")
+
+
+def _state(run_id: str, db: Path) -> str:
+    s = RunStore(db)
+    try:
+        return load_session(run_id, s).state.value
+    finally:
+        s.close()
 
 
 def _room(run_id: str, db: Path):  # noqa: ANN202
@@ -78,7 +102,9 @@ def test_a_three_participant_workshop_end_to_end(browser, app_url, tmp_path_fact
     people = []
     for name in ("Ada", "Bo", "<b>Cy</b>"):
         ctx, p = _context(browser, app_url)
-        open_page(p, "join", expect="Join a workshop")
+        p.goto(f"{app_url}/join", wait_until="commit")  # on a loaded machine 'load' can take minutes
+        p.get_by_text("Join a workshop").first.wait_for()
+        wait_idle(p)
         p.get_by_label("Workshop code").fill(room.code.lower())
         p.get_by_role("button", name="Find the workshop").click()
         p.get_by_label("Your display name").fill(name)
@@ -86,6 +112,7 @@ def test_a_three_participant_workshop_end_to_end(browser, app_url, tmp_path_fact
         p.get_by_text("Your prediction (before round 1)").first.wait_for()
         wait_idle(p)
         p.get_by_role("button", name="Even split").click()
+        p.wait_for_function(EVEN_SPLIT_SHOWN)
         wait_idle(p)
         p.get_by_role("button", name="Save my prediction").click()
         p.get_by_text("Saved: most likely").first.wait_for()
@@ -101,8 +128,10 @@ def test_a_three_participant_workshop_end_to_end(browser, app_url, tmp_path_fact
     for i, (_, p) in enumerate(people):  # each participant's view moves on by itself
         p.get_by_text("Add to the deliberation").first.wait_for()
         wait_idle(p)
-        p.get_by_label("Your contribution").fill(HOSTILE if i == 0 else f"Point {i}: ferries need tide-free charts")
+        text = HOSTILE if i == 0 else f"Point {i}: ferries need tide-free charts"
+        p.get_by_label("Your contribution").fill(text)
         p.get_by_role("button", name="Send").click()
+        p.locator("[data-testid=stText]").filter(has_text=text).first.wait_for()  # in the room's list
         wait_idle(p)
     room = _room(run_id, db)
     assert len(room.contributions) == 3
@@ -112,8 +141,7 @@ def test_a_three_participant_workshop_end_to_end(browser, app_url, tmp_path_fact
             box.wait_for(timeout=VISIBLE_S)
             button = box.get_by_role("button")
             if button.is_enabled():
-                button.click()
-                wait_idle(p)
+                _click_until(p, button, button.is_disabled)
         _no_facilitator_controls(p)
         _inert(p)
     assert len(_room(run_id, db).votes) == 6
@@ -125,19 +153,21 @@ def test_a_three_participant_workshop_end_to_end(browser, app_url, tmp_path_fact
         fac.locator(f".st-key-workshop_c_{c.id}").wait_for(timeout=VISIBLE_S)
     _inert(fac)
     wait_idle(fac)
-    fac.locator(f".st-key-workshop_c_{hostile.id}").get_by_role("button", name="Hide").click()
-    wait_idle(fac)
+    _click_until(fac, fac.locator(f".st-key-workshop_c_{hostile.id}").get_by_role("button", name="Hide"),
+                 lambda: next(c for c in _room(run_id, db).contributions if c.id == hostile.id).hidden)
     for c in room.contributions:
         if c.id != hostile.id:
-            fac.locator(f".st-key-workshop_c_{c.id}").get_by_role("button", name="Accept").click()
-            wait_idle(fac)
+            _click_until(fac, fac.locator(f".st-key-workshop_c_{c.id}").get_by_role("button", name="Accept"),
+                         lambda cid=c.id: next(x for x in _room(run_id, db).contributions if x.id == cid).accepted)
     people[0][1].locator(f".st-key-join_c_{hostile.id}").wait_for(state="detached", timeout=VISIBLE_S)
     shot(fac, "workshop_facilitator_between_rounds")
-    fac.get_by_role("button", name="Continue with 2 accepted contribution(s)").click()
+    _click_until(fac, fac.get_by_role("button", name="Continue with 2 accepted contribution(s)"),
+                 lambda: _state(run_id, db) != "between_rounds")
     fac.get_by_text("Calibration ranges").first.wait_for(timeout=180_000)
     wait_idle(fac)
     assert fac.get_by_text("ferries need tide-free charts").first.is_visible()  # in the report's contributions
-    fac.get_by_role("button", name="Reveal predictions to the room").click()
+    _click_until(fac, fac.get_by_role("button", name="Reveal predictions to the room"),
+                 lambda: _room(run_id, db).revealed)
     fac.get_by_text("The room against the panel").first.wait_for()
     wait_idle(fac)
     shot(fac, "workshop_facilitator_reveal")
