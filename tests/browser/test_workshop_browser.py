@@ -47,10 +47,17 @@ def _inert(page) -> None:  # noqa: ANN001
 def _click_until(page, button, done, tries: int = 3) -> None:  # noqa: ANN001
     """Click ``button`` until ``done()`` holds: a click that lands while a self-refreshing fragment is being
     redrawn can be dropped by Streamlit (the person would see nothing happen and click again)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     for _ in range(tries):
+        if done():
+            return
         wait_idle(page)
-        button.click()
-        deadline = time.time() + 8
+        try:
+            button.click(timeout=15_000)
+        except PlaywrightTimeout:  # redrawn as disabled meanwhile: the earlier click took effect
+            pass
+        deadline = time.time() + 20
         while time.time() < deadline:
             if done():
                 return
