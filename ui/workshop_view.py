@@ -112,7 +112,7 @@ def _join_card(ws: Workshop, run_id: str, secret: str) -> None:
     if ws.status == "open":
         left.button("🔒 Close workshop", key="workshop_close", on_click=_act,
                     args=(whatif.close_workshop, run_id, secret), help="It accepts nothing more after this.")
-    right.image(qr_png(link), caption="Scan to join", width=420)
+    right.image(qr_png(link), caption="Scan to join", width="stretch")
 
 
 @st.fragment(run_every=REFRESH_S)
@@ -309,8 +309,9 @@ def _my_reveal(run_id: str, me: dict[str, str], ws: Workshop) -> None:
     panel = whatif.panel_branches((store().get_run(run_id).record or {}).get("report"))
     if mine is None:
         st.caption("You made no prediction.")
-    rows = [{"Branch": b, "You (%)": (mine.probabilities.get(b) if mine else None), "Panel (%)": panel.get(b)}
-            for b in dict.fromkeys([*(mine.probabilities if mine else {}), *panel])]
+    mine_only = ws.model_copy(update={"predictions": [mine] if mine else []})
+    rows = [{"Branch": r.branch, "You (%)": r.room_pct, "Panel (%)": r.panel_pct}  # matched as for the room
+            for r in whatif.compare_room(mine_only, panel)]
     st.dataframe(rows, hide_index=True)
 
 
