@@ -21,6 +21,7 @@ PAGES = {
         st.Page("app_pages/whatif.py", title="What-if", icon="🌋", url_path="whatif"),
         st.Page("app_pages/causal_map.py", title="Causal map", icon="🕸️", url_path="causal_map"),
         st.Page("app_pages/runs.py", title="Runs", icon="🗂️", url_path="runs"),
+        st.Page("app_pages/join.py", title="Join a workshop", icon="👥", url_path="join"),
     ],
     "Reasoning With a Star": [
         st.Page("app_pages/rws_browse.py", title="RWS browse", icon="☀️", url_path="rws_browse"),

@@ -227,8 +227,10 @@ def runs_export(
     run_id: str,
     fmt: Annotated[str, typer.Option("--format", help="md, json or html")] = "json",
     out: Annotated[Path | None, typer.Option(callback=output_option, help="File to write (default: stdout).")] = None,
+    anonymise: Annotated[bool, typer.Option("--anonymise", help="Workshop participants as P1, P2, …")] = False,
 ) -> None:
-    """Export a run as Markdown, JSON or self-contained HTML (never includes keys; model text made inert)."""
+    """Export a run as Markdown, JSON or self-contained HTML (never includes keys; model text made inert;
+    a what-if run's workshop included)."""
     from ifworld.runs import EXPORT_FORMATS, export_run
     from ifworld.whatif import RecordError
 
@@ -236,7 +238,7 @@ def runs_export(
         typer.echo(f"--format must be one of {', '.join(EXPORT_FORMATS)}", err=True)
         raise typer.Exit(2)
     try:
-        text = export_run(run_id, fmt)
+        text = export_run(run_id, fmt, anonymise=anonymise)
     except KeyError as exc:
         typer.echo(str(exc.args[0]), err=True)
         raise typer.Exit(2) from exc

@@ -8,7 +8,8 @@ a bug). Below the root there is one class per area; a page or command catches th
     │   │                                 IFWORLD_* values, an optional extra not installed
     │   └── BeliefConfigError             an impossible simulation parameter (beliefs.config.ConfigError)
     ├── InputError         (ValueError)   bad user input: files, parameters, propositions, choices
-    │   └── DatasetError                  an RWS data file or row that cannot be used
+    │   ├── DatasetError                  an RWS data file or row that cannot be used
+    │   └── WorkshopError                 a workshop action refused (closed, bounds, not the facilitator)
     ├── PackageError                      the installation is broken: a shipped prompt or resource file
     ├── ModelError                        the model layer: calls, replies (LLMError and its kinds)
     ├── StoreError         (RuntimeError) the run store file cannot be used (corrupt, read-only, full)
@@ -47,6 +48,7 @@ from __future__ import annotations
 __all__ = [
     "BeliefConfigError", "ConfigError", "DatasetError", "GradingError", "IFWorldError", "InputError",
     "ModelError", "PackageError", "RecordError", "SimulationError", "StepFailed", "StoreError", "WorkflowError",
+    "WorkshopError",
 ]
 
 
@@ -68,6 +70,11 @@ class InputError(IFWorldError, ValueError):
 
 class DatasetError(InputError):
     """An RWS data file, or one of its rows, that cannot be used."""
+
+
+class WorkshopError(InputError):
+    """A workshop action that cannot be done: the workshop is closed, an input is over its bound, the code is
+    wrong or tried too often, or the caller is not the facilitator (the message says which)."""
 
 
 class PackageError(IFWorldError):

@@ -21,6 +21,7 @@ from ui import whatif_view
 from ui.common import current_settings, inert, set_current_run, show_error, show_run_link, store
 from ui.live_view import LiveWhatIf
 from ui.review_view import CANCEL, pause_form
+from ui.workshop_view import facilitator_panel
 
 LIVE_REFRESH_S = 1.0
 STATE_ICONS = {State.REFINING: "🔎", State.ROUND: "🧠", State.REPORTING: "📝", State.REVIEW: "⏸️",
@@ -89,6 +90,7 @@ def render(run_id: str, ready: bool) -> None:
     notice = st.session_state.pop("whatif_notice", None)
     if notice:
         sst.info(notice)
+    st.session_state["whatif_workshop_drives"] = facilitator_panel(run_id, session.state)
     # one block per state (keyed by it): what an earlier state drew is replaced as a whole, never left behind
     with st.container(key=f"whatif_state_{session.state.value}"):
         VIEWS[session.state](session, info, ready)
@@ -156,7 +158,10 @@ def _review(session: Session, info: RunInfo, ready: bool) -> None:
 def _between_rounds(session: Session, info: RunInfo, ready: bool) -> None:
     asks, values = whatif.paused_state(info.id, current_settings(), store())
     _rounds_so_far(info.id, values)
-    if asks:
+    if st.session_state.get("whatif_workshop_drives"):
+        st.caption("⏸️ Paused after round {}: the workshop's accepted contributions go into the next round "
+                   "when you continue (above).".format(session.round or 1))
+    elif asks:
         _answer(info.id, asks[0], ready)
 
 

@@ -34,7 +34,7 @@ from ifworld.runs.driver import (
     stream_run,
 )
 from ifworld.runs.events import Event, ExpertPartial, emit
-from ifworld.runs.export import EXPORT_FORMATS, export_run
+from ifworld.runs.export import EXPORT_FORMATS, add_export_extra, export_run
 from ifworld.runs.records import LenientModel, RecordError, validate_record
 from ifworld.runs.registry import UnknownWorkflow, Workflow, get_workflow, register
 from ifworld.runs.steps import ReplayStep, StepContext, StepNamer, generic_label
@@ -54,7 +54,7 @@ __all__ = [
     "EXPORT_FORMATS", "KINDS", "MAX_RECURSION_LIMIT", "RECURSION_LIMIT", "RESUMABLE", "STATUSES", "Event",
     "ExpertPartial", "LenientModel", "LiveFeed", "RecordError", "ReplayStep", "RunCancelled", "RunFailed", "RunInfo",
     "RunLive", "RunNotFound", "RunStore", "StepContext", "StepNamer", "StoreError", "UnknownWorkflow", "Workflow",
-    "drive", "emit", "execute", "export_run", "generic_label", "get_store", "get_workflow", "live_feed",
-    "recursion_limit", "register", "replay", "request_cancel", "start_background", "start_run",
+    "add_export_extra", "drive", "emit", "execute", "export_run", "generic_label", "get_store", "get_workflow",
+    "live_feed", "recursion_limit", "register", "replay", "request_cancel", "start_background", "start_run",
     "stream_run", "validate_record",
 ]

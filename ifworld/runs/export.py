@@ -6,7 +6,9 @@ Never contains secrets (everything passes :func:`~ifworld.redact.redact`); Markd
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from collections.abc import Callable
 from typing import Any
 
 from ifworld import safe_json
@@ -20,10 +22,25 @@ from ifworld.safe_text import escape_export
 EXPORT_FORMATS = ("md", "json", "html")
 # The HTML export loads nothing: no scripts, styles from outside, images, fonts or frames.
 HTML_CSP = "default-src 'none'; style-src 'unsafe-inline'"
+RecordExtra = Callable[[str, RunStore, bool], dict[str, Any]]
+_EXTRAS: list[RecordExtra] = []
 
 
-def export_run(run_id: str, fmt: str = "json", *, store: RunStore | None = None) -> str:
-    """Markdown, JSON or HTML export of a run (params, status, record, calls).
+def add_export_extra(extra: RecordExtra) -> None:
+    """Let an engine add parts kept outside the run's final record (a workshop, say) to its exports:
+    ``extra(run_id, store, anonymise)`` returns keys merged into the exported record (empty: nothing)."""
+    if extra not in _EXTRAS:
+        _EXTRAS.append(extra)
+
+
+def _with_extras(info: RunInfo, store: RunStore, anonymise: bool) -> RunInfo:
+    added = {k: v for extra in _EXTRAS for k, v in extra(info.id, store, anonymise).items()}
+    return dataclasses.replace(info, record={**(info.record or {}), **added}) if added else info
+
+
+def export_run(run_id: str, fmt: str = "json", *, store: RunStore | None = None, anonymise: bool = False) -> str:
+    """Markdown, JSON or HTML export of a run (params, status, record, calls); ``anonymise`` replaces
+    workshop participants' names with P1, P2, ….
 
     Never contains secrets (everything passes :func:`redact`); Markdown has model text made inert
     (:func:`escape_export`: no raw HTML, images or live links); HTML is self-contained and fetches nothing.
@@ -31,17 +48,16 @@ def export_run(run_id: str, fmt: str = "json", *, store: RunStore | None = None)
     store = store or get_store()
     info = store.get_run(run_id)
     calls = store.calls(run_id)
+    try:
+        wf = get_workflow(info.workflow)  # importing its engine registers the engine's export extras
+    except KeyError:
+        wf = None
+    info = _with_extras(info, store, anonymise)
     if fmt == "json":
         return redact(safe_json.dumps(redact(export_payload(info, calls)), indent=2, default=str))
     if fmt not in EXPORT_FORMATS:
         raise InputError(f"unknown export format {fmt!r}; use {', '.join(EXPORT_FORMATS)}")
-    body, wf = "", None
-    try:
-        wf = get_workflow(info.workflow)
-        if wf.markdown and info.record:
-            body = wf.markdown(info.record)
-    except KeyError:
-        pass
+    body = wf.markdown(info.record) if wf is not None and wf.markdown and info.record else ""
     if fmt == "html" and wf is not None and wf.html is not None and info.record:
         return redact(wf.html(info.record))
     text = redact(escape_export(_markdown(info, calls, body, metadata_last=bool(wf and wf.metadata_last))))

@@ -99,10 +99,12 @@ from .schemas import (
     Conflict as Conflict,
     ExpertOutput as ExpertOutput,
     Report as Report,
+    Scenario as Scenario,
 )
 from .sections import scenario_markdown as scenario_markdown, session_markdown as session_markdown
 from .service import continue_run as continue_run
 from .session import (
+    PAUSED as PAUSED,
     RUNNING as RUNNING,
     STOPPED as STOPPED,
     Action as Action,
@@ -118,3 +120,44 @@ from .session import (
     start_session as start_session,
 )
 from .steps import record_steps as record_steps
+from .workshop import (
+    CODE_FAILURES as CODE_FAILURES,
+    DIRECTIONS as DIRECTIONS,
+    KINDS as KINDS,
+    MAX_CONTRIBUTION_CHARS as MAX_CONTRIBUTION_CHARS,
+    MAX_CONTRIBUTIONS_PER_ROUND as MAX_CONTRIBUTIONS_PER_ROUND,
+    MAX_NAME_CHARS as MAX_NAME_CHARS,
+    NO_GROUND_TRUTH as NO_GROUND_TRUTH,
+    BranchComparison as BranchComparison,
+    Contribution as Contribution,
+    Decision as Decision,
+    Participant as Participant,
+    Prediction as Prediction,
+    Vote as Vote,
+    Workshop as Workshop,
+    WorkshopRecord as WorkshopRecord,
+    branches as branches,
+    close_workshop as close_workshop,
+    continue_workshop as continue_workshop,
+    contribute as contribute,
+    decide as decide,
+    even_split as even_split,
+    find_by_code as find_by_code,
+    find_by_token as find_by_token,
+    has_workshop as has_workshop,
+    hide_contribution as hide_contribution,
+    is_facilitator as is_facilitator,
+    join_workshop as join_workshop,
+    load_workshop as load_workshop,
+    open_workshop as open_workshop,
+    predict as predict,
+    reveal_workshop as reveal_workshop,
+    scenario_of as scenario_of,
+    vote as vote,
+)
+from .workshop_export import (
+    compare_room as compare_room,
+    panel_branches as panel_branches,
+    workshop_markdown as workshop_markdown,
+    workshop_record as workshop_record,
+)

@@ -72,7 +72,7 @@ def record_html(record: dict[str, Any], meta: dict[str, Any] | None = None) -> s
     """One self-contained HTML page: the report (proposition and verdict first), the charts (plotly.js
     inline, once), then the run's metadata."""
     rec = load_record(record)
-    body = markdown_html(_report_text(rec) + "\n" + session_markdown(rec))
+    body = markdown_html(_report_text(rec) + "\n" + session_markdown(rec) + workshop_section(record))
     charts = []
     for i, (title, fig) in enumerate(_figures(record)):
         fig.update_layout(width=EXPORT_WIDTH)
@@ -91,11 +91,22 @@ def record_html(record: dict[str, Any], meta: dict[str, Any] | None = None) -> s
             f"<h2>Run metadata</h2><table class=\"meta\">{rows}</table></body></html>")
 
 
+def workshop_section(record: dict[str, Any]) -> str:
+    """The workshop's Markdown section (participants, predictions, contributions, votes, decisions), when the
+    exported record carries one (``ifworld.runs.export_run`` adds it)."""
+    if not record.get("workshop"):
+        return ""
+    from ifworld.whatif.workshop import WorkshopRecord
+    from ifworld.whatif.workshop_export import workshop_markdown
+
+    return "\n" + workshop_markdown(WorkshopRecord.model_validate(record["workshop"]))
+
+
 def record_markdown(record: dict[str, Any], meta: dict[str, Any] | None = None, *, metadata: bool = True) -> str:
     """The Markdown export: proposition and verdict first, the whole report, judge scores, metadata last
     (``metadata=False`` when the run store appends its own run metadata)."""
     rec = load_record(record)
-    text = _report_text(rec) + "\n" + session_markdown(rec)
+    text = _report_text(rec) + "\n" + session_markdown(rec) + workshop_section(record)
     if rec.judge:
         text += f"\n## Judge\n\nOverall {rec.judge.get('overall')} / 100\n"
     if not metadata:

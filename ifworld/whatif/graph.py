@@ -140,13 +140,13 @@ class _Nodes:
         return review.ask_until_valid(review.review_ask(state.get("scenario"), state["panel"]), apply, interrupt)
 
     def facilitate(self, state: WhatIfState) -> dict:
-        """Pause between rounds for a workshop participant's contribution (``round`` is already the next one)."""
+        """Pause between rounds for workshop participants' contributions (``round`` is already the next one)."""
         done = state["round"] - 1
         frame = _of_round(state.get("frames", []), done, "frame") or {}
 
         def apply(answer: Any) -> dict:
-            item = review.participant_contribution(done, answer)
-            return {"participants": [item]} if item else {}
+            items = review.participant_contributions(done, answer)
+            return {"participants": items} if items else {}
         return review.ask_until_valid(review.between_rounds_ask(done, frame.get("text", "")), apply, interrupt)
 
     def start_round(self, state: WhatIfState) -> dict:

@@ -35,6 +35,8 @@ HORIZONS = ("short", "medium", "long")
 ACTIONS = ("continue", "edit")
 MAX_ITEMS = 12
 MAX_ATTEMPTS = 5
+MAX_CONTRIBUTIONS = 40
+"""Contributions one between-rounds answer may carry into the next round's frame."""
 
 
 class ReviewError(InputError):
@@ -205,13 +207,34 @@ def participant_contribution(round_no: int, answer: Any) -> dict[str, Any] | Non
     return {"round": round_no + 1, "after_round": round_no, "name": name, "text": text}
 
 
+def participant_contributions(round_no: int, answer: Any) -> list[dict[str, Any]]:
+    """Every contribution given at the ``between_rounds`` pause after ``round_no``: the facilitator's own
+    (``contribution``) and a workshop's accepted ones (``contributions``: a list of ``{name, text}``), each
+    attributed to its author and checked like a single one."""
+    single = participant_contribution(round_no, {k: v for k, v in answer.items() if k != "contributions"}
+                                      if isinstance(answer, dict) else answer)
+    items = answer.get("contributions") or []
+    if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+        raise ReviewError("'contributions' must be a list of {name, text} objects")
+    if len(items) > MAX_CONTRIBUTIONS:
+        raise ReviewError(f"{len(items)} contributions for one round; at most {MAX_CONTRIBUTIONS} "
+                          "(merge or reject some)")
+    out = [single] if single else []
+    for item in items:
+        one = participant_contribution(round_no, {"action": "edit", "name": item.get("name"),
+                                                  "contribution": item.get("text", "")})
+        if one:
+            out.append(one)
+    return out
+
+
 def check_answer(ask: dict[str, Any], answer: Any) -> None:
     """Raise :class:`ReviewError` if ``answer`` cannot be applied to ``ask`` (pages and the CLI check
     before resuming, so the person sees the problem at once)."""
     if ask.get("kind") == "review":
         apply_review(ask.get("scenario"), ask.get("panel") or [], answer)
     else:
-        participant_contribution(int(ask.get("round") or 0), answer)
+        participant_contributions(int(ask.get("round") or 0), answer)
 
 
 def ask_until_valid(ask: dict[str, Any], apply: Any, interrupt: Any) -> Any:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ifworld.runs import Workflow, register
+from ifworld.runs import RunStore, Workflow, add_export_extra, register
 from ifworld.whatif import baselines, export, graph as pipeline, steps
 from ifworld.whatif.frame import clip
+from ifworld.whatif.workshop_export import workshop_record
 
 
 def _title(params: dict[str, Any]) -> str:
@@ -27,3 +28,12 @@ for _name, _build, _initial, _finalize, _steps in (
     register(Workflow(name=f"whatif.{_name}", kind="whatif", build=_build, initial=_initial, finalize=_finalize,
                       markdown=record_markdown, title=_title, html=export.record_html, metadata_last=True,
                       step_label=steps.namer(_name), max_steps=_steps))
+
+
+def workshop_extra(run_id: str, store: RunStore, anonymise: bool) -> dict[str, Any]:
+    """The run's workshop (if it had one) as part of its exported record."""
+    rec = workshop_record(run_id, store=store, anonymise=anonymise)
+    return {"workshop": rec.model_dump(mode="json")} if rec is not None else {}
+
+
+add_export_extra(workshop_extra)

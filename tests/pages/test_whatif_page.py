@@ -23,9 +23,9 @@ WAIT_S = 90.0
 SIDEBAR = {"Test connection"}
 # The exact controls each state draws (besides the sidebar's connection test).
 DRAFT = {"⚡ Quick preset: 2 experts, 1 round", "🧮 Apply and estimate", "▶️ Start run", "Open"}
-RUNNING_CONTROLS = {"➕ New what-if", "⏹️ Cancel run"}
-REVIEW = {"➕ New what-if", "▶️ Continue unchanged", "✏️ Apply edits and continue", "⏹️ Cancel run"}
-BETWEEN = {"➕ New what-if", "▶️ Continue", "⏹️ Cancel run"}
+RUNNING_CONTROLS = {"➕ New what-if", "⏹️ Cancel run", "👥 Open workshop"}
+REVIEW = {"➕ New what-if", "▶️ Continue unchanged", "✏️ Apply edits and continue", "⏹️ Cancel run", "👥 Open workshop"}
+BETWEEN = {"➕ New what-if", "▶️ Continue", "⏹️ Cancel run", "👥 Open workshop"}
 COMPLETED = {"➕ New what-if", "⚖️ Judge this run"}
 STOPPED = {"➕ New what-if", "🔁 Resume"}
 

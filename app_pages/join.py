@@ -1,0 +1,67 @@
+"""Join: take part in a workshop from a phone or laptop — by link (``?w=TOKEN``) or by the short code."""
+
+import secrets
+
+import streamlit as st
+
+from ifworld import whatif
+from ifworld.errors import WorkshopError
+from ui.common import show_error, store
+from ui.workshop_view import participant_view
+
+ss = st.session_state
+ss.setdefault("join_client", secrets.token_hex(8))  # this browser session, for the wrong-code limit
+
+
+def clients() -> list[str]:
+    """Keys the wrong-code limit counts under: this browser session and its IP address."""
+    ip = getattr(st.context, "ip_address", None)
+    return [f"session:{ss['join_client']}", *([f"ip:{ip}"] if ip else [])]
+
+
+def find() -> whatif.Workshop | None:
+    token = st.query_params.get("w")
+    if token:
+        try:
+            return whatif.find_by_token(token, store=store())
+        except WorkshopError as exc:
+            show_error(str(exc))
+            st.query_params.pop("w", None)
+    with st.form("join_code"):
+        code = st.text_input("Workshop code", max_chars=12, key="join_code_text", placeholder="e.g. K7QX3M")
+        go = st.form_submit_button("Find the workshop", type="primary")
+    if go:
+        try:
+            ws = whatif.find_by_code(code, clients(), store=store())
+        except WorkshopError as exc:
+            show_error(str(exc))
+            return None
+        st.query_params["w"] = ws.token
+        return ws
+    return None
+
+
+me = ss.get("join_me")
+if me and st.query_params.get("w") in (None, me["token"]):
+    participant_view(me["run_id"], me)
+else:
+    st.title("👥 Join a workshop")
+    st.caption("No account needed: give the code shown by the facilitator (or open their link), then a display "
+               "name.")
+    ws = find()
+    if ws is not None:
+        if ws.status != "open":
+            st.warning("This workshop is closed; it accepts nothing more.")
+        else:
+            st.text(f"Workshop for: {whatif.load_session(ws.run_id, store()).proposition}")
+            with st.form("join_name"):
+                name = st.text_input("Your display name", max_chars=whatif.MAX_NAME_CHARS, key="join_name_text")
+                if st.form_submit_button("Join", type="primary"):
+                    try:
+                        person, key = whatif.join_workshop(ws.token, name, store=store())
+                    except WorkshopError as exc:
+                        show_error(str(exc))
+                    else:
+                        ss["join_me"] = {"run_id": ws.run_id, "token": ws.token, "id": person.id, "key": key,
+                                         "name": person.name}
+                        st.rerun()

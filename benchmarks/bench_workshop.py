@@ -1,0 +1,244 @@
+"""Does a workshop hold a class? N participant browser sessions and one facilitator against the fake model.
+
+`streamlit run app.py` on a free port; the run is started in this process (review + pause between rounds, 2
+rounds) and its workshop opened; the facilitator's browser opens the recovery link. Each participant (one
+Playwright context in Debian's Chromium) joins by code, pre-registers an even-split prediction, then — once the
+run is paused after round 1 — submits 2 contributions and +1s 3 others' contributions. Measured: the time from
+a participant's submit until the contribution's text shows on the facilitator's page (which refreshes itself);
+from the store: what was lost or stored twice.
+
+    python benchmarks/bench_workshop.py --participants 30
+
+Last line: ``participants=N contributions=C votes=V lost=L duplicated=D p95_visible_s=S``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from ifworld.config import load_settings  # noqa: E402
+from ifworld.runs.store import RunStore  # noqa: E402
+from ifworld.whatif import load_workshop, open_workshop, service  # noqa: E402
+from ifworld.whatif.params import default_params  # noqa: E402
+from tests.browser.conftest import BROWSER_ARGS, CHROMIUM  # noqa: E402
+from tests.fixtures.fake_openai import FakeOpenAI  # noqa: E402
+
+CONTRIBUTIONS_EACH = 2
+VOTES_EACH = 3
+TIMEOUT_MS = 180_000
+RETRIES: Counter[str] = Counter()
+
+
+T0 = time.perf_counter()
+
+
+def log(message: str) -> None:
+    """Progress on stderr (the figures go to stdout)."""
+    print(f"[{time.perf_counter() - T0:7.1f}s] {message}", file=sys.stderr, flush=True)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_app(db: Path, fake_url: str) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("IFWORLD_") and k != "OPENAI_API_KEY"}
+    env.update({"IFWORLD_BASE_URL": fake_url, "IFWORLD_MODEL": "fake-model", "IFWORLD_DB": str(db),
+                "PYTHONPATH": str(ROOT)})
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+                             "--server.headless", "true", "--server.address", "127.0.0.1",
+                             "--browser.gatherUsageStats", "false"], cwd=ROOT, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        try:
+            if httpx.get(f"{url}/_stcore/health", timeout=2).status_code == 200:
+                return proc, url
+        except httpx.HTTPError:
+            time.sleep(0.3)
+    proc.kill()
+    raise SystemExit("streamlit did not start")
+
+
+async def idle(page) -> None:  # noqa: ANN001
+    """Streamlit finished running the script (its status widget gone, twice in a row)."""
+    for _ in range(600):
+        if await page.locator("[data-testid=stStatusWidget]").count() == 0:
+            await asyncio.sleep(0.2)
+            if await page.locator("[data-testid=stStatusWidget]").count() == 0:
+                return
+        await asyncio.sleep(0.2)
+
+
+async def join_and_predict(browser, url: str, code: str, i: int, gate: asyncio.Semaphore):  # noqa: ANN001, ANN201
+    async with gate:
+        ctx = await browser.new_context(viewport={"width": 1000, "height": 900})
+        page = await ctx.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        await page.goto(f"{url}/join")
+        await page.get_by_label("Workshop code").fill(code)
+        await page.get_by_role("button", name="Find the workshop").click()
+        await page.get_by_label("Your display name").fill(f"Student {i:02d}")
+        await page.get_by_role("button", name="Join", exact=True).click()
+        await page.get_by_text("Your prediction (before round 1)").first.wait_for()
+        await idle(page)
+        await page.get_by_role("button", name="Even split").click()
+        await page.wait_for_function(
+            "() => [...document.querySelectorAll('input[type=number]')].some(i => parseFloat(i.value) > 0)")
+        await idle(page)
+        await page.get_by_role("button", name="Save my prediction").click()
+        await page.get_by_text("Saved: most likely").first.wait_for()
+        return ctx, page
+
+
+async def contribute(page, i: int, submitted: dict[str, float], gate: asyncio.Semaphore) -> None:  # noqa: ANN001
+    async with gate:
+        await page.get_by_text("Add to the deliberation").first.wait_for()
+        for k in range(CONTRIBUTIONS_EACH):
+            await idle(page)
+            text = f"Student {i:02d} point {k}: harbour tides stop"
+            shown = page.locator("[data-testid=stText]").filter(has_text=text).first
+            for attempt in range(3):  # a Send that Streamlit dropped mid-redraw is sent again, and counted
+                await idle(page)
+                await page.get_by_label("Your contribution").fill(text)
+                await page.get_by_role("button", name="Send").click()
+                submitted.setdefault(text, time.perf_counter())
+                try:
+                    await shown.wait_for(timeout=30_000)
+                    break
+                except Exception:  # noqa: BLE001 — Playwright's timeout: not shown, try again
+                    RETRIES["send"] += 1
+                    if attempt == 2:
+                        raise
+            await idle(page)
+
+
+async def vote(page, own: set[str], targets: list[str], gate: asyncio.Semaphore) -> None:  # noqa: ANN001
+    """+1 each target; a click that lands while the room's fragment redraws can be dropped by Streamlit, so
+    a person would click again: counted in RETRIES."""
+    async with gate:
+        for cid in [t for t in targets if t not in own][:VOTES_EACH]:
+            button = page.locator(f".st-key-join_c_{cid}").get_by_role("button")
+            await button.wait_for()
+            for _ in range(4):
+                await idle(page)
+                await button.click()
+                for _tick in range(40):
+                    if await button.is_disabled():
+                        break
+                    await asyncio.sleep(0.2)
+                if await button.is_disabled():
+                    break
+                RETRIES["vote"] += 1
+
+
+async def watch(fac, submitted: dict[str, float], seen: dict[str, float], expected: int) -> None:  # noqa: ANN001
+    """Poll the facilitator's page (it refreshes itself) for each submitted text's first appearance."""
+    deadline = time.perf_counter() + 600
+    while len(seen) < expected and time.perf_counter() < deadline:
+        text = await fac.locator("[data-testid=stMain]").inner_text()
+        now = time.perf_counter()
+        for t in list(submitted):
+            if t not in seen and t in text:
+                seen[t] = now
+        await asyncio.sleep(0.1)
+
+
+async def bench(n: int, concurrency: int) -> str:
+    from playwright.async_api import async_playwright
+
+    home = Path(tempfile.mkdtemp(prefix="bench-workshop-"))
+    db = home / "runs.sqlite"
+    with FakeOpenAI(latency=0.05) as fake:
+        settings = load_settings({"base_url": fake.url, "model": "fake-model", "max_retries": 0})
+        store = RunStore(db)
+        params = default_params("What if the Moon disappeared overnight?", experts=["physics", "economics"],
+                                rounds=2, review=True, pause_between_rounds=True)
+        run_id = service.run(params, settings=settings, store=store, source="page")["run_id"]
+        room, secret = open_workshop(run_id, store=store)
+        proc, url = start_app(db, fake.url)
+        try:
+            async with async_playwright() as p:
+                browser = await p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
+                fctx = await browser.new_context(viewport={"width": 1400, "height": 1000})
+                fac = await fctx.new_page()
+                fac.set_default_timeout(TIMEOUT_MS)
+                await fac.goto(f"{url}/whatif?run={run_id}&facilitator={secret}")
+                await fac.get_by_text("Scan to join").first.wait_for()
+                log("facilitator page open")
+                gate = asyncio.Semaphore(concurrency)
+                people = await asyncio.gather(*(join_and_predict(browser, url, room.code, i, gate)
+                                                for i in range(1, n + 1)))
+                log(f"{n} joined and predicted")
+                service.run({}, settings=settings, store=store, run_id=run_id, answer={"action": "continue"})
+                log("round 1 done; paused between rounds")
+                submitted: dict[str, float] = {}
+                seen: dict[str, float] = {}
+                watcher = asyncio.create_task(watch(fac, submitted, seen, n * CONTRIBUTIONS_EACH))
+                await asyncio.gather(*(contribute(pg, i, submitted, gate) for i, (_, pg) in enumerate(people, 1)))
+                log("contributions sent")
+                ws = load_workshop(run_id, store=store)
+                by_name: dict[str, list[str]] = {}
+                for c in ws.contributions:
+                    by_name.setdefault(c.name, []).append(c.id)
+                names = [f"Student {i:02d}" for i in range(1, n + 1)]
+                targets = [[by_name.get(names[(i + d) % n], [""])[0] for d in range(1, 1 + VOTES_EACH)]
+                           for i in range(n)]
+                await asyncio.gather(*(vote(pg, set(by_name.get(names[i], [])), targets[i], gate)
+                                       for i, (_, pg) in enumerate(people)))
+                log("votes sent")
+                await asyncio.wait_for(watcher, timeout=600)
+                log("all contributions seen by the facilitator")
+                await browser.close()
+        finally:
+            proc.terminate()
+            proc.wait(timeout=20)
+        ws = load_workshop(run_id, store=store)
+        texts = Counter(c.text for c in ws.contributions)
+        vote_pairs = Counter((v.participant_id, v.contribution_id) for v in ws.votes)
+        expected_votes = n * VOTES_EACH
+        lost = (sum(1 for t in submitted if t not in texts) + (n * CONTRIBUTIONS_EACH - len(submitted))
+                + max(0, expected_votes - len(vote_pairs)) + sum(1 for t in submitted if t not in seen))
+        duplicated = sum(c - 1 for c in texts.values() if c > 1) + sum(c - 1 for c in vote_pairs.values() if c > 1)
+        delays = sorted(seen[t] - submitted[t] for t in seen)
+        p95 = delays[min(len(delays) - 1, int(round(0.95 * (len(delays) - 1))))] if delays else float("nan")
+        print(f"joined={len(ws.participants)} predictions={len(ws.predictions)} "
+              f"median_visible_s={statistics.median(delays) if delays else float('nan'):.2f} "
+              f"max_visible_s={max(delays) if delays else float('nan'):.2f} concurrency={concurrency} "
+              f"vote_clicks_repeated={RETRIES['vote']} sends_repeated={RETRIES['send']}")
+        store.close()
+        return (f"participants={len(ws.participants)} contributions={len(ws.contributions)} votes={len(ws.votes)} "
+                f"lost={lost} duplicated={duplicated} p95_visible_s={p95:.2f}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--participants", type=int, default=30)
+    ap.add_argument("--concurrency", type=int, default=10, help="participants acting at the same moment")
+    args = ap.parse_args()
+    if not Path(CHROMIUM).exists():
+        raise SystemExit("Chromium is not installed (scripts/browser.sh installs Debian's chromium)")
+    print(asyncio.run(bench(args.participants, args.concurrency)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,129 @@
+"""AppTest: the facilitator opens a workshop on the What-if page; participants join on the Join page.
+
+A participant's session never draws a facilitator control; a forged recovery link draws none either; what a
+participant types is shown as plain text (``st.text``), never as Markdown.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from ifworld import whatif
+from ifworld.runs.store import get_store
+from ifworld.whatif import State
+from tests.security.helpers import wait_for_session
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+TIMEOUT = 60
+HOSTILE = "<img src=x onerror=alert(1)> ![pic](http://evil.example/x.png) [click](http://evil.example/)"
+FACILITATOR_ONLY = {"✅ Accept", "❌ Reject", "🙈 Hide", "🔒 Close workshop", "🔍 Reveal predictions to the room",
+                    "👥 Open workshop"}
+
+
+def _page(path: str, query: dict[str, str] | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.switch_page(path)
+    for k, v in (query or {}).items():
+        at.query_params[k] = v
+    return at.run()
+
+
+def _button(at: AppTest, label: str):  # noqa: ANN202
+    return next(b for b in at.button if b.label.startswith(label))
+
+
+def _labels(at: AppTest) -> set[str]:
+    return {b.label for b in at.button}
+
+
+def _facilitator_at_review() -> tuple[AppTest, str]:
+    at = _page("app_pages/whatif.py")
+    for key in ("review", "pause_between_rounds"):
+        at.toggle(key=f"whatif_{key}").set_value(True)
+    _button(at, "▶️ Start run").click().run()
+    assert wait_for_session(at).state == State.REVIEW
+    _button(at, "👥 Open workshop").click().run()
+    assert not at.exception, at.exception
+    return at, at.session_state["whatif_run_id"]
+
+
+def _join(token: str, name: str) -> AppTest:
+    at = _page("app_pages/join.py", {"w": token})
+    at.text_input(key="join_name_text").set_value(name)
+    _button(at, "Join").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_open_join_predict_contribute_and_participants_never_see_facilitator_controls(llm_env) -> None:  # noqa: ANN001
+    fac, run_id = _facilitator_at_review()
+    room = whatif.load_workshop(run_id, store=get_store())
+    assert any(room.code in m.value for m in fac.markdown)  # the big code
+    assert fac.get("image"), "no QR code image"
+    assert any(f"/join?w={room.token}" in c.value for c in fac.code)
+    secret = fac.session_state[f"workshop_secret_{run_id}"]
+    assert whatif.is_facilitator(run_id, secret, store=get_store())
+
+    you = _join(room.token, HOSTILE[:40])
+    assert not (_labels(you) & FACILITATOR_ONLY)
+    assert f"workshop_secret_{run_id}" not in you.session_state
+    _button(you, "⚖️ Even split").click().run()
+    _button(you, "Save my prediction").click().run()
+    assert not you.exception, you.exception
+    me = you.session_state["join_me"]
+    assert whatif.load_workshop(run_id, store=get_store()).prediction_of(me["id"]) is not None
+
+    fac.run()
+    _button(fac, "▶️ Continue unchanged").click().run()
+    assert wait_for_session(fac).state == State.BETWEEN_ROUNDS
+    you.run()
+    you.text_area(key="join_text").set_value(HOSTILE)
+    _button(you, "Send").click().run()
+    assert not you.exception, you.exception
+    assert not (_labels(you) & FACILITATOR_ONLY)
+    shown = [t.value for t in you.text]
+    assert HOSTILE in shown  # plain text, exactly as typed
+    everything = " ".join(m.value for m in [*you.markdown, *you.caption, *you.info, *you.warning, *you.error])
+    assert "evil.example" not in everything and "<img" not in everything
+
+    fac.run()
+    assert HOSTILE in [t.value for t in fac.text]
+    assert "evil.example" not in " ".join(m.value for m in fac.markdown)
+    _button(fac, "✅ Accept").click().run()
+    assert not fac.exception, fac.exception
+    assert whatif.load_workshop(run_id, store=get_store()).pending()
+    _button(fac, "▶️ Continue with 1 accepted").click().run()
+    assert wait_for_session(fac).state == State.COMPLETED
+    said = [p["text"] for p in get_store().get_run(run_id).record["participants"]]
+    assert " ".join(HOSTILE.split()) in said
+
+
+def test_a_forged_recovery_link_gets_no_facilitator_controls_and_the_real_one_does(llm_env) -> None:  # noqa: ANN001
+    fac, run_id = _facilitator_at_review()
+    secret = fac.session_state[f"workshop_secret_{run_id}"]
+    forged = _page("app_pages/whatif.py", {"run": run_id, "facilitator": "x" * 22})
+    assert not forged.exception
+    assert not (_labels(forged) & FACILITATOR_ONLY)
+    assert any("recovery link" in c.value for c in forged.caption)
+    real = _page("app_pages/whatif.py", {"run": run_id, "facilitator": secret})
+    assert "🔒 Close workshop" in _labels(real)
+    assert "facilitator" not in real.query_params  # the secret leaves the address bar
+
+
+def test_join_by_code_and_wrong_codes_are_limited(llm_env) -> None:  # noqa: ANN001
+    fac, run_id = _facilitator_at_review()
+    code = whatif.load_workshop(run_id, store=get_store()).code
+    at = _page("app_pages/join.py")
+    for _ in range(whatif.CODE_FAILURES):
+        at.text_input(key="join_code_text").set_value("AAAAAA")
+        _button(at, "Find the workshop").click().run()
+        assert any("no workshop has this code" in e.value for e in at.error)
+    at.text_input(key="join_code_text").set_value(code)
+    _button(at, "Find the workshop").click().run()
+    assert any("too many wrong codes" in e.value for e in at.error)
+    fresh = _page("app_pages/join.py")
+    fresh.text_input(key="join_code_text").set_value(code.lower())
+    _button(fresh, "Find the workshop").click().run()
+    assert fresh.text_input(key="join_name_text") is not None and not fresh.error

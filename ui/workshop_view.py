@@ -1,0 +1,343 @@
+"""Workshop views: the facilitator's panel on the What-if page and the participant's view on the Join page.
+
+Both render from the store (``ifworld.whatif.load_workshop``) inside fragments that rerun every second, so two
+app processes on one store file show the same room and nobody presses refresh. Everything a participant typed
+is drawn with ``st.text`` (never Markdown or HTML). Facilitator actions pass the facilitator secret held in this
+browser session to the engine, which checks it; a participant's session never holds it.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+import streamlit as st
+
+from ifworld import runs, whatif
+from ifworld.errors import WorkshopError
+from ifworld.whatif import NO_GROUND_TRUTH, SessionError, State, Workshop
+from ui.common import current_settings, inert, show_error, store
+
+REFRESH_S = 1.0
+KIND_ICONS = {"claim": "💬", "concern": "⚠️", "evidence": "📎", "question": "❓"}
+SECRET_PARAM = "facilitator"
+sst = inert()
+
+
+# -- links ------------------------------------------------------------------------------------------------
+def app_origin() -> str:
+    """``scheme://host:port`` of this app as the browser reached it (empty when unknown, e.g. in AppTest)."""
+    parts = urlsplit(st.context.url or "")
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""
+
+
+def join_link(token: str) -> str:
+    return f"{app_origin()}/join?{urlencode({'w': token})}"
+
+
+def recovery_link(run_id: str, secret: str) -> str:
+    return f"{app_origin()}/whatif?{urlencode({'run': run_id, SECRET_PARAM: secret})}"
+
+
+def qr_png(url: str) -> bytes:
+    """The join link as a QR code PNG (``segno``), large enough to project (scale 12 ≈ 500 px wide)."""
+    import segno
+
+    buf = io.BytesIO()
+    segno.make(url, error="m").save(buf, kind="png", scale=12, border=2)
+    return buf.getvalue()
+
+
+def _secret_key(run_id: str) -> str:
+    return f"workshop_secret_{run_id}"
+
+
+def facilitator_secret(run_id: str) -> str | None:
+    """The facilitator secret of ``run_id`` held by this browser session; a recovery link's secret is checked
+    by the engine, kept in the session and removed from the address bar."""
+    given = st.query_params.get(SECRET_PARAM)
+    if given:
+        st.query_params.pop(SECRET_PARAM, None)
+        if whatif.is_facilitator(run_id, given, store=store()):
+            st.session_state[_secret_key(run_id)] = given
+        else:
+            st.session_state["whatif_notice"] = "That recovery link's facilitator secret is not this workshop's."
+    return st.session_state.get(_secret_key(run_id))
+
+
+def _act(fn: Any, *args: Any, **kwargs: Any) -> None:
+    """Run an engine action from a button; a refusal is shown, not raised."""
+    try:
+        fn(*args, store=store(), **kwargs)
+    except (WorkshopError, SessionError) as exc:
+        st.session_state["workshop_notice"] = str(exc)
+
+
+# -- facilitator ---------------------------------------------------------------------------------------------
+def facilitator_panel(run_id: str, state: State) -> bool:
+    """The workshop part of the What-if page; True when the workshop drives the between-rounds continue (the
+    page then hides its own one-person contribution form)."""
+    if state == State.DRAFT:
+        return False
+    if not whatif.has_workshop(run_id, store=store()):
+        if state in whatif.RUNNING | whatif.PAUSED and st.button("👥 Open workshop", key="workshop_open",
+                     help="Let the people in the room join from their phones: a link, a short code and a QR code."):
+            _, secret = whatif.open_workshop(run_id, store=store())
+            st.session_state[_secret_key(run_id)] = secret
+            st.rerun()
+        return False
+    secret = facilitator_secret(run_id)
+    if not secret:
+        st.caption("👥 A workshop is open for this run. Its facilitator controls open with the recovery link.")
+        return False
+    ws = whatif.load_workshop(run_id, store=store())
+    st.session_state["workshop_fac_seen"] = state.value
+    with st.expander(f"👥 Workshop · code **{ws.code}** · {ws.status}", expanded=state != State.COMPLETED):
+        _join_card(ws, run_id, secret)
+    _room(run_id, secret)
+    return ws.status == "open"
+
+
+def _join_card(ws: Workshop, run_id: str, secret: str) -> None:
+    left, right = st.columns([3, 2])
+    link = join_link(ws.token)
+    left.markdown("Join on the **Join** page with the code")
+    left.markdown(f"<div style='font-size:4rem;font-weight:700;letter-spacing:.5rem'>{ws.code}</div>",
+                  unsafe_allow_html=True)  # the code is ours: letters and digits from CODE_ALPHABET only
+    left.caption("…or open this link:")
+    left.code(link, language=None)
+    left.caption("🔑 Recovery link (facilitator only — it carries the facilitator secret; do not project it):")
+    left.code(recovery_link(run_id, secret), language=None)
+    if ws.status == "open":
+        left.button("🔒 Close workshop", key="workshop_close", on_click=_act,
+                    args=(whatif.close_workshop, run_id, secret), help="It accepts nothing more after this.")
+    right.image(qr_png(link), caption="Scan to join", width="stretch")
+
+
+@st.fragment(run_every=REFRESH_S)
+def _room(run_id: str, secret: str) -> None:
+    """The room, live: who joined, predictions, contributions by votes with the facilitator's decisions."""
+    ws = whatif.load_workshop(run_id, store=store())
+    session = whatif.load_session(run_id, store())
+    if st.session_state.get("workshop_fac_seen") != session.state.value:
+        st.rerun(scope="app")  # the run moved on (continued, paused, finished): the page draws the new state
+    notice = st.session_state.pop("workshop_notice", None)
+    if notice:
+        show_error(notice, st.warning)
+    st.markdown(f"**{len(ws.participants)} participant(s)** · {len(ws.predictions)} prediction(s) · "
+                f"{len(ws.contributions)} contribution(s) · {len(ws.votes)} vote(s)")
+    if ws.participants:
+        st.text("Joined: " + ", ".join(p.name for p in ws.participants))
+    if session.state == State.COMPLETED:
+        _reveal_panel(run_id, secret, ws)
+    contributions = ws.by_votes(include_hidden=True)
+    if session.state == State.BETWEEN_ROUNDS and ws.status == "open":
+        pending = ws.pending()
+        st.button(f"▶️ Continue with {len(pending)} accepted contribution(s)", key="workshop_continue",
+                  type="primary", on_click=_continue, args=(run_id, secret),
+                  help="The accepted contributions enter the next round's shared frame, each with its author.")
+    for kind in whatif.KINDS:
+        mine = [c for c in contributions if c.kind == kind]
+        if mine:
+            st.markdown(f"#### {KIND_ICONS[kind]} {kind.capitalize()}s")
+            for c in mine:
+                _contribution_row(run_id, secret, c, ws)
+
+
+def _contribution_row(run_id: str, secret: str, c: whatif.Contribution, ws: Workshop) -> None:
+    with st.container(border=True, key=f"workshop_c_{c.id}"):
+        head, votes = st.columns([5, 1])
+        head.text(f"{c.name}{' · ' + c.tag if c.tag else ''} (after round {c.after_round})")
+        head.text(c.final_text)
+        votes.markdown(f"**+{c.votes}**")
+        status = c.decision.decision if c.decision else "undecided"
+        if c.decision and c.decision.merged_into:
+            status = "merged"
+        st.caption(f"{status}{' · hidden' if c.hidden else ''}"
+                   f"{f' · in round {c.sent_round}' if c.sent_round else ''}")
+        if c.sent_round or ws.status != "open":
+            return
+        b = st.columns(5)
+        b[0].button("✅ Accept", key=f"wa_{c.id}", on_click=_act, args=(whatif.decide, run_id, secret, c.id, "accept"))
+        b[1].button("❌ Reject", key=f"wr_{c.id}", on_click=_act, args=(whatif.decide, run_id, secret, c.id, "reject"))
+        b[2].button("🙈 Show" if c.hidden else "🙈 Hide", key=f"wh_{c.id}", on_click=_act,
+                    args=(whatif.hide_contribution, run_id, secret, c.id, not c.hidden))
+        with b[3].popover("✏️ Edit"):
+            text = st.text_area("Edited text", c.final_text, key=f"we_t_{c.id}", max_chars=3000)
+            st.button("Save and accept", key=f"we_{c.id}", on_click=_act,
+                      args=(whatif.decide, run_id, secret, c.id, "edit"), kwargs={"text": text})
+        with b[4].popover("🔗 Merge"):
+            others = [o for o in ws.contributions if o.id != c.id and not o.sent_round]
+            picked = st.multiselect("Merge these into this one", [o.id for o in others], key=f"wm_p_{c.id}",
+                                    format_func=lambda oid: next(o.final_text[:60] for o in others if o.id == oid))
+            text = st.text_area("Merged text", c.final_text, key=f"wm_t_{c.id}", max_chars=3000)
+            st.button("Merge and accept", key=f"wm_{c.id}", on_click=_act,
+                      args=(whatif.decide, run_id, secret, c.id, "merge"), kwargs={"text": text, "merge_with": picked})
+
+
+def _continue(run_id: str, secret: str) -> None:
+    try:
+        events = whatif.continue_workshop(run_id, secret, store=store(), settings=current_settings())
+    except (WorkshopError, SessionError) as exc:
+        st.session_state["workshop_notice"] = str(exc)
+        return
+    runs.start_background(run_id, lambda: events)
+
+
+def _reveal_panel(run_id: str, secret: str, ws: Workshop) -> None:
+    st.info(f"🔍 {NO_GROUND_TRUTH}")
+    if not ws.revealed:
+        st.button("🔍 Reveal predictions to the room", key="workshop_reveal", on_click=_act,
+                  args=(whatif.reveal_workshop, run_id, secret))
+    rows = whatif.compare_room(ws, whatif.panel_branches((store().get_run(run_id).record or {}).get("report")))
+    if rows:
+        st.markdown("**The room against the panel** (largest gap first)")
+        st.dataframe([{"Branch": r.branch, "Room (mean %)": r.room_pct, "Panel (%)": r.panel_pct,
+                       "Gap (points)": round(r.gap, 1)} for r in rows], hide_index=True)
+
+
+# -- participant ---------------------------------------------------------------------------------------------
+def participant_view(run_id: str, me: dict[str, str]) -> None:
+    """What a participant sees: the state, the scenario, their prediction or contribution form, the room."""
+    session = whatif.load_session(run_id, store())
+    ws = whatif.load_workshop(run_id, store=store())
+    st.session_state["join_seen_state"] = (session.state.value, session.round, ws.status, ws.revealed)
+    sst.markdown(f"### {session.proposition}")
+    st.text(f"You are {me['name']} · {session.label}" + (" · the workshop is closed" if ws.status != "open" else ""))
+    scenario = whatif.Scenario.model_validate(_scenario(run_id, session.state.value, session.round))
+    if scenario.variants or scenario.restated:
+        with st.expander("🗺️ The refined scenario", expanded=session.state == State.REVIEW):
+            sst.markdown(whatif.scenario_markdown(scenario, heading=""))
+    notice = st.session_state.pop("join_notice", None)
+    if notice:
+        show_error(notice, st.warning)
+    if ws.status == "open" and session.state in (State.REFINING, State.REVIEW):
+        _prediction_form(run_id, me, scenario, ws)
+    elif ws.status == "open" and session.state not in (State.COMPLETED, State.CANCELLED, State.FAILED):
+        _contribution_form(run_id, me)
+    _deliberation(run_id, session)
+    if session.state == State.COMPLETED:
+        _my_reveal(run_id, me, ws)
+    _participant_room(run_id, me["id"], me["key"])
+
+
+def _deliberation(run_id: str, session: whatif.Session) -> None:
+    """The deliberation so far, read-only: the shared frame at a pause between rounds, the report at the end."""
+    if session.state == State.BETWEEN_ROUNDS:
+        frame = _frame(run_id, session.round)
+        if frame:
+            with st.expander(f"🧭 The panel's shared frame after round {session.round}", expanded=False):
+                sst.markdown(frame)
+    elif session.state == State.COMPLETED:
+        from ui.whatif_view import render_whatif_record
+
+        with st.expander("📝 The panel's report", expanded=False):
+            render_whatif_record(store().get_run(run_id).record or {}, f"join_rep_{run_id}", heading=False)
+
+
+@st.cache_data(ttl=30, max_entries=64, show_spinner=False)
+def _frame(run_id: str, round_no: int | None) -> str:
+    """The frame the next round will see (what the between-rounds pause shows), read once per pause."""
+    asks, _ = whatif.paused_state(run_id, current_settings(), store())
+    ask = whatif.parse_ask(asks[0]) if asks else None
+    return ask.frame if isinstance(ask, whatif.BetweenRoundsAsk) else ""
+
+
+@st.cache_data(ttl=30, max_entries=64, show_spinner=False)
+def _scenario(run_id: str, state: str, round_no: int | None) -> dict[str, Any]:
+    """The refined scenario, read once per state of the run (not on every participant's rerun)."""
+    return whatif.scenario_of(run_id, store=store(), settings=current_settings()).model_dump(mode="json")
+
+
+def _prediction_form(run_id: str, me: dict[str, str], scenario: Any, ws: Workshop) -> None:
+    names = whatif.branches(scenario)
+    if not names:
+        st.info("The refiner is writing the scenario; its branches appear here for your prediction.")
+        return
+    mine = ws.prediction_of(me["id"])
+    st.markdown("#### 🎯 Your prediction (before round 1)")
+    st.caption("How likely is each branch? The numbers must add up to 100. Predictions lock when round 1 starts.")
+    if st.button("⚖️ Even split", key="join_even"):
+        for b, v in whatif.even_split(names).items():
+            st.session_state[f"join_p_{b}"] = v
+    with st.form("join_predict"):
+        probs = {}
+        for b in names:
+            default = mine.probabilities.get(b, 0.0) if mine else 0.0
+            st.session_state.setdefault(f"join_p_{b}", default)
+            probs[b] = st.number_input(b, 0.0, 100.0, step=5.0, key=f"join_p_{b}")
+        dirs = {}
+        if scenario.indicators:
+            st.caption("Optional: which way will each indicator move?")
+            for ind in scenario.indicators:
+                dirs[ind.name] = st.radio(ind.name, ["", *whatif.DIRECTIONS], horizontal=True, key=f"join_d_{ind.name}",
+                                          format_func=lambda d: d or "no view")
+        if st.form_submit_button("Save my prediction", type="primary"):
+            try:
+                whatif.predict(run_id, me["id"], me["key"], probs, dirs, store=store())
+            except WorkshopError as exc:
+                show_error(str(exc))
+            else:
+                st.rerun()  # draw the saved prediction
+    if mine:
+        st.success(f"Saved: most likely {mine.likely}.")
+
+
+def _contribution_form(run_id: str, me: dict[str, str]) -> None:
+    st.markdown("#### ✍️ Add to the deliberation")
+    with st.form("join_contribute", clear_on_submit=True):
+        kind = st.radio("Kind", whatif.KINDS, horizontal=True, key="join_kind",
+                        format_func=lambda k: f"{KIND_ICONS[k]} {k}")
+        text = st.text_area("Your contribution", key="join_text", max_chars=whatif.MAX_CONTRIBUTION_CHARS)
+        tag = st.text_input("Domain (optional)", key="join_tag", max_chars=40)
+        if st.form_submit_button("Send", type="primary"):
+            try:
+                whatif.contribute(run_id, me["id"], me["key"], text, kind, tag, store=store())
+                st.toast("Sent to the facilitator.")
+            except WorkshopError as exc:
+                show_error(str(exc))
+
+
+def _my_reveal(run_id: str, me: dict[str, str], ws: Workshop) -> None:
+    if not ws.revealed:
+        st.info("The report is written. The facilitator will reveal the predictions.")
+        return
+    st.markdown("#### 🔍 Your prediction beside the panel's")
+    st.info(NO_GROUND_TRUTH)
+    mine = ws.prediction_of(me["id"])
+    panel = whatif.panel_branches((store().get_run(run_id).record or {}).get("report"))
+    if mine is None:
+        st.caption("You made no prediction.")
+    mine_only = ws.model_copy(update={"predictions": [mine] if mine else []})
+    rows = [{"Branch": r.branch, "You (%)": r.room_pct, "Panel (%)": r.panel_pct}  # matched as for the room
+            for r in whatif.compare_room(mine_only, panel)]
+    st.dataframe(rows, hide_index=True)
+
+
+@st.fragment(run_every=REFRESH_S)
+def _participant_room(run_id: str, participant_id: str, key: str) -> None:
+    """What the room has said (hidden ones left out), with +1 buttons; hands over to the page when the run's
+    state changes."""
+    session = whatif.load_session(run_id, store())
+    ws = whatif.load_workshop(run_id, store=store())
+    if st.session_state.get("join_seen_state") != (session.state.value, session.round, ws.status, ws.revealed):
+        st.rerun(scope="app")
+    voted = {v.contribution_id for v in ws.votes if v.participant_id == participant_id}
+    shown = ws.by_votes()
+    st.markdown(f"#### 🗣️ What the room has said ({len(shown)})")
+    for c in shown:
+        with st.container(border=True, key=f"join_c_{c.id}"):
+            text, button = st.columns([6, 1])
+            text.text(f"{KIND_ICONS.get(c.kind, '')} {c.name}{' · ' + c.tag if c.tag else ''}")
+            text.text(c.final_text)
+            mine = c.participant_id == participant_id
+            button.button(f"+1 ({c.votes})", key=f"join_v_{c.id}", disabled=mine or c.id in voted or
+                          ws.status != "open", on_click=_vote, args=(run_id, participant_id, key, c.id))
+
+
+def _vote(run_id: str, participant_id: str, key: str, contribution_id: str) -> None:
+    try:
+        whatif.vote(run_id, participant_id, key, contribution_id, store=store())
+    except WorkshopError as exc:
+        st.session_state["join_notice"] = str(exc)
