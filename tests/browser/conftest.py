@@ -11,8 +11,10 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import httpx
@@ -144,3 +146,39 @@ def shot(page, name: str, max_height: int = 4000) -> Path:
     page.screenshot(path=str(path))
     page.set_viewport_size(size)
     return path
+
+
+class Beacon(BaseHTTPRequestHandler):
+    """A local server standing for an attacker's host: it counts every request (``Beacon.hits``, the paths)."""
+
+    hits: list[str] = []
+
+    def do_GET(self) -> None:  # noqa: N802
+        type(self).hits.append(self.path)
+        self.send_response(200)
+        self.send_header("Content-Type", "image/png")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args: object) -> None:
+        return
+
+
+@pytest.fixture
+def beacon() -> Iterator[str]:
+    """The beacon's URL, its count reset for each test."""
+    Beacon.hits = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Beacon)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def e2e_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The e2e server's run store: IFWORLD_E2E_DB (hidden from tests by the autouse isolated_env) or its home."""
+    if os.environ.get("IFWORLD_E2E_DB"):
+        return Path(os.environ["IFWORLD_E2E_DB"])
+    found = sorted(tmp_path_factory.getbasetemp().glob("e2e[0-9]*/runs.sqlite"))
+    assert len(found) == 1, found
+    return found[0]

@@ -3,11 +3,10 @@ known key on no page and in no store file."""
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 
-from tests.browser.conftest import KNOWN_KEY, ROOT, open_page, wait_idle
+from tests.browser.conftest import KNOWN_KEY, ROOT, e2e_db, open_page, wait_idle
 
 PAGES = ["", "whatif", "causal_map", "runs", "rws_browse", "rws_benchmark", "beliefs", "belief_sweep", "settings"]
 N_BAD = 1_000
@@ -64,20 +63,11 @@ def test_hostile_answer_in_grade_box_then_a_normal_one(page, tmp_path: Path) -> 
     assert page.get_by_text("Grading failed").count() == 0
 
 
-def _e2e_db(tmp_path_factory) -> Path:  # noqa: ANN001
-    """The e2e server's run store: IFWORLD_E2E_DB (hidden from tests by the autouse isolated_env) or its home."""
-    if os.environ.get("IFWORLD_E2E_DB"):
-        return Path(os.environ["IFWORLD_E2E_DB"])
-    found = sorted(tmp_path_factory.getbasetemp().glob("e2e[0-9]*/runs.sqlite"))
-    assert len(found) == 1, found
-    return found[0]
-
-
 def test_known_key_on_no_page_and_in_no_store_file(page, tmp_path_factory) -> None:  # noqa: ANN001
     for path in PAGES:
         open_page(page, path, expect="Model connection")
         assert KNOWN_KEY not in page.content(), f"/{path} shows the key"
-    db = _e2e_db(tmp_path_factory)
+    db = e2e_db(tmp_path_factory)
     files = [p for p in db.parent.iterdir() if p.is_file()]  # runs.sqlite, -wal, -shm, streamlit.log
     assert db in files
     assert [f.name for f in files if KNOWN_KEY.encode() in f.read_bytes()] == []

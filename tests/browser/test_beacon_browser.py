@@ -13,49 +13,16 @@ import os
 import re
 import subprocess
 import sys
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from ifworld import runs
 from ifworld.runs.store import RunStore
-from tests.browser.conftest import ROOT, open_page, wait_idle
+from tests.browser.conftest import ROOT, Beacon, e2e_db, open_page, wait_idle
 
 pytestmark = pytest.mark.browser
-
-
-class _Beacon(BaseHTTPRequestHandler):
-    hits: list[str] = []
-
-    def do_GET(self) -> None:  # noqa: N802
-        type(self).hits.append(self.path)
-        self.send_response(200)
-        self.send_header("Content-Type", "image/svg+xml")
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    def log_message(self, *args: object) -> None:
-        return
-
-
-@pytest.fixture
-def beacon():  # noqa: ANN201
-    _Beacon.hits = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Beacon)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
-
-
-def _e2e_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The e2e server's run store (IFWORLD_E2E_DB is hidden from tests by the autouse isolated_env)."""
-    if os.environ.get("IFWORLD_E2E_DB"):
-        return Path(os.environ["IFWORLD_E2E_DB"])
-    return sorted(tmp_path_factory.getbasetemp().glob("e2e[0-9]*"))[-1] / "runs.sqlite"
 
 
 def _hostile_run(fake_url: str, db: Path, beacon: str) -> str:
@@ -98,7 +65,7 @@ def _hover_charts(page) -> None:  # noqa: ANN001
 
 def test_hostile_chart_labels_fetch_nothing(page, beacon: str, e2e_fake,  # noqa: ANN001
                                             tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> None:
-    db = _e2e_db(tmp_path_factory)
+    db = e2e_db(tmp_path_factory)
     run_id = _hostile_run(e2e_fake.url, db, beacon)
     links, hits = {}, {}
     for path, expect, charts in ((f"causal_map?run={run_id}", "Causal map", 1), (f"runs?run={run_id}", "Runs", 1),
@@ -109,7 +76,7 @@ def test_hostile_chart_labels_fetch_nothing(page, beacon: str, e2e_fake,  # noqa
         _quiet(page)
         assert page.get_by_text("fill:url", exact=False).count() >= 1 or "fill:url" in page.content(), path
         links[path] = page.locator(f"svg a, a[href^='{beacon}']").count()
-        hits[path] = len(_Beacon.hits) - sum(hits.values())
+        hits[path] = len(Beacon.hits) - sum(hits.values())
     export = tmp_path / "export.html"
     store = RunStore(db)
     export.write_text(runs.export_run(run_id, "html", store=store), encoding="utf-8")
@@ -119,11 +86,11 @@ def test_hostile_chart_labels_fetch_nothing(page, beacon: str, e2e_fake,  # noqa
     _hover_charts(page)
     _quiet(page)
     links["export"] = page.locator("svg a, a[href]").count()
-    hits["export"] = len(_Beacon.hits) - sum(hits.values())
-    assert _Beacon.hits == [], f"the browser called the beacon: {hits}, e.g. {_Beacon.hits[:5]}"
+    hits["export"] = len(Beacon.hits) - sum(hits.values())
+    assert Beacon.hits == [], f"the browser called the beacon: {hits}, e.g. {Beacon.hits[:5]}"
     assert links == dict.fromkeys(links, 0), f"live links in charts or pages: {links}"
     page.goto(f"{beacon}/control")  # the beacon does see a request when one is made
-    assert "/control" in _Beacon.hits
+    assert "/control" in Beacon.hits
 
 
 @pytest.fixture(scope="module")
@@ -183,5 +150,5 @@ def test_the_served_app_sends_a_csp_the_browser_enforces(browser, csp_app_url: s
         page.evaluate("url => document.body.insertAdjacentHTML('beforeend', `<svg><text style=\"fill:url(${url}"
                       "/f.svg#a)\">x</text></svg><img src=\"${url}/csp.png\">`)", beacon)
     _quiet(page)
-    assert _Beacon.hits == [], _Beacon.hits
+    assert Beacon.hits == [], Beacon.hits
     page.close()

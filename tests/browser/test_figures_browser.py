@@ -21,7 +21,7 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 
 from ifworld.runs.store import RunStore
-from tests.browser.conftest import ROOT, SHOTS, open_page, wait_idle
+from tests.browser.conftest import ROOT, SHOTS, e2e_db, open_page, wait_idle
 
 FIG_SHOTS = SHOTS / "figures"
 ARTIFACTS = ROOT / "test-artifacts"
@@ -135,12 +135,6 @@ def _record(where: str, charts: int, problems: list[str]) -> None:
         f.write(f"{where}: {charts} charts, {len(problems)} problems\n" + "".join(f"  {p}\n" for p in problems))
 
 
-def _e2e_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if os.environ.get("IFWORLD_E2E_DB"):
-        return Path(os.environ["IFWORLD_E2E_DB"])
-    return sorted(tmp_path_factory.getbasetemp().glob("e2e[0-9]*"))[-1] / "runs.sqlite"
-
-
 @pytest.fixture(scope="module")
 def whatif_runs(browser, app_url, tmp_path_factory) -> tuple[str, str]:
     """One quick IF-World run through the page, then a judged copy of it (the copy is the newest run)."""
@@ -156,7 +150,7 @@ def whatif_runs(browser, app_url, tmp_path_factory) -> tuple[str, str]:
     wait_idle(page, timeout_s=180)
     run_id = page.url.split("run=")[1].split("&")[0]
     context.close()
-    store = RunStore(_e2e_db(tmp_path_factory))
+    store = RunStore(e2e_db(tmp_path_factory))
     info = store.get_run(run_id)
     store.finish_run(run_id, {**info.record, "judge": JUDGE})
     copy = store.create_run("whatif", info.workflow, info.params, f"{info.title} (copy)")
@@ -212,7 +206,7 @@ def test_html_export_is_the_same_from_app_and_cli_and_readable(page, whatif_runs
     with page.expect_download() as download:
         page.get_by_role("button", name="HTML").first.click()
     from_app = Path(download.value.path()).read_text(encoding="utf-8")
-    from_cli = _cli_export(copy, _e2e_db(tmp_path_factory), tmp_path / "cli.html")
+    from_cli = _cli_export(copy, e2e_db(tmp_path_factory), tmp_path / "cli.html")
     (tmp_path / "app.html").write_text(from_app, encoding="utf-8")
     page.goto((tmp_path / "app.html").as_uri())
     page.locator(".js-plotly-plot").first.wait_for()

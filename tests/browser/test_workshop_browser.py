@@ -4,15 +4,12 @@ Participants never see a facilitator control; their views update by themselves (
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 
-import pytest
-
 from ifworld.runs.store import RunStore
 from ifworld.whatif import load_session, load_workshop
-from tests.browser.conftest import KNOWN_KEY, open_page, shot, wait_idle
+from tests.browser.conftest import KNOWN_KEY, e2e_db, open_page, shot, wait_idle
 
 HOSTILE = "<img src=x onerror=alert(1)> ![pic](http://evil.example/x.png) [click](http://evil.example/)"
 FACILITATOR = ("Accept", "Reject", "Hide", "Close workshop", "Open workshop", "Continue unchanged",
@@ -81,15 +78,8 @@ def _room(run_id: str, db: Path):  # noqa: ANN202
         s.close()
 
 
-def _e2e_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The e2e server's run store (IFWORLD_E2E_DB is hidden from tests by the autouse isolated_env)."""
-    if os.environ.get("IFWORLD_E2E_DB"):
-        return Path(os.environ["IFWORLD_E2E_DB"])
-    return sorted(tmp_path_factory.getbasetemp().glob("e2e[0-9]*"))[-1] / "runs.sqlite"
-
-
 def test_a_three_participant_workshop_end_to_end(browser, app_url, tmp_path_factory) -> None:  # noqa: ANN001
-    db = _e2e_db(tmp_path_factory)
+    db = e2e_db(tmp_path_factory)
     fctx, fac = _context(browser, app_url)
     open_page(fac, "whatif", expect="Proposition")
     fac.get_by_label("Rounds", exact=True).fill("2")
