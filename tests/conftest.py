@@ -22,6 +22,7 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[No
         if key.startswith("IFWORLD_") or key in LEAKY_ENV:
             monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("IFWORLD_DB", str(tmp_path / "runs.sqlite"))
+    monkeypatch.setenv("IFWORLD_WARMUP", "0")  # no import thread left running in the test process by AppTest
     yield
 
 

@@ -20,7 +20,11 @@ def requested_path(url: str | None, base: str) -> str:
 
 
 def unknown_page(pages: dict[str, list[StreamlitPage]]) -> str | None:
-    """The requested page's name when no page has that address, else None."""
+    """The requested page's name when no page has that address, else None. Outside a Streamlit server — a bare
+    run of the script, such as a worker process started with "spawn" re-running the parent's ``__main__``
+    after a page test — there is no router and no address: None."""
+    if not st.runtime.exists():
+        return None
     path = requested_path(st.context.url, st.get_option("server.baseUrlPath") or "")
     known = {p.url_path for group in pages.values() for p in group}
     return path if path and path not in known else None

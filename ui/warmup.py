@@ -4,12 +4,14 @@ A page's first visit in a fresh server process paid its imports — pandas, Plot
 their views: 5–8 s of the Runs page's 8.3 s on the 2-core machine, against 0.17 s once imported. Python
 imports a module once per process, so one background thread started at the first session imports the page
 modules while the visitor reads Home; the import lock makes a page that needs a module mid-import wait for
-it rather than import it twice.
+it rather than import it twice. Only under a Streamlit server, and not with ``IFWORLD_WARMUP=0`` (the tests set
+it: AppTest runs pages inside the test process, where an import thread would only compete with the next test).
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import threading
 
 import streamlit as st
@@ -38,8 +40,11 @@ def warm_imports(modules: tuple[str, ...] = PAGE_MODULES) -> list[str]:
 
 
 @st.cache_resource(show_spinner=False)
-def start_warmup() -> threading.Thread:
-    """Once per server process: the import thread (daemon, so it never holds the server at shutdown)."""
+def start_warmup() -> threading.Thread | None:
+    """Once per server process: the import thread (daemon, so it never holds the server at shutdown); None
+    when ``IFWORLD_WARMUP=0`` or when no Streamlit server runs the script."""
+    if os.environ.get("IFWORLD_WARMUP", "1") == "0" or not st.runtime.exists():  # no server: nobody to warm for
+        return None
     thread = threading.Thread(target=warm_imports, name="ifworld-warmup", daemon=True)
     thread.start()
     return thread

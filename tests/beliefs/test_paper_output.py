@@ -28,7 +28,8 @@ def test_paper_out_dir_writes_tables_and_figures(tmp_path):
     for fig in ("figure1", "figure2"):
         assert (out / f"additive_{fig}.html").stat().st_size > 0
         assert (out / f"additive_{fig}.png").exists() == HAS_KALEIDO
-    assert "Misinformation load M_F (ours" in (out / "additive_figure1.html").read_text(encoding="utf-8")
+    figure1 = (out / "additive_figure1.html").read_text(encoding="utf-8")
+    assert "Misinformation load M_F" in figure1 and "(ours: the paper gives no data)" in figure1
     assert "none at 1.000" not in res.output and "2.6 %" not in res.output.replace("2.6 % of §6.1", "")
 
 

@@ -96,3 +96,17 @@ def test_the_requested_page_is_read_from_the_address() -> None:
     assert requested_path("http://host/studio", "studio") == ""
     assert requested_path("http://host/a%20b", "") == "a b"
     assert requested_path(None, "") == ""
+
+
+def test_the_app_script_runs_bare_without_a_router() -> None:
+    """A worker process started with "spawn" re-runs the parent's ``__main__``; after a page test that is app.py,
+    run bare (no Streamlit server). It must neither fail nor start the import thread."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "IFWORLD_WARMUP"}
+    env["PYTHONPATH"] = str(Path(APP).parent)
+    proc = subprocess.run([sys.executable, APP], capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr

@@ -98,7 +98,7 @@ def test_cli_bad_input_exits_2(llm_env, tmp_path):
              (["run", PROP, "--method", "tree", "--breadth", "1000"], "breadth must be an integer from 1 to 6"),
              (["run", PROP, "--method", "debate", "--debate-rounds", "100000"], "from 1 to 6"),
              (["run", PROP, "--rounds", "0"], "at least 1"), (["run", PROP, "--method", "magic"], "Unknown method"),
-             (["judge", str(tmp_path / "missing.json")], "cannot read"),
+             (["judge", str(tmp_path / "missing.json")], "does not exist"),
              (["eval", "--methods", "ifworld:nope"], "Unknown ablation")]
     for args, message in cases:
         res = runner.invoke(app, args)
