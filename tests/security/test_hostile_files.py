@@ -11,7 +11,6 @@ The child runs under RLIMIT_AS (a regression fails here instead of swapping the 
 from __future__ import annotations
 
 import os
-import resource
 import subprocess
 import sys
 import threading
@@ -51,23 +50,37 @@ def _hostile(tmp_path: Path, kind: str, cap: int) -> Path:
     return path
 
 
-def _limit() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
+# A launcher sets the limit, runs the CLI in its own (freshly exec'd) process and writes that process's VmHWM at
+# exit. wait4's ru_maxrss would carry the forking pytest process's size over the exec (570 MB in the slow tier,
+# against 116-178 MB for the CLI itself); VmHWM belongs to the post-exec memory only.
+LAUNCHER = """
+import atexit, resource, runpy, sys
+resource.setrlimit(resource.RLIMIT_AS, ({limit}, {limit}))
+def peak():
+    hwm = [line for line in open('/proc/self/status') if line.startswith('VmHWM:')][0].split()[1]
+    open({out!r}, 'w').write(hwm)
+atexit.register(peak)
+sys.argv = ['ifworld', *sys.argv[1:]]
+runpy.run_module('ifworld.cli', run_name='__main__')
+"""
 
 
 def run_cli(args: list[str], tmp_path: Path) -> tuple[int, str, float]:
-    """Exit code, stderr and peak RSS (MB) of ``ifworld ARGS`` (killed after LIMIT_S)."""
-    err_path = tmp_path / "stderr.txt"
+    """Exit code, stderr and peak RSS (MB; infinite when the process died before saying) of ``ifworld ARGS``
+    (killed after LIMIT_S)."""
+    err_path, peak_path = tmp_path / "stderr.txt", tmp_path / "peak_kb.txt"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "IFWORLD_DB": str(tmp_path / "runs.sqlite")}
     with err_path.open("w") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "ifworld.cli", *args], cwd=tmp_path, env=env,
-                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, preexec_fn=_limit)
+        launcher = LAUNCHER.format(limit=ADDRESS_SPACE, out=str(peak_path))
+        proc = subprocess.Popen([sys.executable, "-c", launcher, *args], cwd=tmp_path, env=env,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
         timer = threading.Timer(LIMIT_S, proc.kill)
         timer.start()
-        _, status, usage = os.wait4(proc.pid, 0)
+        _, status, _ = os.wait4(proc.pid, 0)
         timer.cancel()
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return proc.returncode, err_path.read_text(errors="replace"), usage.ru_maxrss / 1024
+    peak_mb = int(peak_path.read_text()) / 1024 if peak_path.exists() else float("inf")
+    return proc.returncode, err_path.read_text(errors="replace"), peak_mb
 
 
 def _paused_run(tmp_path: Path) -> str:
