@@ -1,6 +1,8 @@
 """What-if flow in a real browser: a full IF-World run, the report and causal map; then the Runs page
 reopens, replays and exports it."""
 
+import time
+
 import pytest
 
 from tests.browser.conftest import KNOWN_KEY, open_page, shot, wait_idle
@@ -64,8 +66,16 @@ def _buttons(page) -> set[str]:
     return {t.strip() for t in page.locator("[data-testid=stMain] button").all_inner_texts() if t.strip()}
 
 
-def _no_controls_of(page, *labels: str) -> None:
-    present = {b for b in _buttons(page) if any(label in b for label in labels)}
+def _no_controls_of(page, *labels: str, timeout_s: float = 30) -> None:
+    """No control of an earlier state on the page, once the page has drawn the new one: the report's heading can
+    arrive a moment before the state's own redraw on a busy machine, so wait for the controls to go (a control
+    that never goes still fails)."""
+    deadline = time.time() + timeout_s
+    while True:
+        present = {b for b in _buttons(page) if any(label in b for label in labels)}
+        if not present or time.time() > deadline:
+            break
+        time.sleep(0.2)
     assert not present, f"controls of an earlier state are still on the page: {present}"
 
 
@@ -94,7 +104,7 @@ def test_review_then_deliberation_round_by_round_with_a_participant(page) -> Non
     page.get_by_text("Round 1: experts and deliberation").first.click()
     for text in ("Deliberation after round 1", "Consensus", "Conditional branches", "Hard conflicts",
                  "Cross-domain causal integration"):
-        assert page.get_by_text(text).first.is_visible(), text
+        page.get_by_text(text).first.wait_for(state="visible", timeout=30_000)  # the expander opens, then draws
     assert page.get_by_text("urban planning").count() >= 1
     shot(page, "whatif_state_between_rounds")
     shot(page, "whatif_deliberation")
