@@ -19,6 +19,7 @@ from ifworld.config import load_settings
 from ifworld.runs.store import RunStore
 from ifworld.rws.benchmark import benchmark_params, load_sample
 from ifworld.whatif import service
+from ifworld.whatif.graph import MAX_REFINER_ADDITIONS
 from ifworld.whatif.params import RECORD_KEYS, default_params
 from ifworld.whatif.records import WhatIfRecord
 from tests.realserver.server import prompt_evals
@@ -93,7 +94,11 @@ def test_ifworld_two_experts_one_round(real_server, rs):
     rec = service.run(params, settings=settings, store=store)
     record = WhatIfRecord.model_validate(rec)
     assert [r.round for r in record.rounds] == [1] and record.report is not None
-    assert set(rec["rounds"][0]["experts"]) | set(rec["rounds"][0].get("failed") or {}) <= {"physics", "economics"}
+    # the refiner may add up to MAX_REFINER_ADDITIONS domains to the user's panel, never remove one (a 270M model
+    # once added "name"): every expert that ran or failed is on the recorded panel, which keeps the user's two
+    panel = set(rec["panel"])
+    assert {"physics", "economics"} <= panel and len(panel) <= 2 + MAX_REFINER_ADDITIONS
+    assert set(rec["rounds"][0]["experts"]) | set(rec["rounds"][0].get("failed") or {}) <= panel
     _calls_are_accounted(rec["calls"])
     _figures("IF-World 2 experts x 1 round", real_server, mark, rec["calls"], time.monotonic() - start)
 
