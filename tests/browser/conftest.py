@@ -123,6 +123,14 @@ def wait_idle(page, timeout_s: float = 120) -> None:
     raise AssertionError("the app was still running after the timeout")
 
 
+def wait_run_completed(page, timeout_s: float = 180) -> None:
+    """Wait for a what-if run's completed view: the live panel shows the report as it arrives, and the completed
+    state's own block (with no Cancel) replaces it a moment later, so the report's text alone is not the end."""
+    page.locator(".st-key-whatif_state_completed").wait_for(timeout=timeout_s * 1000)
+    page.get_by_text("Calibration ranges").first.wait_for(timeout=timeout_s * 1000)
+    wait_idle(page, timeout_s=timeout_s)
+
+
 def open_page(page, path: str = "", expect: str | None = None) -> None:
     page.goto(f"{page.app_url}/{path}")
     page.wait_for_selector("[data-testid=stApp]")

@@ -21,7 +21,7 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 
 from ifworld.runs.store import RunStore
-from tests.browser.conftest import ROOT, SHOTS, e2e_db, open_page, wait_idle
+from tests.browser.conftest import ROOT, SHOTS, e2e_db, open_page, wait_idle, wait_run_completed
 
 FIG_SHOTS = SHOTS / "figures"
 ARTIFACTS = ROOT / "test-artifacts"
@@ -146,8 +146,7 @@ def whatif_runs(browser, app_url, tmp_path_factory) -> tuple[str, str]:
     page.get_by_role("button", name="Quick preset: 2 experts, 1 round").click()
     wait_idle(page)
     page.get_by_role("button", name="Start run").click()
-    page.get_by_text("Calibration ranges").first.wait_for()
-    wait_idle(page, timeout_s=180)
+    wait_run_completed(page)
     run_id = page.url.split("run=")[1].split("&")[0]
     context.close()
     store = RunStore(e2e_db(tmp_path_factory))

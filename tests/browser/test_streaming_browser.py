@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.browser.conftest import open_page, shot, wait_idle
+from tests.browser.conftest import open_page, shot, wait_idle, wait_run_completed
 
 TOKEN_DELAY_S = 0.04  # ~7 s per expert reply of ~170 chunks
 
@@ -25,5 +25,4 @@ def test_expert_text_appears_before_the_call_finishes(page, slow_tokens) -> None
     in_flight = [r for r in slow_tokens.requests if r.role == "whatif.expert" and not r.end]
     assert in_flight, "expert text was shown only after every expert call had finished"
     shot(page, "whatif_streaming")
-    page.get_by_text("Calibration ranges").first.wait_for(timeout=180_000)
-    wait_idle(page, timeout_s=180)
+    wait_run_completed(page)

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from tests.browser.conftest import KNOWN_KEY, open_page, shot, wait_idle
+from tests.browser.conftest import KNOWN_KEY, open_page, shot, wait_idle, wait_run_completed
 
 
 @pytest.fixture(scope="module")
@@ -19,8 +19,7 @@ def finished_run(browser, app_url) -> str:
     page.get_by_role("button", name="Quick preset: 2 experts, 1 round").click()
     wait_idle(page)
     page.get_by_role("button", name="Start run").click()
-    page.get_by_text("Calibration ranges").first.wait_for(timeout=180_000)
-    wait_idle(page, timeout_s=180)
+    wait_run_completed(page)
     assert page.get_by_text("Decision table").first.is_visible()
     assert page.get_by_text("Causal map").first.is_visible()
     assert page.get_by_role("button", name="Cancel run").count() == 0  # a finished run offers no Cancel
@@ -111,8 +110,7 @@ def test_review_then_deliberation_round_by_round_with_a_participant(page) -> Non
     page.get_by_label("Who is speaking").fill("Year 9 class")
     page.get_by_label("Workshop participant contribution").fill("The school gym can shelter 300 people.")
     page.get_by_role("button", name="▶️ Continue", exact=True).click()
-    page.get_by_text("Calibration ranges").first.wait_for()
-    wait_idle(page)
+    wait_run_completed(page)
     _no_controls_of(page, "Continue", "Apply edits", "Resume", "Cancel run")
     assert page.get_by_text("Paused after round 1").count() == 0
     for text in ("What changed since round 1", "Consistency checks", "Review edits", "The room's contributions"):
@@ -153,8 +151,7 @@ def test_cancel_a_running_run_then_resume_it(page, slow_model) -> None:
     shot(page, "whatif_state_cancelled")
     slow_model.latency = 0.05
     page.get_by_role("button", name="Resume").click()
-    page.get_by_text("Calibration ranges").first.wait_for()
-    wait_idle(page)
+    wait_run_completed(page)
     assert page.get_by_text("Consistency checks").first.is_visible()
     assert page.get_by_text("The run stopped").count() == 0  # the stopped panel did not survive the resume
     _no_controls_of(page, "Resume", "Cancel run")
@@ -178,7 +175,6 @@ def test_leaving_mid_run_loses_nothing(page, browser, slow_model, come_back) -> 
         viewer = context.new_page()
         viewer.set_default_timeout(120_000)
         viewer.goto(link)
-    viewer.get_by_text("Calibration ranges").first.wait_for()
-    wait_idle(viewer)
+    wait_run_completed(viewer)
     assert viewer.get_by_text("Decision table").first.is_visible()
     assert viewer.get_by_role("button", name="Resume").count() == 0

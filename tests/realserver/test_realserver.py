@@ -48,11 +48,14 @@ def rs(real_server, tmp_path: Path):
 
 
 def _calls_are_accounted(calls: list[dict]) -> None:
-    """Every call ended (a reply cut at the bound is allowed: it is reported as ``truncated``, and the
-    workflow degrades as it does for any failed step) and carries usage and timings."""
+    """Every call ended and carries usage and timings. Two endings are the tiny model's content, not the
+    contract, and the workflow degrades on them as on any failed step: a reply cut at the bound
+    (``truncated``) and a reply that was still not valid JSON after the repair turn (``failed``, seen once in CI
+    on a report section). Any other failure (refused request, transport, timeout) fails the test."""
     assert calls
     for c in calls:
-        assert c["status"] in ("ok", "repaired", "truncated"), c
+        content_failure = c["status"] == "failed" and str(c.get("error", "")).startswith("invalid JSON after repair")
+        assert c["status"] in ("ok", "repaired", "truncated") or content_failure, c
         assert c["prompt_tokens"] > 0 and c["completion_tokens"] >= 0 and c["latency_s"] > 0, c
 
 
