@@ -89,6 +89,21 @@ async def idle(page) -> None:  # noqa: ANN001
         await asyncio.sleep(0.2)
 
 
+async def act(page, what: str, click, landed, tries: int = 4, wait_s: float = 20) -> None:  # noqa: ANN001
+    """Click until ``landed()`` holds, as a person would: a click that did nothing is repeated and counted in
+    RETRIES[what] (reported); one that never lands after ``tries`` clicks ends the benchmark."""
+    for _ in range(tries):
+        await idle(page)
+        await click()
+        deadline = time.perf_counter() + wait_s
+        while time.perf_counter() < deadline:
+            if await landed():
+                return
+            await asyncio.sleep(0.2)
+        RETRIES[what] += 1
+    raise RuntimeError(f"{what}: no effect after {tries} clicks")
+
+
 async def join_and_predict(browser, url: str, code: str, i: int, gate: asyncio.Semaphore):  # noqa: ANN001, ANN201
     async with gate:
         ctx = await browser.new_context(viewport={"width": 1000, "height": 900})
@@ -100,13 +115,12 @@ async def join_and_predict(browser, url: str, code: str, i: int, gate: asyncio.S
         await page.get_by_label("Your display name").fill(f"Student {i:02d}")
         await page.get_by_role("button", name="Join", exact=True).click()
         await page.get_by_text("Your prediction (before round 1)").first.wait_for()
-        await idle(page)
-        await page.get_by_role("button", name="Even split").click()
-        await page.wait_for_function(
-            "() => [...document.querySelectorAll('input[type=number]')].some(i => parseFloat(i.value) > 0)")
-        await idle(page)
-        await page.get_by_role("button", name="Save my prediction").click()
-        await page.get_by_text("Saved: most likely").first.wait_for()
+        await act(page, "even split", page.get_by_role("button", name="Even split").click,
+                  lambda: page.evaluate("() => [...document.querySelectorAll('input[type=number]')]"
+                                        ".some(i => parseFloat(i.value) > 0)"))
+        saved = page.get_by_text("Saved: most likely")
+        await act(page, "save prediction", page.get_by_role("button", name="Save my prediction").click,
+                  lambda: saved.count())
         return ctx, page
 
 
@@ -114,41 +128,23 @@ async def contribute(page, i: int, submitted: dict[str, float], gate: asyncio.Se
     async with gate:
         await page.get_by_text("Add to the deliberation").first.wait_for()
         for k in range(CONTRIBUTIONS_EACH):
-            await idle(page)
             text = f"Student {i:02d} point {k}: harbour tides stop"
-            shown = page.locator("[data-testid=stText]").filter(has_text=text).first
-            for attempt in range(3):  # a Send that Streamlit dropped mid-redraw is sent again, and counted
-                await idle(page)
+            shown = page.locator("[data-testid=stText]").filter(has_text=text)
+
+            async def send(text: str = text) -> None:
                 await page.get_by_label("Your contribution").fill(text)
                 await page.get_by_role("button", name="Send").click()
                 submitted.setdefault(text, time.perf_counter())
-                try:
-                    await shown.wait_for(timeout=30_000)
-                    break
-                except Exception:  # noqa: BLE001 — Playwright's timeout: not shown, try again
-                    RETRIES["send"] += 1
-                    if attempt == 2:
-                        raise
-            await idle(page)
+            await act(page, "send", send, shown.count)
 
 
 async def vote(page, own: set[str], targets: list[str], gate: asyncio.Semaphore) -> None:  # noqa: ANN001
-    """+1 each target; a click that lands while the room's fragment redraws can be dropped by Streamlit, so
-    a person would click again: counted in RETRIES."""
+    """+1 each target (its button, by key: rows reorder as votes come in)."""
     async with gate:
         for cid in [t for t in targets if t not in own][:VOTES_EACH]:
-            button = page.locator(f".st-key-join_c_{cid}").get_by_role("button")
+            button = page.locator(f".st-key-join_v_{cid} button")
             await button.wait_for()
-            for _ in range(4):
-                await idle(page)
-                await button.click()
-                for _tick in range(40):
-                    if await button.is_disabled():
-                        break
-                    await asyncio.sleep(0.2)
-                if await button.is_disabled():
-                    break
-                RETRIES["vote"] += 1
+            await act(page, "vote", button.click, button.is_disabled)
 
 
 async def watch(fac, submitted: dict[str, float], seen: dict[str, float], expected: int) -> None:  # noqa: ANN001
@@ -221,10 +217,11 @@ async def bench(n: int, concurrency: int) -> str:
         duplicated = sum(c - 1 for c in texts.values() if c > 1) + sum(c - 1 for c in vote_pairs.values() if c > 1)
         delays = sorted(seen[t] - submitted[t] for t in seen)
         p95 = delays[min(len(delays) - 1, int(round(0.95 * (len(delays) - 1))))] if delays else float("nan")
+        repeated = ",".join(f"{k.replace(' ', '_')}:{v}" for k, v in sorted(RETRIES.items())) or "0"
         print(f"joined={len(ws.participants)} predictions={len(ws.predictions)} "
               f"median_visible_s={statistics.median(delays) if delays else float('nan'):.2f} "
               f"max_visible_s={max(delays) if delays else float('nan'):.2f} concurrency={concurrency} "
-              f"vote_clicks_repeated={RETRIES['vote']} sends_repeated={RETRIES['send']}")
+              f"clicks_repeated={repeated}")
         store.close()
         return (f"participants={len(ws.participants)} contributions={len(ws.contributions)} votes={len(ws.votes)} "
                 f"lost={lost} duplicated={duplicated} p95_visible_s={p95:.2f}")

@@ -87,9 +87,11 @@ def render(run_id: str, ready: bool) -> None:
         close_run()
         return
     _header(session, info)
+    notice_slot = st.container()  # drawn even when empty: the fragments below keep their place and so their ids
     notice = st.session_state.pop("whatif_notice", None)
     if notice:
-        sst.info(notice)
+        with notice_slot:
+            sst.info(notice)
     st.session_state["whatif_workshop_drives"] = facilitator_panel(run_id, session.state)
     # one block per state (keyed by it): what an earlier state drew is replaced as a whole, never left behind
     with st.container(key=f"whatif_state_{session.state.value}"):

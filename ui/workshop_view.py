@@ -16,7 +16,7 @@ import streamlit as st
 
 from ifworld import runs, whatif
 from ifworld.errors import WorkshopError
-from ifworld.whatif import NO_GROUND_TRUTH, SessionError, State, Workshop
+from ifworld.whatif import MAX_TAG_CHARS, NO_GROUND_TRUTH, SessionError, State, Workshop
 from ui.common import current_settings, inert, show_error, store
 
 REFRESH_S = 1.0
@@ -117,7 +117,12 @@ def _join_card(ws: Workshop, run_id: str, secret: str) -> None:
 
 @st.fragment(run_every=REFRESH_S)
 def _room(run_id: str, secret: str) -> None:
-    """The room, live: who joined, predictions, contributions by votes with the facilitator's decisions."""
+    """The room, live: who joined, predictions, contributions by votes with the facilitator's decisions.
+
+    Every facilitator action is a button of this fragment, so it reruns the fragment alone: a full-app rerun
+    (Streamlit's fast reruns stop the running script) would drop a click queued behind it. Rows are light (one
+    text, four buttons; the editor only for the row being edited): the fragment redraws every second for a room
+    of 30 and more."""
     ws = whatif.load_workshop(run_id, store=store())
     session = whatif.load_session(run_id, store())
     if st.session_state.get("workshop_fac_seen") != session.state.value:
@@ -137,43 +142,78 @@ def _room(run_id: str, secret: str) -> None:
         st.button(f"▶️ Continue with {len(pending)} accepted contribution(s)", key="workshop_continue",
                   type="primary", on_click=_continue, args=(run_id, secret),
                   help="The accepted contributions enter the next round's shared frame, each with its author.")
+    editing = st.session_state.get("workshop_editing")
     for kind in whatif.KINDS:
         mine = [c for c in contributions if c.kind == kind]
         if mine:
             st.markdown(f"#### {KIND_ICONS[kind]} {kind.capitalize()}s")
             for c in mine:
-                _contribution_row(run_id, secret, c, ws)
+                _contribution_row(run_id, secret, c, ws, editing == c.id)
 
 
-def _contribution_row(run_id: str, secret: str, c: whatif.Contribution, ws: Workshop) -> None:
+def status_of(c: whatif.Contribution) -> str:
+    """A contribution's standing in words: its decision (or none yet), hidden, the round that carried it."""
+    status = {"accept": "accepted", "edit": "edited and accepted", "merge": "merged and accepted",
+              "reject": "rejected"}[c.decision.decision] if c.decision else "undecided"
+    if c.decision and c.decision.merged_into:
+        status = "merged into another"
+    return status + (" · hidden" if c.hidden else "") + (f" · in round {c.sent_round}" if c.sent_round else "")
+
+
+def _contribution_row(run_id: str, secret: str, c: whatif.Contribution, ws: Workshop, editing: bool) -> None:
     with st.container(border=True, key=f"workshop_c_{c.id}"):
-        head, votes = st.columns([5, 1])
-        head.text(f"{c.name}{' · ' + c.tag if c.tag else ''} (after round {c.after_round})")
-        head.text(c.final_text)
-        votes.markdown(f"**+{c.votes}**")
-        status = c.decision.decision if c.decision else "undecided"
-        if c.decision and c.decision.merged_into:
-            status = "merged"
-        st.caption(f"{status}{' · hidden' if c.hidden else ''}"
-                   f"{f' · in round {c.sent_round}' if c.sent_round else ''}")
+        st.text(f"+{c.votes} · {c.name}{' · ' + c.tag if c.tag else ''} · after round {c.after_round} · "
+                f"{status_of(c)}")
+        st.text(c.final_text)
         if c.sent_round or ws.status != "open":
             return
-        b = st.columns(5)
-        b[0].button("✅ Accept", key=f"wa_{c.id}", on_click=_act, args=(whatif.decide, run_id, secret, c.id, "accept"))
-        b[1].button("❌ Reject", key=f"wr_{c.id}", on_click=_act, args=(whatif.decide, run_id, secret, c.id, "reject"))
-        b[2].button("🙈 Show" if c.hidden else "🙈 Hide", key=f"wh_{c.id}", on_click=_act,
-                    args=(whatif.hide_contribution, run_id, secret, c.id, not c.hidden))
-        with b[3].popover("✏️ Edit"):
-            text = st.text_area("Edited text", c.final_text, key=f"we_t_{c.id}", max_chars=3000)
-            st.button("Save and accept", key=f"we_{c.id}", on_click=_act,
-                      args=(whatif.decide, run_id, secret, c.id, "edit"), kwargs={"text": text})
-        with b[4].popover("🔗 Merge"):
-            others = [o for o in ws.contributions if o.id != c.id and not o.sent_round]
-            picked = st.multiselect("Merge these into this one", [o.id for o in others], key=f"wm_p_{c.id}",
-                                    format_func=lambda oid: next(o.final_text[:60] for o in others if o.id == oid))
-            text = st.text_area("Merged text", c.final_text, key=f"wm_t_{c.id}", max_chars=3000)
-            st.button("Merge and accept", key=f"wm_{c.id}", on_click=_act,
-                      args=(whatif.decide, run_id, secret, c.id, "merge"), kwargs={"text": text, "merge_with": picked})
+        decided = c.decision.decision if c.decision and not c.decision.merged_into else ""
+        with st.container(horizontal=True):
+            st.button("✅ Accept", key=f"wa_{c.id}", disabled=decided == "accept", on_click=_act,
+                      args=(whatif.decide, run_id, secret, c.id, "accept"))
+            st.button("❌ Reject", key=f"wr_{c.id}", disabled=decided == "reject", on_click=_act,
+                      args=(whatif.decide, run_id, secret, c.id, "reject"))
+            st.button("🙈 Show" if c.hidden else "🙈 Hide", key=f"wh_{c.id}", on_click=_act,
+                      args=(whatif.hide_contribution, run_id, secret, c.id, not c.hidden))
+            st.button("✏️ Edit or merge", key=f"wx_{c.id}", disabled=editing, on_click=_start_editing, args=(c.id,))
+        if editing:
+            _editor(run_id, secret, c, ws)
+
+
+def _start_editing(contribution_id: str) -> None:
+    st.session_state["workshop_editing"] = contribution_id
+
+
+def _editor(run_id: str, secret: str, c: whatif.Contribution, ws: Workshop) -> None:
+    """Edit one contribution's text, optionally merging others into it; saving accepts it. A form: what the
+    facilitator types is kept through the fragment's redraws until they save or cancel."""
+    others = {o.id: o for o in ws.by_votes() if o.id != c.id and not o.sent_round}
+    with st.form(f"workshop_edit_{c.id}", border=False):
+        st.text_area("Text the panel will see", c.final_text, key=f"we_t_{c.id}",
+                     max_chars=3 * whatif.MAX_CONTRIBUTION_CHARS)
+        st.multiselect("Merge these into it (optional; each stays in the record, marked merged)", list(others),
+                       key=f"we_m_{c.id}", format_func=lambda oid: _short(others[oid]))
+        with st.container(horizontal=True):
+            st.form_submit_button("💾 Save and accept", type="primary", on_click=_save_edit,
+                                  args=(run_id, secret, c.id))
+            st.form_submit_button("Cancel", on_click=_stop_editing)
+
+
+def _short(c: whatif.Contribution) -> str:
+    return f"+{c.votes} {c.name}: {c.final_text[:70]}"
+
+
+def _save_edit(run_id: str, secret: str, contribution_id: str) -> None:
+    text = st.session_state.get(f"we_t_{contribution_id}", "")
+    merge_with = list(st.session_state.get(f"we_m_{contribution_id}") or [])
+    _act(whatif.decide, run_id, secret, contribution_id, "merge" if merge_with else "edit", text=text,
+         merge_with=merge_with)
+    if "workshop_notice" not in st.session_state:
+        _stop_editing()
+
+
+def _stop_editing() -> None:
+    st.session_state.pop("workshop_editing", None)
 
 
 def _continue(run_id: str, secret: str) -> None:
@@ -199,27 +239,37 @@ def _reveal_panel(run_id: str, secret: str, ws: Workshop) -> None:
 
 # -- participant ---------------------------------------------------------------------------------------------
 def participant_view(run_id: str, me: dict[str, str]) -> None:
-    """What a participant sees: the state, the scenario, their prediction or contribution form, the room."""
+    """What a participant sees: the state, the scenario, their prediction or contribution form, the room.
+
+    Each part has a fixed slot created first, so the fragments below always sit at the same place: Streamlit
+    names a fragment by its position, and a click sent to a fragment whose name moved in a full rerun is dropped.
+    The forms and +1 buttons are fragments too: a participant's action reruns its own part, never the app."""
     session = whatif.load_session(run_id, store())
     ws = whatif.load_workshop(run_id, store=store())
     st.session_state["join_seen_state"] = (session.state.value, session.round, ws.status, ws.revealed)
-    sst.markdown(f"### {session.proposition}")
-    st.text(f"You are {me['name']} · {session.label}" + (" · the workshop is closed" if ws.status != "open" else ""))
+    head, scenario_slot, action_slot, deliberation_slot, reveal_slot, room_slot = (st.container() for _ in range(6))
+    with head:
+        sst.markdown(f"### {session.proposition}")
+        st.text(f"You are {me['name']} · {session.label}" +
+                (" · the workshop is closed" if ws.status != "open" else ""))
     scenario = whatif.Scenario.model_validate(_scenario(run_id, session.state.value, session.round))
     if scenario.variants or scenario.restated:
-        with st.expander("🗺️ The refined scenario", expanded=session.state == State.REVIEW):
+        with scenario_slot, st.expander("🗺️ The refined scenario", expanded=session.state == State.REVIEW):
             sst.markdown(whatif.scenario_markdown(scenario, heading=""))
-    notice = st.session_state.pop("join_notice", None)
-    if notice:
-        show_error(notice, st.warning)
-    if ws.status == "open" and session.state in (State.REFINING, State.REVIEW):
-        _prediction_form(run_id, me, scenario, ws)
-    elif ws.status == "open" and session.state not in (State.COMPLETED, State.CANCELLED, State.FAILED):
-        _contribution_form(run_id, me)
-    _deliberation(run_id, session)
+    with action_slot:
+        if ws.status == "open" and session.state in (State.REFINING, State.REVIEW):
+            _prediction_form(run_id, me, whatif.branches(scenario), [i.name for i in scenario.indicators])
+        elif ws.status == "open" and session.state not in (State.COMPLETED, State.CANCELLED, State.FAILED):
+            _contribution_form(run_id, me)
+        else:
+            _unsent()
+    with deliberation_slot:
+        _deliberation(run_id, session)
     if session.state == State.COMPLETED:
-        _my_reveal(run_id, me, ws)
-    _participant_room(run_id, me["id"], me["key"])
+        with reveal_slot:
+            _my_reveal(run_id, me, ws)
+    with room_slot:
+        _participant_room(run_id, me["id"], me["key"])
 
 
 def _deliberation(run_id: str, session: whatif.Session) -> None:
@@ -250,53 +300,76 @@ def _scenario(run_id: str, state: str, round_no: int | None) -> dict[str, Any]:
     return whatif.scenario_of(run_id, store=store(), settings=current_settings()).model_dump(mode="json")
 
 
-def _prediction_form(run_id: str, me: dict[str, str], scenario: Any, ws: Workshop) -> None:
-    names = whatif.branches(scenario)
+@st.fragment
+def _prediction_form(run_id: str, me: dict[str, str], names: list[str], indicators: list[str]) -> None:
     if not names:
         st.info("The refiner is writing the scenario; its branches appear here for your prediction.")
         return
-    mine = ws.prediction_of(me["id"])
+    mine = whatif.load_workshop(run_id, store=store()).prediction_of(me["id"])
     st.markdown("#### 🎯 Your prediction (before round 1)")
     st.caption("How likely is each branch? The numbers must add up to 100. Predictions lock when round 1 starts.")
-    if st.button("⚖️ Even split", key="join_even"):
-        for b, v in whatif.even_split(names).items():
-            st.session_state[f"join_p_{b}"] = v
+    st.button("⚖️ Even split", key="join_even", on_click=_even_split, args=(names,))
     with st.form("join_predict"):
         probs = {}
         for b in names:
-            default = mine.probabilities.get(b, 0.0) if mine else 0.0
-            st.session_state.setdefault(f"join_p_{b}", default)
+            st.session_state.setdefault(f"join_p_{b}", mine.probabilities.get(b, 0.0) if mine else 0.0)
             probs[b] = st.number_input(b, 0.0, 100.0, step=5.0, key=f"join_p_{b}")
         dirs = {}
-        if scenario.indicators:
+        if indicators:
             st.caption("Optional: which way will each indicator move?")
-            for ind in scenario.indicators:
-                dirs[ind.name] = st.radio(ind.name, ["", *whatif.DIRECTIONS], horizontal=True, key=f"join_d_{ind.name}",
-                                          format_func=lambda d: d or "no view")
-        if st.form_submit_button("Save my prediction", type="primary"):
-            try:
-                whatif.predict(run_id, me["id"], me["key"], probs, dirs, store=store())
-            except WorkshopError as exc:
-                show_error(str(exc))
-            else:
-                st.rerun()  # draw the saved prediction
+            for name in indicators:
+                dirs[name] = st.radio(name, ["", *whatif.DIRECTIONS], horizontal=True, key=f"join_d_{name}",
+                                      format_func=lambda d: d or "no view")
+        saved = st.form_submit_button("Save my prediction", type="primary")
+    if saved:
+        try:
+            mine = whatif.predict(run_id, me["id"], me["key"], probs, dirs, store=store())
+        except WorkshopError as exc:
+            show_error(str(exc))
     if mine:
         st.success(f"Saved: most likely {mine.likely}.")
 
 
+def _even_split(names: list[str]) -> None:
+    for b, v in whatif.even_split(names).items():
+        st.session_state[f"join_p_{b}"] = v
+
+
+@st.fragment
 def _contribution_form(run_id: str, me: dict[str, str]) -> None:
+    """Send a contribution. The box is emptied only once the contribution is stored: a refused one (closed
+    workshop, the per-round bound) keeps what the participant typed, with the reason."""
     st.markdown("#### ✍️ Add to the deliberation")
-    with st.form("join_contribute", clear_on_submit=True):
-        kind = st.radio("Kind", whatif.KINDS, horizontal=True, key="join_kind",
-                        format_func=lambda k: f"{KIND_ICONS[k]} {k}")
-        text = st.text_area("Your contribution", key="join_text", max_chars=whatif.MAX_CONTRIBUTION_CHARS)
-        tag = st.text_input("Domain (optional)", key="join_tag", max_chars=40)
-        if st.form_submit_button("Send", type="primary"):
-            try:
-                whatif.contribute(run_id, me["id"], me["key"], text, kind, tag, store=store())
-                st.toast("Sent to the facilitator.")
-            except WorkshopError as exc:
-                show_error(str(exc))
+    with st.form("join_contribute"):
+        st.radio("Kind", whatif.KINDS, horizontal=True, key="join_kind", format_func=lambda k: f"{KIND_ICONS[k]} {k}")
+        st.text_area("Your contribution", key="join_text", max_chars=whatif.MAX_CONTRIBUTION_CHARS)
+        st.text_input("Domain (optional)", key="join_tag", max_chars=MAX_TAG_CHARS)
+        st.form_submit_button("Send", type="primary", on_click=_send, args=(run_id, me))
+    outcome = st.session_state.pop("join_sent", None)
+    if outcome == "sent":
+        st.caption("✅ Sent to the facilitator.")
+    elif outcome:
+        show_error(outcome)
+
+
+def _unsent() -> None:
+    """A Send refused because the form went away meanwhile (the workshop closed, the run ended): say so and
+    show what was typed, so it can still be copied."""
+    outcome = st.session_state.pop("join_sent", None)
+    if outcome and outcome != "sent":
+        show_error(outcome)
+        st.text("What you typed (not sent):\n" + st.session_state.get("join_text", ""))
+
+
+def _send(run_id: str, me: dict[str, str]) -> None:
+    ss = st.session_state
+    try:
+        whatif.contribute(run_id, me["id"], me["key"], ss.get("join_text", ""), ss.get("join_kind", "claim"),
+                          ss.get("join_tag", ""), store=store())
+    except WorkshopError as exc:
+        ss["join_sent"] = str(exc)
+        return
+    ss["join_sent"], ss["join_text"], ss["join_tag"] = "sent", "", ""
 
 
 def _my_reveal(run_id: str, me: dict[str, str], ws: Workshop) -> None:
@@ -318,22 +391,25 @@ def _my_reveal(run_id: str, me: dict[str, str], ws: Workshop) -> None:
 @st.fragment(run_every=REFRESH_S)
 def _participant_room(run_id: str, participant_id: str, key: str) -> None:
     """What the room has said (hidden ones left out), with +1 buttons; hands over to the page when the run's
-    state changes."""
+    state changes. One text and one button per contribution: every participant's fragment redraws each second."""
     session = whatif.load_session(run_id, store())
     ws = whatif.load_workshop(run_id, store=store())
     if st.session_state.get("join_seen_state") != (session.state.value, session.round, ws.status, ws.revealed):
         st.rerun(scope="app")
+    notice = st.session_state.pop("join_notice", None)
+    if notice:
+        show_error(notice, st.warning)
     voted = {v.contribution_id for v in ws.votes if v.participant_id == participant_id}
-    shown = ws.by_votes()
-    st.markdown(f"#### 🗣️ What the room has said ({len(shown)})")
+    # in the order it was said, not by votes: a row that moved while someone aimed at its +1 would take the vote
+    shown = sorted((c for c in ws.contributions if not c.hidden), key=lambda c: c.at)
+    st.markdown(f"#### 🗣️ What the room has said ({len(shown)}, oldest first)")
     for c in shown:
-        with st.container(border=True, key=f"join_c_{c.id}"):
-            text, button = st.columns([6, 1])
-            text.text(f"{KIND_ICONS.get(c.kind, '')} {c.name}{' · ' + c.tag if c.tag else ''}")
-            text.text(c.final_text)
+        with st.container(border=True, key=f"join_c_{c.id}", horizontal=True, vertical_alignment="center"):
+            st.text(f"{KIND_ICONS.get(c.kind, '')} {c.name}{' · ' + c.tag if c.tag else ''}\n{c.final_text}",
+                    width="stretch")
             mine = c.participant_id == participant_id
-            button.button(f"+1 ({c.votes})", key=f"join_v_{c.id}", disabled=mine or c.id in voted or
-                          ws.status != "open", on_click=_vote, args=(run_id, participant_id, key, c.id))
+            st.button(f"+1 ({c.votes})", key=f"join_v_{c.id}", disabled=mine or c.id in voted or
+                      ws.status != "open", on_click=_vote, args=(run_id, participant_id, key, c.id))
 
 
 def _vote(run_id: str, participant_id: str, key: str, contribution_id: str) -> None:

@@ -127,6 +127,7 @@ from .workshop import (
     MAX_CONTRIBUTION_CHARS as MAX_CONTRIBUTION_CHARS,
     MAX_CONTRIBUTIONS_PER_ROUND as MAX_CONTRIBUTIONS_PER_ROUND,
     MAX_NAME_CHARS as MAX_NAME_CHARS,
+    MAX_TAG_CHARS as MAX_TAG_CHARS,
     NO_GROUND_TRUTH as NO_GROUND_TRUTH,
     BranchComparison as BranchComparison,
     Contribution as Contribution,
