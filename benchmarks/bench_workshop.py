@@ -129,7 +129,7 @@ async def contribute(page, i: int, submitted: dict[str, float], gate: asyncio.Se
         await page.get_by_text("Add to the deliberation").first.wait_for()
         for k in range(CONTRIBUTIONS_EACH):
             text = f"Student {i:02d} point {k}: harbour tides stop"
-            shown = page.locator("[data-testid=stText]").filter(has_text=text)
+            shown = page.locator("li.row .text").filter(has_text=text)  # in the room's list
 
             async def send(text: str = text) -> None:
                 await page.get_by_label("Your contribution").fill(text)
@@ -139,10 +139,10 @@ async def contribute(page, i: int, submitted: dict[str, float], gate: asyncio.Se
 
 
 async def vote(page, own: set[str], targets: list[str], gate: asyncio.Semaphore) -> None:  # noqa: ANN001
-    """+1 each target (its button, by key: rows reorder as votes come in)."""
+    """+1 each target (its button in the room's list, by contribution id)."""
     async with gate:
         for cid in [t for t in targets if t not in own][:VOTES_EACH]:
-            button = page.locator(f".st-key-join_v_{cid} button")
+            button = page.locator(f"[data-vote='{cid}']")
             await button.wait_for()
             await act(page, "vote", button.click, button.is_disabled)
 

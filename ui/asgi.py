@@ -23,9 +23,12 @@ from starlette.middleware import Middleware
 
 APP_SCRIPT = Path(__file__).resolve().parents[1] / "app.py"
 # Same origin only: Streamlit's own bundle, websocket and media; inline data/blob images and fonts (charts,
-# downloads); component iframes from srcdoc/blob. Nothing from another host, no plugins, no <base> tricks.
-APP_CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; "
-           "img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; media-src 'self' data: blob:; "
+# downloads); component iframes from srcdoc/blob; scripts from blob: because Streamlit loads an st.components.v2
+# component's inline module from a blob URL (the workshop's room list; only a script already on the page can
+# create one). Nothing from another host, no plugins, no <base> tricks.
+APP_CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline' 'unsafe-eval' blob:; "
+           "style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; "
+           "media-src 'self' data: blob:; "
            "frame-src 'self' data: blob:; worker-src 'self' blob:; object-src 'none'; base-uri 'self'; "
            "form-action 'self'")
 

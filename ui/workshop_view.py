@@ -18,6 +18,7 @@ from ifworld import runs, whatif
 from ifworld.errors import WorkshopError
 from ifworld.whatif import MAX_TAG_CHARS, NO_GROUND_TRUTH, SessionError, State, Workshop
 from ui.common import current_settings, inert, show_error, store
+from ui.room_list import RoomRow, room_list
 
 REFRESH_S = 1.0
 KIND_ICONS = {"claim": "💬", "concern": "⚠️", "evidence": "📎", "question": "❓"}
@@ -399,17 +400,30 @@ def _participant_room(run_id: str, participant_id: str, key: str) -> None:
     notice = st.session_state.pop("join_notice", None)
     if notice:
         show_error(notice, st.warning)
+    rows = room_rows(ws, participant_id)
+    st.markdown(f"#### 🗣️ What the room has said ({len(rows)}, oldest first)")
+    room_list(rows, key="join_room", on_vote=lambda cid: _vote(run_id, participant_id, key, cid))
+
+
+def room_rows(ws: Workshop, participant_id: str) -> list[RoomRow]:
+    """The room's contributions as ``participant_id`` sees them: hidden ones left out, in the order they were said
+    (not by votes: a row that moved while someone aimed at its +1 would take the vote), each +1 greyed with why."""
     voted = {v.contribution_id for v in ws.votes if v.participant_id == participant_id}
-    # in the order it was said, not by votes: a row that moved while someone aimed at its +1 would take the vote
-    shown = sorted((c for c in ws.contributions if not c.hidden), key=lambda c: c.at)
-    st.markdown(f"#### 🗣️ What the room has said ({len(shown)}, oldest first)")
-    for c in shown:
-        with st.container(border=True, key=f"join_c_{c.id}", horizontal=True, vertical_alignment="center"):
-            st.text(f"{KIND_ICONS.get(c.kind, '')} {c.name}{' · ' + c.tag if c.tag else ''}\n{c.final_text}",
-                    width="stretch")
-            mine = c.participant_id == participant_id
-            st.button(f"+1 ({c.votes})", key=f"join_v_{c.id}", disabled=mine or c.id in voted or
-                      ws.status != "open", on_click=_vote, args=(run_id, participant_id, key, c.id))
+    rows = []
+    for c in sorted((c for c in ws.contributions if not c.hidden), key=lambda c: c.at):
+        why = _why_not(c, participant_id, voted, ws)
+        rows.append(RoomRow(id=c.id, who=f"{KIND_ICONS.get(c.kind, '')} {c.name}{' · ' + c.tag if c.tag else ''}",
+                            text=c.final_text, votes=c.votes, can_vote=not why, why=why))
+    return rows
+
+
+def _why_not(c: whatif.Contribution, participant_id: str, voted: set[str], ws: Workshop) -> str:
+    """Why this participant cannot +1 ``c`` (empty when they can)."""
+    if ws.status != "open":
+        return "the workshop is closed"
+    if c.participant_id == participant_id:
+        return "your own contribution"
+    return "you have +1'd it" if c.id in voted else ""
 
 
 def _vote(run_id: str, participant_id: str, key: str, contribution_id: str) -> None:

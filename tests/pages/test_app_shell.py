@@ -110,3 +110,19 @@ def test_the_app_script_runs_bare_without_a_router() -> None:
     proc = subprocess.run([sys.executable, APP], capture_output=True, text=True, timeout=120, env=env)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "Traceback" not in proc.stderr
+
+
+def test_the_served_app_has_no_source_watcher_and_no_full_gc_after_each_run() -> None:
+    """Both cost a class in a workshop (benchmarks/bench_workshop.py): watchdog's inotify watcher reports every
+    file open below the app, .venv included, and re-walked the tree on each queue overflow; a full
+    gc.collect(2) after every fragment rerun was 75 % of the server's CPU. ``ifworld app`` passes the same file
+    as flags."""
+    import tomllib
+
+    from ifworld.cli import streamlit_flags
+
+    root = Path(__file__).resolve().parents[2]
+    config = tomllib.loads((root / ".streamlit" / "config.toml").read_text("utf-8"))
+    assert config["server"]["fileWatcherType"] == "none" and config["server"]["runOnSave"] is False
+    assert config["runner"]["postScriptGC"] is False
+    assert {"--server.fileWatcherType=none", "--runner.postScriptGC=false"} <= set(streamlit_flags(root))

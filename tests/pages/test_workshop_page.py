@@ -14,6 +14,7 @@ from ifworld import whatif
 from ifworld.runs.store import get_store
 from ifworld.whatif import State
 from tests.security.helpers import wait_for_session
+from ui.workshop_view import room_rows
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 TIMEOUT = 60
@@ -83,8 +84,9 @@ def test_open_join_predict_contribute_and_participants_never_see_facilitator_con
     _button(you, "Send").click().run()
     assert not you.exception, you.exception
     assert not (_labels(you) & FACILITATOR_ONLY)
-    shown = [t.value for t in you.text]
-    assert any(s.endswith("\n" + HOSTILE) for s in shown), shown  # plain text (author line, then as typed)
+    me = you.session_state["join_me"]
+    rows = room_rows(whatif.load_workshop(run_id, store=get_store()), me["id"])  # what the room list draws
+    assert [(r.text, r.can_vote, r.why) for r in rows] == [(HOSTILE, False, "your own contribution")]
     everything = " ".join(m.value for m in [*you.markdown, *you.caption, *you.info, *you.warning, *you.error])
     assert "evil.example" not in everything and "<img" not in everything
 
