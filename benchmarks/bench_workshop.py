@@ -138,13 +138,18 @@ async def contribute(page, i: int, submitted: dict[str, float], gate: asyncio.Se
             await act(page, "send", send, shown.count)
 
 
+async def _voted(button) -> bool:  # noqa: ANN001
+    return await button.get_attribute("title") == "you have +1'd it"
+
+
 async def vote(page, own: set[str], targets: list[str], gate: asyncio.Semaphore) -> None:  # noqa: ANN001
     """+1 each target (its button in the room's list, by contribution id)."""
     async with gate:
         for cid in [t for t in targets if t not in own][:VOTES_EACH]:
             button = page.locator(f"[data-vote='{cid}']")
             await button.wait_for()
-            await act(page, "vote", button.click, button.is_disabled)
+            # landed when the redraw says so (the button greys itself on the press, before the server hears it)
+            await act(page, "vote", button.click, lambda b=button: _voted(b))
 
 
 async def watch(fac, submitted: dict[str, float], seen: dict[str, float], expected: int) -> None:  # noqa: ANN001

@@ -5,8 +5,8 @@ button per contribution a room of 30 with 60 contributions sent 5,400 elements a
 process — py-spy showed the server saturated by per-element overhead (``benchmarks/bench_workshop.py``). This is
 one element whose data is the list. The script sets every participant-typed string with ``textContent`` (never
 ``innerHTML``), so names and contributions stay text; it updates rows in place, keyed by id, so a redraw never
-moves or replaces a button under a finger, and it greys a +1 the moment it is pressed (the next redraw shows the
-vote, or a refused one comes back with the reason above the list).
+moves or replaces a button under a finger; it greys a +1 the moment it is pressed and re-sends every press the
+data does not show yet with the next one (two presses in one rerun coalesce into the newer trigger value).
 """
 
 from __future__ import annotations
@@ -28,6 +28,9 @@ export default function (component) {
     parentElement.appendChild(list);
   }
   const rows = (data && data.rows) || [];
+  // presses not yet reflected in the data: each trigger carries all of them, because two presses inside one
+  // rerun coalesce into the newer trigger value and the older one would be lost
+  list.pending = list.pending || new Set();
   const present = new Map([...list.children].map((li) => [li.dataset.id, li]));
   const keep = new Set();
   rows.forEach((row, i) => {
@@ -48,7 +51,8 @@ export default function (component) {
       button.dataset.vote = row.id;
       button.addEventListener("click", () => {
         button.disabled = true;
-        setTriggerValue("vote", row.id);
+        list.pending.add(row.id);
+        setTriggerValue("vote", [...list.pending].join(" "));
       });
       li.append(words, button);
     }
@@ -56,7 +60,8 @@ export default function (component) {
     li.querySelector(".text").textContent = row.text;
     const button = li.querySelector("button");
     button.textContent = "+1 (" + row.votes + ")";
-    button.disabled = !row.can_vote;
+    if (!row.can_vote) list.pending.delete(row.id);
+    button.disabled = !row.can_vote || list.pending.has(row.id);
     button.title = row.why || "";
     button.setAttribute("aria-label", "+1 (" + row.votes + ") " + row.who);
     if (list.children[i] !== li) list.insertBefore(li, list.children[i] || null);
@@ -102,12 +107,13 @@ def _mount() -> Any:
     return _component
 
 
-def room_list(rows: list[RoomRow], *, key: str, on_vote: Callable[[str], None]) -> None:
-    """Draw ``rows``; a +1 press calls ``on_vote(contribution_id)`` (before the fragment that holds it reruns)."""
+def room_list(rows: list[RoomRow], *, key: str, on_vote: Callable[[list[str]], None]) -> None:
+    """Draw ``rows``; +1 presses call ``on_vote(contribution_ids)`` before the fragment that holds it reruns. The
+    ids are every press the list has not yet seen reflected, so one may come again: skip what is already voted."""
 
     def voted() -> None:
         value = getattr(st.session_state.get(key), VOTE, None)
-        if isinstance(value, str) and value:
-            on_vote(value)
+        if isinstance(value, str) and value.strip():
+            on_vote(value.split()[:100])
 
     _mount()(key=key, data={"rows": [r.model_dump() for r in rows]}, on_vote_change=voted)

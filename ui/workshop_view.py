@@ -402,7 +402,7 @@ def _participant_room(run_id: str, participant_id: str, key: str) -> None:
         show_error(notice, st.warning)
     rows = room_rows(ws, participant_id)
     st.markdown(f"#### 🗣️ What the room has said ({len(rows)}, oldest first)")
-    room_list(rows, key="join_room", on_vote=lambda cid: _vote(run_id, participant_id, key, cid))
+    room_list(rows, key="join_room", on_vote=lambda ids: _vote(run_id, participant_id, key, ids))
 
 
 def room_rows(ws: Workshop, participant_id: str) -> list[RoomRow]:
@@ -426,8 +426,15 @@ def _why_not(c: whatif.Contribution, participant_id: str, voted: set[str], ws: W
     return "you have +1'd it" if c.id in voted else ""
 
 
-def _vote(run_id: str, participant_id: str, key: str, contribution_id: str) -> None:
-    try:
-        whatif.vote(run_id, participant_id, key, contribution_id, store=store())
-    except WorkshopError as exc:
-        st.session_state["join_notice"] = str(exc)
+def _vote(run_id: str, participant_id: str, key: str, contribution_ids: list[str]) -> None:
+    """Record the +1s not recorded yet (the list re-sends presses it has not seen reflected)."""
+    s = store()
+    room = whatif.load_workshop(run_id, store=s)
+    done = {v.contribution_id for v in room.votes if v.participant_id == participant_id}
+    for cid in dict.fromkeys(contribution_ids):
+        if cid in done:
+            continue
+        try:
+            whatif.vote(run_id, participant_id, key, cid, store=s)
+        except WorkshopError as exc:
+            st.session_state["join_notice"] = str(exc)

@@ -187,6 +187,6 @@ def e2e_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The e2e server's run store: IFWORLD_E2E_DB (hidden from tests by the autouse isolated_env) or its home."""
     if os.environ.get("IFWORLD_E2E_DB"):
         return Path(os.environ["IFWORLD_E2E_DB"])
-    found = sorted(tmp_path_factory.getbasetemp().glob("e2e[0-9]*/runs.sqlite"))
+    found = sorted(tmp_path_factory.getbasetemp().glob("e2e[0-9]*"))  # the store file may not exist yet
     assert len(found) == 1, found
-    return found[0]
+    return found[0] / "runs.sqlite"
