@@ -2,7 +2,8 @@
 
 Both render from the store (``ifworld.whatif.load_workshop``) inside fragments that rerun every second, so two
 app processes on one store file show the same room and nobody presses refresh. Everything a participant typed
-is drawn with ``st.text`` (never Markdown or HTML). Facilitator actions pass the facilitator secret held in this
+is drawn with ``st.text`` or, in the participants' room list, set with ``textContent`` (never Markdown or
+HTML). Facilitator actions pass the facilitator secret held in this
 browser session to the engine, which checks it; a participant's session never holds it.
 """
 
@@ -392,7 +393,8 @@ def _my_reveal(run_id: str, me: dict[str, str], ws: Workshop) -> None:
 @st.fragment(run_every=REFRESH_S)
 def _participant_room(run_id: str, participant_id: str, key: str) -> None:
     """What the room has said (hidden ones left out), with +1 buttons; hands over to the page when the run's
-    state changes. One text and one button per contribution: every participant's fragment redraws each second."""
+    state changes. The list is one element (:mod:`ui.room_list`): every participant's fragment redraws each
+    second."""
     session = whatif.load_session(run_id, store())
     ws = whatif.load_workshop(run_id, store=store())
     if st.session_state.get("join_seen_state") != (session.state.value, session.round, ws.status, ws.revealed):
