@@ -327,9 +327,6 @@ def _unwind_on_signals() -> list[int]:
 
     def handler(signum: int, _frame: Any) -> None:
         received.append(signum)
-        lease = sys.modules.get("ifworld.runs.lease")  # a driver re-raises it at its next step if it was swallowed
-        if lease is not None:
-            lease.SIGNALLED.append(signum)
         raise KeyboardInterrupt
 
     for sig in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)):

@@ -25,7 +25,7 @@ from ifworld.errors import StepFailed, WorkflowError
 from ifworld.llm.usage import UsageTracker, usage_totals
 from ifworld.redact import redact, safe_error
 from ifworld.runs.events import STREAM_MODES, Event, events_from_stream
-from ifworld.runs.lease import SIGNALLED, Lease
+from ifworld.runs.lease import Lease
 from ifworld.runs.registry import Workflow, get_workflow
 from ifworld.runs.steps import ReplayStep, history_steps
 from ifworld.runs.store import RunStore, get_store
@@ -105,12 +105,9 @@ def request_cancel(run_id: str, *, store: RunStore | None = None) -> bool:
 
 def _watch(chunks: Iterable[tuple[str, Any]], store: RunStore, run_id: str,
            stop: dict[str, str]) -> Iterator[tuple[str, Any]]:
-    """Pass chunks through; stop at a step boundary when the run is cancelled or deleted, or when a signal
-    asked this process to stop and its KeyboardInterrupt was swallowed on the way (:data:`SIGNALLED`)."""
+    """Pass chunks through; stop at a step boundary when the run is cancelled or deleted."""
     last = 0.0
     for mode, payload in chunks:
-        if SIGNALLED:
-            raise KeyboardInterrupt
         yield mode, payload
         now = time.monotonic()
         if mode == "updates" or now - last > CANCEL_POLL_S:

@@ -23,10 +23,6 @@ BOOT = secrets.token_hex(6)
 """This process's boot token: tells a restarted process apart from the one that took a lease (pid reuse)."""
 DRIVEN_HERE: dict[str, None] = {}
 """Run ids this process took a lease on, oldest first (the CLI names them after a signal: resume hints)."""
-SIGNALLED: list[int] = []
-"""Signals that asked this process to stop (the CLI's handler appends). The handler also raises
-KeyboardInterrupt, but a library may swallow it (LangGraph's future callback catches BaseException), so a
-driver checks this at every step boundary and raises it again."""
 
 
 class Lease:
