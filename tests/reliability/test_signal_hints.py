@@ -28,6 +28,14 @@ def _wait(condition, timeout_s: float, what: str) -> None:  # noqa: ANN001 - a s
         time.sleep(0.05)
 
 
+def _as_in_a_terminal() -> None:
+    """The child starts with default dispositions, as from a terminal. A test run started in the background
+    (``cmd &`` ignores SIGINT) or under ``nohup`` (ignores SIGHUP) passes SIG_IGN on through exec, and the CLI
+    rightly keeps ignoring what its parent chose to ignore: that, not the CLI, failed this test in CI."""
+    for sig in SIGNALS:
+        signal.signal(sig, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("sig", SIGNALS, ids=[s.name for s in SIGNALS])
 def test_signal_mid_run_prints_the_resume_command(fake_server, tmp_path: Path, sig: signal.Signals) -> None:
     fake_server.latency = 0.5
@@ -35,7 +43,7 @@ def test_signal_mid_run_prints_the_resume_command(fake_server, tmp_path: Path, s
     err_path = tmp_path / "stderr.txt"
     with err_path.open("w") as err:
         child = subprocess.Popen(IFWORLD + WHATIF_ARGS, env=_env(fake_server, db), cwd=tmp_path,
-                                 stdout=subprocess.DEVNULL, stderr=err)
+                                 stdout=subprocess.DEVNULL, stderr=err, preexec_fn=_as_in_a_terminal)
     _wait(lambda: "run id:" in err_path.read_text() and any(r.end for r in fake_server.requests), 120,
           "the first answered call")
     os.kill(child.pid, sig)
