@@ -125,8 +125,9 @@ def _room(run_id: str, secret: str) -> None:
     (Streamlit's fast reruns stop the running script) would drop a click queued behind it. Rows are light (one
     text, four buttons; the editor only for the row being edited): the fragment redraws every second for a room
     of 30 and more."""
-    ws = whatif.load_workshop(run_id, store=store())
-    session = whatif.load_session(run_id, store())
+    s = store()  # once per redraw: each call reads the settings
+    ws = whatif.load_workshop(run_id, store=s)
+    session = whatif.load_session(run_id, s)
     if st.session_state.get("workshop_fac_seen") != session.state.value:
         st.rerun(scope="app")  # the run moved on (continued, paused, finished): the page draws the new state
     notice = st.session_state.pop("workshop_notice", None)
@@ -395,8 +396,9 @@ def _participant_room(run_id: str, participant_id: str, key: str) -> None:
     """What the room has said (hidden ones left out), with +1 buttons; hands over to the page when the run's
     state changes. The list is one element (:mod:`ui.room_list`): every participant's fragment redraws each
     second."""
-    session = whatif.load_session(run_id, store())
-    ws = whatif.load_workshop(run_id, store=store())
+    s = store()  # once per redraw: each call reads the settings
+    session = whatif.load_session(run_id, s)
+    ws = whatif.load_workshop(run_id, store=s)
     if st.session_state.get("join_seen_state") != (session.state.value, session.round, ws.status, ws.revealed):
         st.rerun(scope="app")
     notice = st.session_state.pop("join_notice", None)
