@@ -146,7 +146,7 @@ async def vote(page, own: set[str], targets: list[str], gate: asyncio.Semaphore)
     """+1 each target (its button in the room's list, by contribution id)."""
     async with gate:
         for cid in [t for t in targets if t not in own][:VOTES_EACH]:
-            button = page.locator(f"[data-vote='{cid}']")
+            button = page.locator(f"[data-act='vote:{cid}']")
             await button.wait_for()
             # landed when the redraw says so (the button greys itself on the press, before the server hears it)
             await act(page, "vote", button.click, lambda b=button: _voted(b))
@@ -156,7 +156,7 @@ async def watch(fac, submitted: dict[str, float], seen: dict[str, float], expect
     """Poll the facilitator's page (it refreshes itself) for each submitted text's first appearance."""
     deadline = time.perf_counter() + 600
     while len(seen) < expected and time.perf_counter() < deadline:
-        text = await fac.locator("[data-testid=stMain]").inner_text()
+        text = "\n".join(await fac.locator("li.row .text").all_text_contents())  # the lists' rows
         now = time.perf_counter()
         for t in list(submitted):
             if t not in seen and t in text:

@@ -2,8 +2,8 @@
 
 Both render from the store (``ifworld.whatif.load_workshop``) inside fragments that rerun every second, so two
 app processes on one store file show the same room and nobody presses refresh. Everything a participant typed
-is drawn with ``st.text`` or, in the participants' room list, set with ``textContent`` (never Markdown or
-HTML). Facilitator actions pass the facilitator secret held in this
+is drawn with ``st.text`` or, in the room lists (:mod:`ui.room_list`, rows from :mod:`ui.workshop_rows`), set
+with ``textContent`` (never Markdown or HTML). Facilitator actions pass the facilitator secret held in this
 browser session to the engine, which checks it; a participant's session never holds it.
 """
 
@@ -19,10 +19,11 @@ from ifworld import runs, whatif
 from ifworld.errors import WorkshopError
 from ifworld.whatif import MAX_TAG_CHARS, NO_GROUND_TRUTH, SessionError, State, Workshop
 from ui.common import current_settings, inert, show_error, store
-from ui.room_list import RoomRow, room_list
+from ui.room_list import room_list
+from ui.workshop_rows import KIND_ICONS, already_done, facilitator_rows, participant_rows
 
 REFRESH_S = 1.0
-KIND_ICONS = {"claim": "💬", "concern": "⚠️", "evidence": "📎", "question": "❓"}
+FACILITATOR_ACTIONS = ("accept", "reject", "hide", "show", "edit")
 SECRET_PARAM = "facilitator"
 sst = inert()
 
@@ -119,12 +120,12 @@ def _join_card(ws: Workshop, run_id: str, secret: str) -> None:
 
 @st.fragment(run_every=REFRESH_S)
 def _room(run_id: str, secret: str) -> None:
-    """The room, live: who joined, predictions, contributions by votes with the facilitator's decisions.
+    """The room, live: who joined, predictions, contributions by kind and votes with the facilitator's decisions.
 
-    Every facilitator action is a button of this fragment, so it reruns the fragment alone: a full-app rerun
-    (Streamlit's fast reruns stop the running script) would drop a click queued behind it. Rows are light (one
-    text, four buttons; the editor only for the row being edited): the fragment redraws every second for a room
-    of 30 and more."""
+    Every facilitator action is pressed inside this fragment, so it reruns the fragment alone: a full-app rerun
+    (Streamlit's fast reruns stop the running script) would drop a click queued behind it. Each kind's rows are
+    one element (:mod:`ui.room_list`) and the editor is drawn only while one row is edited: the fragment redraws
+    every second for a room of 30 and more."""
     s = store()  # once per redraw: each call reads the settings
     ws = whatif.load_workshop(run_id, store=s)
     session = whatif.load_session(run_id, s)
@@ -146,60 +147,67 @@ def _room(run_id: str, secret: str) -> None:
                   type="primary", on_click=_continue, args=(run_id, secret),
                   help="The accepted contributions enter the next round's shared frame, each with its author.")
     editing = st.session_state.get("workshop_editing")
+    if editing:
+        _editor(run_id, secret, ws, editing)
     for kind in whatif.KINDS:
         mine = [c for c in contributions if c.kind == kind]
         if mine:
             st.markdown(f"#### {KIND_ICONS[kind]} {kind.capitalize()}s")
-            for c in mine:
-                _contribution_row(run_id, secret, c, ws, editing == c.id)
+            room_list(facilitator_rows(mine, ws, editing), key=f"workshop_list_{kind}",
+                      on_press=lambda pairs: _facilitator_press(run_id, secret, pairs))
 
 
-def status_of(c: whatif.Contribution) -> str:
-    """A contribution's standing in words: its decision (or none yet), hidden, the round that carried it."""
-    status = {"accept": "accepted", "edit": "edited and accepted", "merge": "merged and accepted",
-              "reject": "rejected"}[c.decision.decision] if c.decision else "undecided"
-    if c.decision and c.decision.merged_into:
-        status = "merged into another"
-    return status + (" · hidden" if c.hidden else "") + (f" · in round {c.sent_round}" if c.sent_round else "")
-
-
-def _contribution_row(run_id: str, secret: str, c: whatif.Contribution, ws: Workshop, editing: bool) -> None:
-    with st.container(border=True, key=f"workshop_c_{c.id}"):
-        st.text(f"+{c.votes} · {c.name}{' · ' + c.tag if c.tag else ''} · after round {c.after_round} · "
-                f"{status_of(c)}")
-        st.text(c.final_text)
-        if c.sent_round or ws.status != "open":
-            return
-        decided = c.decision.decision if c.decision and not c.decision.merged_into else ""
-        with st.container(horizontal=True):
-            st.button("✅ Accept", key=f"wa_{c.id}", disabled=decided == "accept", on_click=_act,
-                      args=(whatif.decide, run_id, secret, c.id, "accept"))
-            st.button("❌ Reject", key=f"wr_{c.id}", disabled=decided == "reject", on_click=_act,
-                      args=(whatif.decide, run_id, secret, c.id, "reject"))
-            st.button("🙈 Show" if c.hidden else "🙈 Hide", key=f"wh_{c.id}", on_click=_act,
-                      args=(whatif.hide_contribution, run_id, secret, c.id, not c.hidden))
-            st.button("✏️ Edit or merge", key=f"wx_{c.id}", disabled=editing, on_click=_start_editing, args=(c.id,))
-        if editing:
-            _editor(run_id, secret, c, ws)
+def _facilitator_press(run_id: str, secret: str, pairs: list[tuple[str, str]]) -> list[str]:
+    """Carry out the facilitator's presses in a list (accept, reject, hide, show, edit), skipping those already
+    in effect; returns the refused ones, whose reason is the notice."""
+    s = store()
+    by_id = {c.id: c for c in whatif.load_workshop(run_id, store=s).contributions}
+    refused = []
+    for name, cid in pairs:
+        c = by_id.get(cid)
+        if c is None or name not in FACILITATOR_ACTIONS:
+            refused.append(f"{name}:{cid}")
+            continue
+        if name == "edit":
+            _start_editing(cid)
+            continue
+        if already_done(c, name):
+            continue
+        try:
+            if name in ("hide", "show"):
+                whatif.hide_contribution(run_id, secret, cid, name == "hide", store=s)
+            else:
+                whatif.decide(run_id, secret, cid, name, store=s)
+        except (WorkshopError, SessionError) as exc:
+            st.session_state["workshop_notice"] = str(exc)
+            refused.append(f"{name}:{cid}")
+    return refused
 
 
 def _start_editing(contribution_id: str) -> None:
     st.session_state["workshop_editing"] = contribution_id
 
 
-def _editor(run_id: str, secret: str, c: whatif.Contribution, ws: Workshop) -> None:
+def _editor(run_id: str, secret: str, ws: Workshop, contribution_id: str) -> None:
     """Edit one contribution's text, optionally merging others into it; saving accepts it. A form: what the
     facilitator types is kept through the fragment's redraws until they save or cancel."""
+    c = next((c for c in ws.contributions if c.id == contribution_id and not c.sent_round), None)
+    if c is None or ws.status != "open":  # it went into a round, or the workshop closed, meanwhile
+        _stop_editing()
+        return
     others = {o.id: o for o in ws.by_votes() if o.id != c.id and not o.sent_round}
-    with st.form(f"workshop_edit_{c.id}", border=False):
-        st.text_area("Text the panel will see", c.final_text, key=f"we_t_{c.id}",
-                     max_chars=3 * whatif.MAX_CONTRIBUTION_CHARS)
-        st.multiselect("Merge these into it (optional; each stays in the record, marked merged)", list(others),
-                       key=f"we_m_{c.id}", format_func=lambda oid: _short(others[oid]))
-        with st.container(horizontal=True):
-            st.form_submit_button("💾 Save and accept", type="primary", on_click=_save_edit,
-                                  args=(run_id, secret, c.id))
-            st.form_submit_button("Cancel", on_click=_stop_editing)
+    with st.container(border=True, key="workshop_editor"):
+        st.markdown("**✏️ Editing a contribution**")
+        st.text(f"{c.name}: {c.text}")
+        with st.form(f"workshop_edit_{c.id}", border=False):
+            st.text_area("Text the panel will see", c.final_text, key=f"we_t_{c.id}",
+                         max_chars=3 * whatif.MAX_CONTRIBUTION_CHARS)
+            st.multiselect("Merge these into it (optional; each stays in the record, marked merged)", list(others),
+                           key=f"we_m_{c.id}", format_func=lambda oid: _short(others[oid]))
+            with st.container(horizontal=True):
+                st.form_submit_button("💾 Save and accept", type="primary", on_click=_save_edit,
+                                      args=(run_id, secret, c.id))
+                st.form_submit_button("Cancel", on_click=_stop_editing)
 
 
 def _short(c: whatif.Contribution) -> str:
@@ -404,41 +412,25 @@ def _participant_room(run_id: str, participant_id: str, key: str) -> None:
     notice = st.session_state.pop("join_notice", None)
     if notice:
         show_error(notice, st.warning)
-    rows = room_rows(ws, participant_id)
+    rows = participant_rows(ws, participant_id)
     st.markdown(f"#### 🗣️ What the room has said ({len(rows)}, oldest first)")
-    room_list(rows, key="join_room", on_vote=lambda ids: _vote(run_id, participant_id, key, ids))
+    room_list(rows, key="join_room", on_press=lambda pairs: _vote(run_id, participant_id, key, pairs))
 
 
-def room_rows(ws: Workshop, participant_id: str) -> list[RoomRow]:
-    """The room's contributions as ``participant_id`` sees them: hidden ones left out, in the order they were said
-    (not by votes: a row that moved while someone aimed at its +1 would take the vote), each +1 greyed with why."""
-    voted = {v.contribution_id for v in ws.votes if v.participant_id == participant_id}
-    rows = []
-    for c in sorted((c for c in ws.contributions if not c.hidden), key=lambda c: c.at):
-        why = _why_not(c, participant_id, voted, ws)
-        rows.append(RoomRow(id=c.id, who=f"{KIND_ICONS.get(c.kind, '')} {c.name}{' · ' + c.tag if c.tag else ''}",
-                            text=c.final_text, votes=c.votes, can_vote=not why, why=why))
-    return rows
-
-
-def _why_not(c: whatif.Contribution, participant_id: str, voted: set[str], ws: Workshop) -> str:
-    """Why this participant cannot +1 ``c`` (empty when they can)."""
-    if ws.status != "open":
-        return "the workshop is closed"
-    if c.participant_id == participant_id:
-        return "your own contribution"
-    return "you have +1'd it" if c.id in voted else ""
-
-
-def _vote(run_id: str, participant_id: str, key: str, contribution_ids: list[str]) -> None:
-    """Record the +1s not recorded yet (the list re-sends presses it has not seen reflected)."""
+def _vote(run_id: str, participant_id: str, key: str, pairs: list[tuple[str, str]]) -> list[str]:
+    """Record the +1s not recorded yet (the list re-sends presses it has not seen settled); returns the refused."""
     s = store()
     room = whatif.load_workshop(run_id, store=s)
     done = {v.contribution_id for v in room.votes if v.participant_id == participant_id}
-    for cid in dict.fromkeys(contribution_ids):
-        if cid in done:
+    refused = []
+    for name, cid in pairs:
+        if name == "vote" and cid in done:
             continue
         try:
+            if name != "vote":
+                raise WorkshopError("a participant can only +1")
             whatif.vote(run_id, participant_id, key, cid, store=s)
         except WorkshopError as exc:
             st.session_state["join_notice"] = str(exc)
+            refused.append(f"{name}:{cid}")
+    return refused

@@ -126,7 +126,7 @@ def test_a_three_participant_workshop_end_to_end(browser, app_url, tmp_path_fact
     assert len(room.contributions) == 3
     for _, p in people:  # +1 the others' contributions (own ones are disabled)
         for c in room.contributions:
-            button = p.locator(f"[data-vote='{c.id}']")
+            button = p.locator(f"[data-act='vote:{c.id}']")
             button.wait_for(timeout=VISIBLE_S)
             if button.is_enabled():
                 # the redraw's word, not the grey the press itself gives the button
@@ -139,16 +139,16 @@ def test_a_three_participant_workshop_end_to_end(browser, app_url, tmp_path_fact
 
     hostile = next(c for c in room.contributions if c.text == HOSTILE)
     for c in room.contributions:
-        fac.locator(f".st-key-workshop_c_{c.id}").wait_for(timeout=VISIBLE_S)
+        fac.locator(f"li.row[data-id='{c.id}']").wait_for(timeout=VISIBLE_S)
     _inert(fac)
     wait_idle(fac)
-    _click_until(fac, fac.locator(f".st-key-workshop_c_{hostile.id}").get_by_role("button", name="Hide"),
+    _click_until(fac, fac.locator(f"[data-act='hide:{hostile.id}']"),
                  lambda: next(c for c in _room(run_id, db).contributions if c.id == hostile.id).hidden)
     for c in room.contributions:
         if c.id != hostile.id:
-            _click_until(fac, fac.locator(f".st-key-workshop_c_{c.id}").get_by_role("button", name="Accept"),
+            _click_until(fac, fac.locator(f"[data-act='accept:{c.id}']"),
                          lambda cid=c.id: next(x for x in _room(run_id, db).contributions if x.id == cid).accepted)
-    people[0][1].locator(f"[data-vote='{hostile.id}']").wait_for(state="detached", timeout=VISIBLE_S)
+    people[0][1].locator(f"[data-act='vote:{hostile.id}']").wait_for(state="detached", timeout=VISIBLE_S)
     shot(fac, "workshop_facilitator_between_rounds")
     _click_until(fac, fac.get_by_role("button", name="Continue with 2 accepted contribution(s)"),
                  lambda: _state(run_id, db) != "between_rounds")

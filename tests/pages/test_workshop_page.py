@@ -13,14 +13,14 @@ from streamlit.testing.v1 import AppTest
 from ifworld import whatif
 from ifworld.runs.store import get_store
 from ifworld.whatif import State
+from tests.pages.room_lists import all_rows, list_keys, press, rows
 from tests.security.helpers import wait_for_session
-from ui.workshop_view import room_rows
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 TIMEOUT = 60
 HOSTILE = "<img src=x onerror=alert(1)> ![pic](http://evil.example/x.png) [click](http://evil.example/)"
-FACILITATOR_ONLY = {"✅ Accept", "❌ Reject", "🙈 Hide", "🔒 Close workshop", "🔍 Reveal predictions to the room",
-                    "👥 Open workshop"}
+FACILITATOR_ONLY = {"✅ Accept", "❌ Reject", "🙈 Hide", "🙈 Show", "✏️ Edit or merge", "🔒 Close workshop",
+                    "🔍 Reveal predictions to the room", "👥 Open workshop"}
 
 
 def _page(path: str, query: dict[str, str] | None = None) -> AppTest:
@@ -36,7 +36,8 @@ def _button(at: AppTest, label: str):  # noqa: ANN202
 
 
 def _labels(at: AppTest) -> set[str]:
-    return {b.label for b in at.button}
+    """Every button's label, the room lists' included."""
+    return {b.label for b in at.button} | {a["label"] for row in all_rows(at) for a in row["actions"]}
 
 
 def _facilitator_at_review() -> tuple[AppTest, str]:
@@ -85,15 +86,17 @@ def test_open_join_predict_contribute_and_participants_never_see_facilitator_con
     assert not you.exception, you.exception
     assert not (_labels(you) & FACILITATOR_ONLY)
     me = you.session_state["join_me"]
-    rows = room_rows(whatif.load_workshop(run_id, store=get_store()), me["id"])  # what the room list draws
-    assert [(r.text, r.can_vote, r.why) for r in rows] == [(HOSTILE, False, "your own contribution")]
+    [mine] = rows(you, "join_room")  # what the room list draws
+    assert (mine["text"], mine["actions"]) == (HOSTILE, [{"name": "vote", "label": "+1 (0)", "enabled": False,
+                                                          "title": "your own contribution"}])
     everything = " ".join(m.value for m in [*you.markdown, *you.caption, *you.info, *you.warning, *you.error])
     assert "evil.example" not in everything and "<img" not in everything
 
     fac.run()
-    assert HOSTILE in [t.value for t in fac.text]
+    [row] = all_rows(fac)
+    assert row["text"] == HOSTILE and [a["name"] for a in row["actions"]] == ["accept", "reject", "hide", "edit"]
     assert "evil.example" not in " ".join(m.value for m in fac.markdown)
-    _button(fac, "✅ Accept").click().run()
+    press(fac, "workshop_list_claim", f"accept:{row['id']}", f"accept:{row['id']}")  # a re-sent press is skipped
     assert not fac.exception, fac.exception
     assert whatif.load_workshop(run_id, store=get_store()).pending()
     _button(fac, "▶️ Continue with 1 accepted").click().run()
@@ -146,7 +149,7 @@ def test_the_facilitator_edits_and_merges_and_a_refused_contribution_keeps_its_t
 
     fac.run()
     assert not [t for t in fac.text_area if t.key.startswith("we_t_")]  # no editor until one is asked for
-    next(b for b in fac.button if b.key == f"wx_{first.id}").click().run()
+    press(fac, "workshop_list_claim", f"edit:{first.id}")
     assert [t.key for t in fac.text_area if t.key.startswith("we_t_")] == [f"we_t_{first.id}"]  # that row only
     fac.text_area(key=f"we_t_{first.id}").set_value("Tides stop, so harbours silt up")
     fac.multiselect(key=f"we_m_{first.id}").select(second.id)
@@ -166,3 +169,43 @@ def test_the_facilitator_edits_and_merges_and_a_refused_contribution_keeps_its_t
     assert any("closed" in e.value for e in you.error)
     assert any(t.value.endswith("A late thought") for t in you.text)  # what they typed is still on screen
     assert len(whatif.load_workshop(run_id, store=get_store()).contributions) == 2
+
+
+def test_list_presses_hide_show_reject_and_a_participant_cannot_press_the_facilitators_actions(llm_env) -> None:  # noqa: ANN001
+    fac, run_id = _facilitator_at_review()
+    token = whatif.load_workshop(run_id, store=get_store()).token
+    _button(fac, "▶️ Continue unchanged").click().run()
+    assert wait_for_session(fac).state == State.BETWEEN_ROUNDS
+    you = _join(token, "Ada")
+    bo, bo_key = whatif.join_workshop(token, "Bo", store=get_store())
+    theirs = whatif.contribute(run_id, bo.id, bo_key, "Night fishing changes", "concern", store=get_store())
+
+    # a participant's list only knows +1: a forged facilitator press is refused and changes nothing
+    you.run()
+    press(you, "join_room", f"accept:{theirs.id}", f"hide:{theirs.id}")
+    assert any("only +1" in w.value for w in you.warning)
+    assert not whatif.load_workshop(run_id, store=get_store()).contributions[0].decision
+    press(you, "join_room", f"vote:{theirs.id}", f"vote:{theirs.id}")  # the same press re-sent: one vote
+    press(you, "join_room", f"vote:{theirs.id}")
+    assert len(whatif.load_workshop(run_id, store=get_store()).votes) == 1
+    assert rows(you, "join_room")[0]["actions"][0] == {"name": "vote", "label": "+1 (1)", "enabled": False,
+                                                        "title": "you have +1'd it"}
+
+    fac.run()
+    assert list_keys(fac) == ["workshop_list_concern"]
+    press(fac, "workshop_list_concern", f"hide:{theirs.id}")
+    [row] = rows(fac, "workshop_list_concern")
+    assert row["muted"] and [a["name"] for a in row["actions"]] == ["accept", "reject", "show", "edit"]
+    you.run()
+    assert rows(you, "join_room") == []  # hidden from the room
+    press(fac, "workshop_list_concern", f"show:{theirs.id}", f"reject:{theirs.id}")
+    [row] = rows(fac, "workshop_list_concern")
+    assert "rejected" in row["who"] and row["muted"] and not row["actions"][1]["enabled"]
+    room = whatif.load_workshop(run_id, store=get_store())
+    assert not room.contributions[0].hidden and room.contributions[0].decision.decision == "reject"
+
+    press(fac, "workshop_list_concern", "accept:nosuchid", "launch:" + theirs.id)  # unknown: refused, no effect
+    assert not fac.exception, fac.exception
+    assert whatif.load_workshop(run_id, store=get_store()).contributions[0].decision.decision == "reject"
+    _button(fac, "🔒 Close workshop").click().run()
+    assert all(not r["actions"] for r in rows(fac, "workshop_list_concern"))  # closed: nothing to press

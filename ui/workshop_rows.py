@@ -1,0 +1,85 @@
+"""The rows the room lists draw (:mod:`ui.room_list`): what a participant and what the facilitator see of each
+contribution, which buttons it offers, and whether a pressed button is already done (a list re-sends a press
+until its effect shows, so a handler must skip what is already so)."""
+
+from __future__ import annotations
+
+from ifworld import whatif
+from ifworld.whatif import Workshop
+from ui.room_list import RoomRow, RowAction
+
+KIND_ICONS = {"claim": "💬", "concern": "⚠️", "evidence": "📎", "question": "❓"}
+DECISION_WORDS = {"accept": "accepted", "edit": "edited and accepted", "merge": "merged and accepted",
+                  "reject": "rejected"}
+VOTED = "you have +1'd it"
+
+
+def _byline(c: whatif.Contribution) -> str:
+    return f"{KIND_ICONS.get(c.kind, '')} {c.name}{' · ' + c.tag if c.tag else ''}"
+
+
+# -- participant ---------------------------------------------------------------------------------------------
+def participant_rows(ws: Workshop, participant_id: str) -> list[RoomRow]:
+    """The room's contributions as ``participant_id`` sees them: hidden ones left out, in the order they were said
+    (not by votes: a row that moved while someone aimed at its +1 would take the vote), each +1 greyed with why."""
+    voted = {v.contribution_id for v in ws.votes if v.participant_id == participant_id}
+    rows = []
+    for c in sorted((c for c in ws.contributions if not c.hidden), key=lambda c: c.at):
+        why = _why_not(c, participant_id, voted, ws)
+        rows.append(RoomRow(id=c.id, who=_byline(c), text=c.final_text,
+                            actions=[RowAction(name="vote", label=f"+1 ({c.votes})", enabled=not why, title=why)]))
+    return rows
+
+
+def _why_not(c: whatif.Contribution, participant_id: str, voted: set[str], ws: Workshop) -> str:
+    """Why this participant cannot +1 ``c`` (empty when they can)."""
+    if ws.status != "open":
+        return "the workshop is closed"
+    if c.participant_id == participant_id:
+        return "your own contribution"
+    return VOTED if c.id in voted else ""
+
+
+# -- facilitator ---------------------------------------------------------------------------------------------
+def status_of(c: whatif.Contribution) -> str:
+    """A contribution's standing in words: its decision (or none yet), hidden, the round that carried it."""
+    status = DECISION_WORDS[c.decision.decision] if c.decision else "undecided"
+    if c.decision and c.decision.merged_into:
+        status = "merged into another"
+    return status + (" · hidden" if c.hidden else "") + (f" · in round {c.sent_round}" if c.sent_round else "")
+
+
+def _decided(c: whatif.Contribution) -> str:
+    """The decision that stands on ``c`` itself ("" when none, or when it was merged into another)."""
+    return c.decision.decision if c.decision and not c.decision.merged_into else ""
+
+
+def facilitator_rows(contributions: list[whatif.Contribution], ws: Workshop, editing: str | None) -> list[RoomRow]:
+    """``contributions`` (one kind, by votes) as the facilitator sees them: votes, author, round and standing above
+    the text; accept, reject, hide or show, edit — none once the contribution went into a round or the workshop
+    closed. Hidden, rejected and merged ones are drawn faded."""
+    rows = []
+    for c in contributions:
+        decided = _decided(c)
+        actions = []
+        if not c.sent_round and ws.status == "open":
+            actions = [
+                RowAction(name="accept", label="✅ Accept", enabled=decided != "accept",
+                          title="accepted" if decided == "accept" else "into the next round's frame, with its author"),
+                RowAction(name="reject", label="❌ Reject", enabled=decided != "reject",
+                          title="rejected" if decided == "reject" else "kept in the record, not sent to the panel"),
+                RowAction(name="show", label="🙈 Show", title="show it to the room again") if c.hidden else
+                RowAction(name="hide", label="🙈 Hide", title="take it off the participants' screens"),
+                RowAction(name="edit", label="✏️ Edit or merge", enabled=editing != c.id,
+                          title="being edited" if editing == c.id else "edit its text; merge others into it"),
+            ]
+        rows.append(RoomRow(id=c.id, text=c.final_text, actions=actions,
+                            who=f"+{c.votes} · {_byline(c)} · after round {c.after_round} · {status_of(c)}",
+                            muted=c.hidden or decided == "reject" or bool(c.decision and c.decision.merged_into)))
+    return rows
+
+
+def already_done(c: whatif.Contribution, action: str) -> bool:
+    """True when pressing ``action`` on ``c`` would change nothing (the press was re-sent after it took effect)."""
+    return {"accept": _decided(c) == "accept", "reject": _decided(c) == "reject", "hide": c.hidden,
+            "show": not c.hidden}.get(action, False)
