@@ -34,6 +34,9 @@ export default function (component) {
     list.pending = new Set();
   }
   const rows = (data && data.rows) || [];
+  // write only what changed: the list is redrawn every second in every browser in the room, and a write of an
+  // unchanged text still costs the page a style and layout pass
+  const put = (node, prop, value) => { if (node[prop] !== value) node[prop] = value; };
   (data && data.refused || []).forEach((entry) => list.pending.delete(entry));
   const present = new Map([...list.children].map((li) => [li.dataset.id, li]));
   const keep = new Set();
@@ -55,8 +58,8 @@ export default function (component) {
       li.append(words, buttons);
     }
     li.classList.toggle("muted", !!row.muted);
-    li.querySelector(".who").textContent = row.who;
-    li.querySelector(".text").textContent = row.text;
+    put(li.querySelector(".who"), "textContent", row.who);
+    put(li.querySelector(".text"), "textContent", row.text);
     const buttons = li.querySelector(".buttons");
     const wanted = row.actions.map((a) => a.name + ":" + row.id);
     [...buttons.children].forEach((b) => { if (!wanted.includes(b.dataset.act)) b.remove(); });
@@ -74,10 +77,10 @@ export default function (component) {
         });
       }
       if (!action.enabled) list.pending.delete(entry);
-      button.textContent = action.label;
-      button.disabled = !action.enabled || list.pending.has(entry);
-      button.title = action.title || "";
-      button.setAttribute("aria-label", action.label + " · " + row.who);
+      put(button, "textContent", action.label);
+      put(button, "disabled", !action.enabled || list.pending.has(entry));
+      put(button, "title", action.title || "");
+      put(button, "ariaLabel", action.label + " · " + row.who);
       if (buttons.children[j] !== button) buttons.insertBefore(button, buttons.children[j] || null);
     });
     if (list.children[i] !== li) list.insertBefore(li, list.children[i] || null);
