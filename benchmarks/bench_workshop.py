@@ -105,6 +105,8 @@ async def act(page, what: str, click, landed, tries: int = 4, wait_s: float = 20
                 return
             await asyncio.sleep(LOOK_S)
         RETRIES[what] += 1
+        said = await page.locator("[data-testid=stAlert]").all_inner_texts()
+        log(f"{what}: no effect after {wait_s:.0f} s; clicking again (the page said: {said or 'nothing'})")
     raise RuntimeError(f"{what}: no effect after {tries} clicks")
 
 
@@ -207,8 +209,11 @@ async def bench(n: int, concurrency: int) -> str:
         proc, url = start_app(db, fake.url)
         try:
             async with async_playwright() as p:
+                # the facilitator's own browser, as on their own laptop: one Chromium's browser process carries
+                # every page's socket and DevTools traffic, and 30 participants' would queue the facilitator's
+                own = await p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
                 browser = await p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
-                fctx = await browser.new_context(viewport={"width": 1400, "height": 1000})
+                fctx = await own.new_context(viewport={"width": 1400, "height": 1000})
                 fac = await fctx.new_page()
                 fac.set_default_timeout(TIMEOUT_MS)
                 await fac.goto(f"{url}/whatif?run={run_id}&facilitator={secret}")
@@ -238,6 +243,7 @@ async def bench(n: int, concurrency: int) -> str:
                 await asyncio.wait_for(watcher, timeout=600)
                 log("all contributions seen by the facilitator")
                 await browser.close()
+                await own.close()
         finally:
             proc.terminate()
             proc.wait(timeout=20)

@@ -23,10 +23,10 @@ from ui.room_list import room_list
 from ui.workshop_rows import KIND_ICONS, already_done, facilitator_rows, participant_rows
 
 REFRESH_S = 1.0  # the facilitator's room: one page, and what the room says should reach it first
-# A participant's view redraws less often. Each redraw costs the browser about 40 ms of CPU whatever changed
-# (Streamlit's own handling of a rerun, measured with 5 idle participant pages: 0.2 cores); a class's phones
-# don't mind, but the benchmark's 30 browsers share the server's 2 cores, and at 1 s they saturated them and
-# kept the facilitator's page seconds behind. 1.5 s still shows a change within the 2 s promised.
+# A participant's view redraws less often: each redraw costs a browser about 25 ms of CPU whatever changed
+# (Streamlit's own handling of a rerun), and a class is 30 browsers on one server. With the benchmark's 30 on the
+# server's 2 cores, 1 s gave p95 1.79 and 3.18 s (submit to the facilitator's screen), 1.5 s gave 1.15 and
+# 1.36 s. 1.5 s still shows a change within the 2 s promised.
 PARTICIPANT_REFRESH_S = 1.5
 FACILITATOR_ACTIONS = ("accept", "reject", "hide", "show", "edit")
 SECRET_PARAM = "facilitator"
