@@ -54,25 +54,29 @@ def _decided(c: whatif.Contribution) -> str:
     return c.decision.decision if c.decision and not c.decision.merged_into else ""
 
 
-def facilitator_rows(contributions: list[whatif.Contribution], ws: Workshop, editing: str | None) -> list[RoomRow]:
+def facilitator_rows(contributions: list[whatif.Contribution], ws: Workshop, editing: str | None, *,
+                     rounds_left: bool) -> list[RoomRow]:
     """``contributions`` (one kind, by votes) as the facilitator sees them: votes, author, round and standing above
-    the text; accept, reject, hide or show, edit — none once the contribution went into a round or the workshop
-    closed. Hidden, rejected and merged ones are drawn faded."""
+    the text, then the buttons that can still do something — accept, reject and edit while a later round can take
+    it (``rounds_left``), hide or show while the workshop is open; none once it went into a round. Hidden,
+    rejected and merged ones are drawn faded."""
     rows = []
     for c in contributions:
         decided = _decided(c)
         actions = []
-        if not c.sent_round and ws.status == "open":
-            actions = [
-                RowAction(name="accept", label="✅ Accept", enabled=decided != "accept",
-                          title="accepted" if decided == "accept" else "into the next round's frame, with its author"),
-                RowAction(name="reject", label="❌ Reject", enabled=decided != "reject",
-                          title="rejected" if decided == "reject" else "kept in the record, not sent to the panel"),
-                RowAction(name="show", label="🙈 Show", title="show it to the room again") if c.hidden else
-                RowAction(name="hide", label="🙈 Hide", title="take it off the participants' screens"),
-                RowAction(name="edit", label="✏️ Edit or merge", enabled=editing != c.id,
-                          title="being edited" if editing == c.id else "edit its text; merge others into it"),
-            ]
+        if ws.status == "open" and not c.sent_round:
+            if rounds_left:
+                actions += [
+                    RowAction(name="accept", label="✅ Accept", enabled=decided != "accept",
+                              title="accepted" if decided == "accept" else "into the next round's frame, named"),
+                    RowAction(name="reject", label="❌ Reject", enabled=decided != "reject",
+                              title="rejected" if decided == "reject" else "kept in the record, not sent to the panel"),
+                ]
+            actions.append(RowAction(name="show", label="🙈 Show", title="show it to the room again") if c.hidden else
+                           RowAction(name="hide", label="🙈 Hide", title="take it off the participants' screens"))
+            if rounds_left:
+                actions.append(RowAction(name="edit", label="✏️ Edit or merge", enabled=editing != c.id,
+                                         title="being edited" if editing == c.id else "edit its text; merge others in"))
         rows.append(RoomRow(id=c.id, text=c.final_text, actions=actions,
                             who=f"+{c.votes} · {_byline(c)} · after round {c.after_round} · {status_of(c)}",
                             muted=c.hidden or decided == "reject" or bool(c.decision and c.decision.merged_into)))

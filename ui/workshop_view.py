@@ -30,6 +30,7 @@ REFRESH_S = 1.0  # the facilitator's room: one page, and what the room says shou
 PARTICIPANT_REFRESH_S = 1.5
 FACILITATOR_ACTIONS = ("accept", "reject", "hide", "show", "edit")
 SECRET_PARAM = "facilitator"
+ENDED = frozenset({State.COMPLETED, State.CANCELLED, State.FAILED})  # no later round can take a contribution
 sst = inert()
 
 
@@ -151,26 +152,27 @@ def _room(run_id: str, secret: str) -> None:
         st.button(f"▶️ Continue with {len(pending)} accepted contribution(s)", key="workshop_continue",
                   type="primary", on_click=_continue, args=(run_id, secret),
                   help="The accepted contributions enter the next round's shared frame, each with its author.")
-    editing = st.session_state.get("workshop_editing")
+    rounds_left = session.state not in ENDED  # after the report, accepting would go nowhere
+    editing = st.session_state.get("workshop_editing") if rounds_left else None
     if editing:
         _editor(run_id, secret, ws, editing)
     for kind in whatif.KINDS:
         mine = [c for c in contributions if c.kind == kind]
         if mine:
             st.markdown(f"#### {KIND_ICONS[kind]} {kind.capitalize()}s")
-            room_list(facilitator_rows(mine, ws, editing), key=f"workshop_list_{kind}",
-                      on_press=lambda pairs: _facilitator_press(run_id, secret, pairs))
+            room_list(facilitator_rows(mine, ws, editing, rounds_left=rounds_left), key=f"workshop_list_{kind}",
+                      on_press=lambda pairs: _facilitator_press(run_id, secret, pairs, rounds_left))
 
 
-def _facilitator_press(run_id: str, secret: str, pairs: list[tuple[str, str]]) -> list[str]:
+def _facilitator_press(run_id: str, secret: str, pairs: list[tuple[str, str]], rounds_left: bool) -> list[str]:
     """Carry out the facilitator's presses in a list (accept, reject, hide, show, edit), skipping those already
-    in effect; returns the refused ones, whose reason is the notice."""
+    in effect; returns the refused ones, whose reason is the notice. After the report only hide and show remain."""
     s = store()
     by_id = {c.id: c for c in whatif.load_workshop(run_id, store=s).contributions}
     refused = []
     for name, cid in pairs:
         c = by_id.get(cid)
-        if c is None or name not in FACILITATOR_ACTIONS:
+        if c is None or name not in (FACILITATOR_ACTIONS if rounds_left else ("hide", "show")):
             refused.append(f"{name}:{cid}")
             continue
         if name == "edit":
@@ -275,7 +277,7 @@ def participant_view(run_id: str, me: dict[str, str]) -> None:
     with action_slot:
         if ws.status == "open" and session.state in (State.REFINING, State.REVIEW):
             _prediction_form(run_id, me, whatif.branches(scenario), [i.name for i in scenario.indicators])
-        elif ws.status == "open" and session.state not in (State.COMPLETED, State.CANCELLED, State.FAILED):
+        elif ws.status == "open" and session.state not in ENDED:
             _contribution_form(run_id, me)
         else:
             _unsent()

@@ -104,6 +104,14 @@ def test_open_join_predict_contribute_and_participants_never_see_facilitator_con
     said = [p["text"] for p in get_store().get_run(run_id).record["participants"]]
     assert " ".join(HOSTILE.split()) in said
 
+    # after the report no round can take a contribution: a late one can be hidden, not accepted
+    late = whatif.contribute(run_id, me["id"], you.session_state["join_me"]["key"], "A late thought", store=get_store())
+    fac.run()
+    sent, unsent = rows(fac, "workshop_list_claim")
+    assert (sent["actions"], [a["name"] for a in unsent["actions"]]) == ([], ["hide"])
+    press(fac, "workshop_list_claim", f"accept:{late.id}")
+    assert not whatif.load_workshop(run_id, store=get_store()).pending()
+
 
 def test_a_forged_recovery_link_gets_no_facilitator_controls_and_the_real_one_does(llm_env) -> None:  # noqa: ANN001
     fac, run_id = _facilitator_at_review()
