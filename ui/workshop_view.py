@@ -1,7 +1,8 @@
 """Workshop views: the facilitator's panel on the What-if page and the participant's view on the Join page.
 
-Both render from the store (``ifworld.whatif.load_workshop``) inside fragments that rerun every second, so two
-app processes on one store file show the same room and nobody presses refresh. Everything a participant typed
+Both render from the store (``ifworld.whatif.load_workshop``) inside fragments that rerun themselves (the
+facilitator's every second, a participant's every 1.5 s), so two app processes on one store file show the same
+room and nobody presses refresh. Everything a participant typed
 is drawn with ``st.text`` or, in the room lists (:mod:`ui.room_list`, rows from :mod:`ui.workshop_rows`), set
 with ``textContent`` (never Markdown or HTML). Facilitator actions pass the facilitator secret held in this
 browser session to the engine, which checks it; a participant's session never holds it.
