@@ -1,10 +1,11 @@
 """Does a workshop hold a class? N participant browser sessions and one facilitator against the fake model.
 
 `streamlit run app.py` on a free port; the run is started in this process (review + pause between rounds, 2
-rounds) and its workshop opened; the facilitator's browser opens the recovery link. Each participant (one
-Playwright context in Debian's Chromium) joins by code, pre-registers an even-split prediction, then — once the
-run is paused after round 1 — submits 2 contributions and +1s 3 others' contributions. Measured: the time from
-a participant's submit until the contribution's text shows on the facilitator's page (which refreshes itself);
+rounds) and its workshop opened; the facilitator's browser (a Chromium of its own, as their own laptop) opens
+the recovery link. Each participant (one Playwright context in a second Debian Chromium) joins by code,
+pre-registers an even-split prediction, then — once the run is paused after round 1 — submits 2 contributions
+and +1s 3 others' contributions. Measured: the time from a participant's submit until the contribution's text
+shows on the facilitator's page (which refreshes itself; the page stamps each text when it first appears);
 from the store: what was lost or stored twice.
 
     python benchmarks/bench_workshop.py --participants 30
