@@ -51,6 +51,13 @@ def _facilitator_at_review() -> tuple[AppTest, str]:
     return at, at.session_state["whatif_run_id"]
 
 
+def _facilitator_between_rounds() -> tuple[AppTest, str, str]:
+    fac, run_id = _facilitator_at_review()
+    _button(fac, "▶️ Continue unchanged").click().run()
+    assert wait_for_session(fac).state == State.BETWEEN_ROUNDS
+    return fac, run_id, whatif.load_workshop(run_id, store=get_store()).token
+
+
 def _join(token: str, name: str) -> AppTest:
     at = _page("app_pages/join.py", {"w": token})
     at.text_input(key="join_name_text").set_value(name)
@@ -143,10 +150,7 @@ def test_join_by_code_and_wrong_codes_are_limited(llm_env) -> None:  # noqa: ANN
 
 
 def test_the_facilitator_edits_and_merges_and_a_refused_contribution_keeps_its_text(llm_env) -> None:  # noqa: ANN001
-    fac, run_id = _facilitator_at_review()
-    token = whatif.load_workshop(run_id, store=get_store()).token
-    _button(fac, "▶️ Continue unchanged").click().run()
-    assert wait_for_session(fac).state == State.BETWEEN_ROUNDS
+    fac, run_id, token = _facilitator_between_rounds()
     you = _join(token, "Ada")
     other, other_key = whatif.join_workshop(token, "Bo", store=get_store())
     you.text_area(key="join_text").set_value("Tides stop")
@@ -180,10 +184,7 @@ def test_the_facilitator_edits_and_merges_and_a_refused_contribution_keeps_its_t
 
 
 def test_list_presses_hide_show_reject_and_a_participant_cannot_press_the_facilitators_actions(llm_env) -> None:  # noqa: ANN001
-    fac, run_id = _facilitator_at_review()
-    token = whatif.load_workshop(run_id, store=get_store()).token
-    _button(fac, "▶️ Continue unchanged").click().run()
-    assert wait_for_session(fac).state == State.BETWEEN_ROUNDS
+    fac, run_id, token = _facilitator_between_rounds()
     you = _join(token, "Ada")
     bo, bo_key = whatif.join_workshop(token, "Bo", store=get_store())
     theirs = whatif.contribute(run_id, bo.id, bo_key, "Night fishing changes", "concern", store=get_store())
