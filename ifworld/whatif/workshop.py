@@ -429,15 +429,20 @@ def contribute(run_id: str, participant_id: str, key: str | None, text: str, kin
 
 def vote(run_id: str, participant_id: str, key: str | None, contribution_id: str, *,
          store: RunStore | None = None) -> None:
-    """+1 a contribution (one vote per participant per contribution; a second is refused)."""
+    """+1 someone else's contribution (one vote per participant per contribution; a second is refused, and so
+    is a +1 for one's own — the page greys that button, and a forged press must not get round it)."""
     store = store or get_store()
     _need_workshop(run_id, store)
 
     def check(events: list[dict]) -> None:
         _open_check(events)
         _participant_check(participant_id, key, events)
-        if not any(e["kind"] == "contribute" and e["data"]["id"] == contribution_id for e in events):
+        author = next((e["data"]["participant_id"] for e in events
+                       if e["kind"] == "contribute" and e["data"]["id"] == contribution_id), None)
+        if author is None:
             raise WorkshopError("there is no such contribution")
+        if author == participant_id:
+            raise WorkshopError("you cannot +1 your own contribution")
         if any(e["kind"] == "vote" and e["data"] == {"participant_id": participant_id,
                                                      "contribution_id": contribution_id} for e in events):
             raise WorkshopError("you have already voted for this contribution")

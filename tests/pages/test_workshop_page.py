@@ -98,6 +98,9 @@ def test_open_join_predict_contribute_and_participants_never_see_facilitator_con
                                                           "title": "your own contribution"}])
     everything = " ".join(m.value for m in [*you.markdown, *you.caption, *you.info, *you.warning, *you.error])
     assert "evil.example" not in everything and "<img" not in everything
+    press(you, "join_room", f"vote:{mine['id']}")  # forged: the button is greyed, and the engine refuses it too
+    assert any("your own contribution" in w.value for w in you.warning)
+    assert not whatif.load_workshop(run_id, store=get_store()).votes
 
     fac.run()
     [row] = all_rows(fac)

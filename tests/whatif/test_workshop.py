@@ -67,6 +67,8 @@ def test_a_whole_workshop_enters_the_next_round_with_attribution(room, store, ws
     ws.vote(run_id, cy.id, kc, c1.id, store=store)
     with pytest.raises(WorkshopError, match="already voted"):
         ws.vote(run_id, cy.id, kc, c1.id, store=store)
+    with pytest.raises(WorkshopError, match="your own contribution"):
+        ws.vote(run_id, ada.id, ka, c1.id, store=store)
     ws.decide(run_id, secret, c1.id, "accept", store=store)
     ws.decide(run_id, secret, c2.id, "edit", text="Who funds replacement navigation aids?", store=store)
     ws.decide(run_id, secret, c3.id, "reject", store=store)
