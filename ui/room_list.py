@@ -22,7 +22,7 @@ import streamlit as st
 from pydantic import BaseModel, Field
 
 ACT = "act"
-MAX_ENTRIES = 200  # a trigger carries at most this many presses (a list has at most 20 × participants rows)
+MAX_ENTRIES = 200  # presses read from one trigger: far more than anyone presses between two redraws
 _JS = """
 export default function (component) {
   const { data, setTriggerValue, parentElement } = component;
@@ -127,9 +127,6 @@ class RoomRow(BaseModel):
     text: str
     actions: list[RowAction] = []
     muted: bool = False  # hidden or set aside: drawn faded
-
-    def action(self, name: str) -> RowAction | None:
-        return next((a for a in self.actions if a.name == name), None)
 
 
 _component: Any = None

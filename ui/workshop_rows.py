@@ -12,6 +12,8 @@ KIND_ICONS = {"claim": "💬", "concern": "⚠️", "evidence": "📎", "questio
 DECISION_WORDS = {"accept": "accepted", "edit": "edited and accepted", "merge": "merged and accepted",
                   "reject": "rejected"}
 VOTED = "you have +1'd it"
+FACILITATOR_ACTIONS = ("accept", "reject", "hide", "show", "edit")  # the names facilitator_rows gives buttons
+AFTER_REPORT_ACTIONS = ("hide", "show")  # what is left once no round can take a contribution
 
 
 def _byline(c: whatif.Contribution) -> str:

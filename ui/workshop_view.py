@@ -21,7 +21,14 @@ from ifworld.errors import WorkshopError
 from ifworld.whatif import MAX_TAG_CHARS, NO_GROUND_TRUTH, SessionError, State, Workshop
 from ui.common import current_settings, inert, show_error, store
 from ui.room_list import room_list
-from ui.workshop_rows import KIND_ICONS, already_done, facilitator_rows, participant_rows
+from ui.workshop_rows import (
+    AFTER_REPORT_ACTIONS,
+    FACILITATOR_ACTIONS,
+    KIND_ICONS,
+    already_done,
+    facilitator_rows,
+    participant_rows,
+)
 
 REFRESH_S = 1.0  # the facilitator's room: one page, and what the room says should reach it first
 # A participant's view redraws less often: each redraw costs a browser about 25 ms of CPU whatever changed
@@ -29,7 +36,6 @@ REFRESH_S = 1.0  # the facilitator's room: one page, and what the room says shou
 # server's 2 cores, 1 s gave p95 1.79 and 3.18 s (submit to the facilitator's screen), 1.5 s gave 1.15 and
 # 1.36 s. 1.5 s still shows a change within the 2 s promised.
 PARTICIPANT_REFRESH_S = 1.5
-FACILITATOR_ACTIONS = ("accept", "reject", "hide", "show", "edit")
 SECRET_PARAM = "facilitator"
 ENDED = frozenset({State.COMPLETED, State.CANCELLED, State.FAILED})  # no later round can take a contribution
 sst = inert()
@@ -173,7 +179,7 @@ def _facilitator_press(run_id: str, secret: str, pairs: list[tuple[str, str]], r
     refused = []
     for name, cid in pairs:
         c = by_id.get(cid)
-        if c is None or name not in (FACILITATOR_ACTIONS if rounds_left else ("hide", "show")):
+        if c is None or name not in (FACILITATOR_ACTIONS if rounds_left else AFTER_REPORT_ACTIONS):
             refused.append(f"{name}:{cid}")
             continue
         if name == "edit":

@@ -26,8 +26,7 @@ def test_a_flood_of_presses_is_cut() -> None:
 def test_an_action_name_is_a_word() -> None:
     with pytest.raises(ValueError, match="pattern"):
         RowAction(name="x:y", label="x")
-    row = RoomRow(id="a", who="w", text="t", actions=[RowAction(name="vote", label="+1")])
-    assert row.action("vote") is not None and row.action("accept") is None
+    assert RoomRow(id="a", who="w", text="t", actions=[RowAction(name="vote", label="+1")]).actions[0].enabled
 
 
 def _contribution(**kw) -> Contribution:  # noqa: ANN003
