@@ -11,7 +11,10 @@ Modules:
 - :mod:`~ifworld.llm.reply` — reply text, ``<think>`` stripping, JSON extraction, the model-layer errors.
 - :mod:`~ifworld.llm.schema` — the JSON schema sent to a model (standard keywords, bounds, required content).
 - :mod:`~ifworld.llm.usage` — per-call accounting (role, round, tokens, latency, retries, status).
-- :mod:`~ifworld.llm.connection` — the connection test shown on Settings.
+- :mod:`~ifworld.llm.connection` — the connection test shown on Settings and run by ``ifworld model check``.
+- :mod:`~ifworld.llm.diagnose` — why a call failed, in words with the address (one classifier for the page, the
+  CLI and run errors), the preflight before long jobs, the "waiting for the model — retry …" notes.
+- :mod:`~ifworld.llm.status` — the connection's state as the facts left it (ok / failing since … / untested).
 - :mod:`~ifworld.llm.tracing` — optional LangSmith tracing switch.
 - :mod:`~ifworld.llm.demo` and :mod:`~ifworld.llm.demo_answers` — ``ifworld demo-server``: an OpenAI-compatible
   server with labelled canned answers for every role (to try the app without a model); the command itself is

@@ -10,6 +10,14 @@ from .client import (
 )
 from .connection import ConnectionReport as ConnectionReport, test_connection as test_connection
 from .demo_cli import demo_server as demo_server
+from .diagnose import (
+    Failure as Failure,
+    ModelUnreachable as ModelUnreachable,
+    address as address,
+    classify as classify,
+    on_retry as on_retry,
+    preflight as preflight,
+)
 from .help import NO_MODEL_HELP as NO_MODEL_HELP
 from .methods import endpoint_key as endpoint_key, known_method as known_method
 from .reply import (
@@ -23,6 +31,7 @@ from .reply import (
     extract_json as extract_json,
     strip_think as strip_think,
 )
+from .status import ConnectionStatus as ConnectionStatus, connection_status as connection_status
 from .tracing import (
     project as project,
     set_tracing as set_tracing,

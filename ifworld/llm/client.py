@@ -13,7 +13,9 @@ Everything else asks for a model by *role* (``"whatif.expert"``, ``"rws.pace.cri
   names the format, moves on without retrying the same request — and remembers the one that works in the
   run store, so the app and the CLI share it. A reply that is invalid or empty gets one repair turn.
 - Transport failures (429, 5xx, timeouts, dropped connections) are retried with exponential backoff; every
-  attempt is accounted by :class:`~ifworld.llm.usage.UsageTracker`.
+  attempt is accounted by :class:`~ifworld.llm.usage.UsageTracker`, and each wait is announced
+  (:func:`~ifworld.llm.diagnose.retry_note`). A failed call names its cause and address
+  (:func:`~ifworld.llm.diagnose.classify`) and every outcome sets the connection status (:mod:`ifworld.llm.status`).
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from pydantic import BaseModel, ValidationError
 
 from ifworld.config import MAX_TOKENS_LIMIT, NO_MODEL_HELP, Settings, load_settings
 from ifworld.errors import ModelError
+from ifworld.llm.diagnose import classify, retry_note
 from ifworld.llm.methods import _probe_locks, chain, endpoint_key, known_method, remember
 from ifworld.llm.reply import (
     KEPT_NOTE,
@@ -63,6 +66,7 @@ from ifworld.llm.reply import (
     unreadable_text,
 )
 from ifworld.llm.schema import missing_content, sent_schema, shown_schema
+from ifworld.llm.status import record_failure, record_ok
 from ifworld.llm.usage import UsageTracker
 from ifworld.redact import safe_error
 
@@ -310,20 +314,23 @@ def _call(role: str, model: ChatRunnable, msgs: list[BaseMessage], settings: Set
     :class:`StructuredOutputError`, so the callers' degrade path for bad replies applies."""
     last: Exception | None = None
     for attempt in range(settings.max_retries + 1):
-        if attempt:
+        if attempt and last is not None:
+            retry_note(last, settings, attempt)  # "waiting for the model — retry 1 of 2: connection refused at …"
             time.sleep(_backoff(settings, attempt - 1))
         try:
             with limiter(settings.max_concurrency):
-                return _read(model, msgs, cfg, settings, feed)
+                reply = _read(model, msgs, cfg, settings, feed)
+            record_ok(settings)
+            return reply
         except (openai.APIStatusError, *RETRYABLE) as exc:
             if formatted and _is_format_rejection(exc):
                 raise _FormatRejected(_status_text(exc)) from exc
             if not isinstance(exc, RETRYABLE):
-                raise LLMCallError(role, _status_text(exc)) from exc
+                raise _call_error(role, exc, settings, None) from exc
             last = exc
     if structured and isinstance(last, UnreadableReply):
         raise UnusableReplyError(role, _failure_text(last, settings)) from last
-    raise LLMCallError(role, _failure_text(last, settings)) from last
+    raise _call_error(role, last, settings, settings.max_retries) from last
 
 
 def _status_text(exc: Exception) -> str:
@@ -332,11 +339,23 @@ def _status_text(exc: Exception) -> str:
     return safe_error(exc, 500)
 
 
+def _call_error(role: str, exc: Exception | None, settings: Settings, retries: int | None) -> LLMCallError:
+    """The failed call in words (:func:`~ifworld.llm.diagnose.classify`: cause and address); the connection
+    status turns to failing. The error carries the :class:`~ifworld.llm.diagnose.Failure` as ``failure``."""
+    if exc is None:
+        return LLMCallError(role, "failed")
+    if isinstance(exc, UnreadableReply):
+        return LLMCallError(role, _failure_text(exc, settings))
+    failure = classify(exc, settings, model=settings.model_for(role))
+    record_failure(settings, failure)
+    after = f" (after {retries} retries)" if retries else ""
+    error = LLMCallError(role, f"{failure.message}{after}")
+    error.failure = failure  # type: ignore[attr-defined]
+    return error
+
+
 def _failure_text(exc: Exception | None, settings: Settings) -> str:
     retries = f"after {settings.max_retries} retries"
-    if isinstance(exc, openai.APITimeoutError | httpx.TimeoutException):
-        return (f"no reply from the model for {settings.timeout_s:g} s ({retries}). The timeout counts from the "
-                f"last token received; raise IFWORLD_TIMEOUT_S (sidebar: Timeout) for a slow local model.")
     if isinstance(exc, UnreadableReply):
         return f"{exc} ({retries}); the call counts as failed"
     return f"{_status_text(exc) if exc else 'failed'} {retries}"

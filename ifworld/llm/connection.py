@@ -1,6 +1,8 @@
-"""The sidebar's "Test connection": is the endpoint up, how fast is it, which structured method works.
+"""The sidebar's "Test connection" and ``ifworld model check``: is the endpoint up, how fast is it, which
+structured method works.
 
-Two small calls: a plain one (latency, time to first token, tokens/s) and a structured one, which under
+First the preflight (:func:`ifworld.llm.diagnose.preflight`: reachable, key accepted, model present, in
+seconds), then two small calls: a plain one (latency, time to first token, tokens/s) and a structured one, which under
 ``auto`` is the probe that finds and remembers the structured-output method for this (endpoint, model).
 """
 
@@ -12,7 +14,8 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel
 
 from ifworld.config import Settings, load_settings
-from ifworld.llm import client as llm
+from ifworld.llm import client as llm, status as status
+from ifworld.llm.diagnose import ModelUnreachable, address, classify, preflight
 from ifworld.llm.methods import known_method
 from ifworld.llm.reply import LLMError
 from ifworld.llm.usage import UsageTracker
@@ -38,6 +41,9 @@ class ConnectionReport:
     first_token_s: float | None = None
     method: str | None = None
     structured_ok: bool = False
+    kind: str = ""
+    """The failure's kind (:data:`ifworld.llm.diagnose.KINDS`); empty when the endpoint answered."""
+    address: str = ""
 
 
 def test_connection(settings: Settings | None = None) -> ConnectionReport:
@@ -46,10 +52,18 @@ def test_connection(settings: Settings | None = None) -> ConnectionReport:
     model_name = settings.model_for(ROLE)
     tracker = UsageTracker()
     start = time.perf_counter()
+    addr = address(settings)
     try:
+        preflight(settings, (ROLE,), force=True)
         text = llm.complete(ROLE, [("user", PLAIN_PROMPT)], settings=settings, callbacks=[tracker], temperature=0)
+    except ModelUnreachable as exc:
+        return ConnectionReport(False, time.perf_counter() - start, model_name, exc.failure.message,
+                                models=list(exc.failure.models), kind=exc.failure.kind, address=addr)
     except LLMError as exc:
-        return ConnectionReport(False, time.perf_counter() - start, model_name, str(exc))
+        failure = getattr(exc, "failure", None) or classify(exc, settings, model=model_name)
+        status.record_failure(settings, failure)
+        return ConnectionReport(False, time.perf_counter() - start, model_name, failure.message,
+                                kind=failure.kind, address=addr)
     latency = time.perf_counter() - start
     rec = tracker.records()[-1] if tracker.records() else None
     tps = rec.tokens_per_s if rec else None
@@ -66,8 +80,9 @@ def test_connection(settings: Settings | None = None) -> ConnectionReport:
         method, structured_ok = known_method(settings, ROLE), False
         note = f"; structured output failed: {exc}"
     message = f"replied {text[:40]!r} in {latency:.1f} s{speed}; structured output: {method or 'none'}{note}"
+    status.record_ok(settings, message)
     return ConnectionReport(True, latency, model_name, message, tokens_per_s=tps, first_token_s=ftt,
-                            method=method, structured_ok=structured_ok)
+                            method=method, structured_ok=structured_ok, address=addr)
 
 
 test_connection.__dict__["__test__"] = False  # not a pytest test despite the name
