@@ -28,6 +28,7 @@ from ifworld.beliefs.cli import app as beliefs_app
 from ifworld.files import FileRefused, output_option, read_text_bounded
 from ifworld.limits import MAX_ANSWER_FILE_BYTES, confirmation_message, needs_confirmation
 from ifworld.llm import demo_server
+from ifworld.llm.check_cli import app as model_app
 from ifworld.redact import guard_std_streams, safe_error
 from ifworld.rws.cli import app as rws_app
 from ifworld.whatif.cli import app as whatif_app
@@ -47,9 +48,13 @@ app.add_typer(rws_app, name="rws",
 app.add_typer(beliefs_app, name="beliefs",
               help="Belief exchange: simulate populations exchanging facts, run parameter sweeps.")
 app.add_typer(runs_app, name="runs")
+app.add_typer(model_app, name="model", help="The model connection: `ifworld model check` tests the endpoint.")
 app.command("demo-server")(demo_server)
 
 ENGINES = ("whatif", "rws", "beliefs")
+MODEL_KINDS = ("whatif", "rws")
+MODEL_WORKFLOWS = ("beliefs.llm",)
+"""Runs that call a model: ``runs resume`` checks the endpoint (:func:`ifworld.llm.cli_preflight`) first."""
 """The engines mounted above; they are also the run kinds of the store (``ifworld.runs.KINDS``, a test
 keeps the two equal) — named here so ``--help`` needs no store import."""
 
@@ -106,6 +111,11 @@ def runs_resume(
         if estimate is not None and needs_confirmation(estimate) and not yes:
             typer.echo(confirmation_message(estimate), err=True)
             raise typer.Exit(2)
+        if info.workflow.split(".")[0] in MODEL_KINDS or info.workflow in MODEL_WORKFLOWS:
+            from ifworld.config import load_settings
+            from ifworld.llm import cli_preflight
+
+            cli_preflight(load_settings())  # a dead endpoint: seconds, not minutes of retries
         typer.echo(f"resuming {run_id} ({info.workflow})", err=True)
         answer = _answer(run_id, info.status, edit)
         try:

@@ -130,27 +130,17 @@ def sidebar() -> None:
                       placeholder="set" if settings.api_key else "not set",
                       help="Kept in this browser session only; never written to the run store, logs or exports.")
         connection_check("conn_test")
-    status = f"🟢 {settings.model} @ {settings.endpoint_label}" if settings.enabled else "⚪ no model connected"
-    st.sidebar.caption(status)
+    from ui.connection_view import sidebar_status
+
+    sidebar_status(current_settings())  # ok / failing since … / untested: never green after a failure
     st.sidebar.caption(f"Run store: `{settings.db_path}`")
 
 
 def connection_check(key: str) -> None:
-    """A "Test connection" button: latency, tokens/s and the structured-output method in use, or the error."""
-    if st.button("Test connection", key=key, disabled=not current_settings().enabled):
-        from ifworld.llm import test_connection  # heavy import, only when asked
+    """A "Test connection" button: latency, tokens/s and the structured-output method, or the cause and address."""
+    from ui.connection_view import test_button
 
-        with st.spinner("Calling the model…"):
-            st.session_state["conn_report"] = test_connection(current_settings())
-    report = st.session_state.get("conn_report")
-    if report is not None:
-        if report.ok:
-            speed = f" · {report.tokens_per_s:.1f} tokens/s" if report.tokens_per_s else ""
-            method = f" · structured output: {report.method or 'none working'}"
-            text = f"{report.model}: {report.latency_s * 1000:.0f} ms{speed}{method} — {report.message}"
-            (st.success if report.structured_ok else st.warning)(text)
-        else:
-            show_error(f"{report.model}: {report.message}")
+    test_button(key, current_settings())
 
 
 def model_ready(feature: str) -> bool:

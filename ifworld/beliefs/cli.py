@@ -309,6 +309,9 @@ def llm_cmd(
     except ValueError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(BAD_USAGE) from None
+    from ifworld.llm import cli_preflight
+
+    cli_preflight(settings, models=tuple(_split(models)) or None)  # seconds, naming cause and address
     holder: dict[str, str] = {}
 
     def on_event(event: Event) -> None:

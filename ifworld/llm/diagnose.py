@@ -251,14 +251,19 @@ _passed: dict[tuple[str, str, int], float] = {}
 _passed_lock = threading.Lock()
 
 
-def _models_of(settings: Settings, roles: tuple[str, ...] | None) -> list[str]:
-    names = [settings.model_for(r) for r in roles] if roles else [settings.model, *settings.role_models.values()]
+def _models_of(settings: Settings, roles: tuple[str, ...] | None, models: tuple[str, ...] | None) -> list[str]:
+    if models:
+        names = list(models)
+    else:
+        names = [settings.model_for(r) for r in roles] if roles else [settings.model, *settings.role_models.values()]
     return list(dict.fromkeys(names))
 
 
-def preflight(settings: Settings, roles: tuple[str, ...] | None = None, *, force: bool = False) -> None:
+def preflight(settings: Settings, roles: tuple[str, ...] | None = None, *, models: tuple[str, ...] | None = None,
+              force: bool = False) -> None:
     """Check the endpoint before a long job, in seconds: raises :class:`ModelUnreachable` naming the cause and
-    the address. Checks each model the job's ``roles`` use (default: the default model and every per-role one).
+    the address. Checks each model the job's ``roles`` use (default: the default model and every per-role one),
+    or the ``models`` it names (a benchmark over several models).
 
     Cheap: ``GET /models``; a one-token request only for a model the server does not list. A check that
     passed is remembered for :data:`PREFLIGHT_TTL_S`. The outcome updates the connection status.
@@ -267,7 +272,7 @@ def preflight(settings: Settings, roles: tuple[str, ...] | None = None, *, force
 
     key_id = hash(settings.api_key.get_secret_value()) if settings.api_key else 0
     wait = min(PREFLIGHT_TIMEOUT_S, settings.timeout_s)
-    for model in _models_of(settings, roles):
+    for model in _models_of(settings, roles, models):
         key = (settings.base_url or "", model, key_id)
         with _passed_lock:
             if not force and time.monotonic() - _passed.get(key, -PREFLIGHT_TTL_S) < PREFLIGHT_TTL_S:

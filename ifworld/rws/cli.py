@@ -225,6 +225,9 @@ def run_cmd(
         if not typer.confirm(question, default=False, err=True):
             typer.echo("not started", err=True)
             raise typer.Exit(code=1)
+    from ifworld.llm import cli_preflight
+
+    cli_preflight(settings, models=tuple(params["models"]) or None)  # seconds, naming cause and address
     try:
         record = benchmark.run_benchmark(params, settings=settings, on_event=_progress(total))
     except RunFailed as exc:

@@ -42,10 +42,12 @@ def _bad(message: str) -> NoReturn:
 
 def _settings() -> Settings:
     from ifworld.config import NO_MODEL_HELP, load_settings
+    from ifworld.llm import cli_preflight
 
     settings = load_settings()
     if not settings.enabled:
         _bad(NO_MODEL_HELP)
+    cli_preflight(settings)  # seconds, naming cause and address, instead of minutes of retries
     return settings
 
 

@@ -1,0 +1,94 @@
+"""The model connection as the facts left it, on every page: the sidebar's status line, Settings' status box,
+the *Test connection* button, and the check a page makes before it starts a long job.
+
+The state comes from :mod:`ifworld.llm.status` (last test, preflight or call of this app process): 🟢 only after
+an answer, 🔴 "failing since …" after a failure, ⚪ untested before either — never green after a failure.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from ifworld.config import Settings
+from ifworld.safe_text import inert_markdown
+
+ICONS = {"ok": "🟢", "failing": "🔴", "untested": "⚪"}
+
+
+def _status(settings: Settings) -> Any:
+    from ifworld.llm.status import connection_status
+
+    return connection_status(settings)
+
+
+def status_text(settings: Settings) -> str:
+    """The sidebar's one line: "🟢 model @ endpoint", "🔴 … failing since 20:40:55", "⚪ … untested"."""
+    if not settings.enabled:
+        return "⚪ no model connected"
+    status = _status(settings)
+    where = f"{settings.model} @ {settings.endpoint_label}"
+    if status.state == "ok":
+        return f"🟢 {where}"
+    if status.state == "failing":
+        return f"🔴 {where} — {status.line()}"
+    return f"⚪ {where} — untested"
+
+
+def sidebar_status(settings: Settings) -> None:
+    """The sidebar's status caption (see :func:`status_text`)."""
+    st.sidebar.caption(inert_markdown(status_text(settings)))
+
+
+def status_box(settings: Settings) -> None:
+    """Settings' box: configured endpoint and model, coloured by the connection's state (not by configuration)."""
+    status = _status(settings)
+    text = f"**{settings.endpoint_label}**, default model **{settings.model}** — connection {status.line()}"
+    box = {"ok": st.success, "failing": st.error, "untested": st.info}[status.state]
+    box(inert_markdown(text), icon=ICONS[status.state])
+
+
+def test_button(key: str, settings: Settings) -> None:
+    """A "Test connection" button: latency, tokens/s and the structured-output method, or the cause and address."""
+    if st.button("Test connection", key=key, disabled=not settings.enabled):
+        from ifworld.llm import test_connection  # heavy import, only when asked
+
+        with st.spinner(f"Calling the model at {settings.endpoint_label}…"):
+            st.session_state["conn_report"] = test_connection(settings)
+    report = st.session_state.get("conn_report")
+    if report is None:
+        return
+    if report.ok:
+        speed = f" · {report.tokens_per_s:.1f} tokens/s" if report.tokens_per_s else ""
+        method = f" · structured output: {report.method or 'none working'}"
+        text = f"{report.model}: {report.latency_s * 1000:.0f} ms{speed}{method} — {report.message}"
+        (st.success if report.structured_ok else st.warning)(inert_markdown(text))
+    else:
+        st.error(inert_markdown(f"{report.model}: {report.message}"), icon="🔴")
+
+
+def model_reachable(settings: Settings) -> bool:
+    """Before a page starts a long job: check the endpoint in seconds. On failure show the cause and address
+    (and turn the status red) and return False, so the job is not started."""
+    from ifworld.llm import ModelUnreachable, preflight
+
+    try:
+        with st.spinner(f"Checking the model at {settings.endpoint_label}…"):
+            preflight(settings)
+    except ModelUnreachable as exc:
+        st.error(inert_markdown(f"**The job was not started.** {exc.failure.message}"), icon="🔴")
+        return False
+    return True
+
+
+def retry_line(events: list[Any]) -> str | None:
+    """The latest "waiting for the model — retry k of n: …" of a run's live events, if it is the latest news
+    (a later finished step means the model answered since)."""
+    for event in reversed(events):
+        data = getattr(event, "data", None) or {}
+        if event.type == "progress" and data.get("kind") == "model_retry":
+            return str(data.get("text") or "")
+        if event.type in ("step_finished", "run_finished", "run_failed"):
+            return None
+    return None
