@@ -5,17 +5,19 @@ import streamlit as st
 from ifworld import llm
 from ifworld.config import DEMO_MODEL, DEMO_URL
 from ui.common import connection_check, current_settings, model_ready, store
+from ui.connection_view import status_box
 
 st.title("⚙️ About & settings")
 settings = current_settings()
 
 st.subheader("Model connection")
 if model_ready("the what-if engine, the RWS patterns and LLM belief agents"):
-    st.success(f"Configured: **{settings.endpoint_label}**, default model **{settings.model}**.")
+    slot = st.empty()  # filled after the test button below, so a test just made colours it
     if settings.model == DEMO_MODEL:
         st.warning("Model `demo` is the name `ifworld demo-server` answers to: if that is what runs at this URL, "
                    "every answer is canned text labelled [demo] — for trying the app, not analysis.", icon="🧪")
     connection_check("settings_test")
+    status_box(settings, slot)  # coloured by the last test or call, not by being configured
 public = settings.public_dict()
 st.dataframe(
     [{"setting": k, "value": str(v)} for k, v in public.items() if k != "role_models"],

@@ -41,11 +41,13 @@ def sidebar_status(settings: Settings) -> None:
     st.sidebar.caption(inert_markdown(status_text(settings)))
 
 
-def status_box(settings: Settings) -> None:
-    """Settings' box: configured endpoint and model, coloured by the connection's state (not by configuration)."""
+def status_box(settings: Settings, target: Any = None) -> None:
+    """Settings' box: configured endpoint and model, coloured by the connection's state (not by configuration).
+    ``target``: a container or ``st.empty()`` slot (default: the page)."""
     status = _status(settings)
     text = f"**{settings.endpoint_label}**, default model **{settings.model}** — connection {status.line()}"
-    box = {"ok": st.success, "failing": st.error, "untested": st.info}[status.state]
+    where = st if target is None else target
+    box = {"ok": where.success, "failing": where.error, "untested": where.info}[status.state]
     box(inert_markdown(text), icon=ICONS[status.state])
 
 
@@ -68,16 +70,30 @@ def test_button(key: str, settings: Settings) -> None:
         st.error(inert_markdown(f"{report.model}: {report.message}"), icon="🔴")
 
 
-def model_reachable(settings: Settings) -> bool:
+MODEL_KINDS = ("whatif", "rws")
+MODEL_WORKFLOWS = ("beliefs.llm",)
+"""Runs that call a model (the others — heuristic belief runs, sweeps — start without a check)."""
+
+
+def calls_model(workflow: str) -> bool:
+    """Does a run of ``workflow`` call a model?"""
+    return workflow.split(".")[0] in MODEL_KINDS or workflow in MODEL_WORKFLOWS
+
+
+def model_reachable(settings: Settings, notice_key: str | None = None) -> bool:
     """Before a page starts a long job: check the endpoint in seconds. On failure show the cause and address
-    (and turn the status red) and return False, so the job is not started."""
+    (and turn the status red) and return False, so the job is not started. ``notice_key``: also keep the
+    message in that session key, for a page that reruns before showing it."""
     from ifworld.llm import ModelUnreachable, preflight
 
     try:
         with st.spinner(f"Checking the model at {settings.endpoint_label}…"):
             preflight(settings)
     except ModelUnreachable as exc:
-        st.error(inert_markdown(f"**The job was not started.** {exc.failure.message}"), icon="🔴")
+        text = f"**The job was not started.** {exc.failure.message}"
+        st.error(inert_markdown(text), icon="🔴")
+        if notice_key:
+            st.session_state[notice_key] = text
         return False
     return True
 
@@ -92,3 +108,25 @@ def retry_line(events: list[Any]) -> str | None:
         if event.type in ("step_finished", "run_finished", "run_failed"):
             return None
     return None
+
+
+def show_retry(events: list[Any]) -> None:
+    """Under a live run: the retry it waits on, if any ("⏳ waiting for the model — retry 2 of 3: …")."""
+    line = retry_line(events)
+    if line:
+        st.warning(inert_markdown(line), icon="⏳")
+
+
+class RetryNote:
+    """For a page that streams a run's events itself: one slot that shows the retry being waited on and
+    clears when the model answers again."""
+
+    def __init__(self) -> None:
+        self.slot = st.empty()
+
+    def handle(self, event: Any) -> None:
+        data = getattr(event, "data", None) or {}
+        if event.type == "progress" and data.get("kind") == "model_retry":
+            self.slot.warning(inert_markdown(str(data.get("text") or "")), icon="⏳")
+        elif event.type in ("step_finished", "token", "run_finished", "run_failed", "run_cancelled"):
+            self.slot.empty()

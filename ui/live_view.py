@@ -36,6 +36,7 @@ from ifworld.whatif import (
 )
 from ui import whatif_view
 from ui.common import current_settings, inert, show_error, store
+from ui.connection_view import RetryNote, calls_model, model_reachable
 from ui.deliberation_view import render_deliberation
 from ui.partial_view import render_partial
 
@@ -217,6 +218,8 @@ def follow_run(run_id: str, *, resume: bool | None = None, show_failures: bool =
     user left the page — so the run's lease is released at once and the run reads as interrupted.
     """
     info = store().get_run(run_id)
+    if calls_model(info.workflow) and not model_reachable(current_settings()):
+        return None  # a dead endpoint: named in seconds (cause and address), the run not started
     try:
         stream = runs.stream_run(run_id, store=store(), settings=current_settings(), resume=resume,
                                  resume_value=resume_value)
@@ -224,10 +227,11 @@ def follow_run(run_id: str, *, resume: bool | None = None, show_failures: bool =
     except runs.RunLive as exc:
         show_error(str(exc), st.warning)
         return None
-    view = live_view_for(info)
+    view, note = live_view_for(info), RetryNote()
     try:
         for event in itertools.chain([first], stream):
             view.handle(event)
+            note.handle(event)  # "waiting for the model — retry 2 of 3: connection refused at …"
             if event.type == "run_cancelled":
                 st.warning(f"Run `{run_id}` was cancelled; what finished is kept — resume it to continue.")
                 return None

@@ -17,7 +17,7 @@ from ifworld import runs, whatif
 from ifworld.llm import call_counts
 from ifworld.runs import RunInfo
 from ifworld.whatif import RUNNING, Action, Session, SessionError, State
-from ui import whatif_view
+from ui import connection_view, whatif_view
 from ui.common import current_settings, inert, set_current_run, show_error, show_run_link, store
 from ui.live_view import LiveWhatIf
 from ui.review_view import CANCEL, pause_form
@@ -63,7 +63,10 @@ def requested_run() -> str | None:
 
 # -- actions: every one goes through the engine's session functions ---------------------------------------
 def drive(run_id: str, action: Action, answer: Any = None) -> None:
-    """Start, continue or resume in the background (the move is recorded before this returns)."""
+    """Start, continue or resume in the background (the move is recorded before this returns); a dead endpoint
+    is named in seconds instead (cause and address) and nothing starts."""
+    if not connection_view.model_reachable(current_settings(), notice_key="whatif_notice"):
+        return
     events = whatif.drive_session(run_id, source="page", action=action, answer=answer, store=store(),
                                   settings=current_settings())
     runs.start_background(run_id, lambda: events)
@@ -140,6 +143,7 @@ def _live_panel(run_id: str) -> None:
     if feed is None:
         view.phase = session.label
     view.flush()
+    connection_view.show_retry(feed.snapshot() if feed is not None else [])  # "waiting for the model — retry …"
     if feed is None:
         st.caption("This run is driven by another process (the CLI or another app); progress comes from the run "
                    "store.")
