@@ -58,6 +58,7 @@ def test_button(key: str, settings: Settings) -> None:
 
         with st.spinner(f"Calling the model at {settings.endpoint_label}…"):
             st.session_state["conn_report"] = test_connection(settings)
+        st.rerun()  # the sidebar (drawn before the page) shows the new state too: never a stale green
     report = st.session_state.get("conn_report")
     if report is None:
         return

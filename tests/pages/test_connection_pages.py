@@ -1,0 +1,110 @@
+"""AppTest: the pages against endpoints that fail — nothing listening, accepting and never answering, a 401, a
+404 model — each named with its cause and address within 30 s; the sidebar is never green after a failed test,
+and a job started on a dead endpoint is refused in seconds instead of retrying for minutes."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ifworld.llm import status
+from tests.fixtures.dead_servers import KINDS, dead_endpoint
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+TIMEOUT = 60
+DONE_WITHIN_S = 30.0
+WORDS = {"refused": "nothing is listening at", "silent": "but no answer within 10 s",
+         "unauthorized": "refused the API key (HTTP 401)", "no_model": "has no model 'demo' (HTTP 404)"}
+
+
+@pytest.fixture(autouse=True)
+def _fresh_status():
+    status.reset()
+    yield
+    status.reset()
+
+
+def _env(monkeypatch: pytest.MonkeyPatch, url: str) -> None:
+    monkeypatch.setenv("IFWORLD_BASE_URL", url)
+    monkeypatch.setenv("IFWORLD_MODEL", "demo")
+    monkeypatch.setenv("IFWORLD_API_KEY", "sk-test-page-secret-42")
+    monkeypatch.setenv("IFWORLD_MAX_RETRIES", "2")
+
+
+def _address(url: str) -> str:
+    return url.split("//", 1)[1].split("/", 1)[0]
+
+
+def _shown(at: AppTest) -> str:
+    return "\n".join(str(e.value) for kind in ("error", "warning", "info", "success", "caption", "markdown")
+                     for e in getattr(at, kind))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_sidebar_test_names_the_failure_and_never_stays_green(kind: str, monkeypatch) -> None:
+    with dead_endpoint(kind) as url:
+        _env(monkeypatch, url)
+        at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()  # home: AppTest keeps the sidebar there
+        assert "⚪" in " ".join(c.value for c in at.sidebar.caption)  # untested, not green
+        start = time.monotonic()
+        at.button(key="conn_test").click().run()
+        took = time.monotonic() - start
+    assert not at.exception, at.exception
+    errors = " ".join(e.value for e in at.error)
+    assert WORDS[kind] in errors and _address(url) in errors, errors
+    captions = " ".join(c.value for c in at.sidebar.caption)
+    assert "🟢" not in captions and "🔴" in captions and "failing since" in captions, captions
+    assert "sk-test-page-secret" not in str(at._tree)
+    assert took < DONE_WITHIN_S
+
+
+def test_settings_box_follows_the_last_test(fake_server, monkeypatch) -> None:
+    monkeypatch.setenv("IFWORLD_BASE_URL", fake_server.url)
+    monkeypatch.setenv("IFWORLD_MODEL", "fake-model")
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.switch_page("app_pages/settings.py")
+    at.run()
+    assert "untested" in " ".join(i.value for i in at.info) and not at.success  # configured is not "connected"
+    at.button(key="settings_test").click().run()
+    assert "connection ok" in at.success[0].value
+    fake_server.stop()
+    at.button(key="settings_test").click().run()
+    assert not at.success  # a failed test leaves nothing green
+    assert any("failing since" in e.value and "nothing is listening at" in e.value for e in at.error)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_benchmark_page_refuses_to_start_on_a_dead_endpoint(kind: str, monkeypatch) -> None:
+    with dead_endpoint(kind) as url:
+        _env(monkeypatch, url)
+        at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+        at.switch_page("app_pages/rws_benchmark.py")
+        at.run()
+        at.multiselect(key="rwsb_patterns").set_value(["single"]).run()
+        at.number_input(key="rwsb_limit").set_value(1).run()
+        start = time.monotonic()
+        at.button(key="rwsb_run").click().run()
+        took = time.monotonic() - start
+    assert not at.exception, at.exception
+    shown = _shown(at)
+    assert "The job was not started." in shown and WORDS[kind] in shown and _address(url) in shown, shown
+    assert took < DONE_WITHIN_S
+
+
+def test_whatif_page_refuses_to_start_on_a_dead_endpoint(monkeypatch) -> None:
+    with dead_endpoint("refused") as url:
+        _env(monkeypatch, url)
+        at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+        at.switch_page("app_pages/whatif.py")
+        at.run()
+        at.button(key="whatif_quick").click().run()
+        start = time.monotonic()
+        next(b for b in at.button if b.label.startswith("▶️ Start run")).click().run()
+        took = time.monotonic() - start
+    assert not at.exception, at.exception
+    shown = _shown(at)
+    assert "The job was not started." in shown and f"nothing is listening at {_address(url)}" in shown, shown
+    assert took < DONE_WITHIN_S
