@@ -2,12 +2,18 @@
 
 The folder is not called ``pages/``: Streamlit would also serve those files on their own at direct links,
 skipping this router and its sidebar.
+
+Who is who is decided first (:mod:`ui.identity`): the facilitator gets every page and the sidebar (model
+connection, run store); anyone else — a participant or a visitor — gets the Join page only, with no sidebar
+and no navigation, and every other page's address answers that it is for the facilitator and draws nothing
+else (so no widget of it exists in that session to be pressed).
 """
 
 import streamlit as st
 
 from ifworld.runs import StoreError
 from ui.common import init_state, sidebar, store_problem
+from ui.identity import for_facilitator_only, is_facilitator
 from ui.not_found import show_not_found, unknown_page
 from ui.warmup import start_warmup
 
@@ -34,12 +40,42 @@ PAGES = {
     "Settings": [st.Page("app_pages/settings.py", title="About & settings", icon="⚙️", url_path="settings")],
 }
 
-sidebar()
-page = st.navigation(PAGES)
-missing = unknown_page(PAGES)
+JOIN = "join"
+
+
+def room_pages(pages: dict[str, list]) -> dict[str, list]:
+    """The same addresses for a participant or visitor: Join as it is (and as the home page), every other page
+    replaced by a notice that it is for the facilitator."""
+    out: dict[str, list] = {}
+    for section, items in pages.items():
+        out[section] = []
+        for page in items:
+            if page.url_path == JOIN:
+                out[section].append(page)
+                continue
+            title = page.title
+
+            def notice(title: str = title) -> None:
+                for_facilitator_only(title)
+            notice.__name__ = f"facilitator_only_{page.url_path or 'home'}"
+            home = not page.url_path  # the default page has the empty address
+            out[section].append(st.Page(notice, title=title, icon=page.icon, url_path=page.url_path or "home",
+                                        default=home))
+    return out
+
+
+if is_facilitator():
+    sidebar()
+    page = st.navigation(PAGES)
+    missing = unknown_page(PAGES)
+else:
+    shown = room_pages(PAGES)
+    page = st.navigation(shown, position="hidden")
+    missing = unknown_page(shown)
 try:
     if missing is not None:  # the router fell back to Home without a word: say the address was wrong
-        show_not_found(missing, PAGES)
+        show_not_found(missing, PAGES if is_facilitator() else {"": [p for p in PAGES["What-if scenarios"]
+                                                                       if p.url_path == JOIN]})
     else:
         page.run()
 except StoreError as exc:  # disk full, read-only or corrupt store mid-page: say so, keep the app usable

@@ -29,6 +29,7 @@ from ui.beliefs_view import (
     summary_over_runs,
 )
 from ui.common import current_settings, model_ready, store
+from ui.identity import caller
 from ui.live_view import follow_run
 
 st.title("🗣️ Belief exchange")
@@ -141,7 +142,7 @@ if model_ready("LLM agents"):
         except ValueError as exc:
             st.error(f"These parameters are impossible: {exc}", icon="🚫")
         else:
-            run_id = runs.start_run("beliefs.llm", params, store=store())
+            run_id = runs.start_run("beliefs.llm", params, caller=caller(), store=store())
             st.caption(f"Run `{run_id}`")
             record = follow_run(run_id)
             if record is not None:

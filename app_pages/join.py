@@ -1,4 +1,8 @@
-"""Join: take part in a workshop from a phone or laptop — by link (``?w=TOKEN``) or by the short code."""
+"""Join: take part in a workshop from a phone or laptop — by link (``?w=TOKEN``) or by the short code.
+
+A participant is who their device is (:func:`ui.identity.device_key`): a reload, a second tab or an app restart
+finds the same participant again from the join link, so one person keeps one name and one vote.
+"""
 
 import secrets
 
@@ -7,6 +11,7 @@ import streamlit as st
 from ifworld import whatif
 from ifworld.errors import WorkshopError
 from ui.common import show_error, store
+from ui.identity import JOINED, device_key
 from ui.workshop_view import participant_view
 
 ss = st.session_state
@@ -14,7 +19,7 @@ ss.setdefault("join_client", secrets.token_hex(8))  # this browser session, for 
 
 
 def clients() -> list[str]:
-    """Keys the wrong-code limit counts under: this browser session and its IP address."""
+    """Keys the limits count under: this browser session and its IP address."""
     ip = getattr(st.context, "ip_address", None)
     return [f"session:{ss['join_client']}", *([f"ip:{ip}"] if ip else [])]
 
@@ -41,7 +46,27 @@ def find() -> whatif.Workshop | None:
     return None
 
 
-me = ss.get("join_me")
+def remember(ws: whatif.Workshop, person: whatif.Participant, key: str) -> None:
+    ss[JOINED] = {"run_id": ws.run_id, "token": ws.token, "id": person.id, "key": key, "name": person.name}
+
+
+def join_form(ws: whatif.Workshop) -> None:
+    st.text(f"Workshop for: {whatif.load_session(ws.run_id, store()).proposition}")
+    with st.form("join_name"):
+        name = st.text_input("Your display name", max_chars=whatif.MAX_NAME_CHARS, key="join_name_text",
+                             help=f"Use {whatif.NAME_CHARS_HELP}; the facilitator sees it beside what you send.")
+        if st.form_submit_button("Join", type="primary"):
+            key, _ = device_key()
+            try:
+                person, key = whatif.join_workshop(ws.token, name, device_key=key, clients=clients(), store=store())
+            except WorkshopError as exc:
+                show_error(str(exc))
+            else:
+                remember(ws, person, key)
+                st.rerun()
+
+
+me = ss.get(JOINED)
 if me and st.query_params.get("w") in (None, me["token"]):
     participant_view(me["run_id"], me)
 else:
@@ -50,18 +75,12 @@ else:
                "name.")
     ws = find()
     if ws is not None:
-        if ws.status != "open":
+        key, _ = device_key()
+        known = whatif.participant_for(ws.run_id, key, store=store())
+        if known is not None:  # this device joined before (a reload, another tab, an app restart)
+            remember(ws, known, key)
+            st.rerun()
+        elif ws.status != "open":
             st.warning("This workshop is closed; it accepts nothing more.")
         else:
-            st.text(f"Workshop for: {whatif.load_session(ws.run_id, store()).proposition}")
-            with st.form("join_name"):
-                name = st.text_input("Your display name", max_chars=whatif.MAX_NAME_CHARS, key="join_name_text")
-                if st.form_submit_button("Join", type="primary"):
-                    try:
-                        person, key = whatif.join_workshop(ws.token, name, store=store())
-                    except WorkshopError as exc:
-                        show_error(str(exc))
-                    else:
-                        ss["join_me"] = {"run_id": ws.run_id, "token": ws.token, "id": person.id, "key": key,
-                                         "name": person.name}
-                        st.rerun()
+            join_form(ws)

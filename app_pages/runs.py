@@ -17,6 +17,7 @@ from ui.common import (
     show_run_link,
     store,
 )
+from ui.identity import caller
 from ui.live_view import follow_run
 from ui.player import step_player
 
@@ -63,9 +64,9 @@ def export_builder(run_id: str, fmt: str):  # noqa: ANN201 — a zero-argument c
 
     def build() -> str:
         try:
-            return runs.export_run(run_id, fmt, store=run_store)
+            return runs.export_run(run_id, fmt, caller=caller(), store=run_store)
         except Exception:  # noqa: BLE001 — a broken renderer must not hide the run; JSON always works
-            return runs.export_run(run_id, "json", store=run_store)
+            return runs.export_run(run_id, "json", caller=caller(), store=run_store)
     return build
 
 
@@ -81,7 +82,7 @@ def confirm_delete(run_id: str, running: bool) -> None:
                + (" It is running: it stops at its next step." if running else ""))
     y, n = st.columns(2)
     if y.button("Yes, delete it", key="runs_delete_yes", type="primary"):
-        store().delete_run(run_id)
+        runs.delete_run(run_id, caller=caller(), store=store())
         close_delete_dialog()
         st.session_state.pop("runs_open", None)
         st.toast(f"Deleted {run_id}")

@@ -8,6 +8,7 @@ from ifworld.limits import CONFIRM_CALLS, needs_confirmation
 from ifworld.rws import PATTERNS, RecordError
 from ifworld.safe_text import inert_markdown
 from ui.common import current_settings, model_ready, show_error, store
+from ui.identity import caller
 from ui.live_view import follow_run
 from ui.rws_view import load_upload, show_results
 
@@ -64,7 +65,7 @@ with tab_new:
         if st.button("Run benchmark", type="primary", key="rwsb_run", disabled=not (patterns and n and confirmed)):
             params = rws.benchmark_params(items, patterns, models=models, limit=n, verify=verify,
                                           verifier_sees_grader=sees_grader, data_label=label)
-            run_id = rws.start_benchmark(params, store=store())
+            run_id = rws.start_benchmark(params, caller=caller(), store=store())
             _follow(run_id)
         failed = st.session_state.get("rwsb_failed")
         if failed and st.button(f"Resume {failed}", key="rwsb_resume"):

@@ -20,6 +20,7 @@ from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from ifworld import redact
+from ifworld.access import OPERATOR, Caller, require_facilitator
 from ifworld.errors import ConfigError
 from ifworld.files import FileRefused, read_text_bounded
 from ifworld.limits import MAX_SECRETS_BYTES
@@ -150,6 +151,16 @@ class _SecretsTomlSource(PydanticBaseSettingsSource):
         return data
 
 
+def _endpoint(url: Any) -> str:
+    return str(url or "").strip().rstrip("/").lower()
+
+
+def _same_endpoint(url: Any) -> bool:
+    """Whether ``url`` is the endpoint configured outside the session (environment or ``secrets.toml``)."""
+    configured = os.environ.get("IFWORLD_BASE_URL") or _SecretsTomlSource(Settings)().get("IFWORLD_BASE_URL")
+    return bool(configured) and _endpoint(url) == _endpoint(configured)
+
+
 def _candidates(role: str) -> list[str]:
     parts = role.split(".")
     return [".".join(parts[:i]) for i in range(len(parts), 0, -1)] + [parts[-1]]
@@ -180,11 +191,20 @@ def _role_bounds_from(mapping: dict[str, Any]) -> dict[str, int]:
     return out
 
 
-def load_settings(overrides: dict[str, Any] | None = None) -> Settings:
-    """Resolve settings; ``overrides`` (e.g. from the sidebar) win, empty values are ignored."""
+def load_settings(overrides: dict[str, Any] | None = None, *, caller: Caller | None = OPERATOR) -> Settings:
+    """Resolve settings; ``overrides`` (e.g. from the sidebar) win, empty values are ignored.
+
+    Changing the model connection is the facilitator's (``caller``; a participant's browser is refused with
+    :class:`~ifworld.access.AccessDenied`). A key is bound to the endpoint it was configured for: overriding the
+    base URL without giving a key drops the key from the environment or ``secrets.toml``, so it is never sent
+    to an address somebody typed (they type a key for it)."""
     clean = {k: v for k, v in (overrides or {}).items() if v not in (None, "")}
+    if clean:
+        require_facilitator(caller, "change the model connection")
     if isinstance(clean.get("api_key"), str):
         redact.register_secret(clean["api_key"])  # a key typed in the sidebar is masked from now on
+    if "base_url" in clean and "api_key" not in clean and not _same_endpoint(clean["base_url"]):
+        clean["api_key"] = None  # explicit None beats the environment and secrets.toml
     secrets = _SecretsTomlSource(Settings)()
     role_models = {**_role_models_from(secrets), **_role_models_from(dict(os.environ))}
     role_models.update(clean.pop("role_models", {}) or {})

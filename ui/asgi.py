@@ -11,15 +11,32 @@ blocked"). Scripts and styles keep ``'unsafe-inline'``/``'unsafe-eval'`` because
 bundles need them; the policy is about where the page may connect and what it may load, not about script.
 ``streamlit run app.py`` still works, without the header (the page tests and AppTest use the script directly).
 One self-contained file: when ``streamlit run`` serves it, only the app's own directory is importable.
+
+Who is who (:mod:`ifworld.access`) needs two more things that only the server can do:
+
+- ``/signin?token=…`` checks the facilitator token and sets the facilitator cookie (HttpOnly, SameSite=Strict),
+  then redirects to the app's address *without* the token; ``/signout`` clears it;
+- :class:`Identity` gives every browser a random device cookie once (a participant's identity across reloads,
+  tabs and restarts) and, when the app binds the loopback address only, refuses requests whose ``Host`` is
+  not a loopback name — a web page cannot reach the local app by DNS rebinding and ride the trust a local
+  browser gets there.
 """
 
 from __future__ import annotations
 
+from http.cookies import SimpleCookie
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import streamlit as st
 from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from ifworld import access
+from ifworld.config import load_settings
 
 APP_SCRIPT = Path(__file__).resolve().parents[1] / "app.py"
 # Same origin only: Streamlit's own bundle, websocket and media; inline data/blob images and fonts (charts,
@@ -54,4 +71,89 @@ class ContentSecurityPolicy:
         await self.app(scope, receive, send_with_policy)
 
 
-app = st.App(APP_SCRIPT, middleware=[Middleware(ContentSecurityPolicy)])
+DEVICE_MAX_AGE_S = 400 * 24 * 3600  # browsers cap cookie lifetimes at 400 days
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+
+
+def _bound_to_loopback() -> bool:
+    return access.is_loopback(st.get_option("server.address"))
+
+
+def _host_allowed(host: str) -> bool:
+    """In loopback mode only loopback names may be asked for (DNS-rebinding guard); in network mode any."""
+    if not _bound_to_loopback():
+        return True
+    name = urlsplit(f"//{host}").hostname or ""
+    return name in LOOPBACK_NAMES or name.endswith(".localhost") or access.is_loopback(name)
+
+
+def _cookies(scope: dict[str, Any]) -> SimpleCookie:
+    jar: SimpleCookie = SimpleCookie()
+    for key, value in scope.get("headers", []):
+        if key == b"cookie":
+            try:
+                jar.load(value.decode("latin-1"))
+            except Exception:  # noqa: BLE001 — a malformed cookie header is ignored, not a server error
+                pass
+    return jar
+
+
+def _header(scope: dict[str, Any], name: bytes) -> str:
+    return next((v.decode("latin-1") for k, v in scope.get("headers", []) if k == name), "")
+
+
+class Identity:
+    """ASGI middleware: the loopback Host guard and the per-browser device cookie (see the module doc)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        if not _host_allowed(_header(scope, b"host")):
+            if scope["type"] == "http":
+                await Response("This app answers only on its local address.", status_code=403)(scope, receive, send)
+            else:
+                await send({"type": "websocket.close", "code": 1008})
+            return
+        if scope["type"] == "websocket" or access.DEVICE_COOKIE in _cookies(scope):
+            await self.app(scope, receive, send)
+            return
+        cookie = (f"{access.DEVICE_COOKIE}={access.device_id()}; Path=/; Max-Age={DEVICE_MAX_AGE_S}; HttpOnly; "
+                  "SameSite=Lax").encode()
+
+        async def send_with_device(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), (b"set-cookie", cookie)]}
+            await send(message)
+
+        await self.app(scope, receive, send_with_device)
+
+
+def _home(request: Request) -> str:
+    return str(request.url_for("signin")).rsplit(access.SIGNIN_PATH, 1)[0] + "/"
+
+
+async def signin(request: Request) -> Response:
+    """Check the facilitator token; on success set the cookie and go to the app without the token."""
+    token = access.facilitator_token(load_settings().db_path, create=False)
+    if not access.token_matches(request.query_params.get("token"), token):
+        return HTMLResponse("<h1>Sign-in refused</h1><p>This facilitator link is not valid (mistyped, or the token "
+                            "was changed). The person running the app finds the current link in the terminal "
+                            "where <code>ifworld app</code> was started.</p>", status_code=403)
+    response = RedirectResponse(_home(request), status_code=303)
+    response.set_cookie(access.FACILITATOR_COOKIE, access.cookie_value(str(token)), httponly=True,
+                        samesite="strict", secure=request.url.scheme == "https", path="/")
+    return response
+
+
+async def signout(request: Request) -> Response:
+    response = RedirectResponse(_home(request), status_code=303)
+    response.delete_cookie(access.FACILITATOR_COOKIE, path="/")
+    return response
+
+
+app = st.App(APP_SCRIPT, middleware=[Middleware(ContentSecurityPolicy), Middleware(Identity)],
+             routes=[Route(access.SIGNIN_PATH, signin, name="signin"), Route("/signout", signout, name="signout")])

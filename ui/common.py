@@ -13,6 +13,7 @@ import streamlit as st
 from ifworld.config import CONNECT_HELP, DEMO_MODEL, DEMO_URL, Settings, load_settings
 from ifworld.redact import redact, safe_error
 from ifworld.safe_text import clean_title, inert_markdown
+from ui.identity import caller, is_facilitator
 
 if TYPE_CHECKING:
     from ifworld.runs import RunStore
@@ -43,8 +44,10 @@ def overrides() -> dict[str, Any]:
 
 
 def current_settings() -> Settings:
-    """Settings with the sidebar's values on top of environment and secrets.toml."""
-    return load_settings(overrides())
+    """Settings with the sidebar's values on top of environment and secrets.toml — the facilitator's sidebar
+    only: a participant's or visitor's session uses the configured connection, and the engine refuses a
+    change from anyone else (:func:`ifworld.config.load_settings` checks the caller)."""
+    return load_settings(overrides() if is_facilitator() else None, caller=caller())
 
 
 @st.cache_resource(show_spinner=False)

@@ -38,6 +38,7 @@ from ui import whatif_view
 from ui.common import current_settings, inert, show_error, store
 from ui.connection_view import RetryNote, calls_model, model_reachable
 from ui.deliberation_view import render_deliberation
+from ui.identity import caller
 from ui.partial_view import render_partial
 
 TOKEN_TAIL_CHARS = 900
@@ -221,7 +222,7 @@ def follow_run(run_id: str, *, resume: bool | None = None, show_failures: bool =
     if calls_model(info.workflow) and not model_reachable(current_settings()):
         return None  # a dead endpoint: named in seconds (cause and address), the run not started
     try:
-        stream = runs.stream_run(run_id, store=store(), settings=current_settings(), resume=resume,
+        stream = runs.stream_run(run_id, caller=caller(), store=store(), settings=current_settings(), resume=resume,
                                  resume_value=resume_value)
         first = next(stream)  # takes the lease: a run live elsewhere is refused here, before any output
     except runs.RunLive as exc:

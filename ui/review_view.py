@@ -10,10 +10,10 @@ import streamlit as st
 
 from ifworld.whatif import (
     EDITABLE,
+    FACILITATOR_AUTHOR,
     FIELD_LABELS,
     KNOWN_EXPERTS,
-    PARTICIPANT,
-    PARTICIPANT_MAX_CHARS,
+    MAX_ROOM_TEXT_CHARS,
     BetweenRoundsAsk,
     ReviewAsk,
     ReviewError,
@@ -61,8 +61,8 @@ def _between_form(ask: BetweenRoundsAsk, key: str) -> tuple[str | None, dict[str
     with st.expander("The shared frame the next round will see"):
         st.text(ask.frame)
     with st.form(f"{key}_between"):
-        name = st.text_input("Who is speaking", PARTICIPANT, key=f"{key}_who")
-        text = st.text_area("Workshop participant contribution", key=f"{key}_text", max_chars=PARTICIPANT_MAX_CHARS,
+        name = st.text_input("Who is speaking", FACILITATOR_AUTHOR, key=f"{key}_who", max_chars=60)
+        text = st.text_area("The room's contribution", key=f"{key}_text", max_chars=MAX_ROOM_TEXT_CHARS,
                             placeholder="e.g. Our town's ferry can carry 400 people a day if the bridges fail.")
         b1, b2 = st.columns(2)
         go_on = b1.form_submit_button("▶️ Continue", type="primary")

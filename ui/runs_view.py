@@ -24,6 +24,7 @@ from ifworld.whatif import RecordError, WhatIfRecord, load_record
 from ui import whatif_view
 from ui.charts import show_chart
 from ui.common import current_settings, inert, safe_md, show_error, store
+from ui.identity import caller
 
 Renderer = Callable[[dict[str, Any], str], None]  # (record, widget key prefix)
 _RENDERERS: dict[str, Renderer] = {}
@@ -155,7 +156,8 @@ def judge_runs(infos: list[RunInfo], key: str) -> None:
     with st.spinner("The judge is reading " + ("the report…" if len(infos) == 1 else "both reports…")):
         for info in infos:
             try:
-                scores = whatif.judge_record(info.record or {}, current_settings(), run_id=info.id, store=store())
+                scores = whatif.judge_record(info.record or {}, current_settings(), run_id=info.id, store=store(),
+                                              caller=caller())
             except Exception as exc:  # noqa: BLE001 — show any judge failure, keep the runs intact
                 problems.append(f"{info.id}: {safe_error(exc)}")
                 continue

@@ -19,9 +19,10 @@ from ifworld.runs import RunInfo
 from ifworld.whatif import RUNNING, Action, Session, SessionError, State
 from ui import connection_view, whatif_view
 from ui.common import current_settings, inert, set_current_run, show_error, show_run_link, store
+from ui.identity import caller
 from ui.live_view import LiveWhatIf
 from ui.review_view import CANCEL, pause_form
-from ui.workshop_view import facilitator_panel
+from ui.workshop_facilitator import facilitator_panel
 
 LIVE_REFRESH_S = 1.0
 STATE_ICONS = {State.REFINING: "🔎", State.ROUND: "🧠", State.REPORTING: "📝", State.REVIEW: "⏸️",
@@ -67,14 +68,14 @@ def drive(run_id: str, action: Action, answer: Any = None) -> None:
     is named in seconds instead (cause and address) and nothing starts."""
     if not connection_view.model_reachable(current_settings(), notice_key="whatif_notice"):
         return
-    events = whatif.drive_session(run_id, source="page", action=action, answer=answer, store=store(),
+    events = whatif.drive_session(run_id, source="page", caller=caller(), action=action, answer=answer, store=store(),
                                   settings=current_settings())
     runs.start_background(run_id, lambda: events)
 
 
 def cancel(run_id: str) -> None:
     try:
-        whatif.cancel_session(run_id, source="page", store=store())
+        whatif.cancel_session(run_id, source="page", caller=caller(), store=store())
     except SessionError as exc:  # e.g. it finished a moment ago: say so, do nothing
         st.session_state["whatif_notice"] = str(exc)
 
@@ -239,11 +240,11 @@ def _completed(session: Session, info: RunInfo, ready: bool) -> None:
     judge_col, md, js, page, causal = st.columns([2, 1, 1, 1, 1.4])
     with judge_col:
         whatif_view.judge_panel(info.id, info.record or {}, "whatif", ready)
-    md.download_button("⬇️ Markdown", runs.export_run(info.id, "md", store=store()), f"{info.id}.md",
+    md.download_button("⬇️ Markdown", runs.export_run(info.id, "md", caller=caller(), store=store()), f"{info.id}.md",
                        "text/markdown", key="whatif_dl_md", on_click="ignore")
-    js.download_button("⬇️ JSON", runs.export_run(info.id, "json", store=store()), f"{info.id}.json",
+    js.download_button("⬇️ JSON", runs.export_run(info.id, "json", caller=caller(), store=store()), f"{info.id}.json",
                        "application/json", key="whatif_dl_json", on_click="ignore")
-    page.download_button("⬇️ HTML", runs.export_run(info.id, "html", store=store()), f"{info.id}.html",
+    page.download_button("⬇️ HTML", runs.export_run(info.id, "html", caller=caller(), store=store()), f"{info.id}.html",
                          "text/html", key="whatif_dl_html", on_click="ignore",
                          help="One self-contained page (charts included) that opens and prints offline.")
     causal.page_link("app_pages/causal_map.py", label="Explore the causal map", icon="🕸️",

@@ -39,6 +39,7 @@ from ifworld.whatif import (
 from ui.charts import show_chart
 from ui.common import inert, show_error
 from ui.deliberation_view import render_deliberation
+from ui.identity import caller
 
 sst = inert()  # every text element here may carry model text: rendered inert
 
@@ -265,7 +266,7 @@ def judge_panel(run_id: str, record: dict[str, Any], key: str, enabled: bool) ->
 
         with st.spinner("The judge is reading the report…"):
             try:
-                scores = _judge_fn()(record, current_settings(), run_id=run_id, store=store())
+                scores = _judge_fn()(record, current_settings(), run_id=run_id, store=store(), caller=caller())
             except Exception as exc:  # noqa: BLE001 — show any judge failure, keep the run intact
                 show_error(exc)
                 return

@@ -16,21 +16,42 @@ FACILITATOR_ACTIONS = ("accept", "reject", "hide", "show", "edit")  # the names 
 AFTER_REPORT_ACTIONS = ("hide", "show")  # what is left once no round can take a contribution
 
 
-def _byline(c: whatif.Contribution) -> str:
-    return f"{KIND_ICONS.get(c.kind, '')} {c.name}{' · ' + c.tag if c.tag else ''}"
+def _byline(c: whatif.Contribution, name: str | None = None) -> str:
+    return f"{KIND_ICONS.get(c.kind, '')} {name or c.name}{' · ' + c.tag if c.tag else ''}"
 
 
 # -- participant ---------------------------------------------------------------------------------------------
 def participant_rows(ws: Workshop, participant_id: str) -> list[RoomRow]:
-    """The room's contributions as ``participant_id`` sees them: hidden ones left out, in the order they were said
-    (not by votes: a row that moved while someone aimed at its +1 would take the vote), each +1 greyed with why."""
+    """The room's contributions as ``participant_id`` sees them, in the order they were said (not by votes: a row
+    that moved while someone aimed at its +1 would take the vote), each +1 greyed with why. Hidden ones are left
+    out — except the participant's own, which they see with what the facilitator decided (:func:`fate_of`)."""
     voted = {v.contribution_id for v in ws.votes if v.participant_id == participant_id}
     rows = []
-    for c in sorted((c for c in ws.contributions if not c.hidden), key=lambda c: c.at):
+    for c in sorted(ws.contributions, key=lambda c: c.at):
+        own = c.participant_id == participant_id
+        if c.hidden and not own:
+            continue
         why = _why_not(c, participant_id, voted, ws)
-        rows.append(RoomRow(id=c.id, who=_byline(c), text=c.final_text,
+        who = f"{KIND_ICONS.get(c.kind, '')} you · {fate_of(c)}" if own else _byline(c)
+        rows.append(RoomRow(id=c.id, who=who, text=c.final_text, muted=c.hidden,
                             actions=[RowAction(name="vote", label=f"+1 ({c.votes})", enabled=not why, title=why)]))
     return rows
+
+
+def fate_of(c: whatif.Contribution) -> str:
+    """What became of a contribution, told to its author: waiting, accepted (and into which round), edited,
+    merged, rejected, hidden."""
+    if c.hidden:
+        return "hidden by the facilitator"
+    if c.decision is None:
+        return "waiting for the facilitator"
+    if c.decision.merged_into:
+        return "merged into another contribution"
+    if c.decision.decision == "reject":
+        return "not taken this time"
+    fate = {"accept": "accepted", "edit": "accepted, edited by the facilitator",
+            "merge": "accepted, merged with others by the facilitator"}[c.decision.decision]
+    return fate + (f" · went into round {c.sent_round}" if c.sent_round else " · for the next round")
 
 
 def _why_not(c: whatif.Contribution, participant_id: str, voted: set[str], ws: Workshop) -> str:
@@ -63,6 +84,7 @@ def facilitator_rows(contributions: list[whatif.Contribution], ws: Workshop, edi
     it (``rounds_left``), hide or show while the workshop is open; none once it went into a round. Hidden,
     rejected and merged ones are drawn faded."""
     rows = []
+    names = ws.display_names()  # two people called Sam are told apart: "Sam", "Sam (2)"
     for c in contributions:
         decided = _decided(c)
         actions = []
@@ -80,7 +102,8 @@ def facilitator_rows(contributions: list[whatif.Contribution], ws: Workshop, edi
                 actions.append(RowAction(name="edit", label="✏️ Edit or merge", enabled=editing != c.id,
                                          title="being edited" if editing == c.id else "edit its text; merge others in"))
         rows.append(RoomRow(id=c.id, text=c.final_text, actions=actions,
-                            who=f"+{c.votes} · {_byline(c)} · after round {c.after_round} · {status_of(c)}",
+                            who=f"+{c.votes} · {_byline(c, names.get(c.participant_id))} · "
+                                f"after round {c.after_round} · {status_of(c)}",
                             muted=c.hidden or decided == "reject" or bool(c.decision and c.decision.merged_into)))
     return rows
 

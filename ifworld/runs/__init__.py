@@ -25,6 +25,7 @@ from ifworld.runs.driver import (
     RECURSION_LIMIT,
     RunCancelled,
     RunFailed,
+    delete_run,
     drive,
     execute,
     recursion_limit,
@@ -54,7 +55,8 @@ __all__ = [
     "EXPORT_FORMATS", "KINDS", "MAX_RECURSION_LIMIT", "RECURSION_LIMIT", "RESUMABLE", "STATUSES", "Event",
     "ExpertPartial", "LenientModel", "LiveFeed", "RecordError", "ReplayStep", "RunCancelled", "RunFailed", "RunInfo",
     "RunLive", "RunNotFound", "RunStore", "StepContext", "StepNamer", "StoreError", "UnknownWorkflow", "Workflow",
-    "add_export_extra", "drive", "emit", "execute", "export_run", "generic_label", "get_store", "get_workflow",
+    "add_export_extra", "delete_run", "drive", "emit", "execute", "export_run", "generic_label", "get_store",
+    "get_workflow",
     "live_feed", "recursion_limit", "register", "replay", "request_cancel", "start_background", "start_run",
     "stream_run", "validate_record",
 ]

@@ -20,6 +20,7 @@ from typing import Any
 
 from langgraph.types import Command
 
+from ifworld.access import OPERATOR, Caller, require_facilitator
 from ifworld.config import Settings, load_settings
 from ifworld.errors import StepFailed, WorkflowError
 from ifworld.llm.usage import UsageTracker, usage_totals
@@ -30,7 +31,8 @@ from ifworld.runs.registry import Workflow, get_workflow
 from ifworld.runs.steps import ReplayStep, history_steps
 from ifworld.runs.store import RunStore, get_store
 
-__all__ = ["RunCancelled", "RunFailed", "drive", "execute", "replay", "request_cancel", "start_run", "stream_run"]
+__all__ = ["RunCancelled", "RunFailed", "delete_run", "drive", "execute", "replay", "request_cancel", "start_run",
+           "stream_run"]
 
 RECURSION_LIMIT = 200
 """Floor of a run's LangGraph recursion limit (supersteps per invocation)."""
@@ -61,8 +63,10 @@ class RunCancelled(RunFailed):
         self.run_id = run_id
 
 
-def start_run(name: str, params: dict[str, Any], *, store: RunStore | None = None, title: str | None = None) -> str:
-    """Create the run row (status pending) and return its id; nothing runs yet."""
+def start_run(name: str, params: dict[str, Any], *, caller: Caller = OPERATOR, store: RunStore | None = None,
+              title: str | None = None) -> str:
+    """Create the run row (status pending) and return its id; nothing runs yet. The facilitator's alone."""
+    require_facilitator(caller, "start a run")
     wf = get_workflow(name)
     store = store or get_store()
     return store.create_run(wf.kind, wf.name, params, title or wf.title(params))
@@ -118,8 +122,8 @@ def _watch(chunks: Iterable[tuple[str, Any]], store: RunStore, run_id: str,
                 return
 
 
-def stream_run(run_id: str, *, store: RunStore | None = None, settings: Settings | None = None,
-               resume: bool | None = None, modes: tuple[str, ...] = STREAM_MODES,
+def stream_run(run_id: str, *, caller: Caller = OPERATOR, store: RunStore | None = None,
+               settings: Settings | None = None, resume: bool | None = None, modes: tuple[str, ...] = STREAM_MODES,
                resume_value: Any = None) -> Iterator[Event]:
     """Run (or resume) a stored run, yielding events; the final record is saved to the store.
 
@@ -128,7 +132,9 @@ def stream_run(run_id: str, *, store: RunStore | None = None, settings: Settings
     after the status is saved, so callers can show and resume it; a cancel ends with ``run_cancelled``. A
     graph that pauses for a person (LangGraph ``interrupt``) ends the stream with a ``run_paused`` event
     carrying what it asks, and status "paused"; resuming with ``resume_value`` hands the person's answer back.
+    Only the facilitator drives a run (``caller``, checked before anything runs).
     """
+    require_facilitator(caller, "run or resume a run")
     store = store or get_store()
     settings = settings or load_settings()
     info = store.get_run(run_id)
@@ -243,6 +249,13 @@ def drive(run_id: str, *, store: RunStore | None = None, settings: Settings | No
         for warning in event.data.get("warnings", []) if event.type == "run_finished" else []:
             print(f"warning: run {run_id}: {warning}", file=sys.stderr, flush=True)
     return store.get_run(run_id).record or {}
+
+
+def delete_run(run_id: str, *, caller: Caller = OPERATOR, store: RunStore | None = None) -> None:
+    """Delete a run with its calls, checkpoints and workshop (the facilitator's alone; see
+    :meth:`RunStore.delete_run`)."""
+    require_facilitator(caller, "delete a run")
+    (store or get_store()).delete_run(run_id)
 
 
 def replay(run_id: str, *, store: RunStore | None = None, settings: Settings | None = None) -> list[ReplayStep]:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ifworld import safe_json
+from ifworld.access import OPERATOR, Caller, require_facilitator
 from ifworld.errors import InputError
 from ifworld.llm.usage import usage_totals
 from ifworld.redact import redact
@@ -38,13 +39,16 @@ def _with_extras(info: RunInfo, store: RunStore, anonymise: bool) -> RunInfo:
     return dataclasses.replace(info, record={**(info.record or {}), **added}) if added else info
 
 
-def export_run(run_id: str, fmt: str = "json", *, store: RunStore | None = None, anonymise: bool = False) -> str:
+def export_run(run_id: str, fmt: str = "json", *, caller: Caller = OPERATOR, store: RunStore | None = None,
+               anonymise: bool = False) -> str:
     """Markdown, JSON or HTML export of a run (params, status, record, calls); ``anonymise`` replaces
     workshop participants' names with P1, P2, ….
 
     Never contains secrets (everything passes :func:`redact`); Markdown has model text made inert
     (:func:`escape_export`: no raw HTML, images or live links); HTML is self-contained and fetches nothing.
+    The facilitator's alone (``caller``): an export carries the whole room's names and text.
     """
+    require_facilitator(caller, "export a run")
     store = store or get_store()
     info = store.get_run(run_id)
     calls = store.calls(run_id)

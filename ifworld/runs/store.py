@@ -38,7 +38,9 @@ from ifworld.errors import StoreError, WorkflowError
 from ifworld.limits import MAX_TITLE_CHARS
 from ifworld.llm.reply import clean_text, cut_text
 from ifworld.redact import MIN_SECRET_CHARS, known_secrets, redact, redact_bytes, safe_error
+from ifworld.runs import workshop_tables
 from ifworld.runs.lease import BOOT, Lease, lease_alive
+from ifworld.runs.workshop_tables import WorkshopTables
 from ifworld.safe_text import clean_title
 
 KINDS = ("whatif", "rws", "beliefs")
@@ -74,19 +76,10 @@ CREATE TABLE IF NOT EXISTS ifw_transitions (
     to_state TEXT NOT NULL, action TEXT NOT NULL, source TEXT NOT NULL, round INTEGER, detail TEXT,
     PRIMARY KEY (run_id, seq)
 );
-CREATE TABLE IF NOT EXISTS ifw_workshops (
-    run_id TEXT PRIMARY KEY, token TEXT NOT NULL UNIQUE, code TEXT NOT NULL UNIQUE, secret_hash TEXT NOT NULL,
-    created REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS ifw_workshop_events (
-    run_id TEXT NOT NULL, seq INTEGER NOT NULL, at REAL NOT NULL, kind TEXT NOT NULL, data TEXT NOT NULL,
-    PRIMARY KEY (run_id, seq)
-);
-CREATE TABLE IF NOT EXISTS ifw_rate_limits (key TEXT PRIMARY KEY, window REAL NOT NULL, hits INTEGER NOT NULL);
 """
 # Columns added after the first release: ALTERed into older files on open.
 LATER_COLUMNS = {"ifw_runs": {"owner": "TEXT", "heartbeat": "REAL", "cancel": "REAL"},
-                 "ifw_calls": {"output_chars": "INTEGER", "output_sha256": "TEXT"}}
+                 "ifw_calls": {"output_chars": "INTEGER", "output_sha256": "TEXT"}, **workshop_tables.LATER_COLUMNS}
 
 
 class RunLive(WorkflowError, RuntimeError):
@@ -170,7 +163,7 @@ class RunInfo:
                 "title": self.title}
 
 
-class RunStore:
+class RunStore(WorkshopTables):
     """One SQLite file: run index + call log + LangGraph checkpoints (+ optional node cache)."""
 
     def __init__(self, path: str | Path | None = None) -> None:
@@ -180,12 +173,13 @@ class RunStore:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._conn = _connect(self.path)
             with self._lock:
-                self._conn.executescript(SCHEMA)
+                self._conn.executescript(SCHEMA + workshop_tables.SCHEMA)
                 for table, columns in LATER_COLUMNS.items():
                     have = {r[1] for r in self._conn.execute(f"PRAGMA table_info({table})")}
                     for name, sql_type in columns.items():
                         if name not in have:
                             self._conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {sql_type}")
+                self._conn.executescript(workshop_tables.INDEXES)
                 self._conn.commit()
             self.checkpointer = SqliteSaver(_connect(self.path), serde=RedactingSerializer())
         except (sqlite3.Error, OSError) as exc:
@@ -375,61 +369,6 @@ class RunStore:
         cols, rows = self._read("SELECT at, from_state, to_state, action, source, round, detail FROM "
                                 "ifw_transitions WHERE run_id=? ORDER BY seq", (run_id,))
         return [dict(zip(cols, row, strict=True)) for row in rows]
-
-    # -- workshops (rows written and read by ifworld.whatif.workshop; an append-only event log per run) ---------
-    def add_workshop(self, run_id: str, *, token: str, code: str, secret_hash: str) -> None:
-        """Register a run's workshop (join token, short code, the facilitator secret's hash only)."""
-        with self._tx() as c:
-            c.execute("INSERT INTO ifw_workshops VALUES (?, ?, ?, ?, ?)", (run_id, token, code, secret_hash,
-                                                                           time.time()))
-
-    def workshop_row(self, *, run_id: str | None = None, token: str | None = None,
-                     code: str | None = None) -> dict[str, Any] | None:
-        """The workshop found by run id, join token or short code (None when there is none)."""
-        column, value = next((k, v) for k, v in (("run_id", run_id), ("token", token), ("code", code))
-                             if v is not None)
-        cols, rows = self._read(f"SELECT run_id, token, code, secret_hash, created FROM ifw_workshops "
-                                f"WHERE {column}=?", (value,))
-        return dict(zip(cols, rows[0], strict=True)) if rows else None
-
-    def add_workshop_event(self, run_id: str, kind: str, data: dict[str, Any],
-                           check: Any = None) -> int:
-        """Append one workshop event; ``check(events)`` runs inside the write lock first (it may refuse by
-        raising), so read-decide-write is atomic across processes. Returns the event's number."""
-        with self._tx(immediate=True) as c:
-            if check is not None:
-                check(self._events(c, run_id))
-            (seq,) = c.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM ifw_workshop_events WHERE run_id=?",
-                               (run_id,)).fetchone()
-            c.execute("INSERT INTO ifw_workshop_events VALUES (?, ?, ?, ?, ?)",
-                      (run_id, seq, time.time(), kind, _dumps(data)))
-            return int(seq)
-
-    @staticmethod
-    def _events(conn: sqlite3.Connection, run_id: str) -> list[dict[str, Any]]:
-        rows = conn.execute("SELECT seq, at, kind, data FROM ifw_workshop_events WHERE run_id=? ORDER BY seq",
-                            (run_id,)).fetchall()
-        return [{"seq": s, "at": at, "kind": k, "data": json.loads(d)} for s, at, k, d in rows]
-
-    def workshop_events(self, run_id: str) -> list[dict[str, Any]]:
-        """The run's workshop events, oldest first."""
-        with self._lock:
-            try:
-                return self._events(self._conn, run_id)
-            except sqlite3.Error as exc:
-                raise store_error(self.path, exc) from None
-
-    def hit_rate(self, key: str, *, limit: int, window_s: float, add: bool = True) -> bool:
-        """Count one attempt under ``key`` (``add=False``: only look); False when there are more than ``limit``
-        attempts in ``window_s`` seconds. Stored, so the limit holds across reruns, sessions and processes."""
-        now = time.time()
-        with self._tx(immediate=True) as c:
-            row = c.execute("SELECT window, hits FROM ifw_rate_limits WHERE key=?", (key,)).fetchone()
-            start, hits = (row if row and now - row[0] < window_s else (now, 0))
-            if add:
-                hits += 1
-                c.execute("INSERT OR REPLACE INTO ifw_rate_limits VALUES (?, ?, ?)", (key, start, hits))
-        return hits <= limit if add else hits < limit
 
     def delete_checkpoints(self, run_id: str) -> None:
         try:

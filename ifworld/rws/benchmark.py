@@ -21,6 +21,7 @@ from typing import Any
 import pandas as pd
 
 from ifworld import resources, runs, safe_json
+from ifworld.access import OPERATOR, Caller
 from ifworld.config import Settings
 from ifworld.errors import InputError
 from ifworld.runs.events import Event
@@ -88,9 +89,9 @@ def title(params: dict[str, Any]) -> str:
 
 
 # -- running ----------------------------------------------------------------------------------------
-def start_benchmark(params: dict[str, Any], *, store: RunStore | None = None) -> str:
-    """Create the run (status pending) and return its id."""
-    return runs.start_run(WORKFLOW, params, store=store)
+def start_benchmark(params: dict[str, Any], *, caller: Caller = OPERATOR, store: RunStore | None = None) -> str:
+    """Create the run (status pending) and return its id (the facilitator's alone)."""
+    return runs.start_run(WORKFLOW, params, caller=caller, store=store)
 
 
 def stream_benchmark(run_id: str, *, store: RunStore | None = None,

@@ -96,8 +96,8 @@ def workshop_section(record: dict[str, Any]) -> str:
     exported record carries one (``ifworld.runs.export_run`` adds it)."""
     if not record.get("workshop"):
         return ""
-    from ifworld.whatif.workshop import WorkshopRecord
     from ifworld.whatif.workshop_export import workshop_markdown
+    from ifworld.whatif.workshop_models import WorkshopRecord
 
     return "\n" + workshop_markdown(WorkshopRecord.model_validate(record["workshop"]))
 

@@ -30,6 +30,7 @@ from ifworld.whatif.frame import build_frame, expert_digest, frame_diff
 from ifworld.whatif.params import make_record
 from ifworld.whatif.propositions import MAX_EXPERTS, normalize_experts
 from ifworld.whatif.report import FALLBACK_NOTES, assemble_report, fallback_part, finish_report
+from ifworld.whatif.room import as_room, room_block, room_line
 
 MAX_REFINER_ADDITIONS = 2
 REPORT_NODES = ("report_core", "report_analysis", "report_scenarios")
@@ -88,11 +89,11 @@ def round_outputs(state: Mapping[str, Any], r: int) -> tuple[dict[str, dict], di
             dict(sorted(failed.items(), key=lambda kv: order.get(kv[0], 99))))
 
 
-def with_participants(outputs: dict[str, dict], state: Mapping[str, Any], up_to_round: int) -> dict[str, dict]:
-    """Expert outputs plus the workshop contributions made before round ``up_to_round`` (as outputs)."""
-    extra = {f"{p['name']} #{i}": review.as_expert_output(p)
-             for i, p in enumerate(state.get("participants", []), start=1) if p["round"] <= up_to_round}
-    return {**outputs, **extra}
+def room_of(state: Mapping[str, Any], up_to_round: int) -> str:
+    """The room's contributions made before round ``up_to_round``, fenced and escaped for a prompt
+    (:func:`~ifworld.whatif.room.room_block`; empty when there are none). The resolver and the report writers
+    get it whole, after the experts' outputs: it is never cut by a per-expert budget."""
+    return room_block([as_room(p) for p in state.get("participants", []) if p["round"] <= up_to_round])
 
 
 def _of_round(items: list[dict], r: int, key: str) -> Any:
@@ -110,21 +111,37 @@ def extend_panel(panel: list[str], plan: list[str]) -> tuple[list[str], list[str
     return [*panel, *added], added
 
 
+def without(params: Mapping[str, Any], switch: str) -> bool:
+    """Whether ``switch`` (``no_conflict`` / ``no_debate``) is in effect. "w/o shared frame" (Table 3) removes
+    the frame F_r = Ψ ⊕ D_r itself, so it removes both of its makers: no resolver and no debate in any round."""
+    return bool(params.get(switch) or params.get("no_shared_frame"))
+
+
+def suggested_experts(panel: list[str], plan: list[str] | None) -> list[str]:
+    """Domains of the refiner's plan that are not on the panel: offered at review, never added by themselves
+    (unless the ``extend_panel`` option is on)."""
+    return extend_panel(panel, list(plan or []))[1]
+
+
 class _Nodes:
     """Node functions bound to one run's params and settings."""
 
     def __init__(self, params: dict[str, Any], settings: Settings) -> None:
         self.p, self.s = params, settings
         self.last = int(params["rounds"])
+        self.no_conflict, self.no_debate = without(params, "no_conflict"), without(params, "no_debate")
+        self.lang = str(params.get("language") or "auto")
 
     def refine(self, state: WhatIfState) -> dict:
         emit("phase", node="refine", phase="refine", round=0)
         try:
-            scenario = agents.refine(state["proposition"], state["panel"], self.s)
+            scenario = agents.refine(state["proposition"], state["panel"], self.s, self.lang)
         except LLMError as exc:
             raise StepFailed(f"the problem refiner failed: {exc}") from exc
         if self.p.get("language", "auto") != "auto":  # the user's choice overrides the proposition's language
             scenario["language"] = self.p["language"]
+        if not self.p.get("extend_panel"):  # the paper's panel: exactly the experts asked for (Table 3's "two")
+            return {"scenario": scenario}
         panel, added = extend_panel(state["panel"], scenario.get("expert_plan", []))
         if added:
             emit("phase", node="refine", phase="panel", round=0, part=", ".join(added))
@@ -137,7 +154,9 @@ class _Nodes:
             scenario, panel, edits = review.apply_review(state.get("scenario"), state["panel"], answer)
             return {"scenario": scenario, "panel": panel, "review_edits": edits,
                     "review_notes": review.edit_notes(edits)}
-        return review.ask_until_valid(review.review_ask(state.get("scenario"), state["panel"]), apply, interrupt)
+        ask = review.review_ask(state.get("scenario"), state["panel"])
+        ask["suggested_experts"] = suggested_experts(state["panel"], (state.get("scenario") or {}).get("expert_plan"))
+        return review.ask_until_valid(ask, apply, interrupt)
 
     def facilitate(self, state: WhatIfState) -> dict:
         """Pause between rounds for workshop participants' contributions (``round`` is already the next one)."""
@@ -159,14 +178,14 @@ class _Nodes:
         if r > 1 and not self.p.get("no_shared_frame"):
             frame = _of_round(state.get("frames", []), r - 1, "frame")
             frame = frame["text"] if frame else None
-            said = [f"- {p['name']}: {p['text']}" for p in state.get("participants", []) if p["round"] == r]
-            if frame is not None and said:
-                frame += "\n\nWorkshop participant contributions (weigh them like an expert's):\n" + "\n".join(said)
+            said = [as_room(p) for p in state.get("participants", []) if p["round"] == r]
+            if frame is not None and said:  # the room's block comes after the frame's own budgeted parts
+                frame += "\n\n" + room_block(said)
         prev_ok, _ = round_outputs(state, r - 1) if r > 1 else ({}, {})
         sends = []
         for d in state["panel"]:
             digest = None
-            if r > 1:
+            if r > 1 and self.p.get("expert_memory"):  # our option; A.3 gives round 2+ the frame only
                 digest = expert_digest(d, prev_ok[d]) if d in prev_ok else "(your previous attempt failed)"
             sends.append(Send("expert", {"domain": d, "round": r, "proposition": state["proposition"],
                                          "scenario": state.get("scenario"), "frame": frame, "own_digest": digest}))
@@ -177,7 +196,7 @@ class _Nodes:
         emit("expert_started", node="expert", domain=d, round=r)
         try:
             out = agents.expert(d, r, state["proposition"], state["scenario"], self.s, frame=state["frame"],
-                                own_digest=state["own_digest"])
+                                own_digest=state["own_digest"], language=self.lang)
         except LLMError as exc:
             emit("expert_failed", node="expert", domain=d, round=r, error=str(exc))
             return {"outputs": [{"round": r, "domain": d, "error": str(exc)}],
@@ -208,21 +227,21 @@ class _Nodes:
         return {key: [item for res in results for item in res.get(key, [])] for key in ("outputs", "degraded")}
 
     def route_after_collect(self, state: WhatIfState) -> list[str]:
-        resolver = [] if self.p.get("no_conflict") else ["resolve"]
+        resolver = [] if self.no_conflict else ["resolve"]
         if state["round"] >= self.last:
             # the scenarios part is written from the final adjudicated branches, so it follows the resolver
-            parts = list(REPORT_NODES) if self.p.get("no_conflict") else [n for n in REPORT_NODES
+            parts = list(REPORT_NODES) if self.no_conflict else [n for n in REPORT_NODES
                                                                          if n != "report_scenarios"]
             return ["final_" + n for n in resolver] + parts
-        debate = [] if self.p.get("no_debate") else ["debate_pro", "debate_con"]
+        debate = [] if self.no_debate else ["debate_pro", "debate_con"]
         return resolver + debate or ["frame"]
 
     def resolve(self, state: WhatIfState) -> dict:
         r = state["round"]
         ok, failed = round_outputs(state, r)
-        ok = with_participants(ok, state, r)
         try:
-            syn = agents.resolve(r, state["proposition"], state.get("scenario"), ok, sorted(failed), self.s)
+            syn = agents.resolve(r, state["proposition"], state.get("scenario"), ok, sorted(failed), self.s,
+                                 self.lang, room=room_of(state, r))
         except LLMError as exc:
             raise StepFailed(f"the conflict resolver failed in round {r}: {exc}") from exc
         return {"syntheses": [{"round": r, "synthesis": syn}]}
@@ -232,7 +251,8 @@ class _Nodes:
             r = state["round"]
             ok, _ = round_outputs(state, r)
             try:
-                text = agents.debate_side(side, r, state["proposition"], state.get("scenario"), ok, self.s)
+                text = agents.debate_side(side, r, state["proposition"], state.get("scenario"), ok, self.s,
+                                          self.lang)
             except LLMError as exc:
                 return {"debates": [{"round": r, "side": side, "text": "", "error": str(exc)}],
                         "degraded": [f"round {r}: debate {side} failed ({exc})"]}
@@ -243,7 +263,8 @@ class _Nodes:
         r = state["round"]
         sides = {d["side"]: d.get("text", "") for d in state.get("debates", []) if d["round"] == r}
         try:
-            brief = agents.debate_judge(r, state["proposition"], sides.get("pro", ""), sides.get("con", ""), self.s)
+            brief = agents.debate_judge(r, state["proposition"], sides.get("pro", ""), sides.get("con", ""), self.s,
+                                        self.lang)
         except LLMError as exc:
             return {"degraded": [f"round {r}: debate judge failed ({exc})"]}
         return {"briefs": [{"round": r, "brief": brief}]}
@@ -262,13 +283,14 @@ class _Nodes:
     def report_part(self, part: str):  # noqa: ANN201
         def node(state: WhatIfState) -> dict:
             r = state["round"]
-            ok, failed = round_outputs(state, r)
-            ok = with_participants(ok, state, r + 1)  # every contribution so far, cited by the report
-            frames = [f["frame"] for f in state.get("frames", [])]
+            ok, _ = round_outputs(state, r)
+            # w/o shared frame there is no frame to pass on (Table 3): the writers see the experts' outputs
+            frames = [] if self.p.get("no_shared_frame") else [f["frame"] for f in state.get("frames", [])]
             final = _of_round(state.get("syntheses", []), r, "synthesis") if part == "scenarios" else None
             try:
-                data = agents.report_part(part, state["proposition"], state.get("scenario"), frames, ok,
-                                          sorted(failed), self.s, r, final_synthesis=final)
+                data = agents.report_part(part, state["proposition"], state.get("scenario"), frames, ok, self.s, r,
+                                          final_synthesis=final, language=self.lang,
+                                          room=room_of(state, r + 1))  # every contribution so far, cited
             except LLMError as exc:
                 if part == "core":  # the verdict and conclusions have no stand-in: the run stops (resumable)
                     raise StepFailed(f"the report writer ({part}) failed: {exc}") from exc
@@ -285,13 +307,12 @@ class _Nodes:
         parts = {p["part"]: p["data"] for p in state.get("report_parts", [])}
         edges = [e for o in ok.values() for e in o.get("key_causal_edges", [])]
         merged = assemble_report(parts, _of_round(state.get("syntheses", []), r, "synthesis"))
-        merged["contributions"] = [f"{p['name']} (after round {p['after_round']}): {p['text']}"
-                                   for p in state.get("participants", [])]
+        merged["contributions"] = [room_line(as_room(p)) for p in state.get("participants", [])]
         merged["review_notes"] = list(state.get("review_notes", []))
 
         def repair(part: str, current: dict, violations: list[str]) -> dict:
             emit("phase", node="assemble", phase="repair", round=r, part=part, violations=violations)
-            return agents.repair_part(part, state["proposition"], current, violations, self.s, r)
+            return agents.repair_part(part, state["proposition"], current, violations, self.s, r, self.lang)
 
         report = finish_report(merged, list(state.get("degraded", [])), edges, repair=repair,
                                proposition=state["proposition"])
@@ -344,12 +365,12 @@ def build(params: dict[str, Any], settings: Settings) -> StateGraph:
     g.add_edge("expert", "collect")
     targets = ["frame", *REPORT_NODES]
     frame_sources, final_sources = [], list(REPORT_NODES)  # final_resolve feeds report_scenarios
-    if not params.get("no_conflict"):
+    if not without(params, "no_conflict"):
         g.add_node("resolve", n.resolve, cache_policy=policy)
         g.add_node("final_resolve", n.resolve, cache_policy=policy)
         targets += ["resolve", "final_resolve"]
         frame_sources.append("resolve")
-    if not params.get("no_debate"):
+    if not without(params, "no_debate"):
         g.add_node("debate_pro", n.debate("pro"), cache_policy=policy)
         g.add_node("debate_con", n.debate("con"), cache_policy=policy)
         g.add_node("debate_judge", n.debate_judge, cache_policy=policy)
@@ -358,7 +379,7 @@ def build(params: dict[str, Any], settings: Settings) -> StateGraph:
         frame_sources.append("debate_judge")
     for part in REPORT_NODES:
         g.add_node(part, n.report_part(part.removeprefix("report_")), cache_policy=policy)
-    if not params.get("no_conflict"):
+    if not without(params, "no_conflict"):
         g.add_edge("final_resolve", "report_scenarios")
     g.add_conditional_edges("collect", n.route_after_collect, targets)
     if frame_sources:

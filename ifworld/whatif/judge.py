@@ -13,6 +13,7 @@ import time
 from typing import Any
 
 from ifworld import llm, prompts
+from ifworld.access import OPERATOR, Caller, require_facilitator
 from ifworld.config import Settings, load_settings
 from ifworld.runs.store import RunStore, get_store
 from ifworld.whatif.agents import proposition_block
@@ -33,10 +34,19 @@ def report_markdown(record: WhatIfRecord | dict[str, Any]) -> str:
     return (report.markdown or render_report_markdown(report.model_dump(mode="json"))) if report else ""
 
 
+def judged_markdown(record: WhatIfRecord | dict[str, Any]) -> str:
+    """The run's report as the judge reads it (§3.1, blind): its content without our pipeline's bookkeeping
+    (check table, repair notes, rule labels, degraded steps — :func:`render_report_markdown` ``judged``)."""
+    rec = load_record(record)
+    if rec.report is None:
+        return ""
+    return render_report_markdown(rec.report.model_dump(mode="json"), rec.proposition, judged=True)
+
+
 def analysis_text(record: WhatIfRecord | dict[str, Any]) -> tuple[str, bool]:
-    """What the judge reads of a run, whatever its method: its report blinded and cut at the one cap every
-    method gets; and whether it was cut."""
-    return judge_text(report_markdown(record))
+    """What the judge reads of a run, whatever its method: its judged report (:func:`judged_markdown`) blinded
+    and cut at the one cap every method gets; and whether it was cut."""
+    return judge_text(judged_markdown(record))
 
 
 def judge_report(proposition: str, analysis: str, settings: Settings | None = None,
@@ -56,10 +66,11 @@ def judge_report(proposition: str, analysis: str, settings: Settings | None = No
 
 
 def judge_record(record: dict[str, Any], settings: Settings | None = None, *, run_id: str | None = None,
-                 store: RunStore | None = None) -> dict[str, Any]:
+                 store: RunStore | None = None, caller: Caller = OPERATOR) -> dict[str, Any]:
     """Judge a run record (validated here, once: :class:`RecordError` names the field of a malformed one).
     With a run id (argument or ``record["run_id"]``) the judgement and its model call are logged with the
-    stored run; returns the judgement dict."""
+    stored run; returns the judgement dict. The facilitator's alone (``caller``): it spends the model."""
+    require_facilitator(caller, "judge a run")
     run_id = run_id or (record.get("run_id") if isinstance(record.get("run_id"), str) else None)
     rec = load_record(record, run_id)
     info = None

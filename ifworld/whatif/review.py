@@ -23,10 +23,15 @@ from pydantic import Field
 
 from ifworld.errors import InputError
 from ifworld.whatif.propositions import MAX_EXPERTS, normalize_experts
+from ifworld.whatif.room import (
+    FACILITATOR_AUTHOR,
+    MAX_AUTHOR_CHARS,
+    MAX_ROOM_TEXT_CHARS,
+    RoomContribution,
+    parse_room,
+)
 from ifworld.whatif.schemas import IndicatorSpec, Scenario, Variant, _Base
 
-PARTICIPANT = "workshop participant"
-PARTICIPANT_MAX_CHARS = 2_000
 EDITABLE = ("premises", "constants", "timescales", "key_uncertainties", "variants", "indicators", "expert_plan")
 FIELD_LABELS = {"premises": "Premises", "constants": "Constraints held constant", "timescales": "Timescales",
                 "key_uncertainties": "Key uncertainties", "variants": "Variants", "indicators": "Indicators",
@@ -35,8 +40,6 @@ HORIZONS = ("short", "medium", "long")
 ACTIONS = ("continue", "edit")
 MAX_ITEMS = 12
 MAX_ATTEMPTS = 5
-MAX_CONTRIBUTIONS = 40
-"""Contributions one between-rounds answer may carry into the next round's frame."""
 
 
 class ReviewError(InputError):
@@ -192,40 +195,34 @@ def edit_notes(edits: list[dict]) -> list[str]:
 
 
 def participant_contribution(round_no: int, answer: Any) -> dict[str, Any] | None:
-    """The contribution given at the ``between_rounds`` pause after ``round_no`` (None when there is none)."""
+    """The facilitator's own contribution typed at the ``between_rounds`` pause after ``round_no`` (None when
+    there is none), as a :class:`~ifworld.whatif.room.RoomContribution` the next round receives."""
     if _action(answer) == "continue" and not answer.get("contribution"):
         return None
     text = answer.get("contribution", "")
     if not isinstance(text, str):
         raise ReviewError("'contribution' must be text")
     text = " ".join(text.split())
-    if len(text) > PARTICIPANT_MAX_CHARS:
-        raise ReviewError(f"the contribution is {len(text):,} characters; at most {PARTICIPANT_MAX_CHARS:,}")
+    if len(text) > MAX_ROOM_TEXT_CHARS:
+        raise ReviewError(f"the contribution is {len(text):,} characters; at most {MAX_ROOM_TEXT_CHARS:,}")
     if not text:
         return None
-    name = " ".join(str(answer.get("name") or PARTICIPANT).split())[:60]
-    return {"round": round_no + 1, "after_round": round_no, "name": name, "text": text}
+    author = " ".join(str(answer.get("name") or FACILITATOR_AUTHOR).split())[:MAX_AUTHOR_CHARS]
+    item = RoomContribution(author=author, text=text, after_round=round_no)
+    return {**item.model_dump(), "round": item.round}
 
 
 def participant_contributions(round_no: int, answer: Any) -> list[dict[str, Any]]:
     """Every contribution given at the ``between_rounds`` pause after ``round_no``: the facilitator's own
-    (``contribution``) and a workshop's accepted ones (``contributions``: a list of ``{name, text}``), each
-    attributed to its author and checked like a single one."""
+    (``contribution``) and a workshop's accepted ones (``contributions``: typed
+    :class:`~ifworld.whatif.room.RoomContribution` objects), all checked before the run takes any."""
     single = participant_contribution(round_no, {k: v for k, v in answer.items() if k != "contributions"}
                                       if isinstance(answer, dict) else answer)
-    items = answer.get("contributions") or []
-    if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
-        raise ReviewError("'contributions' must be a list of {name, text} objects")
-    if len(items) > MAX_CONTRIBUTIONS:
-        raise ReviewError(f"{len(items)} contributions for one round; at most {MAX_CONTRIBUTIONS} "
-                          "(merge or reject some)")
-    out = [single] if single else []
-    for item in items:
-        one = participant_contribution(round_no, {"action": "edit", "name": item.get("name"),
-                                                  "contribution": item.get("text", "")})
-        if one:
-            out.append(one)
-    return out
+    try:
+        items = parse_room(answer.get("contributions") or [], round_no)
+    except InputError as exc:
+        raise ReviewError(str(exc)) from None
+    return ([single] if single else []) + [{**c.model_dump(), "round": c.round} for c in items]
 
 
 def check_answer(ask: dict[str, Any], answer: Any) -> None:
@@ -245,8 +242,3 @@ def ask_until_valid(ask: dict[str, Any], apply: Any, interrupt: Any) -> Any:
         except ReviewError as exc:
             ask = {**ask, "error": str(exc)}
     raise ReviewError(f"no usable answer after {MAX_ATTEMPTS} attempts")
-
-
-def as_expert_output(contribution: dict[str, Any]) -> dict[str, Any]:
-    """A contribution in the shape the resolver's digests read (it weighs it like an expert's output)."""
-    return {"domain": contribution["name"], "verdict": contribution["text"]}

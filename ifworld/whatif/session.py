@@ -25,6 +25,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from ifworld import runs
+from ifworld.access import OPERATOR, Caller, require_facilitator
 from ifworld.config import Settings, load_settings
 from ifworld.errors import InputError, WorkflowError
 from ifworld.runs import Event, RunInfo, RunStore, get_store
@@ -203,13 +204,18 @@ def record(store: RunStore, run_id: str, to: State, action: str, source: str, *,
                          round=round_no, detail=detail)
 
 
-def start_session(workflow: str, params: dict[str, Any], *, source: str, store: RunStore | None = None) -> str:
-    """Create a session's run (draft → refining is recorded when it is driven); returns the run id."""
-    return runs.start_run(workflow, params, store=store or get_store())
+def start_session(workflow: str, params: dict[str, Any], *, source: str, caller: Caller = OPERATOR,
+                  store: RunStore | None = None) -> str:
+    """Create a session's run (draft → refining is recorded when it is driven); returns the run id.
+    The facilitator's alone (``caller``)."""
+    return runs.start_run(workflow, params, store=store or get_store(), caller=caller)
 
 
-def cancel_session(run_id: str, *, source: str, store: RunStore | None = None) -> Session:
-    """Cancel a running or paused session (a running one stops at its next step; it stays resumable)."""
+def cancel_session(run_id: str, *, source: str, caller: Caller = OPERATOR,
+                   store: RunStore | None = None) -> Session:
+    """Cancel a running or paused session (a running one stops at its next step; it stays resumable).
+    The facilitator's alone (``caller``)."""
+    require_facilitator(caller, "cancel a run")
     store = store or get_store()
     session = load_session(run_id, store)
     session.check(Action.CANCEL)
@@ -266,8 +272,9 @@ def checked_answer(run_id: str, action: Action, answer: Any = None, *, store: Ru
     return answer
 
 
-def drive_session(run_id: str, *, source: str, action: Action = Action.START, answer: Any = None,
-          store: RunStore | None = None, settings: Settings | None = None) -> Iterator[Event]:
+def drive_session(run_id: str, *, source: str, caller: Caller = OPERATOR, action: Action = Action.START,
+                  answer: Any = None, store: RunStore | None = None,
+                  settings: Settings | None = None) -> Iterator[Event]:
     """Drive a session for ``action`` (start, continue / apply_edits with ``answer``, resume) and record the
     engine's moves as they happen; returns the run's events as an iterator.
 
@@ -281,7 +288,7 @@ def drive_session(run_id: str, *, source: str, action: Action = Action.START, an
     answer = _answer_for(action, answer)  # an answer the run cannot use is asked again by the run, with why
     tracker = _Tracker(store, run_id, source, session.state, session.round)
     tracker.person(action)
-    stream = runs.stream_run(run_id, store=store, settings=settings, resume_value=answer,
+    stream = runs.stream_run(run_id, caller=caller, store=store, settings=settings, resume_value=answer,
                              resume=False if action == Action.START else None)
     return _tracked(stream, tracker)
 

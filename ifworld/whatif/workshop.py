@@ -1,10 +1,12 @@
 """Workshop mode: the people in the room join a what-if run's deliberation from their own devices.
 
-A workshop hangs off one what-if run. Its facilitator (whoever opened it) holds a secret; only the secret's
-SHA-256 is stored, and every facilitator function here takes the secret and checks it, so a participant's
-browser session or a forged URL cannot act for the facilitator. Participants join without an account (a join
-token of 128 random bits in the link, or a short code typed on the Join page — rate-limited per client), give a
-display name and get their own key (also stored hashed) that their actions carry.
+A workshop hangs off one what-if run. Every facilitator function here takes the caller
+(:class:`~ifworld.access.Caller`) and refuses anyone but the facilitator (:func:`~ifworld.access.require_facilitator`),
+so a participant's browser session, a forged widget press or a typed URL cannot act for the facilitator.
+Participants join without an account (a join token of 128 random bits in the link, or a short code typed on the
+Join page — rate-limited per client) with a display name; their identity is their *device key* (the app server's
+per-browser cookie, stored hashed), so a reload, a second tab or an app restart is the same person with the same
+one vote per contribution, and joining again from the same device returns that person.
 
 What happens, in session states (:mod:`ifworld.whatif.session`):
 
@@ -20,9 +22,10 @@ What happens, in session states (:mod:`ifworld.whatif.session`):
   probabilities (a discussion starter — a counterfactual has no ground truth).
 
 Storage: one append-only event log per run in the run store (``ifw_workshop_events``), folded into a
-:class:`Workshop` on every read, so any number of app processes on the same store file see the same room.
-Checks that depend on earlier events (one vote per contribution, the per-round bound, a closed workshop) run
-inside the store's write lock.
+:class:`Workshop` on every read (:mod:`ifworld.whatif.workshop_models`), so any number of app processes on the
+same store file see the same room. Checks that depend on earlier events (one vote per contribution, a person's
+bounds, a closed workshop) run inside the store's write lock through indexed look-ups, so a write costs the
+same however long the log is.
 """
 
 from __future__ import annotations
@@ -32,149 +35,54 @@ import hmac
 import secrets
 import time
 from collections.abc import Iterator
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
+from ifworld.access import OPERATOR, Caller, require_facilitator
 from ifworld.config import Settings
 from ifworld.errors import WorkshopError
-from ifworld.runs import Event, RunStore, get_store
+from ifworld.runs import Event, RunStore, get_store, start_background
+from ifworld.runs.workshop_tables import EventLog
+from ifworld.whatif.propositions import EXPERT_ALIASES, KNOWN_EXPERTS
+from ifworld.whatif.room import MAX_ROOM_CONTRIBUTIONS, MAX_ROOM_TEXT_CHARS, RoomContribution, parse_room
 from ifworld.whatif.schemas import Scenario
 from ifworld.whatif.session import Action, SessionError, State, drive_session, load_session, paused_state
+from ifworld.whatif.workshop_models import (
+    DECISIONS,
+    DIRECTIONS,
+    KINDS,
+    MAX_CONTRIBUTION_CHARS,
+    MAX_NAME_CHARS,
+    MAX_TAG_CHARS,
+    Contribution,
+    Participant,
+    Prediction,
+    Workshop,
+    fold,
+    visible_text,
+)
 
-MAX_NAME_CHARS = 40
-MAX_CONTRIBUTION_CHARS = 1_000
-MAX_TAG_CHARS = 40
 MAX_CONTRIBUTIONS_PER_ROUND = 20
 """Per participant and round."""
+MAX_CONTRIBUTIONS_PER_PERSON = 60
+"""Per participant over the whole workshop."""
 MAX_PARTICIPANTS = 300
+MAX_JOINS_PER_CLIENT = 12
+"""New participants one client (an IP address) may add to a workshop per :data:`JOIN_WINDOW_S` (a shared
+classroom connection still lets a class in; a script minting identities is stopped)."""
+JOIN_WINDOW_S = 600.0
 TOKEN_BYTES = 16
-"""Join tokens and secrets: 16 random bytes = 128 bits (``secrets.token_urlsafe``)."""
+"""Join tokens: 16 random bytes = 128 bits (``secrets.token_urlsafe``)."""
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L: read aloud and typed on a phone
 CODE_LENGTH = 6
 CODE_FAILURES = 8
 """Wrong codes a client may type per :data:`CODE_WINDOW_S` (per browser session and per IP address)."""
 CODE_WINDOW_S = 60.0
-KINDS = ("claim", "concern", "evidence", "question")
-DECISIONS = ("accept", "edit", "merge", "reject")
-DIRECTIONS = ("up", "down", "flat")
-NO_GROUND_TRUTH = ("This is a discussion starter, not a score: a counterfactual has no ground truth, so neither the "
-                   "room nor the panel can be 'right'.")
+NAME_CHARS_HELP = "letters, digits, spaces and . ' - _"
+RESERVED_WORDS = frozenset({"facilitator", "moderator", "teacher", "admin", "administrator", "system", "expert",
+                            "experts", "panel", "resolver", "judge", "assistant", "host", "organiser", "organizer"})
 _BEFORE_ROUND_1 = frozenset({State.DRAFT, State.REFINING, State.REVIEW})
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="ignore")
-
-
-class Participant(_Frozen):
-    id: str
-    name: str
-    joined: float = 0.0
-
-
-class Prediction(_Frozen):
-    """A participant's pre-registered view: a probability (%) per branch and optional indicator directions."""
-    participant_id: str
-    probabilities: dict[str, float]
-    directions: dict[str, str] = Field(default_factory=dict)
-    at: float = 0.0
-
-    @property
-    def likely(self) -> str:
-        return max(self.probabilities, key=lambda b: self.probabilities[b]) if self.probabilities else ""
-
-
-class Vote(_Frozen):
-    participant_id: str
-    contribution_id: str
-
-
-class Decision(_Frozen):
-    contribution_id: str
-    decision: Literal["accept", "edit", "merge", "reject"]
-    text: str = ""  # the edited text (edit), or the merged text (merge)
-    merged_into: str = ""
-    at: float = 0.0
-
-
-class Contribution(_Frozen):
-    id: str
-    participant_id: str
-    name: str
-    after_round: int
-    kind: str
-    text: str
-    tag: str = ""
-    at: float = 0.0
-    votes: int = 0
-    hidden: bool = False
-    decision: Decision | None = None
-    sent_round: int | None = None  # the round whose frame carried it
-
-    @property
-    def final_text(self) -> str:
-        return self.decision.text if self.decision and self.decision.text else self.text
-
-    @property
-    def accepted(self) -> bool:
-        return bool(self.decision and self.decision.decision in ("accept", "edit", "merge")
-                    and not self.decision.merged_into and not self.hidden)
-
-
-class BranchComparison(_Frozen):
-    branch: str
-    room_pct: float
-    panel_pct: float | None
-
-    @property
-    def gap(self) -> float:
-        return abs(self.room_pct - self.panel_pct) if self.panel_pct is not None else 0.0
-
-
-class Workshop(_Frozen):
-    """The room as the event log says now (folded by :func:`load_workshop`)."""
-    run_id: str
-    code: str
-    token: str
-    status: Literal["open", "closed"] = "open"
-    revealed: bool = False
-    participants: list[Participant] = Field(default_factory=list)
-    predictions: list[Prediction] = Field(default_factory=list)
-    contributions: list[Contribution] = Field(default_factory=list)
-    votes: list[Vote] = Field(default_factory=list)
-    events: int = 0
-
-    def participant(self, participant_id: str) -> Participant | None:
-        return next((p for p in self.participants if p.id == participant_id), None)
-
-    def prediction_of(self, participant_id: str) -> Prediction | None:
-        return next((p for p in self.predictions if p.participant_id == participant_id), None)
-
-    def by_votes(self, *, include_hidden: bool = False) -> list[Contribution]:
-        """Contributions, most voted first (then oldest first)."""
-        shown = [c for c in self.contributions if include_hidden or not c.hidden]
-        return sorted(shown, key=lambda c: (-c.votes, c.at))
-
-    def pending(self) -> list[Contribution]:
-        """Accepted contributions no round has carried yet (what continuing sends)."""
-        return [c for c in self.contributions if c.accepted and c.sent_round is None]
-
-
-class WorkshopRecord(BaseModel):
-    """The workshop as part of the run record and its exports (names replaced by P1, P2, … when anonymised)."""
-    code: str = ""
-    status: str = "open"
-    revealed: bool = False
-    anonymised: bool = False
-    participants: list[Participant] = Field(default_factory=list)
-    predictions: list[Prediction] = Field(default_factory=list)
-    contributions: list[Contribution] = Field(default_factory=list)
-    votes: list[Vote] = Field(default_factory=list)
-    comparison: list[BranchComparison] = Field(default_factory=list)
-
-
-# -- keys -----------------------------------------------------------------------------------------------
 def _hash(secret: str) -> str:
     return hashlib.sha256(secret.encode("utf-8")).hexdigest()
 
@@ -193,23 +101,21 @@ def normalise_code(code: str) -> str:
 
 
 # -- opening and finding ----------------------------------------------------------------------------------
-def open_workshop(run_id: str, *, store: RunStore | None = None) -> tuple[Workshop, str]:
-    """Open the workshop of ``run_id``; returns it and the facilitator secret (shown once: keep it in the
-    facilitator's session and as a recovery link; only its hash is stored)."""
+def open_workshop(run_id: str, *, caller: Caller = OPERATOR, store: RunStore | None = None) -> Workshop:
+    """Open the workshop of ``run_id`` (the facilitator's alone)."""
+    require_facilitator(caller, "open a workshop")
     store = store or get_store()
     info = store.get_run(run_id)
     if info.kind != "whatif":
         raise WorkshopError(f"run {run_id} is not a what-if run; a workshop hangs off a what-if run")
     if store.workshop_row(run_id=run_id) is not None:
-        raise WorkshopError(f"run {run_id} already has a workshop; open its facilitator view with the recovery "
-                            "link shown when it was opened")
-    secret = secrets.token_urlsafe(TOKEN_BYTES)
+        raise WorkshopError(f"run {run_id} already has a workshop")
     for _ in range(20):  # a clash of short codes is rare (31^6 ≈ 887 million); draw again when it happens
         code = _new_code()
         if store.workshop_row(code=code) is None:
             break
-    store.add_workshop(run_id, token=secrets.token_urlsafe(TOKEN_BYTES), code=code, secret_hash=_hash(secret))
-    return load_workshop(run_id, store=store), secret
+    store.add_workshop(run_id, token=secrets.token_urlsafe(TOKEN_BYTES), code=code)
+    return load_workshop(run_id, store=store)
 
 
 def has_workshop(run_id: str, *, store: RunStore | None = None) -> bool:
@@ -222,7 +128,7 @@ def load_workshop(run_id: str, *, store: RunStore | None = None) -> Workshop:
     row = store.workshop_row(run_id=run_id)
     if row is None:
         raise WorkshopError(f"run {run_id} has no workshop")
-    return _fold(row, store.workshop_events(run_id))
+    return fold(row, store.workshop_events(run_id))
 
 
 def find_by_token(token: str, *, store: RunStore | None = None) -> Workshop:
@@ -231,7 +137,7 @@ def find_by_token(token: str, *, store: RunStore | None = None) -> Workshop:
     row = store.workshop_row(token=str(token)[:100]) if token else None
     if row is None:
         raise WorkshopError("this join link is not valid (mistyped or from another app); ask for the code")
-    return _fold(row, store.workshop_events(row["run_id"]))
+    return fold(row, store.workshop_events(row["run_id"]))
 
 
 def find_by_code(code: str, clients: list[str], *, store: RunStore | None = None) -> Workshop:
@@ -248,77 +154,37 @@ def find_by_code(code: str, clients: list[str], *, store: RunStore | None = None
         for k in keys:
             store.hit_rate(k, limit=CODE_FAILURES, window_s=CODE_WINDOW_S)
         raise WorkshopError("no workshop has this code; check the code on the projected screen")
-    return _fold(row, store.workshop_events(row["run_id"]))
+    return fold(row, store.workshop_events(row["run_id"]))
 
 
-# -- the event log ------------------------------------------------------------------------------------------
-def _fold(row: dict[str, Any], events: list[dict[str, Any]]) -> Workshop:
-    people: dict[str, Participant] = {}
-    predictions: dict[str, Prediction] = {}
-    contributions: dict[str, dict[str, Any]] = {}
-    votes: list[Vote] = []
-    status: Literal["open", "closed"] = "open"
-    revealed = False
-    for e in events:
-        d, kind = e["data"], e["kind"]
-        if kind == "join":
-            people[d["id"]] = Participant(id=d["id"], name=d["name"], joined=e["at"])
-        elif kind == "predict":
-            predictions[d["participant_id"]] = Prediction(**d, at=e["at"])
-        elif kind == "contribute":
-            contributions[d["id"]] = {**d, "at": e["at"]}
-        elif kind == "vote" and d["contribution_id"] in contributions:
-            votes.append(Vote(**d))
-            contributions[d["contribution_id"]]["votes"] = contributions[d["contribution_id"]].get("votes", 0) + 1
-        elif kind == "decide" and d["contribution_id"] in contributions:
-            contributions[d["contribution_id"]]["decision"] = Decision(**d, at=e["at"])
-        elif kind == "hide" and d["contribution_id"] in contributions:
-            contributions[d["contribution_id"]]["hidden"] = bool(d.get("hidden", True))
-        elif kind == "sent":
-            for cid in d["ids"]:
-                if cid in contributions:
-                    contributions[cid]["sent_round"] = int(d["round"])
-        elif kind == "close":
-            status = "closed"
-        elif kind == "reveal":
-            revealed = True
-    return Workshop(run_id=row["run_id"], code=row["code"], token=row["token"], status=status, revealed=revealed,
-                    participants=list(people.values()), predictions=list(predictions.values()),
-                    contributions=[Contribution(**c) for c in contributions.values()], votes=votes,
-                    events=len(events))
-
-
-def _facilitator(run_id: str, secret: str | None, store: RunStore) -> dict[str, Any]:
-    row = store.workshop_row(run_id=run_id)
-    if row is None:
+# -- checks inside the write lock (indexed look-ups: see ifworld.runs.workshop_tables) --------------------
+def _facilitator(run_id: str, caller: Caller | None, store: RunStore, action: str) -> None:
+    require_facilitator(caller, action)
+    if store.workshop_row(run_id=run_id) is None:
         raise WorkshopError(f"run {run_id} has no workshop")
-    if not _matches(secret, row["secret_hash"]):
-        raise WorkshopError("only the workshop's facilitator can do this (the facilitator secret is missing or "
-                            "wrong; use the recovery link)")
-    return row
 
 
-def is_facilitator(run_id: str, secret: str | None, *, store: RunStore | None = None) -> bool:
-    """Whether ``secret`` is the facilitator secret of ``run_id``'s workshop."""
-    row = (store or get_store()).workshop_row(run_id=run_id)
-    return row is not None and _matches(secret, row["secret_hash"])
+def _joined(log: EventLog, participant_id: str) -> dict[str, Any] | None:
+    rows = log.find("join", actor=participant_id)
+    return rows[0]["data"] if rows else None
 
 
-def _participant_check(participant_id: str, key: str | None, events: list[dict]) -> None:
-    joined = next((e["data"] for e in events if e["kind"] == "join" and e["data"]["id"] == participant_id), None)
+def _participant_check(participant_id: str, key: str | None, log: EventLog) -> dict[str, Any]:
+    joined = _joined(log, participant_id)
     if joined is None or not _matches(key, joined["key_hash"]):
         raise WorkshopError("you are not a participant of this workshop (join again with the link or code)")
+    return joined
 
 
-def _open_check(events: list[dict]) -> None:
-    if any(e["kind"] == "close" for e in events):
+def _open_check(log: EventLog) -> None:
+    if log.count("close"):
         raise WorkshopError("the workshop is closed; it accepts nothing more")
 
 
 def _text(value: Any, what: str, limit: int, *, required: bool = True) -> str:
     if not isinstance(value, str):
         raise WorkshopError(f"the {what} must be text")
-    text = " ".join(value.split())
+    text = visible_text(value)
     if required and not text:
         raise WorkshopError(f"the {what} is empty")
     if len(text) > limit:
@@ -326,21 +192,62 @@ def _text(value: Any, what: str, limit: int, *, required: bool = True) -> str:
     return text
 
 
+def clean_name(value: Any) -> str:
+    """A display name as stored: visible characters only, :data:`NAME_CHARS_HELP`, and no name that poses as
+    the facilitator, the panel or one of its experts (refused with the reason)."""
+    name = _text(value, "display name", MAX_NAME_CHARS)
+    if not all(ch.isalnum() or ch in " .'-_" for ch in name):
+        raise WorkshopError(f"a display name may use {NAME_CHARS_HELP} only")
+    words = {w.strip(".'-_") for w in name.casefold().replace("_", " ").replace("-", " ").split()}
+    domains = {d.casefold() for d in KNOWN_EXPERTS} | {a.casefold() for a in EXPERT_ALIASES}
+    if words & RESERVED_WORDS or name.casefold() in domains:
+        raise WorkshopError("choose another display name: it may not look like the facilitator, the panel or "
+                            "one of its experts")
+    return name
+
+
 # -- participants -------------------------------------------------------------------------------------------
-def join_workshop(token: str, name: str, *, store: RunStore | None = None) -> tuple[Participant, str]:
-    """Join the workshop of a join token (the link, or what :func:`find_by_code` found) as ``name``; returns
-    the participant and their key (kept in their browser session; stored hashed)."""
+def join_workshop(token: str, name: str, *, device_key: str, clients: list[str] | None = None,
+                  store: RunStore | None = None) -> tuple[Participant, str]:
+    """Join the workshop of a join token as ``name`` from the device holding ``device_key``; returns the
+    participant and their key (the device key). The same device joining again is the same participant (its
+    first name stays). New participants are bounded per client (:data:`MAX_JOINS_PER_CLIENT`) and per room."""
     store = store or get_store()
     ws = find_by_token(token, store=store)
-    name = _text(name, "display name", MAX_NAME_CHARS)
-    pid, key = secrets.token_hex(6), secrets.token_urlsafe(TOKEN_BYTES)
+    name = clean_name(name)
+    if not isinstance(device_key, str) or len(device_key) < 16:
+        raise WorkshopError("this browser has no device key; reload the page and join again")
+    key_hash = _hash(device_key)
+    found = store.workshop_find(ws.run_id, "join", ref=key_hash)
+    if found:
+        d = found[0]["data"]
+        return Participant(id=d["id"], name=d["name"], joined=found[0]["at"]), device_key
+    limits = [f"workshop-join:{ws.run_id}:{c}" for c in clients or [] if c.startswith("ip:")]
+    if any(not store.hit_rate(k, limit=MAX_JOINS_PER_CLIENT, window_s=JOIN_WINDOW_S) for k in limits):
+        raise WorkshopError(f"too many people joined from this connection just now (at most "
+                            f"{MAX_JOINS_PER_CLIENT} in {JOIN_WINDOW_S / 60:.0f} minutes); ask the facilitator")
+    pid = secrets.token_hex(6)
 
-    def check(events: list[dict]) -> None:
-        _open_check(events)
-        if sum(e["kind"] == "join" for e in events) >= MAX_PARTICIPANTS:
+    def check(log: EventLog) -> None:
+        _open_check(log)
+        if log.find("join", ref=key_hash):
+            raise WorkshopError("this device has just joined; reload the page")
+        if log.count("join") >= MAX_PARTICIPANTS:
             raise WorkshopError(f"the workshop is full ({MAX_PARTICIPANTS} participants)")
-    store.add_workshop_event(ws.run_id, "join", {"id": pid, "name": name, "key_hash": _hash(key)}, check)
-    return Participant(id=pid, name=name, joined=time.time()), key
+    store.add_workshop_event(ws.run_id, "join", {"id": pid, "name": name, "key_hash": key_hash}, check,
+                             actor=pid, ref=key_hash)
+    return Participant(id=pid, name=name, joined=time.time()), device_key
+
+
+def participant_for(run_id: str, device_key: str | None, *, store: RunStore | None = None) -> Participant | None:
+    """The participant this device joined ``run_id``'s workshop as (None when it has not)."""
+    if not device_key:
+        return None
+    found = (store or get_store()).workshop_find(run_id, "join", ref=_hash(device_key))
+    if not found:
+        return None
+    d = found[0]["data"]
+    return Participant(id=d["id"], name=d["name"], joined=found[0]["at"])
 
 
 def _need_workshop(run_id: str, store: RunStore) -> None:
@@ -349,9 +256,20 @@ def _need_workshop(run_id: str, store: RunStore) -> None:
 
 
 def branches(scenario: Scenario | dict | None) -> list[str]:
-    """The branches a prediction is about: the refined scenario's variants, by name."""
+    """The branches a prediction is about: the refined scenario's variants, by name; a name used twice gets
+    " (2)", " (3)" … so every branch has its own field and its own probability."""
     scen = Scenario.model_validate(scenario or {})
-    return [v.name for v in scen.variants if v.name.strip()]
+    out: list[str] = []
+    for v in scen.variants:
+        name = " ".join(v.name.split())
+        if not name:
+            continue
+        label, n = name, 1
+        while label.casefold() in {b.casefold() for b in out}:
+            n += 1
+            label = f"{name} ({n})"
+        out.append(label)
+    return out
 
 
 def even_split(names: list[str]) -> dict[str, float]:
@@ -383,11 +301,11 @@ def predict(run_id: str, participant_id: str, key: str | None, probabilities: di
     if any(v not in DIRECTIONS for v in dirs.values()):
         raise WorkshopError(f"an indicator's direction is one of {', '.join(DIRECTIONS)}")
 
-    def check(events: list[dict]) -> None:
-        _open_check(events)
-        _participant_check(participant_id, key, events)
+    def check(log: EventLog) -> None:
+        _open_check(log)
+        _participant_check(participant_id, key, log)
     made = Prediction(participant_id=participant_id, probabilities=probs, directions=dirs, at=time.time())
-    store.add_workshop_event(run_id, "predict", made.model_dump(exclude={"at"}), check)
+    store.add_workshop_event(run_id, "predict", made.model_dump(exclude={"at"}), check, actor=participant_id)
     return made
 
 
@@ -402,7 +320,8 @@ def _after_round(run_id: str, store: RunStore) -> int:
 
 def contribute(run_id: str, participant_id: str, key: str | None, text: str, kind: str = "claim", tag: str = "",
                *, store: RunStore | None = None) -> Contribution:
-    """Add a contribution (bounded: :data:`MAX_CONTRIBUTION_CHARS`, :data:`MAX_CONTRIBUTIONS_PER_ROUND`)."""
+    """Add a contribution (bounded: :data:`MAX_CONTRIBUTION_CHARS`; per person :data:`MAX_CONTRIBUTIONS_PER_ROUND`
+    a round and :data:`MAX_CONTRIBUTIONS_PER_PERSON` in all)."""
     store = store or get_store()
     _need_workshop(run_id, store)
     text = _text(text, "contribution", MAX_CONTRIBUTION_CHARS)
@@ -413,17 +332,16 @@ def contribute(run_id: str, participant_id: str, key: str | None, text: str, kin
     data: dict[str, Any] = {"id": secrets.token_hex(6), "participant_id": participant_id, "after_round": after,
                             "kind": kind, "text": text, "tag": tag}
 
-    def check(events: list[dict]) -> None:
-        _open_check(events)
-        _participant_check(participant_id, key, events)
-        data["name"] = next(e["data"]["name"] for e in events
-                            if e["kind"] == "join" and e["data"]["id"] == participant_id)
-        mine = sum(e["kind"] == "contribute" and e["data"]["participant_id"] == participant_id
-                   and e["data"]["after_round"] == after for e in events)
-        if mine >= MAX_CONTRIBUTIONS_PER_ROUND:
+    def check(log: EventLog) -> None:
+        _open_check(log)
+        data["name"] = _participant_check(participant_id, key, log)["name"]
+        mine = log.find("contribute", actor=participant_id)
+        if len(mine) >= MAX_CONTRIBUTIONS_PER_PERSON:
+            raise WorkshopError(f"at most {MAX_CONTRIBUTIONS_PER_PERSON} contributions per person in a workshop")
+        if sum(e["data"]["after_round"] == after for e in mine) >= MAX_CONTRIBUTIONS_PER_ROUND:
             raise WorkshopError(f"at most {MAX_CONTRIBUTIONS_PER_ROUND} contributions per person per round")
 
-    store.add_workshop_event(run_id, "contribute", data, check)
+    store.add_workshop_event(run_id, "contribute", data, check, actor=participant_id, ref=data["id"])
     return Contribution(**data, at=time.time())
 
 
@@ -433,92 +351,111 @@ def vote(run_id: str, participant_id: str, key: str | None, contribution_id: str
     is a +1 for one's own — the page greys that button, and a forged press must not get round it)."""
     store = store or get_store()
     _need_workshop(run_id, store)
+    cid = str(contribution_id)[:64]
 
-    def check(events: list[dict]) -> None:
-        _open_check(events)
-        _participant_check(participant_id, key, events)
-        author = next((e["data"]["participant_id"] for e in events
-                       if e["kind"] == "contribute" and e["data"]["id"] == contribution_id), None)
-        if author is None:
+    def check(log: EventLog) -> None:
+        _open_check(log)
+        _participant_check(participant_id, key, log)
+        said = log.find("contribute", ref=cid)
+        if not said:
             raise WorkshopError("there is no such contribution")
-        if author == participant_id:
+        if said[0]["data"]["participant_id"] == participant_id:
             raise WorkshopError("you cannot +1 your own contribution")
-        if any(e["kind"] == "vote" and e["data"] == {"participant_id": participant_id,
-                                                     "contribution_id": contribution_id} for e in events):
+        if log.count("vote", actor=participant_id, ref=cid):
             raise WorkshopError("you have already voted for this contribution")
-    store.add_workshop_event(run_id, "vote", {"participant_id": participant_id, "contribution_id": contribution_id},
-                             check)
+    store.add_workshop_event(run_id, "vote", {"participant_id": participant_id, "contribution_id": cid}, check,
+                             actor=participant_id, ref=cid)
 
 
 # -- the facilitator ----------------------------------------------------------------------------------------
-def decide(run_id: str, secret: str | None, contribution_id: str, decision: str, *, text: str = "",
+def decide(run_id: str, caller: Caller, contribution_id: str, decision: str, *, text: str = "",
            merge_with: list[str] | None = None, store: RunStore | None = None) -> None:
     """Accept, edit (with ``text``), merge (``merge_with`` others into this one, with ``text``) or reject a
-    contribution. Everything stays in the record; merged ones point at the one they joined."""
+    contribution. Everything stays in the record; merged ones point at the one they joined. The limits of what
+    a round can take (:data:`~ifworld.whatif.room.MAX_ROOM_TEXT_CHARS` per text,
+    :data:`~ifworld.whatif.room.MAX_ROOM_CONTRIBUTIONS` per round) are checked here, before anything is
+    recorded, so nothing accepted is dropped at *continue*."""
     store = store or get_store()
-    _facilitator(run_id, secret, store)
+    _facilitator(run_id, caller, store, "decide on contributions")
     if decision not in DECISIONS:
         raise WorkshopError(f"a decision is one of {', '.join(DECISIONS)}")
     if decision in ("edit", "merge"):
-        text = _text(text, "edited text", MAX_CONTRIBUTION_CHARS * 3)
-    known = {c.id for c in load_workshop(run_id, store=store).contributions}
+        text = _text(text, "edited text", MAX_ROOM_TEXT_CHARS)
+    ws = load_workshop(run_id, store=store)
+    known = {c.id: c for c in ws.contributions}
     others = [c for c in merge_with or [] if c != contribution_id]
     if contribution_id not in known or any(c not in known for c in others):
         raise WorkshopError("there is no such contribution")
+    pending = {c.id for c in ws.pending()} - {contribution_id, *others}
+    if decision != "reject" and len(pending) >= MAX_ROOM_CONTRIBUTIONS:
+        raise WorkshopError(f"{MAX_ROOM_CONTRIBUTIONS} accepted contributions are already waiting for the next "
+                            "round, the most one round takes; continue first, or merge or reject some")
     store.add_workshop_event(run_id, "decide", {"contribution_id": contribution_id, "decision": decision,
-                                                "text": text if decision in ("edit", "merge") else ""}, _open_check)
+                                                "text": text if decision in ("edit", "merge") else ""}, _open_check,
+                             ref=contribution_id)
     for other in others:
         store.add_workshop_event(run_id, "decide", {"contribution_id": other, "decision": "merge",
-                                                    "merged_into": contribution_id}, _open_check)
+                                                    "merged_into": contribution_id}, _open_check, ref=other)
 
 
-def hide_contribution(run_id: str, secret: str | None, contribution_id: str, hidden: bool = True, *,
-         store: RunStore | None = None) -> None:
+def hide_contribution(run_id: str, caller: Caller, contribution_id: str, hidden: bool = True, *,
+                      store: RunStore | None = None) -> None:
     """Hide (or show again) a contribution from the room; it stays in the record, marked hidden."""
     store = store or get_store()
-    _facilitator(run_id, secret, store)
-    store.add_workshop_event(run_id, "hide", {"contribution_id": contribution_id, "hidden": hidden})
+    _facilitator(run_id, caller, store, "hide contributions")
+    store.add_workshop_event(run_id, "hide", {"contribution_id": contribution_id, "hidden": hidden},
+                             ref=contribution_id)
 
 
-def close_workshop(run_id: str, secret: str | None, *, store: RunStore | None = None) -> None:
+def close_workshop(run_id: str, caller: Caller, *, store: RunStore | None = None) -> None:
     """Close the workshop: it accepts nothing more (joins, predictions, contributions, votes, decisions)."""
     store = store or get_store()
-    _facilitator(run_id, secret, store)
+    _facilitator(run_id, caller, store, "close the workshop")
     store.add_workshop_event(run_id, "close", {})
 
 
-def reveal_workshop(run_id: str, secret: str | None, *, store: RunStore | None = None) -> None:
+def reveal_workshop(run_id: str, caller: Caller, *, store: RunStore | None = None) -> None:
     """Show the participants their predictions beside the panel's (only once the report is written)."""
     store = store or get_store()
-    _facilitator(run_id, secret, store)
+    _facilitator(run_id, caller, store, "reveal the comparison")
     if load_session(run_id, store).state != State.COMPLETED:
         raise WorkshopError("reveal after the report: the run has not completed yet")
     store.add_workshop_event(run_id, "reveal", {})
 
 
-def continue_workshop(run_id: str, secret: str | None, *, store: RunStore | None = None,
-                      settings: Settings | None = None) -> Iterator[Event]:
-    """Continue a run paused between rounds with every accepted contribution not sent yet; each enters the
-    next round's shared frame as a workshop participant contribution with its author's name (the run's own
-    between-rounds mechanism). Returns the run's events (hand them to a background driver)."""
+def continue_workshop(run_id: str, caller: Caller, *, store: RunStore | None = None,
+                      settings: Settings | None = None, background: bool = True) -> Iterator[Event] | None:
+    """Continue a run paused between rounds with every accepted contribution not sent yet, each a typed
+    :class:`~ifworld.whatif.room.RoomContribution` (author, kind, tag, votes, edited, text) that the next
+    round's prompts fence as data. Checked whole before anything is recorded; then the run is driven in the
+    background here (``background=False`` returns its events instead, for the CLI and tests)."""
     store = store or get_store()
-    _facilitator(run_id, secret, store)
+    _facilitator(run_id, caller, store, "continue the run")
     session = load_session(run_id, store)
     if session.state != State.BETWEEN_ROUNDS:
         raise SessionError(f"run {run_id} is {session.state.value.replace('_', ' ')}; contributions enter a run "
                            "that is paused between rounds")
-    pending = load_workshop(run_id, store=store).pending()
-    answer = {"action": "continue", "contributions": [as_frame_item(c) for c in pending]}
-    events = drive_session(run_id, source="workshop", action=Action.CONTINUE, answer=answer, store=store,
-                           settings=settings)
+    ws = load_workshop(run_id, store=store)
+    pending = ws.pending()
+    names = ws.display_names()
+    items = [as_frame_item(c, names.get(c.participant_id, c.name)) for c in pending]
+    parse_room(items, session.round or 0)  # the run's own check, before anything is recorded as sent
+    answer = {"action": "continue", "contributions": items}
+    events = drive_session(run_id, source="workshop", caller=caller, action=Action.CONTINUE, answer=answer,
+                           store=store, settings=settings)
     store.add_workshop_event(run_id, "sent", {"round": (session.round or 0) + 1, "ids": [c.id for c in pending]})
-    return events
+    if not background:
+        return events
+    start_background(run_id, lambda: events)
+    return None
 
 
-def as_frame_item(c: Contribution) -> dict[str, str]:
-    """A contribution as the run's between-rounds answer carries it: attributed name and text."""
-    label = c.kind + (f", {c.tag}" if c.tag else "") + (f", +{c.votes}" if c.votes else "")
-    return {"name": f"{c.name} (workshop {label})", "text": c.final_text}
+def as_frame_item(c: Contribution, author: str | None = None) -> dict[str, Any]:
+    """A contribution as the run's between-rounds answer carries it (a typed room contribution's fields)."""
+    edited = bool(c.decision and c.decision.decision in ("edit", "merge"))
+    return RoomContribution.model_validate({
+        "author": author or c.name, "kind": c.kind if c.kind in KINDS else "note", "tag": c.tag, "votes": c.votes,
+        "edited": edited, "text": c.final_text}).model_dump(exclude={"after_round"})
 
 
 def scenario_of(run_id: str, *, store: RunStore | None = None, settings: Settings | None = None) -> Scenario:

@@ -6,13 +6,8 @@ Part of :mod:`ifworld.whatif.workshop` (kept apart so each module stays readable
 from __future__ import annotations
 
 from ifworld.runs import RunStore, get_store
-from ifworld.whatif.workshop import (
-    NO_GROUND_TRUTH,
-    BranchComparison,
-    Workshop,
-    WorkshopRecord,
-    load_workshop,
-)
+from ifworld.whatif.workshop import load_workshop
+from ifworld.whatif.workshop_models import NO_GROUND_TRUTH, BranchComparison, Workshop, WorkshopRecord
 
 
 def panel_branches(report: dict | None) -> dict[str, float]:
@@ -26,16 +21,16 @@ def panel_branches(report: dict | None) -> dict[str, float]:
 
 def compare_room(ws: Workshop, panel: dict[str, float]) -> list[BranchComparison]:
     """The room's mean probability per branch against the panel's, largest gap first. A room branch is matched
-    to a panel branch by name (case and spacing ignored), else by position."""
+    to the panel's branch of the same name only (case and spacing ignored): a branch the panel did not name
+    has no panel figure (shown as "—"), never a different branch's number taken by position."""
     names = list(dict.fromkeys(b for p in ws.predictions for b in p.probabilities))
     if not names:
         return []
     by_key = {" ".join(k.casefold().split()): v for k, v in panel.items()}
-    ordered = list(panel.values())
     rows = []
-    for i, b in enumerate(names):
+    for b in names:
         room = sum(p.probabilities.get(b, 0.0) for p in ws.predictions) / len(ws.predictions)
-        matched = by_key.get(" ".join(b.casefold().split()), ordered[i] if i < len(ordered) else None)
+        matched = by_key.get(" ".join(b.casefold().split()))
         rows.append(BranchComparison(branch=b, room_pct=round(room, 1), panel_pct=matched))
     return sorted(rows, key=lambda r: -r.gap)
 

@@ -1,16 +1,21 @@
 """AppTest: the facilitator opens a workshop on the What-if page; participants join on the Join page.
 
-A participant's session never draws a facilitator control; a forged recovery link draws none either; what a
-participant types is shown as plain text (``st.text``), never as Markdown.
+Sign-in is required here (``IFWORLD_REQUIRE_SIGNIN=1``, as in network mode): the facilitator's session signs in
+with the token once, every other session is a participant or a visitor. A participant's session never draws a
+facilitator control, and the engine refuses a forged one; what a participant types is shown as plain text
+(``st.text``), never as Markdown.
 """
 
 from __future__ import annotations
 
+import secrets
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
-from ifworld import whatif
+from ifworld import access, whatif
+from ifworld.config import load_settings
 from ifworld.runs.store import get_store
 from ifworld.whatif import State
 from tests.pages.room_lists import all_rows, list_keys, press, rows
@@ -21,6 +26,19 @@ TIMEOUT = 60
 HOSTILE = "<img src=x onerror=alert(1)> ![pic](http://evil.example/x.png) [click](http://evil.example/)"
 FACILITATOR_ONLY = {"✅ Accept", "❌ Reject", "🙈 Hide", "🙈 Show", "✏️ Edit or merge", "🔒 Close workshop",
                     "🔍 Reveal predictions to the room", "👥 Open workshop"}
+
+
+@pytest.fixture(autouse=True)
+def signin_required(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("IFWORLD_REQUIRE_SIGNIN", "1")
+
+
+def _token() -> str:
+    return str(access.facilitator_token(load_settings().db_path))
+
+
+def _device() -> str:
+    return secrets.token_urlsafe(16)
 
 
 def _page(path: str, query: dict[str, str] | None = None) -> AppTest:
@@ -41,7 +59,8 @@ def _labels(at: AppTest) -> set[str]:
 
 
 def _facilitator_at_review() -> tuple[AppTest, str]:
-    at = _page("app_pages/whatif.py")
+    at = _page("app_pages/whatif.py", {"token": _token()})
+    assert "token" not in at.query_params  # the sign-in token leaves the address bar at once
     for key in ("review", "pause_between_rounds"):
         at.toggle(key=f"whatif_{key}").set_value(True)
     _button(at, "▶️ Start run").click().run()
@@ -72,12 +91,15 @@ def test_open_join_predict_contribute_and_participants_never_see_facilitator_con
     assert any(room.code in m.value for m in fac.markdown)  # the big code
     assert fac.get("image"), "no QR code image"
     assert any(f"/join?w={room.token}" in c.value for c in fac.code)
-    secret = fac.session_state[f"workshop_secret_{run_id}"]
-    assert whatif.is_facilitator(run_id, secret, store=get_store())
+    shown = " ".join(str(e.value) for kind in ("code", "markdown", "caption", "text") for e in getattr(fac, kind))
+    assert _token() not in shown  # nothing on the projected panel signs anyone in
 
-    you = _join(room.token, HOSTILE[:40])
+    with_markup = _page("app_pages/join.py", {"w": room.token})
+    with_markup.text_input(key="join_name_text").set_value(HOSTILE[:40])
+    _button(with_markup, "Join").click().run()
+    assert any("display name may use" in e.value for e in with_markup.error)
+    you = _join(room.token, "Ada")
     assert not (_labels(you) & FACILITATOR_ONLY)
-    assert f"workshop_secret_{run_id}" not in you.session_state
     _button(you, "⚖️ Even split").click().run()
     _button(you, "Save my prediction").click().run()
     assert not you.exception, you.exception
@@ -109,8 +131,12 @@ def test_open_join_predict_contribute_and_participants_never_see_facilitator_con
     press(fac, "workshop_list_claim", f"accept:{row['id']}", f"accept:{row['id']}")  # a re-sent press is skipped
     assert not fac.exception, fac.exception
     assert whatif.load_workshop(run_id, store=get_store()).pending()
+    you.run()
+    assert rows(you, "join_room")[0]["who"].endswith("you · accepted · for the next round")  # the author is told
     _button(fac, "▶️ Continue with 1 accepted").click().run()
     assert wait_for_session(fac).state == State.COMPLETED
+    you.run()
+    assert rows(you, "join_room")[0]["who"].endswith("you · accepted · went into round 2")
     said = [p["text"] for p in get_store().get_run(run_id).record["participants"]]
     assert " ".join(HOSTILE.split()) in said
 
@@ -123,16 +149,17 @@ def test_open_join_predict_contribute_and_participants_never_see_facilitator_con
     assert not whatif.load_workshop(run_id, store=get_store()).pending()
 
 
-def test_a_forged_recovery_link_gets_no_facilitator_controls_and_the_real_one_does(llm_env) -> None:  # noqa: ANN001
+def test_a_visitor_or_a_wrong_token_gets_no_facilitator_page_and_the_right_token_does(llm_env) -> None:  # noqa: ANN001
     fac, run_id = _facilitator_at_review()
-    secret = fac.session_state[f"workshop_secret_{run_id}"]
-    forged = _page("app_pages/whatif.py", {"run": run_id, "facilitator": "x" * 22})
-    assert not forged.exception
-    assert not (_labels(forged) & FACILITATOR_ONLY)
-    assert any("recovery link" in c.value for c in forged.caption)
-    real = _page("app_pages/whatif.py", {"run": run_id, "facilitator": secret})
+    for query in ({"run": run_id}, {"run": run_id, "token": "x" * 22}):
+        visitor = _page("app_pages/whatif.py", query)
+        assert not visitor.exception
+        assert not (_labels(visitor) & FACILITATOR_ONLY) and not visitor.sidebar.button
+        assert "This page is for the facilitator" in " ".join(w.value for w in visitor.warning)
+        assert "token" not in visitor.query_params
+    real = _page("app_pages/whatif.py", {"run": run_id, "token": _token()})
     assert "🔒 Close workshop" in _labels(real)
-    assert "facilitator" not in real.query_params  # the secret leaves the address bar
+    assert "token" not in real.query_params  # the token leaves the address bar
 
 
 def test_join_by_code_and_wrong_codes_are_limited(llm_env) -> None:  # noqa: ANN001
@@ -155,7 +182,7 @@ def test_join_by_code_and_wrong_codes_are_limited(llm_env) -> None:  # noqa: ANN
 def test_the_facilitator_edits_and_merges_and_a_refused_contribution_keeps_its_text(llm_env) -> None:  # noqa: ANN001
     fac, run_id, token = _facilitator_between_rounds()
     you = _join(token, "Ada")
-    other, other_key = whatif.join_workshop(token, "Bo", store=get_store())
+    other, other_key = whatif.join_workshop(token, "Bo", device_key=_device(), store=get_store())
     you.text_area(key="join_text").set_value("Tides stop")
     _button(you, "Send").click().run()
     assert you.text_area(key="join_text").value == ""  # emptied once stored
@@ -189,7 +216,7 @@ def test_the_facilitator_edits_and_merges_and_a_refused_contribution_keeps_its_t
 def test_list_presses_hide_show_reject_and_a_participant_cannot_press_the_facilitators_actions(llm_env) -> None:  # noqa: ANN001
     fac, run_id, token = _facilitator_between_rounds()
     you = _join(token, "Ada")
-    bo, bo_key = whatif.join_workshop(token, "Bo", store=get_store())
+    bo, bo_key = whatif.join_workshop(token, "Bo", device_key=_device(), store=get_store())
     theirs = whatif.contribute(run_id, bo.id, bo_key, "Night fishing changes", "concern", store=get_store())
 
     # a participant's list only knows +1: a forged facilitator press is refused and changes nothing
@@ -210,6 +237,11 @@ def test_list_presses_hide_show_reject_and_a_participant_cannot_press_the_facili
     assert row["muted"] and [a["name"] for a in row["actions"]] == ["accept", "reject", "show", "edit"]
     you.run()
     assert rows(you, "join_room") == []  # hidden from the room
+    bo_view = _page("app_pages/join.py", {"w": token})
+    bo_view.session_state["join_me"] = {"run_id": run_id, "token": token, "id": bo.id, "key": bo_key, "name": "Bo"}
+    bo_view.run()
+    [own] = rows(bo_view, "join_room")  # its author still sees it, and why
+    assert own["muted"] and own["who"].endswith("you · hidden by the facilitator")
     press(fac, "workshop_list_concern", f"show:{theirs.id}", f"reject:{theirs.id}")
     [row] = rows(fac, "workshop_list_concern")
     assert "rejected" in row["who"] and row["muted"] and not row["actions"][1]["enabled"]

@@ -1,0 +1,195 @@
+"""The workshop's typed records and how its event log folds into them (part of :mod:`ifworld.whatif.workshop`).
+
+Kept apart so each module stays readable end to end: here what a room *is* (participants, predictions,
+contributions, votes, decisions), there what people may *do* to it.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+MAX_NAME_CHARS = 40
+MAX_CONTRIBUTION_CHARS = 1_000
+MAX_TAG_CHARS = 40
+KINDS = ("claim", "concern", "evidence", "question")
+DECISIONS = ("accept", "edit", "merge", "reject")
+DIRECTIONS = ("up", "down", "flat")
+NO_GROUND_TRUTH = ("This is a discussion starter, not a score: a counterfactual has no ground truth, so neither the "
+                   "room nor the panel can be 'right'.")
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+class Participant(_Frozen):
+    id: str
+    name: str
+    joined: float = 0.0
+
+
+class Prediction(_Frozen):
+    """A participant's pre-registered view: a probability (%) per branch and optional indicator directions."""
+    participant_id: str
+    probabilities: dict[str, float]
+    directions: dict[str, str] = Field(default_factory=dict)
+    at: float = 0.0
+
+    @property
+    def likely(self) -> str:
+        """The branch given the most, or "" when several share the top (a 50/50 names no favourite)."""
+        if not self.probabilities:
+            return ""
+        top = max(self.probabilities.values())
+        leaders = [b for b, p in self.probabilities.items() if p == top]
+        return leaders[0] if len(leaders) == 1 else ""
+
+
+class Vote(_Frozen):
+    participant_id: str
+    contribution_id: str
+
+
+class Decision(_Frozen):
+    contribution_id: str
+    decision: Literal["accept", "edit", "merge", "reject"]
+    text: str = ""  # the edited text (edit), or the merged text (merge)
+    merged_into: str = ""
+    at: float = 0.0
+
+
+class Contribution(_Frozen):
+    id: str
+    participant_id: str
+    name: str
+    after_round: int
+    kind: str
+    text: str
+    tag: str = ""
+    at: float = 0.0
+    votes: int = 0
+    hidden: bool = False
+    decision: Decision | None = None
+    sent_round: int | None = None  # the round whose frame carried it
+
+    @property
+    def final_text(self) -> str:
+        return self.decision.text if self.decision and self.decision.text else self.text
+
+    @property
+    def accepted(self) -> bool:
+        return bool(self.decision and self.decision.decision in ("accept", "edit", "merge")
+                    and not self.decision.merged_into and not self.hidden)
+
+
+class BranchComparison(_Frozen):
+    branch: str
+    room_pct: float
+    panel_pct: float | None
+
+    @property
+    def gap(self) -> float:
+        return abs(self.room_pct - self.panel_pct) if self.panel_pct is not None else 0.0
+
+
+class Workshop(_Frozen):
+    """The room as the event log says now (folded by :func:`load_workshop`)."""
+    run_id: str
+    code: str
+    token: str
+    status: Literal["open", "closed"] = "open"
+    revealed: bool = False
+    participants: list[Participant] = Field(default_factory=list)
+    predictions: list[Prediction] = Field(default_factory=list)
+    contributions: list[Contribution] = Field(default_factory=list)
+    votes: list[Vote] = Field(default_factory=list)
+    events: int = 0
+
+    def participant(self, participant_id: str) -> Participant | None:
+        return next((p for p in self.participants if p.id == participant_id), None)
+
+    def display_names(self) -> dict[str, str]:
+        """Each participant's name as the facilitator sees it: a name taken by someone who joined earlier gets
+        " (2)", " (3)" … in joining order (participants cannot type brackets, so nobody can fake the suffix)."""
+        seen: dict[str, int] = {}
+        out = {}
+        for p in self.participants:
+            key = p.name.casefold()
+            seen[key] = seen.get(key, 0) + 1
+            out[p.id] = p.name if seen[key] == 1 else f"{p.name} ({seen[key]})"
+        return out
+
+    def prediction_of(self, participant_id: str) -> Prediction | None:
+        return next((p for p in self.predictions if p.participant_id == participant_id), None)
+
+    def by_votes(self, *, include_hidden: bool = False) -> list[Contribution]:
+        """Contributions, most voted first (then oldest first)."""
+        shown = [c for c in self.contributions if include_hidden or not c.hidden]
+        return sorted(shown, key=lambda c: (-c.votes, c.at))
+
+    def pending(self) -> list[Contribution]:
+        """Accepted contributions no round has carried yet (what continuing sends)."""
+        return [c for c in self.contributions if c.accepted and c.sent_round is None]
+
+
+class WorkshopRecord(BaseModel):
+    """The workshop as part of the run record and its exports (names replaced by P1, P2, … when anonymised)."""
+    code: str = ""
+    status: str = "open"
+    revealed: bool = False
+    anonymised: bool = False
+    participants: list[Participant] = Field(default_factory=list)
+    predictions: list[Prediction] = Field(default_factory=list)
+    contributions: list[Contribution] = Field(default_factory=list)
+    votes: list[Vote] = Field(default_factory=list)
+    comparison: list[BranchComparison] = Field(default_factory=list)
+
+
+# -- the event log folded ------------------------------------------------------------------------
+def fold(row: dict[str, Any], events: list[dict[str, Any]]) -> Workshop:
+    people: dict[str, Participant] = {}
+    predictions: dict[str, Prediction] = {}
+    contributions: dict[str, dict[str, Any]] = {}
+    votes: list[Vote] = []
+    status: Literal["open", "closed"] = "open"
+    revealed = False
+    for e in events:
+        d, kind = e["data"], e["kind"]
+        if kind == "join":
+            people.setdefault(d["id"], Participant(id=d["id"], name=d["name"], joined=e["at"]))
+        elif kind == "predict":
+            predictions[d["participant_id"]] = Prediction(**d, at=e["at"])
+        elif kind == "contribute":
+            contributions[d["id"]] = {**d, "at": e["at"]}
+        elif kind == "vote" and d["contribution_id"] in contributions:
+            votes.append(Vote(**d))
+            contributions[d["contribution_id"]]["votes"] = contributions[d["contribution_id"]].get("votes", 0) + 1
+        elif kind == "decide" and d["contribution_id"] in contributions:
+            contributions[d["contribution_id"]]["decision"] = Decision(**d, at=e["at"])
+        elif kind == "hide" and d["contribution_id"] in contributions:
+            contributions[d["contribution_id"]]["hidden"] = bool(d.get("hidden", True))
+        elif kind == "sent":
+            for cid in d["ids"]:
+                if cid in contributions:
+                    contributions[cid]["sent_round"] = int(d["round"])
+        elif kind == "close":
+            status = "closed"
+        elif kind == "reveal":
+            revealed = True
+    return Workshop(run_id=row["run_id"], code=row["code"], token=row["token"], status=status, revealed=revealed,
+                    participants=list(people.values()), predictions=list(predictions.values()),
+                    contributions=[Contribution(**c) for c in contributions.values()], votes=votes,
+                    events=len(events))
+
+
+
+_INVISIBLE = frozenset({"Cf", "Cc", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+def visible_text(value: str) -> str:
+    """Text without bidi controls, zero-width characters and other invisible code points (categories Cf, Cc,
+    Cs, Co, Cn, Zl, Zp), single-spaced: what a reader sees is what is stored."""
+    return " ".join("".join(ch for ch in value if unicodedata.category(ch) not in _INVISIBLE).split())

@@ -1,0 +1,111 @@
+"""Who this browser session is, as the server decides it (:mod:`ifworld.access`): facilitator, participant, visitor.
+
+- **Loopback mode** (the app binds 127.0.0.1 / ::1 only, the default): a browser that reaches the app is on the
+  same machine as the person who started it, so it is the facilitator — unless ``IFWORLD_REQUIRE_SIGNIN=1``
+  (``ifworld app --require-signin``) asks for the credential there too (a shared computer). The app's server
+  refuses any other ``Host`` in this mode, so a web page cannot reach it by DNS rebinding.
+- **Network mode** (any other bind address, e.g. ``ifworld app --address 0.0.0.0``): no session is trusted by its
+  address, not even a browser on the app's own machine. A session is the facilitator only when its browser
+  holds the sign-in cookie (``/signin?token=…`` sets it), or — when the script is served without the app's
+  server routes (``streamlit run app.py``) — when this session opened ``?token=…`` itself (then it lasts for
+  the session only; the token is taken out of the address at once).
+- A participant is a session that joined a workshop on the Join page; their device credential is the device
+  cookie the app's server sets (a random id per browser), so reloads, new tabs and an app restart keep them the
+  same person. Without that cookie (plain ``streamlit run app.py``) the credential lives in the session.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import time
+
+import streamlit as st
+
+from ifworld import access
+from ifworld.access import Caller, Role
+from ifworld.config import load_settings
+
+REQUIRE_SIGNIN_ENV = "IFWORLD_REQUIRE_SIGNIN"
+_SESSION_SIGNIN = "_identity_signin"
+_SESSION_DEVICE = "_identity_device"
+JOINED = "join_me"
+"""Session key of the participant this browser joined as (id, key, run, name)."""
+
+
+def signin_required() -> bool:
+    """Whether a browser must present the facilitator credential (network mode, or asked for locally)."""
+    forced = os.environ.get(REQUIRE_SIGNIN_ENV, "").strip().lower() in ("1", "true", "yes")
+    return forced or not access.is_loopback(st.get_option("server.address"))
+
+
+_TOKEN_TTL_S = 2.0
+_token_memo: dict[str, tuple[float, str | None]] = {}
+
+
+def _token() -> str | None:
+    """The facilitator token of the configured store, read at most every 2 s per process (every fragment redraw
+    of a 30-person room asks; a changed token still signs everyone out within 2 s)."""
+    path = str(load_settings().db_path)
+    now = time.monotonic()
+    at, token = _token_memo.get(path, (0.0, None))
+    if now - at > _TOKEN_TTL_S:
+        token = access.facilitator_token(path)
+        _token_memo[path] = (now, token)
+    return token
+
+
+def _cookie(name: str) -> str | None:
+    try:
+        value = st.context.cookies.get(name)
+    except Exception:  # noqa: BLE001 — no request context (bare mode): no cookies
+        return None
+    return value if isinstance(value, str) else None
+
+
+def _take_url_token(token: str | None) -> None:
+    """A ``?token=`` in the address (served without ``/signin``): check it once, then drop it from the URL."""
+    presented = st.query_params.get("token")
+    if presented is None:
+        return
+    st.query_params.pop("token", None)
+    if access.token_matches(presented, token):
+        st.session_state[_SESSION_SIGNIN] = access.cookie_value(str(token))
+    else:
+        st.session_state["identity_notice"] = "That facilitator sign-in link is not valid."
+
+
+def is_facilitator() -> bool:
+    """Whether this browser session acts as the facilitator (see the module doc)."""
+    if not signin_required():
+        return True
+    token = _token()
+    _take_url_token(token)
+    return access.cookie_matches(_cookie(access.FACILITATOR_COOKIE), token) or \
+        access.cookie_matches(st.session_state.get(_SESSION_SIGNIN), token)
+
+
+def caller() -> Caller:
+    """This session as the engines' front doors see it."""
+    if is_facilitator():
+        return Caller(role=Role.FACILITATOR, via="browser")
+    me = st.session_state.get(JOINED)
+    if isinstance(me, dict) and me.get("id"):
+        return Caller(role=Role.PARTICIPANT, participant=str(me["id"]), via="browser")
+    return access.VISITOR
+
+
+def device_key() -> tuple[str, bool]:
+    """(this browser's device credential, whether it outlives the session — the app server's cookie)."""
+    cookie = _cookie(access.DEVICE_COOKIE)
+    if cookie and len(cookie) >= access.MIN_TOKEN_CHARS:
+        return cookie, True
+    return st.session_state.setdefault(_SESSION_DEVICE, secrets.token_urlsafe(access.TOKEN_BYTES)), False
+
+
+def for_facilitator_only(page_title: str) -> None:
+    """What any page but Join says to a participant or visitor who opened it by its address."""
+    st.title(page_title)
+    st.warning("**This page is for the facilitator.** Participants take part from the Join page, with the code "
+               "or link the facilitator shows.", icon="🔒")
+    st.page_link("app_pages/join.py", label="Go to the Join page", icon="👥")
