@@ -58,7 +58,7 @@ class BaselineState(TypedDict, total=False):
 
 
 class BranchTask(TypedDict):
-    """What one tree branch is sent: its parent node, depth, index and angle."""
+    """What one tree branch is sent: its parent node, depth, index and (``tree_angles`` option) angle."""
 
     parent: dict[str, Any]
     depth: int
@@ -86,7 +86,8 @@ def build_single(params: dict[str, Any], settings: Settings) -> StateGraph:
         emit("phase", node="single", phase="report", round=1)
         try:
             text = agents.answer("whatif.single", "whatif/single", settings, 1,
-                                 proposition_block=agents.proposition_block(state["proposition"]))
+                                 proposition_block=agents.proposition_block(state["proposition"],
+                                                                            str(params.get("language") or "auto")))
         except LLMError as exc:
             raise _fail("the single agent", exc) from exc
         emit("report_done", node="single", round=1)
@@ -105,8 +106,8 @@ def finalize_single(state: dict, params: dict, calls: list[dict]) -> dict[str, A
 
 
 # -- tree -----------------------------------------------------------------------------------------------
-def _critic(proposition: str, text: str, settings: Settings, depth: int) -> dict:
-    msgs = prompts.messages("whatif/tree_critic", proposition_block=agents.proposition_block(proposition),
+def _critic(proposition: str, text: str, settings: Settings, depth: int, language: str = "auto") -> dict:
+    msgs = prompts.messages("whatif/tree_critic", proposition_block=agents.proposition_block(proposition, language),
                             candidate=text[:CANDIDATE_MAX_CHARS])
     return agents.structured_call("whatif.tree.critic", msgs, Critique, settings, depth)
 
@@ -136,16 +137,18 @@ def build_tree(params: dict[str, Any], settings: Settings) -> StateGraph:
     the search can go back to an earlier branch when a line of variants scores worse); ``depth`` steps, or
     as many as the token budget buys."""
     breadth, steps = int(params.get("breadth", 3)), int(params.get("depth", 2))
+    lang = str(params.get("language") or "auto")
 
     def draft(state: BaselineState) -> dict:
         emit("phase", node="draft", phase="experts", round=0)
+        block = agents.proposition_block(state["proposition"], lang)
         try:
-            text = agents.answer("whatif.tree.draft", "whatif/tree_draft", settings, 0,
-                                 proposition_block=agents.proposition_block(state["proposition"]))
-            crit = _critic(state["proposition"], text, settings, 0)
+            text = agents.answer("whatif.tree.draft", "whatif/tree_draft", settings, 0, proposition_block=block)
+            crit = _critic(state["proposition"], text, settings, 0, lang)
         except LLMError as exc:
             raise _fail("the tree draft", exc) from exc
-        node = {"id": "0", "parent": None, "depth": 0, "angle": "draft", "text": text, **crit}
+        node = {"id": "0", "parent": None, "depth": 0, "angle": "draft", "text": text,
+                "prompt": prompts.render("whatif/tree_draft", "task", proposition_block=block), **crit}
         return {"nodes": [node], "best": "0", "depth": 1}
 
     def fan_out(state: BaselineState) -> list[Send]:
@@ -158,17 +161,24 @@ def build_tree(params: dict[str, Any], settings: Settings) -> StateGraph:
     def expand(state: BranchTask) -> dict[str, Any]:
         parent, d, b = state["parent"], state["depth"], state["b"]
         emit("expert_started", node="expand", domain=f"branch {b + 1}", round=d)
+        # B.3: the parent's prompt plus "Variant #k"; the tree_angles option (ours) revises the parent's answer
+        task = prompts.render("whatif/tree_expand", "task", parent_prompt=parent.get("prompt", ""), k=b + 1)
         try:
-            text = agents.answer("whatif.tree.expand", "whatif/tree_expand", settings, d,
-                                 proposition_block=agents.proposition_block(state["proposition"]),
-                                 parent=parent["text"][:PARENT_MAX_CHARS], angle=state["angle"])
-            crit = _critic(state["proposition"], text, settings, d)
+            if params.get("tree_angles"):
+                text = agents.answer("whatif.tree.expand", "whatif/tree_expand", settings, d, user="user_angle",
+                                     proposition_block=agents.proposition_block(state["proposition"], lang),
+                                     parent=parent["text"][:PARENT_MAX_CHARS], angle=state["angle"])
+            else:
+                text = agents.answer("whatif.tree.expand", "whatif/tree_expand", settings, d,
+                                     parent_prompt=parent.get("prompt", ""), k=b + 1)
+            crit = _critic(state["proposition"], text, settings, d, lang)
         except LLMError as exc:
             emit("expert_failed", node="expand", domain=f"branch {b + 1}", round=d, error=str(exc))
             return {"degraded": [f"step {d}: branch {b + 1} failed ({exc})"]}
         emit("baseline_step_done", node="expand", domain=f"branch {b + 1}", round=d, text=text)
         node = {"id": f"{parent['id']}.{b + 1}", "parent": parent["id"], "depth": parent["depth"] + 1,
-                "step": d, "angle": state["angle"], "text": text, **crit}
+                "step": d, "angle": state["angle"] if params.get("tree_angles") else f"variant #{b + 1}",
+                "text": text, "prompt": task, **crit}
         return {"nodes": [node]}
 
     def select(state: BaselineState) -> dict:
@@ -209,7 +219,7 @@ def best_path(nodes: list[dict], best: str) -> list[str]:
 
 
 def finalize_tree(state: dict, params: dict, calls: list[dict]) -> dict[str, Any]:
-    nodes = [{k: v for k, v in n.items() if k != "text"} | {"excerpt": n["text"][:200]}
+    nodes = [{k: v for k, v in n.items() if k not in ("text", "prompt")} | {"excerpt": n["text"][:200]}
              for n in sorted(state.get("nodes", []), key=lambda n: n["id"])]
     steps = max(0, int(state.get("depth", 1)) - 1)
     return make_record("tree", state, params, calls, rounds=[], report=state.get("report", {}),
@@ -227,13 +237,16 @@ def _transcript(debates: list[dict], limit: int = TRANSCRIPT_MAX_CHARS) -> str:
 
 
 def _side_text(name: str, r: int, state: BaselineState, settings: Settings) -> str:
-    """One debater's argument (Appendix B.2: a concise argument across the domains that stresses
-    uncertainties and adaptations), seeing the exchange so far."""
-    history = _transcript(state.get("debates", []))
+    """One debater's argument (Appendix B.2: the side, the proposition and the round; a concise argument
+    across the domains that stresses uncertainties and adaptations). The ``debate_history`` option (ours)
+    also shows it the exchange so far."""
+    params = state.get("params") or {}
+    history = _transcript(state.get("debates", [])) if params.get("debate_history") else ""
     text = agents.answer(f"whatif.debate.{name}", "whatif/debate_side", settings, r, user="user_baseline",
-                         proposition_block=agents.proposition_block(state["proposition"]), round=r,
-                         history=f"The debate so far:\n{history}\n" if history else "", side=name,
-                         side_title=name.upper(), duties=prompts.render("whatif/debate_side", f"duties_{name}"))
+                         proposition_block=agents.proposition_block(state["proposition"],
+                                                                    str(params.get("language") or "auto")),
+                         round=r, history=f"The debate so far:\n{history}\n" if history else "", side=name,
+                         side_title=name.upper(), duties="")
     return text[:agents.DEBATE_SIDE_MAX_CHARS]
 
 
@@ -266,7 +279,8 @@ def build_debate(params: dict[str, Any], settings: Settings) -> StateGraph:
         try:
             text = agents.answer("whatif.debate.judge", "whatif/debate_judge", settings, done,
                                  user="user_synthesis",
-                                 proposition_block=agents.proposition_block(state["proposition"]),
+                                 proposition_block=agents.proposition_block(
+                                     state["proposition"], str(params.get("language") or "auto")),
                                  transcript=_transcript(state.get("debates", []), SYNTHESIS_TRANSCRIPT_MAX_CHARS))
         except LLMError as exc:
             raise _fail("the debate judge synthesis", exc) from exc

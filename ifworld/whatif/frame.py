@@ -1,8 +1,12 @@
-"""The shared frame F_r = Ψ(O_{r-1}) ⊕ D_r and the bounded digests that feed prompts.
+"""The shared frame F_r = Ψ(O_{r-1}) ⊕ D_r, the experts' outputs as other agents read them, and digests.
 
-Everything here is deterministic and capped by named constants so prompt size does not grow with the
-number of experts or rounds: the frame keeps at most a few items per list, each item is truncated, and the
-text rendering has a hard character ceiling. Raw expert outputs are never pasted; digests are.
+Everything here is deterministic and capped by named constants so prompt size does not grow without bound
+with the number of experts or rounds. The frame's two halves have a budget each
+(:data:`SYNTHESIS_TEXT_MAX_CHARS` for Ψ, :data:`DEBATE_TEXT_MAX_CHARS` for D_r), so a long synthesis can never
+push the debate brief out (§2.2: F_r is their concatenation). The resolver and the report writers read each
+expert's whole structured output (A.4 "joined domain outputs"), bounded per expert by
+:func:`expert_output_text`, which drops the least needed sections first and keeps the assumptions,
+uncertainties, feasibility table and calibration ranges. Short digests remain for the debaters and the page.
 """
 
 from __future__ import annotations
@@ -16,7 +20,17 @@ from ifworld.whatif.numbers import pct
 ITEM_MAX_CHARS = 220
 DIGEST_MAX_CHARS = 1_200
 DIGESTS_MAX_CHARS = 9_000
-FRAME_TEXT_MAX_CHARS = 3_500
+SYNTHESIS_TEXT_MAX_CHARS = 3_500
+"""Ψ's share of the frame text (consensus, conflicts, branches, rules, uncertainties)."""
+DEBATE_TEXT_MAX_CHARS = 2_000
+"""D_r's share of the frame text (the debate brief: its points with both positions and the crux, its summary)."""
+FRAME_TEXT_MAX_CHARS = SYNTHESIS_TEXT_MAX_CHARS + DEBATE_TEXT_MAX_CHARS + 2
+EXPERT_OUTPUT_MAX_CHARS = 4_000
+"""One expert's structured output as the resolver and the report writers read it (at most)."""
+EXPERT_OUTPUT_MIN_CHARS = 2_500
+"""…and at least, however many experts share :data:`OUTPUTS_MAX_CHARS`."""
+OUTPUTS_MAX_CHARS = 36_000
+OUTPUT_ITEM_CHARS = 200
 FRAME_CAPS: dict[str, int] = {
     "consensus": 8, "conflicts": 6, "branches": 5, "decision_rules": 6, "uncertainties": 5, "debate_points": 5,
     "treatment_notes": 4, "degraded": 12,
@@ -96,7 +110,8 @@ def build_frame(round_no: int, synthesis: dict | None, brief: dict | None, faile
         "uncertainties": [{"description": clip(u.get("description")), "indicator": clip(u.get("indicator"), 120)}
                           for u in _cap(syn.get("uncertainties"), "uncertainties")],
         "treatment_notes": [clip(n) for n in _cap(syn.get("treatment_notes"), "treatment_notes")],
-        "debate_points": [{"issue": clip(p.get("issue"), 120), "crux": clip(p.get("crux"))}
+        "debate_points": [{"issue": clip(p.get("issue"), 120), "pro": clip(p.get("pro"), 160),
+                           "con": clip(p.get("con"), 160), "crux": clip(p.get("crux"), 160)}
                           for p in _cap((brief or {}).get("points"), "debate_points")],
         "debate_summary": clip((brief or {}).get("summary"), 2 * ITEM_MAX_CHARS),
         "degraded": _cap(sorted(failed), "degraded"),
@@ -107,8 +122,33 @@ def build_frame(round_no: int, synthesis: dict | None, brief: dict | None, faile
     return frame
 
 
-def frame_text(frame: dict[str, Any], limit: int = FRAME_TEXT_MAX_CHARS) -> str:
-    """The frame as prompt text, hard-capped at ``limit`` characters."""
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def frame_text(frame: dict[str, Any]) -> str:
+    """The frame as prompt text: Ψ within :data:`SYNTHESIS_TEXT_MAX_CHARS`, then D_r within
+    :data:`DEBATE_TEXT_MAX_CHARS` — each half has its own budget, so both always arrive."""
+    debate = debate_text(frame)
+    return _cut(synthesis_text(frame), SYNTHESIS_TEXT_MAX_CHARS) + ("\n\n" + debate if debate else "")
+
+
+def debate_text(frame: dict[str, Any]) -> str:
+    """D_r, the debate brief, as prompt text (empty without a debate), within :data:`DEBATE_TEXT_MAX_CHARS`."""
+    points = frame.get("debate_points") or []
+    if not points and not frame.get("debate_summary"):
+        return ""
+    lines = ["Debate brief:"]
+    for p in points:
+        lines.append(f"- {p['issue']}: pro — {p.get('pro') or '?'}; con — {p.get('con') or '?'}; "
+                     f"crux — {p.get('crux') or '?'}")
+    if frame.get("debate_summary"):
+        lines.append(f"Summary: {frame['debate_summary']}")
+    return _cut("\n".join(lines), DEBATE_TEXT_MAX_CHARS)
+
+
+def synthesis_text(frame: dict[str, Any]) -> str:
+    """Ψ, the resolver's synthesis, as prompt text (not yet cut)."""
     parts = [f"Shared frame after round {frame['round']}."]
     if frame["consensus"]:
         parts.append("Consensus:\n" + "\n".join(f"- {c['point']} (confidence {c['confidence']:.2f})"
@@ -128,13 +168,9 @@ def frame_text(frame: dict[str, Any], limit: int = FRAME_TEXT_MAX_CHARS) -> str:
     if frame["uncertainties"]:
         parts.append("Open uncertainties:\n" + "\n".join(f"- {u['description']} [watch: {u['indicator']}]"
                                                         for u in frame["uncertainties"]))
-    if frame["debate_points"]:
-        parts.append("Debate contention points:\n" + "\n".join(f"- {p['issue']} — crux: {p['crux']}"
-                                                              for p in frame["debate_points"]))
     if frame["degraded"]:
         parts.append("Degraded: no output from " + ", ".join(frame["degraded"]) + ".")
-    text = "\n\n".join(parts)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return "\n\n".join(parts)
 
 
 def _branch_key(b: dict) -> str:
@@ -170,3 +206,88 @@ def frame_diff(previous: dict | None, current: dict, outputs: dict[str, dict] | 
         "branches_reweighted": reweighted,
         "expert_notes": notes,
     }
+
+
+def _ci(values: list[Any]) -> str:
+    return "–".join(f"{v:g}" if isinstance(v, int | float) else str(v) for v in values) or "?"
+
+
+def _section(title: str, items: list[str]) -> str:
+    return f"{title}:\n" + "\n".join(f"- {i}" for i in items) if items else ""
+
+
+def _output_sections(o: dict[str, Any]) -> list[tuple[str, str]]:
+    """(name, text) of one expert output's sections, most needed first (what a cut drops last)."""
+    c = OUTPUT_ITEM_CHARS
+    audit = o.get("feasibility_audit") or {}
+    return [
+        ("verdict", f"Verdict: {clip(o.get('verdict'), 2 * c)}"),
+        ("conclusions", _section("Conclusions", [
+            clip(x.get("statement"), c) + "".join(f" [{_range(r)}]" for r in x.get("ranges", []))
+            for x in o.get("conclusions", [])])),
+        ("assumptions", _section("Assumptions", [f"{a.get('id')}: {clip(a.get('text'), c)}"
+                                                 for a in o.get("assumptions", [])])),
+        ("uncertainties", _section("Uncertainties (lever)", [
+            f"{clip(u.get('description'), c)} (lever: {clip(u.get('lever'), c)})"
+            for u in o.get("uncertainties", [])])),
+        ("feasibility", _section("Feasibility audit and table", [
+            *(f"{k}: {clip(audit.get(k), c)}" for k in ("resources", "technology", "policy") if audit.get(k)),
+            *(f"{clip(f.get('constraint'), 80)} | {clip(f.get('estimate'), 40)} | {f.get('unit', '')} | "
+              f"bottleneck: {clip(f.get('bottleneck'), 80)} | mitigation: {clip(f.get('mitigation'), 80)}"
+              for f in o.get("feasibility_table", []))])),
+        ("calibration", _section("Calibration ranges (50 % / 80 % / 95 %)", [
+            f"{clip(r.get('quantity'), 80)} [{r.get('unit', '')}]: {_ci(r.get('ci50', []))} / "
+            f"{_ci(r.get('ci80', []))} / {_ci(r.get('ci95', []))}" for r in o.get("calibration", [])])),
+        ("scenarios", _section("Scenarios and timeline", [
+            *(f"{clip(x.get('name'), 80)} ({pct(x.get('probability_pct', 0))}): {clip(x.get('description'), c)}"
+              for x in o.get("scenarios", [])),
+            *(f"{t.get('horizon')}: {clip(t.get('event'), c)} ({pct(t.get('probability_pct', 0))})"
+              for t in o.get("timeline", []))])),
+        ("indicators", _section("Indicators", [
+            f"{clip(i.get('name'), 80)} {clip(i.get('threshold'), 60)} -> {clip(i.get('flips_to'), 60)}"
+            for i in o.get("indicators", [])])),
+        ("minimal_change", f"Minimal-change variant: {clip(o['minimal_change'], c)}" if o.get("minimal_change")
+         else ""),
+        ("dependencies", _section("Dependencies", [f"{d.get('domain')}: {clip(d.get('note'), c)}"
+                                                   for d in o.get("dependencies", [])])),
+        ("edges", _section("Causal edges", [
+            f"{e['source']} -> {e['target']} ({e['sign']}{e['strength']}): {clip(e.get('mechanism'), 120)}"
+            for e in o.get("key_causal_edges", [])])),
+        ("reasoning", _section("Reasoning steps", [
+            f"{clip(r.get('cause'), 80)} -> {clip(r.get('effect'), 80)} via {clip(r.get('mechanism'), 120)}"
+            for r in o.get("reasoning_steps", [])])),
+        ("trace", _section("Assumption -> claim", [f"{t.get('assumption_id')} -> {clip(t.get('claim'), c)}"
+                                                    for t in o.get("trace", [])])),
+        ("matrix", _section("Causal integration matrix", [
+            f"{clip(m.get('mechanism'), 80)} x {m.get('domain')}: {m.get('sign')}{m.get('strength')}"
+            for m in o.get("causal_matrix", [])])),
+    ]
+
+
+def expert_output_text(domain: str, output: dict[str, Any], limit: int = EXPERT_OUTPUT_MAX_CHARS) -> str:
+    """One expert's whole structured output as text, within ``limit`` characters: sections are kept in order
+    of need and the first that does not fit ends the text (named in a closing note), so the verdict,
+    conclusions, assumptions, uncertainties, feasibility and calibration arrive before anything else."""
+    head = f"[{domain}]"
+    parts, used, dropped = [head], len(head), list[str]()
+    for name, text in _output_sections(output):
+        if not text:
+            continue
+        if dropped or used + len(text) + 1 > limit - 60:
+            dropped.append(name)
+            continue
+        parts.append(text)
+        used += len(text) + 1
+    if dropped:
+        parts.append(f"(left out for length: {', '.join(dropped)})")
+    return _cut("\n".join(parts), limit)
+
+
+def outputs_text(outputs: dict[str, dict], limit: int = OUTPUTS_MAX_CHARS) -> str:
+    """Every expert's structured output (:func:`expert_output_text`), separated by ``---`` as A.4 joins them;
+    each gets an equal share of ``limit``, between :data:`EXPERT_OUTPUT_MIN_CHARS` and
+    :data:`EXPERT_OUTPUT_MAX_CHARS`."""
+    if not outputs:
+        return "(no expert output available)"
+    share = max(EXPERT_OUTPUT_MIN_CHARS, min(EXPERT_OUTPUT_MAX_CHARS, limit // len(outputs)))
+    return "\n---\n".join(expert_output_text(d, o, share) for d, o in outputs.items())

@@ -29,6 +29,15 @@ BOUNDS = {"breadth": MAX_BREADTH, "depth": MAX_DEPTH, "debate_rounds": MAX_DEBAT
 MAX_BUDGET_TOKENS = 5_000_000
 PAUSES = ("review", "pause_between_rounds")  # human-in-the-loop pauses (IF-World only)
 SWITCHES = ("no_debate", "no_conflict", "no_shared_frame", "no_refine")
+OPTIONS: dict[str, str] = {
+    "extend_panel": "the refiner adds up to two domains of its plan to the panel (IF-World §2.2 keeps the panel)",
+    "expert_memory": "experts of round 2+ also see a digest of their own previous output (A.3 gives them the "
+                     "scenario and the shared frame only)",
+    "tree_angles": "tree variants revise the parent answer under hand-written angles (B.3: the parent prompt plus "
+                   "'explore different plausible assumptions and branches')",
+    "debate_history": "each debate turn sees the exchange so far (B.2: the proposition and the round only)",
+}
+"""Our deliberate departures from the papers, each off by default (docs/whatif.md lists them beside the section)."""
 CALL_KEYS = ("role", "round", "start", "end", "prompt_tokens", "completion_tokens", "status", "latency_s",
              "retries", "model", "error")
 RECORD_KEYS = ("proposition", "method", "scenario", "rounds", "report", "calls", "usage", "params", "degraded",
@@ -44,6 +53,7 @@ def default_params(proposition: str, method: str = "ifworld", **overrides: Any) 
         "rounds": DEFAULT_ROUNDS, **{s: False for s in SWITCHES}, "breadth": DEFAULT_BREADTH,
         "depth": DEFAULT_DEPTH, "debate_rounds": DEFAULT_DEBATE_ROUNDS, "cache": False,
         "review": False, "pause_between_rounds": False, "language": "auto", "budget_tokens": None,
+        **{o: False for o in OPTIONS},
     }
     params.update({k: v for k, v in overrides.items() if v is not None})
     params["experts"] = normalize_experts(params["experts"])
@@ -51,7 +61,7 @@ def default_params(proposition: str, method: str = "ifworld", **overrides: Any) 
     params["language"] = validate_language(params["language"])
     for key, upper in BOUNDS.items():
         params[key] = validate_bound(key, int(params[key]), upper)
-    for key in (*SWITCHES, "cache", *PAUSES):
+    for key in (*SWITCHES, "cache", *PAUSES, *OPTIONS):
         params[key] = bool(params[key])
     params["budget_tokens"] = validate_budget(params["budget_tokens"])
     return params
@@ -82,8 +92,9 @@ def estimate_calls(params: dict[str, Any]) -> int:
         return 2 * planned_steps(method, params) + FINAL_CALLS[method]
     experts = len(params.get("experts") or DEFAULT_EXPERTS)
     rounds = int(params.get("rounds", DEFAULT_ROUNDS))
-    resolver = 0 if params.get("no_conflict") else 1
-    debate = 0 if params.get("no_debate") else 3
+    frameless = bool(params.get("no_shared_frame"))  # w/o shared frame: no resolver and no debate at all
+    resolver = 0 if params.get("no_conflict") or frameless else 1
+    debate = 0 if params.get("no_debate") or frameless else 3
     refine = 0 if params.get("no_refine") else 1
     return refine + rounds * experts + (rounds - 1) * (resolver + debate) + resolver + 3
 

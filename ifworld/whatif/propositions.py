@@ -23,18 +23,19 @@ MAX_DEPTH = 4
 MAX_DEBATE_ROUNDS = 6
 METHODS = ("ifworld", "single", "tree", "debate")
 
-# The paper's ten evaluation topics, in its order, and its ablation topic.
+# The paper's ten evaluation topics (§3.1, in its order and its wording, as "What if …?" questions; nothing
+# added, such as an "overnight"), and its ablation topic (§3.4). Sea level uses the case study's 10 meters (§3.5).
 PAPER_PROPOSITIONS: list[str] = [
-    "What if Earth were wrapped in a persistent global cloud layer?",
+    "What if there were a persistent global cloud?",
     "What if a supervolcano erupted next?",
     "What if all insects disappeared?",
     "What if Earth's axial tilt increased?",
     "What if Earth's magnetic field collapsed?",
     "What if Earth's rotation slowed?",
-    "What if global sea levels rose by 10 m?",
-    "What if Earth's gravity were ten times stronger?",
-    "What if atmospheric oxygen levels rose?",
-    "What if the Moon disappeared overnight?",
+    "What if global sea levels rose by 10 meters?",
+    "What if gravity were ×10?",
+    "What if oxygen levels rose?",
+    "What if the Moon disappeared?",
 ]
 ABLATION_PROPOSITION = "What if Earth's magnetic field collapsed for ten years?"
 

@@ -65,7 +65,15 @@ def _scenario_sections(r: dict[str, Any], branches: dict[str, dict]) -> list[str
     return md
 
 
-def _consistency_section(cc: dict[str, Any]) -> list[str]:
+JUDGED_CONFLICTS_HEADING = "Conflicts and residual disagreements"
+"""The judge's view of A.5's last section: how conflicts were resolved and what stays open (no check table)."""
+
+
+def _consistency_section(cc: dict[str, Any], judged: bool = False) -> list[str]:
+    if judged:  # the paper's content of the section; our check table and repair notes are the pipeline's tell
+        return ([f"## {JUDGED_CONFLICTS_HEADING}", "", "**How conflicts were resolved**", ""]
+                + _bullets(cc["resolutions"]) + ["**Residual disagreements**", ""]
+                + _bullets(cc["residual_disagreements"]))
     md = ["## Consistency checks", ""]
     if cc["checks"]:
         md += _table(["Check", "Result", "Details"],
@@ -80,17 +88,31 @@ def _consistency_section(cc: dict[str, Any]) -> list[str]:
     return md
 
 
-def _conflict_rows(conflicts: list[dict]) -> list[list[Any]]:
-    return [[c["topic"], c["kind"], "; ".join(f"{s['position']} ({', '.join(s['experts']) or '?'})"
-                                              for s in c["sides"]),
-             ADJUDICATION_RULES.get(c["rule"], c["rule"]), c["treatment"], c["resolution"]] for c in conflicts]
+def _conflict_rows(conflicts: list[dict], judged: bool = False) -> list[list[Any]]:
+    rows = []
+    for c in conflicts:
+        sides = "; ".join(f"{s['position']} ({', '.join(s['experts']) or '?'})" for s in c["sides"])
+        rule = [] if judged else [ADJUDICATION_RULES.get(c["rule"], c["rule"])]
+        rows.append([c["topic"], c["kind"], sides, *rule, c["treatment"], c["resolution"]])
+    return rows
 
 
-def render_report_markdown(report: dict[str, Any], proposition: str = "") -> str:
+def strip_degraded(markdown: str) -> str:
+    """A natural (baseline) report's text without the "Degraded steps" section the pipeline appends."""
+    return markdown.split("\n## Degraded steps\n", 1)[0].rstrip() + "\n"
+
+
+def render_report_markdown(report: dict[str, Any], proposition: str = "", *, judged: bool = False) -> str:
     """Markdown for a report dict: the proposition and verdict first, then every section of
-    :data:`REPORT_SECTIONS` (empty ones say so). Numbers go through :mod:`ifworld.whatif.numbers`."""
+    :data:`REPORT_SECTIONS` (empty ones say so). Numbers go through :mod:`ifworld.whatif.numbers`.
+
+    ``judged=True`` is what the judge reads (§3.1, blind): the report's content without what only our pipeline
+    writes — the consistency-check table and its repair / normalisation notes, the adjudication-rule column,
+    degraded-step notes — so no method is recognisable by its bookkeeping. Exports keep all of it."""
     r = Report.model_validate(report).model_dump(mode="json")
     if r["natural"]:  # the title line is ours; the model's headings go below the export's own
+        if judged:  # the text as the method wrote it, headings and all
+            return strip_degraded(r["markdown"])
         title, sep, body = r["markdown"].partition("\n") if r["markdown"].startswith("# ") else ("", "", r["markdown"])
         return title + sep + demote_headings(body, NATURAL_HEADING_FLOOR)
     branches = {s["id"].lower(): s for s in r["scenarios"] if s["id"]}
@@ -121,8 +143,8 @@ def render_report_markdown(report: dict[str, Any], proposition: str = "") -> str
     md += ["## Alignment summary", "", "**Consensus**", ""]
     md += _bullets([f"{c['point']} (confidence {confidence(c['confidence'])})" for c in r["alignment"]["consensus"]])
     md += ["**Conflicts and how they were adjudicated**", ""] + _table(
-        ["Conflict", "Kind", "Positions (experts)", "Rule applied", "Treatment", "Resolution"],
-        _conflict_rows(r["alignment"]["conflicts"]))
+        ["Conflict", "Kind", "Positions (experts)", *([] if judged else ["Rule applied"]), "Treatment", "Resolution"],
+        _conflict_rows(r["alignment"]["conflicts"], judged))
     md += ["**Retained branches**", ""] + _table(
         ["Branch", "Condition", "Probability"],
         [[f"{s['id']} {s['name']}", s["condition"], pct(s["probability_pct"])] for s in r["scenarios"]])
@@ -135,8 +157,8 @@ def render_report_markdown(report: dict[str, Any], proposition: str = "") -> str
     md += _table(["Source", "Target", "Sign", "Strength", "Domains"],
                  [[e["source"], e["target"], e["sign"], e["strength"], e["domains"]] for e in cmap["edges"]])
     md += _scenario_sections(r, branches)
-    md += _consistency_section(r["consistency_checks"])
-    if r["degraded"]:
+    md += _consistency_section(r["consistency_checks"], judged)
+    if r["degraded"] and not judged:
         md += ["## Degraded steps", ""] + _bullets(r["degraded"])
     return "\n".join(md).rstrip() + "\n"
 

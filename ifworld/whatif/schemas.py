@@ -116,7 +116,7 @@ class Timescales(_Base):
 
 
 class Scenario(_Base):
-    language: str = Field("", description="the language the proposition is written in, e.g. English, Français")
+    language: str = Field("", description="the proposition's language, e.g. English, Français")
     restated: str = ""
     premises: list[str] = Field(default_factory=list)
     constants: list[str] = Field(default_factory=list, description="constraints held constant")
@@ -216,7 +216,8 @@ class ExpertOutput(_Base):
     uncertainties: list[Uncertainty] = Field(default_factory=list)
     calibration: list[CalibrationRange] = Field(default_factory=list)
     dependencies: list[Dependency] = Field(default_factory=list)
-    minimal_change: str = ""
+    minimal_change: str = Field("", description="minimal-change variant: the fewest extra assumptions under which "
+                                "the conclusions still hold")
     scenarios: list[ScenarioBranch] = Field(default_factory=list)
     timeline: list[TimelineEntry] = Field(default_factory=list)
     indicators: list[Indicator] = Field(default_factory=list)
@@ -343,7 +344,7 @@ class DebateBrief(_Base):
 class ExecutiveVerdict(_Base):
     verdict: str = ""
     feasibility: str = ""
-    minimal_change: str = ""
+    minimal_change: str = Field("", description="the fewest extra assumptions under which the verdict still holds")
 
 
 class Claim(_Base):

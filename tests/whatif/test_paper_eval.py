@@ -147,7 +147,9 @@ def test_debate_rounds_then_a_judge_asked_for_appendix_b_deliverables(run_whatif
     sides = [r for r in fake_server.requests if r.role in ("whatif.debate.pro", "whatif.debate.con")]
     assert len(sides) == 4 and all("panel concluded" not in r.prompt for r in sides)
     assert all("uncertain" in r.prompt and "adapt" in r.prompt for r in sides)
-    assert "The debate so far" in sides[-1].prompt  # round 2 sees round 1
+    # B.2: a turn gets its side, the proposition and the round — not the exchange so far (issue #30 item 6)
+    assert not any("The debate so far" in r.prompt for r in sides)
+    assert all("Round 2." in r.prompt for r in sides[2:]) and all("strongest reading" not in r.prompt for r in sides)
     synthesis = next(r for r in fake_server.requests if r.role == "whatif.debate.synthesis").prompt
     for asked in ("conclusions", "uncertain", "branch", "timeline", "adapt"):
         assert asked in synthesis, asked
@@ -217,7 +219,7 @@ def test_every_method_gets_the_same_cap_and_the_same_blinding(run_whatif, fake_s
         texts[method], cut = analysis_text(rec)
         assert cut
     rec = run_whatif(rounds=1, experts=["physics", "economics"])
-    rec["report"]["markdown"] += long  # IF-World's rendered report, made long
+    rec["report"]["core_conclusions"].append(long)  # IF-World's report, made long (the judge re-renders it)
     texts["ifworld"] = analysis_text(rec)[0]
     assert {len(t) for t in texts.values()} == {JUDGE_MAX_CHARS}
     assert all("if-world" not in t.lower() and "tree search" not in t.lower() for t in texts.values())

@@ -65,7 +65,7 @@ def test_round_two_sees_frame_and_prompts_stay_bounded(run_whatif, fake_server):
     ("no_debate", ["whatif.debate"], ["whatif.resolver"]),
     ("no_conflict", ["whatif.resolver"], ["whatif.debate.pro"]),
     ("no_refine", ["whatif.refiner"], ["whatif.resolver"]),
-    ("no_shared_frame", [], ["whatif.resolver"]),
+    ("no_shared_frame", ["whatif.resolver", "whatif.debate"], ["whatif.expert"]),
 ])
 def test_ablation_switches_change_the_graph(run_whatif, fake_server, switch, absent, present):
     rec = run_whatif(**{switch: True})
@@ -167,12 +167,17 @@ def test_baselines_same_record_shape(run_whatif, fake_server, method, overrides,
         assert rec["best_path"][0] == "0" and len(rec["tree"]) == 3
 
 
-def test_report_language_follows_the_proposition_or_the_choice(run_whatif, fake_server):
-    run_whatif(rounds=1, experts=SMALL[:2], language="Français")
-    system = fake_server.requests[0].body["messages"][0]["content"]
-    assert "in the language of the proposition" in system and "Write in English" not in system
-    experts = [r for r in fake_server.requests if r.role == "whatif.expert"]
-    assert experts and all("Report language: Français" in str(r.body) for r in experts)
+@pytest.mark.parametrize("method", ["ifworld", "single", "tree", "debate"])
+def test_report_language_follows_one_rule_stated_once(run_whatif, fake_server, method):
+    """Issue #30 item 9: the rule is in the shared system text, the chosen language right after the proposition,
+    for every method and every call alike."""
+    run_whatif(method=method, rounds=1, experts=SMALL[:2], language="Français", breadth=1, depth=1, debate_rounds=1)
+    sent = [r for r in fake_server.requests if r.path.endswith("/chat/completions")]
+    for r in sent:
+        system, user = r.body["messages"][0]["content"], r.body["messages"][-1]["content"]
+        assert system.count("language the proposition is written in") == 1, r.role
+        assert "</proposition>" in user and "Answer language: Français" in user, r.role
+        assert user.count("language") <= 2 and "Report language" not in user, r.role
 
 
 def test_failed_report_analysis_stands_in_with_the_experts_rows(run_whatif, fake_server):

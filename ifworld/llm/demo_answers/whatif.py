@@ -129,8 +129,8 @@ def expert(body: dict[str, Any]) -> dict[str, Any]:
                          "ci80": [lo + (hi - lo) * 0.15, lo + (hi - lo) * 0.85], "ci95": [lo, hi]}],
         "dependencies": [{"domain": down, "note": f"{down} amplifies or damps the {var} shift"},
                          {"domain": "physics" if domain != "physics" else "engineering", "note": "sets hard limits"}],
-        "minimal_change": f"If {shock} were phased in over 20 years instead of at once, the {domain} impact "
-                          f"would fall below 5 {vunit}.",
+        "minimal_change": f"The conclusions need one extra assumption to hold: {down} reacts within 6–18 months "
+                          f"rather than adapting ahead of the shock.",
         "scenarios": [{"name": "fast adaptation", "description": "substitutes scale within 2 years",
                        "probability_pct": 100 - p_fast - 25},
                       {"name": "slow adaptation", "description": "lock-in delays response", "probability_pct": 25},
@@ -224,7 +224,7 @@ def report_core(body: dict[str, Any]) -> dict[str, Any]:
         "executive_verdict": {"verdict": f"{shock.capitalize()} is disruptive but largely absorbable within "
                                          "10 years (probability ~60 %).",
                               "feasibility": "feasible with existing technology; bottleneck is skilled labour",
-                              "minimal_change": "a 20-year phase-in removes the cascade branch"},
+                              "minimal_change": "holds with one extra assumption: no second shock within 10 years"},
         "core_conclusions": [f"{qty.capitalize()} moves to {lo:g}–{hi:g} {unit}.",
                              "Adaptation halves medium-term losses."],
         "uncertainty_analysis": ["Largest uncertainty: speed of substitution (factor 3).",
