@@ -86,7 +86,8 @@ def _on_event(progress: Progress, task: Any) -> Any:
 
 @app.command("run")
 def run_cmd(
-    proposition: Annotated[str, typer.Argument(help="The what-if proposition (any language; report in English).")],
+    proposition: Annotated[str, typer.Argument(help="The what-if proposition (any language; the report follows "
+                                                    "it, or --language).")],
     method: Annotated[str, typer.Option("--method", help="ifworld | single | tree | debate")] = "ifworld",
     experts: Annotated[str | None, typer.Option("--experts", help="Comma-separated expert domains.")] = None,
     rounds: Annotated[int, typer.Option("--rounds", help="Expert rounds (IF-World).")] = 2,
@@ -111,21 +112,28 @@ def run_cmd(
     language: Annotated[str, typer.Option(
         "--language", help="Report language: 'auto' follows the proposition, or a name such as Français.")] = "auto",
     yes: Annotated[bool, typer.Option("--yes", help="Confirm a run above CONFIRM_CALLS model calls.")] = False,
+    option: Annotated[list[str] | None, typer.Option(
+        "--option", help="Turn on one of our departures from the paper (repeatable): extend_panel, expert_memory, "
+                         "tree_angles, debate_history (docs/whatif.md, 'Faithful to the paper').")] = None,
 ) -> None:
     """Run one analysis and write its record (proposition, scenario, rounds, report, calls, usage …)."""
     from ifworld import runs
     from ifworld.runs import RunFailed
     from ifworld.whatif import estimate_calls, service, workflow_name
-    from ifworld.whatif.params import default_params
+    from ifworld.whatif.params import OPTIONS, default_params
 
     if rounds < 1:
         _bad(f"--rounds must be at least 1 (got {rounds}).")
+    unknown = [o for o in option or [] if o not in OPTIONS]
+    if unknown:
+        _bad(f"unknown --option {', '.join(unknown)}; choose from {', '.join(OPTIONS)}.")
     try:
         params = default_params(proposition, method, experts=experts.split(",") if experts is not None else None,
                                 rounds=rounds, no_debate=no_debate, no_conflict=no_conflict,
                                 no_shared_frame=no_shared_frame, no_refine=no_refine, breadth=breadth, depth=depth,
                                 debate_rounds=debate_rounds, budget_tokens=budget_tokens, cache=cache, review=review,
-                                pause_between_rounds=pause_between_rounds, language=language)
+                                pause_between_rounds=pause_between_rounds, language=language,
+                                **{o: True for o in option or []})
     except ValueError as exc:
         _bad(str(exc))
     from ifworld.limits import confirmation_message, needs_confirmation
