@@ -6,6 +6,7 @@ from ifworld import whatif
 from ifworld.limits import CONFIRM_CALLS, confirmation_message, needs_confirmation
 from ui import whatif_session
 from ui.common import model_ready, show_error, store
+from ui.identity import caller
 
 CRISIS_PRESETS = [
     "What if a major river flood cut our town's two bridges for three weeks?",
@@ -147,7 +148,8 @@ else:
         if start or estimate:
             show_error(str(exc))
     if start and params:
-        new_id = whatif.start_session(whatif.workflow_name(params["method"]), params, source="page", store=store())
+        new_id = whatif.start_session(whatif.workflow_name(params["method"]), params, source="page", caller=caller(),
+                                      store=store())
         whatif_session.drive(new_id, whatif.Action.START)
         whatif_session.open_run(new_id)
         st.rerun()

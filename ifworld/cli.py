@@ -278,10 +278,15 @@ def runs_delete(run_id: str) -> None:
 @app.command("app")
 def open_app(
     port: Annotated[int, typer.Option(help="Port to serve on.")] = 8501,
-    address: Annotated[str, typer.Option(help="Interface to bind (keep 127.0.0.1 unless behind a proxy).")]
+    address: Annotated[str, typer.Option(help="Interface to bind: 127.0.0.1 (this computer only; its browsers are "
+                                              "the facilitator) or 0.0.0.0 for a class on one network "
+                                              "(network mode: only the sign-in link makes a facilitator).")]
     = "127.0.0.1",
+    require_signin: Annotated[bool, typer.Option("--require-signin", help="Ask for the sign-in link even on "
+                                                 "127.0.0.1 (a computer others use too).")] = False,
 ) -> None:
-    """Launch the Streamlit app (from the checkout, or from the copy an installed wheel carries).
+    """Launch the Streamlit app (from the checkout, or from the copy an installed wheel carries) and print the
+    facilitator's sign-in link.
 
     On POSIX this process *becomes* Streamlit (``exec``): there is no child to outlive it, whatever signal
     ends it, and Streamlit receives SIGTERM / SIGINT / SIGHUP itself and stops serving. (A child would be
@@ -294,12 +299,35 @@ def open_app(
     cmd = [sys.executable, "-m", "streamlit", "run", str(served if served.is_file() else script),
            *streamlit_flags(script.parent),
            "--server.port", str(port), "--server.address", address]
+    if require_signin:
+        os.environ["IFWORLD_REQUIRE_SIGNIN"] = "1"
+    print_signin(address, port, forced=require_signin)
     # The working directory stays the user's, so their ./.streamlit/secrets.toml is still found.
     if os.name == "posix":
         sys.stdout.flush()
         sys.stderr.flush()
         os.execv(sys.executable, cmd)
     raise typer.Exit(subprocess.call(cmd, env=os.environ.copy()))  # pragma: no cover - non-POSIX
+
+
+def print_signin(address: str, port: int, *, forced: bool = False) -> None:
+    """Tell the person starting the app how they become the facilitator (on stderr, never on a page)."""
+    from ifworld import access
+    from ifworld.config import load_settings
+
+    token = access.facilitator_token(load_settings().db_path)
+    host = "127.0.0.1" if address in ("0.0.0.0", "::", "") else address
+    link = f"http://{host}:{port}{access.SIGNIN_PATH}?token={token}"
+    if access.is_loopback(address) and not forced and os.environ.get("IFWORLD_REQUIRE_SIGNIN", "") != "1":
+        typer.echo(f"IF-World Studio on http://{host}:{port} — bound to this computer only, so a browser here is "
+                   "the facilitator. For a class on the network: ifworld app --address 0.0.0.0", err=True)
+        return
+    typer.echo("Facilitator sign-in link (open it in YOUR browser; keep it off the projector — it makes whoever "
+               f"opens it the facilitator):\n  {link}", err=True)
+    if not access.is_loopback(address):
+        typer.echo(f"Network mode: the class joins at http://<this computer's address>:{port}/join with the code "
+                   "you open; every other browser is a participant or a visitor and reaches the Join page only.",
+                   err=True)
 
 
 def streamlit_flags(app_root: Path) -> list[str]:

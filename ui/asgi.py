@@ -133,7 +133,9 @@ class Identity:
 
 
 def _home(request: Request) -> str:
-    return str(request.url_for("signin")).rsplit(access.SIGNIN_PATH, 1)[0] + "/"
+    """The app's own root, relative to this server (never built from the request's Host header)."""
+    base = (st.get_option("server.baseUrlPath") or "").strip("/")
+    return f"/{base}/" if base else "/"
 
 
 async def signin(request: Request) -> Response:

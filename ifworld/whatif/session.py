@@ -280,8 +280,10 @@ def drive_session(run_id: str, *, source: str, caller: Caller = OPERATOR, action
 
     The action is checked and the person's move recorded at once, before the first event is asked for (a page
     that hands the iterator to a background thread re-renders in the new state straight away); an illegal
-    action raises :class:`SessionError` and nothing runs.
+    action raises :class:`SessionError` and nothing runs. Only the facilitator drives a run (``caller``;
+    :class:`~ifworld.access.AccessDenied` before anything is recorded).
     """
+    require_facilitator(caller, f"{action.value.replace('_', ' ')} a run")
     store = store or get_store()
     session = load_session(run_id, store)
     session.check(action)
