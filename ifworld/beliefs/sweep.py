@@ -51,6 +51,8 @@ MAX_TASKS = 1_000_000
 MAX_GRID_YAML_BYTES = 128 * 1024
 """Grid YAML larger than this is refused before parsing (PyYAML needs ~10 s per MB; a grid is a few lines)."""
 PARENT_POLL_S = 0.2
+STOP_GRACE_S = 2.0
+"""After SIGTERM / Ctrl-C, how long terminated pool workers get to exit before they are killed."""
 """How often a pool worker checks that the process driving the sweep still exists."""
 DESIGNS = ("factorial", "one_at_a_time")
 MAX_RUNS_PER_TASK = 100_000
@@ -256,10 +258,32 @@ def run_local(pending, runs, workers, scheduler, finished) -> None:
         for key, chunk in pending:
             finished(key, run_chunk(chunk, runs))
         return
-    with ProcessPoolExecutor(max_workers=n, initializer=_worker_init, initargs=(os.getpid(),)) as pool:
+    pool = ProcessPoolExecutor(max_workers=n, initializer=_worker_init, initargs=(os.getpid(),))
+    try:
         futures = {pool.submit(run_chunk, chunk, runs): key for key, chunk in pending}
         for fut in as_completed(futures):
             finished(futures[fut], fut.result())
+    except BaseException:
+        stop_pool(pool)  # Ctrl-C / SIGTERM: finished chunks are on disk; stop now, not after every queued chunk
+        raise
+    pool.shutdown()
+
+
+def stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Stop a pool at once: queued chunks cancelled, running workers terminated (then killed after
+    :data:`STOP_GRACE_S`). Leaving the ``with`` block instead waits for every submitted chunk — a sweep given
+    SIGTERM went on for minutes at full CPU."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())  # the stdlib has no public handle < 3.14
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        if proc.is_alive():
+            proc.terminate()
+    deadline = time.monotonic() + STOP_GRACE_S
+    for proc in procs:
+        proc.join(max(0.0, deadline - time.monotonic()))
+        if proc.is_alive():
+            proc.kill()
+            proc.join(1.0)
 
 
 def _worker_init(driver_pid: int) -> None:
