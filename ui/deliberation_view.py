@@ -12,6 +12,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from ifworld.redact import redact
 from ifworld.whatif import ADJUDICATION_RULES, Conflict, ExpertOutput, Frame, FrameDiff, confidence, domain_heatmap, pct
 from ui.charts import show_chart
 from ui.common import inert
@@ -26,12 +27,18 @@ CHANGE_LABELS = {"consensus_gained": "➕ Consensus gained", "conflicts_resolved
                  "branches_dropped": "✂️ Branches dropped", "branches_reweighted": "⚖️ Branches re-weighted"}
 
 
-def _conflict_rows(conflicts: list[Conflict]) -> pd.DataFrame:
-    return pd.DataFrame([{
+def _table(rows: list[dict[str, str]]) -> None:
+    """A table whose cells wrap: the whole text of every cell is shown at any width (a data grid cut long
+    points, conditions and resolutions at a laptop's 1280 px). Static, so model text stays plain text."""
+    st.table(pd.DataFrame([redact(r) for r in rows]), hide_index=True, border="horizontal")
+
+
+def _conflict_rows(conflicts: list[Conflict]) -> list[dict[str, str]]:
+    return [{
         "Conflict": c.topic,
         "Positions (experts)": " vs ".join(f"{s.position} ({', '.join(s.experts) or '?'})" for s in c.sides),
         "Rule applied": ADJUDICATION_RULES.get(c.rule, c.rule), "Treatment": c.treatment,
-        "Resolution": c.resolution} for c in conflicts])
+        "Resolution": c.resolution} for c in conflicts]
 
 
 def render_changes(diff: FrameDiff | None) -> None:
@@ -61,29 +68,25 @@ def render_deliberation(frame: Frame, diff: FrameDiff | None, experts: dict[str,
     with c1:
         sst.markdown("**Consensus**")
         if frame.consensus:
-            st.dataframe(pd.DataFrame([{"Point": c.point, "Confidence": confidence(c.confidence)}
-                                       for c in frame.consensus]), hide_index=True, width="stretch")
+            _table([{"Point": c.point, "Confidence": confidence(c.confidence)} for c in frame.consensus])
         else:
             sst.caption("No consensus recorded (resolver off or failed).")
     with c2:
         sst.markdown("**Conditional branches**")
         if frame.branches:
-            st.dataframe(pd.DataFrame([{"Branch": f"{b.id} {b.name}".strip(), "If": b.condition,
-                                        "Then": b.description, "Probability": pct(b.probability_pct),
-                                        "Domains": ", ".join(b.domains)} for b in frame.branches]),
-                         hide_index=True, width="stretch")
+            _table([{"Branch": f"{b.id} {b.name}".strip(), "If": b.condition, "Then": b.description,
+                     "Probability": pct(b.probability_pct), "Domains": ", ".join(b.domains)} for b in frame.branches])
         else:
             sst.caption("No branches recorded.")
     for kind, title in KIND_TITLES.items():
         conflicts = [c for c in frame.conflicts if c.kind == kind]
         if conflicts:
             sst.markdown(f"**{title}**")
-            st.dataframe(_conflict_rows(conflicts), hide_index=True, width="stretch")
+            _table(_conflict_rows(conflicts))
     if frame.debate_points or frame.debate_summary:
         sst.markdown("**Debate brief**")
         if frame.debate_points:
-            st.dataframe(pd.DataFrame([{"Issue": p.issue, "Crux (what would settle it)": p.crux}
-                                       for p in frame.debate_points]), hide_index=True, width="stretch")
+            _table([{"Issue": p.issue, "Crux (what would settle it)": p.crux} for p in frame.debate_points])
         if frame.debate_summary:
             sst.markdown(frame.debate_summary)
     if diff is not None and frame.round > 1:

@@ -40,6 +40,7 @@ from ui.connection_view import RetryNote, calls_model, model_reachable
 from ui.deliberation_view import render_deliberation
 from ui.identity import caller
 from ui.partial_view import render_partial
+from ui.role_labels import role_label
 
 TOKEN_TAIL_CHARS = 900
 PHASE_LABELS = {"refine": "Refining the proposition", "experts": "Experts are reasoning",
@@ -118,7 +119,7 @@ class LiveWhatIf:
         inert(self.status_line).caption(f"⚙️ {text}")
         if self.tokens:
             role, tail = next(reversed(self.tokens.items()))
-            inert(self.token_box).caption(f"✍️ {role}: …{redact(tail)[-400:]}")
+            inert(self.token_box).caption(f"✍️ {role_label(role)}: …{redact(tail)[-400:]}")
         self._usage()
 
     def handle(self, event: Event) -> None:

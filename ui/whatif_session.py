@@ -108,7 +108,7 @@ def _header(session: Session, info: RunInfo) -> None:
     if session.state not in RUNNING:  # a running session's label moves with it, inside its live panel
         left.markdown(state_line(session, info))
     else:
-        left.caption(whatif.describe(info.params))
+        left.caption(ran_line(session, info))
     right.button("➕ New what-if", key="whatif_new", on_click=close_run,
                  help="Pose another proposition; this run stays saved (and goes on if it is running).")
     with st.expander("🔗 Link to this run"):
@@ -116,7 +116,14 @@ def _header(session: Session, info: RunInfo) -> None:
 
 
 def state_line(session: Session, info: RunInfo) -> str:
-    return f"{STATE_ICONS[session.state]} **{session.label}** · {whatif.describe(info.params)}"
+    return f"{STATE_ICONS[session.state]} **{session.label}** · {ran_line(session, info)}"
+
+
+def ran_line(session: Session, info: RunInfo) -> str:
+    """What the run does, counting the panel as it stands (the refiner may add experts, a review change
+    them): "IF-World: 5 expert(s)" when five ran, not the four it was started with."""
+    params = {**info.params, "experts": session.panel} if session.panel else info.params
+    return whatif.describe(params)
 
 
 def _live(session: Session, info: RunInfo, ready: bool) -> None:
