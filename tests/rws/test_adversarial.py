@@ -47,7 +47,7 @@ def test_timeout_kills_and_restarts_worker() -> None:
     before = sandbox.worker().pid
     result = check("\\frac{a}{b} + c", "c + a/b", "symbolic", timeout_s=0.001)
     assert result.verdict == "not_sure"
-    assert result.reason == "timed out after 0.001 s"
+    assert result.reason == "time limit: timed out after 0.001 s" and result.decided_by == "time limit"
     assert "timeout" in result.annotations
     assert check("x+1", "1+x", "symbolic").verdict == "correct"
     assert sandbox.worker().pid not in (None, before)

@@ -18,7 +18,7 @@ HARD = load_tables(("timeouts",))
 def test_hard_item_times_out_within_its_own_limit(row: dict) -> None:
     result = check(row["pred"], row["gt"], row["type"], timeout_s=row["timeout_s"])
     assert result.verdict == "not_sure" and "timeout" in result.annotations, result
-    assert result.reason == f"timed out after {row['timeout_s']:g} s"
+    assert result.reason == f"time limit: timed out after {row['timeout_s']:g} s"
     assert check("x + x", "2x", "symbolic").verdict == "correct"
 
 
@@ -30,5 +30,5 @@ def test_identical_answers_get_identical_verdicts_after_kills() -> None:
     preds = {f"t_{i}": row["pred"] for i in range(4)} | {"easy": r"\Omega r / V"}
     report = grade_many(items, preds, timeout_s=0.5)
     verdicts = {grade.id: (grade.verdict, grade.reason) for grade in report.items}
-    assert {verdicts[f"t_{i}"] for i in range(4)} == {("not_sure", "timed out after 0.5 s")}, verdicts
+    assert {verdicts[f"t_{i}"] for i in range(4)} == {("not_sure", "time limit: timed out after 0.5 s")}, verdicts
     assert verdicts["easy"][0] == "correct", verdicts

@@ -14,7 +14,7 @@ from typing import Any
 from ifworld.rws.grading.constants import DEFAULT_TIMEOUT_S, MAX_ANSWER_CHARS, MAX_GOLD_CHARS
 from ifworld.rws.grading.extract import extract_answer, strip_wrappers
 from ifworld.rws.grading.numeric import check_numeric, hint_unit
-from ifworld.rws.grading.result import FORMAT_VIOLATION, CheckResult
+from ifworld.rws.grading.result import EXTRACTION, FORMAT_VIOLATION, GOLD, READING, CheckResult, labelled
 from ifworld.rws.grading.textual import check_textual
 
 INPUT_TRUNCATED = "input truncated"
@@ -24,13 +24,28 @@ def check_local(pred: str, gt: str, kind: str, units: str | None = None, hint: s
                 timeout_s: float = DEFAULT_TIMEOUT_S) -> CheckResult:
     """Grade in this process (no time limit of its own — call it through the worker)."""
     try:
-        return _check(pred, gt, kind, units, hint or "", timeout_s)
+        result = _check(pred, gt, kind, units, hint or "", timeout_s)
     except RecursionError:
-        return CheckResult(verdict="not_sure", type=kind, stage="extract", reason="recursion limit reached "
-                           "(input nested too deeply)", annotations=["parse failure"], gt_norm=gt[:200])
+        result = CheckResult(verdict="not_sure", type=kind, stage="extract", reason="recursion limit reached "
+                             "(input nested too deeply)", annotations=["parse failure"], gt_norm=gt[:200],
+                             decided_by=READING)
     except Exception as exc:  # noqa: BLE001 - one item's failure is that item's verdict
-        return CheckResult(verdict="not_sure", type=kind, stage="extract", annotations=["parse failure"],
-                           reason=f"grader error: {type(exc).__name__}: {str(exc)[:200]}", gt_norm=gt[:200])
+        result = CheckResult(verdict="not_sure", type=kind, stage="extract", annotations=["parse failure"],
+                             reason=f"grader error: {type(exc).__name__}: {str(exc)[:200]}", gt_norm=gt[:200],
+                             decided_by=READING)
+    return labelled(result, _extracted(result.how, pred))
+
+
+WHERE = {"json": "taken from the JSON field", "final_line": "extracted from the final-answer line",
+         "boxed": "extracted from the last \\boxed{}", "phrase": "extracted from the closing sentence",
+         "math": "extracted from the last formula", "number": "extracted from the last line with a number"}
+"""How an answer found inside a longer reply is described in the reason (say it was extracted, and from where)."""
+
+
+def _extracted(how: str, reply: str) -> str:
+    """"" for a bare answer; else where the answer was taken from in a worked solution."""
+    body = reply.strip()
+    return WHERE.get(how, "") if len(body) > 80 or "\n" in body else ""
 
 
 def _check(pred: str, gt: str, kind: str, units: str | None, hint: str, timeout_s: float) -> CheckResult:
@@ -41,7 +56,7 @@ def _check(pred: str, gt: str, kind: str, units: str | None, hint: str, timeout_
     if len(gt) > MAX_GOLD_CHARS:
         return CheckResult(verdict="not_sure", type=kind, stage="extract", gt_norm=gt[:80] + "…",
                            reason=f"unscored gold: too long (over {MAX_GOLD_CHARS} characters)",
-                           annotations=["unscored gold"], **trace)
+                           annotations=["unscored gold"], decided_by=GOLD, **trace)
     gold = strip_wrappers(gt)
     if kind == "symbolic" and answer.strip():
         from ifworld.rws.grading.symbolic import check_symbolic  # sympy and Math-Verify: loaded on first use
@@ -52,11 +67,12 @@ def _check(pred: str, gt: str, kind: str, units: str | None, hint: str, timeout_
     if len(answer) > MAX_ANSWER_CHARS:
         return CheckResult(verdict="incorrect", type=kind, stage="extract", gt_norm=gold,
                            reason=f"format violation: answer too long (over {MAX_ANSWER_CHARS} characters)",
-                           pred_norm=answer[:80] + "…", annotations=[FORMAT_VIOLATION, *notes], **trace)
+                           pred_norm=answer[:80] + "…", annotations=[FORMAT_VIOLATION, *notes],
+                           decided_by=EXTRACTION, **trace)
     if not answer.strip():
         return CheckResult(verdict="incorrect", type=kind, reason="format violation: empty answer",
                            pred_norm="", gt_norm=gold, stage="extract",
-                           annotations=[FORMAT_VIOLATION, *notes], **trace)
+                           annotations=[FORMAT_VIOLATION, *notes], decided_by=EXTRACTION, **trace)
     if kind == "numeric":
         result = check_numeric(answer, gold, units, hint_unit(hint) if hint else None)
     else:

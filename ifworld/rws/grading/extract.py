@@ -22,7 +22,14 @@ _THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
 _FENCE = re.compile(r"```[a-zA-Z]*\s*(.*?)```", re.S)
 _FINAL_LINE = re.compile(r"(?im)^[\s*#>_-]*(?:\*\*)?(?:final\s+answer|answer)(?:\*\*)?\s*[:：](?:\*\*)?\s*(.*)$"
                          r"|^[\s*#>_-]*(?:\*\*)?final\s+answer(?:\*\*)?\s+(?!is\b)(.*)$"
-                         r"|\b(?:the\s+)?final\s+answer\s+is\s*[:：]?\s*(.*)$")
+                         r"|\b(?:the\s+)?final\s+answer\s+is\s*[:：]?\s*(.*)$"
+                         r"|\bfinal\s+answer(?:\*\*)?\s*[:：](?:\*\*)?\s*(.*)$")
+_PHRASE = re.compile(r"(?i)\b(?:the|this)\s+(?:number|answer|result|value|total)\s+(?:is|equals)\s*[:：]?\s*"
+                     r"((?:\$|\\\(|\\boxed|[-+−]?\.?\d)[^\n]{0,200})$")
+""""…, so the number is 42." — a closing phrase that names the answer (read only when it starts with maths)."""
+_BETWEEN_BOXES = re.compile(r"\s*\$?\s*(?:,|;|&|\\quad|\\qquad|\\,|\bor\b|\band\b|\\text\{\s*(?:and|or|,)\s*\})?"
+                            r"\s*\$?\s*")
+"""What may stand between two boxes of one answer list (``\\boxed{3} and \\boxed{-4}``)."""
 _HTML_BLOCK = re.compile(r"<(script|style)\b[^>]{0,200}>.*?</\1\s*>", re.S | re.I)
 _HTML_TAG = re.compile(r"</?[a-zA-Z][a-zA-Z0-9]{0,15}(?:\s[^<>]{0,200})?/?>")
 """HTML in a reply is markup, not the answer: script/style blocks go, other tags leave their text."""
@@ -43,18 +50,37 @@ class Extraction:
     """The reply the answer was taken from: its last MAX_INPUT_CHARS characters, reasoning blocks removed."""
 
 
+def _boxes(text: str) -> list[tuple[int, int, str]]:
+    """Every ``\\boxed{…}``/``\\fbox{…}`` with balanced braces: (start, end, content)."""
+    found = []
+    for match in re.finditer(r"\\(?:boxed|fbox)\s*\{", text):
+        depth = 1
+        for index in range(match.end(), len(text)):
+            depth += {"{": 1, "}": -1}.get(text[index], 0)
+            if depth == 0:
+                found.append((match.start(), index + 1, text[match.end():index]))
+                break
+    return found
+
+
 def _last_boxed(text: str) -> str | None:
     """Content of the last ``\\boxed{…}``/``\\fbox{…}`` with balanced braces."""
-    starts = [m.end() for m in re.finditer(r"\\(?:boxed|fbox)\s*\{", text)]
-    if not starts:
-        return None
-    start = starts[-1]
-    depth = 1
-    for index in range(start, len(text)):
-        depth += {"{": 1, "}": -1}.get(text[index], 0)
-        if depth == 0:
-            return text[start:index]
-    return None
+    boxes = _boxes(text)
+    return boxes[-1][2] if boxes else None
+
+
+def boxed_group(text: str) -> list[str]:
+    """The contents of the last run of boxes joined only by ``and``/``or``/commas (``\\boxed{3} and \\boxed{-4}``:
+    two answers written as one list); a box after other words is a restatement, and only the last counts."""
+    boxes = _boxes(text)
+    if not boxes:
+        return []
+    group = [boxes[-1]]
+    for box in reversed(boxes[:-1]):
+        if box[1] > group[0][0] or not _BETWEEN_BOXES.fullmatch(text[box[1]:group[0][0]]):
+            break
+        group.insert(0, box)
+    return [content for _, _, content in group]
 
 
 def _json_answer(text: str) -> str | None:
@@ -86,9 +112,9 @@ def strip_wrappers(text: str) -> str:
             s = s[1:-1].strip()
         elif (s.startswith("\\(") and s.endswith("\\)")) or (s.startswith("\\[") and s.endswith("\\]")):
             s = s[2:-2].strip()
-        boxed = _last_boxed(s)
-        if boxed is not None and re.fullmatch(r"\\(?:boxed|fbox)\s*\{.*\}", s, re.S):
-            s = boxed.strip()
+        boxes = _boxes(s)
+        if len(boxes) == 1 and boxes[0][0] == 0 and boxes[0][1] == len(s):
+            s = boxes[0][2].strip()
         s = s.strip("*").strip()
         s = re.sub(r"(?<![\\\d])[.。]\s*$", "", s).strip()
         if s == before:
@@ -124,7 +150,9 @@ def extract_answer(text: str, kind: str | None = None) -> Extraction:
     found = _json_answer(s)
     lines = [next((g for g in groups if g), "").strip() for groups in _FINAL_LINE.findall(s)]
     lines = [ln for ln in lines if ln]
-    boxed = _last_boxed(s)
+    group = boxed_group(s)
+    boxed = ", ".join(group) if group else None
+    phrase = _PHRASE.search(s.rstrip())
     stripped = strip_wrappers(s)
     maths = _INLINE_MATH.findall(stripped)
     last_math = next(part for part in maths[-1] if part) if maths else None
@@ -139,6 +167,8 @@ def extract_answer(text: str, kind: str | None = None) -> Extraction:
         candidates.append(("boxed", boxed))
     if found is not None:
         candidates.append(("json", found))
+    if phrase is not None and not lines:
+        candidates.append(("phrase", phrase.group(1)))
     multi_line = "\n" in stripped.strip()
     if last_math is not None and (multi_line or _prose_outside_math(stripped)) and kind != "numeric":
         candidates.append(("math", last_math))

@@ -21,7 +21,17 @@ from collections.abc import Callable, Iterable, Mapping
 from ifworld.errors import InputError
 from ifworld.rws.dataset import RWSItem
 from ifworld.rws.grading.constants import DEFAULT_TIMEOUT_S, MAX_GOLD_CHARS, MAX_INPUT_CHARS, REL_TOLERANCE
-from ifworld.rws.grading.result import TIMEOUT, UNSCORED_GOLD, CheckResult, GradeReport, ItemGrade
+from ifworld.rws.grading.result import (
+    GOLD,
+    READING,
+    TIME_LIMIT,
+    TIMEOUT,
+    UNSCORED_GOLD,
+    CheckResult,
+    GradeReport,
+    ItemGrade,
+    labelled,
+)
 from ifworld.rws.grading.sandbox import POOL_SIZE, run_check, warm_up_async, worker
 
 __all__ = [
@@ -57,22 +67,22 @@ def check(pred: str, gt: str, type: str, units: str | None = None,  # noqa: A002
     kind = normalise_type(type)
     if len(gt) > MAX_GOLD_CHARS:
         return CheckResult(verdict="not_sure", type=kind, stage="extract", gt_norm=gt[:80] + "…",
-                           reason=f"unscored gold: too long (over {MAX_GOLD_CHARS} characters)",
-                           annotations=[UNSCORED_GOLD])
+                           reason=f"{GOLD}: unscored gold: too long (over {MAX_GOLD_CHARS} characters)",
+                           annotations=[UNSCORED_GOLD], decided_by=GOLD)
     if len(pred) > MAX_INPUT_CHARS:  # cut here so a 1 MB reply never crosses the pipe
         pred = pred[-MAX_INPUT_CHARS - 1:]
     reply = run_check(pred, gt, kind, units, hint, timeout_s, worker_index=_worker)
     if reply is None:
         failure = worker(_worker).last_failure
         reason = f"timed out after {timeout_s:g} s" if failure in ("", "timeout") else f"grading failed: {failure}"
-        return CheckResult(verdict="not_sure", type=kind, stage="extract", reason=reason,
-                           annotations=[TIMEOUT], gt_norm=gt[:200])
+        return labelled(CheckResult(verdict="not_sure", type=kind, stage="extract", reason=reason,
+                                    annotations=[TIMEOUT], gt_norm=gt[:200], decided_by=TIME_LIMIT))
     reply.pop("id", None)
     try:
         return CheckResult.model_validate({"type": kind, "stage": "extract", **reply})
     except ValueError:
-        return CheckResult(verdict="not_sure", type=kind, stage="extract", annotations=["parse failure"],
-                           reason=str(reply.get("reason", "grader error"))[:200])
+        return labelled(CheckResult(verdict="not_sure", type=kind, stage="extract", annotations=["parse failure"],
+                                    reason=str(reply.get("reason", "grader error"))[:200], decided_by=READING))
 
 
 def grade_item(item: RWSItem, prediction: str, verifier: Verifier | None = None,

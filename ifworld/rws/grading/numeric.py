@@ -38,6 +38,8 @@ from ifworld.rws.grading.units import (
 )
 from ifworld.rws.grading.values import cross_check, read_value
 
+_NUMBER_LABEL = re.compile(r"[-+]?\d+(?:\.\d+)?")
+"""A "label" that is itself a number (``5 = 6 m``): a chained equality whose link must hold."""
 ABS_TOLERANCE_AT_ZERO = 1e-12
 """Absolute tolerance used only when the gold value is exactly zero."""
 
@@ -73,7 +75,7 @@ def split_values(text: str) -> list[str]:
     segments: list[str] = []
     for part in parts:
         segments.extend(re.split(r"\s+(?:and|or)\s+|\\quad|\\text\{\s*(?:and|or)\s*\}", part))
-    return [seg.strip() for seg in segments if seg.strip() and re.search(r"\d", seg)]
+    return [seg.strip() for seg in segments if seg.strip() and re.search(r"\d|\\pi(?![a-zA-Z])|π", seg)]
 
 
 _PLAIN = r"[-+−]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+−]?\d+)?(?:\s*(?:\\times|×|\\cdot)\s*10\^\{?[-+−]?\d+\}?)?"
@@ -158,6 +160,9 @@ def _bare(pred: Scalar, gold: Scalar, gold_unit: PlainUnit,
         return "correct", f"a pure number equal to the gold ({as_pure[1]})", [], as_pure[3]
     verdict, reason, notes, rel = _compare(pred.with_unit(gold_unit), gold, None)
     unit = f"{gold_unit:~}" or str(gold_unit)
+    if verdict == "correct" and str(gold_unit) == "percent" and not required:
+        return "correct", f"units: percent convention — a bare {pred.value:g} is read as {pred.value:g} % (the " \
+            f"reference is a percentage; the fraction {pred.value / 100:g} would count too); {reason}", [], rel
     if verdict != "correct":
         return "incorrect", f"no units given, and read in {unit} the value is wrong: {reason}", \
             [MISSING_UNITS, *notes], rel
@@ -177,6 +182,10 @@ def _compare(pred: Scalar, gold: Scalar, units: str | None,
             pred = pred.with_unit(gold_unit)
     if pred.unit is None and gold_unit is not None:
         return _bare(pred, gold, gold_unit, required)
+    if gold_unit is None and pred.unit is not None and not ureg.Quantity(1, pred.unit).dimensionless:
+        verdict, reason, notes, rel = _compare(pred.with_unit(None), gold, None)
+        return verdict, f"units: the reference gives no unit, so the answer's {pred.unit} is not checked; " \
+            f"{reason}", notes, rel
     pred_unit = pred.unit
     try:
         pred_q = ureg.Quantity(pred.value, pred_unit if pred_unit is not None else "dimensionless")
@@ -245,6 +254,11 @@ def check_numeric(pred: str, gold: str, units: str | None = None, required: str 
         if "division by zero" in str(exc) or "undefined" in str(exc):
             return _result("incorrect", f"the answer is undefined ({exc})", pred, gold_norm, [FORMAT_VIOLATION])
         return _result("not_sure", f"parse failure: {exc}", pred, gold_norm, [PARSE_FAILURE])
+    link = next((p for p in preds if _NUMBER_LABEL.fullmatch(p.label)
+                 and abs(float(p.label) - p.value) > REL_TOLERANCE * abs(p.value)), None)
+    if link is not None:
+        return _result("incorrect", f"safety checks: chained equality: the link {link.label} = {link.value:g} is "
+                       "false", pred, gold_norm, [FORMAT_VIOLATION])
     disagreement = next((d for d in map(cross_check, preds) if d), "")
     if disagreement:
         return _result("not_sure", disagreement, pred, gold_norm, [NEEDS_VERIFIER])

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import keyword
 import re
+from typing import Any
 
 from ifworld.errors import GradingError
 
@@ -66,33 +67,66 @@ def _split_name(name: str) -> bool:
     return not (name in GREEK or name in FUNCTIONS or "_" in name or any(c.isdigit() for c in name))
 
 
-def to_latex(text: str) -> str:
-    """Parse plain-text maths safely and print it as LaTeX (raises NotPlainMaths)."""
+def _parser() -> tuple[dict, tuple]:
+    """The whitelisted names and the transformations (implicit products, ``^`` as power)."""
     import sympy
     from sympy.parsing.sympy_parser import (
         convert_xor,
         implicit_multiplication,
-        parse_expr,
         split_symbols_custom,
         standard_transformations,
     )
 
-    s = text.strip().rstrip(".")
-    _check(s)
     allowed = {"Symbol": sympy.Symbol, "Integer": sympy.Integer, "Float": sympy.Float, "Rational": sympy.Rational,
                "Function": sympy.Function, "Add": sympy.Add, "Mul": sympy.Mul, "Pow": sympy.Pow,
                "pi": sympy.pi, "__builtins__": {}}
     allowed.update({name: getattr(sympy, target) for name, target in FUNCTIONS.items()})
-    transformations = (*standard_transformations, split_symbols_custom(_split_name), implicit_multiplication,
-                       convert_xor)
+    return allowed, (*standard_transformations, split_symbols_custom(_split_name), implicit_multiplication,
+                     convert_xor)
+
+
+def _parse(side: str, local: dict | None = None) -> Any:
+    from sympy.parsing.sympy_parser import parse_expr
+
+    allowed, transformations = _parser()
+    try:
+        return parse_expr(side, local_dict=dict(local or {}), global_dict=allowed, transformations=transformations,
+                          evaluate=False)
+    except Exception as exc:  # noqa: BLE001 - any parser failure means "not plain maths"
+        raise NotPlainMaths(f"{type(exc).__name__}") from exc
+
+
+def to_latex(text: str) -> str:
+    """Parse plain-text maths safely and print it as LaTeX (raises NotPlainMaths)."""
+    import sympy
+
+    s = text.strip().rstrip(".")
+    _check(s)
     sides = re.split(r"(?<![<>!=])=(?!=)", s)
     if len(sides) > 3:
         raise NotPlainMaths("too many '='")
-    try:
-        exprs = [parse_expr(side, local_dict={}, global_dict=dict(allowed), transformations=transformations,
-                            evaluate=False) for side in sides]
-    except Exception as exc:  # noqa: BLE001 - any parser failure means "not plain maths"
-        raise NotPlainMaths(f"{type(exc).__name__}") from exc
+    exprs = [_parse(side) for side in sides]
     if not all(isinstance(e, sympy.Expr) for e in exprs):
         raise NotPlainMaths("not an expression")
     return " = ".join(sympy.latex(e) for e in exprs)
+
+
+ARITHMETIC = re.compile(r"[\d\s.+\-*/^()i]*\d[\d\s.+\-*/^()i]*")
+"""Plain arithmetic on numbers, with ``i`` at most (``5 - 5*i**2``, ``2*10**3``)."""
+
+
+def number(text: str) -> complex | None:
+    """The value of plain arithmetic (``i`` is the imaginary unit: a numeric answer has no symbols), or None."""
+    import sympy
+
+    s = text.strip().rstrip(".")
+    if not ARITHMETIC.fullmatch(s) or not re.search(r"\*|\^|(?<![a-z])i(?![a-z])", s):
+        return None
+    _check(s)
+    expr = _parse(s, {"i": sympy.I})
+    if not isinstance(expr, sympy.Expr) or expr.free_symbols:
+        return None
+    try:
+        return complex(sympy.N(expr, 20))
+    except (TypeError, ValueError, OverflowError, ZeroDivisionError):
+        return None

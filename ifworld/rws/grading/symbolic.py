@@ -19,12 +19,20 @@ from typing import Any
 import sympy
 
 from ifworld.errors import GradingError
-from ifworld.rws.grading import mathverify, notation, physics, plaintext
-from ifworld.rws.grading.extract import Extraction, strip_wrappers
+from ifworld.rws.grading import forms, mathverify, notation, physics, plaintext
+from ifworld.rws.grading.extract import Extraction, boxed_group, strip_wrappers
 from ifworld.rws.grading.result import (
+    ALGEBRA,
+    EXTRACTION,
     FORMAT_VIOLATION,
+    GOLD,
+    MATHVERIFY,
     NEEDS_VERIFIER,
     PARSE_FAILURE,
+    PRECISION,
+    READING,
+    SAFETY,
+    SIDES,
     UNSCORED_GOLD,
     CheckResult,
     Verdict,
@@ -60,21 +68,25 @@ class _Verdict(GradingError):
         self.verdict, self.reason, self.note = verdict, reason, note
 
 
-def _source(reply: str, extraction: Extraction) -> tuple[str, bool]:
-    """(text for Math-Verify, is it one bare maths expression to read as LaTeX)."""
-    text = extraction.answer if extraction.how in ("final_line", "json") else reply[-MAX_REPLY_MATH_CHARS:]
+def _source(reply: str, extraction: Extraction) -> tuple[str, bool, str]:
+    """(text for Math-Verify, is it one bare maths expression to read as LaTeX, a function label dropped)."""
+    text = extraction.answer if extraction.how in ("final_line", "json", "phrase") else reply[-MAX_REPLY_MATH_CHARS:]
+    if extraction.how == "boxed":  # the last box, or the last run of boxes written as one answer list
+        text = ", ".join("\\boxed{%s}" % content for content in boxed_group(text))
     if _DELIMITED.search(text):
         for region in notation.math_regions(text, whole=False):
             notation.guard(region)
-        return text, False
+        text, label = _labels(text, False)
+        return text, False, label
     text = strip_wrappers(text).replace("−", "-").replace("–", "-")
     notation.guard(text)
+    text, label = _labels(text, True)
     if plaintext.looks_plain(text):
         try:
-            return plaintext.to_latex(text), True
+            return plaintext.to_latex(text), True, label
         except plaintext.NotPlainMaths:
             pass
-    return text, not (prose(text) or _NUMBERISH.fullmatch(text))
+    return text, not (prose(text) or _NUMBERISH.fullmatch(text)), label
 
 
 def _gold_lhs(gold: str) -> str | None:
@@ -93,25 +105,123 @@ def _vectors(names: notation.Placeholders) -> frozenset[str]:
     return frozenset(names.sympy_name(value) for key, value in names.table.items() if key.startswith("vec:"))
 
 
-def _veto(pred: Any, gold: Any, gold_text: str, hint: str, vectors: frozenset[str]) -> tuple[Verdict, str] | None:
-    """A reason to overrule Math-Verify's "equivalent" (verdict, reason), or None."""
+def _veto(pred: Any, gold: Any, gold_text: str, hint: str,
+                 vectors: frozenset[str]) -> tuple[Verdict, str, str] | None:
+    """A reason to overrule Math-Verify's "equivalent" (verdict, reason, deciding step), or None."""
     if physics.vector_product(pred, vectors) or physics.vector_product(gold, vectors):
-        return "not_sure", "a product of two vectors without an explicit cross or dot product"
+        return "not_sure", "a product of two vectors without an explicit cross or dot product", SAFETY
     if physics.trivial_derivative(pred) or physics.trivial_derivative(gold):
-        return "not_sure", "a derivative the grader could not name (it would read as 0)"
+        return "not_sure", "a derivative the grader could not name (it would read as 0)", SAFETY
     bad = physics.false_link(pred)
     if bad:
-        return "incorrect", f"chained equality: {bad}"
+        return "incorrect", f"chained equality: {bad}", SAFETY
     gold_eq = isinstance(gold, (sympy.Eq, sympy.And)) and all(isinstance(x, sympy.Eq) for x in physics.links(gold))
     pred_eq = isinstance(pred, (sympy.Eq, sympy.And))
-    if gold_eq and not pred_eq:
-        lhs = _gold_lhs(gold_text) or ""
-        if not physics.is_name(lhs):
-            return "incorrect", f"the answer is an expression where the gold is an equation for {lhs.strip()}"
+    lhs = _gold_lhs(gold_text)
+    if gold_eq and not pred_eq and lhs is not None:  # a gold written as an equation (not ``x \in S``)
+        if not (physics.is_name(lhs) or forms.is_ratio_label(lhs)):
+            return "incorrect", f"the answer is an expression where the gold is an equation for {lhs.strip()}", SIDES
         if equation_required(hint):
-            return "not_sure", "the right-hand side of the gold equation, but the hint asks for an equation"
+            return "not_sure", "the right-hand side of the gold equation, but the hint asks for an equation", SIDES
     if isinstance(pred, sympy.FiniteSet) and len(pred) == 1 and not isinstance(gold, (sympy.Set, sympy.Tuple)):
-        return "not_sure", "a set where a value is asked"
+        return "not_sure", "a set where a value is asked", SAFETY
+    return None
+
+
+def _labels(text: str, whole: bool) -> tuple[str, str]:
+    """Function notation on equations' left sides dropped (``P(r) = …`` → ``P = …``), and the first label seen."""
+    seen: list[str] = []
+
+    def one(region: str) -> str:
+        out, label = forms.drop_call_labels(region)
+        seen.extend([label] if label else [])
+        return out
+
+    return notation.in_math(text, one, whole), (seen[0] if seen else "")
+
+
+def _gold_text(gold: str) -> tuple[str, str]:
+    """The gold as LaTeX (a CAS-style gold ``4*t**3`` read as plain-text maths), function labels dropped."""
+    text = notation.clean(strip_wrappers(gold))
+    if "*" in text and plaintext.looks_plain(text):
+        try:
+            text = plaintext.to_latex(text)
+        except plaintext.NotPlainMaths:
+            pass
+    return _labels(text, True)
+
+
+class _Ctx:
+    """One item's parsed sides and how to word its results."""
+
+    def __init__(self, extraction: Extraction, gold_text: str, notes: str) -> None:
+        self.extraction, self.gold_text, self.notes = extraction, gold_text, notes
+        self.shown_p, self.shown_g = extraction.answer[:200], gold_text
+
+    def result(self, verdict: Verdict, by: str, reason: str, notes: list[str] | None = None) -> CheckResult:
+        return CheckResult(verdict=verdict, type="symbolic", reason=reason + self.notes, pred_norm=self.shown_p,
+                           gt_norm=self.shown_g, stage="symbolic", annotations=notes or [], decided_by=by)
+
+
+def _read_sides(reply: str, extraction: Extraction, gold: str) -> tuple[_Ctx, Any, Any, Any] | CheckResult:
+    """Guard, rewrite and parse both sides: (context, pred reading, gold reading, names) or a decided result."""
+    gold_text, gold_label = _gold_text(gold)
+    ctx = _Ctx(extraction, gold_text, "")
+    try:
+        notation.guard(gold_text)
+    except notation.RefusedInput as exc:
+        return ctx.result("not_sure", GOLD, f"unscored gold: {exc}", [UNSCORED_GOLD])
+    try:
+        source, whole, pred_label = _source(reply, extraction)
+        pred_text, gold_ready, names = notation.prepare(source, gold_text, whole, True)
+    except notation.RefusedInput as exc:
+        if getattr(exc, "side", "pred") == "gold":
+            return ctx.result("not_sure", GOLD, f"unscored gold: {exc}", [UNSCORED_GOLD])
+        verdict: Verdict = "incorrect" if exc.kind == FORMAT_VIOLATION else "not_sure"
+        return ctx.result(verdict, SAFETY if verdict == "incorrect" else READING, f"{exc.kind}: {exc}", [exc.kind])
+    label = gold_label or pred_label
+    ctx.notes = f"; the left side {label} only names the quantity" if label else ""
+    wrapped = strip_wrappers(gold).strip() != gold.strip() and not re.search(r"\d,\d{3}(?!\d)", gold_ready)
+    numberish = _NUMBERISH.fullmatch(gold_ready) and not (wrapped and "," in gold_ready)
+    gold_r = mathverify.read(gold_ready if numberish else f"${gold_ready}$")
+    if gold_r.value is None:
+        return ctx.result("not_sure", GOLD, "unscored gold: Math-Verify cannot parse it", [UNSCORED_GOLD])
+    pred_r = mathverify.read(f"${pred_text}$" if whole else pred_text)
+    ctx.shown_p, ctx.shown_g = names.render(pred_r.text) or extraction.answer[:200], names.render(gold_r.text)
+    if pred_r.value is None:
+        if not pred_r.text:
+            return ctx.result("incorrect", EXTRACTION, "format violation: no maths found in the answer",
+                              [FORMAT_VIOLATION])
+        if _unbalanced(pred_r.text):  # never a verdict on a guess at what was meant; the verifier may read it
+            return ctx.result("not_sure", READING, f"parse failure: malformed LaTeX (braces do not pair up) in "
+                              f"{pred_r.text[:80]!r}", [PARSE_FAILURE])
+        return ctx.result("not_sure", READING, f"parse failure: Math-Verify cannot parse {pred_r.text[:80]!r}",
+                          [PARSE_FAILURE])
+    return ctx, pred_r, gold_r, names
+
+
+def _unbalanced(text: str) -> bool:
+    """Brackets that do not pair up (``\\frac{1}{2``): malformed LaTeX is never read as an answer."""
+    depth = 0
+    for char in re.sub(r"\\[{}]", "", text):
+        depth += char == "{"
+        depth -= char == "}"
+        if depth < 0:
+            return True
+    return depth != 0
+
+
+def _precision(ctx: _Ctx, pred: Any, gold: Any) -> CheckResult | None:
+    """A decimal answer for an exact number, judged by the precision it states (see :mod:`forms`)."""
+    value = forms.imaginary(pred, gold)
+    if value is not None and mathverify.same(mathverify.Reading(gold, ""), mathverify.Reading(value, "")):
+        return ctx.result("correct", MATHVERIFY, "equivalent once i is read as the imaginary unit (the reference "
+                          "is a number, so i cannot be an index)")
+    same, why = forms.stated_precision(pred, gold, ctx.extraction.answer)
+    if same:
+        return ctx.result("correct", PRECISION, why + " — within the RWS 5 % tolerance")
+    if same is None:
+        return ctx.result("not_sure", PRECISION, why, [NEEDS_VERIFIER])
     return None
 
 
@@ -119,58 +229,36 @@ def check_symbolic(reply: str, extraction: Extraction, gold: str, hint: str = ""
                    deadline: float | None = None) -> CheckResult:
     """Grade a symbolic answer: Math-Verify's equivalence inside our physics rules (see module docstring)."""
     deadline = deadline if deadline is not None else time.monotonic() + 4.0
-    gold_text = notation.clean(strip_wrappers(gold))
-
-    def result(verdict: Verdict, reason: str, notes: list[str], p: str = "", g: str = gold_text) -> CheckResult:
-        return CheckResult(verdict=verdict, type="symbolic", reason=reason, pred_norm=p or extraction.answer[:200],
-                           gt_norm=g, stage="symbolic", annotations=notes)
-
-    try:
-        notation.guard(gold_text)
-    except notation.RefusedInput as exc:
-        return result("not_sure", f"unscored gold: {exc}", [UNSCORED_GOLD])
-    try:
-        source, whole = _source(reply, extraction)
-        pred_text, gold_ready, names = notation.prepare(source, gold_text, whole, True)
-    except notation.RefusedInput as exc:
-        if getattr(exc, "side", "pred") == "gold":
-            return result("not_sure", f"unscored gold: {exc}", [UNSCORED_GOLD])
-        verdict: Verdict = "incorrect" if exc.kind == FORMAT_VIOLATION else "not_sure"
-        return result(verdict, f"{exc.kind}: {exc}", [exc.kind])
-    gold_r = mathverify.read(gold_ready if _NUMBERISH.fullmatch(gold_ready) else f"${gold_ready}$")
-    if gold_r.value is None:
-        return result("not_sure", "unscored gold: Math-Verify cannot parse it", [UNSCORED_GOLD])
-    pred_r = mathverify.read(f"${pred_text}$" if whole else pred_text)
-    shown_p, shown_g = names.render(pred_r.text) or extraction.answer[:200], names.render(gold_r.text)
-    if pred_r.value is None:
-        if not pred_r.text:
-            return result("incorrect", "format violation: no maths found in the answer", [FORMAT_VIOLATION],
-                          shown_p, shown_g)
-        return result("not_sure", f"parse failure: Math-Verify cannot parse {pred_r.text[:80]!r}",
-                      [PARSE_FAILURE], shown_p, shown_g)
+    read = _read_sides(reply, extraction, gold)
+    if isinstance(read, CheckResult):
+        return read
+    ctx, pred_r, gold_r, names = read
     if physics.undefined(pred_r.value):
-        return result("incorrect", "the answer is undefined (division by zero or 0/0)", [FORMAT_VIOLATION],
-                      shown_p, shown_g)
+        return ctx.result("incorrect", SAFETY, "the answer is undefined (division by zero or 0/0)",
+                          [FORMAT_VIOLATION])
+    decided = _precision(ctx, pred_r.value, gold_r.value)
+    if decided is not None:
+        return decided
     if (pred_r.value != gold_r.value and physics.clearly_different(pred_r.value, gold_r.value)
             and not physics.rounded_match(pred_r.value, gold_r.value)):
-        return result("incorrect", "not equivalent (they differ at random points)", [], shown_p, shown_g)
+        return ctx.result("incorrect", MATHVERIFY, "not equivalent (they differ at random points)")
+    vectors = _vectors(names)
     if mathverify.same(gold_r, pred_r):
-        vetoed = _veto(pred_r.value, gold_r.value, gold_text, hint, _vectors(names))
+        vetoed = _veto(pred_r.value, gold_r.value, ctx.gold_text, hint, vectors)
         if vetoed is not None:
-            verdict, reason = vetoed
-            return result(verdict, f"{reason} (Math-Verify alone would accept it)",
-                          [NEEDS_VERIFIER] if verdict == "not_sure" else [], shown_p, shown_g)
-        return result("correct", "equivalent (Math-Verify)", [], shown_p, shown_g)
+            verdict, reason, by = vetoed
+            return ctx.result(verdict, by, f"{reason} (Math-Verify alone would accept it)",
+                              [NEEDS_VERIFIER] if verdict == "not_sure" else [])
+        return ctx.result("correct", SIDES if ctx.notes else MATHVERIFY, "equivalent (Math-Verify)")
     signed = frozenset(names.sympy_name(value) for key, value in names.table.items()
                        if re.match(r"id:[xyz](?:_|$)", key))  # coordinates keep their sign
     same, why = physics.accept(pred_r.value, gold_r.value, deadline, signed)
     if same:
-        vetoed = _veto(pred_r.value, gold_r.value, gold_text, hint, _vectors(names))
+        vetoed = _veto(pred_r.value, gold_r.value, ctx.gold_text, hint, vectors)
         if vetoed is not None:
-            return result(vetoed[0], vetoed[1], [NEEDS_VERIFIER] if vetoed[0] == "not_sure" else [],
-                          shown_p, shown_g)
-        return result("correct", f"{why} (our physics rules; Math-Verify: not equivalent)", [], shown_p, shown_g)
+            return ctx.result(vetoed[0], vetoed[2], vetoed[1], [NEEDS_VERIFIER] if vetoed[0] == "not_sure" else [])
+        return ctx.result("correct", ALGEBRA, f"{why} (our algebra rules; Math-Verify: not equivalent)")
     if same is None and "no further rule" not in why:
-        return result("not_sure", f"{why}; Math-Verify: not equivalent", [NEEDS_VERIFIER], shown_p, shown_g)
+        return ctx.result("not_sure", ALGEBRA, f"{why}; Math-Verify: not equivalent", [NEEDS_VERIFIER])
     reason = why if same is False else "not equivalent"
-    return result("incorrect", f"{reason} (Math-Verify)", [], shown_p, shown_g)
+    return ctx.result("incorrect", MATHVERIFY, f"{reason} (Math-Verify)")

@@ -39,8 +39,30 @@ def _mathverify_number(text: str) -> tuple[complex | None, str]:
     return mathverify.as_number(reading), reading.text
 
 
+def _arithmetic(segment: str) -> Scalar | None:
+    """A value typed as plain arithmetic (``5 - 5*i**2``, ``2*10**3``): read by sympy's parser, no unit."""
+    from ifworld.rws.grading import plaintext
+
+    label, body = split_label(segment)
+    if not plaintext.ARITHMETIC.fullmatch(body.strip()):
+        return None
+    try:
+        guard(body)
+        number = plaintext.number(body)
+    except (RefusedInput, plaintext.NotPlainMaths) as exc:
+        raise UnitError(f"cannot evaluate: {exc}") from exc
+    if number is None:
+        return None
+    if abs(number.imag) > AGREE_REL * max(1.0, abs(number)):
+        raise UnitError("not a real number")
+    return Scalar(value=number.real, unit=None, label=re.sub(r"[\\{}\s$]", "", label)[:20], text=segment.strip())
+
+
 def read_value(segment: str) -> Scalar:
     """One value with its unit; Math-Verify's reading when ours finds no number. Raises UnitError."""
+    typed = _arithmetic(segment)
+    if typed is not None:
+        return typed
     try:
         return parse_scalar(segment)
     except UnitError as exc:

@@ -1,0 +1,143 @@
+"""Answers as people and models write them (issue #32): label sides, the imaginary unit, stated precision.
+
+Runs in the grading worker, on text (before Math-Verify parses) and on Math-Verify's parsed sympy values:
+
+* **equation sides** — a left side that only *labels* the asked quantity: function notation ``P(r) = …`` is
+  the quantity ``P`` (:func:`drop_call_labels`), and a ratio or fraction of names (``A_1:A_2``, ``BD:DC``,
+  ``\\frac{AM}{MC}``) is a label for a bare value (:func:`is_ratio_label`);
+* **the imaginary unit** — ``i`` stays a symbol (physics uses it as an index) unless the gold is a plain number
+  and ``i`` is the answer's only symbol (``5 - 5*i**2`` for 10): then it can only be the imaginary unit;
+* **stated precision** — a decimal answer for an exact number (``0.67`` for ``2/3``, a matrix of rounded
+  decimals for exact fractions) is the exact value rounded at the precision the answer states: at least
+  :data:`MIN_SIGNIFICANT` significant digits, the exact value within half a unit of its last digit, and within
+  the RWS paper's 5 % numeric tolerance. An integer states no rounding (``3`` is not ``\\pi``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import sympy
+
+from ifworld.rws.grading.constants import REL_TOLERANCE
+
+MIN_SIGNIFICANT = 2
+"""A decimal answer must state at least this many significant digits to count as a rounding (``0.7`` does not
+count for 2/3; ``0.67`` does)."""
+_NAME = r"(?:\\[a-zA-Z]+|[a-zA-Z])(?:_\{[^{}]*\}|_\\?[a-zA-Z0-9]+)?"
+_SEGMENT = r"(?:[A-Z]{1,3}|%s)" % _NAME
+_RATIO = re.compile(r"\s*(%s)\s*:\s*(%s)\s*" % (_SEGMENT, _SEGMENT))
+_FRACTION = re.compile(r"\s*\\frac\s*\{\s*(%s)\s*\}\s*\{\s*(%s)\s*\}\s*" % (_SEGMENT, _SEGMENT))
+_NOT_NAMES = frozenset("sin cos tan cot sec csc log ln exp sqrt frac arcsin arccos arctan sinh cosh tanh "
+                       "nabla partial det".split())
+_CALL_LABEL = re.compile(r"^(\s*)(%s)\s*(?:\\left)?\(\s*(%s(?:\s*,\s*%s)*)\s*(?:\\right)?\)(\s*=(?!=))"
+                         % (_NAME, _NAME, _NAME))
+_DECIMAL = re.compile(r"(?<![\d.])\d*\.\d+(?![\d.])")
+
+
+def is_ratio_label(lhs: str) -> bool:
+    """``A_1:A_2``, ``BD:DC``, ``\\frac{AM}{MC}``, ``\\frac{a}{b}``: a ratio of names labels the asked value."""
+    match = _RATIO.fullmatch(lhs) or _FRACTION.fullmatch(lhs)
+    return match is not None and not any(part.strip("\\") in _NOT_NAMES for part in match.groups())
+
+
+def drop_call_labels(text: str) -> tuple[str, str]:
+    """``P(r) = P_0 …`` → (``P = P_0 …``, ``P(r)``): function notation on an equation's left side names the
+    quantity. Returns the text unchanged and "" when there is none (``\\sin(x) = …`` is not a label)."""
+    match = _CALL_LABEL.match(text)
+    if match is None or match[2].strip("\\") in _NOT_NAMES:
+        return text, ""
+    return text[:match.start(2)] + match[2] + match[4] + text[match.end():], text[match.start(2):match.end(3) + 1]
+
+
+def imaginary(pred: Any, gold: Any) -> Any:
+    """The answer with ``i`` read as the imaginary unit when the gold is a number and ``i`` is its only symbol."""
+    if not (isinstance(pred, sympy.Expr) and isinstance(gold, sympy.Expr)) or gold.free_symbols:
+        return None
+    names = {s.name for s in pred.free_symbols}
+    if names != {"i"}:
+        return None
+    return pred.xreplace({s: sympy.I for s in pred.free_symbols})
+
+
+def _elements(value: Any) -> list | None:
+    """The numbers of a value compared element by element (a number, a tuple, a matrix, an interval)."""
+    if isinstance(value, sympy.MatrixBase):
+        return list(value)
+    if isinstance(value, sympy.Tuple):
+        return list(value)
+    if isinstance(value, sympy.Interval):
+        return [value.start, value.end]
+    if isinstance(value, sympy.Expr):
+        return [value]
+    return None
+
+
+def _same_shape(pred: Any, gold: Any) -> bool:
+    if isinstance(pred, sympy.MatrixBase) or isinstance(gold, sympy.MatrixBase):
+        return isinstance(pred, sympy.MatrixBase) and isinstance(gold, sympy.MatrixBase) and pred.shape == gold.shape
+    if isinstance(pred, sympy.Interval) or isinstance(gold, sympy.Interval):
+        return isinstance(pred, sympy.Interval) and isinstance(gold, sympy.Interval) and \
+            (pred.left_open, pred.right_open) == (gold.left_open, gold.right_open)
+    return type(pred) is type(gold) or (isinstance(pred, sympy.Expr) and isinstance(gold, sympy.Expr)
+                                        and not isinstance(pred, sympy.Tuple) and not isinstance(gold, sympy.Tuple))
+
+
+def _decimals(literal: str) -> tuple[int, int]:
+    """(decimal places, significant digits) of a decimal literal as written (``0.60`` → (2, 2))."""
+    whole, _, frac = literal.lstrip("-+").partition(".")
+    digits = (whole + frac).lstrip("0")
+    return len(frac), len(digits)
+
+
+def _one(literal: str | None, p: Any, g: Any) -> tuple[bool | None, str]:
+    """One element: (True rounded right, None within tolerance but misrounded, False otherwise; its note)."""
+    if not (isinstance(g, sympy.Expr) and g.is_number and not g.has(sympy.Float)):
+        return False, ""
+    if isinstance(p, sympy.Float):
+        text = literal if literal is not None else str(p).rstrip("0")
+        places, significant = _decimals(text)
+    elif isinstance(p, (sympy.Integer, sympy.Rational)) and p == g:
+        return True, ""
+    else:
+        return False, ""
+    try:
+        exact, given = sympy.N(g, 30), sympy.Float(p, 30)
+        if exact.is_real is False or exact == 0:
+            return False, ""
+        error = abs(exact - given)
+        within = error <= REL_TOLERANCE * abs(exact)
+        rounded = error <= sympy.Rational(1, 2) * sympy.Rational(10) ** -places * (1 + sympy.Rational(1, 10**9))
+    except (TypeError, ValueError):
+        return False, ""
+    shown = f"{sympy.latex(g)} ≈ {sympy.N(g, max(places + 2, 4))}"
+    if rounded and within and (significant >= MIN_SIGNIFICANT or given == exact):
+        return True, f"{text} is {shown} rounded to {places} decimal place{'s' * (places != 1)}"
+    if within:
+        return None, f"{text} is within the RWS 5 % tolerance of {shown} but is not it rounded to {places} " \
+            f"decimal place{'s' * (places != 1)}" + (" (too few significant digits)" if rounded else "")
+    return False, ""
+
+
+def stated_precision(pred: Any, gold: Any, pred_text: str) -> tuple[bool | None, str]:
+    """Decimals for exact numbers: (True, why) when every decimal is the exact value correctly rounded at its
+    stated precision; (None, why) when within the RWS 5 % tolerance but not so rounded; (False, "") otherwise."""
+    if not _same_shape(pred, gold):
+        return False, ""
+    ps, gs = _elements(pred), _elements(gold)
+    if ps is None or gs is None or len(ps) != len(gs) or not any(isinstance(p, sympy.Float) for p in ps):
+        return False, ""
+    literals = _DECIMAL.findall(pred_text)
+    floats = sum(isinstance(p, sympy.Float) for p in ps)
+    use = iter(literals) if len(literals) == floats else None
+    outcomes = []
+    for p, g in zip(ps, gs, strict=True):
+        literal = next(use) if use is not None and isinstance(p, sympy.Float) else None
+        outcomes.append(_one(literal, p, g))
+    notes = [note for _, note in outcomes if note]
+    if all(ok for ok, _ in outcomes):
+        return True, "; ".join(notes[:3]) + ("; …" if len(notes) > 3 else "")
+    if all(ok is not False for ok, _ in outcomes):
+        return None, next(note for ok, note in outcomes if ok is None)
+    return False, ""
