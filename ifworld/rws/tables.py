@@ -1,10 +1,13 @@
 """The paper's two benchmark tables, built from several saved benchmark records (no model call).
 
-* Table 1 — model × single-shot accuracy: one row per model, its accuracy with the ``single`` pattern on each
-  dataset and overall.
-* Table 2 — dataset × pattern: one row per dataset (a run's ``data`` label, e.g. the file name of an RWS,
-  GSM8K-style or MATH-style set converted with ``ifworld rws convert``), one column per pattern, and a
-  **macro mean** row (the unweighted mean over datasets, so a large set does not dominate).
+As the paper prints them (RWS §4, Tables 1–2): accuracy in **percent** with two decimals.
+
+* Table 1 — single-shot accuracy (%) by model: one row per model, its accuracy with the ``single`` pattern
+  ("Accuracy"; one column per dataset when the runs hold several).
+* Table 2 — accuracy (%) by agent design pattern: one row per dataset (a run's ``data`` label, e.g. the file
+  name of an RWS, GSM8K-style or MATH-style set converted with ``ifworld rws convert``), Table 2's columns
+  HMAW, PACE, PHASE, SCHEMA (single-shot is Table 1's), and a **Macro-mean** row (the unweighted mean over
+  datasets, so a large set does not dominate).
 
 Runs of the same dataset are pooled; each run may be re-graded first (``benchmark.regrade``) so the tables use
 the current grader.
@@ -20,7 +23,10 @@ import pandas as pd
 from ifworld.rws.benchmark import _md_table, results_frame
 from ifworld.rws.records import BenchmarkRecord, load_benchmark_record
 
-MACRO_MEAN = "macro mean"
+MACRO_MEAN = "Macro-mean"
+TABLE2_COLUMNS = {"hmaw": "HMAW", "pace": "PACE", "phase": "PHASE", "schema": "SCHEMA"}
+"""Table 2's columns, in its order (the single-shot baseline is Table 1's)."""
+DECIMALS = 2
 Record = dict[str, Any] | BenchmarkRecord  # as stored, or already validated
 
 
@@ -35,19 +41,25 @@ def _frame(records: Iterable[Record]) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
+def _percent(table: pd.DataFrame) -> pd.DataFrame:
+    return (table * 100).round(DECIMALS)
+
+
 def paper_table1(records: Iterable[Record]) -> pd.DataFrame:
-    """Single-shot accuracy: model (rows) × dataset (columns), plus the model's accuracy over all items."""
+    """Single-shot accuracy (%) by model: "Accuracy", or one column per dataset when there are several."""
     df = _frame(records)
     if df.empty or "single" not in set(df["pattern"]):
         return pd.DataFrame()
     single = df[df["pattern"] == "single"]
     table = single.pivot_table(index="model", columns="dataset", values="correct", aggfunc="mean")
-    table["all items"] = single.groupby("model")["correct"].mean()
-    return table.round(4)
+    if len(table.columns) == 1:
+        table.columns = ["Accuracy"]
+    table.index.name, table.columns.name = "Model", None
+    return _percent(table)
 
 
 def paper_table2(records: Iterable[Record], model: str | None = None) -> pd.DataFrame:
-    """Accuracy: dataset (rows) × pattern (columns), with a macro-mean row over datasets.
+    """Accuracy (%) by dataset (rows) and agent design pattern (Table 2's columns), with a Macro-mean row.
 
     With several models in the runs, pass `model` to pick one (else all models' answers are pooled).
     """
@@ -56,14 +68,23 @@ def paper_table2(records: Iterable[Record], model: str | None = None) -> pd.Data
         return pd.DataFrame()
     if model is not None:
         df = df[df["model"] == model]
+    df = df[df["pattern"].isin(list(TABLE2_COLUMNS))]
+    if df.empty:
+        return pd.DataFrame()
     table = df.pivot_table(index="dataset", columns="pattern", values="correct", aggfunc="mean")
-    order = [p for p in ("single", "hmaw", "pace", "phase", "schema") if p in table.columns]
-    table = table[order]
+    table = table[[p for p in TABLE2_COLUMNS if p in table.columns]].rename(columns=TABLE2_COLUMNS)
     table.loc[MACRO_MEAN] = table.mean(axis=0, skipna=True)
-    return table.round(4)
+    table.index.name, table.columns.name = "Dataset", None
+    return _percent(table)
+
+
+def _shown(table: pd.DataFrame) -> pd.DataFrame:
+    """Percentages with :data:`DECIMALS` decimals, as the paper prints them (35.44); a missing cell stays empty."""
+    return table.apply(lambda col: col.map(lambda v: "" if pd.isna(v) else f"{v:.{DECIMALS}f}"))
 
 
 def tables_markdown(records: Sequence[Record], model: str | None = None) -> str:
     """Both tables as Markdown."""
-    return ("### Table 1 — single-shot accuracy by model\n\n" + _md_table(paper_table1(records)) +
-            "\n\n### Table 2 — accuracy by dataset and pattern\n\n" + _md_table(paper_table2(records, model)) + "\n")
+    table1, table2 = _md_table(_shown(paper_table1(records))), _md_table(_shown(paper_table2(records, model)))
+    return ("### Table 1 — single-shot accuracy (%) by model\n\n" + table1
+            + "\n\n### Table 2 — accuracy (%) by agent design pattern\n\n" + table2 + "\n")

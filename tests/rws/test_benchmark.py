@@ -147,6 +147,6 @@ def test_cli_tables_from_saved_runs(llm_env, tmp_path):
     run_id = res.stderr.split("run id: ")[1].split()[0]
     tables = CliRunner().invoke(rws_app, ["tables", run_id, "--regrade"])
     assert tables.exit_code == 0, tables.output
-    assert "Table 1" in tables.stdout and "| macro mean |" in tables.stdout
+    assert "Table 1" in tables.stdout and "| Macro-mean |" in tables.stdout and "| Dataset | HMAW |" in tables.stdout
     missing = CliRunner().invoke(rws_app, ["tables", "rws-nope"])
     assert missing.exit_code == 2

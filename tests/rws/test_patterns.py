@@ -96,11 +96,11 @@ def test_json_role_still_invalid_degrades_without_crashing(pattern, system, fake
     assert result["raw_output"] and result["grade"]["verdict"] == "correct"
 
 
-def test_allocator_infers_a_sequence_when_architecture_is_unusable(items):
-    steps, notes = allocate(None, items["2025_IFW_2_b"].model_dump())
+def test_allocator_infers_a_sequence_when_architecture_is_unusable():
+    steps, notes = allocate(None)
     assert 1 <= len(steps) <= 3 and notes
     many = {"expert_sequence": [{"role": f"Role {i}!", "prompt": "do it"} for i in range(5)]}
-    steps, notes = allocate(many, items["2025_IFW_2_b"].model_dump())
+    steps, notes = allocate(many)
     assert len(steps) == 3 and steps[0]["role"] == "role 0" and steps[0]["acceptance"]
 
 
@@ -116,13 +116,6 @@ def test_phase_finalises_the_retried_solution_even_when_its_review_fails() -> No
            "evaluator": {"accept": False, "confidence": 0.9}, "evaluator_retry": {"accept": False, "confidence": 0.1}}
     assert best_answer(out) == ("Final Answer: 2", "solver_retry")
     assert best_answer({"solver": "Final Answer: 1"}) == ("Final Answer: 1", "solver")
-
-
-def test_phase_evaluator_sees_only_the_final_answer_line() -> None:
-    from ifworld.rws.patterns.phase import _answer_line
-
-    solution = "Long derivation with a wrong intermediate 7.\nFinal Answer: 42 nT"
-    assert _answer_line(solution) == "Final Answer: 42 nT"
 
 
 def test_verifier_judge_runs_at_temperature_one(monkeypatch) -> None:

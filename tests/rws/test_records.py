@@ -110,7 +110,7 @@ def test_cli_tables_and_export_name_run_and_field_of_a_malformed_record() -> Non
     bad, good = _store_record(broken), _store_record(run_record())
     runner = CliRunner()
     ok = runner.invoke(app, ["rws", "tables", good])
-    assert ok.exit_code == 0 and "| sample | 0.25 | 1.0 |" in ok.stdout
+    assert ok.exit_code == 0 and "| fake-model | 25.00 |" in ok.stdout and "| sample | 100.00 |" in ok.stdout
     res = runner.invoke(app, ["rws", "tables", good, bad])
     assert res.exit_code == 2
     assert f"error: RWS benchmark run {bad}: field results.3.grade.verdict: Input should be" in res.stderr

@@ -25,15 +25,28 @@ RECORDS = [
 
 def test_table2_dataset_by_pattern_with_macro_mean() -> None:
     table = paper_table2(RECORDS, model="m1")
-    assert list(table.columns) == ["single", "pace"]
-    assert table.loc["rws.jsonl", "single"] == 0.5 and table.loc["gsm8k.jsonl", "single"] == 0.75
-    # the macro mean is over datasets (0.5 + 0.75) / 2, not over the 6 items pooled (4/6)
-    assert table.loc[MACRO_MEAN, "single"] == pytest.approx(0.625)
-    assert table.loc[MACRO_MEAN, "pace"] == 1.0
+    assert list(table.columns) == ["PACE"]  # Table 2's columns: HMAW, PACE, PHASE, SCHEMA (single is Table 1)
+    assert table.loc["rws.jsonl", "PACE"] == 100.0 and table.index.name == "Dataset"
+    assert table.loc[MACRO_MEAN, "PACE"] == 100.0
 
 
-def test_table1_single_shot_by_model() -> None:
-    table = paper_table1(RECORDS)
-    assert table.loc["m1", "all items"] == pytest.approx(4 / 6, abs=1e-4)
-    assert table.loc["m2", "rws.jsonl"] == 0.5
-    assert "Table 2" in tables_markdown(RECORDS) and "macro mean" in tables_markdown(RECORDS)
+def test_table2_macro_mean_is_over_datasets_in_percent() -> None:
+    records = [_record("rws.jsonl", [("a", "hmaw", "m1", "correct"), ("b", "hmaw", "m1", "incorrect")]),
+               _record("gsm8k.jsonl", [(f"g{i}", "hmaw", "m1", "correct" if i < 3 else "incorrect")
+                                       for i in range(4)])]
+    table = paper_table2(records)
+    assert table.loc["rws.jsonl", "HMAW"] == 50.0 and table.loc["gsm8k.jsonl", "HMAW"] == 75.0
+    # the macro mean is over datasets (50 + 75) / 2, not over the 6 items pooled (4/6)
+    assert table.loc[MACRO_MEAN, "HMAW"] == pytest.approx(62.5)
+    md = tables_markdown(records)
+    assert "| Dataset | HMAW |" in md and "| Macro-mean | 62.50 |" in md and "accuracy (%)" in md
+
+
+def test_table1_single_shot_by_model_in_percent() -> None:
+    table = paper_table1([RECORDS[0]])
+    assert list(table.columns) == ["Accuracy"] and table.index.name == "Model"
+    assert table.loc["m1", "Accuracy"] == 50.0 and table.loc["m2", "Accuracy"] == 50.0
+    several = paper_table1(RECORDS)
+    assert several.loc["m1", "gsm8k.jsonl"] == 75.0
+    md = tables_markdown(RECORDS)
+    assert "Table 2" in md and "Macro-mean" in md and "| m1 | 75.00 | 50.00 |" in md

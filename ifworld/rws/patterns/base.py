@@ -154,9 +154,11 @@ def ensure_final(formatted: str, fallback_text: str, step: str) -> tuple[str, li
         f"{step} output had no 'Final Answer:' line; rebuilt from the best earlier answer"]
 
 
-def format_final(settings: Settings, state: PatternState, role: str, best: str) -> tuple[dict, list[str]]:
-    """The closing formatter role (encloser / finalizer): state update with ``final_text``, and its notes."""
-    text, upd = text_role(settings, state, role, role, item=item_block(state["item"]), answer=best)
+def format_final(settings: Settings, state: PatternState, role: str, best: str,
+                 **values: Any) -> tuple[dict, list[str]]:
+    """The closing formatter role (encloser / finalizer): state update with ``final_text``, and its notes. It is
+    sent ``best`` and ``values`` only (the paper's MESSAGE, and PHASE's PLAN), never the question."""
+    text, upd = text_role(settings, state, role, role, answer=best, **values)
     final, notes = ensure_final(text, best, f"rws.{state['pattern']}.{role}")
     return {**upd, "final_text": final}, notes
 

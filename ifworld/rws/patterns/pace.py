@@ -1,6 +1,8 @@
 """PACE: Planner (JSON) → Answer → Critic (JSON) → gate → [one Answer retry with the critic's fix] → Encloser.
 
 The gate is a conditional edge: the answer stands when the critic accepts with confidence ≥ GATE_CONFIDENCE.
+Each role is sent what the paper's conductor sends it (Appendix C.2): the critic PLAN + DRAFT, the retry
+QUERY + PLAN + FIX, the encloser the MESSAGE only.
 """
 
 from __future__ import annotations
@@ -42,12 +44,10 @@ def add_nodes(g: StateGraph, settings: Settings) -> str:
         return upd
 
     def answer_retry(state: PatternState) -> dict:
-        review = state["out"].get("critic") or {}
+        # C.2: QUERY + PLAN + FIX (the critic's JSON); not the first draft
         _, upd = text_role(settings, state, "answer", "answer_retry", prompt="user_retry",
-                           item=item_block(state["item"]),
-                           plan=as_text(state["out"].get("planner")), answer=state["out"]["answer"],
-                           issues="; ".join(review.get("issues") or []) or "(none listed)",
-                           fix=review.get("fix") or "(no fix given)")
+                           item=item_block(state["item"]), plan=as_text(state["out"].get("planner")),
+                           fix=as_text(state["out"].get("critic")))
         return upd
 
     def encloser(state: PatternState) -> dict:

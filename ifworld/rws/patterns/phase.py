@@ -1,9 +1,11 @@
 """PHASE: Planner → Hypothesizer → Analyzer → Solver → Evaluator → gate → [Solver retry → Evaluator] → Finalizer.
 
 Planner and Hypothesizer lay the problem out (JSON), the Analyzer derives a candidate, the Solver commits to
-an answer, the Evaluator reviews it (JSON). As in the paper (Appendix B), the Evaluator judges only the
-solver's final answer line, not its reasoning, and on rejection the Solver gets one retry with the fix;
-the retried solution is always the one finalised (its second review is recorded, not used to pick).
+an answer, the Evaluator reviews it (JSON). As in the paper (Appendix B, C.3), the Evaluator is sent the plan,
+the hypotheses and the solution (not the question) and judges only its final answer line; on rejection the
+Solver gets one retry with the query, plan, hypotheses, analysis and the Evaluator's JSON as the fix; the
+retried solution is always the one finalised (its second review is recorded, not used to pick); the Finalizer
+is sent the plan and the solution.
 """
 
 from __future__ import annotations
@@ -12,10 +14,8 @@ from langgraph.graph import START, StateGraph
 
 from ifworld.config import Settings
 from ifworld.rws.patterns.base import (
-    FINAL_PREFIX,
     PatternState,
     as_text,
-    final_line,
     format_final,
     item_block,
     json_role,
@@ -30,11 +30,6 @@ def best_answer(out: dict) -> tuple[str, str]:
     if out.get("solver_retry"):
         return out["solver_retry"], "solver_retry"
     return out.get("solver") or out.get("analyzer") or "", "solver"
-
-
-def _answer_line(text: str) -> str:
-    """What the evaluator sees: only the final answer line of a solution."""
-    return f"{FINAL_PREFIX} {final_line(text)}"
 
 
 def add_nodes(g: StateGraph, settings: Settings) -> str:
@@ -56,23 +51,26 @@ def add_nodes(g: StateGraph, settings: Settings) -> str:
     def solver(state: PatternState) -> dict:
         return text_role(settings, state, "solver", "solver", analysis=state["out"]["analyzer"], **ctx(state))[1]
 
-    def evaluator(state: PatternState) -> dict:
-        return json_role(settings, state, "evaluator", "evaluator", Review,
-                         answer=_answer_line(state["out"]["solver"]), **ctx(state))[1]
+    def review_ctx(state: PatternState) -> dict:  # C.3: PLAN + HYPOTHESIS (+ SOLUTION), not the query
+        out = state["out"]
+        return {"plan": as_text(out.get("planner")), "hypotheses": as_text(out.get("hypothesizer"))}
 
-    def solver_retry(state: PatternState) -> dict:
-        review = state["out"].get("evaluator") or {}
+    def evaluator(state: PatternState) -> dict:
+        return json_role(settings, state, "evaluator", "evaluator", Review, answer=state["out"]["solver"],
+                         **review_ctx(state))[1]
+
+    def solver_retry(state: PatternState) -> dict:  # C.3: QUERY + PLAN + HYPOTHESIS + ANALYSIS + FIX
         return text_role(settings, state, "solver", "solver_retry", prompt="user_retry",
-                         answer=state["out"]["solver"], issues="; ".join(review.get("issues") or []) or "(none)",
-                         fix=review.get("fix") or "(no fix given)", **ctx(state))[1]
+                         analysis=state["out"]["analyzer"], fix=as_text(state["out"].get("evaluator")),
+                         **ctx(state))[1]
 
     def evaluator_retry(state: PatternState) -> dict:
         return json_role(settings, state, "evaluator", "evaluator_retry", Review,
-                         answer=_answer_line(state["out"]["solver_retry"]), **ctx(state))[1]
+                         answer=state["out"]["solver_retry"], **review_ctx(state))[1]
 
-    def finalizer(state: PatternState) -> dict:
+    def finalizer(state: PatternState) -> dict:  # C.3: PLAN + MESSAGE
         best, which = best_answer(state["out"])
-        upd, notes = format_final(settings, state, "finalizer", best)
+        upd, notes = format_final(settings, state, "finalizer", best, plan=as_text(state["out"].get("planner")))
         second = state["out"].get("evaluator_retry")
         if which == "solver_retry" and second is not None and not passes(second):
             notes.append("phase: the retried solution is finalised although its review did not pass")

@@ -9,8 +9,9 @@ edge loops until the allocation is done; an allocation with no steps runs none, 
 sees the task, the type and the experts' log; the Guard sees the architecture, the type and the synthesis (not
 the task); the Finalizer sees only the accepted message. Code steps in only when a JSON role degrades: an
 unusable allocation falls back to :func:`allocate` (the Architect's sequence, or a minimal one), an unusable
-question type to the allocation's, the Architect's or the item's. The Guard's tolerance is 2 % for
-physics/maths answers, 5 % otherwise (the paper's Guard rules).
+question type to the allocation's or the Architect's (never the item's: no gold field — type, meta, final,
+steps — reaches any role). The Guard's tolerance follows the Architect's domain (the roles of its expert
+sequence): 2 % for physics / maths, 5 % otherwise (the paper's Guard rules, C.4).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ TIGHT_TOLERANCE = 0.02
 LOOSE_TOLERANCE = 0.05
 MAX_EXPERT_PROMPT_CHARS = 600
 ANSWER_TYPES = ("numeric", "symbolic", "textual")
-PHYSICS_MATH = re.compile(r"physic|math|numer|symbol|equation|helio|plasma|solar|astro", re.I)
+PHYSICS_MATH = re.compile(r"physic|math|helio|plasma|solar|astro", re.I)
 ROLE_SYNONYMS = {"bio": "biology", "chem": "chemistry", "maths": "math", "mathematics": "math",
                  "physicist": "physics", "mathematician": "math"}
 DEFAULT_SEQUENCE = {
@@ -69,14 +70,14 @@ def normalise_steps(allocation: dict | None) -> tuple[list[dict], list[str]]:
     return steps[:MAX_EXPERTS], notes
 
 
-def allocate(architecture: dict | None, item: dict) -> tuple[list[dict], list[str]]:
+def allocate(architecture: dict | None) -> tuple[list[dict], list[str]]:
     """Fallback when the Allocator's JSON is unusable: the Architect's sequence (≤3 steps), else a minimal one."""
     raw = [{"role": e.get("role", ""), "prompt": e.get("prompt", ""), "produces": e.get("produces", "")}
            for e in (architecture or {}).get("expert_sequence") or []]
     steps, notes = normalise_steps({"steps": raw})
     if steps:
         return steps, ["allocator: used the architect's expert sequence", *notes]
-    kind = answer_type((architecture or {}).get("q_type"), item.get("type"))
+    kind = answer_type((architecture or {}).get("q_type"))
     return ([_step(r, p, o) for r, p, o in DEFAULT_SEQUENCE[kind]],
             ["allocator: architecture unusable; inferred a minimal expert sequence"])
 
@@ -91,10 +92,11 @@ def answer_type(*candidates: object) -> str:
     return "numeric"
 
 
-def tolerance_for(architecture: dict | None, item: dict) -> float:
-    """2 % for physics/maths questions, 5 % for the rest."""
-    label = f"{(architecture or {}).get('q_type', '')} {item.get('meta', {}).get('topic', '')} {item.get('type', '')}"
-    return TIGHT_TOLERANCE if PHYSICS_MATH.search(label) else LOOSE_TOLERANCE
+def tolerance_for(architecture: dict | None) -> float:
+    """The Guard's numeric tolerance from the Architect's domain — the roles of its expert sequence: 2 % when
+    one is physics or maths, 5 % for biology, chemistry and the rest (C.4). Never from the item."""
+    roles = " ".join(str(e.get("role", "")) for e in (architecture or {}).get("expert_sequence") or [])
+    return TIGHT_TOLERANCE if PHYSICS_MATH.search(roles) else LOOSE_TOLERANCE
 
 
 def _log(state: PatternState) -> str:
@@ -107,7 +109,7 @@ def add_nodes(g: StateGraph, settings: Settings) -> str:
         return item_block(state["item"])
 
     def q_type(state: PatternState) -> str:
-        return state["out"].get("q_type_value") or state["item"].get("type", "")
+        return state["out"].get("q_type_value") or "numeric"
 
     def architect(state: PatternState) -> dict:
         return json_role(settings, state, "architect", "architect", Architecture, item=task(state))[1]
@@ -116,7 +118,7 @@ def add_nodes(g: StateGraph, settings: Settings) -> str:
         arch = state["out"].get("architect")
         data, upd = json_role(settings, state, "allocator", "allocator", Allocation, item=task(state),
                               arch=as_text(arch), max_experts=MAX_EXPERTS)
-        steps, notes = normalise_steps(data) if data is not None else allocate(arch, state["item"])
+        steps, notes = normalise_steps(data) if data is not None else allocate(arch)
         if data is not None and not steps:
             notes.append("allocator: no expert steps; none run (as in the paper)")
         return {**upd, "out": {**upd["out"], "allocation": steps, "experts": []},
@@ -128,7 +130,7 @@ def add_nodes(g: StateGraph, settings: Settings) -> str:
                               alloc=as_text({"steps": out.get("allocation"),
                                              "q_type": (out.get("allocator") or {}).get("q_type", "")}))
         value = answer_type((data or {}).get("q_type"), (out.get("allocator") or {}).get("q_type"),
-                            (out.get("architect") or {}).get("q_type"), state["item"].get("type"))
+                            (out.get("architect") or {}).get("q_type"))
         return {**upd, "out": {**upd["out"], "q_type_value": value}}
 
     def first(state: PatternState) -> str:
@@ -155,7 +157,7 @@ def add_nodes(g: StateGraph, settings: Settings) -> str:
         arch = state["out"].get("architect") or {}
         return json_role(settings, state, "guard", "guard", Review, arch=as_text(arch), q_type=q_type(state),
                          answer=state["out"]["synthesizer"],
-                         tolerance=f"{tolerance_for(arch, state['item']):.0%}")[1]
+                         tolerance=f"{tolerance_for(arch):.0%}")[1]
 
     def synthesizer_retry(state: PatternState) -> dict:
         return text_role(settings, state, "synthesizer", "synthesizer_retry", prompt="user_retry", item=task(state),
