@@ -393,6 +393,12 @@ def grid_yaml(prefix: str, example: dict[str, Any]) -> tuple[bool, dict[str, Any
     return submitted, data if isinstance(data, dict) else "grid YAML must be a mapping (base, grid, seeds…)"
 
 
+SWEEP_TABS = ("Figure 1", "Figure 2", "T1 condition", "T2 fact type", "T3 missed", "T4 strategy",
+              "T5 convergence", "T6 top configs")
+"""The sweep results' tabs (each table's caption says which table it is in full)."""
+MAX_TAB_CHARS = 14
+
+
 @st.cache_data(ttl=3600, max_entries=16, show_spinner=False)
 def load_rows(path: str, mtime: float) -> pd.DataFrame:
     """Sweep rows from disk (cached per file version)."""
@@ -400,20 +406,19 @@ def load_rows(path: str, mtime: float) -> pd.DataFrame:
 
 
 def sweep_results(rows: pd.DataFrame, prefix: str) -> None:
-    """Tables 1–6 (word headers, mean ± std) and Figures 1/2 in tabs, with PNG / SVG export."""
-    names = ["Table 1 · by condition", "Table 2 · fact type", "Table 3 · most missed", "Table 4 · strategy",
-             "Table 5 · convergence", "Table 6 · top configs", "Figure 1", "Figure 2"]
-    tabs = st.tabs(names)
+    """Figures 1/2 and Tables 1–6 (word headers, mean ± std) in tabs, with PNG / SVG export. Short labels,
+    figures first: at 150 % zoom the row of long labels was cut ("Figu…") and the figures were out of sight."""
+    tabs = st.tabs(list(SWEEP_TABS))
     builders = (beliefs.table1_by_condition, beliefs.table2_by_fact_type, beliefs.table3_most_missed,
                 beliefs.table4_strategy_by_condition, beliefs.table5_convergence, beliefs.table6_top_configurations)
-    for tab, build in zip(tabs[:6], builders, strict=True):
+    for tab, build in zip(tabs[2:], builders, strict=True):
         with tab:
             st.caption(build.__doc__.splitlines()[0])
             table = build(rows)
             shown = table if build is beliefs.table4_strategy_by_condition else beliefs.readable(table)
             st.dataframe(shown, hide_index=build is not beliefs.table4_strategy_by_condition,
                          key=f"{prefix}_{build.__name__}")
-    for tab, name, build in ((tabs[6], "figure1", beliefs.figure1), (tabs[7], "figure2", beliefs.figure2)):
+    for tab, name, build in ((tabs[0], "figure1", beliefs.figure1), (tabs[1], "figure2", beliefs.figure2)):
         with tab:
             fig = build(rows)
             show_chart(fig, key=f"{prefix}_{name}")

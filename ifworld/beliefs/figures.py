@@ -47,6 +47,10 @@ def _categorical(rows: pd.DataFrame, param: str) -> bool:
     return pd.api.types.is_bool_dtype(kind) or not pd.api.types.is_numeric_dtype(kind)
 
 
+def _swept(rows: pd.DataFrame, param: str) -> bool:
+    return param in rows and rows[param].nunique() > 1
+
+
 def _not_swept(fig: go.Figure, rows: pd.DataFrame, param: str, r: int, c: int) -> bool:
     """Note "not swept (param = value)" in a panel whose parameter takes one value; True if so."""
     if param in rows and rows[param].nunique() > 1:
@@ -67,7 +71,7 @@ def _note(fig: go.Figure, text: str, r: int, c: int) -> None:
 
 
 def _effect_traces(fig: go.Figure, rows: pd.DataFrame, param: str, r: int, c: int,
-                   colours: dict[str, str], legend: bool) -> None:
+                   colours: dict[str, str], legend: bool, y_title: bool = True) -> None:
     if _not_swept(fig, rows, param, r, c):
         return
     for cond, part in rows.groupby("condition"):
@@ -78,7 +82,8 @@ def _effect_traces(fig: go.Figure, rows: pd.DataFrame, param: str, r: int, c: in
                                  mode="lines+markers", line={"color": colours[str(cond)]}), row=r, col=c)
     fig.update_xaxes(title_text=WORDS.get(param, param), type="category" if _categorical(rows, param) else None,
                      row=r, col=c)
-    fig.update_yaxes(title_text="mean F1 ± std", row=r, col=c)
+    if y_title:  # a title in the column gap sat on the error bars of the panel to its left
+        fig.update_yaxes(title_text="mean F1 ± std", row=r, col=c)
 
 
 def figure1(rows: pd.DataFrame) -> go.Figure:
@@ -89,7 +94,9 @@ def figure1(rows: pd.DataFrame) -> go.Figure:
     fig = make_subplots(rows=4, cols=3, subplot_titles=FIGURE1_TITLES, vertical_spacing=ROW_GAP_PX / height,
                         horizontal_spacing=COL_GAP)
     for i, (param, _) in enumerate(FIGURE1_EFFECTS):
-        _effect_traces(fig, rows, param, i // 3 + 1, i % 3 + 1, colours, legend=i == 0)
+        # a y title in the gap beside a swept panel sat on that panel's error bars: the row shares one title
+        beside_data = i % 3 > 0 and _swept(rows, FIGURE1_EFFECTS[i - 1][0])
+        _effect_traces(fig, rows, param, i // 3 + 1, i % 3 + 1, colours, legend=i == 0, y_title=not beside_data)
     if rows["agents"].nunique() > 1 or rows["bandwidth"].nunique() > 1:
         best = rows.pivot_table(index="agents", columns="bandwidth", values="f1", aggfunc="mean")
         fig.add_trace(go.Heatmap(z=best.to_numpy(), x=[str(c) for c in best.columns], y=[str(i) for i in best.index],
