@@ -99,6 +99,13 @@ def model_reachable(settings: Settings, notice_key: str | None = None) -> bool:
     return True
 
 
+def reachable_now() -> bool:
+    """:func:`model_reachable` with this session's settings (for buttons that call a model once, e.g. the judge)."""
+    from ui.common import current_settings
+
+    return model_reachable(current_settings())
+
+
 def retry_line(events: list[Any]) -> str | None:
     """The latest "waiting for the model — retry k of n: …" of a run's live events, if it is the latest news
     (a later finished step means the model answered since)."""

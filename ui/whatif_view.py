@@ -38,6 +38,7 @@ from ifworld.whatif import (
 )
 from ui.charts import show_chart
 from ui.common import inert, show_error
+from ui.connection_view import reachable_now
 from ui.deliberation_view import render_deliberation
 from ui.identity import caller
 
@@ -261,6 +262,8 @@ def judge_panel(run_id: str, record: dict[str, Any], key: str, enabled: bool) ->
         return
     clicked = st.button("⚖️ Judge this run" if not rec.judge else "⚖️ Judge again", key=f"{key}_judge",
                         disabled=not ready, help="Scores the report on the five rubric dimensions (needs a model).")
+    if clicked and not reachable_now():  # a dead endpoint: cause and address in seconds, nothing sent
+        clicked = False
     if clicked:
         from ui.common import current_settings, store
 

@@ -108,3 +108,26 @@ def test_whatif_page_refuses_to_start_on_a_dead_endpoint(monkeypatch) -> None:
     shown = _shown(at)
     assert "The job was not started." in shown and f"nothing is listening at {_address(url)}" in shown, shown
     assert took < DONE_WITHIN_S
+
+
+def test_judge_button_refuses_to_call_a_dead_endpoint(monkeypatch) -> None:
+    from ifworld.runs.store import get_store
+    from tests.whatif.records import sample_record
+
+    store = get_store()
+    rec = sample_record()
+    run_id = store.create_run("whatif", "whatif.ifworld", rec["params"], "What-if (ifworld): Moon")
+    store.finish_run(run_id, rec, rec["usage"])
+    with dead_endpoint("unauthorized") as url:
+        _env(monkeypatch, url)
+        at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+        at.switch_page("app_pages/whatif.py")
+        at.query_params["run"] = run_id
+        at.run()
+        start = time.monotonic()
+        next(b for b in at.button if b.label.startswith("⚖️ Judge this run")).click().run()
+        took = time.monotonic() - start
+    assert not at.exception, at.exception
+    shown = _shown(at)
+    assert "The job was not started." in shown and WORDS["unauthorized"] in shown and _address(url) in shown
+    assert took < DONE_WITHIN_S and not (store.get_run(run_id).record or {}).get("judge")
