@@ -107,9 +107,10 @@ def answer_box(item: RWSItem) -> None:
 
 
 def show_grade(grade: Grade) -> None:
-    """Verdict, the stage that decided, the reason and the annotations."""
+    """Verdict, the step that decided (in a student's words, first in the reason), the reason and annotations."""
     verdict = grade.verdict
-    text = f"{VERDICT_ICON.get(verdict, '')} **{verdict}** (decided by: {grade.stage or '?'}) — {grade.reason}"
+    step, detail = rws.CheckResult.split_reason(grade.reason)  # a saved grade keeps only its reason
+    text = f"{VERDICT_ICON.get(verdict, '')} **{verdict}** (decided by: {step or grade.stage or '?'}) — {detail}"
     safe_md(text, {"correct": st.success, "incorrect": st.error}.get(verdict, st.warning))
     cols = st.columns(2)
     cols[0].markdown(f"Your answer, normalised: `{grade.pred_norm}`")

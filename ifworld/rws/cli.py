@@ -3,7 +3,9 @@
 Contracts (DESIGN.md): ``check`` prints one JSON object {verdict, type, reason, pred_norm, gt_norm, …}
 and exits 0 whatever the verdict, 2 on unusable arguments; ``grade`` prints/writes {accuracy, by_type,
 items: [{id, type, verdict, reason, stage, annotations}]}, reporting bad input lines on stderr; with no usable
-item or no prediction for a known id it exits 2 (an accuracy over nothing is not a result).
+item or no prediction for a known id it exits 2 (an accuracy over nothing is not a result). Every reason starts
+with the step that decided, in a student's words (``decided_by``: extraction, units, tolerance, stated
+precision, Math-Verify, equation sides, …); ``grade`` also counts them on stderr.
 
 ``run --pattern single|hmaw|pace|phase|schema[,…] --data items.jsonl [--limit N] [--models a,b] [--no-verify]
 [--verifier-sees-grader] [--out results.json] [--yes]`` (the LLM verifier is on by default, as in the
@@ -124,11 +126,21 @@ def grade_cmd(
         _fail(f"nothing to grade: {len(loaded.items)} usable item(s) in {data}, {len(preds)} usable "
               f"prediction(s) in {predictions}, none for a known id")
     report = grade_many(loaded.items, preds, timeout_s=timeout)
+    typer.echo(_decided_by_line(report.items), err=True)
     payload = report.model_dump()
     text = safe_json.dumps(payload, ensure_ascii=False, indent=2)
     if out is not None:
         out.write_text(text + "\n", encoding="utf-8")
     sys.stdout.write(text + "\n")
+
+
+def _decided_by_line(items: list) -> str:
+    """One stderr line: how many verdicts each step decided (``decided by: tolerance 20, Math-Verify 12, …``)."""
+    counts: dict[str, int] = {}
+    for item in items:
+        counts[item.decided_by or item.stage] = counts.get(item.decided_by or item.stage, 0) + 1
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    return "decided by: " + ", ".join(f"{step} {n}" for step, n in ranked)
 
 
 @app.command("convert")

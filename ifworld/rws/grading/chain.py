@@ -33,7 +33,7 @@ def check_local(pred: str, gt: str, kind: str, units: str | None = None, hint: s
         result = CheckResult(verdict="not_sure", type=kind, stage="extract", annotations=["parse failure"],
                              reason=f"grader error: {type(exc).__name__}: {str(exc)[:200]}", gt_norm=gt[:200],
                              decided_by=READING)
-    return labelled(result, _extracted(result.how, pred))
+    return labelled(result, _extracted(result.how, pred, result.candidates))
 
 
 WHERE = {"json": "taken from the JSON field", "final_line": "extracted from the final-answer line",
@@ -42,10 +42,11 @@ WHERE = {"json": "taken from the JSON field", "final_line": "extracted from the 
 """How an answer found inside a longer reply is described in the reason (say it was extracted, and from where)."""
 
 
-def _extracted(how: str, reply: str) -> str:
-    """"" for a bare answer; else where the answer was taken from in a worked solution."""
-    body = reply.strip()
-    return WHERE.get(how, "") if len(body) > 80 or "\n" in body else ""
+def _extracted(how: str, reply: str, candidates: list[str]) -> str:
+    """"" for a bare answer; else where the answer was taken from in a longer reply (a worked solution)."""
+    if not candidates or strip_wrappers(reply) == candidates[0]:
+        return ""
+    return WHERE.get(how, "")
 
 
 def _check(pred: str, gt: str, kind: str, units: str | None, hint: str, timeout_s: float) -> CheckResult:

@@ -204,9 +204,10 @@ def _compare(pred: Scalar, gold: Scalar, units: str | None,
         raise UnitError("value out of range after unit conversion")
     rel = abs(float(converted) - target) / abs(target)
     if rel <= REL_TOLERANCE:
-        return "correct", f"within {REL_TOLERANCE:.0%} (rel. error {rel:.2%})", [], rel
+        return "correct", f"within the RWS {REL_TOLERANCE:.0%} tolerance (rel. error {rel:.2%})", [], rel
     shown = f"{rel:.2%}" if rel < 10 else f"{rel:.3g}×"
-    return "incorrect", f"tolerance miss: rel. error {shown} > {REL_TOLERANCE:.0%}", [TOLERANCE_MISS], rel
+    return "incorrect", f"tolerance miss: rel. error {shown} > the RWS {REL_TOLERANCE:.0%} tolerance", \
+        [TOLERANCE_MISS], rel
 
 
 def _pair(preds: list[Scalar], golds: list[Scalar]) -> list[tuple[Scalar, Scalar]]:

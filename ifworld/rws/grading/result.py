@@ -97,8 +97,9 @@ def decider(stage: str, annotations: list[str], reason: str) -> str:
 
 def labelled(result: CheckResult, extracted: str = "") -> CheckResult:
     """The result with its deciding step named first in the reason (and how the answer was extracted, if it was)."""
-    step = result.decided_by or decider(result.stage, result.annotations, result.reason)
-    reason = result.reason if CheckResult.split_reason(result.reason)[0] else f"{step}: {result.reason}"
+    named = CheckResult.split_reason(result.reason)[0]  # a stage that wrote its step into the reason
+    step = result.decided_by or named or decider(result.stage, result.annotations, result.reason)
+    reason = result.reason if named == step else f"{step}: {result.reason}"
     if extracted:
         reason = f"{reason} (answer {extracted})"
     return result.with_(decided_by=step, reason=reason)

@@ -249,7 +249,7 @@ def check_symbolic(reply: str, extraction: Extraction, gold: str, hint: str = ""
             verdict, reason, by = vetoed
             return ctx.result(verdict, by, f"{reason} (Math-Verify alone would accept it)",
                               [NEEDS_VERIFIER] if verdict == "not_sure" else [])
-        return ctx.result("correct", SIDES if ctx.notes else MATHVERIFY, "equivalent (Math-Verify)")
+        return ctx.result("correct", SIDES if ctx.notes else MATHVERIFY, "equivalent")
     signed = frozenset(names.sympy_name(value) for key, value in names.table.items()
                        if re.match(r"id:[xyz](?:_|$)", key))  # coordinates keep their sign
     same, why = physics.accept(pred_r.value, gold_r.value, deadline, signed)
@@ -261,4 +261,4 @@ def check_symbolic(reply: str, extraction: Extraction, gold: str, hint: str = ""
     if same is None and "no further rule" not in why:
         return ctx.result("not_sure", ALGEBRA, f"{why}; Math-Verify: not equivalent", [NEEDS_VERIFIER])
     reason = why if same is False else "not equivalent"
-    return ctx.result("incorrect", MATHVERIFY, f"{reason} (Math-Verify)")
+    return ctx.result("incorrect", MATHVERIFY, reason)

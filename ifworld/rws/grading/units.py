@@ -158,7 +158,7 @@ def _latex_units_to_plain(text: str) -> str:
     s = re.sub(r"\\mu\s*|μ|µ", "u", s)
     s = s.replace("\\AA", "angstrom").replace("Å", "angstrom").replace("Ω", "ohm").replace("\\Omega", "ohm")
     s = re.sub(r"[{}]", " ", s).replace("\\", " ")
-    s = re.sub(r"\bper\s*cent(?:age)?s?\b|\bpercentages?\b", " percent ", s)  # words for percent
+    s = re.sub(r"\b(?:per\s*cent(?:age)?s?|percentages?|percent)(?:\s+points?)?\b", " percent ", s)  # words
     s = re.sub(r"\bper\b", "/", s)
     s = re.sub(r"([A-Za-z])\s*\^\s*([-+−]?)\s*(\d+)", r"\1^\2\3", s)
     s = re.sub(r"([A-Za-z])(-\d+)\b", r"\1^\2", s)  # km s-1 → km s^-1
