@@ -284,6 +284,9 @@ def llm_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     yes: bool = typer.Option(False, "--yes", help=f"Run without asking when agents x rounds model calls "
                              f"exceed {CONFIRM_CALLS} (CONFIRM_CALLS)."),
+    negation_hint: bool = typer.Option(False, "--negation-hint", help="Our option: also tell the agents that a "
+                                       "statement and its opposite cannot both be true (the paper's prompt, "
+                                       "Appendix A, does not)."),
 ) -> None:
     """Run the LLM population; its help text is the command's ``help`` above."""
     from ifworld.beliefs.llm_agents import make_params
@@ -305,7 +308,8 @@ def llm_cmd(
             raise typer.Exit(FAILED)
     try:
         share_values = [float(s) for s in _split(shares)]
-        params = make_params(config, seed=seed, models=_split(models), shares=share_values or None)
+        params = make_params(config, seed=seed, models=_split(models), shares=share_values or None,
+                             negation_hint=negation_hint)
     except ValueError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(BAD_USAGE) from None

@@ -106,6 +106,7 @@ def build(params: dict[str, Any], settings: Settings) -> StateGraph:
     def fan_out(state: BeliefRunState) -> list[Send]:
         t = state["round"]
         return [Send("agent", {"agent": a, "round": t, "config": params["config"],
+                               "negation_hint": bool(params.get("negation_hint")),
                                "model": state["agent_models"][a], "beliefs": state["beliefs"][a],
                                "known": state["known"][a], "inbox": state["inbox"][a],
                                "history": state["history"][a]})
@@ -207,6 +208,7 @@ def finalize(state: dict[str, Any], params: dict[str, Any], calls: list[dict]) -
            "missed_facts": LABEL_SEPARATOR.join(missed_labels(accepted, domain)),
            "false_accepted": LABEL_SEPARATOR.join(false_labels(accepted, domain))}
     return {"config": config.to_dict(), "seed": int(params["seed"]), "models": params.get("models") or [],
+            "negation_hint": bool(params.get("negation_hint")),
             "shares": params.get("shares") or [], "agent_models": models, "condition": row["condition"],
             "rounds": state.get("metrics") or [], "final": final,
             "accepted": [domain.labels[f] for f in sc["accepted"]], "accepted_ids": sc["accepted"],

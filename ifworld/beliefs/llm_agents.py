@@ -45,6 +45,10 @@ TOPICS = {
     "abstract": "abstract propositions named p1, p2, … and their negations",
 }
 COUNT_KEYS = ("unknown_facts", "malformed", "kept_beliefs", "extra_shares")
+NEGATION_HINT = ("\n- Every statement has an opposite (for example \"X is the parent of Y\" and \"X is not the parent "
+                 "of Y\"). At most one of the two is true, so more trust in one means less trust in the other.")
+"""The ``negation_hint`` option (ours): a rule Appendix A does not give (the paper reports LLM agents weak on
+negation, §5.2); off by default so the LLM rows reproduce the paper's setup."""
 SHARING = {  # what an agent is asked to pass on, by sharing strategy (§3.3's two methods)
     "strategic": "Choose up to {bandwidth} statement ids to pass on next round: the ones you expect to help the "
                  "group most, such as statements you trust or ones that correct what partners seem to get wrong. "
@@ -68,11 +72,12 @@ class AgentReply(BaseModel):
 # Parameters and model assignment
 # ---------------------------------------------------------------------------------------------------
 def make_params(config: BeliefConfig, seed: int = 0, models: list[str] | None = None,
-                shares: list[float] | None = None) -> dict[str, Any]:
+                shares: list[float] | None = None, negation_hint: bool = False) -> dict[str, Any]:
     """Validated, JSON-able run parameters (what the run store keeps and the graph is built from).
 
     ``models`` empty = homogeneous with the configured model; several models = heterogeneous with
-    ``shares`` (default equal). Raises ``ValueError`` naming the bad parameter.
+    ``shares`` (default equal). ``negation_hint`` (our option, off by default) adds :data:`NEGATION_HINT` to
+    the agents' rules; Appendix A has no such rule. Raises ``ValueError`` naming the bad parameter.
     """
     if config.agents > MAX_LLM_AGENTS:
         raise BeliefConfigError(f"agents must be <= {MAX_LLM_AGENTS} for LLM agents (one call each per round)")
@@ -83,7 +88,7 @@ def make_params(config: BeliefConfig, seed: int = 0, models: list[str] | None = 
     models = [m.strip() for m in models or [] if m and m.strip()]
     shares = normalise_shares(models, shares)
     return {"config": config.to_dict(), "seed": seed, "models": models, "shares": shares,
-            "agent_models": assign_models(config.agents, models, shares, seed)}
+            "agent_models": assign_models(config.agents, models, shares, seed), "negation_hint": bool(negation_hint)}
 
 
 def normalise_shares(models: list[str], shares: list[float] | None) -> list[float]:
@@ -162,9 +167,9 @@ def agent_messages(task: Mapping[str, Any], domain: Domain) -> list[tuple[str, s
     received = [f"- {_line(domain, m['fact'])} — from agent {m['from']}, who is {m['confidence']:.2f} sure"
                 for m in task["inbox"]]
     sharing = SHARING[cfg.get("strategy", "strategic")].format(bandwidth=cfg["bandwidth"])
-    return prompts.messages("beliefs/agent", agent=task["agent"], agents=cfg["agents"], round=task["round"],
-                            rounds=cfg["rounds"], bandwidth=cfg["bandwidth"], sharing=sharing,
-                            history_len=HISTORY_LEN,
+    return prompts.messages("beliefs/agent", agent=task["agent"], round=task["round"],
+                            bandwidth=cfg["bandwidth"], sharing=sharing, history_len=HISTORY_LEN,
+                            negation=NEGATION_HINT if task.get("negation_hint") else "",
                             topic=TOPICS.get(cfg["domain"], TOPICS["abstract"]),
                             beliefs="\n".join(lines) or "(none yet)",
                             received="\n".join(received) or "(nothing this round)",

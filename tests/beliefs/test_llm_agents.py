@@ -97,7 +97,7 @@ def test_malformed_then_valid_repair_is_not_counted(fake_server, settings, store
 
 
 def test_resume_reruns_only_the_failed_agent(fake_server, settings, store):
-    fake_server.inject("500", times=1, match=r"You are agent 3,.*round 2 of")
+    fake_server.inject("500", times=1, match=r"You are agent 3,.*round 2\.")
     run_id = runs.start_run("beliefs.llm", la.make_params(SMALL, seed=2), store=store)
     with pytest.raises(runs.RunFailed):
         runs.drive(run_id, store=store, settings=settings)
@@ -106,7 +106,7 @@ def test_resume_reruns_only_the_failed_agent(fake_server, settings, store):
     fake_server.reset()
     rec = runs.drive(run_id, store=store, settings=settings)
     first = agent_requests(fake_server)[0].system
-    assert "You are agent 3," in first and "round 2 of" in first
+    assert "You are agent 3," in first and "round 2." in first
     assert fake_server.count(None, None) == 1 + 4  # the failed agent, then round 3
     assert rec["final"]["rounds_used"] == 3 and store.get_run(run_id).status == "completed"
 

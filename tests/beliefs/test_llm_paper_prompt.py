@@ -32,7 +32,7 @@ def test_prompt_carries_each_appendix_a_element():
     system, user = prompt()
     domain = build_domain(SMALL)
     # inputs: the round, the current beliefs with confidences, what was received, the recent history
-    assert "round 3 of at most 4" in user
+    assert "this is round 3." in user
     assert f"[f0] {domain.labels[0]} — confidence 0.80" in user
     assert f"[f4] {domain.labels[4]} — from agent 1, who is 0.90 sure" in user
     assert "Your last interactions:" in user and "you heard f4" in user
@@ -97,3 +97,22 @@ def test_strategy_is_an_llm_option():
     assert "strategy" in LLM_FIELDS and LLM_DEFAULTS["strategy"] == "strategic"
     help_text = CliRunner().invoke(beliefs_app, ["llm", "--help"]).output
     assert "--strategy" in help_text
+
+
+def test_the_sent_prompt_gives_what_appendix_a_gives_and_nothing_more(fake_server, settings, store):
+    """Issue #30 item 10: no rule about opposite statements, no population size or round cap, no hint that some
+    statements are false — unless the negation_hint option (ours) is on."""
+    def sent(**kw) -> list[str]:
+        fake_server.reset()
+        runs.execute("beliefs.llm", la.make_params(SMALL, seed=1, **kw), store=store, settings=settings)
+        return [r.system for r in fake_server.requests if r.path.endswith("/chat/completions")]
+
+    plain = sent()
+    assert plain and all(la.NEGATION_HINT.strip() not in p for p in plain)
+    for p in plain:
+        low = p.lower()
+        assert "opposite" not in low and "at most one of the two" not in low and "false" not in low
+        assert f"of at most {SMALL.rounds}" not in low and f"one of {SMALL.agents}" not in low
+    hinted = sent(negation_hint=True)
+    assert hinted and all(la.NEGATION_HINT.strip() in p for p in hinted)
+

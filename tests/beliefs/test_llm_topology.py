@@ -97,7 +97,7 @@ def test_complete_run_keeps_todays_partners(fake_server, settings, store):
 
 
 def test_resumed_ring_run_pairs_identically(fake_server, settings, store):
-    fake_server.inject("500", times=1, match=r"You are agent 3,.*round 2 of")
+    fake_server.inject("500", times=1, match=r"You are agent 3,.*round 2\.")
     run_id = runs.start_run("beliefs.llm", la.make_params(RING, seed=6), store=store)
     with pytest.raises(runs.RunFailed):
         runs.drive(run_id, store=store, settings=settings)

@@ -18,7 +18,7 @@ STOP_FROM_ROUND = 3
 RAISE = 0.15
 HELD_RE = re.compile(r"\[f(\d+)\][^\n]*— confidence (\d(?:\.\d+)?)")
 TOLD_RE = re.compile(r"\[f(\d+)\][^\n]*who is (\d(?:\.\d+)?) sure")
-ROUND_RE = re.compile(r"round (\d+) of at most (\d+)")
+ROUND_RE = re.compile(r"this is round (\d+)\.")
 BANDWIDTH_RE = re.compile(r"pass on up to (\d+) statements")
 
 
