@@ -8,7 +8,12 @@ Run: ``.venv/bin/python benchmarks/bench_grader.py [--quick]``. Prints:
 * the share of deliberately perturbed predictions that get the expected verdict;
 * our grader and Math-Verify alone (``benchmarks/mathverify_runner.py``, its documented use) side by side on
   every case table in tests/rws/cases, by category: right verdicts, wrong "correct"s, agreement, time per item,
-  and every disagreement. ``--quick`` skips the cold-start repeats.
+  and every disagreement;
+* issue #32's kinds (``tests/rws/cases/kind_*.jsonl``): ours vs Math-Verify alone per kind, and the independent
+  references (sympy's ``parse_expr``, pint: ``benchmarks/grader_references.py``) where they can read the rows,
+  with every disagreement, its note and our reason.
+
+``--quick`` skips the cold-start repeats; ``--kinds`` prints only the per-kind section.
 """
 
 from __future__ import annotations
@@ -298,11 +303,93 @@ def bench_side_by_side() -> None:
     print("SUMMARY " + json.dumps(summary))
 
 
+KINDS = {  # issue #32's kinds → (case table, the independent reference that can read its rows)
+    "plain-text / programming maths": ("kind_plaintext", "sympy"),
+    "answers inside worked solutions": ("kind_extraction", None),
+    "equation vs expression (sides)": ("kind_sides", "sympy"),
+    "words for units and percent": ("kind_units", "pint"),
+    "stated precision": ("kind_precision", "sympy"),
+    "two answers written as one": ("kind_two_answers", None),
+    "never a wrong correct": ("kind_never_wrong", None),
+}
+
+
+def _kind_rows(table: str) -> list[dict]:
+    return [json.loads(line) for line in (CASES / f"{table}.jsonl").read_text("utf-8").splitlines() if line.strip()]
+
+
+def _grade_kind(rows: list[dict], reference: str | None) -> list[dict]:
+    """Each row graded by ours, Math-Verify alone and the reference (None where it cannot read the row)."""
+    from grader_references import pint_verdict, sympy_verdict
+    from mathverify_runner import verdict as mathverify_verdict
+
+    from ifworld.rws.grading.grader import check
+
+    refs = {"sympy": sympy_verdict, "pint": pint_verdict}
+    out = []
+    for row in rows:
+        start = time.perf_counter()
+        result = check(row["pred"], row["gt"], row["type"], hint=row.get("hint"))
+        ours_s = time.perf_counter() - start
+        start = time.perf_counter()
+        mv = mathverify_verdict(row["pred"], row["gt"])
+        mv_s = time.perf_counter() - start
+        ref = refs[reference](row["pred"], row["gt"]) if reference else None
+        out.append({**row, "ours": result.verdict == "correct", "mv": mv, "ref": ref, "ours_s": ours_s,
+                    "mv_s": mv_s, "reason": result.reason, "want": row["verdict"] == "correct"})
+    return out
+
+
+def bench_kinds() -> None:
+    """Per kind of issue #32: right verdicts of ours, Math-Verify alone and the independent reference."""
+    from ifworld.rws.grading.grader import check
+
+    check("x", "x", "symbolic")  # the worker is started: per-item times are for grading, not start-up
+    print(f"\nissue #32 kinds: our case tables tests/rws/cases/kind_*.jsonl ({_load()}) — right verdicts "
+          "(correct vs not correct), wrong 'correct', reference = sympy parse_expr or pint where it reads both sides")
+    print(f"  {'kind':34s} {'n':>3s} {'look-alikes':>11s}  {'ours':>7s} {'MV alone':>8s}  {'wrong correct':>13s}  "
+          f"{'reference: read, right':>24s}  {'ours s':>6s} {'MV s':>6s}")
+    summary, graded = {}, {}
+    for kind, (table, reference) in KINDS.items():
+        rows = graded[kind] = _grade_kind(_kind_rows(table), reference)
+        n = len(rows)
+        right = sum(r["ours"] == r["want"] for r in rows)
+        right_mv = sum(r["mv"] == r["want"] for r in rows)
+        wrong, wrong_mv = (sum(r[key] and not r["want"] for r in rows) for key in ("ours", "mv"))
+        read = [r for r in rows if r["ref"] is not None]
+        ref = f"{reference}: {len(read)}, {sum(r['ref'] == r['want'] for r in read)}/{len(read)}" if reference else "-"
+        print(f"  {kind:34s} {n:3d} {sum(not r['want'] for r in rows):11d}  {right:3d}/{n:<3d} {right_mv:4d}/{n:<3d}  "
+              f"{wrong:5d} / {wrong_mv:<5d}  {ref:>24s}  {sum(r['ours_s'] for r in rows) / n:6.3f} "
+              f"{sum(r['mv_s'] for r in rows) / n:6.3f}")
+        summary[kind] = f"ours {right}/{n}, MV {right_mv}/{n}, wrong correct {wrong}/{wrong_mv}"
+    _kind_disagreements(graded)
+    print("SUMMARY " + json.dumps(summary))
+
+
+def _kind_disagreements(graded: dict[str, list[dict]]) -> None:
+    print("  where ours and Math-Verify alone disagree (kind | want | ours | MV | pred vs gold | the case's note):")
+    for kind, rows in graded.items():
+        for r in rows:
+            if r["ours"] != r["mv"]:
+                print(f"    {kind[:22]:22s} | {'C' if r['want'] else '-'} | {'C' if r['ours'] else '-'} | "
+                      f"{'C' if r['mv'] else '-'} | {r['pred'][-36:]!r} vs {r['gt'][:30]!r} | {r['note'][:60]}")
+    print("  where ours and the reference disagree (it read both sides), with our reason:")
+    for kind, rows in graded.items():
+        for r in rows:
+            if r["ref"] is not None and r["ref"] != r["ours"]:
+                print(f"    {kind[:22]:22s} | want {'C' if r['want'] else '-'} | ours {'C' if r['ours'] else '-'} | "
+                      f"ref {'C' if r['ref'] else '-'} | {r['pred'][:30]!r} vs {r['gt'][:26]!r} | {r['reason'][:90]}")
+
+
 def main() -> None:
     """Run every section."""
+    if "--kinds" in sys.argv:
+        bench_kinds()
+        return
     items = bench_sample(1 if "--quick" in sys.argv else 3)
     bench_perturbations(items)
     bench_side_by_side()
+    bench_kinds()
 
 
 if __name__ == "__main__":

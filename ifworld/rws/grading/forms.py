@@ -115,8 +115,8 @@ def _one(literal: str | None, p: Any, g: Any) -> tuple[bool | None, str]:
     if rounded and within and (significant >= MIN_SIGNIFICANT or given == exact):
         return True, f"{text} is {shown} rounded to {places} decimal place{'s' * (places != 1)}"
     if within:
-        return None, f"{text} is within the RWS 5 % tolerance of {shown} but is not it rounded to {places} " \
-            f"decimal place{'s' * (places != 1)}" + (" (too few significant digits)" if rounded else "")
+        return None, f"{text} is within the RWS {REL_TOLERANCE:.0%} tolerance of {shown} but is not it rounded " \
+            f"to {places} decimal place{'s' * (places != 1)}" + (" (too few significant digits)" if rounded else "")
     return False, ""
 
 

@@ -20,6 +20,7 @@ import sympy
 
 from ifworld.errors import GradingError
 from ifworld.rws.grading import forms, mathverify, notation, physics, plaintext
+from ifworld.rws.grading.constants import REL_TOLERANCE
 from ifworld.rws.grading.extract import Extraction, boxed_group, strip_wrappers
 from ifworld.rws.grading.result import (
     ALGEBRA,
@@ -219,10 +220,21 @@ def _precision(ctx: _Ctx, pred: Any, gold: Any) -> CheckResult | None:
                           "is a number, so i cannot be an index)")
     same, why = forms.stated_precision(pred, gold, ctx.extraction.answer)
     if same:
-        return ctx.result("correct", PRECISION, why + " — within the RWS 5 % tolerance")
+        return ctx.result("correct", PRECISION, why + f" — within the RWS {REL_TOLERANCE:.0%} tolerance")
     if same is None:
         return ctx.result("not_sure", PRECISION, why, [NEEDS_VERIFIER])
     return None
+
+
+def _equivalent(ctx: _Ctx, pred: Any, gold: Any) -> CheckResult:
+    """Math-Verify's "equivalent", saying when a label side was set aside to get there."""
+    lhs = _gold_lhs(ctx.gold_text)
+    if lhs is not None and isinstance(gold, sympy.Eq) and not isinstance(pred, (sympy.Eq, sympy.And)):
+        return ctx.result("correct", SIDES, f"the reference's left side {lhs.strip()} only labels the asked value; "
+                          "the answer equals its right side (Math-Verify)")
+    if ctx.notes:
+        return ctx.result("correct", SIDES, "the right sides are equivalent (Math-Verify)")
+    return ctx.result("correct", MATHVERIFY, "equivalent")
 
 
 def check_symbolic(reply: str, extraction: Extraction, gold: str, hint: str = "",
@@ -249,7 +261,7 @@ def check_symbolic(reply: str, extraction: Extraction, gold: str, hint: str = ""
             verdict, reason, by = vetoed
             return ctx.result(verdict, by, f"{reason} (Math-Verify alone would accept it)",
                               [NEEDS_VERIFIER] if verdict == "not_sure" else [])
-        return ctx.result("correct", SIDES if ctx.notes else MATHVERIFY, "equivalent")
+        return _equivalent(ctx, pred_r.value, gold_r.value)
     signed = frozenset(names.sympy_name(value) for key, value in names.table.items()
                        if re.match(r"id:[xyz](?:_|$)", key))  # coordinates keep their sign
     same, why = physics.accept(pred_r.value, gold_r.value, deadline, signed)
