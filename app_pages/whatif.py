@@ -27,6 +27,7 @@ ss = st.session_state
 ss.setdefault("whatif_prop", whatif.PAPER_PROPOSITIONS[-1])
 ss.setdefault("whatif_experts", list(whatif.DEFAULT_EXPERTS[:4]))
 ss.setdefault("whatif_rounds", 2)
+whatif_session.keep_draft()  # the form's values survive while a run is shown (else New what-if came back empty)
 
 
 def use_preset() -> None:
