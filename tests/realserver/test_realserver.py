@@ -97,10 +97,10 @@ def test_ifworld_two_experts_one_round(real_server, rs):
     rec = service.run(params, settings=settings, store=store)
     record = WhatIfRecord.model_validate(rec)
     assert [r.round for r in record.rounds] == [1] and record.report is not None
-    # the refiner may add up to MAX_REFINER_ADDITIONS domains to the user's panel, never remove one (a 270M model
-    # once added "name"): every expert that ran or failed is on the recorded panel, which keeps the user's two
+    # the panel is exactly the user's two (issue #30 item 1; the refiner's additions are only the extend_panel
+    # option, up to MAX_REFINER_ADDITIONS): every expert that ran or failed is on it
     panel = set(rec["panel"])
-    assert {"physics", "economics"} <= panel and len(panel) <= 2 + MAX_REFINER_ADDITIONS
+    assert panel == {"physics", "economics"} and MAX_REFINER_ADDITIONS == 2
     assert set(rec["rounds"][0]["experts"]) | set(rec["rounds"][0].get("failed") or {}) <= panel
     _calls_are_accounted(rec["calls"])
     _figures("IF-World 2 experts x 1 round", real_server, mark, rec["calls"], time.monotonic() - start)
