@@ -34,6 +34,7 @@ from ifworld.rws.grading.result import (
     READING,
     SAFETY,
     SIDES,
+    UNITS,
     UNSCORED_GOLD,
     CheckResult,
     Verdict,
@@ -226,6 +227,27 @@ def _precision(ctx: _Ctx, pred: Any, gold: Any) -> CheckResult | None:
     return None
 
 
+def _percent(ctx: _Ctx, pred: Any, gold: Any) -> CheckResult | None:
+    """One side has a percent sign, both are numbers: Math-Verify drops the sign (``35\\%`` reads 35), and a
+    fraction for a percentage (0.35 for 35 %) is the same value. Either way the convention is said."""
+    pred_pct, gold_pct = "%" in ctx.extraction.answer, "%" in ctx.gold_text
+    numbers = isinstance(pred, sympy.Expr) and isinstance(gold, sympy.Expr) and pred.is_number and gold.is_number
+    if pred_pct == gold_pct or not numbers:
+        return None
+    try:
+        p, g = float(pred), float(gold)
+    except (TypeError, ValueError):
+        return None
+    scaled = p / 100 if pred_pct else g / 100
+    other = g if pred_pct else p
+    if abs(p - g) <= 1e-9 * max(abs(g), 1e-300):
+        return ctx.result("correct", UNITS, f"percent convention: {max(p, g):g} % is read as {max(p, g):g}, as "
+                          "the other side writes it (Math-Verify: equivalent)")
+    if abs(scaled - other) <= 1e-9 * max(abs(other), 1e-300):
+        return ctx.result("correct", UNITS, f"percent convention: {scaled * 100:g} % is the fraction {scaled:g}")
+    return None
+
+
 def _equivalent(ctx: _Ctx, pred: Any, gold: Any) -> CheckResult:
     """Math-Verify's "equivalent", saying when a label side was set aside to get there."""
     lhs = _gold_lhs(ctx.gold_text)
@@ -248,7 +270,7 @@ def check_symbolic(reply: str, extraction: Extraction, gold: str, hint: str = ""
     if physics.undefined(pred_r.value):
         return ctx.result("incorrect", SAFETY, "the answer is undefined (division by zero or 0/0)",
                           [FORMAT_VIOLATION])
-    decided = _precision(ctx, pred_r.value, gold_r.value)
+    decided = _percent(ctx, pred_r.value, gold_r.value) or _precision(ctx, pred_r.value, gold_r.value)
     if decided is not None:
         return decided
     if (pred_r.value != gold_r.value and physics.clearly_different(pred_r.value, gold_r.value)
