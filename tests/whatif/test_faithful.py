@@ -208,3 +208,18 @@ def test_expert_memory_is_a_named_option(run_whatif, fake_server):
     fake_server.reset()
     run_whatif(rounds=2)
     assert not any("Your own analysis" in p for p in _sent(fake_server, "whatif.expert"))
+
+
+def test_the_reports_tables_trace_to_an_expert_output(run_whatif, fake_server):
+    """The writer is told to take its tables' numbers from the experts' outputs, and the fake writer does what
+    it is told with what it was sent: each number of the report's feasibility and calibration tables is one an
+    expert gave (item 3)."""
+    rec = run_whatif(rounds=1)
+    outputs = rec["rounds"][-1]["experts"].values()
+    estimates = {row["estimate"] for o in outputs for row in o["feasibility_table"]}
+    values = {v for o in outputs for c in o["calibration"] for lvl in ("ci50", "ci80", "ci95") for v in c[lvl]}
+    report = rec["report"]
+    assert report["feasibility_table"] and report["calibration_ranges"]
+    assert all(row["estimate"] in estimates for row in report["feasibility_table"])
+    assert all(any(abs(v - x) < 1e-6 for x in values)
+               for c in report["calibration_ranges"] for lvl in ("ci50", "ci80", "ci95") for v in c[lvl])

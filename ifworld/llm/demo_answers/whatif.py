@@ -257,12 +257,27 @@ def report_analysis(body: dict[str, Any]) -> dict[str, Any]:
         for end in (e["source"], e["target"]):
             nodes.setdefault(end, {"id": end, "label": end, "domain": e["domains"][0]})
     return {"causal_matrix": edges, "causal_map": {"nodes": list(nodes.values()), "edges": edges},
-            "feasibility_table": [{"constraint": "capital", "estimate": "1-4", "unit": "% of GDP",
-                                   "bottleneck": "financing", "mitigation": "public guarantees"},
-                                  {"constraint": "labour", "estimate": "0.2-0.8", "unit": "M workers",
-                                   "bottleneck": "training", "mitigation": "fast-track certification"}],
-            "calibration_ranges": [{"quantity": qty, "unit": unit, "ci50": [lo + (hi - lo) * .35, lo + (hi - lo) * .65],
-                                    "ci80": [lo + (hi - lo) * .15, lo + (hi - lo) * .85], "ci95": [lo, hi]}]}
+            **_expert_tables(body, qty, unit, lo, hi)}
+
+
+_FEASIBILITY_ROW = re.compile(r"^- (.+?) \| (.+?) \| (.*?) \| bottleneck: (.*?) \| mitigation: (.*)$", re.M)
+_CALIBRATION_ROW = re.compile(r"^- (.+?) \[(.*?)\]: ([-\d.e]+)–([-\d.e]+) / ([-\d.e]+)–([-\d.e]+) / "
+                              r"([-\d.e]+)–([-\d.e]+)$", re.M)
+
+
+def _expert_tables(body: dict[str, Any], qty: str, unit: str, lo: float, hi: float) -> dict[str, Any]:
+    """The report's feasibility rows and calibration ranges, taken from the experts' outputs in the prompt (as
+    the writer is told), so every number can be traced to an expert; a topic default when none are given."""
+    text = last_user(body)
+    rows = [{"constraint": c, "estimate": e, "unit": u, "bottleneck": b, "mitigation": m}
+            for c, e, u, b, m in _FEASIBILITY_ROW.findall(text)[:2]]
+    cals = [{"quantity": q, "unit": u, "ci50": [float(a), float(b)], "ci80": [float(c), float(d)],
+             "ci95": [float(e), float(f)]} for q, u, a, b, c, d, e, f in _CALIBRATION_ROW.findall(text)[:1]]
+    return {"feasibility_table": rows or [{"constraint": "capital", "estimate": "1-4", "unit": "% of GDP",
+                                           "bottleneck": "financing", "mitigation": "public guarantees"}],
+            "calibration_ranges": cals or [{"quantity": qty, "unit": unit,
+                                            "ci50": [lo + (hi - lo) * .35, lo + (hi - lo) * .65],
+                                            "ci80": [lo + (hi - lo) * .15, lo + (hi - lo) * .85], "ci95": [lo, hi]}]}
 
 
 _BRANCH_LINE = re.compile(r"^- (B\d+): (.*?) \| IF (.*?) \| ([\d.]+) %$", re.M)
