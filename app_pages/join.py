@@ -53,8 +53,8 @@ def remember(ws: whatif.Workshop, person: whatif.Participant, key: str) -> None:
 def join_form(ws: whatif.Workshop) -> None:
     st.text(f"Workshop for: {whatif.load_session(ws.run_id, store()).proposition}")
     with st.form("join_name"):
-        name = st.text_input("Your display name", max_chars=whatif.MAX_NAME_CHARS, key="join_name_text",
-                             help=f"Use {whatif.NAME_CHARS_HELP}; the facilitator sees it beside what you send.")
+        name = st.text_input("Your display name", max_chars=whatif.MAX_NAME_CHARS, key="join_name_text")
+        st.caption(f"Use {whatif.NAME_CHARS_HELP}; the facilitator sees it beside what you send.")
         if st.form_submit_button("Join", type="primary"):
             key, _ = device_key()
             try:

@@ -1,11 +1,12 @@
 """Does a workshop hold a class? N participant browser sessions and one facilitator against the fake model.
 
-`streamlit run app.py` on a free port; the run is started in this process (review + pause between rounds, 2
-rounds) and its workshop opened; the facilitator's browser (a Chromium of its own, as their own laptop) opens
-the recovery link. Each participant (one Playwright context in a second Debian Chromium) joins by code,
-pre-registers an even-split prediction, then — once the run is paused after round 1 — submits 2 contributions
-and +1s 3 others' contributions. Measured: the time from a participant's submit until the contribution's text
-shows on the facilitator's page (which refreshes itself; the page stamps each text when it first appears);
+`ifworld app --address 0.0.0.0` on a free port — network mode, roles on, the product's own server (CSP, sign-in
+route, device cookies); the run is started in this process (review + pause between rounds, 2 rounds) and its
+workshop opened; the facilitator's browser (a Chromium of its own, as their own laptop) opens the sign-in link
+that ``ifworld app`` printed, then the run. Each participant (one Playwright context in a second Debian
+Chromium) joins by code, pre-registers an even-split prediction, then — once the run is paused after round 1 —
+submits 2 contributions and +1s 3 others' contributions. Measured: the time from a participant's submit until
+the contribution's text shows on the facilitator's page (which refreshes itself; the page stamps each text when it first appears);
 from the store: what was lost or stored twice.
 
     python benchmarks/bench_workshop.py --participants 30
@@ -63,25 +64,27 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_app(db: Path, fake_url: str) -> tuple[subprocess.Popen, str]:
+def start_app(db: Path, fake_url: str) -> tuple[subprocess.Popen, str, str]:
+    """``ifworld app --address 0.0.0.0`` (network mode); returns the process, its URL and the sign-in link."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("IFWORLD_") and k != "OPENAI_API_KEY"}
     env.update({"IFWORLD_BASE_URL": fake_url, "IFWORLD_MODEL": "fake-model", "IFWORLD_DB": str(db),
                 "PYTHONPATH": str(ROOT)})
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-                             "--server.headless", "true", "--server.address", "127.0.0.1",
-                             "--browser.gatherUsageStats", "false"], cwd=ROOT, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    out = db.parent / "app.log"
+    proc = subprocess.Popen([str(Path(sys.executable).parent / "ifworld"), "app", "--address", "0.0.0.0",
+                             "--port", str(port)], cwd=db.parent, env=env, stdout=out.open("w"),
+                            stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 120
     while time.time() < deadline:
         try:
             if httpx.get(f"{url}/_stcore/health", timeout=2).status_code == 200:
-                return proc, url
+                signin = next(w for w in out.read_text().split() if "/signin?token=" in w)
+                return proc, url, signin
         except httpx.HTTPError:
             time.sleep(0.3)
     proc.kill()
-    raise SystemExit("streamlit did not start")
+    raise SystemExit("ifworld app did not start")
 
 
 async def idle(page) -> None:  # noqa: ANN001
@@ -125,7 +128,7 @@ async def join_and_predict(browser, url: str, code: str, i: int, gate: asyncio.S
         await act(page, "even split", page.get_by_role("button", name="Even split").click,
                   lambda: page.evaluate("() => [...document.querySelectorAll('input[type=number]')]"
                                         ".some(i => parseFloat(i.value) > 0)"))
-        saved = page.get_by_text("Saved: most likely")
+        saved = page.get_by_text("Saved: ")
         await act(page, "save prediction", page.get_by_role("button", name="Save my prediction").click,
                   lambda: saved.count())
         return ctx, page
@@ -206,8 +209,8 @@ async def bench(n: int, concurrency: int) -> str:
         params = default_params("What if the Moon disappeared overnight?", experts=["physics", "economics"],
                                 rounds=2, review=True, pause_between_rounds=True)
         run_id = service.run(params, settings=settings, store=store, source="page")["run_id"]
-        room, secret = open_workshop(run_id, store=store)
-        proc, url = start_app(db, fake.url)
+        room = open_workshop(run_id, store=store)
+        proc, url, signin = start_app(db, fake.url)
         try:
             async with async_playwright() as p:
                 # the facilitator's own browser, as on their own laptop: one Chromium's browser process carries
@@ -217,7 +220,9 @@ async def bench(n: int, concurrency: int) -> str:
                 fctx = await own.new_context(viewport={"width": 1400, "height": 1000})
                 fac = await fctx.new_page()
                 fac.set_default_timeout(TIMEOUT_MS)
-                await fac.goto(f"{url}/whatif?run={run_id}&facilitator={secret}")
+                await fac.goto(signin)  # the cookie: this browser is the facilitator from now on
+                await fac.get_by_text("Model connection").first.wait_for()
+                await fac.goto(f"{url}/whatif?run={run_id}")
                 await fac.get_by_text("Scan to join").first.wait_for()
                 log("facilitator page open")
                 gate = asyncio.Semaphore(concurrency)

@@ -46,12 +46,12 @@ _token_memo: dict[str, tuple[float, str | None]] = {}
 def _token() -> str | None:
     """The facilitator token of the configured store, read at most every 2 s per process (every fragment redraw
     of a 30-person room asks; a changed token still signs everyone out within 2 s)."""
-    path = str(load_settings().db_path)
+    key = os.environ.get("IFWORLD_DB", "") + "|" + os.environ.get(access.TOKEN_ENV, "")  # cheap; settings are not
     now = time.monotonic()
-    at, token = _token_memo.get(path, (0.0, None))
+    at, token = _token_memo.get(key, (0.0, None))
     if now - at > _TOKEN_TTL_S:
-        token = access.facilitator_token(path)
-        _token_memo[path] = (now, token)
+        token = access.facilitator_token(load_settings().db_path)
+        _token_memo[key] = (now, token)
     return token
 
 

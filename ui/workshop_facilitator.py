@@ -9,12 +9,13 @@ signs anyone in (the projector shows the code, the join link and the QR code).
 from __future__ import annotations
 
 import io
+import socket
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 import streamlit as st
 
-from ifworld import whatif
+from ifworld import access, whatif
 from ifworld.access import AccessDenied
 from ifworld.errors import WorkshopError
 from ifworld.whatif import NO_GROUND_TRUTH, SessionError, State, Workshop
@@ -31,9 +32,27 @@ ENDED = frozenset({State.COMPLETED, State.CANCELLED, State.FAILED})  # no later 
 
 # -- links ------------------------------------------------------------------------------------------------
 def app_origin() -> str:
-    """``scheme://host:port`` of this app as the browser reached it (empty when unknown, e.g. in AppTest)."""
+    """``scheme://host:port`` of this app as the room reaches it (empty when unknown, e.g. in AppTest): the
+    facilitator's own address, unless that is the loopback one while the app serves the network — then this
+    machine's network address, since ``127.0.0.1`` on a phone is the phone."""
     parts = urlsplit(st.context.url or "")
-    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""
+    if not (parts.scheme and parts.netloc):
+        return ""
+    host = parts.hostname or ""
+    if access.is_loopback(host) and not access.is_loopback(st.get_option("server.address")):
+        lan = network_address()
+        if lan:
+            return f"{parts.scheme}://{lan}{f':{parts.port}' if parts.port else ''}"
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def network_address() -> str:
+    """This machine's first IPv4 address that is not loopback (by its host name; no packet is sent), or ""."""
+    try:
+        found = {a[4][0] for a in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)}
+    except OSError:
+        return ""
+    return next((str(a) for a in sorted(found) if not access.is_loopback(str(a))), "")
 
 
 def join_link(token: str) -> str:
@@ -91,6 +110,9 @@ def _join_card(ws: Workshop, run_id: str) -> None:
                   unsafe_allow_html=True)  # the code is ours: letters and digits from CODE_ALPHABET only
     left.caption("…or open this link:")
     left.code(link, language=None)
+    if access.is_loopback(urlsplit(link).hostname) and not access.is_loopback(st.get_option("server.address")):
+        left.caption("⚠️ This link names this computer itself; phones need its network address in its place "
+                     "(this machine reports none).")
     if ws.status == "open":
         left.button("🔒 Close workshop", key="workshop_close", on_click=_act,
                     args=(whatif.close_workshop, run_id), help="It accepts nothing more after this.")

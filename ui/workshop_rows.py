@@ -14,6 +14,8 @@ DECISION_WORDS = {"accept": "accepted", "edit": "edited and accepted", "merge": 
 VOTED = "you have +1'd it"
 FACILITATOR_ACTIONS = ("accept", "reject", "hide", "show", "edit")  # the names facilitator_rows gives buttons
 AFTER_REPORT_ACTIONS = ("hide", "show")  # what is left once no round can take a contribution
+PARTICIPANT_ROWS = 100
+"""Rows a participant's list draws at most (the latest, plus their own): a flooded room stays a phone's page."""
 
 
 def _byline(c: whatif.Contribution, name: str | None = None) -> str:
@@ -27,9 +29,12 @@ def participant_rows(ws: Workshop, participant_id: str) -> list[RoomRow]:
     out — except the participant's own, which they see with what the facilitator decided (:func:`fate_of`)."""
     voted = {v.contribution_id for v in ws.votes if v.participant_id == participant_id}
     rows = []
-    for c in sorted(ws.contributions, key=lambda c: c.at):
+    shown = [c for c in sorted(ws.contributions, key=lambda c: c.at) if not c.hidden or c.participant_id ==
+             participant_id]
+    latest = {c.id for c in shown[-PARTICIPANT_ROWS:]}  # a phone gets the latest rows, and always its own
+    for c in shown:
         own = c.participant_id == participant_id
-        if c.hidden and not own:
+        if c.id not in latest and not own:
             continue
         why = _why_not(c, participant_id, voted, ws)
         who = f"{KIND_ICONS.get(c.kind, '')} you · {fate_of(c)}" if own else _byline(c)

@@ -196,7 +196,9 @@ def _participant_room(run_id: str, participant_id: str, key: str) -> None:
     if notice:
         show_error(notice, st.warning)
     rows = participant_rows(ws, participant_id)
-    st.markdown(f"#### 🗣️ What the room has said ({len(rows)}, oldest first)")
+    total = sum(not c.hidden for c in ws.contributions)
+    st.markdown(f"#### 🗣️ What the room has said ({len(rows)}, oldest first)" if len(rows) >= total else
+                f"#### 🗣️ What the room has said (the latest {len(rows)} of {total}, and yours; oldest first)")
     room_list(rows, key="join_room", on_press=lambda pairs: _vote(run_id, participant_id, key, pairs))
 
 

@@ -29,9 +29,11 @@ CREATE TABLE IF NOT EXISTS ifw_workshop_events (
 );
 CREATE TABLE IF NOT EXISTS ifw_rate_limits (key TEXT PRIMARY KEY, window REAL NOT NULL, hits INTEGER NOT NULL);
 """
+# ``seq`` ends each index so "… ORDER BY seq" is answered from the index: without it SQLite preferred the primary
+# key's order and walked every event of the run (1.2 ms per look-up at 10,000 events, against 4 µs).
 INDEXES = """
-CREATE INDEX IF NOT EXISTS ifw_workshop_events_actor ON ifw_workshop_events (run_id, kind, actor);
-CREATE INDEX IF NOT EXISTS ifw_workshop_events_ref ON ifw_workshop_events (run_id, kind, ref);
+CREATE INDEX IF NOT EXISTS ifw_workshop_events_actor ON ifw_workshop_events (run_id, kind, actor, seq);
+CREATE INDEX IF NOT EXISTS ifw_workshop_events_ref ON ifw_workshop_events (run_id, kind, ref, seq);
 """
 LATER_COLUMNS = {"ifw_workshop_events": {"actor": "TEXT", "ref": "TEXT"}}
 
@@ -102,10 +104,10 @@ class WorkshopTables:
                       (run_id, seq, time.time(), kind, json.dumps(data, ensure_ascii=False), actor, ref))
             return int(seq)
 
-    def workshop_events(self, run_id: str) -> list[dict[str, Any]]:
-        """The run's workshop events, oldest first."""
-        _, rows = self._read("SELECT seq, at, kind, data FROM ifw_workshop_events WHERE run_id=? ORDER BY seq",
-                             (run_id,))
+    def workshop_events(self, run_id: str, *, after: int = 0) -> list[dict[str, Any]]:
+        """The run's workshop events, oldest first (``after``: only those numbered above it)."""
+        _, rows = self._read("SELECT seq, at, kind, data FROM ifw_workshop_events WHERE run_id=? AND seq>? "
+                             "ORDER BY seq", (run_id, after))
         return [_row(*r) for r in rows]
 
     def workshop_find(self, run_id: str, kind: str, *, actor: str | None = None,

@@ -33,6 +33,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -56,6 +57,7 @@ from ifworld.whatif.workshop_models import (
     Contribution,
     Participant,
     Prediction,
+    RoomFold,
     Workshop,
     fold,
     visible_text,
@@ -122,13 +124,28 @@ def has_workshop(run_id: str, *, store: RunStore | None = None) -> bool:
     return (store or get_store()).workshop_row(run_id=run_id) is not None
 
 
+_FOLDS: dict[tuple[str, str, str], RoomFold] = {}
+_FOLDS_LOCK = threading.Lock()
+MAX_FOLDS = 64
+
+
 def load_workshop(run_id: str, *, store: RunStore | None = None) -> Workshop:
-    """The workshop of ``run_id`` as its event log says now (raises WorkshopError when there is none)."""
+    """The workshop of ``run_id`` as its event log says now (raises WorkshopError when there is none). The fold
+    is kept per process and carried on from the last event it saw (:class:`RoomFold`): every session's redraw
+    reads only the events that are new since any session's last one."""
     store = store or get_store()
     row = store.workshop_row(run_id=run_id)
     if row is None:
         raise WorkshopError(f"run {run_id} has no workshop")
-    return fold(row, store.workshop_events(run_id))
+    key = (str(store.path), run_id, str(row["token"]))  # a workshop deleted and opened again is a new fold
+    with _FOLDS_LOCK:
+        room = _FOLDS.get(key)
+        if room is None:
+            if len(_FOLDS) >= MAX_FOLDS:
+                _FOLDS.pop(next(iter(_FOLDS)))
+            room = _FOLDS[key] = RoomFold()
+        room.apply(store.workshop_events(run_id, after=room.seq))
+        return room.workshop(row)
 
 
 def find_by_token(token: str, *, store: RunStore | None = None) -> Workshop:
@@ -213,16 +230,19 @@ def join_workshop(token: str, name: str, *, device_key: str, clients: list[str] 
     participant and their key (the device key). The same device joining again is the same participant (its
     first name stays). New participants are bounded per client (:data:`MAX_JOINS_PER_CLIENT`) and per room."""
     store = store or get_store()
-    ws = find_by_token(token, store=store)
+    row = store.workshop_row(token=str(token)[:100]) if token else None  # not the folded room: O(1) as it grows
+    if row is None:
+        raise WorkshopError("this join link is not valid (mistyped or from another app); ask for the code")
+    run_id = str(row["run_id"])
     name = clean_name(name)
     if not isinstance(device_key, str) or len(device_key) < 16:
         raise WorkshopError("this browser has no device key; reload the page and join again")
     key_hash = _hash(device_key)
-    found = store.workshop_find(ws.run_id, "join", ref=key_hash)
+    found = store.workshop_find(run_id, "join", ref=key_hash)
     if found:
         d = found[0]["data"]
         return Participant(id=d["id"], name=d["name"], joined=found[0]["at"]), device_key
-    limits = [f"workshop-join:{ws.run_id}:{c}" for c in clients or [] if c.startswith("ip:")]
+    limits = [f"workshop-join:{run_id}:{c}" for c in clients or [] if c.startswith("ip:")]
     if any(not store.hit_rate(k, limit=MAX_JOINS_PER_CLIENT, window_s=JOIN_WINDOW_S) for k in limits):
         raise WorkshopError(f"too many people joined from this connection just now (at most "
                             f"{MAX_JOINS_PER_CLIENT} in {JOIN_WINDOW_S / 60:.0f} minutes); ask the facilitator")
@@ -234,7 +254,7 @@ def join_workshop(token: str, name: str, *, device_key: str, clients: list[str] 
             raise WorkshopError("this device has just joined; reload the page")
         if log.count("join") >= MAX_PARTICIPANTS:
             raise WorkshopError(f"the workshop is full ({MAX_PARTICIPANTS} participants)")
-    store.add_workshop_event(ws.run_id, "join", {"id": pid, "name": name, "key_hash": key_hash}, check,
+    store.add_workshop_event(run_id, "join", {"id": pid, "name": name, "key_hash": key_hash}, check,
                              actor=pid, ref=key_hash)
     return Participant(id=pid, name=name, joined=time.time()), device_key
 

@@ -149,41 +149,69 @@ class WorkshopRecord(BaseModel):
 
 
 # -- the event log folded ------------------------------------------------------------------------
-def fold(row: dict[str, Any], events: list[dict[str, Any]]) -> Workshop:
-    people: dict[str, Participant] = {}
-    predictions: dict[str, Prediction] = {}
-    contributions: dict[str, dict[str, Any]] = {}
-    votes: list[Vote] = []
-    status: Literal["open", "closed"] = "open"
-    revealed = False
-    for e in events:
-        d, kind = e["data"], e["kind"]
+class RoomFold:
+    """The event log folded so far. Events are only ever appended, so a fold carries on from the last event it
+    saw (:meth:`apply`): a redraw of a quiet room reads nothing, a busy one reads only what is new — the whole
+    log was parsed on every redraw before (100 ms at 10,000 events, on every participant's 1.5-s refresh)."""
+
+    def __init__(self) -> None:
+        self.seq = 0
+        self.count = 0
+        self.people: dict[str, Participant] = {}
+        self.predictions: dict[str, Prediction] = {}
+        self.contributions: dict[str, dict[str, Any]] = {}
+        self.votes: list[Vote] = []
+        self.status: Literal["open", "closed"] = "open"
+        self.revealed = False
+        self._built: Workshop | None = None
+
+    def apply(self, events: list[dict[str, Any]]) -> None:
+        for e in events:
+            self._one(e)
+            self.seq, self.count = max(self.seq, int(e.get("seq") or 0)), self.count + 1
+            self._built = None
+
+    def _one(self, e: dict[str, Any]) -> None:
+        d, kind, said = e["data"], e["kind"], self.contributions
         if kind == "join":
-            people.setdefault(d["id"], Participant(id=d["id"], name=d["name"], joined=e["at"]))
+            self.people.setdefault(d["id"], Participant(id=d["id"], name=d["name"], joined=e["at"]))
         elif kind == "predict":
-            predictions[d["participant_id"]] = Prediction(**d, at=e["at"])
+            self.predictions[d["participant_id"]] = Prediction(**d, at=e["at"])
         elif kind == "contribute":
-            contributions[d["id"]] = {**d, "at": e["at"]}
-        elif kind == "vote" and d["contribution_id"] in contributions:
-            votes.append(Vote(**d))
-            contributions[d["contribution_id"]]["votes"] = contributions[d["contribution_id"]].get("votes", 0) + 1
-        elif kind == "decide" and d["contribution_id"] in contributions:
-            contributions[d["contribution_id"]]["decision"] = Decision(**d, at=e["at"])
-        elif kind == "hide" and d["contribution_id"] in contributions:
-            contributions[d["contribution_id"]]["hidden"] = bool(d.get("hidden", True))
+            said[d["id"]] = {**d, "at": e["at"]}
+        elif kind == "vote" and d["contribution_id"] in said:
+            self.votes.append(Vote(**d))
+            said[d["contribution_id"]]["votes"] = said[d["contribution_id"]].get("votes", 0) + 1
+        elif kind == "decide" and d["contribution_id"] in said:
+            said[d["contribution_id"]]["decision"] = Decision(**d, at=e["at"])
+        elif kind == "hide" and d["contribution_id"] in said:
+            said[d["contribution_id"]]["hidden"] = bool(d.get("hidden", True))
         elif kind == "sent":
             for cid in d["ids"]:
-                if cid in contributions:
-                    contributions[cid]["sent_round"] = int(d["round"])
+                if cid in said:
+                    said[cid]["sent_round"] = int(d["round"])
         elif kind == "close":
-            status = "closed"
+            self.status = "closed"
         elif kind == "reveal":
-            revealed = True
-    return Workshop(run_id=row["run_id"], code=row["code"], token=row["token"], status=status, revealed=revealed,
-                    participants=list(people.values()), predictions=list(predictions.values()),
-                    contributions=[Contribution(**c) for c in contributions.values()], votes=votes,
-                    events=len(events))
+            self.revealed = True
 
+    def workshop(self, row: dict[str, Any]) -> Workshop:
+        """The room as folded so far (built once per change, shared by every redraw until the next event)."""
+        if self._built is None or self._built.run_id != row["run_id"]:
+            self._built = Workshop(
+                run_id=row["run_id"], code=row["code"], token=row["token"], status=self.status,
+                revealed=self.revealed, participants=list(self.people.values()),
+                predictions=list(self.predictions.values()),
+                contributions=[Contribution(**c) for c in self.contributions.values()], votes=list(self.votes),
+                events=self.count)
+        return self._built
+
+
+def fold(row: dict[str, Any], events: list[dict[str, Any]]) -> Workshop:
+    """The whole log folded at once."""
+    room = RoomFold()
+    room.apply(events)
+    return room.workshop(row)
 
 
 _INVISIBLE = frozenset({"Cf", "Cc", "Cs", "Co", "Cn", "Zl", "Zp"})

@@ -1,0 +1,214 @@
+"""Who is who in a real browser, with the app started the way docs/workshop.md tells a class: ``ifworld app
+--address 0.0.0.0`` (network mode). Every browser below reaches it over 127.0.0.1 — and network mode trusts no
+address, so that gives none of them the facilitator's role.
+
+The facilitator signs in with the link ``ifworld app`` printed; three participants and one visitor never reach a
+page but Join: every other page's address, typed by hand, answers that it is for the facilitator, with no
+sidebar, no navigation and no control; their reloads and second tabs stay the same person; and the run they
+tried to move stays exactly as it was in the store. A second test points the facilitator's sidebar at another
+server and checks that the configured key never reaches it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from ifworld.runs.store import RunStore
+from ifworld.whatif import load_workshop
+from tests.browser.conftest import KNOWN_KEY, ROOT, SHOTS, START_TIMEOUT_S, _free_port, wait_idle
+from tests.fixtures.fake_openai import FakeOpenAI
+
+PAGES = ("", "whatif", "causal_map", "runs", "rws_browse", "rws_benchmark", "beliefs", "belief_sweep", "settings")
+NOTICE = "This page is for the facilitator"
+
+
+@pytest.fixture(scope="module")
+def network_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """``ifworld app --address 0.0.0.0`` on a free port, with its own store and the fake model."""
+    home = tmp_path_factory.mktemp("roles")
+    port = _free_port()
+    with FakeOpenAI(latency=0.02) as fake:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("IFWORLD_") and k != "OPENAI_API_KEY"}
+        env.update({"IFWORLD_BASE_URL": fake.url, "IFWORLD_MODEL": "fake-model", "IFWORLD_API_KEY": KNOWN_KEY,
+                    "IFWORLD_DB": str(home / "runs.sqlite"), "IFWORLD_MAX_RETRIES": "0", "IFWORLD_TIMEOUT_S": "20"})
+        log = (home / "app.log").open("w")
+        proc = subprocess.Popen([str(Path(sys.executable).parent / "ifworld"), "app", "--address", "0.0.0.0",
+                                 "--port", str(port)], cwd=home, env=env, stdout=log, stderr=subprocess.STDOUT)
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.time() + START_TIMEOUT_S
+        while time.time() < deadline:
+            try:
+                if httpx.get(f"{url}/_stcore/health", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.3)
+        else:
+            proc.kill()
+            pytest.fail(f"ifworld app did not start: {(home / 'app.log').read_text()[-2000:]}")
+        printed = re.search(r"(http://\S+/signin\?token=\S+)", (home / "app.log").read_text())
+        assert printed, "ifworld app printed no sign-in link"
+        yield {"url": url, "signin": printed.group(1), "db": home / "runs.sqlite", "fake": fake}
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+def _context(browser: Any, width: int = 1300) -> tuple[Any, Any]:
+    ctx = browser.new_context(viewport={"width": width, "height": 1000})
+    page = ctx.new_page()
+    page.set_default_timeout(120_000)
+    return ctx, page
+
+
+def _go(page: Any, url: str, expect: str) -> None:
+    page.goto(url, wait_until="commit")
+    page.get_by_text(expect, exact=False).first.wait_for()
+    wait_idle(page)
+
+
+def _snapshot(db: Path, run_id: str) -> str:
+    s = RunStore(db)
+    try:
+        info = s.get_run(run_id)
+        return json.dumps([info.status, s.transitions(run_id), len(s.list_runs()), s.workshop_row(run_id=run_id)],
+                          default=str, sort_keys=True)
+    finally:
+        s.close()
+
+
+def _assert_room_only(page: Any, base: str) -> None:
+    """Every page but Join says it is for the facilitator, with no sidebar, navigation, control or store path."""
+    for path in PAGES:
+        _go(page, f"{base}/{path}", NOTICE)
+        assert page.locator("[data-testid=stSidebar]").count() == 0, f"/{path} draws a sidebar"
+        assert page.locator("[data-testid=stSidebarNav]").count() == 0
+        buttons = [t for t in page.locator("[data-testid=stMain] button").all_inner_texts() if t.strip()]
+        assert not buttons, f"/{path} offers {buttons}"
+        html = page.content()
+        assert "Model connection" not in html and "runs.sqlite" not in html and KNOWN_KEY not in html
+
+
+def _sign_in(browser: Any, app: dict[str, Any]) -> tuple[Any, Any]:
+    ctx, fac = _context(browser)
+    fac.goto(app["signin"], wait_until="commit")
+    fac.get_by_text("Model connection").first.wait_for()  # the facilitator's sidebar
+    wait_idle(fac)
+    assert "token" not in fac.url  # the token left the address bar: a projector never shows it
+    return ctx, fac
+
+
+def test_only_the_signed_in_facilitator_drives_and_everyone_else_reaches_join_only(browser, network_app) -> None:  # noqa: ANN001
+    app, base = network_app, network_app["url"]
+    vctx, visitor = _context(browser, width=390)  # a phone
+    _assert_room_only(visitor, base)
+    _go(visitor, f"{base}/signin?token=not-the-token", "Sign-in refused")
+    _go(visitor, f"{base}/whatif", NOTICE)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    visitor.screenshot(path=str(SHOTS / "roles_visitor_notice.png"))
+
+    fctx, fac = _sign_in(browser, app)
+    fac.reload(wait_until="commit")
+    fac.get_by_text("Model connection").first.wait_for()  # a reload keeps the role (the cookie)
+    _go(fac, f"{base}/whatif", "Proposition")
+    fac.get_by_label("Rounds", exact=True).fill("2")
+    fac.get_by_text("Pause for review after the refiner").click()
+    fac.get_by_text("Pause between rounds for workshop input").click()
+    fac.get_by_role("button", name="Start run").click()
+    fac.get_by_text("Paused before any expert runs").first.wait_for()
+    wait_idle(fac)
+    fac.get_by_role("button", name="Open workshop").click()
+    fac.get_by_text("Scan to join").first.wait_for()
+    wait_idle(fac)
+    run_id = fac.url.split("run=")[1].split("&")[0]
+    room = load_workshop(run_id, store=RunStore(app["db"]))
+    assert app["signin"].split("token=")[1] not in fac.content()
+    fac.screenshot(path=str(SHOTS / "roles_facilitator_open.png"))
+    before, calls = _snapshot(app["db"], run_id), app["fake"].count()
+
+    people = []
+    for name in ("Ada", "Bo", "Cy"):
+        ctx, p = _context(browser, width=390)
+        _go(p, f"{base}/join", "Join a workshop")
+        p.get_by_label("Workshop code").fill(room.code)
+        p.get_by_role("button", name="Find the workshop").click()
+        p.get_by_label("Your display name").fill(name)
+        p.get_by_role("button", name="Join", exact=True).click()
+        p.get_by_text(f"You are {name}").first.wait_for()
+        wait_idle(p)
+        people.append((ctx, p))
+    ada = people[0][1]
+    join_url = ada.url
+    ada.reload(wait_until="commit")  # a reload is the same person
+    ada.get_by_text("You are Ada").first.wait_for()
+    second = people[0][0].new_page()  # and so is a second tab
+    _go(second, join_url, "You are Ada")
+    second.close()
+    for _, p in people:
+        for path in (f"whatif?run={run_id}", "runs", f"runs?run={run_id}", "settings", f"causal_map?run={run_id}"):
+            _go(p, f"{base}/{path}", NOTICE)
+            assert not [t for t in p.locator("[data-testid=stMain] button").all_inner_texts() if t.strip()]
+    _assert_room_only(people[1][1], base)
+    after = load_workshop(run_id, store=RunStore(app["db"]))
+    assert sorted(p.name for p in after.participants) == ["Ada", "Bo", "Cy"]  # three people, whatever the tabs
+    assert _snapshot(app["db"], run_id) == before  # nobody but the facilitator moved, edited or deleted the run
+    assert app["fake"].count() == calls  # no participant or visitor reached the model
+    for ctx in [vctx, fctx, *(c for c, _ in people)]:
+        ctx.close()
+
+
+class _Listener(BaseHTTPRequestHandler):
+    seen: list[str] = []
+
+    def _record(self) -> None:
+        self.seen.append(json.dumps({"path": self.path, **dict(self.headers.items())}))
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        body = b'{"error": {"message": "who are you?"}}'
+        self.send_response(401)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_GET = do_POST = _record  # noqa: N815
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_the_configured_key_never_reaches_a_server_typed_in_the_sidebar(browser, network_app) -> None:  # noqa: ANN001
+    _Listener.seen = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Listener)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        ctx, fac = _sign_in(browser, network_app)
+        fac.get_by_text("Model connection").first.click()  # the panel is folded while a model is configured
+        fac.get_by_role("textbox", name="Base URL").fill(f"http://127.0.0.1:{server.server_address[1]}/v1")
+        fac.get_by_role("textbox", name="Base URL").press("Enter")
+        wait_idle(fac)
+        fac.get_by_role("button", name="Test connection").click()
+        deadline = time.time() + 60
+        while not _Listener.seen and time.time() < deadline:
+            time.sleep(0.2)
+        wait_idle(fac)
+        assert _Listener.seen, "the typed server was never called"
+        assert all(KNOWN_KEY not in r for r in _Listener.seen), "the configured key reached the typed server"
+        assert KNOWN_KEY not in fac.content()
+        ctx.close()
+    finally:
+        server.shutdown()
