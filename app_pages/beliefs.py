@@ -29,6 +29,7 @@ from ui.beliefs_view import (
     summary_over_runs,
 )
 from ui.common import current_settings, model_ready, store
+from ui.connection_view import reachable_now
 from ui.identity import caller
 from ui.live_view import follow_run
 
@@ -131,6 +132,8 @@ if model_ready("LLM agents"):
     calls = kw["agents"] * kw["rounds"]
     if go and needs_confirmation(calls) and not confirmed:
         st.warning(f"Up to {calls:,} model calls: tick the confirmation box to start.", icon="✋")
+        go = False
+    if go and not reachable_now():  # a dead endpoint: cause and address in seconds, and no run is created
         go = False
     if go:
         try:

@@ -8,6 +8,7 @@ from ifworld.limits import CONFIRM_CALLS, needs_confirmation
 from ifworld.rws import PATTERNS, RecordError
 from ifworld.safe_text import inert_markdown
 from ui.common import current_settings, model_ready, show_error, store
+from ui.connection_view import reachable_now
 from ui.identity import caller
 from ui.live_view import follow_run
 from ui.rws_view import load_upload, show_results
@@ -62,7 +63,8 @@ with tab_new:
         if patterns and n and needs_confirmation(hi):
             confirmed = st.checkbox(f"Yes, run up to {hi} model calls (more than {CONFIRM_CALLS})",
                                     key="rwsb_confirm")
-        if st.button("Run benchmark", type="primary", key="rwsb_run", disabled=not (patterns and n and confirmed)):
+        run = st.button("Run benchmark", type="primary", key="rwsb_run", disabled=not (patterns and n and confirmed))
+        if run and reachable_now():  # a dead endpoint: cause and address in seconds, and no run is created
             params = rws.benchmark_params(items, patterns, models=models, limit=n, verify=verify,
                                           verifier_sees_grader=sees_grader, data_label=label)
             run_id = rws.start_benchmark(params, caller=caller(), store=store())

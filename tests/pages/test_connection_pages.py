@@ -92,6 +92,26 @@ def test_benchmark_page_refuses_to_start_on_a_dead_endpoint(kind: str, monkeypat
     shown = _shown(at)
     assert "The job was not started." in shown and WORDS[kind] in shown and _address(url) in shown, shown
     assert took < DONE_WITHIN_S
+    assert "pending" not in shown  # no run was created to sit there unstarted
+
+
+def test_belief_llm_page_refuses_to_start_on_a_dead_endpoint(monkeypatch) -> None:
+    from ifworld.runs.store import get_store
+
+    with dead_endpoint("no_model") as url:
+        _env(monkeypatch, url)
+        at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+        at.switch_page("app_pages/beliefs.py")
+        at.run()
+        at.number_input(key="beliefs_llm_agents").set_value(4)
+        at.number_input(key="beliefs_llm_rounds").set_value(2)
+        start = time.monotonic()
+        next(b for b in at.button if b.label == "🤖 Run LLM agents").click().run()
+        took = time.monotonic() - start
+    assert not at.exception, at.exception
+    shown = _shown(at)
+    assert "The job was not started." in shown and WORDS["no_model"] in shown and _address(url) in shown, shown
+    assert took < DONE_WITHIN_S and not get_store().list_runs(kind="beliefs")
 
 
 def test_whatif_page_refuses_to_start_on_a_dead_endpoint(monkeypatch) -> None:
