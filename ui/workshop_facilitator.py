@@ -22,7 +22,7 @@ from ifworld.whatif import NO_GROUND_TRUTH, SessionError, State, Workshop
 from ui.common import current_settings, show_error, store
 from ui.identity import caller
 from ui.room_list import room_list
-from ui.workshop_rows import AFTER_REPORT_ACTIONS, FACILITATOR_ACTIONS, KIND_ICONS, already_done, facilitator_rows
+from ui.workshop_rows import AFTER_REPORT_ACTIONS, FACILITATOR_ACTIONS, already_done, facilitator_rows, kind_heading
 
 REFRESH_S = 1.0  # the facilitator's room: one page, and what the room says should reach it first
 PAGE_ROWS = 50
@@ -153,7 +153,7 @@ def _room(run_id: str) -> None:
     for kind in whatif.KINDS:
         mine = [c for c in contributions if c.kind == kind]
         if mine:
-            st.markdown(f"#### {KIND_ICONS[kind]} {kind.capitalize()}s ({len(mine)})")
+            st.markdown(f"#### {kind_heading(kind, len(mine))}")
             _kind_list(run_id, ws, kind, mine, editing, rounds_left)
 
 

@@ -9,6 +9,12 @@ from ifworld.whatif import Workshop
 from ui.room_list import RoomRow, RowAction
 
 KIND_ICONS = {"claim": "💬", "concern": "⚠️", "evidence": "📎", "question": "❓"}
+KIND_PLURALS = {"claim": "Claims", "concern": "Concerns", "evidence": "Evidence", "question": "Questions"}
+
+
+def kind_heading(kind: str, count: int) -> str:
+    """A kind's heading over its contributions: "📎 Evidence (2)" (never "Evidences")."""
+    return f"{KIND_ICONS.get(kind, '')} {KIND_PLURALS.get(kind, kind.capitalize())} ({count})".strip()
 DECISION_WORDS = {"accept": "accepted", "edit": "edited and accepted", "merge": "merged and accepted",
                   "reject": "rejected"}
 VOTED = "you have +1'd it"

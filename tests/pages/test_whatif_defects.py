@@ -66,3 +66,10 @@ def test_deliberation_tables_show_whole_cells() -> None:
     assert not at.dataframe, "a data grid cuts long cells at laptop widths"
     cells = " ".join(str(v) for t in at.table for v in t.value.to_numpy().ravel())
     assert cells.count("this is the end of it") == 2
+
+
+def test_contribution_kind_headings_are_plain_english() -> None:
+    from ui.workshop_rows import kind_heading
+
+    assert kind_heading("evidence", 2) == "📎 Evidence (2)"  # once "📎 Evidences"
+    assert kind_heading("claim", 1) == "💬 Claims (1)"
