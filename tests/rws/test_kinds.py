@@ -20,7 +20,9 @@ KINDS = ("kind_plaintext", "kind_extraction", "kind_sides", "kind_units", "kind_
 
 
 @pytest.mark.parametrize("row", load_tables(KINDS))
-def test_kind_case(row: dict) -> None:
+def test_kind_case(row: dict, request: pytest.FixtureRequest) -> None:
+    if row.get("known_miss"):  # a right answer we do not yet call correct (never a wrong "correct")
+        request.applymarker(pytest.mark.xfail(reason=row["known_miss"], strict=True))
     result = check(row["pred"], row["gt"], row["type"], hint=row.get("hint"))
     assert (result.verdict == "correct") == (row["verdict"] == "correct"), (row, result)
     assert result.decided_by in DECIDERS, result

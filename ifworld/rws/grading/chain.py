@@ -13,7 +13,7 @@ from typing import Any
 
 from ifworld.rws.grading.constants import DEFAULT_TIMEOUT_S, MAX_ANSWER_CHARS, MAX_GOLD_CHARS
 from ifworld.rws.grading.extract import extract_answer, strip_wrappers
-from ifworld.rws.grading.numeric import check_numeric, hint_unit
+from ifworld.rws.grading.numeric import check_numeric, hint_dimensionless, hint_unit
 from ifworld.rws.grading.result import EXTRACTION, FORMAT_VIOLATION, GOLD, READING, CheckResult, labelled
 from ifworld.rws.grading.textual import check_textual
 
@@ -75,7 +75,8 @@ def _check(pred: str, gt: str, kind: str, units: str | None, hint: str, timeout_
                            pred_norm="", gt_norm=gold, stage="extract",
                            annotations=[FORMAT_VIOLATION, *notes], decided_by=EXTRACTION, **trace)
     if kind == "numeric":
-        result = check_numeric(answer, gold, units, hint_unit(hint) if hint else None)
+        unitless = "dimensionless" if hint and hint_dimensionless(hint) else None
+        result = check_numeric(answer, gold, units or unitless, hint_unit(hint) if hint else None)
     else:
         result = check_textual(answer, gold)
     return result.with_(annotations=[*result.annotations, *notes], **trace)

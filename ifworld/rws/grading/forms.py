@@ -3,7 +3,7 @@
 Runs in the grading worker, on text (before Math-Verify parses) and on Math-Verify's parsed sympy values:
 
 * **equation sides** — a left side that only *labels* the asked quantity: function notation ``P(r) = …`` is
-  the quantity ``P`` (:func:`drop_call_labels`), and a ratio or fraction of names (``A_1:A_2``, ``BD:DC``,
+  the quantity ``P`` (:func:`call_label`, :func:`drop_calls`), and a ratio or fraction of names (``A_1:A_2``, ``BD:DC``,
   ``\\frac{AM}{MC}``) is a label for a bare value (:func:`is_ratio_label`);
 * **the imaginary unit** — ``i`` stays a symbol (physics uses it as an index) unless the gold is a plain number
   and ``i`` is the answer's only symbol (``5 - 5*i**2`` for 10): then it can only be the imaginary unit;
@@ -42,13 +42,23 @@ def is_ratio_label(lhs: str) -> bool:
     return match is not None and not any(part.strip("\\") in _NOT_NAMES for part in match.groups())
 
 
-def drop_call_labels(text: str) -> tuple[str, str]:
-    """``P(r) = P_0 …`` → (``P = P_0 …``, ``P(r)``): function notation on an equation's left side names the
-    quantity. Returns the text unchanged and "" when there is none (``\\sin(x) = …`` is not a label)."""
+def call_label(text: str) -> tuple[str, str] | None:
+    """(name, arguments) of function notation on an equation's left side (``P(r) = …`` → ("P", "r")), else None
+    (``\\sin(x) = …`` is not a label)."""
     match = _CALL_LABEL.match(text)
     if match is None or match[2].strip("\\") in _NOT_NAMES:
-        return text, ""
-    return text[:match.start(2)] + match[2] + match[4] + text[match.end():], text[match.start(2):match.end(3) + 1]
+        return None
+    return match[2], re.sub(r"\s+", "", match[3])
+
+
+def drop_calls(text: str, labels: set[tuple[str, str]]) -> str:
+    """Every ``name(args)`` of a label written as the quantity's name, wherever it stands (``3 B_r(r,\\theta)``,
+    ``… = B_r(r,\\theta)``), so both sides name the quantity the same way."""
+    for name, args in labels:
+        parts = [re.escape(arg) for arg in args.split(",")]
+        pattern = re.escape(name) + r"\s*(?:\\left)?\(\s*" + r"\s*,\s*".join(parts) + r"\s*(?:\\right)?\)"
+        text = re.sub(pattern, lambda _, name=name: name + " ", text)  # type: ignore[misc]
+    return text
 
 
 def imaginary(pred: Any, gold: Any) -> Any:

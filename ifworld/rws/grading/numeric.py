@@ -141,6 +141,13 @@ def hint_unit(hint: str) -> str | None:
     return None
 
 
+def hint_dimensionless(hint: str) -> bool:
+    """The item's hint says the answer has no unit ("Dimensionless, 2 significant figures."): a unit on the
+    answer is then a unit mismatch, not a unit the gold did not write down."""
+    head = re.split(r"[,;(]|\.\s|\.$", hint.strip(), maxsplit=1)[0].strip().lower()
+    return head in {"dimensionless", "dimensionless number", "unitless", "a pure number", "pure number"}
+
+
 def _fmt(scalar: Scalar) -> str:
     """Normalised display of a parsed value."""
     unit = f" {scalar.unit:~}" if scalar.unit is not None and str(scalar.unit) != "dimensionless" else ""

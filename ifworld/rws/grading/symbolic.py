@@ -70,25 +70,29 @@ class _Verdict(GradingError):
         self.verdict, self.reason, self.note = verdict, reason, note
 
 
-def _source(reply: str, extraction: Extraction) -> tuple[str, bool, str]:
-    """(text for Math-Verify, is it one bare maths expression to read as LaTeX, a function label dropped)."""
+def _answer_text(reply: str, extraction: Extraction) -> str:
+    """The part of the reply Math-Verify reads: the answer we found, the last run of boxes, or the reply's tail."""
     text = extraction.answer if extraction.how in ("final_line", "json", "phrase") else reply[-MAX_REPLY_MATH_CHARS:]
     if extraction.how == "boxed":  # the last box, or the last run of boxes written as one answer list
         text = ", ".join("\\boxed{%s}" % content for content in boxed_group(text))
+    return text
+
+
+def _source(text: str, labels: set[tuple[str, str]]) -> tuple[str, bool]:
+    """(text for Math-Verify, is it one bare maths expression to read as LaTeX); function labels written as names."""
     if _DELIMITED.search(text):
         for region in notation.math_regions(text, whole=False):
             notation.guard(region)
-        text, label = _labels(text, False)
-        return text, False, label
+        return notation.in_math(text, lambda region: forms.drop_calls(region, labels), False), False
     text = strip_wrappers(text).replace("−", "-").replace("–", "-")
     notation.guard(text)
-    text, label = _labels(text, True)
+    text = forms.drop_calls(text, labels)
     if plaintext.looks_plain(text):
         try:
-            return plaintext.to_latex(text), True, label
+            return plaintext.to_latex(text), True
         except plaintext.NotPlainMaths:
             pass
-    return text, not (prose(text) or _NUMBERISH.fullmatch(text)), label
+    return text, not (prose(text) or _NUMBERISH.fullmatch(text))
 
 
 def _gold_lhs(gold: str) -> str | None:
@@ -130,27 +134,25 @@ def _veto(pred: Any, gold: Any, gold_text: str, hint: str,
     return None
 
 
-def _labels(text: str, whole: bool) -> tuple[str, str]:
-    """Function notation on equations' left sides dropped (``P(r) = …`` → ``P = …``), and the first label seen."""
-    seen: list[str] = []
-
-    def one(region: str) -> str:
-        out, label = forms.drop_call_labels(region)
-        seen.extend([label] if label else [])
-        return out
-
-    return notation.in_math(text, one, whole), (seen[0] if seen else "")
+def _labels(pred_text: str, gold_text: str) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+    """Function notation on the answer's or the gold's equation (``P(r) = …``): (labels of the quantity, those
+    written on one side only — the ones worth saying in the reason)."""
+    regions = notation.math_regions(pred_text, whole=not _DELIMITED.search(pred_text)) + [gold_text]
+    found = {label for label in (forms.call_label(strip_wrappers(r)) for r in regions) if label is not None}
+    both = {label for label in found if forms.drop_calls(pred_text, {label}) != pred_text
+            and forms.drop_calls(gold_text, {label}) != gold_text}
+    return found, found - both
 
 
-def _gold_text(gold: str) -> tuple[str, str]:
-    """The gold as LaTeX (a CAS-style gold ``4*t**3`` read as plain-text maths), function labels dropped."""
-    text = notation.clean(strip_wrappers(gold))
+def _gold_text(gold: str, labels: set[tuple[str, str]]) -> str:
+    """The gold as LaTeX (a CAS-style gold ``4*t**3`` read as plain-text maths), function labels as names."""
+    text = forms.drop_calls(gold, labels)
     if "*" in text and plaintext.looks_plain(text):
         try:
             text = plaintext.to_latex(text)
         except plaintext.NotPlainMaths:
             pass
-    return _labels(text, True)
+    return text
 
 
 class _Ctx:
@@ -167,22 +169,25 @@ class _Ctx:
 
 def _read_sides(reply: str, extraction: Extraction, gold: str) -> tuple[_Ctx, Any, Any, Any] | CheckResult:
     """Guard, rewrite and parse both sides: (context, pred reading, gold reading, names) or a decided result."""
-    gold_text, gold_label = _gold_text(gold)
-    ctx = _Ctx(extraction, gold_text, "")
+    gold_clean = notation.clean(strip_wrappers(gold))
+    ctx = _Ctx(extraction, gold_clean, "")
     try:
-        notation.guard(gold_text)
+        notation.guard(gold_clean)
     except notation.RefusedInput as exc:
         return ctx.result("not_sure", GOLD, f"unscored gold: {exc}", [UNSCORED_GOLD])
     try:
-        source, whole, pred_label = _source(reply, extraction)
+        answer = _answer_text(reply, extraction)
+        labels, one_sided = _labels(answer, gold_clean)
+        ctx.gold_text = gold_text = _gold_text(gold_clean, labels)
+        source, whole = _source(answer, labels)
         pred_text, gold_ready, names = notation.prepare(source, gold_text, whole, True)
     except notation.RefusedInput as exc:
         if getattr(exc, "side", "pred") == "gold":
             return ctx.result("not_sure", GOLD, f"unscored gold: {exc}", [UNSCORED_GOLD])
         verdict: Verdict = "incorrect" if exc.kind == FORMAT_VIOLATION else "not_sure"
         return ctx.result(verdict, SAFETY if verdict == "incorrect" else READING, f"{exc.kind}: {exc}", [exc.kind])
-    label = gold_label or pred_label
-    ctx.notes = f"; the left side {label} only names the quantity" if label else ""
+    shown = ", ".join(f"{name}({args})" for name, args in sorted(one_sided))
+    ctx.notes = f"; {shown} only names the quantity" if shown else ""
     wrapped = strip_wrappers(gold).strip() != gold.strip() and not re.search(r"\d,\d{3}(?!\d)", gold_ready)
     numberish = _NUMBERISH.fullmatch(gold_ready) and not (wrapped and "," in gold_ready)
     gold_r = mathverify.read(gold_ready if numberish else f"${gold_ready}$")
