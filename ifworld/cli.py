@@ -27,8 +27,7 @@ from ifworld import __version__, safe_json
 from ifworld.beliefs.cli import app as beliefs_app
 from ifworld.files import FileRefused, output_option, read_text_bounded
 from ifworld.limits import MAX_ANSWER_FILE_BYTES, confirmation_message, needs_confirmation
-from ifworld.llm import demo_server
-from ifworld.llm.check_cli import app as model_app
+from ifworld.llm import demo_server, model_cli
 from ifworld.redact import guard_std_streams, safe_error
 from ifworld.rws.cli import app as rws_app
 from ifworld.whatif.cli import app as whatif_app
@@ -48,7 +47,7 @@ app.add_typer(rws_app, name="rws",
 app.add_typer(beliefs_app, name="beliefs",
               help="Belief exchange: simulate populations exchanging facts, run parameter sweeps.")
 app.add_typer(runs_app, name="runs")
-app.add_typer(model_app, name="model", help="The model connection: `ifworld model check` tests the endpoint.")
+app.add_typer(model_cli, name="model", help="The model connection: `ifworld model check` tests the endpoint.")
 app.command("demo-server")(demo_server)
 
 ENGINES = ("whatif", "rws", "beliefs")

@@ -18,7 +18,7 @@ ICONS = {"ok": "🟢", "failing": "🔴", "untested": "⚪"}
 
 
 def _status(settings: Settings) -> Any:
-    from ifworld.llm.status import connection_status
+    from ifworld.llm import connection_status
 
     return connection_status(settings)
 

@@ -1,6 +1,6 @@
 """Type stub of the front door: the names listed here are what `ifworld.llm` exports (loaded lazily)."""
 
-from .check_cli import cli_preflight as cli_preflight
+from .check_cli import cli_preflight as cli_preflight, model_cli as model_cli
 from .client import (
     PARTIAL_INTERVAL_S as PARTIAL_INTERVAL_S,
     acomplete as acomplete,

@@ -33,7 +33,8 @@ if TYPE_CHECKING:
     from ifworld.config import Settings
     from ifworld.llm.connection import ConnectionReport
 
-app = typer.Typer(help="The model connection: test the configured endpoint.", no_args_is_help=True)
+model_cli = typer.Typer(help="The model connection: test the configured endpoint.", no_args_is_help=True)
+"""The ``ifworld model`` group (mounted by :mod:`ifworld.cli`)."""
 
 OK, NO_STRUCTURED, NOT_CONFIGURED = 0, 1, 2
 KIND_EXIT = {"refused": 3, "dns": 4, "timeout": 5, "auth": 6, "model": 7, "tls": 8, "protocol": 9, "busy": 10,
@@ -75,7 +76,7 @@ def _lines(report: ConnectionReport, settings: Settings) -> list[str]:
     return lines
 
 
-@app.command("check")
+@model_cli.command("check")
 def check_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of lines.")] = False,
 ) -> None:

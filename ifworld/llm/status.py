@@ -9,17 +9,21 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal, Protocol
 
 from ifworld.config import Settings
 from ifworld.redact import safe_error
 
-if TYPE_CHECKING:
-    from ifworld.llm.diagnose import Failure
-
 __all__ = ["ConnectionStatus", "connection_status", "record_failure", "record_ok", "reset"]
 
 State = Literal["ok", "failing", "untested"]
+
+
+class Failure(Protocol):
+    """What :func:`record_failure` reads of a :class:`ifworld.llm.diagnose.Failure`."""
+
+    kind: str
+    message: str
 
 
 @dataclass(frozen=True)
