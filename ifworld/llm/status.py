@@ -22,8 +22,11 @@ State = Literal["ok", "failing", "untested"]
 class Failure(Protocol):
     """What :func:`record_failure` reads of a :class:`ifworld.llm.diagnose.Failure`."""
 
-    kind: str
-    message: str
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def message(self) -> str: ...
 
 
 @dataclass(frozen=True)
