@@ -150,3 +150,48 @@ def test_model_check_without_a_model_exits_2() -> None:
 
     result = CliRunner().invoke(app, ["model", "check"])
     assert result.exit_code == 2 and "IFWORLD_BASE_URL" in result.output
+
+
+def test_cli_job_says_it_waits_for_the_model(fake_server, monkeypatch, tmp_path) -> None:
+    """While a job retries, stderr says so with the cause and the address; then the job goes on."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = {k: v for k, v in __import__("os").environ.items() if not k.startswith("IFWORLD_")}
+    env.update({"IFWORLD_BASE_URL": fake_server.url, "IFWORLD_MODEL": "fake-model", "IFWORLD_MAX_RETRIES": "2",
+                "IFWORLD_RETRY_BACKOFF_S": "0.05", "IFWORLD_DB": str(tmp_path / "runs.sqlite"),
+                "PYTHONPATH": str(root)})
+    fake_server.inject("500", times=2)
+    done = subprocess.run([sys.executable, "-m", "ifworld.cli", "rws", "run", "--pattern", "single", "--data",
+                           str(root / "data" / "rws_sample.jsonl"), "--limit", "1", "--no-verify"],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    for i in (1, 2):
+        assert f"waiting for the model — retry {i} of 2: HTTP 500 from {_port(fake_server.url)}" in done.stderr
+
+
+def test_the_page_shows_the_retry_until_the_model_answers() -> None:
+    from ifworld.runs.events import Event
+    from ui.connection_view import retry_line
+
+    wait = Event(type="progress", run_id="r", data={"kind": "model_retry", "text": "waiting for the model — retry 1 "
+                                                    "of 2: connection refused at 127.0.0.1:8749"})
+    assert retry_line([wait]).endswith("connection refused at 127.0.0.1:8749")
+    assert retry_line([wait, Event(type="step_finished", run_id="r", node="x")]) is None
+
+
+def test_a_retry_is_a_progress_event_of_the_run(fake_server, settings, store) -> None:
+    """The page's live views read the wait from the run's own event stream (LangGraph's custom mode)."""
+    from ifworld import runs
+    from ifworld.whatif import default_params, workflow_name
+
+    params = default_params("What if the Moon disappeared overnight?", "single")
+    run_id = runs.start_run(workflow_name("single"), params, store=store)
+    fake_server.inject("500", times=1)
+    retrying = settings.model_copy(update={"max_retries": 1, "retry_backoff_s": 0.01})
+    events = list(runs.stream_run(run_id, store=store, settings=retrying))
+    waits = [e.data["text"] for e in events if e.type == "progress" and e.data.get("kind") == "model_retry"]
+    assert waits == [f"waiting for the model — retry 1 of 1: HTTP 500 from {_port(fake_server.url)}"]
+    assert events[-1].type == "run_finished"
