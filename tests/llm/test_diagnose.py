@@ -195,3 +195,19 @@ def test_a_retry_is_a_progress_event_of_the_run(fake_server, settings, store) ->
     waits = [e.data["text"] for e in events if e.type == "progress" and e.data.get("kind") == "model_retry"]
     assert waits == [f"waiting for the model — retry 1 of 1: HTTP 500 from {_port(fake_server.url)}"]
     assert events[-1].type == "run_finished"
+
+
+def test_runs_resume_checks_the_endpoint_first(monkeypatch) -> None:
+    from ifworld.cli import app
+    from ifworld.runs import start_run
+    from ifworld.whatif import default_params, workflow_name
+
+    run_id = start_run(workflow_name("single"), default_params("What if the Moon disappeared overnight?", "single"))
+    with dead_endpoint("refused") as url:
+        monkeypatch.setenv("IFWORLD_BASE_URL", url)
+        monkeypatch.setenv("IFWORLD_MODEL", "demo")
+        start = time.monotonic()
+        resumed = CliRunner().invoke(app, ["runs", "resume", run_id])
+        took = time.monotonic() - start
+    assert resumed.exit_code == KIND_EXIT["refused"], resumed.output
+    assert f"nothing is listening at {_port(url)}" in resumed.output and took < 5
