@@ -45,6 +45,9 @@ def _review_form(ask: ReviewAsk, key: str) -> tuple[str | None, dict[str, Any]]:
         chosen = st.multiselect("Expert panel", sorted(set(KNOWN_EXPERTS) | set(known)), known, key=f"{key}_panel")
         extra = st.text_input("More domains (comma-separated, any field)",
                               ", ".join(d for d in panel if d not in KNOWN_EXPERTS), key=f"{key}_extra")
+        if ask.suggested_experts:  # the refiner's plan: a suggestion, never added without the person (A.2)
+            st.caption("The refiner's plan also names: " + ", ".join(ask.suggested_experts) + " — add any you want "
+                       "to the panel above; the panel stays exactly as chosen otherwise.")
         b1, b2, b3 = st.columns(3)
         go_on = b1.form_submit_button("▶️ Continue unchanged")
         edit = b2.form_submit_button("✏️ Apply edits and continue", type="primary")

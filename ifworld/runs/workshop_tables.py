@@ -17,6 +17,8 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any
 
+# ``secret_hash`` held a per-workshop facilitator secret before roles were decided by the server
+# (:mod:`ifworld.access`); it stays in the table so older store files open unchanged, and new rows leave it empty.
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS ifw_workshops (
     run_id TEXT PRIMARY KEY, token TEXT NOT NULL UNIQUE, code TEXT NOT NULL UNIQUE, secret_hash TEXT NOT NULL,

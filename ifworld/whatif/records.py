@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, TypeAlias
 
-from pydantic import Field, TypeAdapter, field_validator
+from pydantic import Field, TypeAdapter, field_validator, model_validator
 
 from ifworld.runs.records import (
     RecordError as RecordError,  # re-exported: callers catch it from here
     validate_record,
 )
 from ifworld.whatif.budget import Budget
+from ifworld.whatif.room import FACILITATOR_AUTHOR
 from ifworld.whatif.schemas import (
     ContentionPoint,
     DebateBrief,
@@ -58,12 +59,24 @@ class DebateRecord(_Base):
     brief: DebateBrief | None = None
 
 
-class Participant(_Base):
-    """A workshop participant's contribution added between rounds (treated like an expert output)."""
+class RoomEntry(_Base):
+    """A contribution of the room's that entered a round, as the run record keeps it: the fields of a
+    :class:`~ifworld.whatif.room.RoomContribution` (runs saved before them carry ``name`` for the author)."""
     round: int
     after_round: int = 0
-    name: str = "workshop participant"
+    author: str = FACILITATOR_AUTHOR
+    kind: str = "note"
+    tag: str = ""
+    votes: int = 0
+    edited: bool = False
     text: str
+
+    @model_validator(mode="before")
+    @classmethod
+    def _older(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "author" not in data and data.get("name"):
+            return {**data, "author": data["name"]}
+        return data
 
 
 class ReviewEdit(_Base):
@@ -111,7 +124,7 @@ class WhatIfRecord(_Base):
     frame_diffs: list[FrameDiff] = Field(default_factory=list)
     judge: dict[str, Any] | None = None
     panel: list[str] = Field(default_factory=list)
-    participants: list[Participant] = Field(default_factory=list)
+    participants: list[RoomEntry] = Field(default_factory=list)
     review_notes: list[str] = Field(default_factory=list)
     review_edits: list[ReviewEdit] = Field(default_factory=list)
     budget: Budget | None = None  # a tree or debate run: its tokens against its target (matched budgets)

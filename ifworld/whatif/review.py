@@ -52,6 +52,7 @@ class ReviewAsk(_Base):
     scenario: Scenario = Field(default_factory=Scenario)
     panel: list[str] = Field(default_factory=list)
     editable: list[str] = Field(default_factory=list)
+    suggested_experts: list[str] = Field(default_factory=list)  # the refiner's plan beyond the panel: offered only
     error: str = ""  # why the previous answer was not used
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ifworld.whatif.records import Participant, ReviewEdit, WhatIfRecord, load_record
+from ifworld.whatif.records import ReviewEdit, RoomEntry, WhatIfRecord, load_record
 from ifworld.whatif.report import _bullets, _cell, _table
 from ifworld.whatif.review import field_lines
 from ifworld.whatif.schemas import Scenario
@@ -47,13 +47,15 @@ def review_markdown(edits: list[ReviewEdit], notes: list[str] | None = None) -> 
     return "\n".join(md).rstrip() + "\n"
 
 
-def contributions_markdown(participants: list[Participant], legacy: list[str] | None = None) -> str:
-    """The room's contributions, each with who said it and which round it went into."""
+def contributions_markdown(participants: list[RoomEntry], legacy: list[str] | None = None) -> str:
+    """The room's contributions, each with who said it, its kind and votes, and which round it went into."""
     md = ["## The room's contributions", ""]
     if participants:
-        md += ["The resolver weighed each contribution like an expert's output.", ""]
-        md += _table(["Round", "Who", "Contribution"],
-                     [[f"after round {p.after_round} → round {p.round}", p.name, p.text] for p in participants])
+        md += ["The experts, the resolver and the report writers received each one as the room's data.", ""]
+        md += _table(["Round", "Who", "Kind", "Contribution"],
+                     [[f"after round {p.after_round} → round {p.round}", p.author,
+                       p.kind + (f", {p.tag}" if p.tag else "") + (f", +{p.votes}" if p.votes else "")
+                       + (", edited by the facilitator" if p.edited else ""), p.text] for p in participants])
     elif legacy:
         md += _bullets(legacy)
     else:

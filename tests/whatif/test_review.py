@@ -63,14 +63,15 @@ def test_participant_between_rounds_reaches_experts_resolver_and_report(fake_ser
     said = "Our town's ferry can carry 400 people a day if the bridges fail."
     rec = service.run({}, settings=wsettings, store=store, run_id=out["run_id"],
                       answer={"action": "continue", "contribution": said, "name": "harbour master"})
-    assert rec["participants"] == [{"round": 2, "after_round": 1, "name": "harbour master", "text": said}]
+    assert rec["participants"] == [{"round": 2, "after_round": 1, "author": "harbour master", "kind": "note",
+                                    "tag": "", "votes": 0, "edited": False, "text": said}]
     round2 = [r for r in fake_server.requests if r.role == "whatif.expert" and "Round 2." in json.dumps(r.body)]
     assert len(round2) == 2 and all(said in json.dumps(r.body) for r in round2)
     final_resolver = [r for r in fake_server.requests if r.role == "whatif.resolver"][-1]
-    assert "[harbour master #1] verdict: " + said in json.dumps(final_resolver.body)
+    assert 'author="harbour master" kind="note"' in final_resolver.prompt and said in final_resolver.prompt
     md = export.record_markdown(rec)
     assert "## The room's contributions" in md
-    assert f"| after round 1 → round 2 | harbour master | {said} |" in md
+    assert f"| after round 1 → round 2 | harbour master | note | {said} |" in md
 
 
 def test_a_bad_answer_is_asked_again_with_the_reason(fake_server, wsettings, store):
@@ -127,3 +128,14 @@ def test_pause_asks_are_typed_for_the_forms() -> None:
     between = parse_ask(between_rounds_ask(2, "frame text"))
     assert isinstance(between, BetweenRoundsAsk)
     assert (between.round, between.frame, between.error) == (2, "frame text", "")
+
+
+def test_the_refiners_extra_domains_are_offered_at_review_not_added(fake_server, wsettings, store):
+    from ifworld.whatif.graph import suggested_experts
+
+    out = _start(wsettings, store, rounds=1, review=True)
+    (ask,) = out["paused"]
+    assert review.parse_ask(ask).panel == ["physics", "economics"]  # exactly what was asked
+    assert suggested_experts(["physics"], ["physics", "ecology", "law"]) == ["biology/ecology", "law"]
+    typed = review.parse_ask({**ask, "suggested_experts": ["ecology"]})  # the typed ask keeps them for the form
+    assert typed.suggested_experts == ["ecology"] and typed.panel == ["physics", "economics"]
