@@ -6,8 +6,8 @@ workshop opened; the facilitator's browser (a Chromium of its own, as their own 
 that ``ifworld app`` printed, then the run. Each participant (one Playwright context in a second Debian
 Chromium) joins by code, pre-registers an even-split prediction, then — once the run is paused after round 1 —
 submits 2 contributions and +1s 3 others' contributions. Measured: the time from a participant's submit until
-the contribution's text shows on the facilitator's page (which refreshes itself; the page stamps each text when it first appears);
-from the store: what was lost or stored twice.
+the contribution's text shows on the facilitator's page (which refreshes itself; the page stamps each text
+when it first appears); from the store: what was lost or stored twice.
 
     python benchmarks/bench_workshop.py --participants 30
 

@@ -13,7 +13,8 @@ ROOT = Path(__file__).resolve().parent.parent
 ENGINES = ("whatif", "rws", "beliefs")
 INFRASTRUCTURE = ("llm", "runs")
 # Top-level helpers any layer may use (no engine, model or store logic in them).
-HELPERS = {"ifworld", "ifworld.access", "ifworld.config", "ifworld.errors", "ifworld.files", "ifworld.limits", "ifworld.procs",
+HELPERS = {"ifworld", "ifworld.access", "ifworld.config", "ifworld.errors", "ifworld.files", "ifworld.limits",
+           "ifworld.procs",
            "ifworld.redact", "ifworld.safe_text", "ifworld.safe_figure", "ifworld.safe_csv", "ifworld.safe_json",
            "ifworld.safe_yaml", "ifworld.prompts", "ifworld.resources", "ifworld.figstyle"}
 FRONT_DOORS = {f"ifworld.{name}" for name in ENGINES + INFRASTRUCTURE}

@@ -28,7 +28,7 @@ import pytest
 
 from ifworld.runs.store import RunStore
 from ifworld.whatif import load_workshop
-from tests.browser.conftest import KNOWN_KEY, ROOT, SHOTS, START_TIMEOUT_S, _free_port, wait_idle
+from tests.browser.conftest import KNOWN_KEY, SHOTS, START_TIMEOUT_S, _free_port, wait_idle
 from tests.fixtures.fake_openai import FakeOpenAI
 
 PAGES = ("", "whatif", "causal_map", "runs", "rws_browse", "rws_benchmark", "beliefs", "belief_sweep", "settings")
