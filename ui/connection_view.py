@@ -15,6 +15,8 @@ from ifworld.config import Settings
 from ifworld.safe_text import inert_markdown
 
 ICONS = {"ok": "🟢", "failing": "🔴", "untested": "⚪"}
+REPORT_AT = "conn_report_at"
+"""Session key: which Test connection button (sidebar or Settings) the last report belongs under."""
 
 
 def _status(settings: Settings) -> Any:
@@ -58,9 +60,10 @@ def test_button(key: str, settings: Settings) -> None:
 
         with st.spinner(f"Calling the model at {settings.endpoint_label}…"):
             st.session_state["conn_report"] = test_connection(settings)
+        st.session_state[REPORT_AT] = key  # the result shows under the button that was pressed
         st.rerun()  # the sidebar (drawn before the page) shows the new state too: never a stale green
     report = st.session_state.get("conn_report")
-    if report is None:
+    if report is None or st.session_state.get(REPORT_AT, key) != key:
         return
     if report.ok:
         speed = f" · {report.tokens_per_s:.1f} tokens/s" if report.tokens_per_s else ""
