@@ -233,6 +233,29 @@ def check_numeric(pred: str, gold: str, units: str | None = None, required: str 
     (its hint): a bare number is then incorrect ("missing units"), otherwise not_sure ("no units given").
     """
     units = units or required
+    golds = _gold_values(pred, gold, units)
+    if isinstance(golds, CheckResult):
+        return golds
+    gold_norm = ", ".join(_fmt(g) for g in golds[0])
+    read = _read_answer(pred, gold, gold_norm)
+    if isinstance(read, CheckResult):
+        return read
+    preds, pred_ranges = read
+    pred_norm = ", ".join(_fmt(p) for p in preds)
+    gold_ranges = golds[1]
+    if pred_ranges != gold_ranges and (any(pred_ranges) or any(gold_ranges)):
+        what = "the gold is a range, the answer is not" if any(gold_ranges) else \
+            "a range where the gold is a single value"
+        return _result("incorrect", f"format violation: {what}", pred_norm, gold_norm, [FORMAT_VIOLATION])
+    if len(preds) != len(golds[0]):
+        what = "multiple answers" if len(golds[0]) == 1 else f"expected {len(golds[0])} values"
+        return _result("incorrect", f"format violation: {what}, got {len(preds)}", pred_norm, gold_norm,
+                       [FORMAT_VIOLATION])
+    return _combine(_pair(preds, golds[0]), units, required, pred_norm, gold_norm)
+
+
+def _gold_values(pred: str, gold: str, units: str | None) -> tuple[list[Scalar], list[bool]] | CheckResult:
+    """The gold's values and which were ranges, or the "unscored gold" result."""
     try:
         gold_segments, gold_ranges = _shape(split_values(gold))
         golds = [parse_scalar(_strip_uncertainty(seg)[0]) for seg in gold_segments]
@@ -242,7 +265,11 @@ def check_numeric(pred: str, gold: str, units: str | None = None, required: str 
         return _result("not_sure", f"unscored gold: {exc}", pred, gold, [UNSCORED_GOLD])
     if not golds:
         return _result("not_sure", "unscored gold: no number in the gold answer", pred, gold, [UNSCORED_GOLD])
-    gold_norm = ", ".join(_fmt(g) for g in golds)
+    return golds, gold_ranges
+
+
+def _read_answer(pred: str, gold: str, gold_norm: str) -> tuple[list[Scalar], list[bool]] | CheckResult:
+    """The answer's values and which were ranges, or the result that refuses them (before any comparison)."""
     if len(pred) > MAX_NUMERIC_CHARS:
         return _result("incorrect", f"format violation: longer than {MAX_NUMERIC_CHARS} characters",
                        pred[:80] + "…", gold_norm, [FORMAT_VIOLATION])
@@ -260,8 +287,16 @@ def check_numeric(pred: str, gold: str, units: str | None = None, required: str 
         preds = [read_value(seg) for seg, _ in stripped]
     except UnitError as exc:
         if "division by zero" in str(exc) or "undefined" in str(exc):
-            return _result("incorrect", f"the answer is undefined ({exc})", pred, gold_norm, [FORMAT_VIOLATION])
+            return _result("incorrect", f"safety checks: the answer is undefined ({exc})", pred, gold_norm,
+                           [FORMAT_VIOLATION])
         return _result("not_sure", f"parse failure: {exc}", pred, gold_norm, [PARSE_FAILURE])
+    refused = _refuse(pred, gold, gold_norm, preds, stripped)
+    return refused if refused is not None else (preds, pred_ranges)
+
+
+def _refuse(pred: str, gold: str, gold_norm: str, preds: list[Scalar],
+            stripped: list[tuple[str, float | None]]) -> CheckResult | None:
+    """Values that must not be compared: a false link, two readings, ±, a rival value, a wide uncertainty."""
     link = next((p for p in preds if _NUMBER_LABEL.fullmatch(p.label)
                  and abs(float(p.label) - p.value) > REL_TOLERANCE * abs(p.value)), None)
     if link is not None:
@@ -280,20 +315,17 @@ def check_numeric(pred: str, gold: str, units: str | None = None, required: str 
         if spread is not None and scalar.value and spread / abs(scalar.value) > REL_TOLERANCE:
             return _result("not_sure", f"the answer's uncertainty (±{spread:g}) is wider than the "
                            f"{REL_TOLERANCE:.0%} tolerance", pred, gold_norm, [NEEDS_VERIFIER])
-    pred_norm = ", ".join(_fmt(p) for p in preds)
-    if pred_ranges != gold_ranges and (any(pred_ranges) or any(gold_ranges)):
-        what = "the gold is a range, the answer is not" if any(gold_ranges) else \
-            "a range where the gold is a single value"
-        return _result("incorrect", f"format violation: {what}", pred_norm, gold_norm, [FORMAT_VIOLATION])
-    if len(preds) != len(golds):
-        what = "multiple answers" if len(golds) == 1 else f"expected {len(golds)} values"
-        return _result("incorrect", f"format violation: {what}, got {len(preds)}", pred_norm, gold_norm,
-                       [FORMAT_VIOLATION])
+    return None
+
+
+def _combine(pairs: list[tuple[Scalar, Scalar]], units: str | None, required: str | None, pred_norm: str,
+             gold_norm: str) -> CheckResult:
+    """Compare value by value; correct only when every value is."""
     verdicts: list[Verdict] = []
     reasons: list[str] = []
     notes: list[str] = []
     rels: list[float | None] = []
-    for p, g in _pair(preds, golds):
+    for p, g in pairs:
         try:
             verdict, reason, extra, rel = _compare(p, g, units, required is not None and g.unit is not None)
         except UnitError as exc:
