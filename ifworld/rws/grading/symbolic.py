@@ -5,7 +5,11 @@
    :mod:`ifworld.rws.grading.plaintext`; running prose with no maths is a format violation;
 2. hostile input is refused and physics notation rewritten (:mod:`ifworld.rws.grading.notation`);
 3. Math-Verify parses both sides and says whether they are equivalent (:mod:`ifworld.rws.grading.mathverify`);
-4. :mod:`ifworld.rws.grading.physics` vetoes a false "correct" or proves what Math-Verify missed.
+4. :mod:`ifworld.rws.grading.physics` vetoes a false "correct" or proves what Math-Verify missed;
+   :mod:`ifworld.rws.grading.forms` reads label sides (``P(r) = …``, ``A_1:A_2 = 3:7``), ``i`` for a numeric gold
+   and decimals at their stated precision; a percent sign on one side only is read by the percent convention.
+
+Every result names the step that decided (``decided_by``: Math-Verify, equation sides, stated precision, …).
 
 A gold answer that cannot be parsed is "unscored gold" (not_sure), never "incorrect".
 """
