@@ -66,7 +66,9 @@ def room_pages(pages: dict[str, list]) -> dict[str, list]:
 
 if is_facilitator():
     sidebar()
-    page = st.navigation(PAGES)
+    # One flat list: Streamlit's sectioned sidebar navigation puts section headers inside its <ul>, which screen
+    # readers cannot follow (axe: list, listitem — docs/accessibility.md); the flat list has no such markup.
+    page = st.navigation([p for section in PAGES.values() for p in section])
     missing = unknown_page(PAGES)
 else:
     shown = room_pages(PAGES)

@@ -35,14 +35,14 @@ def _port() -> int:
         return s.getsockname()[1]
 
 
-def start_app(home: Path, fake_url: str, participant: bool) -> tuple[subprocess.Popen, str]:
+def start_app(home: Path, fake_url: str, participant: bool, app: str = "app.py") -> tuple[subprocess.Popen, str]:
     port = _port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("IFWORLD_") and k != "OPENAI_API_KEY"}
     env.update({"IFWORLD_BASE_URL": fake_url, "IFWORLD_MODEL": "fake-model", "IFWORLD_API_KEY": "sk-audit-fake",
                 "IFWORLD_DB": str(home / "runs.sqlite"), "PYTHONPATH": str(ROOT)})
     if participant:
         env["IFWORLD_REQUIRE_SIGNIN"] = "1"
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", app, "--server.port", str(port),
                              "--server.headless", "true"], cwd=ROOT, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
@@ -79,6 +79,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--all-impacts", action="store_true", help="also minor and moderate violations")
     parser.add_argument("--verbose", action="store_true", help="print each rule's help and sample elements")
+    parser.add_argument("--pages", help="comma-separated addresses to audit (default: every page; 'home' for Home)")
+    parser.add_argument("--app", default="app.py", help="the entry file to serve (to compare a layout)")
     args = parser.parse_args()
     if not axe_available():
         raise SystemExit(f"axe-core missing at {AXE_JS}: run bash scripts/browser.sh")
@@ -87,10 +89,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp, FakeOpenAI(latency=0.02) as fake, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
         total = 0
-        for who, participant, paths in (("facilitator", False, PAGES), ("participant", True, {"join": PAGES["join"]})):
+        wanted = PAGES
+        if args.pages:
+            keep = {"" if a == "home" else a for a in args.pages.split(",")}
+            wanted = {path: title for path, title in PAGES.items() if path in keep}
+        for who, participant, paths in (("facilitator", False, wanted), ("participant", True, {"join": PAGES["join"]})):
             home = Path(tmp) / who
             home.mkdir()
-            proc, url = start_app(home, fake.url, participant)
+            proc, url = start_app(home, fake.url, participant, args.app)
             try:
                 print(f"{who} (serious + critical WCAG 2 A/AA violations; rule×elements)"
                       if not args.all_impacts else f"{who} (all WCAG 2 A/AA violations)")

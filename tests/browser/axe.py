@@ -39,9 +39,11 @@ class Violation:
     count: int
     help: str
     targets: tuple[str, ...]
+    notes: tuple[str, ...] = ()  # axe's message per element (for colour contrast: the two colours and the ratio)
 
     def line(self) -> str:
-        return f"{self.rule} ({self.impact}, {self.count}): {self.help} — e.g. {', '.join(self.targets[:3])}"
+        sample = "; ".join(f"{t} [{n}]" for t, n in zip(self.targets[:4], self.notes[:4], strict=False))
+        return f"{self.rule} ({self.impact}, {self.count}): {self.help} — e.g. {sample}"
 
 
 def axe_available() -> bool:
@@ -67,9 +69,12 @@ def run_axe(page, blocking_only: bool = True) -> list[Violation]:
         """async (tags) => {
             const r = await axe.run(document, {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations']});
             return r.violations.map(v => ({id: v.id, impact: v.impact || '', help: v.help,
-                                           targets: v.nodes.map(n => n.target.join(' '))}));
+                                           targets: v.nodes.map(n => n.target.join(' ')),
+                                           notes: v.nodes.map(n => ((n.any[0] || n.all[0] || n.none[0] || {}).message
+                                                                    || '').slice(0, 160))}));
         }""",
         WCAG_TAGS,
     )
-    out = [Violation(v["id"], v["impact"], len(v["targets"]), v["help"], tuple(v["targets"])) for v in result]
+    out = [Violation(v["id"], v["impact"], len(v["targets"]), v["help"], tuple(v["targets"]), tuple(v["notes"]))
+           for v in result]
     return [v for v in out if v.impact in BLOCKING] if blocking_only else out
