@@ -108,7 +108,7 @@ def test_review_then_deliberation_round_by_round_with_a_participant(page) -> Non
     shot(page, "whatif_state_between_rounds")
     shot(page, "whatif_deliberation")
     page.get_by_label("Who is speaking").fill("Year 9 class")
-    page.get_by_label("Workshop participant contribution").fill("The school gym can shelter 300 people.")
+    page.get_by_label("The room's contribution").fill("The school gym can shelter 300 people.")
     page.get_by_role("button", name="▶️ Continue", exact=True).click()
     wait_run_completed(page)
     _no_controls_of(page, "Continue", "Apply edits", "Resume", "Cancel run")
