@@ -26,6 +26,18 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[No
     yield
 
 
+@pytest.fixture(autouse=True)
+def app_binds_loopback() -> None:
+    """Serve AppTest sessions as the app's own .streamlit/config.toml says (``server.address = 127.0.0.1``,
+    loopback mode: the local browser is the facilitator) whatever the working directory: Streamlit reads that
+    file from the directory it starts in, and without it an address is unset — network mode, where every
+    session is a visitor until it signs in (what tests of roles ask for with ``IFWORLD_REQUIRE_SIGNIN``)."""
+    from streamlit import config
+
+    config.get_option("server.address")  # parse the files first, so they cannot override the value below
+    config.set_option("server.address", "127.0.0.1")
+
+
 @pytest.fixture
 def fake_server() -> Iterator[FakeOpenAI]:
     """A fresh fake OpenAI-compatible server on 127.0.0.1 with all subsystem scripts loaded."""
