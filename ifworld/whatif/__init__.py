@@ -15,6 +15,10 @@ Front door: pages, ``ui/`` and the CLI import only the names in ``__all__`` (lis
 - ``graph`` — the IF-World LangGraph; ``baselines`` — single, tree and debate graphs; ``workflows`` —
   their registration with ``ifworld.runs``; ``service`` — running and loading runs for CLI and pages.
 - ``session`` — the session's states and legal transitions (page, CLI and workshop call the same ones).
+- ``workshop``, ``workshop_models``, ``workshop_export`` — the room: joining by device, predictions,
+  contributions, votes and the facilitator's decisions (every facilitator action takes the caller,
+  :mod:`ifworld.access`), the folded event log, the reveal and the export section.
+- ``room`` — one typed room contribution from the Join page to the prompt, fenced and escaped as data.
 - ``review`` — human-in-the-loop pauses (review of the scenario, contributions between rounds).
 - ``report``, ``export``, ``consistency`` — the report, its exports and its deterministic checks.
 - ``budget`` — matched token budgets of the tree and debate baselines (§3.1).

@@ -59,7 +59,6 @@ from ifworld.whatif.workshop_models import (
     Prediction,
     RoomFold,
     Workshop,
-    fold,
     visible_text,
 )
 
@@ -154,7 +153,7 @@ def find_by_token(token: str, *, store: RunStore | None = None) -> Workshop:
     row = store.workshop_row(token=str(token)[:100]) if token else None
     if row is None:
         raise WorkshopError("this join link is not valid (mistyped or from another app); ask for the code")
-    return fold(row, store.workshop_events(row["run_id"]))
+    return load_workshop(str(row["run_id"]), store=store)
 
 
 def find_by_code(code: str, clients: list[str], *, store: RunStore | None = None) -> Workshop:
@@ -171,7 +170,7 @@ def find_by_code(code: str, clients: list[str], *, store: RunStore | None = None
         for k in keys:
             store.hit_rate(k, limit=CODE_FAILURES, window_s=CODE_WINDOW_S)
         raise WorkshopError("no workshop has this code; check the code on the projected screen")
-    return fold(row, store.workshop_events(row["run_id"]))
+    return load_workshop(str(row["run_id"]), store=store)
 
 
 # -- checks inside the write lock (indexed look-ups: see ifworld.runs.workshop_tables) --------------------

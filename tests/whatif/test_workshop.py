@@ -343,3 +343,27 @@ def test_hostile_room_text_reaches_every_prompt_fenced_and_escaped(room, store, 
                                                                                         "whatif.report"))]
     assert readers and all(escaped in p and attack not in p for p in readers)
     assert room_block([]) == ""
+
+
+def test_the_carried_on_fold_equals_a_fold_from_scratch(room, store) -> None:
+    """Each redraw folds only the events that are new; after any mix of actions, from this process and
+    another store handle on the same file, the room is exactly the whole log folded afresh."""
+    from ifworld.runs.store import RunStore
+    from ifworld.whatif.workshop_models import fold
+
+    run_id, w, fac, people = room
+    (ada, ka), (bo, kb), _ = people
+    other = RunStore(store.path)
+    try:
+        for i in range(5):
+            c = ws.contribute(run_id, ada.id, ka, f"point {i}", store=store)
+            ws.load_workshop(run_id, store=store)  # a redraw between the writes
+            ws.vote(run_id, bo.id, kb, c.id, store=other)
+            if i % 2:
+                ws.decide(run_id, fac, c.id, "accept", store=other)
+                ws.hide_contribution(run_id, fac, c.id, store=store)
+        carried = ws.load_workshop(run_id, store=store)
+        assert carried == fold(store.workshop_row(run_id=run_id), store.workshop_events(run_id))
+        assert carried.events == len(store.workshop_events(run_id)) and len(carried.votes) == 5
+    finally:
+        other.close()
