@@ -6,9 +6,16 @@ setup; nothing global). Used by ``tests/browser/test_a11y_browser.py`` and ``ben
 
 from __future__ import annotations
 
+import json
+import os
+import socket
+import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+import httpx
 
 ROOT = Path(__file__).resolve().parents[2]
 AXE_JS = ROOT / ".cache/axe/node_modules/axe-core/axe.min.js"
@@ -78,3 +85,65 @@ def run_axe(page, blocking_only: bool = True) -> list[Violation]:
     out = [Violation(v["id"], v["impact"], len(v["targets"]), v["help"], tuple(v["targets"]), tuple(v["notes"]))
            for v in result]
     return [v for v in out if v.impact in BLOCKING] if blocking_only else out
+
+
+def start_app(home: Path, fake_url: str, participant: bool = False, app: str = "app.py",
+              timeout_s: float = 90) -> tuple[subprocess.Popen, str]:
+    """``streamlit run app.py`` on a free port with its own store in ``home``, talking to the fake model server;
+    ``participant`` requires sign-in, so every browser is a participant or visitor (the Join page only)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = app_env(home, fake_url)
+    if participant:
+        env["IFWORLD_REQUIRE_SIGNIN"] = "1"
+    log = (home / f"app-{port}.log").open("w")
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", app, "--server.port", str(port),
+                             "--server.headless", "true"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    log.close()
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + timeout_s
+    while time.time() < deadline:
+        try:
+            if httpx.get(f"{url}/_stcore/health", timeout=2).status_code == 200:
+                return proc, url
+        except httpx.HTTPError:
+            time.sleep(0.3)
+    proc.kill()
+    raise RuntimeError(f"streamlit did not start: {(home / f'app-{port}.log').read_text()[-2000:]}")
+
+
+def stop_app(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def app_env(home: Path, fake_url: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("IFWORLD_") and k != "OPENAI_API_KEY"}
+    env.update({"IFWORLD_BASE_URL": fake_url, "IFWORLD_MODEL": "fake-model", "IFWORLD_API_KEY": "sk-a11y-fake",
+                "IFWORLD_DB": str(home / "runs.sqlite"), "IFWORLD_MAX_RETRIES": "0", "PYTHONPATH": str(ROOT)})
+    return env
+
+
+def fill_store(home: Path, fake_url: str) -> Path:
+    """What a class leaves in the store: a what-if run (through the CLI), a saved belief simulation and a small
+    sweep; returns the what-if run's self-contained HTML export (``ifworld runs export --format html``)."""
+    env = app_env(home, fake_url)
+    cli = [sys.executable, "-m", "ifworld.cli"]
+    subprocess.run([*cli, "whatif", "run", "What if the Moon disappeared?", "--rounds", "1", "--out",
+                    str(home / "run.json")], cwd=ROOT, env=env, check=True, capture_output=True)
+    code = ("from ifworld import beliefs\nfrom ifworld.beliefs import BeliefConfig, simulate\n"
+            "beliefs.save_simulation(simulate(BeliefConfig(), seed=0, runs=10, record=True))\n"
+            "rid = beliefs.start_sweep({'grid': {'agents': [10, 20], 'bandwidth': [1, 3]}, 'seeds': [0], 'runs': 5})\n"
+            "beliefs.run_sweep_run(rid)\n")
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, check=True, capture_output=True)
+    listed = subprocess.run([*cli, "runs", "list", "--kind", "whatif", "--json"], cwd=ROOT, env=env, check=True,
+                            capture_output=True, text=True).stdout
+    run_id = json.loads(listed)[0]["id"]
+    out = home / "export.html"
+    subprocess.run([*cli, "runs", "export", run_id, "--format", "html", "--out", str(out)], cwd=ROOT, env=env,
+                   check=True, capture_output=True)
+    return out

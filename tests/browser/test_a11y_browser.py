@@ -3,6 +3,9 @@ and over what a participant sees (the Join page, on a laptop and on a phone, and
 typed address answers with). Any serious or critical violation fails the test, with the rule, how many elements
 and axe's own message (for colour contrast: the two colours and the ratio).
 
+A second app serves a store with a completed what-if run, a belief simulation and a sweep, so the pages that draw
+run views, tables and figures are checked with them drawn, and so is the run's HTML export.
+
 There is no allow-list: every page measured zero serious or critical violations after the fixes listed in
 docs/accessibility.md. A violation Streamlit's own markup causes and we cannot avoid would be named here, one by
 one, with its reason — never silently skipped.
@@ -13,20 +16,16 @@ axe-core is installed from npm by ``scripts/browser.sh`` (into ``.cache/axe``); 
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
+from pathlib import Path
 
-import httpx
 import pytest
 
-from tests.browser.axe import AXE_JS, PAGES, axe_available, run_axe, settle
-from tests.browser.conftest import ROOT, START_TIMEOUT_S, _free_port
+from tests.browser.axe import AXE_JS, PAGES, axe_available, fill_store, run_axe, settle, start_app, stop_app
 from tests.fixtures.fake_openai import FakeOpenAI
 
 PHONE = {"width": 390, "height": 844}
+FILLED = ["whatif", "causal_map", "runs", "beliefs", "belief_sweep"]  # pages that draw more once runs exist
 PARTICIPANT = [("join", "Workshop code"), ("whatif", "This page is for the facilitator")]  # path, text it shows
 
 
@@ -53,35 +52,49 @@ def test_facilitator_page_has_no_serious_violation(page, path: str) -> None:
 @pytest.fixture(scope="module")
 def participant_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """``streamlit run app.py`` with sign-in required: every browser below is a participant or visitor."""
-    home = tmp_path_factory.mktemp("a11y")
-    port = _free_port()
     with FakeOpenAI(latency=0.02) as fake:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("IFWORLD_") and k != "OPENAI_API_KEY"}
-        env.update({"IFWORLD_BASE_URL": fake.url, "IFWORLD_MODEL": "fake-model", "IFWORLD_API_KEY": "sk-a11y-fake",
-                    "IFWORLD_DB": str(home / "runs.sqlite"), "IFWORLD_REQUIRE_SIGNIN": "1",
-                    "PYTHONPATH": str(ROOT)})
-        log = (home / "app.log").open("w")
-        proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-                                 "--server.headless", "true"], cwd=ROOT, env=env, stdout=log,
-                                stderr=subprocess.STDOUT)
-        url = f"http://127.0.0.1:{port}"
-        deadline = time.time() + START_TIMEOUT_S
-        while time.time() < deadline:
-            try:
-                if httpx.get(f"{url}/_stcore/health", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.3)
-        else:
-            proc.kill()
-            pytest.fail(f"streamlit did not start: {(home / 'app.log').read_text()[-2000:]}")
+        proc, url = start_app(tmp_path_factory.mktemp("a11y_room"), fake.url, participant=True)
         yield url
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+        stop_app(proc)
+
+
+@pytest.fixture(scope="module")
+def filled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """The facilitator's app over a store with a completed what-if run, a belief simulation and a sweep (the
+    pages then draw their tables, figures and run views), and that run's HTML export."""
+    with FakeOpenAI(latency=0.02) as fake:
+        home = tmp_path_factory.mktemp("a11y_filled")
+        export = fill_store(home, fake.url)
+        proc, url = start_app(home, fake.url)
+        yield url, export
+        stop_app(proc)
+
+
+@pytest.mark.parametrize("path", FILLED, ids=FILLED)
+def test_pages_over_a_filled_store_have_no_serious_violation(browser, filled, path: str) -> None:
+    url, _ = filled
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(90_000)
+    try:
+        page.goto(f"{url}/{path}")
+        page.get_by_role("link", name=PAGES[path]).first.wait_for()
+        settle(page)
+        assert_no_blocking(page, f"/{path} (facilitator, filled store)")
+    finally:
+        context.close()
+
+
+def test_html_export_has_no_serious_violation(browser, filled) -> None:
+    _, export = filled
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    try:
+        page.goto(export.as_uri())
+        assert page.locator("h1, h2").count() > 0
+        assert_no_blocking(page, "the what-if run's HTML export")
+    finally:
+        context.close()
 
 
 @pytest.mark.parametrize("viewport", [{"width": 1400, "height": 1000}, PHONE], ids=["laptop", "phone"])
