@@ -56,7 +56,7 @@ def join_form(ws: whatif.Workshop) -> None:
         name = st.text_input("Your display name", max_chars=whatif.MAX_NAME_CHARS, key="join_name_text")
         st.caption(f"Use {whatif.NAME_CHARS_HELP}; the facilitator sees it beside what you send.")
         if st.form_submit_button("Join", type="primary"):
-            key, _ = device_key()
+            key = device_key()
             try:
                 person, key = whatif.join_workshop(ws.token, name, device_key=key, clients=clients(), store=store())
             except WorkshopError as exc:
@@ -75,7 +75,7 @@ else:
                "name.")
     ws = find()
     if ws is not None:
-        key, _ = device_key()
+        key = device_key()
         known = whatif.participant_for(ws.run_id, key, store=store())
         if known is not None:  # this device joined before (a reload, another tab, an app restart)
             remember(ws, known, key)

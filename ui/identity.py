@@ -95,17 +95,21 @@ def caller() -> Caller:
     return access.VISITOR
 
 
-def device_key() -> tuple[str, bool]:
-    """(this browser's device credential, whether it outlives the session — the app server's cookie)."""
+def device_key() -> str:
+    """This browser's device credential: the app server's cookie (it outlives the session), else one kept for
+    this session only (served without the app's server routes)."""
     cookie = _cookie(access.DEVICE_COOKIE)
     if cookie and len(cookie) >= access.MIN_TOKEN_CHARS:
-        return cookie, True
-    return st.session_state.setdefault(_SESSION_DEVICE, secrets.token_urlsafe(access.TOKEN_BYTES)), False
+        return cookie
+    return str(st.session_state.setdefault(_SESSION_DEVICE, secrets.token_urlsafe(access.TOKEN_BYTES)))
 
 
 def for_facilitator_only(page_title: str) -> None:
     """What any page but Join says to a participant or visitor who opened it by its address."""
     st.title(page_title)
+    notice = st.session_state.pop("identity_notice", None)
+    if notice:
+        st.error(notice, icon="🔑")
     st.warning("**This page is for the facilitator.** Participants take part from the Join page, with the code "
                "or link the facilitator shows.", icon="🔒")
     st.page_link("app_pages/join.py", label="Go to the Join page", icon="👥")

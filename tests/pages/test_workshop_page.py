@@ -157,6 +157,7 @@ def test_a_visitor_or_a_wrong_token_gets_no_facilitator_page_and_the_right_token
         assert not (_labels(visitor) & FACILITATOR_ONLY) and not visitor.sidebar.button
         assert "This page is for the facilitator" in " ".join(w.value for w in visitor.warning)
         assert "token" not in visitor.query_params
+        assert ("sign-in link is not valid" in " ".join(e.value for e in visitor.error)) == ("token" in query)
     real = _page("app_pages/whatif.py", {"run": run_id, "token": _token()})
     assert "🔒 Close workshop" in _labels(real)
     assert "token" not in real.query_params  # the token leaves the address bar
