@@ -112,3 +112,84 @@ def test_participant_view_has_no_serious_violation(browser, participant_url: str
         assert_no_blocking(page, f"/{path} (participant, {viewport['width']} px wide)")
     finally:
         context.close()
+
+
+FOCUSED = """() => { const e = document.activeElement; if (!e || e === document.body) return null;
+    return {tag: e.tagName, label: e.getAttribute('aria-label') || '',
+            text: (e.innerText || '').trim().slice(0, 60)}; }"""
+RING = """async () => { const e = document.activeElement;
+    const look = () => { const out = []; let n = e;
+        for (let i = 0; n && i < 8; i++, n = n.parentElement) { const s = getComputedStyle(n);
+            out.push([s.outlineStyle, s.outlineWidth, s.outlineColor, s.boxShadow, s.borderColor].join('|')); }
+        return out.join(';'); };
+    const pause = () => new Promise(r => setTimeout(r, 400));  // let Streamlit's border transitions finish
+    await pause(); const focused = look(); e.blur(); await pause(); const blurred = look(); e.focus(); await pause();
+    return focused !== blurred; }"""
+
+
+def tab_to(page, matches, limit: int = 60) -> dict:
+    """Press Tab (only the keyboard) until the focused element ``matches``; focus must be visible: the element or
+    a wrapper around it (Streamlit rings an input's box) looks different focused than not."""
+    seen = []
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        el = page.evaluate(FOCUSED)
+        seen.append(el)
+        if el and matches(el):
+            assert page.evaluate(RING), f"no visible focus on {el}"
+            return el
+    raise AssertionError(f"{limit} Tab presses did not reach the element; focus went to {seen[:25]}")
+
+
+def test_participant_path_by_keyboard_alone(browser, filled) -> None:
+    """Join by code, take the even split and save the prediction with the keyboard alone (Tab, typing, Enter),
+    each control showing its focus; axe then finds no serious violation in the participant's workshop view
+    on a phone, nor in the facilitator's open workshop."""
+    url, _ = filled
+    fctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    fac = fctx.new_page()
+    fac.set_default_timeout(120_000)
+    pctx = browser.new_context(viewport=PHONE)
+    p = pctx.new_page()
+    p.set_default_timeout(120_000)
+    try:
+        fac.goto(f"{url}/whatif")
+        fac.get_by_label("Rounds", exact=True).fill("1")
+        fac.get_by_text("Pause for review after the refiner").click()
+        fac.get_by_text("Pause between rounds for workshop input").click()
+        fac.get_by_role("button", name="Start run").click()
+        fac.get_by_text("Paused before any expert runs").first.wait_for()
+        settle(fac)
+        fac.get_by_role("button", name="Open workshop").click()
+        fac.get_by_text("Scan to join").first.wait_for()
+        settle(fac)
+        assert_no_blocking(fac, "the facilitator's open workshop")
+        code = fac.locator("text=/^[A-Z0-9]{6}$/").first.inner_text().strip()
+
+        p.goto(f"{url}/join")
+        p.get_by_text("Workshop code").first.wait_for()
+        settle(p)
+        tab_to(p, lambda e: e["tag"] == "INPUT" and "code" in e["label"].lower())
+        p.keyboard.type(code.lower())
+        p.keyboard.press("Enter")
+        p.get_by_label("Your display name").wait_for()
+        settle(p)
+        tab_to(p, lambda e: e["tag"] == "INPUT" and "display name" in e["label"].lower())
+        p.keyboard.type("Kim")
+        tab_to(p, lambda e: e["tag"] == "BUTTON" and e["text"].endswith("Join"))
+        p.keyboard.press("Enter")
+        p.get_by_text("Your prediction (before round 1)").first.wait_for()
+        settle(p)
+        tab_to(p, lambda e: e["tag"] == "BUTTON" and e["text"].endswith("Even split"))
+        p.keyboard.press("Enter")
+        p.wait_for_function("() => [...document.querySelectorAll('input[type=number]')]"
+                            ".some(i => parseFloat(i.value) > 0)")
+        settle(p)
+        tab_to(p, lambda e: e["tag"] == "BUTTON" and e["text"].endswith("Save my prediction"))
+        p.keyboard.press("Enter")
+        p.get_by_text("Saved: ").first.wait_for()
+        settle(p)
+        assert_no_blocking(p, "the participant's workshop view after the prediction (phone)")
+    finally:
+        pctx.close()
+        fctx.close()

@@ -89,7 +89,7 @@ def test_open_join_predict_contribute_and_participants_never_see_facilitator_con
     fac, run_id = _facilitator_at_review()
     room = whatif.load_workshop(run_id, store=get_store())
     assert any(room.code in m.value for m in fac.markdown)  # the big code
-    assert fac.get("image"), "no QR code image"
+    assert any("alt='QR code of the join link'" in m.value for m in fac.markdown), "no QR code image with alt text"
     assert any(f"/join?w={room.token}" in c.value for c in fac.code)
     shown = " ".join(str(e.value) for kind in ("code", "markdown", "caption", "text") for e in getattr(fac, kind))
     assert _token() not in shown  # nothing on the projected panel signs anyone in
