@@ -110,13 +110,13 @@ def runs_resume(
         if estimate is not None and needs_confirmation(estimate) and not yes:
             typer.echo(confirmation_message(estimate), err=True)
             raise typer.Exit(2)
+        answer = _answer(run_id, info.status, edit)  # a bad --edit file is named before the model is asked
         if info.workflow.split(".")[0] in MODEL_KINDS or info.workflow in MODEL_WORKFLOWS:
             from ifworld.config import load_settings
             from ifworld.llm import cli_preflight
 
             cli_preflight(load_settings())  # a dead endpoint: seconds, not minutes of retries
         typer.echo(f"resuming {run_id} ({info.workflow})", err=True)
-        answer = _answer(run_id, info.status, edit)
         try:
             if info.workflow.startswith("whatif.") and info.status != "running":  # a live run: RunLive below
                 # a session: the same transition functions as the page, recorded as the CLI's
