@@ -11,6 +11,8 @@ import streamlit as st
 
 from ifworld.figstyle import styled
 from ifworld.safe_figure import inert_figure
+from ifworld.safe_text import inert_markdown
+from ui.figure_text import describe
 
 CHART_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 """Plotly's toolbar: no logo; its camera button saves a PNG at twice the screen size (for slides and papers)."""
@@ -29,4 +31,8 @@ def show_chart(fig: go.Figure, *, container: Any = None, **kw: Any) -> Any:
     ``st.plotly_chart`` returns (the selection state when ``on_select`` is set)."""
     kw.setdefault("width", "stretch")
     kw.setdefault("config", CHART_CONFIG)
-    return (container or st).plotly_chart(prepared(fig), theme=None, **kw)
+    shown = (container or st).plotly_chart(prepared(fig), theme=None, **kw)
+    # Charts with words (issue #35): a screen reader gets nothing from the drawing, so every chart is followed by
+    # what it shows and its key numbers, read from the figure itself (model text in it kept inert).
+    (container or st).caption(inert_markdown(describe(fig)))
+    return shown
