@@ -26,8 +26,9 @@ from ui.room_list import room_list
 from ui.workshop_rows import AFTER_REPORT_ACTIONS, FACILITATOR_ACTIONS, already_done, facilitator_rows, kind_heading
 
 REFRESH_S = 1.0  # the facilitator's room: one page, and what the room says should reach it first
-PAGE_ROWS = 50
-"""Rows per kind before "Show more": a flooded room (thousands of contributions) stays one quick page."""
+PAGE_ROWS = 150
+"""Rows per kind before "Show more": a class (30 people × a few contributions) sees all of theirs, and a flooded
+room (thousands of contributions) stays one quick page."""
 ENDED = frozenset({State.COMPLETED, State.CANCELLED, State.FAILED})  # no later round can take a contribution
 
 
