@@ -44,8 +44,8 @@ JOIN = "join"
 
 
 def room_pages(pages: dict[str, list]) -> dict[str, list]:
-    """The same addresses for a participant or visitor: Join as it is (and as the home page), every other page
-    replaced by a notice that it is for the facilitator."""
+    """The same addresses for a participant or visitor: Join as it is, every other page (the home address too)
+    replaced by a notice that it is for the facilitator, with a link to Join."""
     out: dict[str, list] = {}
     for section, items in pages.items():
         out[section] = []

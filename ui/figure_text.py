@@ -43,10 +43,15 @@ def _numbers(values: Iterable[Any] | None) -> list[float]:
     return out
 
 
-def _trace(trace: Any, x_name: str, y_name: str) -> str | None:
-    """One trace in words: its name, how many values and their range, and where the largest one is."""
+def _trace(trace: Any, x_name: str, y_name: str, *, alone: bool = False) -> str | None:
+    """One trace in words: its name, how many values and their range, and where the largest one is. A trace
+    without a name beside named ones (an error marker, a reference line, a highlight) is left out: read aloud
+    as "scatter: 1 value" it is noise."""
     kind = trace.type
-    name = _plain(getattr(trace, "name", None)) or kind
+    name = _plain(getattr(trace, "name", None))
+    if not name and not alone and kind not in ("heatmap", "contour"):
+        return None
+    name = name or kind
     if kind in ("heatmap", "contour"):
         z = _numbers(trace.z)
         return f"{name}: {len(z)} cells, values from {_num(min(z))} to {_num(max(z))}" if z else None
@@ -63,11 +68,12 @@ def _trace(trace: Any, x_name: str, y_name: str) -> str | None:
     nums = _numbers(ys)
     if not nums:
         return None
-    text = f"{name}: {len(nums)} values" + (f" of {y_name}" if y_name else "")
-    text += f", from {_num(min(nums))} to {_num(max(nums))}"
-    if places is not None and len(list(places)) == len(ys):
+    text = f"{name}: {len(nums)} value{'s' if len(nums) != 1 else ''}" + (f" of {y_name}" if y_name else "")
+    text += f", from {_num(min(nums))} to {_num(max(nums))}" if len(nums) > 1 else f", {_num(nums[0])}"
+    if len(nums) > 1 and places is not None and len(list(places)) == len(ys):
         best = max(range(len(ys)), key=lambda i: _numbers([ys[i]])[0] if _numbers([ys[i]]) else -math.inf)
-        text += f" (highest at {_plain(list(places)[best])})"
+        where = _plain(list(places)[best])
+        text += f" (highest at {where})" if where else ""
     return text
 
 
@@ -80,7 +86,8 @@ def describe(fig: go.Figure) -> str:
     head = (title if title.lower().startswith("figure") else f"Figure: {title}") + "." if title else "Figure."
     if x_name or y_name:
         head += f" Axes: {x_name or '—'} across, {y_name or '—'} up."
-    described = [t for t in (_trace(tr, x_name, y_name) for tr in fig.data[:MAX_TRACES]) if t]
+    alone = len(fig.data) == 1
+    described = [t for t in (_trace(tr, x_name, y_name, alone=alone) for tr in fig.data[:MAX_TRACES]) if t]
     more = len(fig.data) - MAX_TRACES
     body = "; ".join(described) + (f"; and {more} more series" if more > 0 else "")
     return f"{head} {body}." if body else head
