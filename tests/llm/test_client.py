@@ -110,7 +110,8 @@ def test_500_exhausts_retries(fake_server, settings) -> None:
 def test_timeout_is_typed_error_naming_the_setting(fake_server, settings) -> None:
     fake_server.inject("timeout", times=1, delay=3)
     quick = settings.model_copy(update={"timeout_s": 0.5})
-    with pytest.raises(llm.LLMCallError, match=r"\[test.slow\] connected to 127.0.0.1:\d+ but no answer within 0.5 s.*IFWORLD_TIMEOUT_S"):
+    said = r"\[test.slow\] connected to 127.0.0.1:\d+ but no answer within 0.5 s.*IFWORLD_TIMEOUT_S"
+    with pytest.raises(llm.LLMCallError, match=said):
         llm.complete("test.slow", [("user", "x")], settings=quick)
 
 
