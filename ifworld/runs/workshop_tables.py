@@ -50,24 +50,22 @@ class EventLog:
     def __init__(self, conn: sqlite3.Connection, run_id: str) -> None:
         self._conn, self.run_id = conn, run_id
 
+    def _where(self, kind: str, actor: str | None, ref: str | None) -> tuple[str, list[Any]]:
+        sql, args = " FROM ifw_workshop_events WHERE run_id=? AND kind=?", [self.run_id, kind]
+        for column, value in (("actor", actor), ("ref", ref)):
+            if value is not None:
+                sql += f" AND {column}=?"
+                args.append(value)
+        return sql, args
+
     def find(self, kind: str, *, actor: str | None = None, ref: str | None = None) -> list[dict[str, Any]]:
         """Events of ``kind`` by ``actor`` and/or about ``ref``, oldest first (an indexed range, not the log)."""
-        sql = "SELECT seq, at, kind, data FROM ifw_workshop_events WHERE run_id=? AND kind=?"
-        args: list[Any] = [self.run_id, kind]
-        for column, value in (("actor", actor), ("ref", ref)):
-            if value is not None:
-                sql += f" AND {column}=?"
-                args.append(value)
-        return [_row(*r) for r in self._conn.execute(sql + " ORDER BY seq", args).fetchall()]
+        where, args = self._where(kind, actor, ref)
+        return [_row(*r) for r in self._conn.execute(f"SELECT seq, at, kind, data{where} ORDER BY seq", args)]
 
     def count(self, kind: str, *, actor: str | None = None, ref: str | None = None) -> int:
-        sql = "SELECT COUNT(*) FROM ifw_workshop_events WHERE run_id=? AND kind=?"
-        args: list[Any] = [self.run_id, kind]
-        for column, value in (("actor", actor), ("ref", ref)):
-            if value is not None:
-                sql += f" AND {column}=?"
-                args.append(value)
-        return int(self._conn.execute(sql, args).fetchone()[0])
+        where, args = self._where(kind, actor, ref)
+        return int(self._conn.execute(f"SELECT COUNT(*){where}", args).fetchone()[0])
 
 
 class WorkshopTables:
