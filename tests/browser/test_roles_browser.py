@@ -16,10 +16,8 @@ import os
 import re
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +28,7 @@ from ifworld.runs.store import RunStore
 from ifworld.whatif import load_workshop
 from tests.browser.conftest import KNOWN_KEY, SHOTS, START_TIMEOUT_S, _free_port, wait_idle
 from tests.fixtures.fake_openai import FakeOpenAI
+from tests.fixtures.recording_server import recording_server
 
 PAGES = ("", "whatif", "causal_map", "runs", "rws_browse", "rws_benchmark", "beliefs", "belief_sweep", "settings")
 NOTICE = "This page is for the facilitator"
@@ -172,43 +171,19 @@ def test_only_the_signed_in_facilitator_drives_and_everyone_else_reaches_join_on
         ctx.close()
 
 
-class _Listener(BaseHTTPRequestHandler):
-    seen: list[str] = []
-
-    def _record(self) -> None:
-        self.seen.append(json.dumps({"path": self.path, **dict(self.headers.items())}))
-        self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        body = b'{"error": {"message": "who are you?"}}'
-        self.send_response(401)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    do_GET = do_POST = _record  # noqa: N815
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
 def test_the_configured_key_never_reaches_a_server_typed_in_the_sidebar(browser, network_app) -> None:  # noqa: ANN001
-    _Listener.seen = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Listener)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
+    with recording_server() as (url, seen):
         ctx, fac = _sign_in(browser, network_app)
         fac.get_by_text("Model connection").first.click()  # the panel is folded while a model is configured
-        fac.get_by_role("textbox", name="Base URL").fill(f"http://127.0.0.1:{server.server_address[1]}/v1")
+        fac.get_by_role("textbox", name="Base URL").fill(url)
         fac.get_by_role("textbox", name="Base URL").press("Enter")
         wait_idle(fac)
         fac.get_by_role("button", name="Test connection").click()
         deadline = time.time() + 60
-        while not _Listener.seen and time.time() < deadline:
+        while not seen and time.time() < deadline:
             time.sleep(0.2)
         wait_idle(fac)
-        assert _Listener.seen, "the typed server was never called"
-        assert all(KNOWN_KEY not in r for r in _Listener.seen), "the configured key reached the typed server"
+        assert seen, "the typed server was never called"
+        assert all(KNOWN_KEY not in r for r in seen), "the configured key reached the typed server"
         assert KNOWN_KEY not in fac.content()
         ctx.close()
-    finally:
-        server.shutdown()

@@ -7,9 +7,7 @@ from __future__ import annotations
 import ast
 import json
 import secrets
-import threading
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +20,7 @@ from ifworld.config import load_settings
 from ifworld.whatif import service
 from ifworld.whatif.params import default_params
 from ifworld.whatif.session import Action, State, load_session
+from tests.fixtures.recording_server import recording_server
 from tests.security.helpers import APP, FAKE_KEY, ROOT
 
 PROP = "What if the Moon disappeared overnight?"
@@ -113,35 +112,10 @@ def test_a_typed_base_url_never_gets_the_configured_key(monkeypatch: pytest.Monk
     assert load_settings({"base_url": "http://127.0.0.1:9000/v1"}).api_key is None
 
 
-class _Listener(BaseHTTPRequestHandler):
-    """Records every request's headers, whatever the path and method; answers 401."""
-
-    seen: list[dict[str, str]] = []
-
-    def _record(self) -> None:
-        self.seen.append({"path": self.path, **{k.lower(): v for k, v in self.headers.items()}})
-        length = int(self.headers.get("Content-Length") or 0)
-        self.rfile.read(length)
-        body = b'{"error": {"message": "no"}}'
-        self.send_response(401)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    do_GET = do_POST = _record  # noqa: N815
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture
-def listener() -> Iterator[tuple[str, list[dict[str, str]]]]:
-    _Listener.seen = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Listener)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1", _Listener.seen
-    server.shutdown()
+def listener() -> Iterator[tuple[str, list[str]]]:
+    with recording_server() as found:
+        yield found
 
 
 def test_the_sidebar_test_button_never_sends_the_key_to_a_typed_server(fake_server, listener, monkeypatch) -> None:  # noqa: ANN001
@@ -155,7 +129,7 @@ def test_the_sidebar_test_button_never_sends_the_key_to_a_typed_server(fake_serv
     at.sidebar.text_input(key="conn_base_url").set_value(url)
     next(b for b in at.sidebar.button if b.label == "Test connection").click().run()
     assert seen, "the typed server was never called"
-    assert all(FAKE_KEY not in json.dumps(r) for r in seen)
+    assert all(FAKE_KEY not in r for r in seen)
     assert all(FAKE_KEY not in r.auth for r in fake_server.requests)  # nothing went to the configured one either
 
 
