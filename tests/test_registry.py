@@ -1,0 +1,68 @@
+"""The registry primitive every extension point uses (tests of each point live beside its engine)."""
+
+from __future__ import annotations
+
+import click
+import pytest
+from pydantic import ValidationError
+
+from ifworld.errors import InputError
+from ifworld.registry import DuplicateEntry, Registry, Spec, UnknownEntry, markdown_table
+from scripts.mkdocs_registry_tables import fill_registry_tables
+
+
+class ToySpec(Spec):
+    calls: int = 1
+
+
+def test_register_get_and_order() -> None:
+    reg: Registry[ToySpec] = Registry("toy.things", ToySpec)
+    reg.register(ToySpec(name="b", label="Bee"))
+    reg.register(ToySpec(name="a", label="Ay", calls=3))
+    assert reg.names() == ("b", "a")  # registration order, not alphabetical
+    assert reg.get("a").calls == 3 and reg.labels() == {"b": "Bee", "a": "Ay"}
+    assert "a" in reg and "z" not in reg and len(reg) == 2
+
+
+def test_unknown_and_duplicate_names_are_clear_input_errors() -> None:
+    reg: Registry[ToySpec] = Registry("toy.things", ToySpec)
+    reg.register(ToySpec(name="one", label="One"))
+    with pytest.raises(UnknownEntry, match=r"unknown thing 'two'; choose from one") as err:
+        reg.get("two")
+    assert isinstance(err.value, InputError) and str(err.value).startswith("unknown")
+    with pytest.raises(DuplicateEntry):
+        reg.register(ToySpec(name="one", label="Again"))
+    reg.register(ToySpec(name="one", label="Again"), replace=True)
+    assert reg.get("one").label == "Again"
+
+
+@pytest.mark.parametrize("name", ["", "Upper", "with space", "1st", "x" * 41, "<b>"])
+def test_names_are_identifiers(name: str) -> None:
+    with pytest.raises(ValidationError):
+        ToySpec(name=name, label="x")
+
+
+def test_wrong_spec_type_is_refused() -> None:
+    reg: Registry[ToySpec] = Registry("toy.things", ToySpec)
+    with pytest.raises(TypeError):
+        reg.register(Spec(name="plain", label="Plain"))  # type: ignore[arg-type]
+
+
+def test_choices_are_live_for_click() -> None:
+    reg: Registry[ToySpec] = Registry("toy.things", ToySpec)
+    reg.register(ToySpec(name="early", label="Early"))
+    choice = reg.click_type()
+    assert isinstance(choice, click.Choice)
+    with reg.temporarily(ToySpec(name="late", label="Late")):
+        assert choice.convert("late", None, None) == "late"
+        assert "late" in choice.get_metavar(click.Option(["--x"]), click.Context(click.Command("c")))
+    assert "late" not in reg
+    with pytest.raises(click.BadParameter):
+        choice.convert("late", None, None)
+
+
+def test_unknown_point_fails_the_docs_hook() -> None:
+    with pytest.raises(UnknownEntry, match="extension point"):
+        fill_registry_tables("<!-- registry-table: nowhere.things -->")
+    with pytest.raises(UnknownEntry):
+        markdown_table("nowhere.things")
