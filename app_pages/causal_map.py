@@ -112,7 +112,7 @@ m1.metric("Nodes", view.number_of_nodes())
 m2.metric("Edges", view.number_of_edges())
 m3.metric("Cross-domain edges", sum(1 for *_, d in view.edges(data=True) if d.get("cross_domain")))
 m4.metric("Feedback loops", len(loops))
-show_chart(drawn["figure"], key="causal_fig")
+show_chart(drawn["figure"], key="causal_fig", edges=whatif.edge_rows(view))
 
 heat = drawn["heat"]
 if heat is not None:

@@ -12,10 +12,13 @@ import streamlit as st
 from ifworld.figstyle import styled
 from ifworld.safe_figure import inert_figure
 from ifworld.safe_text import inert_markdown
+from ui.figure_data import edge_sentences, figure_tables
 from ui.figure_text import describe
 
 CHART_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 """Plotly's toolbar: no logo; its camera button saves a PNG at twice the screen size (for slides and papers)."""
+TABLE_ROWS = 60
+"""Data tables up to this many rows are HTML tables (``st.table``); longer ones are a scrolling grid."""
 
 
 def prepared(fig: go.Figure) -> go.Figure:
@@ -25,14 +28,41 @@ def prepared(fig: go.Figure) -> go.Figure:
     return styled(inert_figure(fig))
 
 
-def show_chart(fig: go.Figure, *, container: Any = None, **kw: Any) -> Any:
-    """Draw ``fig`` in ``container`` (default: the page) with ``st.plotly_chart(..., theme=None)``; keyword
-    arguments (``key``, ``on_select``, ``selection_mode``, ``width`` …) pass through; returns what
-    ``st.plotly_chart`` returns (the selection state when ``on_select`` is set)."""
+def show_chart(fig: go.Figure, *, container: Any = None, edges: list[dict[str, Any]] | None = None,
+               **kw: Any) -> Any:
+    """Draw ``fig`` in ``container`` (default: the page) with ``st.plotly_chart(..., theme=None)``, then its words:
+    a caption with what it shows and its key numbers, and its data one click away (:func:`show_data`); a causal
+    map passes its ``edges`` (``whatif.edge_rows``) to list them as sentences too. Other keyword arguments
+    (``key``, ``on_select``, ``selection_mode``, ``width`` …) pass through; returns what ``st.plotly_chart``
+    returns (the selection state when ``on_select`` is set)."""
     kw.setdefault("width", "stretch")
     kw.setdefault("config", CHART_CONFIG)
     shown = (container or st).plotly_chart(prepared(fig), theme=None, **kw)
     # Charts with words (issue #35): a screen reader gets nothing from the drawing, so every chart is followed by
     # what it shows and its key numbers, read from the figure itself (model text in it kept inert).
     (container or st).caption(inert_markdown(describe(fig)))
+    show_data(fig, container=container, edges=edges, key=f"{kw['key']}_data" if kw.get("key") else None)
     return shown
+
+
+def show_data(fig: go.Figure, *, container: Any = None, edges: list[dict[str, Any]] | None = None,
+              key: str | None = None) -> None:
+    """The data behind ``fig``, one click away (issue #35): a popover (it may sit inside an expander, where an
+    expander may not) holding each table of :func:`ui.figure_data.figure_tables` — short ones as ``st.table``,
+    real HTML table markup a screen reader walks cell by cell, long ones as a grid — and ``edges`` as a list of
+    "cause → effect (because …)" sentences. Model and user text stays inert."""
+    tables = figure_tables(fig)
+    if not tables and not edges:
+        return
+    with (container or st).popover("🔢 Data behind this chart", width="content", key=key):
+        if edges:
+            st.markdown("**Edges, in words** (most mentioned first)")
+            st.markdown(inert_markdown("\n".join(f"- {line}" for line in edge_sentences(edges))))
+        for caption, table in tables:
+            st.markdown(f"**{inert_markdown(caption)}**")
+            if len(table) <= TABLE_ROWS:  # st.table renders Markdown in cells: every text made inert first
+                cells = table.map(lambda v: inert_markdown(v) if isinstance(v, str) else v)
+                cells.columns = [inert_markdown(str(c)) for c in cells.columns]
+                st.table(cells.set_index(cells.columns[0]))
+            else:
+                st.dataframe(table, hide_index=True)

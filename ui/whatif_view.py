@@ -184,7 +184,8 @@ def render_report(rec: WhatIfRecord, key: str) -> None:
     graph = whatif.build_causal_graph(rec)
     if graph.number_of_edges():
         sst.markdown("#### Causal map")
-        show_chart(whatif.causal_figure(graph, highlight_cycles=True), key=f"{key}_causal")
+        show_chart(whatif.causal_figure(graph, highlight_cycles=True), key=f"{key}_causal",
+                   edges=whatif.edge_rows(graph))
         sst.caption("Open it on the Causal map page to filter by domain and list feedback loops.")
     with st.expander("Assumptions, claims and trace"):
         for title, rows in (("Assumptions", [{"Id": a.id, "Assumption": a.text} for a in report.assumptions]),
