@@ -148,24 +148,6 @@ class Registry(Generic[S]):
     def labels(self) -> dict[str, str]:
         return {name: spec.label for name, spec in self._all().items()}
 
-    def click_type(self) -> Any:
-        """A ``click.Choice`` that reads the names at parse time (``typer.Option(click_type=…)``): click copies
-        a choice list when the command is built, which would miss entries registered after import."""
-        import click  # the CLI's dependency; engines that never parse arguments need not load it
-
-        names = self.names
-
-        class LiveChoice(click.Choice):
-            @property
-            def choices(self) -> tuple[str, ...]:
-                return names()
-
-            @choices.setter
-            def choices(self, _value: object) -> None:  # click.Choice.__init__ assigns; the registry decides
-                pass
-
-        return LiveChoice(())
-
     def help_text(self, sep: str = " | ") -> str:
         return sep.join(self.names())
 
@@ -179,7 +161,12 @@ class Registry(Generic[S]):
             raise UnknownEntry(f"unknown {self.noun} {name!r}; choose from {choices}") from None
 
     def check(self, name: str) -> str:
-        """``name`` if registered (a pydantic or CLI validator), else :class:`UnknownEntry`."""
+        """``name`` if registered, else :class:`UnknownEntry` (a ``ValueError`` listing the choices).
+
+        The one validator for every edge: pydantic (``AfterValidator(REGISTRY.check)``) and the CLI
+        (``typer.Option(parser=REGISTRY.check)`` — typer 0.29 has no ``click_type``; its parser runs at parse
+        time, so entries registered after import are accepted, and a wrong name exits 2 with
+        "Invalid value for '--x': … unknown rule 'zz'; choose from …")."""
         return self.get(name).name
 
     def __contains__(self, name: object) -> bool:

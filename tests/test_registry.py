@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-import click
+from typing import Annotated
+
 import pytest
+import typer
 from pydantic import ValidationError
+from typer.testing import CliRunner
 
 from ifworld.errors import InputError
 from ifworld.registry import DuplicateEntry, Registry, Spec, UnknownEntry, markdown_table
@@ -48,17 +51,22 @@ def test_wrong_spec_type_is_refused() -> None:
         reg.register(Spec(name="plain", label="Plain"))  # type: ignore[arg-type]
 
 
-def test_choices_are_live_for_click() -> None:
+def test_cli_parser_is_live_and_lists_the_choices() -> None:
     reg: Registry[ToySpec] = Registry("toy.things", ToySpec)
     reg.register(ToySpec(name="early", label="Early"))
-    choice = reg.click_type()
-    assert isinstance(choice, click.Choice)
-    with reg.temporarily(ToySpec(name="late", label="Late")):
-        assert choice.convert("late", None, None) == "late"
-        assert "late" in choice.get_metavar(click.Option(["--x"]), click.Context(click.Command("c")))
-    assert "late" not in reg
-    with pytest.raises(click.BadParameter):
-        choice.convert("late", None, None)
+    app = typer.Typer()
+
+    @app.command()
+    def pick(thing: Annotated[str, typer.Option(parser=reg.check)] = "early") -> None:
+        print("picked", thing)
+
+    @app.command()
+    def other() -> None: ...
+
+    with reg.temporarily(ToySpec(name="late", label="Late")):  # registered after the command was built
+        assert "picked late" in CliRunner().invoke(app, ["pick", "--thing", "late"]).output
+    refused = CliRunner().invoke(app, ["pick", "--thing", "late"])
+    assert refused.exit_code == 2 and "unknown thing 'late'; choose from early" in " ".join(refused.output.split())
 
 
 def test_unknown_point_fails_the_docs_hook() -> None:
