@@ -51,13 +51,16 @@ def test_wrong_spec_type_is_refused() -> None:
         reg.register(Spec(name="plain", label="Plain"))  # type: ignore[arg-type]
 
 
+CLI_THINGS: Registry[ToySpec] = Registry("toy.things", ToySpec)  # module level: typer resolves annotations late
+CLI_THINGS.register(ToySpec(name="early", label="Early"))
+
+
 def test_cli_parser_is_live_and_lists_the_choices() -> None:
-    reg: Registry[ToySpec] = Registry("toy.things", ToySpec)
-    reg.register(ToySpec(name="early", label="Early"))
+    reg = CLI_THINGS
     app = typer.Typer()
 
     @app.command()
-    def pick(thing: Annotated[str, typer.Option(parser=reg.check)] = "early") -> None:
+    def pick(thing: Annotated[str, typer.Option(parser=CLI_THINGS.check)] = "early") -> None:
         print("picked", thing)
 
     @app.command()
