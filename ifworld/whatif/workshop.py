@@ -43,7 +43,7 @@ from ifworld.config import Settings
 from ifworld.errors import WorkshopError
 from ifworld.runs import Event, RunStore, get_store, start_background
 from ifworld.runs.workshop_tables import EventLog
-from ifworld.whatif.propositions import EXPERT_ALIASES, KNOWN_EXPERTS
+from ifworld.whatif.experts import lookup as expert_named
 from ifworld.whatif.room import MAX_ROOM_CONTRIBUTIONS, MAX_ROOM_TEXT_CHARS, RoomContribution, parse_room
 from ifworld.whatif.schemas import Scenario
 from ifworld.whatif.session import Action, SessionError, State, drive_session, load_session, paused_state
@@ -143,7 +143,11 @@ def load_workshop(run_id: str, *, store: RunStore | None = None) -> Workshop:
             if len(_FOLDS) >= MAX_FOLDS:
                 _FOLDS.pop(next(iter(_FOLDS)))
             room = _FOLDS[key] = RoomFold()
-        room.apply(store.workshop_events(run_id, after=room.seq))
+    # Read outside every lock: thirty sessions redrawing at once would otherwise queue behind one another's
+    # store reads (seen with py-spy in the 30-participant benchmark: the lock line was the top Python frame).
+    new = store.workshop_events(run_id, after=room.seq)
+    with room.lock:
+        room.apply(new)
         return room.workshop(row)
 
 
@@ -215,8 +219,7 @@ def clean_name(value: Any) -> str:
     if not all(ch.isalnum() or ch in " .'-_" for ch in name):
         raise WorkshopError(f"a display name may use {NAME_CHARS_HELP} only")
     words = {w.strip(".'-_") for w in name.casefold().replace("_", " ").replace("-", " ").split()}
-    domains = {d.casefold() for d in KNOWN_EXPERTS} | {a.casefold() for a in EXPERT_ALIASES}
-    if words & RESERVED_WORDS or name.casefold() in domains:
+    if words & RESERVED_WORDS or expert_named(name) is not None:
         raise WorkshopError("choose another display name: it may not look like the facilitator, the panel or "
                             "one of its experts")
     return name

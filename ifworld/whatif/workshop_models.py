@@ -6,6 +6,7 @@ contributions, votes, decisions), there what people may *do* to it.
 
 from __future__ import annotations
 
+import threading
 import unicodedata
 from typing import Any, Literal
 
@@ -164,9 +165,14 @@ class RoomFold:
         self.status: Literal["open", "closed"] = "open"
         self.revealed = False
         self._built: Workshop | None = None
+        self.lock = threading.Lock()  # sessions read the store outside it, then apply and build under it
 
     def apply(self, events: list[dict[str, Any]]) -> None:
+        """Fold in ``events``; one the fold already holds (seq at or below :attr:`seq`: two sessions read the
+        same new events at once) is skipped, so applying is idempotent."""
         for e in events:
+            if self.count and int(e.get("seq") or 0) <= self.seq:
+                continue
             self._one(e)
             self.seq, self.count = max(self.seq, int(e.get("seq") or 0)), self.count + 1
             self._built = None

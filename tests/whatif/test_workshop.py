@@ -367,3 +367,21 @@ def test_the_carried_on_fold_equals_a_fold_from_scratch(room, store) -> None:
         assert carried.events == len(store.workshop_events(run_id)) and len(carried.votes) == 5
     finally:
         other.close()
+
+
+def test_sessions_that_read_the_same_new_events_at_once_fold_them_once(room, store) -> None:
+    """Sessions read the store outside the fold's lock, so two may bring the same new events: the second
+    application changes nothing (no doubled vote, no doubled count)."""
+    from ifworld.whatif.workshop_models import RoomFold, fold
+
+    run_id, w, fac, people = room
+    (ada, ka), (bo, kb), _ = people
+    c = ws.contribute(run_id, ada.id, ka, "one point", store=store)
+    ws.vote(run_id, bo.id, kb, c.id, store=store)
+    events, row = store.workshop_events(run_id), store.workshop_row(run_id=run_id)
+    room_fold = RoomFold()
+    room_fold.apply(events)
+    room_fold.apply(events)  # a second session that read the same batch
+    room_fold.apply(events[-1:])
+    assert room_fold.workshop(row) == fold(row, events)
+    assert room_fold.count == len(events) and len(room_fold.votes) == 1
