@@ -4,9 +4,8 @@ open every role's trace; earlier runs open from the store without a model."""
 import streamlit as st
 
 from ifworld import rws
-from ifworld.limits import CONFIRM_CALLS, needs_confirmation
-from ifworld.rws import PATTERNS, RecordError
-from ifworld.safe_text import inert_markdown
+from ifworld.rws import PATTERN_REGISTRY, RecordError
+from ifworld.toolkit import CONFIRM_CALLS, inert_markdown, needs_confirmation
 from ui.common import current_settings, model_ready, show_error, store
 from ui.connection_view import reachable_now
 from ui.identity import caller
@@ -14,7 +13,7 @@ from ui.live_view import follow_run
 from ui.rws_view import load_upload, show_results
 
 st.title("📊 The RWS benchmark")
-st.caption("Single-shot, HMAW, PACE, PHASE and SCHEMA answer the same items; graded from saved outputs.")
+st.caption(f"{', '.join(PATTERN_REGISTRY.labels().values())} answer the same items; graded from saved outputs.")
 
 
 def _follow(run_id: str) -> None:
@@ -38,7 +37,9 @@ with tab_new:
             if upload is not None:
                 loaded = load_upload(upload.getvalue(), upload.name)
                 items, label = (loaded.items if loaded else []), upload.name
-        patterns = st.multiselect("Patterns", list(PATTERNS), default=["single", "pace"], key="rwsb_patterns")
+        patterns = st.multiselect("Patterns", PATTERN_REGISTRY.names(),
+                                  default=[p.name for p in PATTERN_REGISTRY if p.preselected],
+                                  format_func=lambda p: PATTERN_REGISTRY.get(p).label, key="rwsb_patterns")
         models_text = st.text_input("Models (comma-separated, same endpoint)", value=settings.model,
                                     key="rwsb_models")
         c1, c2 = st.columns(2)

@@ -18,7 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from ifworld.config import load_settings  # noqa: E402
 from ifworld.runs.store import RunStore  # noqa: E402
 from ifworld.rws import benchmark  # noqa: E402
-from ifworld.rws.patterns import EXPECTED_CALLS, PATTERNS, run_pattern  # noqa: E402
+from ifworld.rws.patterns import REGISTRY  # noqa: E402
+from ifworld.rws.patterns.run import run_pattern  # noqa: E402
 from tests.fixtures.fake_openai import FakeOpenAI  # noqa: E402
 
 ACCEPT_ITEM, REJECT_ITEM = "2025_IFW_2_b", "2025_IFW_1_b"
@@ -27,9 +28,9 @@ ACCEPT_ITEM, REJECT_ITEM = "2025_IFW_2_b", "2025_IFW_1_b"
 def check_paths(fake: FakeOpenAI, settings, items: dict) -> bool:
     ok = True
     print(f"{'pattern':<8} {'path':<7} {'calls':>5} {'expected':>8}  per role (measured/expected)")
-    for pattern in PATTERNS:
+    for pattern in REGISTRY.names():
         for path, item_id in (("accept", ACCEPT_ITEM), ("reject", REJECT_ITEM)):
-            expected = EXPECTED_CALLS[pattern].get(path) or EXPECTED_CALLS[pattern]["accept"]
+            expected = REGISTRY.get(pattern).calls.get(path) or REGISTRY.get(pattern).calls["accept"]
             fake.reset()
             run_pattern(pattern, items[item_id], settings, verify=False)  # the pattern's own calls
             measured = {r: fake.count(f"rws.{pattern}.{r}") for r in expected}
@@ -43,11 +44,11 @@ def check_paths(fake: FakeOpenAI, settings, items: dict) -> bool:
 
 def small_run(settings, items: list, tmp: Path) -> None:
     store = RunStore(tmp / "bench.sqlite")
-    params = benchmark.benchmark_params(items, list(PATTERNS), limit=9)
+    params = benchmark.benchmark_params(items, list(REGISTRY.names()), limit=9)
     start = time.perf_counter()
     record = benchmark.run_benchmark(params, store=store, settings=settings)
     wall = time.perf_counter() - start
-    print(f"\nbenchmark run: {len(params['items'])} items × {len(PATTERNS)} patterns in {wall:.2f} s")
+    print(f"\nbenchmark run: {len(params['items'])} items × {len(REGISTRY)} patterns in {wall:.2f} s")
     print(f"{'pattern':<8} {'accuracy':>8} {'calls/item':>10} {'tokens/item':>11}")
     for row in record["cost"]:
         if row["pattern"] == "verifier":  # grading calls, not a pattern's (the verifier is on by default)

@@ -15,7 +15,6 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ifworld import rws
-from ifworld.figstyle import TEMPLATE
 from ifworld.runs import Event
 from ifworld.rws import (
     BenchmarkRecord,
@@ -29,6 +28,7 @@ from ifworld.rws import (
     load_items,
     plain_text,
 )
+from ifworld.toolkit import TEMPLATE
 from ui.charts import show_chart
 from ui.common import safe_md, show_error
 from ui.runs_view import register_renderer, render_generic
@@ -36,14 +36,29 @@ from ui.runs_view import register_renderer, render_generic
 VERDICT_ORDER = ("incorrect", "not_sure", "correct")
 VERDICT_NAME = {"incorrect": "incorrect", "not_sure": "not sure", "correct": "correct"}
 VERDICT_COLOUR = {"incorrect": "#d9534f", "not_sure": "#f0ad4e", "correct": "#5cb85c"}
-PATTERN_NAME = {"single": "Single-shot", "hmaw": "HMAW", "pace": "PACE", "phase": "PHASE", "schema": "SCHEMA",
-                "verifier": "LLM verifier (grading)"}
-COLUMN_NAME = {"model": "Model", "pattern": "Pattern", "overall": "Overall", "numeric": "Numeric",
-               "symbolic": "Symbolic", "textual": "Textual", "calls": "Model calls", "prompt_tok": "Prompt tokens",
-               "completion_tok": "Completion tokens", "total_tok": "Total tokens", "failed": "Failed calls",
-               "items": "Items", "calls_per_item": "Calls per item", "accuracy": "Accuracy", **PATTERN_NAME}
+OTHER_ROWS = {"verifier": "LLM verifier (grading)"}
+"""Cost rows that are no pattern (the patterns' labels come from ``rws.PATTERN_REGISTRY``)."""
+BASE_COLUMN_NAME = {"model": "Model", "pattern": "Pattern", "overall": "Overall", "numeric": "Numeric",
+                    "symbolic": "Symbolic", "textual": "Textual", "calls": "Model calls",
+                    "prompt_tok": "Prompt tokens", "completion_tok": "Completion tokens", "total_tok": "Total tokens",
+                    "failed": "Failed calls", "items": "Items", "calls_per_item": "Calls per item",
+                    "accuracy": "Accuracy"}
 """Human names for the RWS tables' columns and index levels (the frames keep their machine names)."""
-ACCURACY_COLUMNS = ("Accuracy", "Overall", "Numeric", "Symbolic", "Textual", *PATTERN_NAME.values())
+
+
+def pattern_names() -> dict[str, str]:
+    """Pattern name → label, read from the registry when drawn (a pattern registered later is named too)."""
+    return {**rws.PATTERN_REGISTRY.labels(), **OTHER_ROWS}
+
+
+def column_names() -> dict[str, str]:
+    return {**BASE_COLUMN_NAME, **pattern_names()}
+
+
+def accuracy_columns() -> tuple[str, ...]:
+    return ("Accuracy", "Overall", "Numeric", "Symbolic", "Textual", *pattern_names().values())
+
+
 VERDICT_ICON = {"correct": "✅", "not_sure": "❔", "incorrect": "❌"}
 MAX_LISTED_ERRORS = 50
 
@@ -152,9 +167,10 @@ def accuracy_chart(record: Record) -> go.Figure:
     for p, a in rec.summary.by_pattern.items():
         rows.append({"pattern": p, "type": "overall", "accuracy": a})
     df = pd.DataFrame(rows, columns=["pattern", "type", "accuracy"])
-    df["pattern"] = df["pattern"].map(lambda p: PATTERN_NAME.get(p, p))
+    names = pattern_names()
+    df["pattern"] = df["pattern"].map(lambda p: names.get(p, p))
     fig = px.bar(df, x="pattern", y="accuracy", color="type", barmode="group", range_y=[0, 1],
-                 category_orders={"pattern": [PATTERN_NAME.get(p, p) for p in rec.patterns]},
+                 category_orders={"pattern": [names.get(p, p) for p in rec.patterns]},
                  labels={"pattern": "Pattern", "accuracy": "Accuracy", "type": "Answer type"},
                  title="Accuracy by pattern × answer type",
                  template=TEMPLATE)  # px takes its colours from the template when it builds
@@ -176,7 +192,8 @@ def verdict_matrix(record: Record) -> go.Figure:
     if df.empty:
         return go.Figure()
     multi = df["model"].nunique() > 1
-    df["column"] = df["pattern"].map(lambda p: PATTERN_NAME.get(p, p)) + (" · " + df["model"] if multi else "")
+    names = pattern_names()
+    df["column"] = df["pattern"].map(lambda p: names.get(p, p)) + (" · " + df["model"] if multi else "")
     df["score"] = df["verdict"].map({v: i for i, v in enumerate(VERDICT_ORDER)})
     z = df.pivot_table(index="item", columns="column", values="score", aggfunc="first")
     z = z.reindex(index=list(dict.fromkeys(df["item"])), columns=list(dict.fromkeys(df["column"])))
@@ -202,10 +219,11 @@ def cost_scatter(record: Record) -> go.Figure:
         return go.Figure()
     df = df[df["items"] > 0].copy()
     df["tokens per item"] = df["total_tok"] / df["items"]
-    df["pattern"] = df["pattern"].map(lambda p: PATTERN_NAME.get(p, p))
+    names = pattern_names()
+    df["pattern"] = df["pattern"].map(lambda p: names.get(p, p))
     fig = px.scatter(df, x="tokens per item", y="accuracy", color="pattern", symbol="model", size="calls_per_item",
                      hover_data=["calls", "calls_per_item", "prompt_tok", "completion_tok"], range_y=[-0.05, 1.05],
-                     labels={**COLUMN_NAME, "tokens per item": "Tokens per item"}, title="Token cost vs accuracy",
+                     labels={**column_names(), "tokens per item": "Tokens per item"}, title="Token cost vs accuracy",
                      template=TEMPLATE)
     fig.update_yaxes(tickformat=".0%")
     return fig
@@ -213,8 +231,9 @@ def cost_scatter(record: Record) -> go.Figure:
 
 def human_table(df: pd.DataFrame) -> pd.DataFrame:
     """A results table with human column and index names (the engine's frames keep their machine names)."""
-    out = df.rename(columns=lambda c: COLUMN_NAME.get(str(c), c))
-    out.index = out.index.set_names([COLUMN_NAME.get(str(n), n) if n else n for n in out.index.names])
+    columns = column_names()
+    out = df.rename(columns=lambda c: columns.get(str(c), c))
+    out.index = out.index.set_names([columns.get(str(n), n) if n else n for n in out.index.names])
     out.columns.name = None
     return out
 
@@ -222,7 +241,8 @@ def human_table(df: pd.DataFrame) -> pd.DataFrame:
 def show_table(df: pd.DataFrame, hide_index: bool = False) -> None:
     """A table with human names; accuracy columns as percentages."""
     table = human_table(df)
-    config = {c: st.column_config.NumberColumn(c, format="percent") for c in table.columns if c in ACCURACY_COLUMNS}
+    config = {c: st.column_config.NumberColumn(c, format="percent") for c in table.columns
+              if c in accuracy_columns()}
     st.dataframe(table, hide_index=hide_index, width="stretch", column_config=config)
 
 
@@ -256,11 +276,11 @@ def show_results(record: dict[str, Any] | BenchmarkRecord, run_id: str | None, k
     show_table(rws.table1(rec))
     st.markdown("**Accuracy by pattern × answer type** (Table 2 shape)")
     t2 = rws.table2(rec)
-    show_table(t2.rename(index=PATTERN_NAME, level=0) if not t2.empty else t2)
+    show_table(t2.rename(index=pattern_names(), level=0) if not t2.empty else t2)
     show_chart(accuracy_chart(rec), key=f"{key}_acc")
     show_chart(verdict_matrix(rec), key=f"{key}_matrix")
     show_chart(cost_scatter(rec), key=f"{key}_cost")
-    show_table(rws.cost_frame(rec).replace({"pattern": PATTERN_NAME}), hide_index=True)
+    show_table(rws.cost_frame(rec).replace({"pattern": pattern_names()}), hide_index=True)
     trace_picker(rec, key)
     d1, d2 = st.columns(2)
     name = run_id or "rws-benchmark"

@@ -8,10 +8,10 @@ Front door: pages, ``ui/`` and the CLI import only the names in ``__all__`` (lis
   ``grading.grader`` has ``check``, ``grade_item``, ``grade_many`` (docs/grading.md says what comes from where).
 - ``display`` — items on a page: plain Unicode picker labels, answers as LaTeX with upright units.
 - ``dataset`` — the item schema and a forgiving JSONL/JSON loader; ``convert`` — other datasets into it.
-- The LLM half: ``verifier`` (Parser + Judge for what the grader leaves ``not_sure``), ``patterns/`` (single,
-  hmaw, pace, phase, schema as LangGraph state machines), ``benchmark`` (items × patterns × models as one
-  resumable run), ``workflows`` (registration with ``ifworld.runs``), ``records`` (typed stored results),
-  ``tables`` (the paper's tables from saved records).
+- The LLM half: ``verifier`` (Parser + Judge for what the grader leaves ``not_sure``), ``patterns/`` (the answer
+  patterns' registry, ``PATTERN_REGISTRY``, each pattern a LangGraph state machine), ``benchmark`` (items ×
+  patterns × models as one resumable run), ``workflows`` (registration with ``ifworld.runs``), ``records``
+  (typed stored results), ``tables`` (the paper's tables from saved records).
 - ``cli`` — ``ifworld rws …``.
 """
 

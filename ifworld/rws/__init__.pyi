@@ -38,7 +38,12 @@ from .grading import (
     grade_many as grade_many,
     normalise_type as normalise_type,
 )
-from .patterns import PATTERNS as PATTERNS, run_pattern as run_pattern
+from .patterns.run import run_pattern as run_pattern
+from .patterns.spec import (
+    PATTERN_REGISTRY as PATTERN_REGISTRY,
+    PatternSpec as PatternSpec,
+    check_pattern as check_pattern,
+)
 from .records import (
     BenchmarkRecord as BenchmarkRecord,
     Grade as Grade,

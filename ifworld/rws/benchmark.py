@@ -27,7 +27,7 @@ from ifworld.errors import InputError
 from ifworld.runs.events import Event
 from ifworld.runs.store import RunStore, get_store
 from ifworld.rws.dataset import RWSItem, load_items
-from ifworld.rws.patterns import PATTERNS, calls_range, check_pattern
+from ifworld.rws.patterns import REGISTRY, check_pattern
 from ifworld.rws.records import BenchmarkRecord, TaskResult, load_benchmark_record
 from ifworld.rws.verifier import grade_output
 from ifworld.safe_csv import write_csv
@@ -60,7 +60,7 @@ def benchmark_params(items: Iterable[RWSItem | dict], patterns: Iterable[str] | 
     grader's reason (the paper's does not see it)."""
     chosen = [check_pattern(p) for p in parse_list(patterns)]
     if not chosen:
-        raise InputError(f"choose at least one pattern from {', '.join(PATTERNS)}")
+        raise InputError(f"choose at least one pattern from {REGISTRY.help_text(', ')}")
     rows = [i.model_dump() if isinstance(i, RWSItem) else RWSItem.model_validate(i).model_dump() for i in items]
     if limit is not None:
         rows = rows[: max(0, int(limit))]
@@ -75,8 +75,9 @@ def estimate_calls(n_items: int, patterns: Iterable[str], n_models: int = 1) -> 
     """Model calls the run will cost: per pattern and ``"total"`` as (all accepted, all retried)."""
     out = {}
     for p in patterns:
-        lo, hi = calls_range(p)
-        out[check_pattern(p)] = (lo * n_items * n_models, hi * n_items * n_models)
+        name = check_pattern(p)
+        lo, hi = REGISTRY.get(name).calls_range()
+        out[name] = (lo * n_items * n_models, hi * n_items * n_models)
     out["total"] = (sum(v[0] for v in out.values()), sum(v[1] for v in out.values()))
     return out
 
@@ -108,7 +109,7 @@ def run_benchmark(params: dict[str, Any], *, store: RunStore | None = None, sett
 
 def progress_of(event: Event) -> list[TaskResult]:
     """The tasks an event reports as finished, typed (a pattern node's update carries its result records)."""
-    if event.type != "step_finished" or event.node not in PATTERNS:
+    if event.type != "step_finished" or event.node not in REGISTRY:
         return []
     return [TaskResult.model_validate(r) for r in (event.data or {}).get("results") or []]
 
@@ -187,7 +188,7 @@ def cost_rows(calls: list[dict], results: Iterable[TaskResult | dict]) -> list[d
     items_per = {k: len(v) for k, v in _group(results, "pattern", "model").items()}
     acc = {k: _accuracy(v) for k, v in _group(results, "pattern", "model").items()}
     rows = []
-    rank = {p: i for i, p in enumerate(PATTERNS)}
+    rank = {p: i for i, p in enumerate(REGISTRY.names())}
     for (pattern, model), g in sorted(groups.items(), key=lambda kv: (rank.get(kv[0][0], 99), kv[0])):
         n = items_per.get((pattern, model)) or 0
         rows.append({"pattern": pattern, "model": model, **g, "total_tok": g["prompt_tok"] + g["completion_tok"],

@@ -7,16 +7,17 @@ item or no prediction for a known id it exits 2 (an accuracy over nothing is not
 with the step that decided, in a student's words (``decided_by``: extraction, units, tolerance, stated
 precision, Math-Verify, equation sides, …); ``grade`` also counts them on stderr.
 
-``run --pattern single|hmaw|pace|phase|schema[,…] --data items.jsonl [--limit N] [--models a,b] [--no-verify]
-[--verifier-sees-grader] [--out results.json] [--yes]`` (the LLM verifier is on by default, as in the
-paper): the run id goes to stderr at start, progress lines to stderr, the run record (results, summary, cost)
-to ``--out`` or stdout. Without a model the command exits 2 with the connection help; bad input lines are
-listed on stderr and skipped. When the estimated calls (items × patterns × models, retry paths included)
-exceed ``ifworld.limits.CONFIRM_CALLS`` the command asks on a terminal and otherwise refuses (exit 2) unless
-``--yes`` is given. ``tables`` prints the paper's tables from saved runs.
+``run --pattern NAME[,…] --data items.jsonl [--limit N] [--models a,b] [--no-verify] [--verifier-sees-grader]
+[--out results.json] [--yes]`` (NAME: a registered pattern, :data:`ifworld.rws.patterns.REGISTRY`; the LLM
+verifier is on by default, as in the paper): the run id goes to stderr at start, progress lines to stderr, the
+run record (results, summary, cost) to ``--out`` or stdout. Without a model the command exits 2 with the
+connection help; bad input lines are listed on stderr and skipped. When the estimated calls (items × patterns
+× models, retry paths included) exceed ``ifworld.limits.CONFIRM_CALLS`` the command asks on a terminal and
+otherwise refuses (exit 2) unless ``--yes`` is given. ``tables`` prints the paper's tables from saved runs.
 
-Only typer, pydantic and light constants are imported here at load time: the grader, the model layer, the
-run store and LangGraph load inside the commands that use them, so ``ifworld --help`` and ``check`` start fast.
+Only typer, pydantic, light constants and the pattern registry (which loads no LangGraph) are imported here at
+load time: the grader, the model layer, the run store and LangGraph load inside the commands that use them, so
+``ifworld --help`` and ``check`` start fast.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from ifworld import safe_json
 from ifworld.errors import InputError
 from ifworld.files import output_option
 from ifworld.rws.grading.constants import DEFAULT_TIMEOUT_S
-from ifworld.rws.names import PATTERNS
+from ifworld.rws.patterns import REGISTRY as PATTERNS
 
 if TYPE_CHECKING:
     from ifworld.runs.events import Event
@@ -187,7 +188,8 @@ def _progress(total: int) -> Callable[[Event], None]:
 @app.command("run")
 def run_cmd(
     pattern: Annotated[str, typer.Option("--pattern", "-p",
-                                         help=f"One or more of {', '.join(PATTERNS)}, comma-separated.")],
+                                         help=f"One or more of {PATTERNS.help_text(', ')}, comma-separated "
+                                         "(the registered answer patterns).")],
     data: Annotated[Path, typer.Option("--data", "-d", help="Items as JSONL (RWS schema).")],
     limit: Annotated[int | None, typer.Option(help="Only the first N items.")] = None,
     models: Annotated[str | None, typer.Option(help="Comma-separated model names (same endpoint).")] = None,

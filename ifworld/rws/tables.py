@@ -5,8 +5,9 @@ As the paper prints them (RWS §4, Tables 1–2): accuracy in **percent** with t
 * Table 1 — single-shot accuracy (%) by model: one row per model, its accuracy with the ``single`` pattern
   ("Accuracy"; one column per dataset when the runs hold several).
 * Table 2 — accuracy (%) by agent design pattern: one row per dataset (a run's ``data`` label, e.g. the file
-  name of an RWS, GSM8K-style or MATH-style set converted with ``ifworld rws convert``), Table 2's columns
-  HMAW, PACE, PHASE, SCHEMA (single-shot is Table 1's), and a **Macro-mean** row (the unweighted mean over
+  name of an RWS, GSM8K-style or MATH-style set converted with ``ifworld rws convert``), one column per agent
+  design pattern of the registry, in its order (the paper's HMAW, PACE, PHASE, SCHEMA, then any pattern
+  registered later; single-shot is Table 1's: ``in_table2=False``), and a **Macro-mean** row (the unweighted mean over
   datasets, so a large set does not dominate).
 
 Runs of the same dataset are pooled; each run may be re-graded first (``benchmark.regrade``) so the tables use
@@ -21,13 +22,17 @@ from typing import Any
 import pandas as pd
 
 from ifworld.rws.benchmark import _md_table, results_frame
+from ifworld.rws.patterns import REGISTRY
 from ifworld.rws.records import BenchmarkRecord, load_benchmark_record
 
 MACRO_MEAN = "Macro-mean"
-TABLE2_COLUMNS = {"hmaw": "HMAW", "pace": "PACE", "phase": "PHASE", "schema": "SCHEMA"}
-"""Table 2's columns, in its order (the single-shot baseline is Table 1's)."""
 DECIMALS = 2
 Record = dict[str, Any] | BenchmarkRecord  # as stored, or already validated
+
+
+def table2_columns() -> dict[str, str]:
+    """Table 2's columns in registry order, pattern name → label (the single-shot baseline is Table 1's)."""
+    return {spec.name: spec.label for spec in REGISTRY if spec.in_table2}
 
 
 def _frame(records: Iterable[Record]) -> pd.DataFrame:
@@ -68,11 +73,12 @@ def paper_table2(records: Iterable[Record], model: str | None = None) -> pd.Data
         return pd.DataFrame()
     if model is not None:
         df = df[df["model"] == model]
-    df = df[df["pattern"].isin(list(TABLE2_COLUMNS))]
+    columns = table2_columns()
+    df = df[df["pattern"].isin(list(columns))]
     if df.empty:
         return pd.DataFrame()
     table = df.pivot_table(index="dataset", columns="pattern", values="correct", aggfunc="mean")
-    table = table[[p for p in TABLE2_COLUMNS if p in table.columns]].rename(columns=TABLE2_COLUMNS)
+    table = table[[p for p in columns if p in table.columns]].rename(columns=columns)
     table.loc[MACRO_MEAN] = table.mean(axis=0, skipna=True)
     table.index.name, table.columns.name = "Dataset", None
     return _percent(table)

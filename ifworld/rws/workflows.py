@@ -16,7 +16,7 @@ from langgraph.types import Send
 from ifworld.config import Settings
 from ifworld.runs import Workflow, register
 from ifworld.rws import benchmark
-from ifworld.rws.patterns import build_pattern_graph, initial_state
+from ifworld.rws.patterns.run import build_pattern_graph, initial_state
 
 
 class RunState(TypedDict, total=False):

@@ -12,7 +12,7 @@ from ifworld import runs
 from ifworld.rws import benchmark
 from ifworld.rws.benchmark import SAMPLE_PATH
 from ifworld.rws.cli import app as rws_app
-from ifworld.rws.patterns import EXPECTED_CALLS
+from ifworld.rws.patterns import REGISTRY
 
 IDS = ["2025_IFW_1_b", "2025_IFW_2_b", "2025_IFW_2_c"]  # the first is scripted wrong-first (retried)
 
@@ -24,7 +24,7 @@ def items() -> list:
 
 
 def _expected(pattern: str, wrong: int, right: int) -> int:
-    paths = EXPECTED_CALLS[pattern]
+    paths = REGISTRY.get(pattern).calls
     return wrong * sum(paths.get("reject", paths["accept"]).values()) + right * sum(paths["accept"].values())
 
 

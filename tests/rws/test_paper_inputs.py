@@ -7,7 +7,8 @@ import pytest
 
 from ifworld.rws.benchmark import SAMPLE_PATH
 from ifworld.rws.dataset import load_items
-from ifworld.rws.patterns import PATTERNS, run_pattern
+from ifworld.rws.patterns import REGISTRY
+from ifworld.rws.patterns.run import run_pattern
 from tests.fixtures.fake_openai import last_user
 
 REJECT = {"accept": False, "confidence": 0.9, "issues": ["units"], "fix": "convert to km/s"}
@@ -68,7 +69,7 @@ def _sent(fake) -> list[tuple[str, list]]:
             if r.path.endswith("/chat/completions")]
 
 
-@pytest.mark.parametrize("pattern", PATTERNS)
+@pytest.mark.parametrize("pattern", REGISTRY.names())
 def test_poisoned_gold_fields_change_no_prompt(pattern, fake_server, settings, item):
     run_pattern(pattern, item, settings, verify=False)
     clean = _sent(fake_server)

@@ -7,7 +7,8 @@ import pytest
 
 from ifworld.rws.benchmark import SAMPLE_PATH, estimate_calls
 from ifworld.rws.dataset import load_items
-from ifworld.rws.patterns import EXPECTED_CALLS, calls_range, run_pattern
+from ifworld.rws.patterns import REGISTRY
+from ifworld.rws.patterns.run import run_pattern
 from tests.fixtures.fake_openai import last_user
 
 GUARD = r"You are the SCHEMA guard"
@@ -33,7 +34,7 @@ def _user(fake, role: str) -> str:
 def test_guard_accepts_eight_calls_in_the_papers_order(fake_server, settings, item):
     result = run_pattern("schema", item, settings)
     assert _sequence(fake_server) == ACCEPT_SEQUENCE
-    assert len(ACCEPT_SEQUENCE) == sum(EXPECTED_CALLS["schema"]["accept"].values()) == result["calls"] == 8
+    assert len(ACCEPT_SEQUENCE) == sum(REGISTRY.get("schema").calls["accept"].values()) == result["calls"] == 8
     assert result["grade"]["verdict"] == "correct"
     assert [t["step"] for t in result["trace"]] == ["architect", "allocator", "qtype", "expert_1", "expert_2",
                                                     "synthesizer", "guard", "finalizer"]
@@ -44,7 +45,7 @@ def test_guard_rejects_then_synthesizer_runs_again_before_the_finalizer(fake_ser
                          "rws.schema.guard")
     result = run_pattern("schema", item, settings)
     assert _sequence(fake_server) == REJECT_SEQUENCE
-    assert len(REJECT_SEQUENCE) == sum(EXPECTED_CALLS["schema"]["reject"].values()) == result["calls"] == 9
+    assert len(REJECT_SEQUENCE) == sum(REGISTRY.get("schema").calls["reject"].values()) == result["calls"] == 9
     assert "use km/s" in _user(fake_server, "synthesizer#retry")  # the Guard's fix reaches the correction
 
 
@@ -71,7 +72,7 @@ def test_allocator_with_no_steps_runs_no_expert(fake_server, settings, item):
                          "rws.schema.allocator")
     result = run_pattern("schema", item, settings)
     assert _sequence(fake_server) == ["architect", "allocator", "qtype", "synthesizer", "guard", "finalizer"]
-    assert result["calls"] == calls_range("schema")[0] == 6
+    assert result["calls"] == REGISTRY.get("schema").calls_range()[0] == 6
     assert any("no expert steps" in a for a in result["annotations"])
 
 
@@ -92,7 +93,7 @@ def test_degraded_allocator_falls_back_to_the_architects_sequence(fake_server, s
 
 
 def test_estimates_span_no_expert_to_three_experts_and_a_correction():
-    assert calls_range("schema") == (6, 10)
+    assert REGISTRY.get("schema").calls_range() == (6, 10)
     assert estimate_calls(5, ["schema"])["schema"] == (30, 50)
 
 
@@ -104,10 +105,10 @@ def test_readme_and_docs_state_the_call_counts_the_state_machines_make():
 
     root = Path(__file__).resolve().parents[2]
     readme, docs = (root / "README.md").read_text("utf-8"), (root / "docs" / "rws.md").read_text("utf-8")
-    counts = {p: calls_range(p) for p in ("single", "hmaw", "pace", "phase")}
+    counts = {p: REGISTRY.get(p).calls_range() for p in ("single", "hmaw", "pace", "phase")}
     stated = "single {0[0]}, HMAW {1[0]}, PACE {2[0]}–{2[1]}, PHASE {3[0]}–{3[1]}".format(*counts.values())
     assert stated in " ".join(readme.split())
     assert f"SCHEMA {schema.FIXED_CALLS} + E experts (0–{MAX_EXPERTS}) + 1 if its Guard rejects" in " ".join(
         readme.split())
-    accept, reject = (sum(EXPECTED_CALLS["schema"][k].values()) for k in ("accept", "reject"))
+    accept, reject = (sum(REGISTRY.get("schema").calls[k].values()) for k in ("accept", "reject"))
     assert f"| {schema.FIXED_CALLS}+E / {schema.FIXED_CALLS + 1}+E (E = experts; {accept} / {reject} " in docs

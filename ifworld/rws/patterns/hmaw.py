@@ -3,13 +3,19 @@ Worker answers. One pass, no reviews and no retries."""
 
 from __future__ import annotations
 
-from langgraph.graph import START, StateGraph
+from typing import TYPE_CHECKING
 
 from ifworld.config import Settings
 from ifworld.rws.patterns.base import PatternState, item_block, text_role
+from ifworld.rws.patterns.spec import REGISTRY, PatternSpec
+
+if TYPE_CHECKING:
+    from langgraph.graph import StateGraph
 
 
 def add_nodes(g: StateGraph, settings: Settings) -> str:
+    from langgraph.graph import START
+
     def ceo(state: PatternState) -> dict:
         _, upd = text_role(settings, state, "ceo", "ceo", item=item_block(state["item"]))
         return upd
@@ -35,3 +41,9 @@ def add_nodes(g: StateGraph, settings: Settings) -> str:
 
 ROLES = ("ceo", "manager", "worker")
 CALLS = {"accept": {"ceo": 1, "manager": 1, "worker": 1}}
+
+SPEC = REGISTRY.register(PatternSpec(
+    name="hmaw", label="HMAW", roles=ROLES, calls=CALLS, add_nodes=add_nodes,
+    help=("A CEO writes instructions for a Manager, the Manager concrete instructions for a Worker, the "
+          "Worker answers. One pass, no reviews and no retries."),
+))

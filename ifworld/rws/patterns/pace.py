@@ -7,7 +7,7 @@ QUERY + PLAN + FIX, the encloser the MESSAGE only.
 
 from __future__ import annotations
 
-from langgraph.graph import START, StateGraph
+from typing import TYPE_CHECKING
 
 from ifworld.config import Settings
 from ifworld.rws.patterns.base import (
@@ -20,6 +20,10 @@ from ifworld.rws.patterns.base import (
     text_role,
 )
 from ifworld.rws.patterns.schemas import Plan, Review
+from ifworld.rws.patterns.spec import REGISTRY, PatternSpec
+
+if TYPE_CHECKING:
+    from langgraph.graph import StateGraph
 
 
 def _best_answer(state: PatternState) -> str:
@@ -28,6 +32,8 @@ def _best_answer(state: PatternState) -> str:
 
 
 def add_nodes(g: StateGraph, settings: Settings) -> str:
+    from langgraph.graph import START
+
     def planner(state: PatternState) -> dict:
         _, upd = json_role(settings, state, "planner", "planner", Plan, item=item_block(state["item"]))
         return upd
@@ -73,3 +79,9 @@ CALLS = {
     "accept": {"planner": 1, "answer": 1, "critic": 1, "encloser": 1},
     "reject": {"planner": 1, "answer": 2, "critic": 1, "encloser": 1},
 }
+
+SPEC = REGISTRY.register(PatternSpec(
+    name="pace", label="PACE", roles=ROLES, calls=CALLS, add_nodes=add_nodes, preselected=True,
+    help=("Planner (JSON) → Answer → Critic (JSON) → gate → one Answer retry with the critic's fix when "
+          "rejected → Encloser."),
+))

@@ -10,7 +10,7 @@ is sent the plan and the solution.
 
 from __future__ import annotations
 
-from langgraph.graph import START, StateGraph
+from typing import TYPE_CHECKING
 
 from ifworld.config import Settings
 from ifworld.rws.patterns.base import (
@@ -23,6 +23,10 @@ from ifworld.rws.patterns.base import (
     text_role,
 )
 from ifworld.rws.patterns.schemas import Hypotheses, PhasePlan, Review
+from ifworld.rws.patterns.spec import REGISTRY, PatternSpec
+
+if TYPE_CHECKING:
+    from langgraph.graph import StateGraph
 
 
 def best_answer(out: dict) -> tuple[str, str]:
@@ -33,6 +37,8 @@ def best_answer(out: dict) -> tuple[str, str]:
 
 
 def add_nodes(g: StateGraph, settings: Settings) -> str:
+    from langgraph.graph import START
+
     def ctx(state: PatternState) -> dict:
         out = state["out"]
         return {"item": item_block(state["item"]), "plan": as_text(out.get("planner")),
@@ -99,3 +105,9 @@ CALLS = {
     "accept": {"planner": 1, "hypothesizer": 1, "analyzer": 1, "solver": 1, "evaluator": 1, "finalizer": 1},
     "reject": {"planner": 1, "hypothesizer": 1, "analyzer": 1, "solver": 2, "evaluator": 2, "finalizer": 1},
 }
+
+SPEC = REGISTRY.register(PatternSpec(
+    name="phase", label="PHASE", roles=ROLES, calls=CALLS, add_nodes=add_nodes,
+    help=("Planner → Hypothesizer → Analyzer → Solver → Evaluator → gate → one Solver retry and a second "
+          "review when rejected → Finalizer."),
+))

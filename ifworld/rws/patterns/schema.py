@@ -17,8 +17,7 @@ sequence): 2 % for physics / maths, 5 % otherwise (the paper's Guard rules, C.4)
 from __future__ import annotations
 
 import re
-
-from langgraph.graph import START, StateGraph
+from typing import TYPE_CHECKING
 
 from ifworld.config import Settings
 from ifworld.rws.patterns.base import (
@@ -31,6 +30,10 @@ from ifworld.rws.patterns.base import (
     text_role,
 )
 from ifworld.rws.patterns.schemas import MAX_EXPERTS, Allocation, Architecture, QuestionType, Review
+from ifworld.rws.patterns.spec import REGISTRY, PatternSpec
+
+if TYPE_CHECKING:
+    from langgraph.graph import StateGraph
 
 TIGHT_TOLERANCE = 0.02
 LOOSE_TOLERANCE = 0.05
@@ -105,6 +108,8 @@ def _log(state: PatternState) -> str:
 
 
 def add_nodes(g: StateGraph, settings: Settings) -> str:
+    from langgraph.graph import START
+
     def task(state: PatternState) -> str:
         return item_block(state["item"])
 
@@ -200,3 +205,9 @@ FIXED_CALLS = 6
 the Synthesizer's one correction (so 6 + E on the accept path, 7 + E on the reject path, E = 0–3 experts)."""
 CALL_BOUNDS = (FIXED_CALLS, FIXED_CALLS + MAX_EXPERTS + 1)
 """(fewest, most) calls per item: no expert and accepted; three experts and one correction."""
+
+SPEC = REGISTRY.register(PatternSpec(
+    name="schema", label="SCHEMA", roles=ROLES, calls=CALLS, add_nodes=add_nodes, call_bounds=CALL_BOUNDS,
+    help=("Architect → Allocator → question type → up to three Experts in sequence → Synthesizer → Guard → "
+          "gate → one Synthesizer correction → Finalizer."),
+))
