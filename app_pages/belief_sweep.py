@@ -11,7 +11,8 @@ import streamlit as st
 
 from ifworld import beliefs
 from ifworld.beliefs import (
-    RULES,
+    PAPER_BOTH,
+    PAPER_RULES,
     BeliefConfig,
     SweepSpec,
     crossing_table,
@@ -22,9 +23,9 @@ from ifworld.beliefs import (
     sweep_cost,
     table1_by_condition,
 )
-from ifworld.figstyle import human_columns
-from ifworld.safe_csv import write_csv
-from ui.beliefs_view import grid_form, grid_yaml, load_rows, reproduce_paper, sweep_results
+from ifworld.toolkit import human_columns, write_csv
+from ui.belief_sweep_view import grid_form, grid_yaml, load_rows, sweep_results
+from ui.beliefs_view import reproduce_paper
 from ui.charts import show_chart
 from ui.common import show_error, store
 
@@ -175,8 +176,8 @@ with st.form("belief_sweep_phase"):
     hi = p[2].number_input("M_F to", min_value=0, max_value=100, value=10, key="belief_sweep_phase_hi")
     runs = p[3].number_input("Runs per point", min_value=2, max_value=5000, value=100, key="belief_sweep_phase_runs")
     seed = p[4].number_input("Seed", min_value=0, value=0, key="belief_sweep_phase_seed")
-    rule = p[5].selectbox("Update rule", ["both", *RULES], key="belief_sweep_phase_rule",
-                          help="both = additive and bounded (the paper's two rules)")
+    rule = p[5].selectbox("Update rule", [PAPER_BOTH, *beliefs.rule_names()], key="belief_sweep_phase_rule",
+                          help=f"{PAPER_BOTH} = {' and '.join(PAPER_RULES)} (the paper's two rules)")
     traced = st.form_submit_button("📉 Trace")
 if traced:
     if hi < lo:
@@ -184,7 +185,7 @@ if traced:
     else:
         try:
             base = BeliefConfig(true_facts=int(m_true)).to_dict()
-            rules = ("additive", "bounded") if rule == "both" else (rule,)
+            rules = PAPER_RULES if rule == PAPER_BOTH else (rule,)
             curve = phase_curve(base, tuple(range(int(lo), int(hi) + 1)), int(runs), int(seed), rules)
         except ValueError as exc:
             st.error(f"These parameters are impossible: {exc}")

@@ -18,11 +18,11 @@ from ifworld.beliefs import (
     simulate,
     summarise,
 )
-from ifworld.limits import CONFIRM_CALLS, needs_confirmation
-from ifworld.safe_csv import write_csv
+from ifworld.toolkit import CONFIRM_CALLS, needs_confirmation, write_csv
 from ui.beliefs_view import (
     config_widgets,
     parameter_form,
+    path_caption,
     player,
     render_llm_record,
     reproduce_paper,
@@ -101,7 +101,7 @@ elif st.session_state.get("beliefs_run"):
     run = c2.selectbox("Player on run", range(result.runs), key="beliefs_pick_run",
                        format_func=lambda r: f"run {r} · F1 {result.f1[r]:.3f}")
     c3.caption(f"Saved as run `{st.session_state.get('beliefs_saved')}` (see the Runs page). "
-               f"Run {run} missed: {rows['missed_facts'][run] or 'nothing'}.")
+               f"Run {run} missed: {rows['missed_facts'][run] or 'nothing'}. {path_caption(result.path)}.")
     player(result.recording, result.domain, "beliefs", run=run)
 
 st.divider()

@@ -5,9 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from ifworld import whatif
-from ifworld.figstyle import human_columns
-from ifworld.safe_figure import inert_figure
-from ifworld.safe_text import inert_markdown
+from ifworld.toolkit import human_columns, inert_figure, inert_markdown
 from ifworld.whatif import RecordError, load_record
 from ui.charts import show_chart
 from ui.common import current_run, follow_run_link, set_current_run, show_run_link, store

@@ -9,7 +9,7 @@ import secrets
 import streamlit as st
 
 from ifworld import whatif
-from ifworld.errors import WorkshopError
+from ifworld.toolkit import WorkshopError
 from ui.common import show_error, store
 from ui.identity import JOINED, device_key
 from ui.workshop_view import participant_view

@@ -5,7 +5,7 @@ import streamlit as st
 
 from ifworld import runs
 from ifworld.runs import KINDS, RESUMABLE, STATUSES, ReplayStep
-from ifworld.safe_text import inert_markdown
+from ifworld.toolkit import inert_markdown
 from ifworld.whatif import RecordError, load_record, record_steps
 from ui import runs_view
 from ui.common import (

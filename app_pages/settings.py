@@ -43,7 +43,7 @@ else:
 
 st.subheader("Run store")
 runs = store().list_runs(limit=10_000)
-st.write(f"`{settings.db_path}` — {len(runs)} saved runs. Set `IFWORLD_DB` to use another file.")
+st.write(f"`{settings.store_label}` — {len(runs)} saved runs. Set `IFWORLD_DB` to another file or URL.")
 
 st.subheader("Environment variables")
 st.markdown(

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from ifworld import whatif
-from ifworld.limits import CONFIRM_CALLS, confirmation_message, needs_confirmation
+from ifworld.toolkit import CONFIRM_CALLS, confirmation_message, needs_confirmation
 from ui import whatif_session
 from ui.common import model_ready, show_error, store
 from ui.identity import caller

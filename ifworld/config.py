@@ -12,11 +12,12 @@ the model overrides), ``IFWORLD_STREAM``.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from ifworld import redact
@@ -27,6 +28,9 @@ from ifworld.limits import MAX_SECRETS_BYTES
 
 DEFAULT_MODEL = "gpt-4o-mini"
 DEFAULT_DB = Path.home() / ".ifworld" / "runs.sqlite"
+POSTGRES_SCHEMES = ("postgresql", "postgres")
+"""``IFWORLD_DB`` schemes that select the PostgreSQL store; other ``scheme://`` are refused (a path is SQLite)."""
+_SCHEME_RE = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 ROLE_MODEL_PREFIX = "IFWORLD_MODEL_"
 ROLE_MAX_TOKENS_PREFIX = "IFWORLD_MAX_TOKENS_"
 STRUCTURED_METHODS = ("json_schema", "function_calling", "json_mode", "prompt")
@@ -59,7 +63,7 @@ NO_MODEL_HELP = f"{CONNECT_HELP} {DEMO_HINT}"
 class Settings(BaseSettings):
     """Resolved configuration. ``api_key`` is a SecretStr so it never prints by accident."""
 
-    model_config = SettingsConfigDict(extra="ignore", frozen=True, populate_by_name=True)
+    model_config = SettingsConfigDict(extra="ignore", frozen=True, populate_by_name=True, hide_input_in_errors=True)
 
     base_url: str | None = Field(None, validation_alias=AliasChoices("base_url", "IFWORLD_BASE_URL"))
     api_key: SecretStr | None = Field(
@@ -85,6 +89,28 @@ class Settings(BaseSettings):
     role_max_tokens: dict[str, int] = Field(default_factory=dict)
     stream: bool = Field(True, validation_alias=AliasChoices("stream", "IFWORLD_STREAM"))
     db_path: Path = Field(DEFAULT_DB, validation_alias=AliasChoices("db_path", "IFWORLD_DB"))
+    db_url: str | None = None
+    """Set (from ``IFWORLD_DB``) when the store is PostgreSQL; ``db_path`` then keeps its default."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _store_location(cls, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(data.get("db_path"), str):
+            url = store_url(data["db_path"])
+            if url is not None:
+                data = {**data, "db_url": url}
+                del data["db_path"]
+        return data
+
+    @property
+    def store(self) -> str:
+        """Where the run store is: the PostgreSQL URL, else the SQLite file's path."""
+        return self.db_url or str(self.db_path)
+
+    @property
+    def store_label(self) -> str:
+        """:attr:`store` fit to show or log (a URL's password masked)."""
+        return redact.redact_url(self.store)
 
     @classmethod
     def settings_customise_sources(
@@ -127,8 +153,27 @@ class Settings(BaseSettings):
     def public_dict(self) -> dict[str, Any]:
         """Settings safe to store or show: never the key itself."""
         data = self.model_dump(exclude={"api_key"}, mode="json")
+        data["db_url"] = redact.redact_url(self.db_url) if self.db_url else None
         data["api_key_set"] = self.api_key is not None
         return data
+
+
+def store_url(value: str) -> str | None:
+    """The PostgreSQL URL in an ``IFWORLD_DB`` value, or None for a file path; any other URL is refused.
+
+    Raises :class:`ConfigError` (with the URL's password masked) for ``mysql://…``, ``http://…`` and the like:
+    they used to become a SQLite file named after the URL."""
+    text = value.strip()
+    found = _SCHEME_RE.match(text)
+    if found is None:
+        return None
+    if found[1].lower() in POSTGRES_SCHEMES:
+        password = re.search(r"://[^/@:]*:([^/@]+)@", text)
+        if password:
+            redact.register_secret(password[1])  # masked from now on, wherever it would be written
+        return text
+    raise ConfigError(f"IFWORLD_DB={redact.redact_url(text)} is not usable: give a file path (SQLite, one machine) "
+                      "or a postgresql://user:password@host:port/database URL (several app processes)")
 
 
 class _SecretsTomlSource(PydanticBaseSettingsSource):
@@ -199,6 +244,7 @@ def load_settings(overrides: dict[str, Any] | None = None, *, caller: Caller | N
     base URL without giving a key drops the key from the environment or ``secrets.toml``, so it is never sent
     to an address somebody typed (they type a key for it)."""
     clean = {k: v for k, v in (overrides or {}).items() if v not in (None, "")}
+    store_url(str(clean.get("db_path") or os.environ.get("IFWORLD_DB") or ""))  # a bad URL: ConfigError, not pydantic's
     if clean:
         require_facilitator(caller, "change the model connection")
     if isinstance(clean.get("api_key"), str):

@@ -94,13 +94,22 @@ def redact(value: V, secrets: tuple[str, ...] | None = None) -> V:
     Other objects are returned unchanged (call ``redact(str(obj))`` to mask their text).
     """
     secrets = known_secrets() if secrets is None else secrets
-    if not secrets:
-        return value
     return cast(V, _masked(value, secrets))  # a str, dict, list or tuple comes back as one
+
+
+URL_PASSWORD_RE = re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://[^\s/?#@:]*:)[^\s/?#@]+(@)|([?&]password=)[^&\s#]+")
+"""The password of a URL (``postgresql://user:password@host``, ``…?password=…``): masked wherever it appears."""
+
+
+def redact_url(text: str) -> str:
+    """``text`` with any URL's password replaced by ``[redacted]`` (for showing where a store is)."""
+    return URL_PASSWORD_RE.sub(lambda m: f"{m[1]}{MARKER}{m[2]}" if m[1] else f"{m[3]}{MARKER}", text)
 
 
 def _masked(value: Any, secrets: tuple[str, ...]) -> Any:
     if isinstance(value, str):
+        if "://" in value or "password=" in value:
+            value = redact_url(value)
         for secret in secrets:
             if secret in value:
                 value = value.replace(secret, MARKER)

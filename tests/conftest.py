@@ -13,6 +13,7 @@ from ifworld.runs.store import RunStore
 from tests.fixtures.fake_openai import FakeOpenAI
 
 LEAKY_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL")
+pytest_plugins = ["tests.fixtures.postgres"]  # pg_server, pg_url, any_store: a throwaway PostgreSQL cluster
 
 
 @pytest.fixture(autouse=True)

@@ -16,9 +16,14 @@ INFRASTRUCTURE = ("llm", "runs")
 HELPERS = {"ifworld", "ifworld.access", "ifworld.config", "ifworld.errors", "ifworld.files", "ifworld.limits",
            "ifworld.procs",
            "ifworld.redact", "ifworld.safe_text", "ifworld.safe_figure", "ifworld.safe_csv", "ifworld.safe_json",
-           "ifworld.safe_yaml", "ifworld.prompts", "ifworld.resources", "ifworld.figstyle"}
+           "ifworld.safe_yaml", "ifworld.prompts", "ifworld.resources", "ifworld.figstyle", "ifworld.toolkit",
+           "ifworld.registry"}
 FRONT_DOORS = {f"ifworld.{name}" for name in ENGINES + INFRASTRUCTURE}
 MAX_README_LINES = 200
+MAX_MODULE_LINES = 500
+PAGE_DOORS = {"ifworld.whatif", "ifworld.rws", "ifworld.beliefs", "ifworld.llm", "ifworld.runs", "ifworld.access",
+              "ifworld.toolkit", "ifworld.registry"}
+"""The only ``ifworld`` modules ui/ and app_pages/ may import (at most ten: issue #31)."""
 
 
 def _tree(path: Path) -> ast.Module:
@@ -95,6 +100,30 @@ def test_pages_ui_and_cli_enter_engines_through_their_front_doors() -> None:
             elif name is not None and name not in importlib.import_module(module).__all__:
                 offenders.append(f"{where}: {name} is not exported by {module}")
     assert offenders == []
+
+
+def test_pages_reach_the_package_through_a_handful_of_doors() -> None:
+    """ui/ and app_pages/ import the engines' and infrastructure's front doors, ``ifworld.access`` and the
+    helpers' one door ``ifworld.toolkit`` — never a helper file directly (``from ifworld import rws`` counts as
+    ``ifworld.rws``)."""
+    assert len(PAGE_DOORS) <= 10
+    reached, offenders = set(), []
+    for path in [p for p in _consumer_files() if p.parent.name in ("ui", "app_pages") or p.name == "app.py"]:
+        for module, name, line in _ifworld_imports(path):
+            door = f"ifworld.{name}" if module == "ifworld" else module
+            reached.add(door)
+            if door not in PAGE_DOORS:
+                offenders.append(f"{path.relative_to(ROOT)}:{line}: {door}")
+    assert offenders == []
+    assert len(reached) <= 10, sorted(reached)
+
+
+def test_no_module_is_over_the_size_limit() -> None:
+    """Small modules (house style): no Python file of the package, the pages or the UI over 500 lines."""
+    files = [*(ROOT / "ifworld").rglob("*.py"), *(ROOT / "ui").glob("*.py"), *(ROOT / "app_pages").glob("*.py"),
+             ROOT / "app.py"]
+    sizes = {str(p.relative_to(ROOT)): len(p.read_text(encoding="utf-8").splitlines()) for p in files}
+    assert {f: n for f, n in sizes.items() if n > MAX_MODULE_LINES} == {}
 
 
 def test_namespace_use_of_a_front_door_stays_inside_all() -> None:

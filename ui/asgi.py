@@ -36,7 +36,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from ifworld import access
-from ifworld.config import load_settings
+from ifworld.toolkit import load_settings
 
 APP_SCRIPT = Path(__file__).resolve().parents[1] / "app.py"
 # Same origin only: Streamlit's own bundle, websocket and media; inline data/blob images and fonts (charts,

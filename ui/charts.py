@@ -9,9 +9,7 @@ from typing import Any
 import plotly.graph_objects as go
 import streamlit as st
 
-from ifworld.figstyle import styled
-from ifworld.safe_figure import inert_figure
-from ifworld.safe_text import inert_markdown
+from ifworld.toolkit import inert_figure, inert_markdown, styled
 from ui.figure_data import edge_sentences, figure_tables
 from ui.figure_text import describe
 

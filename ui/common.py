@@ -66,7 +66,7 @@ def store() -> RunStore:
     from ifworld.runs import StoreError
 
     try:
-        return _store(str(current_settings().db_path))
+        return _store(current_settings().store)
     except StoreError as exc:
         store_problem(exc)
         st.stop()
@@ -136,7 +136,7 @@ def sidebar() -> None:
     from ui.connection_view import sidebar_status
 
     sidebar_status(current_settings())  # ok / failing since … / untested: never green after a failure
-    st.sidebar.caption(f"Run store: `{settings.db_path}`")
+    st.sidebar.caption(f"Run store: `{settings.store_label}`")
 
 
 def connection_check(key: str) -> None:

@@ -11,8 +11,7 @@ from typing import Any
 
 import streamlit as st
 
-from ifworld.config import Settings
-from ifworld.safe_text import inert_markdown
+from ifworld.toolkit import Settings, inert_markdown
 
 ICONS = {"ok": "🟢", "failing": "🔴", "untested": "⚪"}
 REPORT_AT = "conn_report_at"

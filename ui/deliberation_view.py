@@ -12,7 +12,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from ifworld.redact import redact
+from ifworld.toolkit import redact
 from ifworld.whatif import ADJUDICATION_RULES, Conflict, ExpertOutput, Frame, FrameDiff, confidence, domain_heatmap, pct
 from ui.charts import show_chart
 from ui.common import inert

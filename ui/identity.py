@@ -24,7 +24,7 @@ import streamlit as st
 
 from ifworld import access
 from ifworld.access import Caller, Role
-from ifworld.config import load_settings
+from ifworld.toolkit import load_settings
 
 REQUIRE_SIGNIN_ENV = "IFWORLD_REQUIRE_SIGNIN"
 _SESSION_SIGNIN = "_identity_signin"

@@ -16,9 +16,8 @@ import streamlit as st
 
 from ifworld import runs
 from ifworld.llm import call_counts, usage_totals
-from ifworld.redact import redact
 from ifworld.runs import Event, ExpertPartial
-from ifworld.safe_text import inert_markdown
+from ifworld.toolkit import inert_markdown, redact
 from ifworld.whatif import (
     BaselineStepDone,
     ExpertDone,

@@ -16,10 +16,9 @@ import pandas as pd
 import streamlit as st
 
 from ifworld import whatif
-from ifworld.figstyle import column_label, human_columns
 from ifworld.llm import Usage
-from ifworld.redact import safe_error
 from ifworld.runs import ReplayStep, RunInfo
+from ifworld.toolkit import column_label, human_columns, safe_error
 from ifworld.whatif import RecordError, WhatIfRecord, load_record
 from ui import whatif_view
 from ui.charts import show_chart

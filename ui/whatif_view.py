@@ -14,7 +14,7 @@ import streamlit as st
 
 from ifworld import whatif
 from ifworld.llm import Usage
-from ifworld.safe_text import demote_headings, inert_markdown
+from ifworld.toolkit import demote_headings, inert_markdown
 from ifworld.whatif import (
     CHECKS,
     JUDGE_LABELS,

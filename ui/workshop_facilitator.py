@@ -18,7 +18,7 @@ import streamlit as st
 
 from ifworld import access, whatif
 from ifworld.access import AccessDenied
-from ifworld.errors import WorkshopError
+from ifworld.toolkit import WorkshopError
 from ifworld.whatif import NO_GROUND_TRUTH, SessionError, State, Workshop
 from ui.common import current_settings, show_error, store
 from ui.identity import caller

@@ -15,7 +15,7 @@ from typing import Any
 import streamlit as st
 
 from ifworld import whatif
-from ifworld.errors import WorkshopError
+from ifworld.toolkit import WorkshopError
 from ifworld.whatif import MAX_TAG_CHARS, NO_GROUND_TRUTH, State, Workshop
 from ui.common import current_settings, inert, show_error, store
 from ui.room_list import room_list

@@ -17,7 +17,9 @@ from ifworld.config import STRUCTURED_METHODS, Settings
 
 TABLE = """CREATE TABLE IF NOT EXISTS ifw_structured_methods (
     endpoint TEXT NOT NULL, model TEXT NOT NULL, method TEXT NOT NULL, updated REAL NOT NULL,
-    PRIMARY KEY (endpoint, model))"""
+    PRIMARY KEY (endpoint, model))"""  # the same table as :mod:`ifworld.runs.schema` makes (on either backend)
+UPSERT = ("INSERT INTO ifw_structured_methods (endpoint, model, method, updated) VALUES (?, ?, ?, ?) "
+          "ON CONFLICT (endpoint, model) DO UPDATE SET method=excluded.method, updated=excluded.updated")
 _methods: dict[tuple[str, str], str] = {}  # (endpoint, model) -> method that worked, mirrored in the store
 _probe_locks: dict[tuple[str, str], threading.Lock] = {}
 
@@ -46,28 +48,43 @@ def remember(settings: Settings, role: str, method: str) -> None:
     key = endpoint_key(settings, role)
     if _methods.get(key) != method:
         _methods[key] = method
-        _stored(settings, "INSERT OR REPLACE INTO ifw_structured_methods VALUES (?, ?, ?, ?)",
-                (*key, method, time.time()))
+        _stored(settings, UPSERT, (*key, method, time.time()))
 
 
 def stored_method(settings: Settings, role: str) -> str | None:
-    """The method remembered in the run-store file for this endpoint and role's model (other processes too)."""
+    """The method remembered in the run store for this endpoint and role's model (other processes too)."""
     rows = _stored(settings, "SELECT method FROM ifw_structured_methods WHERE endpoint=? AND model=?",
                    endpoint_key(settings, role))
     return rows[0][0] if rows else None
 
 
 def _stored(settings: Settings, sql: str, args: tuple[Any, ...]) -> list[Any]:
-    """Run one statement on the method table that lives in the run-store file.
+    """Run one statement on the method table that lives in the run store (SQLite file or PostgreSQL).
 
     The model layer sits below the run store, so it keeps this one table with a connection of its own
-    instead of importing the store; the table is a cache, and an unusable file only costs a re-probe.
+    instead of importing the store; the table is a cache, and an unusable store only costs a re-probe.
     """
+    if settings.db_url:
+        return _stored_postgres(settings.db_url, sql, args)
     try:
         with closing(sqlite3.connect(settings.db_path, timeout=5)) as conn, conn:
             conn.execute(TABLE)
             return conn.execute(sql, args).fetchall()
     except (sqlite3.Error, OSError):
+        return []
+
+
+def _stored_postgres(url: str, sql: str, args: tuple[Any, ...]) -> list[Any]:
+    try:
+        import psycopg
+    except ImportError:
+        return []
+    try:
+        with psycopg.connect(url, connect_timeout=5, autocommit=True) as conn:
+            conn.execute(TABLE)
+            cur = conn.execute(sql.replace("?", "%s"), args)
+            return cur.fetchall() if cur.description else []
+    except psycopg.Error:
         return []
 
 

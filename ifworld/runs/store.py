@@ -1,9 +1,11 @@
-"""SQLite run store: the run index and per-call usage, beside LangGraph's checkpointer in the same file.
+"""The run store: the run index and per-call usage, beside LangGraph's checkpointer in the same store.
 
-The checkpointer (``langgraph-checkpoint-sqlite``) gives durability and resume: every LLM workflow is a
-compiled ``StateGraph`` whose thread id is the run id. This module only adds what LangGraph does not keep:
-which runs exist (kind, title, params, status, final record, usage) and each model call's accounting.
-Several processes may write at once (WAL + busy timeout). Secrets never reach the file: params are
+Two backends, one contract: a SQLite file (the embedded default; several processes write at once with WAL and a
+busy timeout) or PostgreSQL (:mod:`ifworld.runs.postgres`, for several app processes or machines). LangGraph's
+own checkpointer of that backend gives durability and resume: every LLM workflow is a compiled ``StateGraph``
+whose thread id is the run id. This module only adds what LangGraph does not keep: which runs exist (kind,
+title, params, status, final record, usage) and each model call's accounting; the tables are in
+:mod:`ifworld.runs.schema`. Secrets never reach the file: params are
 scrubbed of anything that looks like a key, and every known secret (:mod:`ifworld.redact`) is masked in
 records, errors, call logs and checkpoints.
 
@@ -17,69 +19,51 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import re
-import secrets
 import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from langgraph.cache.base import BaseCache
 from langgraph.cache.sqlite import SqliteCache
-from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from ifworld.config import load_settings
+from ifworld.config import load_settings, store_url
 from ifworld.errors import StoreError, WorkflowError
 from ifworld.limits import MAX_TITLE_CHARS
 from ifworld.llm.reply import clean_text, cut_text
-from ifworld.redact import MIN_SECRET_CHARS, known_secrets, redact, redact_bytes, safe_error
-from ifworld.runs import workshop_tables
+from ifworld.redact import MIN_SECRET_CHARS, redact, safe_error
+from ifworld.runs import schema
 from ifworld.runs.lease import BOOT, Lease, lease_alive
+from ifworld.runs.rows import (
+    KINDS as KINDS,
+    RESUMABLE as RESUMABLE,
+    SECRET_KEY_RE as SECRET_KEY_RE,
+    STATUSES as STATUSES,
+    RedactingSerializer as RedactingSerializer,
+    RunInfo as RunInfo,
+    configured_secret as configured_secret,
+    dumps as _dumps,
+    new_run_id as new_run_id,
+    number as _number,
+    scrub as scrub,
+)
 from ifworld.runs.workshop_tables import WorkshopTables
 from ifworld.safe_text import clean_title
 
-KINDS = ("whatif", "rws", "beliefs")
-STATUSES = ("pending", "running", "interrupted", "cancelled", "failed", "completed", "paused")
-RESUMABLE = ("pending", "interrupted", "cancelled", "failed")
-"""Statuses the generic resume continues (a paused run waits for a person's answer instead)."""
-# Key names that hold credentials ("access_token", "api_key"); usage counters like "prompt_tokens" are kept.
-SECRET_KEY_RE = re.compile(r"(api[_-]?key|secret|passw(or)?d|authorization|bearer|(^|[_-])token$)", re.I)
 BUSY_TIMEOUT_MS = 30_000
 WRITE_RETRY_S = 60.0
-"""A call-log write that still finds the file locked after ``BUSY_TIMEOUT_MS`` is retried with backoff this long
-(another process holding ``BEGIN EXCLUSIVE``, a long backup); past it the caller keeps the record and retries."""
+"""A call-log write that still finds the store busy after ``BUSY_TIMEOUT_MS`` (SQLite's lock held by another
+process, a long backup; PostgreSQL restarting) is retried with backoff this long; past it the caller keeps the
+record and retries."""
 MAX_RETRY_SLEEP_S = 2.0
 _lease_counter = itertools.count(1)
 __all__ = ["MIN_SECRET_CHARS", "RunLive", "RunNotFound", "RunStore", "StoreBusy", "StoreError", "get_store"]
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS ifw_runs (
-    id TEXT PRIMARY KEY, kind TEXT NOT NULL, workflow TEXT NOT NULL, title TEXT NOT NULL,
-    status TEXT NOT NULL, params TEXT NOT NULL, record TEXT, usage TEXT, error TEXT,
-    created REAL NOT NULL, updated REAL NOT NULL, finished REAL, pid INTEGER, host TEXT,
-    owner TEXT, heartbeat REAL, cancel REAL
-);
-CREATE INDEX IF NOT EXISTS ifw_runs_created ON ifw_runs (created DESC);
-CREATE TABLE IF NOT EXISTS ifw_calls (
-    run_id TEXT NOT NULL, call_id TEXT NOT NULL, role TEXT, system TEXT, round INTEGER, model TEXT,
-    start REAL, end REAL, latency_s REAL, prompt_tokens INTEGER, completion_tokens INTEGER,
-    retries INTEGER, status TEXT, error TEXT, output TEXT, output_chars INTEGER, output_sha256 TEXT,
-    PRIMARY KEY (run_id, call_id)
-);
-CREATE TABLE IF NOT EXISTS ifw_transitions (
-    run_id TEXT NOT NULL, seq INTEGER NOT NULL, at REAL NOT NULL, from_state TEXT NOT NULL,
-    to_state TEXT NOT NULL, action TEXT NOT NULL, source TEXT NOT NULL, round INTEGER, detail TEXT,
-    PRIMARY KEY (run_id, seq)
-);
-"""
-# Columns added after the first release: ALTERed into older files on open.
-LATER_COLUMNS = {"ifw_runs": {"owner": "TEXT", "heartbeat": "REAL", "cancel": "REAL"},
-                 "ifw_calls": {"output_chars": "INTEGER", "output_sha256": "TEXT"}, **workshop_tables.LATER_COLUMNS}
+CALL_COLUMNS = ("call_id", "role", "system", "round", "model", "start", "end", "latency_s", "prompt_tokens",
+                "completion_tokens", "retries", "status", "error", "output", "output_chars", "output_sha256")
 
 
 class RunLive(WorkflowError, RuntimeError):
@@ -91,43 +75,8 @@ class RunNotFound(WorkflowError, KeyError):
 
 
 class StoreBusy(StoreError):
-    """Another connection held the store's write lock past the busy timeout (``database is locked``)."""
-
-
-def scrub(value: Any) -> Any:
-    """Drop secret-looking keys from nested params before they are stored or exported."""
-    if isinstance(value, dict):
-        return {k: scrub(v) for k, v in value.items() if not SECRET_KEY_RE.search(str(k))}
-    if isinstance(value, list | tuple):
-        return [scrub(v) for v in value]
-    return value
-
-
-def configured_secret() -> str | None:
-    """The longest known secret (kept for callers of the old single-key API)."""
-    found = known_secrets()
-    return found[0] if found else None
-
-
-def _dumps(value: Any) -> str:
-    """JSON for the file: secret-named keys dropped, every known secret masked wherever it hides in text."""
-    return redact(json.dumps(redact(scrub(value)), default=str))
-
-
-class RedactingSerializer(JsonPlusSerializer):
-    """Checkpoint serializer that masks every known secret, byte for byte, wherever it appears.
-
-    Same-length masking keeps msgpack length prefixes valid, so checkpoints still load.
-    """
-
-    def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
-        kind, data = super().dumps_typed(obj)
-        return kind, redact_bytes(data)
-
-
-def new_run_id(kind: str) -> str:
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
-    return f"{kind}-{stamp}-{secrets.token_hex(3)}"
+    """Another connection held the store's write lock past the busy timeout (``database is locked``), or the
+    PostgreSQL server could not be reached for a moment (restarting): a write may be retried."""
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -138,59 +87,72 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
-@dataclass
-class RunInfo:
-    id: str
-    kind: str
-    workflow: str
-    title: str
-    status: str
-    params: dict[str, Any]
-    created: float
-    updated: float
-    finished: float | None = None
-    record: dict[str, Any] | None = None
-    usage: dict[str, Any] = field(default_factory=dict)
-    error: str | None = None
+def store_location(path: str | Path | None = None) -> str:
+    """The store a path, URL or ``None`` (``IFWORLD_DB``) names: a PostgreSQL URL or a file path (ConfigError for
+    any other URL)."""
+    text = str(path) if path else load_settings().store
+    return store_url(text) or text
 
-    @property
-    def created_iso(self) -> str:
-        return datetime.fromtimestamp(self.created, timezone.utc).isoformat(timespec="seconds")
 
-    def summary(self) -> dict[str, Any]:
-        """The ``ifworld runs list --json`` row (a CLI contract)."""
-        return {"id": self.id, "kind": self.kind, "status": self.status, "created": self.created_iso,
-                "title": self.title}
+def _migrate_sqlite(conn: sqlite3.Connection, where: str) -> None:
+    """Create what is missing, bring an older file up to :data:`schema.SCHEMA_VERSION`, record the version."""
+    conn.executescript(schema.RUNS + schema.WORKSHOPS)
+    found = conn.execute("SELECT value FROM ifw_meta WHERE key='schema_version'").fetchone()
+    version = int(found[0]) if found else 1
+    schema.check_version(version, where)
+    if version < schema.SCHEMA_VERSION:
+        for table, columns in schema.LATER_COLUMNS.items():
+            have = {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}
+            for name, sql_type in columns.items():
+                if name not in have:
+                    conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {sql_type}")
+    conn.executescript(schema.INDEXES)
+    conn.execute("INSERT INTO ifw_meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE "
+                 "SET value=excluded.value", (str(max(version, schema.SCHEMA_VERSION)),))
+    conn.commit()
 
 
 class RunStore(WorkshopTables):
-    """One SQLite file: run index + call log + LangGraph checkpoints (+ optional node cache)."""
+    """The run store: run index + call log + workshop + LangGraph checkpoints (+ optional node cache).
+
+    ``RunStore(path)`` opens a SQLite file; given a ``postgresql://`` URL (or ``IFWORLD_DB`` set to one) it is a
+    :class:`ifworld.runs.postgres.PostgresStore`, the same contract on a server that several processes share.
+    """
+
+    backend = "sqlite"
+    _order = "rowid"  # insertion order, for runs created in the same clock tick
+    _like = "LIKE"  # case-insensitive for ASCII in SQLite
+    _db_errors: tuple[type[BaseException], ...] = (sqlite3.Error,)
+
+    def __new__(cls, path: str | Path | None = None) -> RunStore:
+        if cls is RunStore and store_location(path).lower().startswith("postgres"):
+            from ifworld.runs.postgres import PostgresStore  # psycopg is an extra: imported only when asked for
+
+            return super().__new__(PostgresStore)
+        return super().__new__(cls)
 
     def __init__(self, path: str | Path | None = None) -> None:
-        self.path = Path(path) if path else load_settings().db_path
+        self.path = Path(store_location(path))
+        self.label = str(self.path)
+        """Where the store is, fit to show (a URL's password masked)."""
         self._lock = threading.RLock()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._conn = _connect(self.path)
             with self._lock:
-                self._conn.executescript(SCHEMA + workshop_tables.SCHEMA)
-                for table, columns in LATER_COLUMNS.items():
-                    have = {r[1] for r in self._conn.execute(f"PRAGMA table_info({table})")}
-                    for name, sql_type in columns.items():
-                        if name not in have:
-                            self._conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {sql_type}")
-                self._conn.executescript(workshop_tables.INDEXES)
-                self._conn.commit()
-            self.checkpointer = SqliteSaver(_connect(self.path), serde=RedactingSerializer())
+                _migrate_sqlite(self._conn, str(self.path))
+            self.checkpointer: Any = SqliteSaver(_connect(self.path), serde=RedactingSerializer())
         except (sqlite3.Error, OSError) as exc:
             raise store_error(self.path, exc) from None
-        self._cache: SqliteCache[Any] | None = None
+        self._cache: BaseCache[Any] | None = None
         self.busy_waits = 0
-        """Writes that found the file locked and waited to retry (read by tests and diagnostics)."""
+        """Writes that found the store busy and waited to retry (read by tests and diagnostics)."""
 
     # -- plumbing --------------------------------------------------------------------------------
     @contextmanager
-    def _tx(self, immediate: bool = False) -> Iterator[sqlite3.Connection]:
+    def _tx(self, immediate: bool = False, key: str = "") -> Iterator[Any]:
+        """One transaction. ``immediate``: take the write lock first (``key`` narrows it to one run or limit where
+        the backend can: PostgreSQL's advisory lock on it; SQLite has one lock per file)."""
         with self._lock:
             try:
                 if immediate:  # take the write lock before reading, so read-decide-write is atomic across processes
@@ -222,11 +184,19 @@ class RunStore(WorkshopTables):
             try:
                 cur = self._conn.execute(sql, args)
                 return [d[0] for d in cur.description], cur.fetchall()
-            except sqlite3.Error as exc:
-                raise store_error(self.path, exc) from None
+            except self._db_errors as exc:
+                raise self._error(exc) from None
+
+    def schema_version(self) -> int:
+        """The schema version recorded in the store (:data:`ifworld.runs.schema.SCHEMA_VERSION` once opened)."""
+        _, rows = self._read("SELECT value FROM ifw_meta WHERE key='schema_version'")
+        return int(rows[0][0]) if rows else 1
+
+    def _error(self, exc: BaseException) -> StoreError:
+        return store_error(self.path, exc)
 
     @property
-    def cache(self) -> SqliteCache[Any]:
+    def cache(self) -> BaseCache[Any]:
         """LangGraph node cache in the same file (identical node inputs cost no model calls)."""
         if self._cache is None:
             self._cache = SqliteCache(path=str(self.path))
@@ -299,9 +269,9 @@ class RunStore(WorkshopTables):
             sql += " AND kind=?"
             args.append(kind)
         if search:
-            sql += " AND (title LIKE ? OR id LIKE ?)"
+            sql += f" AND (title {self._like} ? OR id {self._like} ?)"
             args += [f"%{search}%", f"%{search}%"]
-        sql += " ORDER BY created DESC, rowid DESC LIMIT ?"  # rowid: runs created in the same clock tick
+        sql += f" ORDER BY created DESC, {self._order} DESC LIMIT ?"
         args.append(limit)
         cols, rows = self._read(sql, args)
         return [self._info(dict(zip(cols, r, strict=True))) for r in rows]
@@ -345,7 +315,7 @@ class RunStore(WorkshopTables):
         (see :mod:`ifworld.runs`), so nothing is left behind; calls finishing meanwhile are not stored.
         """
         self.get_run(run_id)
-        with self._tx() as c:
+        with self._tx(immediate=True, key=run_id) as c:
             c.execute("DELETE FROM ifw_runs WHERE id=?", (run_id,))
             c.execute("DELETE FROM ifw_calls WHERE run_id=?", (run_id,))
             c.execute("DELETE FROM ifw_transitions WHERE run_id=?", (run_id,))
@@ -357,7 +327,7 @@ class RunStore(WorkshopTables):
     def add_transition(self, run_id: str, *, from_state: str, to_state: str, action: str, source: str,
                        round: int | None = None, detail: str = "") -> None:
         """Append one transition of the run's session (numbered in order; detail is redacted and capped)."""
-        with self._tx() as c:
+        with self._tx(immediate=True, key=run_id) as c:
             (seq,) = c.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM ifw_transitions WHERE run_id=?",
                                (run_id,)).fetchone()
             c.execute("INSERT INTO ifw_transitions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -373,8 +343,8 @@ class RunStore(WorkshopTables):
     def delete_checkpoints(self, run_id: str) -> None:
         try:
             self.checkpointer.delete_thread(run_id)
-        except sqlite3.Error as exc:
-            raise store_error(self.path, exc) from None
+        except self._db_errors as exc:
+            raise self._error(exc) from None
 
     # -- lease and cancel ------------------------------------------------------------------------
     def acquire_lease(self, run_id: str) -> str:
@@ -385,7 +355,7 @@ class RunStore(WorkshopTables):
         """
         token = f"{BOOT}:{next(_lease_counter)}"
         host, pid, now = os.uname().nodename, os.getpid(), time.time()
-        with self._tx(immediate=True) as c:
+        with self._tx(immediate=True, key=run_id) as c:
             cur = c.execute("SELECT * FROM ifw_runs WHERE id=?", (run_id,))
             cols, found = [d[0] for d in cur.description], cur.fetchone()
             if found is None:
@@ -404,7 +374,7 @@ class RunStore(WorkshopTables):
         with self._tx() as c:
             cur = c.execute("UPDATE ifw_runs SET heartbeat=? WHERE id=? AND owner=? AND status='running'",
                             (time.time(), run_id, token))
-            return cur.rowcount == 1
+            return bool(cur.rowcount == 1)
 
     def release_lease(self, run_id: str, token: str, status: str, *, error: str | None = None) -> None:
         """End our lease with a final status (never overwriting a run another owner has taken over)."""
@@ -452,20 +422,20 @@ class RunStore(WorkshopTables):
 
         A call of a run that was deleted meanwhile is dropped, so deleting a live run leaves no rows.
         """
-        cols = ("call_id", "role", "system", "round", "model", "start", "end", "latency_s", "prompt_tokens",
-                "completion_tokens", "retries", "status", "error", "output", "output_chars", "output_sha256")
+        cols = CALL_COLUMNS
         values = [call.get(k) for k in cols]
         output = json.loads(_dumps(call.get("output") or ""))
         values[cols.index("output")] = cut_text(clean_text(output)) if isinstance(output, str) else json.dumps(output)
         values[cols.index("error")] = safe_error(str(call.get("error") or "")) or ""
 
+        names = [f'"{k}"' for k in cols]
+        sql = (f"INSERT INTO ifw_calls (run_id, {', '.join(names)}) VALUES (?{', ?' * len(cols)}) ON CONFLICT "
+               f"(run_id, call_id) DO UPDATE SET {', '.join(f'{n}=excluded.{n}' for n in names[1:])}")
+
         def write() -> None:
-            with self._tx() as c:
-                c.execute(
-                    f"INSERT OR REPLACE INTO ifw_calls (run_id, {', '.join(cols)}) SELECT ?{', ?' * len(cols)}"
-                    " WHERE EXISTS (SELECT 1 FROM ifw_runs WHERE id=?)",
-                    [run_id, *values, run_id],
-                )
+            with self._tx(immediate=True, key=run_id) as c:
+                if c.execute("SELECT 1 FROM ifw_runs WHERE id=?", (run_id,)).fetchone():
+                    c.execute(sql, [run_id, *values])
 
         self._retry_busy(write)
 
@@ -473,7 +443,6 @@ class RunStore(WorkshopTables):
         cols, rows = self._read("SELECT * FROM ifw_calls WHERE run_id=? ORDER BY start", (run_id,))
         return [dict(zip(cols, r, strict=True)) for r in rows]
 
-    # -- structured-output method per endpoint (what ``auto`` found works; shared by app and CLI) ----
     # -- checkpoints -----------------------------------------------------------------------------
     def history(self, graph: Any, run_id: str) -> list[Any]:
         """The run's checkpoint history, oldest first (for step-by-step replay)."""
@@ -502,17 +471,13 @@ def store_error(path: Path, exc: BaseException) -> StoreError:
     return StoreError(safe_error(f"run store {path}: {type(exc).__name__}: {text} — {hint}"))
 
 
-def _number(value: Any) -> float:
-    return float(value) if isinstance(value, int | float) else 0.0
-
-
 _stores: dict[str, RunStore] = {}
 _stores_lock = threading.Lock()
 
 
 def get_store(path: str | Path | None = None) -> RunStore:
-    """A process-wide store per file (one connection pair shared by threads)."""
-    resolved = str(Path(path) if path else load_settings().db_path)
+    """A process-wide store per file or URL (one connection pair, or pool, shared by threads)."""
+    resolved = store_location(path)
     with _stores_lock:
         if resolved not in _stores:
             _stores[resolved] = RunStore(resolved)

@@ -11,33 +11,15 @@ write got slower as the room talked and a second process waited into ``database 
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any
 
-# ``secret_hash`` held a per-workshop facilitator secret before roles were decided by the server
-# (:mod:`ifworld.access`); it stays in the table so older store files open unchanged, and new rows leave it empty.
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS ifw_workshops (
-    run_id TEXT PRIMARY KEY, token TEXT NOT NULL UNIQUE, code TEXT NOT NULL UNIQUE, secret_hash TEXT NOT NULL,
-    created REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS ifw_workshop_events (
-    run_id TEXT NOT NULL, seq INTEGER NOT NULL, at REAL NOT NULL, kind TEXT NOT NULL, data TEXT NOT NULL,
-    actor TEXT, ref TEXT,
-    PRIMARY KEY (run_id, seq)
-);
-CREATE TABLE IF NOT EXISTS ifw_rate_limits (key TEXT PRIMARY KEY, window REAL NOT NULL, hits INTEGER NOT NULL);
-"""
-# ``seq`` ends each index so "… ORDER BY seq" is answered from the index: without it SQLite preferred the primary
-# key's order and walked every event of the run (1.2 ms per look-up at 10,000 events, against 4 µs).
-INDEXES = """
-CREATE INDEX IF NOT EXISTS ifw_workshop_events_actor ON ifw_workshop_events (run_id, kind, actor, seq);
-CREATE INDEX IF NOT EXISTS ifw_workshop_events_ref ON ifw_workshop_events (run_id, kind, ref, seq);
-"""
-LATER_COLUMNS = {"ifw_workshop_events": {"actor": "TEXT", "ref": "TEXT"}}
+from ifworld.runs import schema
+
+SCHEMA, INDEXES = schema.WORKSHOPS, schema.INDEXES  # the tables live in :mod:`ifworld.runs.schema`
+LATER_COLUMNS = {"ifw_workshop_events": schema.LATER_COLUMNS["ifw_workshop_events"]}
 
 
 def _row(seq: int, at: float, kind: str, data: str) -> dict[str, Any]:
@@ -47,7 +29,7 @@ def _row(seq: int, at: float, kind: str, data: str) -> dict[str, Any]:
 class EventLog:
     """Indexed look-ups into one workshop's events, for checks that run inside the write lock."""
 
-    def __init__(self, conn: sqlite3.Connection, run_id: str) -> None:
+    def __init__(self, conn: Any, run_id: str) -> None:
         self._conn, self.run_id = conn, run_id
 
     def _where(self, kind: str, actor: str | None, ref: str | None) -> tuple[str, list[Any]]:
@@ -69,9 +51,11 @@ class EventLog:
 
 
 class WorkshopTables:
-    """Mixed into :class:`~ifworld.runs.store.RunStore` (which supplies ``_tx``, ``_read`` and ``_lock``)."""
+    """Mixed into :class:`~ifworld.runs.store.RunStore` (which supplies ``_tx``, ``_read`` and ``_lock``).
 
-    _tx: Callable[..., AbstractContextManager[sqlite3.Connection]]
+    Write checks lock the one workshop (``key=run_id``): on PostgreSQL two rooms never wait for each other."""
+
+    _tx: Callable[..., AbstractContextManager[Any]]
     _read: Callable[..., tuple[list[str], list[tuple[Any, ...]]]]
 
     def add_workshop(self, run_id: str, *, token: str, code: str, secret_hash: str = "") -> None:
@@ -94,7 +78,7 @@ class WorkshopTables:
                            ref: str = "") -> int:
         """Append one event; ``check(log)`` runs inside the write lock first (it may refuse by raising), so
         read-decide-write is atomic across processes. Returns the event's number."""
-        with self._tx(immediate=True) as c:
+        with self._tx(immediate=True, key=run_id) as c:
             if check is not None:
                 check(EventLog(c, run_id))
             (seq,) = c.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM ifw_workshop_events WHERE run_id=?",
@@ -120,11 +104,12 @@ class WorkshopTables:
         """Count one attempt under ``key`` (``add=False``: only look); False when there are more than ``limit``
         attempts in ``window_s`` seconds. Stored, so the limit holds across reruns, sessions and processes."""
         now = time.time()
-        with self._tx(immediate=True) as c:
-            row = c.execute("SELECT window, hits FROM ifw_rate_limits WHERE key=?", (key,)).fetchone()
+        with self._tx(immediate=True, key=f"rate:{key}") as c:
+            row = c.execute('SELECT "window", hits FROM ifw_rate_limits WHERE key=?', (key,)).fetchone()
             start, hits = (row if row and now - row[0] < window_s else (now, 0))
             if add:
                 hits += 1
-                c.execute("INSERT OR REPLACE INTO ifw_rate_limits VALUES (?, ?, ?)", (key, start, hits))
+                c.execute('INSERT INTO ifw_rate_limits (key, "window", hits) VALUES (?, ?, ?) ON CONFLICT (key) '
+                          'DO UPDATE SET "window"=excluded."window", hits=excluded.hits', (key, start, hits))
         return hits <= limit if add else hits < limit
 

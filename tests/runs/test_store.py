@@ -19,6 +19,12 @@ ROOT = Path(__file__).resolve().parents[2]
 SECRET = "sk-test-DO-NOT-STORE-8c1f"
 
 
+@pytest.fixture
+def store(any_store: RunStore) -> RunStore:
+    """The contract tests below run on both backends: a SQLite file and a throwaway PostgreSQL database."""
+    return any_store
+
+
 def demo_params(**extra):
     return {"topic": "the Moon", "workers": 3, **extra}
 
