@@ -1,5 +1,6 @@
-"""Belief-exchange widgets: parameter form, round player (network, heatmap, curves), LLM progress,
-sweep grid form and result tabs, and the Runs-page renderer for ``beliefs`` records (validated once into
+"""Belief-exchange widgets: parameter form, round player (network, heatmap, curves), LLM progress, the
+paper's reproduction, and the Runs-page renderer for ``beliefs`` records (sweep forms and result tabs:
+:mod:`ui.belief_sweep_view`) (validated once into
 :mod:`ifworld.beliefs.records`; the LLM run's progress events are typed there too)."""
 
 from __future__ import annotations
@@ -11,12 +12,10 @@ from typing import Any
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
-import yaml
 
 from ifworld import beliefs
 from ifworld.beliefs import (
     MAX_SEED,
-    STRATEGIES,
     AgentDone,
     AgentStarted,
     BeliefRoundDone,
@@ -29,14 +28,13 @@ from ifworld.beliefs import (
     field_info,
     load_belief_record,
     load_llm_record,
-    parse_grid,
     parse_llm_progress,
     read_table,
     recording_of,
 )
-from ifworld.figstyle import human_columns
 from ifworld.runs import Event
-from ifworld.safe_figure import inert_figure
+from ifworld.toolkit import human_columns, inert_figure
+from ui.belief_sweep_view import sweep_results
 from ui.charts import show_chart
 from ui.player import step_player
 from ui.runs_view import register_renderer
@@ -44,10 +42,6 @@ from ui.runs_view import register_renderer
 DEFAULT_PAGE_RUNS = 20
 MAX_PAGE_RUNS = 500
 FIG_HEIGHT = 380
-SWEEP_TEXT = {"agents": "10, 20", "false_facts": "1, 3", "bandwidth": "1, 3"}  # form starts as a small grid
-SWEEP_CHOICES = {"strategy": list(STRATEGIES), "rule": ["additive"], "domain": ["family"], "topology": ["complete"]}
-SWEEP_FIELDS = ("agents", "facts", "true_facts", "false_facts", "bandwidth", "rounds", "threshold", "stop_share",
-                "liars", "noise", "degree", "strategy", "rule", "domain", "topology")
 FIRST_RUN_FIELDS = ("agents", "true_facts", "false_facts", "bandwidth", "strategy", "rule", "rounds")
 """What matters for a first run: population, facts per agent, bandwidth, strategy, rule, rounds (always in view)."""
 ADVANCED_FIELDS = ("facts", "threshold", "stop_share", "trust", "discount", "domain", "false_from", "constraints",
@@ -60,10 +54,14 @@ ADVANCED_FIELDS = ("facts", "threshold", "stop_share", "trust", "discount", "dom
 # ---------------------------------------------------------------------------------------------------
 def config_widget(container: Any, name: str, key: str, default: Any = None) -> Any:
     """One widget for one config field: number input within the field's bounds, select box for a
-    choice, checkbox for a flag."""
+    choice (a registry's entries by their labels, read when drawn), checkbox for a flag."""
     f = field_info(name)
     value = f["default"] if default is None else default
     label, tip = f["label"], f"{f['help']} ({bounds_text(name)})"
+    if f["registry"]:
+        labels = f["labels"]
+        return container.selectbox(label, f["choices"], index=f["choices"].index(value), help=f["help"], key=key,
+                                   format_func=lambda n: labels.get(n, n))
     if f["choices"]:
         return container.selectbox(label, f["choices"], index=f["choices"].index(value), help=tip, key=key)
     if f["type"] is bool:
@@ -110,6 +108,13 @@ def summary_over_runs(summary: dict[str, Any], cap: int) -> None:
         col.caption(f"± {summary[key + '_std']:.3f} (std)")
     c[3].metric("Rounds", f"{summary['rounds_mean']:.1f} / {cap}", help="mean rounds used")
     c[4].metric("Stopped by vote", f"{summary['converged_rate']:.0%}", help="share of runs that stopped by vote")
+
+
+def path_caption(path: str) -> str:
+    """Which code computed a simulation's rounds (a rule without a compiled kernel runs on numpy)."""
+    return f"Rounds computed by: **{path}**" + ("" if path == beliefs.KERNEL_PATH else
+                                                 " (no compiled kernel for this rule or size, or numba is "
+                                                 "not installed or switched off)")
 
 
 def summary_metrics(precision: float, recall: float, f1: float, rounds: int, cap: int, converged: bool) -> None:
@@ -311,139 +316,6 @@ def render_llm_record(record: dict[str, Any] | LLMBeliefRecord, prefix: str) -> 
     player(recording, domain, prefix)
 
 
-# ---------------------------------------------------------------------------------------------------
-# Sweeps
-# ---------------------------------------------------------------------------------------------------
-def parse_numbers(text: str, cast: type, key: str) -> list[Any]:
-    """``"10, 20"`` → [10, 20]; an error names the parameter."""
-    out = []
-    for part in str(text).replace(";", ",").split(","):
-        if part.strip():
-            try:
-                out.append(cast(part.strip()) if cast is float else int(part.strip()))
-            except ValueError:
-                raise ValueError(f"{key}: {part.strip()!r} is not a{'n integer' if cast is int else ' number'}") \
-                    from None
-    if not out:
-        raise ValueError(f"{key}: give at least one value")
-    return out
-
-
-def grid_from_form(values: dict[str, Any], seeds: int, runs: int, chunk: int,
-                   design: str = "factorial") -> dict[str, Any]:
-    """Grid mapping from the form: single values go to ``base``, lists of several to ``grid`` (for a
-    one-at-a-time design the first value of a list is also the centre, in ``base``)."""
-    base, grid = {}, {}
-    for key, value in values.items():
-        if not value:
-            raise ValueError(f"{key}: choose at least one value")
-        if len(value) > 1:
-            grid[key] = list(value)
-            if design == "one_at_a_time":
-                base[key] = value[0]
-        else:
-            base[key] = value[0]
-    return {"base": base, "grid": grid, "design": design, "repeats": int(seeds), "runs": int(runs),
-            "chunk_size": int(chunk)}
-
-
-def grid_form(prefix: str) -> tuple[bool, dict[str, Any] | str]:
-    """Number lists and multiselects per parameter; returns (submitted, grid mapping or error text)."""
-    numbers = [n for n in SWEEP_FIELDS if not field_info(n)["choices"]]
-    choices_of = [n for n in SWEEP_FIELDS if field_info(n)["choices"]]
-    with st.form(f"{prefix}_grid_form"):
-        cols = st.columns(5)
-        texts = {name: cols[i % 5].text_input(field_info(name)["label"],
-                                              value=SWEEP_TEXT.get(name, f"{field_info(name)['default']:g}"),
-                                              help=f"Comma-separated values ({bounds_text(name)})",
-                                              key=f"{prefix}_{name}")
-                 for i, name in enumerate(numbers)}
-        c = st.columns(len(choices_of))
-        choices = {name: c[i].multiselect(field_info(name)["label"], field_info(name)["choices"],
-                                          default=SWEEP_CHOICES.get(name), key=f"{prefix}_{name}")
-                   for i, name in enumerate(choices_of)}
-        s = st.columns(4)
-        design = s[0].radio("Design", ["factorial", "one_at_a_time"], key=f"{prefix}_design",
-                            help="factorial: every combination; one_at_a_time: the first value of each "
-                                 "list is the centre, the others are varied one parameter at a time")
-        seeds = s[1].number_input("Seeds (repeats)", min_value=1, value=2, key=f"{prefix}_seeds")
-        runs = s[2].number_input("Runs per seed", min_value=1, value=20, key=f"{prefix}_runs")
-        chunk = s[3].number_input("Chunk size (tasks)", min_value=1, value=8, key=f"{prefix}_chunk")
-        submitted = st.form_submit_button("Check grid")
-    try:
-        values = {name: parse_numbers(texts[name], field_info(name)["type"], name) for name in numbers}
-        values.update(choices)
-        return submitted, grid_from_form(values, seeds, runs, chunk, design)
-    except ValueError as exc:
-        return submitted, str(exc)
-
-
-def grid_yaml(prefix: str, example: dict[str, Any]) -> tuple[bool, dict[str, Any] | str]:
-    """A YAML text area (or upload); returns (submitted, mapping or error text)."""
-    upload = st.file_uploader("Upload grid YAML", type=["yaml", "yml"], key=f"{prefix}_upload")
-    with st.form(f"{prefix}_yaml_form"):
-        text = st.text_area("Grid YAML", value=yaml.safe_dump(example, sort_keys=False), height=260,
-                            key=f"{prefix}_yaml")
-        submitted = st.form_submit_button("Check grid")
-    raw = upload.getvalue() if upload is not None else text.encode("utf-8")
-    try:
-        data = parse_grid(raw)  # size cap, UTF-8, no anchors/aliases — checked before anything expands
-    except ValueError as exc:
-        return submitted, str(exc)
-    return submitted, data if isinstance(data, dict) else "grid YAML must be a mapping (base, grid, seeds…)"
-
-
-SWEEP_TABS = ("Figure 1", "Figure 2", "T1 condition", "T2 fact type", "T3 missed", "T4 strategy",
-              "T5 convergence", "T6 top configs")
-"""The sweep results' tabs (each table's caption says which table it is in full)."""
-MAX_TAB_CHARS = 14
-
-
-@st.cache_data(ttl=3600, max_entries=16, show_spinner=False)
-def load_rows(path: str, mtime: float) -> pd.DataFrame:
-    """Sweep rows from disk (cached per file version)."""
-    return read_table(path)
-
-
-def sweep_results(rows: pd.DataFrame, prefix: str) -> None:
-    """Figures 1/2 and Tables 1–6 (word headers, mean ± std) in tabs, with PNG / SVG export. Short labels,
-    figures first: at 150 % zoom the row of long labels was cut ("Figu…") and the figures were out of sight."""
-    tabs = st.tabs(list(SWEEP_TABS))
-    builders = (beliefs.table1_by_condition, beliefs.table2_by_fact_type, beliefs.table3_most_missed,
-                beliefs.table4_strategy_by_condition, beliefs.table5_convergence, beliefs.table6_top_configurations)
-    for tab, build in zip(tabs[2:], builders, strict=True):
-        with tab:
-            st.caption(build.__doc__.splitlines()[0])
-            table = build(rows)
-            shown = table if build is beliefs.table4_strategy_by_condition else beliefs.readable(table)
-            st.dataframe(shown, hide_index=build is not beliefs.table4_strategy_by_condition,
-                         key=f"{prefix}_{build.__name__}")
-    for tab, name, build in ((tabs[0], "figure1", beliefs.figure1), (tabs[1], "figure2", beliefs.figure2)):
-        with tab:
-            fig = build(rows)
-            show_chart(fig, key=f"{prefix}_{name}")
-            _export_buttons(fig, f"{prefix}_{name}")
-
-
-def _export_buttons(fig: go.Figure, key: str) -> None:
-    """PNG / SVG for slides, rendered on click (kaleido is optional)."""
-    if not beliefs.HAS_KALEIDO:
-        st.caption("PNG / SVG export: `pip install 'ifworld[export]'` (kaleido).")
-        return
-    if st.button("🖼️ Prepare PNG and SVG", key=f"{key}_prep"):
-        try:
-            st.session_state[f"{key}_img"] = {f: beliefs.figure_image(fig, f) for f in ("png", "svg")}
-        except (ValueError, RuntimeError, OSError) as exc:
-            st.error(f"Image export failed: {exc}")
-    images = st.session_state.get(f"{key}_img")
-    if images:
-        c = st.columns(2)
-        c[0].download_button("⬇️ PNG", images["png"], file_name=f"{key}.png", mime="image/png",
-                             key=f"{key}_png", on_click="ignore")
-        c[1].download_button("⬇️ SVG", images["svg"], file_name=f"{key}.svg", mime="image/svg+xml",
-                             key=f"{key}_svg", on_click="ignore")
-
-
 @st.cache_data(ttl=3600, max_entries=4, show_spinner="Running the paper's sweep under every reading…")
 def _paper_runs(rule: str, seeds: int, runs: int) -> Any:
     return beliefs.reproduce(rule, seeds=seeds, runs=runs)
@@ -455,7 +327,8 @@ def reproduce_paper(prefix: str) -> None:
                "under each reading of the model, and puts Tables 1, 2, 4, 5 and 6 beside the paper's numbers, with "
                "13-run samples (the paper's tables are over 13 runs).")
     q = st.columns(4)
-    rule = q[0].selectbox("Update rule", beliefs.RULES, index=1, key=f"{prefix}_paper_rule")
+    rule = q[0].selectbox("Update rule", beliefs.PAPER_RULES, index=len(beliefs.PAPER_RULES) - 1,
+                          key=f"{prefix}_paper_rule", help="The paper's two rules (the reproduction covers these).")
     seeds = q[1].number_input("Seeds", min_value=1, max_value=20, value=2, key=f"{prefix}_paper_seeds")
     runs = q[2].number_input("Runs per seed", min_value=10, max_value=2000, value=100, key=f"{prefix}_paper_runs")
     if q[3].button("📄 Reproduce the paper", key=f"{prefix}_paper_go"):
@@ -493,6 +366,8 @@ def render_beliefs_record(record: dict[str, Any], key: str) -> None:
         s = rec.summary
         summary_metrics(s.precision, s.recall, s.f1, round(s.rounds_mean), rec.config.rounds,
                         s.converged_rate >= 0.5)
+        if rec.path:
+            st.caption(path_caption(rec.path))
         st.dataframe(human_columns(rec.rows), key=f"{key}_rows")
     elif isinstance(rec, SweepRecord):
         st.caption(f"Sweep table: `{rec.out}` · {rec.chunks_done}/{rec.chunks_total} chunks")

@@ -7,7 +7,9 @@ Front door: pages, ``ui/`` and the CLI import only the names in ``__all__`` (lis
 - ``config`` — one frozen pydantic model of a simulation's parameters (bounds, help texts).
 - ``domain`` — fact universes (a consistent family tree, or abstract facts); ``topology`` — who meets whom.
 - ``engine`` — the vectorised engine (runs × agents × facts arrays); ``kernel`` — the optional numba round;
-  ``rules`` — update rules; ``constraints`` — the family domain's rules an agent may accept facts under
+  ``selection`` — which facts an agent shares; ``rules`` — update rules (registry ``UPDATE_RULES``, the
+  ``beliefs.rules`` extension point); ``topology``'s registry ``TOPOLOGIES`` is ``beliefs.topologies``;
+  ``constraints`` — the family domain's rules an agent may accept facts under
   (§6.1's reading); ``streams`` — the counter-based random streams both paths share.
 - ``metrics`` — the collective knowledge base and its P/R/F1; ``recording`` — per-round snapshots.
 - ``cost`` — a simulation's memory and time estimated from its parameters, before anything is allocated.

@@ -18,7 +18,6 @@ from .config import (
     LLM_FIELDS as LLM_FIELDS,
     LLM_NO_RULE as LLM_NO_RULE,
     MAX_SEED as MAX_SEED,
-    RULES as RULES,
     STRATEGIES as STRATEGIES,
     BeliefConfig as BeliefConfig,
     bounds_text as bounds_text,
@@ -27,6 +26,8 @@ from .config import (
 from .cost import CostEstimate as CostEstimate, estimate_cost as estimate_cost, sweep_cost as sweep_cost
 from .domain import Domain as Domain
 from .engine import (
+    KERNEL_PATH as KERNEL_PATH,
+    NUMPY_PATH as NUMPY_PATH,
     SimulationResult as SimulationResult,
     check_size as check_size,
     recordable_runs as recordable_runs,
@@ -54,6 +55,7 @@ from .paper import (
     table5 as table5,
     table6 as table6,
 )
+from .paper_numbers import PAPER_BOTH as PAPER_BOTH, PAPER_RULES as PAPER_RULES
 from .paper_output import write_outputs as write_outputs
 from .phase import crossing_table as crossing_table, phase_both_rules as phase_both_rules, phase_figure as phase_figure
 from .recording import Recording as Recording
@@ -67,6 +69,13 @@ from .records import (
     load_belief_record as load_belief_record,
     load_llm_record as load_llm_record,
     parse_llm_progress as parse_llm_progress,
+)
+from .rules import (
+    SCRATCH_ROWS as SCRATCH_ROWS,
+    UPDATE_RULES as UPDATE_RULES,
+    RuleSpec as RuleSpec,
+    UpdateRule as UpdateRule,
+    rule_names as rule_names,
 )
 from .sweep import (
     SweepSpec as SweepSpec,
@@ -87,6 +96,7 @@ from .tables import (
     table5_convergence as table5_convergence,
     table6_top_configurations as table6_top_configurations,
 )
+from .topology import TOPOLOGIES as TOPOLOGIES, TopologySpec as TopologySpec, topology_names as topology_names
 from .workflows import (
     run_sweep_run as run_sweep_run,
     save_simulation as save_simulation,

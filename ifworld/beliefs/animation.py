@@ -11,10 +11,10 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
-from ifworld.beliefs.config import BOUNDED_SCALE
+from ifworld.beliefs.config import BeliefConfig
 from ifworld.beliefs.domain import Domain
 from ifworld.beliefs.recording import Recording
-from ifworld.beliefs.rules import BayesRule, normalised
+from ifworld.beliefs.rules import UPDATE_RULES, get_rule, normalised
 from ifworld.figstyle import styled
 
 EDGE_TRUE, EDGE_FALSE, EDGE_NONE = "#2ca02c", "#d62728", "#bbbbbb"
@@ -31,6 +31,23 @@ def fact_order(domain: Domain) -> np.ndarray:
     return np.concatenate([domain.true_facts, domain.false_facts])
 
 
+def shown_beliefs(recording: Recording, b: np.ndarray) -> np.ndarray:
+    """Beliefs (agents, 2K) as confidences in [0, 1], NaN where the agent never heard of the pair: the rule's
+    ``shown`` hook when it has one (bounded, bayes), else b_f / (b_f + b_¬f); an LLM run's rule ``llm`` is
+    not a registered rule and takes the default."""
+    rule = None
+    if recording.rule in UPDATE_RULES:  # the run's parameters that decide how units map to confidence
+        rule = get_rule(recording.rule, BeliefConfig(rule=recording.rule, trust=recording.trust))
+    hook = getattr(rule, "shown", None)
+    if hook is not None:
+        return np.asarray(hook(b))
+    shown = normalised(b)
+    unheard = (b[:, 0::2] + b[:, 1::2]) == 0  # a pair the agent never heard of is blank, not "disbelieved"
+    shown[:, 0::2][unheard] = np.nan
+    shown[:, 1::2][unheard] = np.nan
+    return shown
+
+
 def round_data(recording: Recording, domain: Domain, run: int = 0, t: int = 0) -> dict[str, Any]:
     """State of ``run`` after round ``t`` (0 = start): edges, belief matrix, scores, vote share.
 
@@ -39,17 +56,7 @@ def round_data(recording: Recording, domain: Domain, run: int = 0, t: int = 0) -
     normalised to [0, 1] (additive counts are shown per pair, bounded confidences as they are), NaN
     where the agent never heard of the pair (0 = heard of it and disbelieves it).
     """
-    b = recording.beliefs[t, run]
-    if recording.rule == "bounded":
-        shown = b / BOUNDED_SCALE
-    elif recording.rule == "bayes":  # evidence counts -> P(f) with the run's trust
-        shown = BayesRule(recording.trust).confidence(b, np.float32)
-    else:
-        shown = normalised(b)
-    if recording.rule != "bounded":  # a pair the agent never heard of is blank, not "disbelieved"
-        unheard = (b[:, 0::2] + b[:, 1::2]) == 0
-        shown[:, 0::2][unheard] = np.nan
-        shown[:, 1::2][unheard] = np.nan
+    shown = shown_beliefs(recording, recording.beliefs[t, run])
     edges: list[tuple[int, int, str]] = []
     vote_share = 0.0
     if t >= 1:

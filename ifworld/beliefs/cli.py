@@ -34,6 +34,7 @@ from ifworld.beliefs.config import (
     field_info,
     llm_calls,
 )
+from ifworld.beliefs.paper_numbers import PAPER_BOTH, PAPER_RULES
 from ifworld.files import output_option
 from ifworld.limits import CONFIRM_CALLS, confirmation_message, needs_confirmation
 
@@ -51,6 +52,8 @@ DEFAULT_OUT = Path("results.csv")
 def option_help(name: str) -> str:
     """The field's help with its range or choices, as shown by ``--help``."""
     info, allowed = field_info(name), bounds_text(name)
+    if info["registry"]:  # the help already names every entry
+        return str(info["help"])
     return f"{info['help']} ({allowed})" if allowed else info["help"]  # not [..]: rich markup
 
 
@@ -60,7 +63,12 @@ def _parameter(name: str, default: Any) -> inspect.Parameter:
         flags = (f"{info['flag']}/--no-{info['flag'].removeprefix('--')}",)
     else:
         flags = (info["flag"],)
-    option = typer.Option(default, *flags, help=option_help(name), show_default=True)
+    extra: dict[str, Any] = {}
+    if info["registry"]:  # checked against the registry when the command line is parsed (entries added later)
+        from ifworld.registry import registry
+
+        extra["parser"] = registry(info["registry"]).check
+    option = typer.Option(default, *flags, help=option_help(name), show_default=True, **extra)
     return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=option, annotation=info["type"])
 
 
@@ -193,7 +201,7 @@ def sweep_cmd(
 
 @app.command("paper")
 def paper_cmd(
-    rule: str = typer.Option("both", help="additive | bounded | both."),
+    rule: str = typer.Option(PAPER_BOTH, help=f"{' | '.join(PAPER_RULES)} | {PAPER_BOTH} (the paper's rules)."),
     seeds: int = typer.Option(5, help="Seeds per configuration [1 – 100]."),
     runs: int = typer.Option(200, help="Runs per seed [1 – 10,000]."),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON."),
@@ -204,9 +212,9 @@ def paper_cmd(
     """Reproduce the paper: its one-at-a-time sweep read three ways, Tables 1, 2, 4, 5, 6 beside its numbers."""
     from ifworld.beliefs import paper
 
-    rules = ("additive", "bounded") if rule == "both" else (rule,)
-    if any(r not in ("additive", "bounded") for r in rules):
-        raise _fail(f"rule must be additive, bounded or both; got {rule!r}")
+    rules = PAPER_RULES if rule == PAPER_BOTH else (rule,)
+    if any(r not in PAPER_RULES for r in rules):
+        raise _fail(f"rule must be {', '.join(PAPER_RULES)} or {PAPER_BOTH} (the paper's rules); got {rule!r}")
     if not 1 <= seeds <= 100 or not 1 <= runs <= 10_000:
         raise _fail("seeds must be in 1 – 100 and runs in 1 – 10,000")
     reps = [paper.reproduce(r, seeds=seeds, runs=runs) for r in rules]
@@ -230,13 +238,14 @@ def phase_cmd(
     max_false: int = typer.Option(15, help="Largest M_F (ratio M_F/M_T from 0)."),
     runs: int = typer.Option(200, help="Runs per ratio."),
     seed: int = typer.Option(0, help="Random seed."),
-    rule: str = typer.Option("both", help="additive | bounded | both."),
+    rule: str = typer.Option(PAPER_BOTH, help=f"A registered update rule, or {PAPER_BOTH}: the paper's rules "
+                             f"({', '.join(PAPER_RULES)})."),
     out: Annotated[Path | None, typer.Option(callback=output_option, help="Write the curves as CSV.")] = None,
 ) -> None:
     """Trace F1, 'any false fact accepted' and 'falsehood majority' against misinformation load M_F/M_T."""
     from ifworld.beliefs.phase import crossing_table, phase_both_rules
 
-    rules = ("additive", "bounded") if rule == "both" else (rule,)
+    rules = PAPER_RULES if rule == PAPER_BOTH else (rule,)
     try:
         base = BeliefConfig(true_facts=true)
         curves = phase_both_rules(base, range(0, max_false + 1), runs=runs, seed=seed, rules=rules)

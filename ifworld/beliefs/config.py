@@ -3,7 +3,10 @@
 Every parameter is declared once, in :class:`BeliefConfig`, with its bounds (pydantic constraints),
 its help text and a widget hint. The CLI options (:func:`ifworld.beliefs.cli.config_options`), the page's
 widgets (``ui/beliefs_view.py``) and the validation messages are generated from these fields, so a
-bound changes in one place. An impossible value raises :class:`ConfigError` (a ``ValueError``) whose
+bound changes in one place. The update rule and the topology are names checked against their registries
+(``beliefs.rules`` in :mod:`ifworld.beliefs.rules`, ``beliefs.topologies`` in :mod:`ifworld.beliefs.topology`):
+their choices and help are read from there, so a registered rule is a valid value everywhere.
+An impossible value raises :class:`ConfigError` (a ``ValueError``) whose
 message names the parameter, so a run, a sweep row or a CLI call fails before any work starts.
 
 Upper bounds keep one request within memory and minutes on a laptop (the page once accepted 1 M
@@ -15,13 +18,12 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.config import JsonDict
 
 from ifworld.errors import BeliefConfigError
 
 STRATEGIES = ("highest_confidence", "strategic")
-RULES = ("additive", "bounded", "bayes", "discounted")
 DOMAINS = ("family", "abstract")
 
 MAX_AGENTS = 100_000
@@ -45,7 +47,7 @@ BOUNDED_INIT_STEP = 2  # 0.5 -> 0.7 for an initially held fact (and 0.3 for its 
 # most confident statements) — Table 4's two LLM rows.
 LLM_FIELDS = ("agents", "facts", "true_facts", "false_facts", "bandwidth", "rounds", "strategy", "threshold",
               "stop_share", "domain", "liars", "noise", "topology", "degree", "rewire", "graph_seed")
-LLM_NO_RULE = ("Update rules (additive, bounded, bayes, discounted) do not apply to LLM agents: "
+LLM_NO_RULE = ("Update rules (and their parameters) do not apply to LLM agents: "
                "the model itself updates its beliefs.")
 LLM_DEFAULTS = {"agents": 6, "facts": 8, "true_facts": 3, "false_facts": 2, "rounds": 5, "strategy": "strategic"}
 
@@ -62,9 +64,12 @@ ConfigError = BeliefConfigError
 
 
 def _field(default: Any, label: str, help: str, *, flag: str | None = None, step: float | None = None,
-           choice: bool = False, **constraints: Any) -> Any:
-    """A field with its widget label, CLI flag and help (``json_schema_extra`` carries the UI hints)."""
+           choice: bool = False, registry: str | None = None, **constraints: Any) -> Any:
+    """A field with its widget label, CLI flag and help (``json_schema_extra`` carries the UI hints);
+    ``registry`` names the extension point whose entries are the field's choices."""
     extra: JsonDict = {"label": label}
+    if registry:
+        extra["registry"] = registry
     if flag:
         extra["flag"] = flag
     if step is not None:
@@ -96,10 +101,8 @@ class BeliefConfig(BaseModel):
     strategy: Literal["highest_confidence", "strategic"] = _field(
         "highest_confidence", "Sharing strategy",
         "highest_confidence: the C most believed facts; strategic: C believed facts at random.")
-    rule: Literal["additive", "bounded", "bayes", "discounted"] = _field(
-        "additive", "Update rule", "additive: +1 per copy heard (paper Eq. 2); bounded: ±0.1 per report; "
-        "bayes: log-odds, each report right with probability `trust`; discounted: old evidence fades by "
-        "`discount` per round.")
+    rule: str = _field("additive", "Update rule", "How a received fact changes a belief.",
+                       registry="beliefs.rules")
     trust: float = _field(0.8, "Trust (bayes)", "Probability that a report is right, for the bayes rule.",
                           step=0.05, gt=0.5, lt=1)
     # pydantic reads a float Literal as its four allowed values; the typing spec allows no floats in Literal
@@ -129,10 +132,7 @@ class BeliefConfig(BaseModel):
         "Agents accept only a consistent set of facts under the family domain's rules (a fact excludes its "
         "negation, parent-of is asymmetric, a grandparent is a parent's parent, …): §6.1's reading, see "
         "docs/beliefs.md.")
-    topology: Literal["complete", "ring", "small_world", "scale_free"] = _field(
-        "complete", "Who meets whom",
-        "complete: anyone (the paper); ring: k nearest neighbours on a circle; small_world: Watts–Strogatz "
-        "ring with rewired edges; scale_free: Barabási–Albert (each newcomer links to degree/2 agents).")
+    topology: str = _field("complete", "Who meets whom", "Who may meet whom.", registry="beliefs.topologies")
     degree: int = _field(4, "Graph degree k", "Neighbours per agent in the ring / small-world graph (even); "
                          "twice the links a newcomer makes in the scale-free graph.", ge=2, le=MAX_DEGREE)
     rewire: float = _field(0.1, "Rewiring probability", "Share of ring edges rewired in the small-world graph.",
@@ -146,12 +146,21 @@ class BeliefConfig(BaseModel):
         except ValidationError as exc:
             raise ConfigError(describe(exc)) from None
 
+    @field_validator("rule", "topology")
+    @classmethod
+    def _registered(cls, value: str, info: Any) -> str:
+        try:
+            return entries(cls.model_fields[info.field_name]).check(value)
+        except KeyError as exc:  # UnknownEntry: "unknown rule 'x'; choose from additive, bounded, …"
+            raise ValueError(str(exc)) from None
+
     @model_validator(mode="after")
     def _graph_fits(self) -> BeliefConfig:
-        if self.topology != "complete":
+        spec = entries(type(self).model_fields["topology"]).get(self.topology)
+        if spec.graph is not None:
             if self.degree >= self.agents:
                 raise ConfigError(f"degree ({self.degree}) must be smaller than agents ({self.agents})")
-            if self.topology in ("ring", "small_world") and self.degree % 2:
+            if spec.even_degree and self.degree % 2:
                 raise ConfigError(f"degree ({self.degree}) must be even for a {self.topology} graph")
         return self
 
@@ -194,12 +203,27 @@ def describe(exc: ValidationError) -> str:
     return "; ".join(lines)
 
 
+def entries(info: Any) -> Any:
+    """The registry behind a field declared with ``registry=`` (imported on first use: the rules need numpy)."""
+    from ifworld.registry import registry
+
+    raw = info.json_schema_extra
+    return registry(str(raw["registry"]))
+
+
 def field_info(name: str) -> dict[str, Any]:
     """Everything a generator needs about one parameter: default, help, label, flag, step, bounds,
-    choices and Python type."""
+    choices and Python type (a registry field's choices and help are its registered entries, read now; its
+    ``registry`` is the extension point)."""
     info = BeliefConfig.model_fields[name]
     raw = info.json_schema_extra  # always the dict _field wrote
     extra = dict(raw) if isinstance(raw, dict) else {}
+    if extra.get("registry"):
+        reg = entries(info)
+        help = (info.description or "") + " " + "; ".join(f"{s.name}: {s.help.rstrip('.')}" for s in reg) + "."
+        return {"name": name, "default": info.default, "help": help, "label": extra.get("label", name),
+                "flag": extra.get("flag", "--" + name.replace("_", "-")), "step": None, "type": str,
+                "choices": reg.names(), "registry": reg.point, "labels": reg.labels(), "min": None, "max": None}
     bounds = {"ge": None, "gt": None, "le": None, "lt": None}
     for meta in info.metadata:
         for key in bounds:
@@ -209,7 +233,7 @@ def field_info(name: str) -> dict[str, Any]:
     kind = type(choices[0]) if choices else info.annotation
     return {"name": name, "default": info.default, "help": info.description or "", "label": extra.get("label", name),
             "flag": extra.get("flag", "--" + name.replace("_", "-")), "step": extra.get("step"), "type": kind,
-            "choices": tuple(choices) if choices else None,
+            "choices": tuple(choices) if choices else None, "registry": None, "labels": None,
             "min": bounds["ge"] if bounds["ge"] is not None else bounds["gt"],
             "max": bounds["le"] if bounds["le"] is not None else bounds["lt"]}
 
@@ -240,7 +264,7 @@ def condition_label(config: BeliefConfig) -> str:
         label += f"+liars{config.liars:g}"
     if config.noise > 0:
         label += f"+noise{config.noise:g}"
-    if config.topology != "complete":
+    if config.topology != BeliefConfig.model_fields["topology"].default:  # the paper's complete graph
         label += f"+{config.topology}"
     if config.constraints:
         label += "+constraints"

@@ -20,7 +20,9 @@ reduction is a SIMD pass over contiguous columns instead of a short row. One rou
    (converged) or at the round cap; finished runs are dropped from the working arrays.
 
 With numba installed, steps 2-4 (and 1 on the complete graph) run in :mod:`ifworld.beliefs.kernel`
-(compiled, identical results per seed); ``IFWORLD_BELIEFS_KERNEL=numpy`` keeps them here.
+(compiled, identical results per seed) for a rule whose spec declares a compiled kernel;
+``IFWORLD_BELIEFS_KERNEL=numpy`` keeps them here, and so does any other rule. :attr:`SimulationResult.path`
+says which ran (the run record and the page show it). Step 2's selection is :mod:`ifworld.beliefs.selection`.
 
 All randomness comes from one ``numpy.random.Generator`` over ``SFC64`` seeded by
 ``SeedSequence(seed)``: it draws the liars, noise, and one 64-bit key per pairing, selection block and
@@ -51,15 +53,15 @@ from ifworld.beliefs.metrics import (
     summarise_arrays,
 )
 from ifworld.beliefs.recording import Recorder, Recording
-from ifworld.beliefs.rules import SCRATCH_ROWS, UpdateRule, flat_index, get_rule
+from ifworld.beliefs.rules import SCRATCH_ROWS, UpdateRule, get_rule
+from ifworld.beliefs.selection import KEY_CELLS, Buffers, confidence_facts_major, select_facts_major
 from ifworld.beliefs.topology import build_edges, check_edges, match_columns
 from ifworld.errors import BeliefConfigError
 
-KEY_CELLS = 1 << 19  # cells per selection / delivery / vote block (2 MB int32 keys; measured best)
-TIE_BITS = 8  # random tie-breaker bits per (agent, fact) and round (16 when F > 256)
 MAX_CELLS = 400_000_000  # runs x agents x 2K belief cells in one call (int8: 400 MB; ~2x that at peak)
 MAX_RECORDED_CELLS = 20_000_000  # rounds x runs x agents x 2K kept by record=True (int16: 40 MB)
 LABEL_SEPARATOR = " | "
+KERNEL_PATH, NUMPY_PATH = "compiled kernel", "numpy"
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,7 @@ class SimulationResult:
     converged: np.ndarray
     accepted: np.ndarray = field(repr=False)  # (runs, 2K) bool
     recording: Recording | None = field(default=None, repr=False)
+    path: str = NUMPY_PATH  # which code computed the rounds: "compiled kernel" or "numpy"
 
     @property
     def runs(self) -> int:
@@ -133,6 +136,7 @@ def simulate(config: BeliefConfig, seed: int = 0, runs: int = 1, record: bool = 
     rng = np.random.Generator(np.random.SFC64(np.random.SeedSequence(int(seed))))
     rule = get_rule(config.rule, config)
     beliefs = initial_facts_major(config, domain, rule, rng, runs)
+    path = round_path(rule, 2 * config.facts, beliefs.dtype)
     liars = choose_liars(config, rng, runs)
     edges = build_edges(config.topology, n, config.degree, config.rewire, config.graph_seed)
     recorder = Recorder(config, domain, runs_view(beliefs, runs, n, np.int16), liars) if record else None
@@ -160,7 +164,13 @@ def simulate(config: BeliefConfig, seed: int = 0, runs: int = 1, record: bool = 
     precision, recall, f1 = scores(accepted, domain.truth)
     recording = recorder.finish() if recorder is not None else None
     return SimulationResult(config, int(seed), domain, precision, recall, f1, out_rounds, converged,
-                            accepted, recording)
+                            accepted, recording, path)
+
+
+def round_path(rule: UpdateRule, facts: int, dtype: DTypeLike) -> str:
+    """Which code plays the rounds of ``rule``: the compiled kernel (numba there, not switched off, and the
+    rule's spec names a kernel for this size and dtype) or the numpy path (every rule runs there)."""
+    return KERNEL_PATH if kernel.wanted() and kernel.supported(rule, facts, np.dtype(dtype)) else NUMPY_PATH
 
 
 def _stops(votes: np.ndarray, agents: int, share: float) -> np.ndarray:
@@ -286,97 +296,6 @@ def pair_agents(rng: np.random.Generator, runs: int, agents: int) -> np.ndarray:
     return np.where(cols < len(cols), cols % agents, -1).reshape(runs, agents)
 
 
-class Buffers:
-    """Scratch arrays reused across blocks and rounds (fresh multi-MB arrays cost page faults)."""
-
-    def __init__(self) -> None:
-        self._arrays: dict[str, np.ndarray] = {}
-
-    def get(self, name: str, size: int, dtype: DTypeLike) -> np.ndarray:
-        """A 1-D array of ``size`` elements of ``dtype``; contents undefined."""
-        arr = self._arrays.get(name)
-        if arr is None or arr.size < size or arr.dtype != dtype:
-            arr = self._arrays[name] = np.empty(size, dtype=dtype)
-        return arr[:size]
-
-
-def select_facts_major(
-    beliefs: np.ndarray, believe_min: int, strategy: str, bandwidth: int, rng: np.random.Generator,
-    out: np.ndarray | None = None, buffers: Buffers | None = None, rank: Any = None,
-) -> np.ndarray:
-    """(bandwidth, columns) int32 facts each column shares, F (= no fact) past its knowledge base.
-
-    ``beliefs`` is (F, columns), any strides. Per block the key of (fact f, column) is
-    ``rank << 2w | r << w | (f ^ r)`` with r a fresh w-bit random number (w = 8, or 16 when F > 256):
-    r orders equal ranks at random, and when two r collide, ``f ^ r`` orders them either way with
-    probability 1/2. Each pick is a column maximum; ``(key ^ key >> w) & (2^w - 1)`` names its fact.
-    ``rank(block)``, when given, maps belief values to what is ranked (a rule's ``rank`` hook).
-    """
-    facts, cols = beliefs.shape
-    w = TIE_BITS if facts <= 1 << TIE_BITS else 2 * TIE_BITS
-    rank_bits = 1 if strategy != "highest_confidence" else 8 * beliefs.dtype.itemsize - 1
-    kdt = np.int32 if rank_bits + 2 * w <= 31 else np.int64
-    floor = (believe_min if strategy == "highest_confidence" else 1) << 2 * w
-    width = min(cols, max(1, KEY_CELLS // facts))
-    buffers = buffers if buffers is not None else Buffers()
-    key_buf, tie_buf = buffers.get("key", facts * width, kdt), buffers.get("tie", facts * width, kdt)
-    idx = np.arange(facts, dtype=kdt)[:, None]
-    rdt = np.uint8 if w == TIE_BITS else np.uint16
-    out = out if out is not None else np.empty((bandwidth, cols), dtype=np.int32)
-    stream_key = streams.key(rng)  # tie unit of (fact f, column c): unit f * cols + c of this stream
-    for s in range(0, cols, width):
-        n = min(width, cols - s)
-        key, tie = key_buf[:facts * n].reshape(facts, n), tie_buf[:facts * n].reshape(facts, n)
-        block = beliefs[:, s:s + n] if rank is None else rank(beliefs[:, s:s + n])
-        key[...] = block if strategy == "highest_confidence" else block >= believe_min
-        key <<= 2 * w
-        if n == cols:
-            tie[...] = streams.units(stream_key, 0, facts * n, rdt).reshape(facts, n)
-        else:
-            for f in range(facts):
-                tie[f] = streams.units(stream_key, f * cols + s, n, rdt)
-        tie *= (1 << w) + 1  # r << w | r
-        key |= tie
-        key ^= idx
-        _top_picks(key, out[:, s:s + n], facts, floor, w)
-    return out
-
-
-def _top_picks(key: np.ndarray, out: np.ndarray, facts: int, floor: int, w: int) -> None:
-    """Write the ``len(out)`` largest keys' fact ids per column (F below ``floor``); clobbers key."""
-    flat, n, low = key.reshape(-1), key.shape[1], (1 << w) - 1
-    picks = min(len(out), facts)
-    tops = np.empty((picks, n), dtype=key.dtype)
-    col = np.arange(n, dtype=key.dtype)
-    spot = np.empty(n, dtype=key.dtype)
-    for c in range(picks):
-        key.max(axis=0, out=tops[c])
-        if c + 1 < picks:  # knock the pick out: its flat index is fact * n + column
-            np.right_shift(tops[c], w, out=spot)
-            spot ^= tops[c]
-            spot &= low
-            spot *= n
-            spot += col
-            flat[spot] = -1
-    fact = tops >> w
-    fact ^= tops
-    fact &= low
-    out[:picks] = np.where(tops >= floor, fact, facts)
-    out[picks:] = facts
-
-
-def confidence_facts_major(beliefs: np.ndarray, sent: np.ndarray, start: int = 0) -> np.ndarray:
-    """(slots, n) float32 normalised confidence of columns ``start ..`` in their picks (0 for no fact).
-
-    ``beliefs`` is the whole C-contiguous facts-major array (flat gathers beat 2-D fancy indexing)."""
-    flat, cols = beliefs.reshape(-1), np.arange(start, start + sent.shape[1], dtype=np.intp)
-    mine = flat[flat_index(beliefs, sent, cols)].astype(np.float32)
-    total = mine + flat[flat_index(beliefs, sent ^ 1, cols)]
-    total[~(total > 0)] = np.inf  # x / inf = 0: nothing sent, or a pair never heard of
-    mine /= total
-    return mine
-
-
 def distort(sent: np.ndarray, liars: np.ndarray, noise: float, rng: np.random.Generator) -> None:
     """In place: liars negate every pick, transmission noise flips each sent fact with prob ``noise``.
 
@@ -445,7 +364,7 @@ def play_round(
     sent = np.empty((config.bandwidth, cols), dtype=np.int32)
     votes = np.empty(cols, dtype=bool)
     width = max(1, KEY_CELLS // (facts * n)) * n
-    if kernel.wanted() and kernel.supported(rule, facts, beliefs.dtype):
+    if round_path(rule, facts, beliefs.dtype) == KERNEL_PATH:
         _kernel_blocks(beliefs, liars, rule, config, rng, partners, sent, votes, width)
         return partners, sent, votes
     sure = getattr(rule, "all_sure", all_sure)

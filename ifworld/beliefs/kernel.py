@@ -42,7 +42,11 @@ _LOADED: dict[str, Any] = {}  # numba module (or None) and the compiled block, o
 KERNEL_ENV = "IFWORLD_BELIEFS_KERNEL"
 CHOICES = ("auto", "numba", "numpy")
 CHUNK = 512  # about this many columns (whole runs) per chunk: its beliefs and keys stay in L1 cache
-RULE_IDS = {"additive": 0, "bounded": 1, "bayes": 2, "discounted": 3}
+KERNEL_RULES = {0: "counts, +1 per copy", 1: "tenths, ±0.1 mirrored and clipped", 2: "evidence counts ranked by "
+                "log-odds margin", 3: "1/16 evidence units discounted each round"}
+"""The rule arithmetics compiled into the block (its ``rid`` branches). A rule's spec names one in ``kernel``
+(:class:`ifworld.beliefs.rules.RuleSpec`) when its arithmetic is exactly that one; any other rule runs on the
+numpy path."""
 MAX_FACTS = 256  # one tie-break byte per (fact, column): the engine's 8-bit key layout
 BOUNDED_TOP = BOUNDED_SCALE  # bounded beliefs are clipped to 0..BOUNDED_SCALE
 
@@ -169,11 +173,20 @@ def _perm_py(stream_key, out, partners):  # pragma: no cover - compiled by numba
             partners[base + row[agents - 1]] = cols
 
 
+def kernel_id(rule: Any) -> int | None:
+    """The compiled rule id of ``rule``: its spec's ``kernel``, for an object of the spec's own class (a wrapped
+    or subclassed rule has other arithmetic), else None."""
+    spec = rules.REGISTRY.get(rule.name) if getattr(rule, "name", None) in rules.REGISTRY else None
+    if spec is None or spec.kernel not in KERNEL_RULES or type(rule) is not type(spec.rule):
+        return None
+    return spec.kernel
+
+
 def supported(rule: Any, facts: int, dtype: np.dtype) -> bool:
-    """The kernel covers the four built-in rules with 8-bit tie keys and int8/int16 beliefs."""
-    known = (rules.AdditiveRule, rules.BoundedRule, rules.BayesRule, rules.DiscountedRule)
+    """The kernel covers rules whose spec declares a compiled rule id, with 8-bit tie keys and int8/int16
+    beliefs."""
     dtype = np.dtype(dtype)
-    return (type(rule) in known and rule.name in RULE_IDS and facts <= MAX_FACTS
+    return (kernel_id(rule) is not None and facts <= MAX_FACTS
             and np.issubdtype(dtype, np.integer) and dtype.itemsize <= 2)
 
 
@@ -182,7 +195,10 @@ def rule_params(rule: Any) -> tuple[int, int, int, int, int]:
     g = gcd(100 - STOP_CONFIDENCE_PCT, STOP_CONFIDENCE_PCT)
     shift = getattr(rule, "shift", 0)
     margin = getattr(rule, "sure_margin", 0)
-    return RULE_IDS[rule.name], shift, (100 - STOP_CONFIDENCE_PCT) // g, STOP_CONFIDENCE_PCT // g, margin
+    rid = kernel_id(rule)
+    if rid is None:
+        raise SimulationError(f"rule {rule.name!r} has no compiled kernel (its spec's kernel is None)")
+    return rid, shift, (100 - STOP_CONFIDENCE_PCT) // g, STOP_CONFIDENCE_PCT // g, margin
 
 
 def play_block(

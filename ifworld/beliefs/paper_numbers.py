@@ -15,6 +15,11 @@ from typing import NamedTuple
 
 CONDITIONS = ("Heuristic", "Homogeneous", "Heterogeneous")
 HEURISTIC = "Heuristic"
+PAPER_RULES = ("additive", "bounded")
+"""The paper's two update rules (§3: Eq. 2 and the bounded-confidence variant), by their registered names: the
+reproduction, its docs block and the CLI's ``--rule both`` mean exactly these; other registered rules are ours."""
+PAPER_BOTH = "both"
+"""The ``--rule`` value (CLI ``paper`` / ``phase``, the phase form) that means "the paper's rules"."""
 
 
 class MeanStd(NamedTuple):

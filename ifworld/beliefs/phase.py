@@ -19,6 +19,8 @@ import plotly.graph_objects as go
 
 from ifworld.beliefs.config import BeliefConfig
 from ifworld.beliefs.engine import simulate
+from ifworld.beliefs.paper_numbers import PAPER_RULES
+from ifworld.beliefs.rules import rule_names
 from ifworld.errors import BeliefConfigError
 from ifworld.figstyle import styled
 
@@ -30,7 +32,14 @@ CURVES = {
                       "where falsehoods start out as widespread as truths",
 }
 CURVE_COLOURS = {"f1": "#1f77b4", "lock_share": "#d62728", "false_majority": "#ff7f0e"}
-RULE_DASH = {"additive": "solid", "bounded": "dash"}
+DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+"""One dash style per rule, by the rule's place in the registry (the paper's additive solid, bounded dashed)."""
+
+
+def rule_dash(rule: str) -> str:
+    """The dash style of ``rule``'s curves (solid for a curve without a rule)."""
+    names = rule_names()
+    return DASHES[names.index(rule) % len(DASHES)] if rule in names else "solid"
 
 
 def phase_transition(
@@ -90,7 +99,7 @@ def crossings(curve: pd.DataFrame, level: float = LOCK_LEVEL) -> dict[str, float
 
 
 def phase_both_rules(base: BeliefConfig, false_counts: Iterable[int], runs: int = 200, seed: int = 0,
-                     rules: Iterable[str] = ("additive", "bounded")) -> pd.DataFrame:
+                     rules: Iterable[str] = PAPER_RULES) -> pd.DataFrame:
     """:func:`phase_transition` for each rule (same seeds), stacked with a ``rule`` column."""
     counts = list(false_counts)
     return pd.concat([phase_transition(base.replace(rule=r), counts, runs=runs, seed=seed).assign(rule=r)
@@ -124,10 +133,10 @@ def phase_figure(curve: pd.DataFrame) -> go.Figure:
             label = {"f1": "F1", **{k: k.replace("_", " ") for k in CURVES}}[name]
             fig.add_trace(go.Scatter(x=x, y=part[name], mode="lines+markers",
                                      name=f"{label} ({rule})" if rule else label,
-                                     line={"color": colour, "dash": RULE_DASH.get(rule, "solid")}))
+                                     line={"color": colour, "dash": rule_dash(rule)}))
         marks += [(ratio, name, rule) for name, ratio in crossings(part).items() if ratio is not None]
     for level, (ratio, name, rule) in enumerate(sorted(marks)):  # one row of labels each: they never overlap
-        fig.add_vline(x=ratio, line_dash=RULE_DASH.get(rule, "dot"), line_color=CURVE_COLOURS[name])
+        fig.add_vline(x=ratio, line_dash=rule_dash(rule) if rule else "dot", line_color=CURVE_COLOURS[name])
         fig.add_annotation(x=ratio, y=1 - 0.075 * level, xref="x", yref="paper", yanchor="top", showarrow=False,
                            xanchor="left", xshift=4, text=f"{name.replace('_', ' ')} {rule} ≈ {ratio:.2f}".strip(),
                            font={"size": 12, "color": CURVE_COLOURS[name]}, bgcolor="rgba(255,255,255,0.8)")

@@ -99,6 +99,7 @@ class SimulationRecord(LenientModel):
     runs: int = 1
     condition: str = ""
     summary: SimulationSummary
+    path: str = ""  # "compiled kernel" or "numpy": which code computed the rounds ("" in older records)
     rows: list[dict[str, Any]] = Field(default_factory=list)
     rows_total: int = 0
 

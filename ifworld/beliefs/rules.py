@@ -16,12 +16,16 @@ scratch row; its negation ``F ^ 1`` is the second), so deliveries need no masks.
 
 - ``bayes`` and ``discounted`` (beyond the paper): see :class:`BayesRule` and :class:`DiscountedRule`.
 
-To add a rule, implement :class:`UpdateRule` and register it in :data:`RULE_REGISTRY`. Optional hooks
-the engine and metrics use when a rule has them: ``configured(config)`` (a copy with the config's
-parameters), ``rank(block)`` (what ``highest_confidence`` orders by, and >= ``believe_min`` for a
-believed fact; default: the belief value), ``all_sure(block)`` (the stop vote's sureness test),
-``confidence(beliefs)`` and ``exact_confidence(a, b)`` (per-agent confidence in a pair's member;
-default b_f / (b_f + b_¬f)).
+To add a rule, implement :class:`UpdateRule` (the contract below) and register a :class:`RuleSpec` in
+:data:`REGISTRY` (``ifworld.registry``'s ``beliefs.rules``): its name is then a config value, a CLI choice,
+a page option and a docs-table row. A rule runs on the numpy path unless its spec names a compiled kernel
+(``kernel``; only the built-in rules have one), and the run record says which path ran. Optional hooks the
+engine and metrics use when a rule has them: ``configured(config)`` (a copy with the config's parameters,
+the fields its spec lists as ``options``), ``rank(block)`` (what ``highest_confidence`` orders by, and
+>= ``believe_min`` for a believed fact; default: the belief value), ``all_sure(block)`` (the stop vote's
+sureness test), ``confidence(beliefs)`` and ``exact_confidence(a, b)`` (per-agent confidence in a pair's
+member; default b_f / (b_f + b_¬f)), ``shown(beliefs)`` (confidences as the round player draws them, NaN for a
+pair never heard of; default the normalised confidence). See docs/extending.md ("Belief update rules").
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import DTypeLike
+from pydantic import Field, model_validator
 
 from ifworld.beliefs.config import (
     BOUNDED_INIT_STEP,
@@ -43,6 +48,7 @@ from ifworld.beliefs.config import (
     STOP_CONFIDENCE_PCT,
 )
 from ifworld.errors import BeliefConfigError
+from ifworld.registry import Registry, Spec
 
 REPORT_BELIEVED = 0.5  # a reported confidence above this counts as support under the bounded rule
 SCRATCH_ROWS = 2  # fact rows F and F ^ 1 that absorb "no message" deliveries
@@ -50,7 +56,13 @@ STOP_SURE = Fraction(STOP_CONFIDENCE_PCT, 100)
 
 
 class UpdateRule(Protocol):
-    """What the engine needs from an update rule."""
+    """What the engine needs from an update rule (the contract a new rule implements).
+
+    Beliefs are signed integers in the rule's own units, facts-major (see the module docstring). A rule
+    defines: ``name`` (its registered name), ``believe_min`` (smallest believed value), ``uses_confidence``
+    (whether :meth:`apply` reads the senders' reported confidences; if False the engine does not compute them),
+    and the four methods below. Everything else is an optional hook (module docstring).
+    """
 
     name: str
     believe_min: int  # smallest believed value (the knowledge base is beliefs >= believe_min)
@@ -150,6 +162,10 @@ class BoundedRule:
     def believes(self, beliefs: np.ndarray) -> np.ndarray:
         return beliefs >= self.believe_min
 
+    def shown(self, beliefs: np.ndarray) -> np.ndarray:
+        """Confidences as the player draws them: the tenths themselves (every pair is 'heard of')."""
+        return beliefs / BOUNDED_SCALE
+
     def apply(
         self, beliefs: np.ndarray, got: np.ndarray, cols: np.ndarray, reported: np.ndarray | None
     ) -> np.ndarray:
@@ -224,6 +240,14 @@ class BayesRule(AdditiveRule):
         out[..., 1::2] = np.where(heard, 1.0 - p, 0.0)
         return out
 
+    def shown(self, beliefs: np.ndarray) -> np.ndarray:
+        """P(f) as the player draws it (float32), NaN for a pair never heard of."""
+        shown = self.confidence(beliefs, np.float32)
+        unheard = (beliefs[..., 0::2] + beliefs[..., 1::2]) == 0
+        shown[..., 0::2][unheard] = np.nan
+        shown[..., 1::2][unheard] = np.nan
+        return shown
+
     def exact_confidence(self, a: int, b: int) -> Fraction:
         """P(f) as an exact rational (for tie decisions); cached per log-odds margin."""
         if a + b == 0:
@@ -272,16 +296,81 @@ class DiscountedRule(AdditiveRule):
         return any_rows(got < facts)
 
 
-RULE_REGISTRY: dict[str, UpdateRule] = {"additive": AdditiveRule(), "bounded": BoundedRule(),
-                                        "bayes": BayesRule(), "discounted": DiscountedRule()}
+class RuleSpec(Spec):
+    """A belief update rule as the product lists it: the rule, its parameters and how it is computed.
+
+    ``options`` are the :class:`~ifworld.beliefs.config.BeliefConfig` fields the rule reads (its
+    ``configured`` hook takes them from the config); their defaults, bounds, labels and help come from the
+    config, so the page draws their inputs and sweeps vary them like any other parameter. ``kernel`` is the
+    compiled kernel's rule id (:data:`ifworld.beliefs.kernel.KERNEL_RULES`) whose arithmetic this rule's is,
+    bit for bit, or None: the rule runs on the numpy path.
+    """
+
+    rule: Any = Field(description="the UpdateRule object (defaults for its options)")
+    options: tuple[str, ...] = Field(default=(), description="BeliefConfig fields the rule reads")
+    uses_confidence: bool = Field(default=False, description="apply() reads the reported confidences")
+    kernel: int | None = Field(default=None, ge=0, description="compiled kernel rule id, None = numpy path")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_rule(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "rule" in data:
+            data = {"uses_confidence": bool(getattr(data["rule"], "uses_confidence", False)), **data}
+        return data
+
+    @model_validator(mode="after")
+    def _rule_fits(self) -> RuleSpec:
+        missing = [a for a in ("name", "believe_min", "uses_confidence", "dtype", "initial", "believes", "apply")
+                   if not hasattr(self.rule, a)]
+        if missing:
+            raise ValueError(f"rule {self.name!r} lacks {', '.join(missing)} (see UpdateRule)")
+        if self.rule.name != self.name:
+            raise ValueError(f"rule object is named {self.rule.name!r}, its spec {self.name!r}")
+        if bool(self.rule.uses_confidence) != self.uses_confidence:
+            raise ValueError(f"rule {self.name!r}: uses_confidence differs between the rule and its spec")
+        return self
+
+    @property
+    def path(self) -> str:
+        """Where its rounds run when numba is there: ``compiled kernel`` or ``numpy``."""
+        return "numpy" if self.kernel is None else "compiled kernel"
+
+
+REGISTRY: Registry[RuleSpec] = Registry("beliefs.rules", RuleSpec, noun="rule")
+"""The belief update rules, in the order pages, tables and docs list them (the paper's two first)."""
+UPDATE_RULES = REGISTRY  # the front door's name for it (``from ifworld.beliefs import UPDATE_RULES``)
+
+DOC_COLUMNS = {"Name": lambda s: f"`{s.name}`", "Label": lambda s: s.label, "What it does": lambda s: s.help,
+               "Parameters": lambda s: ", ".join(f"`{o}`" for o in s.options) or "—",
+               "Reads reported confidence": lambda s: "yes" if s.uses_confidence else "no",
+               "Compiled kernel": lambda s: "no: numpy path" if s.kernel is None else f"yes (rule id {s.kernel})"}
+
+for _spec in (
+    RuleSpec(name="additive", label="Additive (paper Eq. 2)", rule=AdditiveRule(), kernel=0,
+             help="+1 per copy heard; an agent believes every fact with a positive count (paper Eq. 2)."),
+    RuleSpec(name="bounded", label="Bounded confidence", rule=BoundedRule(), kernel=1,
+             help="±0.1 per report depending on the reported confidence, mirrored on the negation, clipped to "
+                  "[0, 1] (the paper's second rule)."),
+    RuleSpec(name="bayes", label="Bayesian log-odds", rule=BayesRule(), options=("trust",), kernel=2,
+             help="Log-odds: each report is right with probability `trust` (beyond the paper)."),
+    RuleSpec(name="discounted", label="Discounted evidence", rule=DiscountedRule(), options=("discount",),
+             kernel=3, help="Old evidence fades by `discount` per round, so agents can change their minds "
+                            "(beyond the paper)."),
+):
+    REGISTRY.register(_spec)
+
+
+def rule_names() -> tuple[str, ...]:
+    """Registered rule names, in registry order (what config validation, the CLI and the page offer)."""
+    return REGISTRY.names()
 
 
 def get_rule(name: str, config: Any = None) -> UpdateRule:
     """The registered rule called ``name``, with its parameters taken from ``config`` when given."""
     try:
-        rule = RULE_REGISTRY[name]
-    except KeyError:
-        raise BeliefConfigError(f"rule must be one of {', '.join(RULE_REGISTRY)}; got {name!r}") from None
+        rule = REGISTRY.get(name).rule
+    except KeyError:  # UnknownEntry: its message lists the registered rules
+        raise BeliefConfigError(f"rule must be one of {', '.join(rule_names())}; got {name!r}") from None
     configured = getattr(rule, "configured", None)
     rule = configured(config) if configured is not None and config is not None else rule
     if config is not None and getattr(config, "constraints", False):  # §6.1's domain constraints (a reading)

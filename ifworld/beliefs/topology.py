@@ -10,31 +10,87 @@ whole matching at 5,000 runs of a 20-agent ring 6.0 -> 2.9 ms, of which the ``ar
 
 ``complete`` keeps the engine's own pairing (a uniformly random perfect matching), so results for
 the complete graph are identical to those without this module.
+
+Topologies are the ``beliefs.topologies`` extension point: a :class:`TopologySpec` in :data:`REGISTRY` names
+a graph builder (networkx, from agents, degree, rewiring probability and seed) and its exact edge count (so
+an oversized graph is refused before it is built). Config validation, the CLI, the page and the docs table
+read the registry; see docs/extending.md ("Belief topologies").
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
+from typing import Any
 
 import networkx as nx
 import numpy as np
+from pydantic import Field
 
 from ifworld.errors import BeliefConfigError
+from ifworld.registry import Registry, Spec
 
-TOPOLOGIES = ("complete", "ring", "small_world", "scale_free")
 MAX_EDGES = 1 << 20  # one vectorised step per edge and round: larger graphs would crawl
 MASK_AGENTS = 64  # up to this many agents a run's busy agents fit one uint64 word
 
 
+class TopologySpec(Spec):
+    """Who may meet whom, as the product lists it.
+
+    ``graph(agents, degree, rewire, seed)`` draws the condition's networkx graph (None: the complete graph,
+    paired by the engine's own perfect matching); ``edges(agents, degree)`` is its exact edge count, checked
+    against :data:`MAX_EDGES` before anything is drawn; ``options`` are the BeliefConfig fields the graph
+    reads; ``even_degree`` asks for an even ``degree`` (k/2 neighbours on each side of a ring).
+    """
+
+    graph: Callable[[int, int, float, int], Any] | None = Field(default=None, description="networkx builder")
+    edges: Callable[[int, int], int] = Field(default=lambda agents, degree: 0, description="exact edge count")
+    options: tuple[str, ...] = Field(default=(), description="BeliefConfig fields the graph reads")
+    even_degree: bool = False
+
+
+REGISTRY: Registry[TopologySpec] = Registry("beliefs.topologies", TopologySpec, noun="topology")
+"""Interaction topologies in the order pages and docs list them (the paper's complete graph first)."""
+TOPOLOGIES = REGISTRY  # the front door's name for it (``from ifworld.beliefs import TOPOLOGIES``)
+
+DOC_COLUMNS = {"Name": lambda s: f"`{s.name}`", "Label": lambda s: s.label, "Who meets whom": lambda s: s.help,
+               "Parameters": lambda s: ", ".join(f"`{o}`" for o in s.options) or "—"}
+
+for _spec in (
+    TopologySpec(name="complete", label="Anyone (complete graph)", help="Anyone may meet anyone (the paper)."),
+    TopologySpec(name="ring", label="Ring", help="k nearest neighbours on a circle.", options=("degree",),
+                 even_degree=True, edges=lambda agents, degree: agents * degree // 2,
+                 graph=lambda agents, degree, rewire, seed: nx.watts_strogatz_graph(agents, degree, 0.0, seed=seed)),
+    TopologySpec(name="small_world", label="Small world", help="Watts–Strogatz ring with rewired edges.",
+                 options=("degree", "rewire"), even_degree=True, edges=lambda agents, degree: agents * degree // 2,
+                 graph=lambda agents, degree, rewire, seed: nx.connected_watts_strogatz_graph(
+                     agents, degree, rewire, tries=100, seed=seed)),
+    TopologySpec(name="scale_free", label="Scale-free", help="Barabási–Albert: each newcomer links to degree/2 "
+                 "agents.", options=("degree",),
+                 edges=lambda agents, degree: max(1, degree // 2) * (agents - max(1, degree // 2)),
+                 graph=lambda agents, degree, rewire, seed: nx.barabasi_albert_graph(agents, max(1, degree // 2),
+                                                                                     seed=seed)),
+):
+    REGISTRY.register(_spec)
+
+
+def topology_names() -> tuple[str, ...]:
+    """Registered topology names, in registry order."""
+    return REGISTRY.names()
+
+
+def _spec_of(topology: str) -> TopologySpec:
+    try:
+        return REGISTRY.get(topology)
+    except KeyError:  # UnknownEntry lists the registered topologies
+        raise BeliefConfigError(f"topology must be one of {', '.join(topology_names())}; got {topology!r}") from None
+
+
 def edge_count(topology: str, agents: int, degree: int) -> int:
-    """Edges of the graph, exactly, without building it: N·k/2 for ring and small world (rewiring moves edges,
-    it keeps their number), m·(N − m) with m = k/2 for networkx's Barabási–Albert graph; 0 for ``complete``."""
-    if topology in ("ring", "small_world"):
-        return agents * degree // 2
-    if topology == "scale_free":
-        m = max(1, degree // 2)
-        return m * (agents - m)
-    return 0
+    """Edges of the graph, exactly, without building it (the spec's ``edges``): N·k/2 for ring and small world
+    (rewiring moves edges, it keeps their number), m·(N − m) with m = k/2 for networkx's Barabási–Albert graph;
+    0 for ``complete``."""
+    return int(_spec_of(topology).edges(agents, degree))
 
 
 def check_edges(topology: str, agents: int, degree: int) -> None:
@@ -48,8 +104,8 @@ def check_edges(topology: str, agents: int, degree: int) -> None:
 
 
 def build_edges(topology: str, agents: int, degree: int, rewire: float, seed: int) -> np.ndarray | None:
-    """(E, 2) int64 edge list of the condition's graph; None for ``complete``."""
-    if topology == "complete":
+    """(E, 2) int64 edge list of the condition's graph; None for the complete graph (no builder)."""
+    if _spec_of(topology).graph is None:
         return None
     check_edges(topology, agents, degree)
     return _cached_edges(topology, agents, degree, float(rewire), seed)
@@ -57,14 +113,9 @@ def build_edges(topology: str, agents: int, degree: int, rewire: float, seed: in
 
 @functools.lru_cache(maxsize=32)
 def _cached_edges(topology: str, agents: int, degree: int, rewire: float, seed: int) -> np.ndarray:
-    if topology == "ring":
-        graph = nx.watts_strogatz_graph(agents, degree, 0.0, seed=seed)  # ring lattice: k nearest neighbours
-    elif topology == "small_world":
-        graph = nx.connected_watts_strogatz_graph(agents, degree, rewire, tries=100, seed=seed)
-    elif topology == "scale_free":
-        graph = nx.barabasi_albert_graph(agents, max(1, degree // 2), seed=seed)
-    else:
-        raise BeliefConfigError(f"topology must be one of {', '.join(TOPOLOGIES)}; got {topology!r}")
+    build = _spec_of(topology).graph
+    assert build is not None  # build_edges returned None for the complete graph
+    graph = build(agents, degree, rewire, seed)
     edges = np.array(sorted(graph.edges()), dtype=np.int64).reshape(-1, 2)
     edges.setflags(write=False)
     return edges

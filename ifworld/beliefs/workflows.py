@@ -48,10 +48,11 @@ def _one_node(fn: Any) -> StateGraph:
 # Single heuristic simulations
 # ---------------------------------------------------------------------------------------------------
 def simulation_record(result: SimulationResult) -> dict[str, Any]:
-    """Record of a heuristic simulation: config, seed, summary and (capped) tidy rows."""
+    """Record of a heuristic simulation: config, seed, summary, which code path computed the rounds
+    (``compiled kernel`` or ``numpy``) and (capped) tidy rows."""
     rows = result.rows()
     return {"config": result.config.to_dict(), "seed": result.seed, "runs": result.runs,
-            "condition": condition_label(result.config), "summary": summarise(result),
+            "condition": condition_label(result.config), "summary": summarise(result), "path": result.path,
             "rows": rows[:MAX_SAVED_ROWS], "rows_total": len(rows)}
 
 

@@ -28,6 +28,9 @@ import networkx as nx
 SURE = Fraction(80, 100)
 BOUNDED_TOP, BOUNDED_MID, BOUNDED_HELD = 10, 5, 2  # tenths: 1.0, 0.5, +-0.2 for a held fact
 UNIT = 16  # discounted rule: evidence in 1/16 units
+REFERENCE_RULES = ("additive", "bounded", "bayes", "discounted")
+"""The rules this independent model implements, written out on purpose: it must not share code (nor the
+registry) with the engine. test_agreement checks that every built-in rule is here."""
 
 
 class Rule:

@@ -15,15 +15,22 @@ import pytest
 from ifworld.beliefs.config import BeliefConfig
 from ifworld.beliefs.domain import build_domain
 from ifworld.beliefs.engine import simulate
-from tests.beliefs.reference_model import Rule, accepted_facts, simulate_reference, z_score
+from ifworld.beliefs.rules import UPDATE_RULES, rule_names
+from tests.beliefs.reference_model import REFERENCE_RULES, Rule, accepted_facts, simulate_reference, z_score
 
 Z_CRITICAL = 4.5  # two-sided p ~ 7e-6 per comparison; family-wise < 1e-3 over all comparisons
 REFERENCE_RUNS = 2000
 ENGINE_RUNS = 20_000
 SMALL = {"agents": 10, "facts": 8, "true_facts": 3, "false_facts": 2, "bandwidth": 2, "rounds": 10}
 METRICS = (("f1", "f1"), ("precision", "precision"), ("recall", "recall"), ("rounds", "rounds"))
-RULES = ("additive", "bounded", "bayes", "discounted")
+RULES = tuple(n for n in rule_names() if n in REFERENCE_RULES)  # registry order; the reference's rules only
 COMBOS = list(itertools.product(RULES, ("highest_confidence", "strategic"), (0.0, 0.3), (0.0, 0.15)))
+
+
+def test_every_built_in_rule_has_a_reference():
+    """A rule the package ships (not one a test or plugin registers) must be checked against the reference."""
+    built_in = [s.name for s in UPDATE_RULES if type(s.rule).__module__ == "ifworld.beliefs.rules"]
+    assert built_in and set(built_in) <= set(REFERENCE_RULES), built_in
 
 
 def _compare(cfg: BeliefConfig, seed: int) -> dict[str, float]:

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pandas as pd
 
 from ifworld import beliefs
-from ui.beliefs_view import MAX_TAB_CHARS
+from ui.belief_sweep_view import MAX_TAB_CHARS
 
 
 def test_sweep_tabs_are_short_and_figures_come_first() -> None:
-    from ui.beliefs_view import SWEEP_TABS
+    from ui.belief_sweep_view import SWEEP_TABS
 
     assert SWEEP_TABS[:2] == ("Figure 1", "Figure 2")
     assert all(len(label) <= MAX_TAB_CHARS for label in SWEEP_TABS), SWEEP_TABS
