@@ -3,5 +3,5 @@
 # --address 0.0.0.0 for a class on one network; it prints the facilitator's sign-in link).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh fast
+bash scripts/setup.sh fast,postgres  # postgres: IFWORLD_DB=postgresql://… (docs/deploy.md)
 exec .venv/bin/ifworld app "$@"  # ui/asgi.py: app.py with the CSP header, the sign-in route and device cookies
