@@ -29,17 +29,14 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, TypeVar
 
 import httpx
 import openai
 from langchain_core.callbacks import BaseCallbackHandler
-from langchain_core.language_models import LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
-from langchain_core.runnables import Runnable, RunnableConfig
-from langchain_core.utils.json import parse_partial_json
+from langchain_core.runnables import RunnableConfig
 from langchain_openai import ChatOpenAI
 from pydantic import BaseModel, ValidationError
 
@@ -57,16 +54,15 @@ from ifworld.llm.reply import (
     TruncatedOutputError,
     UnreadableReply,
     UnusableReplyError,
-    clean_text,
     complete_part,
     cut_text,
     extract_json,
     message_text,
     strip_think,
-    unreadable_text,
 )
 from ifworld.llm.schema import missing_content, sent_schema, shown_schema
 from ifworld.llm.status import record_failure, record_ok
+from ifworld.llm.streaming import PARTIAL_INTERVAL_S, ChatRunnable, PartialFeed, PartialSink, Reply, read_reply
 from ifworld.llm.usage import UsageTracker
 from ifworld.redact import safe_error
 
@@ -74,9 +70,7 @@ __all__ = ["PARTIAL_INTERVAL_S", "acomplete", "astructured", "chat_model", "comp
 
 T = TypeVar("T", bound=BaseModel)
 Messages = Sequence[BaseMessage | tuple[str, str]]
-PartialSink = Callable[[dict[str, Any]], None]
 Callbacks = list[BaseCallbackHandler]
-ChatRunnable = Runnable[LanguageModelInput, AIMessage]
 """A chat model, or one bound to a structured-output method."""
 
 FORMAT_WORDS_RE = re.compile(r"response_format|json_schema|json_object|tool_choice|\btools?\b|grammar", re.I)
@@ -84,11 +78,9 @@ RETRYABLE = (openai.RateLimitError, openai.APIConnectionError, openai.APITimeout
              httpx.TransportError, UnreadableReply)
 # What the SDK raises reading a hostile reply: bytes that are not UTF-8, a body that is not JSON, JSON nested
 # beyond the parser's recursion limit. Retried, then reported as a failed call (not a bare exception name).
-UNREADABLE = (UnicodeDecodeError, json.JSONDecodeError, RecursionError, openai.APIResponseValidationError)
 NOT_FORMAT_STATUSES = {401, 403, 404, 408, 429}  # auth, wrong URL/model, timeouts, rate limits: not the format
 MAX_BACKOFF_S = 20.0
 CONNECT_TIMEOUT_S = 10.0
-PARTIAL_INTERVAL_S = 0.25
 """At most one partial-JSON progress event per call per this many seconds (keeps streaming overhead low)."""
 NOSTREAM_TAG = "nostream"  # LangGraph's public tag: keep a call's tokens out of the "messages" stream mode
 REPAIR_INSTRUCTION = (
@@ -189,103 +181,7 @@ def _to_messages(messages: Messages) -> list[BaseMessage]:
     return out
 
 
-# -- One request: streamed, bounded, retried on transport failures ---------------------------------
-@dataclass
-class _Reply:
-    text: str
-    finish: str
-
-
-class _PartialFeed:
-    """Turns streamed pieces into throttled partial-JSON dicts for a progress sink."""
-
-    def __init__(self, sink: PartialSink | None) -> None:
-        self.sink = sink
-        self.parts: list[str] = []
-        self.last_emit = 0.0
-        self.last: dict[str, Any] | None = None
-
-    def add(self, piece: str) -> None:
-        if not piece or self.sink is None:
-            return
-        self.parts.append(piece)
-        now = time.monotonic()
-        if now - self.last_emit >= PARTIAL_INTERVAL_S:
-            self.last_emit = now
-            self._publish()
-
-    def _publish(self) -> None:
-        text = strip_think("".join(self.parts))
-        start = text.find("{")
-        try:
-            value = parse_partial_json(text[start:]) if start >= 0 else None
-        except (ValueError, RecursionError):  # progress only: an unreadable prefix shows nothing yet
-            value = None
-        if self.sink is not None and isinstance(value, dict) and value and value != self.last:
-            self.last = value
-            self.sink(value)
-
-    def flush(self) -> None:
-        if self.sink is not None and self.parts:
-            self._publish()
-
-
-def _stream(model: ChatRunnable, msgs: list[BaseMessage], cfg: RunnableConfig, feed: _PartialFeed,
-            bound: int) -> _Reply:
-    text: list[str] = []
-    args: list[str] = []
-    finish = ""
-    pieces = size = 0
-    try:
-        for chunk in model.stream(msgs, config=cfg):
-            if isinstance(chunk.content, str) and chunk.content:
-                pieces += 1
-                size += len(chunk.content)
-                text.append(chunk.content)
-                feed.add(chunk.content)
-            for tc in getattr(chunk, "tool_call_chunks", None) or []:
-                if tc.get("args") and tc.get("index", 0) in (0, None):
-                    pieces += 1
-                    size += len(tc["args"])
-                    args.append(tc["args"])
-                    feed.add(tc["args"])
-            finish = (chunk.response_metadata or {}).get("finish_reason") or finish
-            if size > MAX_REPLY_CHARS:
-                # the server ignores the bound: stop reading (LangChain re-joins the chunks at every step, so
-                # reading 2 MB took minutes of CPU) and treat the reply as cut at the bound
-                finish = "length"
-                break
-    except openai.LengthFinishReasonError:
-        finish = "length"  # the SDK's json_schema helper raises at the bound; we report it as truncation
-    feed.flush()
-    if pieces >= bound and finish != "length":
-        # llama-cpp-python reports a forced tool call cut at max_tokens as "tool_calls"; it streams one token
-        # per chunk, so a chunk count at the bound is the truncation it does not report.
-        finish = "length"
-    return _Reply(clean_text("".join(args) if args else "".join(text)), finish)
-
-
-def _send(model: ChatRunnable, msgs: list[BaseMessage], cfg: RunnableConfig, settings: Settings,
-          feed: _PartialFeed) -> _Reply:
-    if settings.stream:
-        bound = int(cfg.get("metadata", {}).get("ifworld_max_tokens") or MAX_TOKENS_LIMIT)
-        return _stream(model, msgs, cfg, feed, bound)
-    try:
-        msg = model.invoke(msgs, config=cfg)
-    except openai.LengthFinishReasonError as exc:
-        return _Reply(clean_text(exc.completion.choices[0].message.content or ""), "length")
-    return _Reply(clean_text(message_text(msg)), (msg.response_metadata or {}).get("finish_reason") or "")
-
-
-def _read(model: ChatRunnable, msgs: list[BaseMessage], cfg: RunnableConfig, settings: Settings,
-          feed: _PartialFeed) -> _Reply:
-    """:func:`_send`, with a reply the SDK cannot read raised as :class:`UnreadableReply` (retried)."""
-    try:
-        return _send(model, msgs, cfg, settings, feed)
-    except UNREADABLE as exc:
-        raise UnreadableReply(unreadable_text(exc)) from None
-
-
+# -- One request: bounded, retried on transport failures (reading it: :mod:`ifworld.llm.streaming`) ----
 def _names_format(exc: Exception) -> bool:
     body = getattr(exc, "body", None)
     text = f"{getattr(exc, 'message', '')} {json.dumps(body) if body is not None else ''}"
@@ -308,7 +204,7 @@ def _backoff(settings: Settings, attempt: int) -> float:
 
 
 def _call(role: str, model: ChatRunnable, msgs: list[BaseMessage], settings: Settings, cfg: RunnableConfig,
-          feed: _PartialFeed, *, formatted: bool = False, structured: bool = False) -> _Reply:
+          feed: PartialFeed, *, formatted: bool = False, structured: bool = False) -> Reply:
     """One logical request with transport retries. ``formatted``: a refused format raises _FormatRejected.
     ``structured``: replies unreadable to the last retry raise :class:`UnusableReplyError`, a
     :class:`StructuredOutputError`, so the callers' degrade path for bad replies applies."""
@@ -319,7 +215,7 @@ def _call(role: str, model: ChatRunnable, msgs: list[BaseMessage], settings: Set
             time.sleep(_backoff(settings, attempt - 1))
         try:
             with limiter(settings.max_concurrency):
-                reply = _read(model, msgs, cfg, settings, feed)
+                reply = read_reply(model, msgs, cfg, settings, feed)
             record_ok(settings)
             return reply
         except (openai.APIStatusError, *RETRYABLE) as exc:
@@ -373,7 +269,7 @@ def _config(role: str, call_id: str, meta: dict[str, Any] | None, callbacks: Cal
     return cfg
 
 
-def _bounded(role: str, settings: Settings, bound: int, send: Callable[[int], _Reply]) -> tuple[_Reply, int]:
+def _bounded(role: str, settings: Settings, bound: int, send: Callable[[int], Reply]) -> tuple[Reply, int]:
     """Send with ``bound``; a reply cut at the bound is retried once with twice the bound when allowed."""
     reply = send(bound)
     if reply.finish == "length" and bound < MAX_TOKENS_LIMIT:
@@ -395,10 +291,10 @@ def complete(role: str, messages: Messages, *, settings: Settings | None = None,
     call_id = uuid.uuid4().hex
     first = int(model_overrides.pop("max_tokens", settings.max_tokens_for(role)))
 
-    def send(bound: int) -> _Reply:
+    def send(bound: int) -> Reply:
         model = chat_model(role, settings, max_tokens=bound, **model_overrides)
         cfg = _config(role, call_id, meta, callbacks, max_tokens=bound)
-        return _call(role, model, msgs, settings, cfg, _PartialFeed(None))
+        return _call(role, model, msgs, settings, cfg, PartialFeed(None))
 
     reply, _ = _bounded(role, settings, first, send)
     return cut_text(strip_think(reply.text))
@@ -434,7 +330,7 @@ def _format_kwargs(method: str, schema: type[BaseModel]) -> dict[str, Any]:
 
 def _invoke_structured(role: str, msgs: list[BaseMessage], schema: type[BaseModel], settings: Settings,
                        call_id: str, meta: dict[str, Any] | None, callbacks: Callbacks | None,
-                       sink: PartialSink | None, overrides: dict[str, Any]) -> _Reply:
+                       sink: PartialSink | None, overrides: dict[str, Any]) -> Reply:
     """Send with the endpoint's method; under ``auto`` a refused method moves to the next, once."""
     key = endpoint_key(settings, role)
     probing = settings.structured_method == "auto" and known_method(settings, role) is None
@@ -445,11 +341,11 @@ def _invoke_structured(role: str, msgs: list[BaseMessage], schema: type[BaseMode
         chain_, refused = chain(settings, role), []
         for method in chain_:
 
-            def send(bound: int, method: str = method) -> _Reply:
+            def send(bound: int, method: str = method) -> Reply:
                 model = chat_model(role, settings, **{**overrides, "max_tokens": bound})
                 bound_model = model.bind(**_format_kwargs(method, schema))
                 cfg = _config(role, call_id, meta, callbacks, quiet=True, method=method, max_tokens=bound)
-                return _call(role, bound_model, msgs, settings, cfg, _PartialFeed(sink), formatted=method != "prompt",
+                return _call(role, bound_model, msgs, settings, cfg, PartialFeed(sink), formatted=method != "prompt",
                              structured=True)
 
             try:

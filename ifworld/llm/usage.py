@@ -157,7 +157,7 @@ class UsageTracker(BaseCallbackHandler):
             rec.end = time.time()
             _, _, text, _ = usage_of(kwargs.get("response"))
             if isinstance(error, GeneratorExit) and len(text) > MAX_REPLY_CHARS:
-                # the model layer stopped reading a reply over the bound (see ifworld.llm.client._stream)
+                # the model layer stopped reading a reply over the bound (see ifworld.llm.streaming)
                 _set_output(rec, text)
                 rec.status = "truncated"
                 rec.error = (f"the server sent more than {MAX_REPLY_CHARS:,} characters, over the bound; "
