@@ -4,8 +4,10 @@ Everything else asks for a model by *role* (``"whatif.expert"``, ``"rws.pace.cri
 door, whose names load on first use (``__init__.pyi`` lists them with their types), so importing it is cheap.
 Modules:
 
-- :mod:`~ifworld.llm.client` — ``complete`` / ``structured`` (and async twins) over ``ChatOpenAI``: streaming,
-  bounds, retries, the process-wide concurrency limit.
+- :mod:`~ifworld.llm.client` — ``complete`` / ``structured`` (and async twins) over ``ChatOpenAI``: bounds,
+  retries, the process-wide concurrency limit.
+- :mod:`~ifworld.llm.streaming` — reading one reply: streamed (or whole), cut at the bound, partial JSON for
+  progress.
 - :mod:`~ifworld.llm.methods` — which structured-output method an endpoint takes (``auto`` probes once per
   endpoint and model and remembers it beside the run store).
 - :mod:`~ifworld.llm.reply` — reply text, ``<think>`` stripping, JSON extraction, the model-layer errors.
