@@ -274,6 +274,31 @@ def runs_delete(run_id: str) -> None:
     typer.echo(f"deleted {run_id}", err=True)
 
 
+@runs_app.command("copy")
+def runs_copy(
+    to: Annotated[str, typer.Option("--to", help="Target store: a postgresql:// URL or a SQLite file path.")],
+    source: Annotated[str | None, typer.Option("--from", help="Source store (default: IFWORLD_DB).")] = None,
+    run: Annotated[list[str] | None, typer.Option("--run", help="Copy only this run (repeatable).")] = None,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace runs the target already holds.")] = False,
+) -> None:
+    """Copy every run (index, calls, transitions, workshop, checkpoints) to another store — a SQLite file to
+    PostgreSQL, or back — verified by counts per run and a replay of each; prints a JSON summary."""
+    from ifworld.runs import RunStore, StoreError
+    from ifworld.runs.copy import copy_runs, verify_replay
+
+    try:
+        src, dst = RunStore(source), RunStore(to)
+        if src.label == dst.label:
+            typer.echo("--to names the source store itself", err=True)
+            raise typer.Exit(2)
+        report = copy_runs(src, dst, run or None, overwrite=overwrite)
+        report.counts["replayed_steps"] = sum(verify_replay(src, dst, run_id) for run_id in report.runs)
+    except (StoreError, ValueError, KeyError) as exc:
+        typer.echo(safe_error(str(exc.args[0]) if isinstance(exc, KeyError) else str(exc)), err=True)
+        raise typer.Exit(2) from None
+    typer.echo(json.dumps(report.summary(src, dst)))
+
+
 @app.command("app")
 def open_app(
     port: Annotated[int, typer.Option(help="Port to serve on.")] = 8501,
