@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pandas as pd
+import pytest
 import yaml
 
 from tests.reliability.conftest import OUTCOMES
@@ -28,7 +29,7 @@ WHATIF_ARGS = ["whatif", "run", PROPOSITION, "--experts", "physics,economics,med
 SETTLE_S = 0.5  # a request finished this long before the kill has had its result checkpointed
 
 
-def _env(fake, db: Path) -> dict[str, str]:
+def _env(fake, db: Path | str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("IFWORLD_")}
     env.update({"IFWORLD_BASE_URL": fake.url, "IFWORLD_MODEL": "fake-model", "IFWORLD_DB": str(db),
                 "IFWORLD_MAX_RETRIES": "0", "IFWORLD_MAX_CONCURRENCY": "8", "PYTHONPATH": str(ROOT)})
@@ -46,9 +47,12 @@ def _content(record: dict) -> dict:
             "rounds": [{k: r[k] for k in ("round", "experts", "frame", "debate")} for r in record["rounds"]]}
 
 
-def test_kill_whatif_cli_then_resume(fake_server, tmp_path: Path) -> None:
+@pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def test_kill_whatif_cli_then_resume(fake_server, tmp_path: Path, backend: str, request) -> None:
+    """On PostgreSQL the resuming process is another process reaching the run through the server only."""
     fake_server.latency = 0.3
-    env = _env(fake_server, tmp_path / "runs.sqlite")
+    db = request.getfixturevalue("pg_server").create_db() if backend == "postgres" else tmp_path / "runs.sqlite"
+    env = _env(fake_server, db)
     clean = subprocess.run(IFWORLD + WHATIF_ARGS + ["--out", str(tmp_path / "clean.json")], env=env, cwd=ROOT,
                            capture_output=True, text=True, timeout=300)
     assert clean.returncode == 0, clean.stderr[-2000:]
