@@ -33,6 +33,7 @@ from ifworld.beliefs.config import (
     bounds_text,
     field_info,
     llm_calls,
+    registry_point,
 )
 from ifworld.beliefs.paper_numbers import PAPER_BOTH, PAPER_RULES
 from ifworld.files import output_option
@@ -52,23 +53,33 @@ DEFAULT_OUT = Path("results.csv")
 def option_help(name: str) -> str:
     """The field's help with its range or choices, as shown by ``--help``."""
     info, allowed = field_info(name), bounds_text(name)
-    if info["registry"]:  # the help already names every entry
-        return str(info["help"])
     return f"{info['help']} ({allowed})" if allowed else info["help"]  # not [..]: rich markup
 
 
+def _registry_parameter(name: str, point: str, default: Any) -> inspect.Parameter:
+    """An option whose value is a registered name (rule, topology): checked when the command line is parsed, so
+    entries registered after import count, and a wrong name exits 2 listing the choices. The registry is not
+    imported to build the option (the rules need numpy): the help points at the command that lists them."""
+    from ifworld.registry import registry
+
+    noun = point.rsplit(".", 1)[-1]
+    description = BeliefConfig.model_fields[name].description or ""
+    option = typer.Option(default, "--" + name.replace("_", "-"), show_default=True,
+                          help=f"{description} Any registered name: `ifworld beliefs {noun}` lists them.",
+                          parser=lambda value: registry(point).check(value))
+    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=option, annotation=str)
+
+
 def _parameter(name: str, default: Any) -> inspect.Parameter:
+    point = registry_point(name)
+    if point:
+        return _registry_parameter(name, point, default)
     info = field_info(name)
     if info["type"] is bool:
         flags = (f"{info['flag']}/--no-{info['flag'].removeprefix('--')}",)
     else:
         flags = (info["flag"],)
-    extra: dict[str, Any] = {}
-    if info["registry"]:  # checked against the registry when the command line is parsed (entries added later)
-        from ifworld.registry import registry
-
-        extra["parser"] = registry(info["registry"]).check
-    option = typer.Option(default, *flags, help=option_help(name), show_default=True, **extra)
+    option = typer.Option(default, *flags, help=option_help(name), show_default=True)
     return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=option, annotation=info["type"])
 
 
@@ -155,6 +166,29 @@ def run_cmd(
         return
     for key, value in summary.items():
         typer.echo(f"{key:>15}: {value:.4f}" if isinstance(value, float) else f"{key:>15}: {value}")
+
+
+def _list_entries(point: str, as_json: bool) -> None:
+    from ifworld.registry import markdown_table, registry
+
+    if as_json:
+        typer.echo(safe_json.dumps([spec.model_dump(include={"name", "label", "help", "options"})
+                                    | ({"compiled_kernel": spec.kernel is not None} if hasattr(spec, "kernel") else {})
+                                    for spec in registry(point)]))
+        return
+    typer.echo(markdown_table(point))
+
+
+@app.command("rules")
+def rules_cmd(as_json: bool = typer.Option(False, "--json", help="Print the rules as JSON.")) -> None:
+    """List the registered update rules (--rule): name, label, parameters, whether a compiled kernel runs them."""
+    _list_entries("beliefs.rules", as_json)
+
+
+@app.command("topologies")
+def topologies_cmd(as_json: bool = typer.Option(False, "--json", help="Print the topologies as JSON.")) -> None:
+    """List the registered topologies (--topology): name, label, who meets whom, graph parameters."""
+    _list_entries("beliefs.topologies", as_json)
 
 
 @app.command("sweep")

@@ -156,6 +156,8 @@ class BeliefConfig(BaseModel):
 
     @model_validator(mode="after")
     def _graph_fits(self) -> BeliefConfig:
+        if self.topology == type(self).model_fields["topology"].default:  # the complete graph: nothing to fit
+            return self  # (and the CLI builds a default config at import, before numpy or networkx loads)
         spec = entries(type(self).model_fields["topology"]).get(self.topology)
         if spec.graph is not None:
             if self.degree >= self.agents:
@@ -201,6 +203,12 @@ def describe(exc: ValidationError) -> str:
         else:
             lines.append(msg)
     return "; ".join(lines)
+
+
+def registry_point(name: str) -> str | None:
+    """The extension point whose entries are field ``name``'s choices (None for other fields); imports nothing."""
+    raw = BeliefConfig.model_fields[name].json_schema_extra
+    return str(raw["registry"]) if isinstance(raw, dict) and raw.get("registry") else None
 
 
 def entries(info: Any) -> Any:

@@ -69,7 +69,10 @@ def test_cli_accepts_and_runs_the_toys(toys):
     assert res.exit_code == 0, res.output
     summary = json.loads(res.stdout)
     assert summary["runs"] == 5 and 0 <= summary["f1"] <= 1
-    bad = runner.invoke(app, ["run", "--rule", "no_such_rule"])  # --help was written at import, before the toy
+    listed = json.loads(runner.invoke(app, ["rules", "--json"]).stdout)
+    assert {"name": rule, "compiled_kernel": False}.items() <= next(r for r in listed if r["name"] == rule).items()
+    assert topology in runner.invoke(app, ["topologies"]).stdout
+    bad = runner.invoke(app, ["run", "--rule", "no_such_rule"])
     assert bad.exit_code == 2 and rule in bad.output and topology not in bad.output  # the error lists the rules
     bad = runner.invoke(app, ["run", "--topology", "no_such_graph"])
     assert bad.exit_code == 2 and topology in bad.output
