@@ -7,9 +7,15 @@ the app would otherwise differ from the same figure built by the CLI — and an 
 would cut its labels. With the template set explicitly, a figure and an export look the same wherever they
 are made; ``ui.charts.show_chart`` draws them with ``theme=None`` so Streamlit does not restyle them either.
 
-The style is sized for a projector and for paper: 14 px text (13 px ticks), margins that grow to fit their
-labels (``automargin`` on every axis and on the title), the title set below the chart toolbar, colour bars
-slim and outside the plot, a legend on a white background.
+The style is sized for a projector and for paper: no text under :data:`MIN_TEXT_PX` (16 px; a figure's own
+smaller sizes are raised by :func:`styled`, see docs/accessibility.md for the derivation), margins that grow to
+fit their labels (``automargin`` on every axis and on the title), the title set below the chart toolbar, colour
+bars slim and outside the plot, a legend on a white background.
+
+Colours are colour-blind-safe (issue #35): series take Okabe & Ito's palette (:data:`SERIES_COLOURS`), signs and
+truth :data:`POSITIVE` / :data:`NEGATIVE` / :data:`MIXED`, and successive line series also differ by marker and
+dash, successive bars by fill pattern, so no meaning rests on colour alone. ``tests/browser/
+test_colour_vision_browser.py`` checks rendered figures under simulated deuteranopia, protanopia and tritanopia.
 
 :data:`COLUMN_LABELS` and :func:`human_columns` give tables word headers (``prompt_tokens`` → "Prompt
 tokens", ``latency_s`` → "Latency (s)", ``f1_lo`` → "F1 (95 % low)").
@@ -26,14 +32,25 @@ import plotly.io as pio
 
 TEMPLATE_NAME = "ifworld"
 FONT_FAMILY = "Inter, system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif"
-FONT_SIZE = 14
-TICK_SIZE = 13
-TITLE_SIZE = 17
+MIN_TEXT_PX = 16
+"""The smallest text a figure may draw, in CSS px: projected at the 175 % zoom docs/accessibility.md names for a
+1280 × 720 projector it is 28 projected px, whose capitals subtend 16 arcmin at six image heights."""
+FONT_SIZE = 16
+TICK_SIZE = MIN_TEXT_PX
+TITLE_SIZE = 19
+SERIES_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
+"""Okabe & Ito's colour-universal-design palette (yellow left out: too light on white), in series order."""
+POSITIVE, NEGATIVE, MIXED = "#0072B2", "#D55E00", "#6b7280"
+"""Sign and truth colours (+ / true: blue; − / false: vermillion; mixed or none: grey) — never red against green."""
+SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "star", "triangle-down")
+DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot", "solid")
+PATTERNS = ("", "/", ".", "x", "\\", "+", "-")
 TEXT_COLOUR = "#1f2933"
 TOOLBAR_PX = 30
 """Height of plotly's toolbar (shown on hover at the top right): titles sit below it, never under it."""
 COLOUR_BAR: dict[str, Any] = {"thickness": 14, "outlinewidth": 0, "ticks": "outside", "ticklen": 3,
-                              "tickfont": {"size": 12}, "title": {"side": "right", "font": {"size": 13}}}
+                              "tickfont": {"size": MIN_TEXT_PX},
+                              "title": {"side": "right", "font": {"size": MIN_TEXT_PX}}}
 
 
 def _template() -> go.layout.Template:
@@ -49,9 +66,17 @@ def _template() -> go.layout.Template:
         legend={"font": {"size": TICK_SIZE}, "title": {"font": {"size": TICK_SIZE}},
                 "bgcolor": "rgba(255,255,255,0.9)", "tracegroupgap": 4},
         hoverlabel={"font": {"size": TICK_SIZE}}, xaxis=axis, yaxis=axis,
-        polar={"angularaxis": {"tickfont": {"size": TICK_SIZE}}, "radialaxis": {"tickfont": {"size": 11}}},
+        polar={"angularaxis": {"tickfont": {"size": TICK_SIZE}}, "radialaxis": {"tickfont": {"size": MIN_TEXT_PX}}},
         annotationdefaults={"font": {"size": TICK_SIZE}}, coloraxis={"colorbar": COLOUR_BAR},
+        colorway=list(SERIES_COLOURS),
     )
+    # successive series of one kind differ by more than colour: plotly cycles through these per trace type
+    base.data.scatter = [go.Scatter(marker={"symbol": m}, line={"dash": d}) for m, d in zip(SYMBOLS, DASHES,
+                                                                                             strict=True)]
+    base.data.scatterpolar = [go.Scatterpolar(marker={"symbol": m}, line={"dash": d})
+                              for m, d in zip(SYMBOLS, DASHES, strict=True)]
+    base.data.bar = [go.Bar(marker={"pattern": {"shape": p, "fillmode": "overlay", "size": 8, "solidity": 0.25}})
+                     for p in PATTERNS]
     for kind in ("heatmap", "histogram2d", "contour"):
         for trace in base.data[kind]:
             trace.update(colorbar=COLOUR_BAR)
@@ -67,7 +92,38 @@ def styled(fig: go.Figure) -> go.Figure:
     touched (pages may share cached figures between sessions: they must stay read-only)."""
     if not is_styled(fig):
         fig.update_layout(template=TEMPLATE)
+        legible(fig)
     return fig
+
+
+def legible(fig: go.Figure, minimum: int = MIN_TEXT_PX) -> go.Figure:
+    """Raise every font size ``fig`` sets below ``minimum`` to it (annotations, trace text, colour bars, sliders,
+    in every animation frame too); transparent text (a hidden label layer) is left alone."""
+    owners: list[Any] = [fig.layout, *fig.data, *(t for f in fig.frames or () for t in f.data or ())]
+    for owner in owners:
+        spec = owner.to_plotly_json()
+        spec.pop("template", None)
+        for path in _small_fonts(spec, minimum):
+            node = owner
+            for step in path:
+                node = node[step]
+            node.size = minimum
+    return fig
+
+
+def _small_fonts(spec: Any, minimum: int, path: tuple = ()) -> list[tuple]:
+    """Paths (keys and list indices) to the font dicts in ``spec`` whose size is below ``minimum``."""
+    found: list[tuple] = []
+    items = spec.items() if isinstance(spec, dict) else enumerate(spec) if isinstance(spec, (list, tuple)) else ()
+    for key, value in items:
+        if isinstance(value, (dict, list, tuple)):
+            if isinstance(key, str) and key.endswith("font") and isinstance(value, dict):
+                size = value.get("size")
+                hidden = str(value.get("color", "")).replace(" ", "") in ("rgba(0,0,0,0)", "transparent")
+                if isinstance(size, (int, float)) and size < minimum and not hidden:
+                    found.append((*path, key))
+            found += _small_fonts(value, minimum, (*path, key))
+    return found
 
 
 def is_styled(fig: go.Figure) -> bool:

@@ -63,7 +63,15 @@ def _series(fig: go.Figure, trace: Any, name: str) -> pd.DataFrame | None:
         not isinstance(trace.text, str) else []
     if len(text) == len(frame):
         frame.insert(1, "Label", text)
+    if _hidden_axes(fig, trace):  # a network's positions mean nothing: keep what the points are
+        return frame.drop(columns=[x_name, y_name]) if "Label" in frame else None
     return frame.dropna(subset=[c for c in (x_name, y_name) if c in frame], how="all")
+
+
+def _hidden_axes(fig: go.Figure, trace: Any) -> bool:
+    refs = [getattr(trace, f"{a}axis", None) or a for a in ("x", "y")]
+    axes = [fig.layout[f"{r[0]}axis{r[1:]}"] for r in refs]
+    return all(axis is not None and axis.visible is False for axis in axes)
 
 
 def _grid(trace: Any, name: str) -> pd.DataFrame | None:

@@ -97,7 +97,8 @@ ol.room { list-style: none; margin: 0; padding: 0; font-family: var(--st-font, s
           color: var(--st-text-color, #31333f); }
 li.row { display: flex; flex-wrap: wrap; align-items: center; gap: 0.5rem 0.75rem; margin-bottom: 0.5rem;
          border: 1px solid var(--st-border-color, #d6d6d9); border-radius: 0.5rem; padding: 0.6rem 0.8rem; }
-li.row.muted { opacity: 0.6; border-style: dashed; }
+li.row.muted { border-style: dashed; background: #f3f4f6; }  /* not faded: its text keeps >= 4.5:1 (WCAG 1.4.3) */
+li.row.muted .words { font-style: italic; }
 .words { flex: 1 1 20rem; min-width: 0; }
 .who { font-size: 0.9rem; opacity: 0.8; overflow-wrap: anywhere; }
 .text { font-size: 1rem; white-space: pre-wrap; overflow-wrap: anywhere; }
@@ -107,6 +108,7 @@ button { font: inherit; font-size: 1rem; min-width: 4.5rem; min-height: 2.5rem; 
          background: var(--st-background-color, #fff); color: inherit; }
 button:hover:enabled { border-color: var(--st-primary-color, #1f6feb); color: var(--st-primary-color, #1f6feb); }
 button:disabled { cursor: default; opacity: 0.55; }
+button:focus-visible { outline: 3px solid var(--st-primary-color, #1f6feb); outline-offset: 2px; }  /* WCAG 2.4.7 */
 @media print { .buttons { display: none; } li.row { break-inside: avoid; } }
 """
 
@@ -126,7 +128,7 @@ class RoomRow(BaseModel):
     who: str  # the line above the text: kind, name, tag (and for the facilitator votes and standing)
     text: str
     actions: list[RowAction] = []
-    muted: bool = False  # hidden or set aside: drawn faded
+    muted: bool = False  # hidden or set aside: drawn dashed and in italics (not faded: contrast stays)
 
 
 _component: Any = None

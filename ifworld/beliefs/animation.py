@@ -15,9 +15,10 @@ from ifworld.beliefs.config import BeliefConfig
 from ifworld.beliefs.domain import Domain
 from ifworld.beliefs.recording import Recording
 from ifworld.beliefs.rules import UPDATE_RULES, get_rule, normalised
-from ifworld.figstyle import styled
+from ifworld.figstyle import NEGATIVE, POSITIVE, styled
 
-EDGE_TRUE, EDGE_FALSE, EDGE_NONE = "#2ca02c", "#d62728", "#bbbbbb"
+EDGE_TRUE, EDGE_FALSE, EDGE_NONE = POSITIVE, NEGATIVE, "#bbbbbb"  # colour-blind-safe (figstyle), never red/green
+EDGE_DASH = {EDGE_TRUE: "solid", EDGE_FALSE: "dash", EDGE_NONE: "dot"}  # and told apart without colour too
 FRAME_MS = 500
 MAX_STEP_LABELS = 31  # an animation slider writes each round under its tick up to this many rounds
 MAX_DRAWN_AGENTS = 60  # larger populations: a fixed random sample of agents is drawn (no hairball)
@@ -51,8 +52,8 @@ def shown_beliefs(recording: Recording, b: np.ndarray) -> np.ndarray:
 def round_data(recording: Recording, domain: Domain, run: int = 0, t: int = 0) -> dict[str, Any]:
     """State of ``run`` after round ``t`` (0 = start): edges, belief matrix, scores, vote share.
 
-    ``edges`` are (a, b, colour) with colour green when only true facts passed, red when a false
-    fact passed, grey when nothing was sent. ``beliefs`` is agents × facts in :func:`fact_order`,
+    ``edges`` are (a, b, colour) with colour :data:`EDGE_TRUE` when only true facts passed, :data:`EDGE_FALSE` when
+    a false fact passed, :data:`EDGE_NONE` when nothing was sent. ``beliefs`` is agents × facts in :func:`fact_order`,
     normalised to [0, 1] (additive counts are shown per pair, bounded confidences as they are), NaN
     where the agent never heard of the pair (0 = heard of it and disbelieves it).
     """
@@ -101,21 +102,23 @@ def _network_traces(recording: Recording, domain: Domain, run: int, t: int) -> l
             if c == colour and a in pos and b in pos:
                 ex += [x[pos[a]], x[pos[b]], None]
                 ey += [y[pos[a]], y[pos[b]], None]
-        traces.append(go.Scatter(x=ex, y=ey, mode="lines", line={"color": colour, "width": 2},
-                                 hoverinfo="skip", showlegend=False))
+        traces.append(go.Scatter(x=ex, y=ey, mode="lines", hoverinfo="skip", showlegend=False,
+                                 line={"color": colour, "width": 2, "dash": EDGE_DASH[colour]}))
     liars = recording.liars[run][shown]
     believed = np.nan_to_num(data["beliefs"][shown][:, :data["true_count"]]) > 0.5
     hover = [f"agent {a}{' (liar)' if liars[i] else ''}: believes {int(believed[i].sum())} true facts"
              for i, a in enumerate(shown)]
     traces.append(go.Scatter(x=x, y=y, mode="markers+text", text=[str(a) for a in shown], hovertext=hover,
                              hoverinfo="text", marker={"size": 14 if len(shown) <= 30 else 9,
-                                                       "color": np.where(liars, "#9467bd", "#1f77b4")},
+                                                       "color": np.where(liars, NEGATIVE, POSITIVE),
+                                                       "symbol": np.where(liars, "diamond", "circle")},
                              showlegend=False))
     return traces
 
 
 def network_figure(recording: Recording, domain: Domain, run: int = 0) -> go.Figure:
-    """Agents on a circle; per round, who talked to whom (green: true facts, red: a false one)."""
+    """Agents on a circle; per round, who talked to whom (blue solid: only true facts, vermillion dashed: a false
+    one, grey dotted: nothing; liars are vermillion diamonds)."""
     frames = [go.Frame(data=_network_traces(recording, domain, run, t), name=str(t))
               for t in range(recording.rounds + 1)]
     fig = go.Figure(data=frames[0].data, frames=frames)
@@ -226,7 +229,7 @@ def agent_figure(recording: Recording, domain: Domain, run: int, agent: int) -> 
         fig.add_trace(go.Scatter(x=np.arange(len(series)), y=series[:, col], mode="lines",
                                  name=domain.labels[order[col]], line={"dash": "solid" if true else "dot",
                                                                        "color": EDGE_TRUE if true else EDGE_FALSE}))
-    fig.update_layout(title=f"Agent {agent}: confidence per fact (green = true, red dotted = false)",
+    fig.update_layout(title=f"Agent {agent}: confidence per fact (blue solid = true, vermillion dotted = false)",
                       xaxis_title="round", yaxis_title="confidence", yaxis_range=[-0.02, 1.05], showlegend=False)
     return styled(fig)
 

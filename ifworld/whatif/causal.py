@@ -22,7 +22,7 @@ import networkx as nx
 import numpy as np
 import plotly.graph_objects as go
 
-from ifworld.figstyle import styled, wrap_label
+from ifworld.figstyle import MIXED, NEGATIVE, POSITIVE, SERIES_COLOURS, SYMBOLS, TEXT_COLOUR, styled, wrap_label
 from ifworld.whatif.records import WhatIfRecord, load_record
 from ifworld.whatif.schemas import CausalEdge, CausalMap
 
@@ -32,11 +32,10 @@ PAGERANK_DAMPING = 0.85
 PAGERANK_ITERATIONS = 100
 UNKNOWN_DOMAIN = "unspecified"
 LABEL_ROOM_X, LABEL_ROOM_Y = 0.2, 0.1  # share of the layout's span kept free beside it for node names
-SIGN_COLOURS = {"+": "#2e7d32", "-": "#c62828", "±": "#757575"}
+SIGN_COLOURS = {"+": POSITIVE, "-": NEGATIVE, "±": MIXED}  # colour-blind-safe; each edge also shows its sign
 CROSS_DOMAIN_COLOUR = "rgba(255, 179, 0, 0.45)"
 CYCLE_COLOUR = "rgba(123, 31, 162, 0.45)"
-DOMAIN_PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
-                  "#17becf", "#bcbd22", "#7f7f7f")
+DOMAIN_PALETTE = SERIES_COLOURS  # Okabe & Ito; each domain also has its own marker shape (SYMBOLS)
 _NEGATIVE_SIGNS = {"-", "−", "negative", "neg", "decrease", "decreases", "reduces", "inhibits", "down"}
 _POSITIVE_SIGNS = {"+", "positive", "pos", "increase", "increases", "raises", "amplifies", "up"}
 
@@ -296,6 +295,7 @@ def causal_figure(graph: nx.DiGraph, highlight_cycles: bool = False, highlight_c
                 _halo(fig, pos, u, v, CROSS_DOMAIN_COLOUR, 7, "cross-domain", dash="dot")
     annotations: list[dict[str, Any]] = []
     mids: dict[str, list[Any]] = {"x": [], "y": [], "text": []}
+    signs: list[str] = []  # written at each edge's middle: the sign is never told by colour alone
     for u, v, d in graph.edges(data=True):
         (x0, y0), (x1, y1) = pos[u], pos[v]
         if u == v:
@@ -307,18 +307,21 @@ def causal_figure(graph: nx.DiGraph, highlight_cycles: bool = False, highlight_c
         mids["x"].append((x0 + x1) / 2)
         mids["y"].append((y0 + y1) / 2)
         mids["text"].append(_edge_hover(graph, u, v, d))
-    fig.add_trace(go.Scatter(**mids, mode="markers", hoverinfo="text", showlegend=False, name="edges",
+        signs.append({"+": "+", "-": "−"}.get(_sign(d.get("sign")), "±"))
+    fig.add_trace(go.Scatter(x=mids["x"], y=mids["y"], hovertext=mids["text"], text=signs, mode="markers+text",
+                             hoverinfo="text", showlegend=False, name="edges", textfont=dict(color=TEXT_COLOUR),
                              marker=dict(size=10, color="rgba(0,0,0,0)")))
     colours = domain_colours(domains_of(graph))
     cycle_nodes = {n for e in on_cycle for n in e}
-    for domain, colour in colours.items():
+    for k, (domain, colour) in enumerate(colours.items()):
         nodes = sorted(n for n, d in graph.nodes(data=True) if d.get("domain", UNKNOWN_DOMAIN) == domain)
         sizes = [14 + 4 * graph.degree(n, weight="weight") ** 0.5 for n in nodes]
         fig.add_trace(go.Scatter(
             x=[pos[n][0] for n in nodes], y=[pos[n][1] for n in nodes], mode="markers+text", name=domain,
             text=[graph.nodes[n].get("label", n) for n in nodes], textposition="top center",
             hovertext=[_node_hover(graph, n) for n in nodes], hoverinfo="text",
-            marker=dict(size=sizes, color=colour, line=dict(
+            marker=dict(size=sizes, color=colour, symbol=SYMBOLS[(k + k // len(DOMAIN_PALETTE)) % len(SYMBOLS)],
+                        line=dict(
                 width=[4 if n in cycle_nodes else 1 for n in nodes],
                 color=["#7b1fa2" if n in cycle_nodes else "#ffffff" for n in nodes]))))
     fig.update_layout(annotations=annotations, height=height, title=title, hovermode="closest",

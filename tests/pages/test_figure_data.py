@@ -57,3 +57,11 @@ def test_show_chart_puts_the_data_and_the_edges_one_click_away() -> None:
     texts = " ".join(m.value for m in at.markdown)
     assert "Edges, in words" in texts and "x → " in texts and "](http" not in texts  # the link stays inert
     assert len(at.table) == 1
+
+
+def test_a_network_keeps_what_its_points_are_not_their_positions() -> None:
+    fig = go.Figure([go.Scatter(x=[0.1, 0.9], y=[0.3, 0.2], text=["flood", "traffic"], name="transport"),
+                     go.Scatter(x=[0.5], y=[0.5], name="edges", hovertext=["a → b"])])
+    fig.update_layout(xaxis={"visible": False}, yaxis={"visible": False})
+    [(_, table)] = figure_tables(fig)
+    assert table.to_dict("records") == [{"Label": "flood"}, {"Label": "traffic"}]  # the edges: as sentences
