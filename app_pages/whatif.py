@@ -4,7 +4,7 @@ import streamlit as st
 
 from ifworld import whatif
 from ifworld.toolkit import CONFIRM_CALLS, confirmation_message, needs_confirmation
-from ui import whatif_session
+from ui import custom_experts_view, whatif_session
 from ui.common import model_ready, show_error, store
 from ui.identity import caller
 
@@ -25,7 +25,8 @@ LANGUAGES = ["auto", "English", "Deutsch", "Français", "Español", "Italiano", 
              "中文", "日本語"]
 ss = st.session_state
 ss.setdefault("whatif_prop", whatif.PAPER_PROPOSITIONS[-1])
-ss.setdefault("whatif_experts", list(whatif.DEFAULT_EXPERTS[:4]))
+custom_experts_view.sync()  # the facilitator's own experts, offered like built-in ones
+ss.setdefault("whatif_experts", whatif.default_experts()[:4])
 ss.setdefault("whatif_rounds", 2)
 whatif_session.keep_draft()  # the form's values survive while a run is shown (else New what-if came back empty)
 
@@ -37,10 +38,10 @@ def use_preset() -> None:
 
 def quick_preset() -> None:
     """Two experts that fit the proposition's topic (not always physics + chemistry), one round."""
-    ss["whatif_experts"] = [d for d in whatif.suggest_experts(ss.get("whatif_prop", ""), 2)
-                            if d in whatif.KNOWN_EXPERTS]
+    known = whatif.known_experts()
+    ss["whatif_experts"] = [d for d in whatif.suggest_experts(ss.get("whatif_prop", ""), 2) if d in known]
     ss["whatif_custom"] = ", ".join(d for d in whatif.suggest_experts(ss.get("whatif_prop", ""), 2)
-                                    if d not in whatif.KNOWN_EXPERTS)
+                                    if d not in known)
     ss["whatif_rounds"] = 1
 
 
@@ -71,7 +72,7 @@ def draft_form() -> tuple[bool, bool]:
         st.text_area("Proposition", key="whatif_prop", height=90,
                      help=f"At most {whatif.MAX_PROPOSITION_CHARS:,} characters.")
         c1, c2 = st.columns([4, 1])
-        c1.multiselect("Expert panel", whatif.KNOWN_EXPERTS, key="whatif_experts")
+        c1.multiselect("Expert panel", whatif.known_experts(), key="whatif_experts")
         c2.number_input("Rounds", min_value=1, max_value=6, key="whatif_rounds")
         st.text_input("More domains (comma-separated, any field)", key="whatif_custom",
                       help="Any field of expertise, e.g. 'urban planning, epidemiology'; a domain the app does not "
@@ -108,6 +109,7 @@ def draft_form() -> tuple[bool, bool]:
         s1, s2 = st.columns(2)
         estimate = s1.form_submit_button("🧮 Apply and estimate")
         start = s2.form_submit_button("▶️ Start run", type="primary", disabled=not ready)
+    custom_experts_view.render()
     return estimate, start
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import string
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -28,6 +29,9 @@ from ifworld.resources import prompts_dir
 SUFFIX = ".yaml"
 BASE_KEY = "base"
 MAX_DEPTH = 8
+DATA_DIRS = ("whatif/experts",)
+"""Folders of prompt *data* rather than role prompts (one expert domain per file: name, persona, aliases …):
+read with :func:`load_data` and validated by the engine that owns them, never listed by :func:`names`."""
 
 
 class PromptError(PackageError, KeyError):
@@ -60,6 +64,26 @@ def _load(name: str, depth: int) -> dict[str, str]:
     sections = _load(base, depth + 1) if base else {}
     sections.update({k: v.strip("\n") for k, v in data.items()})
     return sections
+
+
+def load_data(name: str) -> dict[str, Any]:
+    """The mapping in prompt data file ``name`` like ``"whatif/experts/physics"`` (no ``base``, no templates);
+    a missing file or one that is not a YAML mapping raises :class:`PromptError` naming the file."""
+    path = _path(name)
+    if not path.is_file():
+        raise PromptError(f"no prompt data {name!r} (looked for {path})")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise PromptError(f"{path}: not valid YAML: {exc}") from exc
+    if not isinstance(data, dict):
+        raise PromptError(f"{path}: must be a mapping of fields (name: …, persona: …)")
+    return data
+
+
+def data_path(name: str) -> Path:
+    """Where prompt data file ``name`` lives (for messages that name the file)."""
+    return _path(name)
 
 
 def sections(name: str) -> list[str]:
@@ -128,7 +152,8 @@ def names(system: str | None = None) -> list[str]:
     """All prompt names, optionally of one system (``whatif``, ``rws``, ``beliefs``)."""
     root = prompts_dir()
     base = root / system if system else root
-    return sorted(str(p.relative_to(root).with_suffix("")) for p in base.rglob(f"*{SUFFIX}"))
+    found = (str(p.relative_to(root).with_suffix("")) for p in base.rglob(f"*{SUFFIX}"))
+    return sorted(n for n in found if not n.startswith(tuple(f"{d}/" for d in DATA_DIRS)))
 
 
 def flatten(messages: list[tuple[str, str]] | list[dict]) -> str:

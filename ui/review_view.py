@@ -12,13 +12,13 @@ from ifworld.whatif import (
     EDITABLE,
     FACILITATOR_AUTHOR,
     FIELD_LABELS,
-    KNOWN_EXPERTS,
     MAX_ROOM_TEXT_CHARS,
     BetweenRoundsAsk,
     ReviewAsk,
     ReviewError,
     check_answer,
     field_lines,
+    known_experts,
     parse_ask,
 )
 
@@ -41,10 +41,11 @@ def _review_form(ask: ReviewAsk, key: str) -> tuple[str | None, dict[str, Any]]:
             hint = FIELD_HINTS.get(field, "one per line")
             fields[field] = columns[i % 2].text_area(f"{FIELD_LABELS[field]} ({hint})",
                                                      "\n".join(field_lines(field, scen[field])), key=f"{key}_{field}")
-        known = [d for d in panel if d in KNOWN_EXPERTS]
-        chosen = st.multiselect("Expert panel", sorted(set(KNOWN_EXPERTS) | set(known)), known, key=f"{key}_panel")
+        offered = known_experts()
+        known = [d for d in panel if d in offered]
+        chosen = st.multiselect("Expert panel", offered, known, key=f"{key}_panel")
         extra = st.text_input("More domains (comma-separated, any field)",
-                              ", ".join(d for d in panel if d not in KNOWN_EXPERTS), key=f"{key}_extra")
+                              ", ".join(d for d in panel if d not in offered), key=f"{key}_extra")
         if ask.suggested_experts:  # the refiner's plan: a suggestion, never added without the person (A.2)
             st.caption("The refiner's plan also names: " + ", ".join(ask.suggested_experts) + " — add any you want "
                        "to the panel above; the panel stays exactly as chosen otherwise.")

@@ -114,7 +114,7 @@ class PostgresStore(RunStore):
             conn.execute("SELECT pg_advisory_lock(%s)", (SETUP_LOCK,))
             try:
                 with conn.transaction():
-                    conn.execute(schema.postgres_ddl(schema.RUNS + schema.WORKSHOPS))
+                    conn.execute(schema.postgres_ddl(schema.RUNS + schema.WORKSHOPS + schema.CUSTOM_EXPERTS))
                     found = conn.execute("SELECT value FROM ifw_meta WHERE key='schema_version'").fetchone()
                     version = int(found[0]) if found else 1
                     schema.check_version(version, self.label)

@@ -61,6 +61,14 @@ INDEXES = """
 CREATE INDEX IF NOT EXISTS ifw_workshop_events_actor ON ifw_workshop_events (run_id, kind, actor, seq);
 CREATE INDEX IF NOT EXISTS ifw_workshop_events_ref ON ifw_workshop_events (run_id, kind, ref, seq);
 """
+# A facilitator's own expert domains (name, persona), written on the What-if page: store-wide, not a run's rows
+# (runs record the personas they used), so ``ifworld runs copy`` does not move them.
+CUSTOM_EXPERTS = """
+CREATE TABLE IF NOT EXISTS ifw_custom_experts (
+    name TEXT PRIMARY KEY, label TEXT NOT NULL UNIQUE, persona TEXT NOT NULL, created REAL NOT NULL,
+    created_by TEXT NOT NULL
+);
+"""
 LATER_COLUMNS = {
     "ifw_runs": {"owner": "TEXT", "heartbeat": "REAL", "cancel": "REAL"},
     "ifw_calls": {"output_chars": "INTEGER", "output_sha256": "TEXT"},

@@ -37,6 +37,7 @@ from ifworld.limits import MAX_TITLE_CHARS
 from ifworld.llm.reply import clean_text, cut_text
 from ifworld.redact import MIN_SECRET_CHARS, redact, safe_error
 from ifworld.runs import schema
+from ifworld.runs.expert_tables import ExpertTables
 from ifworld.runs.lease import BOOT, Lease, lease_alive
 from ifworld.runs.rows import (
     KINDS as KINDS,
@@ -96,7 +97,7 @@ def store_location(path: str | Path | None = None) -> str:
 
 def _migrate_sqlite(conn: sqlite3.Connection, where: str) -> None:
     """Create what is missing, bring an older file up to :data:`schema.SCHEMA_VERSION`, record the version."""
-    conn.executescript(schema.RUNS + schema.WORKSHOPS)
+    conn.executescript(schema.RUNS + schema.WORKSHOPS + schema.CUSTOM_EXPERTS)
     found = conn.execute("SELECT value FROM ifw_meta WHERE key='schema_version'").fetchone()
     version = int(found[0]) if found else 1
     schema.check_version(version, where)
@@ -112,7 +113,7 @@ def _migrate_sqlite(conn: sqlite3.Connection, where: str) -> None:
     conn.commit()
 
 
-class RunStore(WorkshopTables):
+class RunStore(WorkshopTables, ExpertTables):
     """The run store: run index + call log + workshop + LangGraph checkpoints (+ optional node cache).
 
     ``RunStore(path)`` opens a SQLite file; given a ``postgresql://`` URL (or ``IFWORLD_DB`` set to one) it is a

@@ -7,7 +7,9 @@ report generator writes a decision-centric report. Baselines (single, tree, deba
 Front door: pages, ``ui/`` and the CLI import only the names in ``__all__`` (listed with their types in
 ``__init__.pyi``; loaded on first use, so importing this package is cheap). Modules:
 
-- ``propositions`` — validation of a proposition, the paper's propositions, classroom presets, expert names.
+- ``propositions`` — validation of a proposition, the paper's propositions, classroom presets.
+- ``experts`` — expert domains as data (``prompts/whatif/experts/``): the ``whatif.experts`` registry, panels,
+  personas; ``custom_experts`` — a facilitator's own experts kept with the run store (caller checked).
 - ``params`` — run parameters, their defaults and the call estimate; ``progress`` — estimate and ETA.
 - ``schemas`` — what a model returns (refined scenario, expert output, conflicts, report parts).
 - ``records`` — the typed run record and progress events that cross to pages; ``load_record`` validates.

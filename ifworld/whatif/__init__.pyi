@@ -27,7 +27,24 @@ from .compare import (
     usage_table as usage_table,
 )
 from .consistency import CHECKS as CHECKS
+from .custom_experts import (
+    MAX_CUSTOM_PERSONA_CHARS as MAX_CUSTOM_PERSONA_CHARS,
+    MAX_EXPERT_NAME_CHARS as MAX_EXPERT_NAME_CHARS,
+    CustomExpertError as CustomExpertError,
+    add_custom_expert as add_custom_expert,
+    custom_experts as custom_experts,
+    delete_custom_expert as delete_custom_expert,
+    sync_custom_experts as sync_custom_experts,
+)
 from .evaluate import EvalResult as EvalResult, run_eval as run_eval
+from .experts import (
+    EXPERTS as EXPERTS,
+    MAX_EXPERTS as MAX_EXPERTS,
+    ExpertSpec as ExpertSpec,
+    default_experts as default_experts,
+    known_experts as known_experts,
+    personas_for as personas_for,
+)
 from .figures import calibration_figure as calibration_figure, scenario_figure as scenario_figure
 from .graph import round_records as round_records
 from .judge import judge_record as judge_record, judge_report as judge_report
@@ -50,7 +67,6 @@ from .propositions import (
     ABLATION_PROPOSITION as ABLATION_PROPOSITION,
     CLASSROOM_PRESETS as CLASSROOM_PRESETS,
     DEFAULT_EXPERTS as DEFAULT_EXPERTS,
-    KNOWN_EXPERTS as KNOWN_EXPERTS,
     MAX_BREADTH as MAX_BREADTH,
     MAX_DEBATE_ROUNDS as MAX_DEBATE_ROUNDS,
     MAX_DEPTH as MAX_DEPTH,

@@ -17,8 +17,8 @@ from pydantic import BaseModel
 from ifworld import llm, prompts
 from ifworld.config import Settings
 from ifworld.runs.events import emit
+from ifworld.whatif.experts import persona_text
 from ifworld.whatif.frame import clip, digests_text, outputs_text
-from ifworld.whatif.propositions import persona
 from ifworld.whatif.schemas import (
     CalibrationPart,
     DebateBrief,
@@ -85,18 +85,24 @@ def refine(proposition: str, experts: list[str], settings: Settings, language: s
 
 
 def expert(domain: str, round_no: int, proposition: str, scenario: dict | None, settings: Settings, *,
-           frame: str | None = None, own_digest: str | None = None, language: str = "auto") -> dict[str, Any]:
+           frame: str | None = None, own_digest: str | None = None, language: str = "auto",
+           persona: dict[str, str] | None = None, room: str = "") -> dict[str, Any]:
     """One expert's structured output (A.3). Round 1 is independent; later rounds see the shared frame, or
-    nothing more than round 1 did when the frame is ablated. ``own_digest`` (the ``expert_memory`` option,
-    ours) adds the expert's own previous output at the end."""
+    nothing more than round 1 did when the frame is ablated. ``room``: the room's fenced contributions
+    (:func:`~ifworld.whatif.room.room_block`), placed after the frame by the prompt file. ``persona``: the
+    run's recorded entry for this domain (:func:`~ifworld.whatif.experts.personas_for`; looked up now when
+    absent). ``own_digest`` (the ``expert_memory`` option, ours) adds the expert's own previous output at the
+    end."""
     memory = "" if own_digest is None else prompts.render(
         "whatif/expert", "memory_text", previous_round=round_no - 1, own_digest=own_digest)
     common: dict[str, Any] = {"proposition_block": proposition_block(proposition, language),
                               "scenario": scenario_text(scenario), "round": round_no, "domain": domain,
-                              "persona": persona(domain), "memory": memory}
+                              "persona": persona_text(persona, domain), "memory": memory}
     if round_no <= 1:
         msgs = prompts.messages("whatif/expert", **common)
     elif frame is not None:
+        if room:
+            frame = prompts.render("whatif/expert", "frame_and_room", frame=frame, room=room)
         msgs = prompts.messages("whatif/expert", "user_refine", frame=frame, **common)
     else:
         msgs = prompts.messages("whatif/expert", "user_solo", **common)

@@ -31,6 +31,8 @@ CALLS_PER_NODE = {"refine": 1, "expert": 1, "resolve": 1, "final_resolve": 1, "d
                   "draft": 2, "expand": 2, "synthesis": 1}
 METHODS_HELP = ("Comma-separated; 'paper' = ifworld,single,tree,debate; 'ablation' = ifworld and Table 3's variants "
                 "(ifworld:no_debate, ifworld:2x1 …).")
+EXPERTS_HELP = ("Comma-separated expert names or domains, e.g. physics,medieval_history (`ifworld whatif experts` "
+                "lists them: built-in, installed and your own); any other field gets a persona written from its name.")
 JUDGE_KEYS = ("rigor_traceability", "integration_causality", "feasibility_minimality", "uncertainty_adaptation",
               "decisionability", "overall")
 
@@ -38,6 +40,17 @@ JUDGE_KEYS = ("rigor_traceability", "integration_causality", "feasibility_minima
 def _bad(message: str) -> NoReturn:
     err.print(f"[red]error:[/red] {message}", highlight=False)
     raise typer.Exit(2)
+
+
+def _sync_experts() -> None:
+    """Offer the facilitator's own experts (kept with the run store) to ``--experts``."""
+    from ifworld.errors import StoreError
+    from ifworld.whatif.custom_experts import sync_custom_experts
+
+    try:
+        sync_custom_experts()
+    except StoreError as exc:
+        _bad(str(exc))
 
 
 def _settings() -> Settings:
@@ -89,7 +102,7 @@ def run_cmd(
     proposition: Annotated[str, typer.Argument(help="The what-if proposition (any language; the report follows "
                                                     "it, or --language).")],
     method: Annotated[str, typer.Option("--method", help="ifworld | single | tree | debate")] = "ifworld",
-    experts: Annotated[str | None, typer.Option("--experts", help="Comma-separated expert domains.")] = None,
+    experts: Annotated[str | None, typer.Option("--experts", help=EXPERTS_HELP)] = None,
     rounds: Annotated[int, typer.Option("--rounds", help="Expert rounds (IF-World).")] = 2,
     no_debate: Annotated[bool, typer.Option("--no-debate")] = False,
     no_conflict: Annotated[bool, typer.Option("--no-conflict")] = False,
@@ -127,6 +140,7 @@ def run_cmd(
     unknown = [o for o in option or [] if o not in OPTIONS]
     if unknown:
         _bad(f"unknown --option {', '.join(unknown)}; choose from {', '.join(OPTIONS)}.")
+    _sync_experts()
     try:
         params = default_params(proposition, method, experts=experts.split(",") if experts is not None else None,
                                 rounds=rounds, no_debate=no_debate, no_conflict=no_conflict,
@@ -239,6 +253,7 @@ def eval_cmd(
     )
     from ifworld.whatif.propositions import normalize_experts
 
+    _sync_experts()
     try:
         specs = resolve_methods(methods)
         props = resolve_propositions(propositions)
@@ -266,3 +281,37 @@ def eval_cmd(
     for note in sorted({str(n) for n in result.scores.get("budget_note", []) if isinstance(n, str) and n}):
         err.print(f"[yellow]{note}[/yellow]", highlight=False)
     err.print(f"budget: {result.budget}; wrote {len(result.files)} files to {out}", highlight=False)
+
+
+@app.command("experts")
+def experts_cmd(
+    add: Annotated[str | None, typer.Option("--add", help="Add your own expert: its field, e.g. 'medieval "
+                                                          "history' (with --persona).")] = None,
+    persona: Annotated[str | None, typer.Option("--persona", help="How your expert reasons, in plain words.")] = None,
+    change: Annotated[bool, typer.Option("--change", help="With --add: rewrite the persona of your expert of "
+                                                           "that name.")] = False,
+    delete: Annotated[str | None, typer.Option("--delete", help="Delete your own expert of this name.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON rows instead of text.")] = False,
+) -> None:
+    """List the expert domains `--experts` accepts by name (built-in, installed, your own); add or delete your own
+    (runs already made keep the personas they used)."""
+    from ifworld.whatif.custom_experts import add_custom_expert, delete_custom_expert
+    from ifworld.whatif.experts import REGISTRY
+
+    _sync_experts()
+    try:
+        if add is not None:
+            add_custom_expert(add, persona or "", replace=change)
+        if delete is not None:
+            delete_custom_expert(delete)
+    except ValueError as exc:
+        _bad(str(exc))
+    rows = [{"name": s.name, "domain": s.label, "default_panel": s.default_panel,
+             "by": s.written_by, "aliases": list(s.aliases), "persona": s.persona} for s in REGISTRY]
+    if as_json:
+        _write(rows, None)
+        return
+    for r in rows:
+        mark = "*" if r["default_panel"] else " "
+        sys.stdout.write(f"{mark} {r['name']:<22} {r['domain']:<24} {r['by']:<11} {r['persona']}\n")
+    err.print("* = on the default panel", highlight=False)

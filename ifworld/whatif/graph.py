@@ -16,7 +16,7 @@ import json
 import operator
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any, NotRequired, TypedDict
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import CachePolicy, Send, interrupt
@@ -26,9 +26,9 @@ from ifworld.errors import StepFailed
 from ifworld.llm import LLMError
 from ifworld.runs.events import emit
 from ifworld.whatif import agents, review
+from ifworld.whatif.experts import MAX_EXPERTS, normalize_experts, personas_for
 from ifworld.whatif.frame import build_frame, expert_digest, frame_diff
 from ifworld.whatif.params import make_record
-from ifworld.whatif.propositions import MAX_EXPERTS, normalize_experts
 from ifworld.whatif.report import FALLBACK_NOTES, assemble_report, fallback_part, finish_report
 from ifworld.whatif.room import as_room, room_block, room_line
 
@@ -53,6 +53,7 @@ class WhatIfState(TypedDict, total=False):
     participants: Annotated[list[dict], operator.add]
     review_notes: Annotated[list[str], operator.add]
     review_edits: Annotated[list[dict], operator.add]
+    personas: dict[str, dict[str, str]]  # of experts added at review (the params hold the panel's at start)
 
 
 class ExpertTask(TypedDict):
@@ -64,6 +65,8 @@ class ExpertTask(TypedDict):
     scenario: dict[str, Any] | None
     frame: str | None
     own_digest: str | None
+    room: NotRequired[str]
+    persona: NotRequired[dict[str, str] | None]
 
 
 def initial(params: dict[str, Any]) -> dict[str, Any]:
@@ -145,15 +148,18 @@ class _Nodes:
         panel, added = extend_panel(state["panel"], scenario.get("expert_plan", []))
         if added:
             emit("phase", node="refine", phase="panel", round=0, part=", ".join(added))
-        return {"scenario": scenario, "panel": panel}
+        return {"scenario": scenario, "panel": panel, **({"personas": personas_for(added)} if added else {})}
 
     def review(self, state: WhatIfState) -> dict:
         """Pause after the refiner so the user can edit the scenario and the panel (no model call here:
         LangGraph re-runs an interrupted node from its start on resume)."""
         def apply(answer: Any) -> dict:
             scenario, panel, edits = review.apply_review(state.get("scenario"), state["panel"], answer)
+            known = {**(self.p.get("personas") or {}), **(state.get("personas") or {})}
+            added = [d for d in panel if d not in known]
             return {"scenario": scenario, "panel": panel, "review_edits": edits,
-                    "review_notes": review.edit_notes(edits)}
+                    "review_notes": review.edit_notes(edits),
+                    **({"personas": {**(state.get("personas") or {}), **personas_for(added)}} if added else {})}
         ask = review.review_ask(state.get("scenario"), state["panel"])
         ask["suggested_experts"] = suggested_experts(state["panel"], (state.get("scenario") or {}).get("expert_plan"))
         return review.ask_until_valid(ask, apply, interrupt)
@@ -178,9 +184,10 @@ class _Nodes:
         if r > 1 and not self.p.get("no_shared_frame"):
             frame = _of_round(state.get("frames", []), r - 1, "frame")
             frame = frame["text"] if frame else None
-            said = [as_room(p) for p in state.get("participants", []) if p["round"] == r]
-            if frame is not None and said:  # the room's block comes after the frame's own budgeted parts
-                frame += "\n\n" + room_block(said)
+        # the room's contributions to this round, fenced as data; the prompt file places them (after the frame)
+        room = room_block([as_room(p) for p in state.get("participants", []) if p["round"] == r]) \
+            if frame is not None else ""
+        personas = {**(self.p.get("personas") or {}), **(state.get("personas") or {})}
         prev_ok, _ = round_outputs(state, r - 1) if r > 1 else ({}, {})
         sends = []
         for d in state["panel"]:
@@ -188,7 +195,8 @@ class _Nodes:
             if r > 1 and self.p.get("expert_memory"):  # our option; A.3 gives round 2+ the frame only
                 digest = expert_digest(d, prev_ok[d]) if d in prev_ok else "(your previous attempt failed)"
             sends.append(Send("expert", {"domain": d, "round": r, "proposition": state["proposition"],
-                                         "scenario": state.get("scenario"), "frame": frame, "own_digest": digest}))
+                                         "scenario": state.get("scenario"), "frame": frame, "own_digest": digest,
+                                         "room": room, "persona": personas.get(d)}))
         return sends
 
     def expert(self, state: ExpertTask) -> dict[str, Any]:
@@ -196,7 +204,8 @@ class _Nodes:
         emit("expert_started", node="expert", domain=d, round=r)
         try:
             out = agents.expert(d, r, state["proposition"], state["scenario"], self.s, frame=state["frame"],
-                                own_digest=state["own_digest"], language=self.lang)
+                                own_digest=state["own_digest"], language=self.lang,
+                                persona=state.get("persona"), room=state.get("room") or "")
         except LLMError as exc:
             emit("expert_failed", node="expert", domain=d, round=r, error=str(exc))
             return {"outputs": [{"round": r, "domain": d, "error": str(exc)}],
@@ -413,6 +422,8 @@ def round_records(state: dict[str, Any]) -> list[dict[str, Any]]:
 def finalize(state: dict[str, Any], params: dict[str, Any], calls: list[dict]) -> dict[str, Any]:
     frames = sorted(state.get("frames", []), key=lambda f: f["round"])
     diffs = [{**f["diff"], "round": f["round"]} for f in frames]
+    if state.get("personas"):  # experts added at review: their personas as the run used them
+        params = {**params, "personas": {**(params.get("personas") or {}), **state["personas"]}}
     return make_record("ifworld", state, params, calls, rounds=round_records(state), report=state.get("report", {}),
                        degraded=list(state.get("degraded", [])), frame_diffs=diffs, panel=state.get("panel", []),
                        participants=list(state.get("participants", [])),

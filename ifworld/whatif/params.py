@@ -7,8 +7,8 @@ from typing import Any
 from ifworld.errors import InputError
 from ifworld.llm import KEPT_NOTE, usage_totals
 from ifworld.whatif.budget import FINAL_CALLS, planned_steps
+from ifworld.whatif.experts import default_experts, personas_for
 from ifworld.whatif.propositions import (
-    DEFAULT_EXPERTS,
     MAX_BREADTH,
     MAX_DEBATE_ROUNDS,
     MAX_DEPTH,
@@ -49,7 +49,7 @@ def default_params(proposition: str, method: str = "ifworld", **overrides: Any) 
     if method not in METHODS:
         raise InputError(f"Unknown method {method!r}; choose one of {', '.join(METHODS)}.")
     params: dict[str, Any] = {
-        "proposition": validate_proposition(proposition), "method": method, "experts": list(DEFAULT_EXPERTS),
+        "proposition": validate_proposition(proposition), "method": method, "experts": None,
         "rounds": DEFAULT_ROUNDS, **{s: False for s in SWITCHES}, "breadth": DEFAULT_BREADTH,
         "depth": DEFAULT_DEPTH, "debate_rounds": DEFAULT_DEBATE_ROUNDS, "cache": False,
         "review": False, "pause_between_rounds": False, "language": "auto", "budget_tokens": None,
@@ -57,6 +57,8 @@ def default_params(proposition: str, method: str = "ifworld", **overrides: Any) 
     }
     params.update({k: v for k, v in overrides.items() if v is not None})
     params["experts"] = normalize_experts(params["experts"])
+    # the personas as this run uses them: a replay, resume or export never looks an expert up again
+    params["personas"] = personas_for(params["experts"])
     params["rounds"] = validate_rounds(int(params["rounds"]))
     params["language"] = validate_language(params["language"])
     for key, upper in BOUNDS.items():
@@ -90,7 +92,7 @@ def estimate_calls(params: dict[str, Any]) -> int:
         return 2 + 2 * int(params.get("breadth", DEFAULT_BREADTH)) * planned_steps(method, params)
     if method == "debate":
         return 2 * planned_steps(method, params) + FINAL_CALLS[method]
-    experts = len(params.get("experts") or DEFAULT_EXPERTS)
+    experts = len(params.get("experts") or default_experts())
     rounds = int(params.get("rounds", DEFAULT_ROUNDS))
     frameless = bool(params.get("no_shared_frame"))  # w/o shared frame: no resolver and no debate at all
     resolver = 0 if params.get("no_conflict") or frameless else 1

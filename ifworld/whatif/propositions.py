@@ -1,4 +1,4 @@
-"""Propositions, expert panels and input validation for IF-World.
+"""Propositions and input validation for IF-World (expert domains: :mod:`ifworld.whatif.experts`).
 
 The proposition is user data: it is validated here (length cap, control characters) before any model sees
 it, and every prompt wraps it in ``<proposition>`` delimiters with an instruction to treat it as data.
@@ -10,12 +10,20 @@ import re
 import unicodedata
 
 from ifworld.errors import InputError
+from ifworld.whatif.experts import (  # noqa: F401  (expert domains are data now: re-exported for callers)
+    DEFAULT_EXPERTS,
+    MAX_DOMAIN_CHARS,
+    MAX_EXPERTS,
+    default_experts,
+    known_experts,
+    normalize_experts,
+    persona,
+    suggest_experts,
+)
 
 MAX_PROPOSITION_CHARS = 2_000
 MIN_ROUNDS = 1
 MAX_ROUNDS = 6
-MAX_EXPERTS = 12
-MAX_DOMAIN_CHARS = 60
 MAX_LANGUAGE_CHARS = 40
 # Upper bounds of the baselines' size parameters (each call multiplies: tree ≈ 2·breadth·depth calls).
 MAX_BREADTH = 6
@@ -47,41 +55,7 @@ CLASSROOM_PRESETS: list[str] = [
     "What if our school moved to a four-day week?",
 ]
 
-DEFAULT_EXPERTS: list[str] = [
-    "physics", "materials chemistry", "biology/ecology", "medicine", "sociology", "economics", "engineering",
-    "environment", "politics",
-]
-EXTRA_EXPERTS: list[str] = ["psychology", "law", "computer science", "geology", "astronomy", "agriculture",
-                            "public health", "education"]
-KNOWN_EXPERTS: list[str] = DEFAULT_EXPERTS + EXTRA_EXPERTS
-EXPERT_ALIASES: dict[str, str] = {
-    "biology": "biology/ecology", "ecology": "biology/ecology", "chemistry": "materials chemistry",
-    "materials": "materials chemistry", "environmental science": "environment", "political science": "politics",
-    "economy": "economics", "engineer": "engineering", "medical": "medicine", "health": "public health",
-    "cs": "computer science",
-}
 _LANGUAGE_RE = re.compile(r"[^\W\d_](?:[^\W\d_]|[ ()\-])*", re.UNICODE)
-_DOMAIN_RE = re.compile(r"[\w][\w /&'\-]*", re.UNICODE)
-PERSONAS: dict[str, str] = {
-    "physics": "You reason from conservation laws, energy budgets and orders of magnitude.",
-    "materials chemistry": "You reason from material properties, reaction limits and production capacity.",
-    "biology/ecology": "You reason from physiology, population dynamics, food webs and habitats.",
-    "medicine": "You reason from human physiology, disease burden and the capacity of care.",
-    "sociology": "You reason from behaviour, trust, inequality and collective action.",
-    "economics": "You reason from prices, substitution, trade and the allocation of scarce resources.",
-    "engineering": "You reason from infrastructure, design margins, build rates and maintenance.",
-    "environment": "You reason from climate, water, land use and emissions.",
-    "politics": "You reason from institutions, regulation, legitimacy and coordination.",
-}
-TOPIC_PANELS: tuple[tuple[tuple[str, ...], tuple[str, str]], ...] = (
-    (("school", "teacher", "pupil", "student", "class"), ("education", "sociology")),
-    (("hospital", "virus", "disease", "antibiotic", "health", "heatwave"), ("medicine", "public health")),
-    (("flood", "bridge", "grid", "blackout", "power", "water supply", "tap water"), ("engineering", "sociology")),
-    (("fuel", "price", "market", "trade", "economy", "internet"), ("economics", "engineering")),
-    (("insect", "crop", "species", "ecosystem", "forest"), ("biology/ecology", "agriculture")),
-    (("sea level", "cloud", "climate", "volcano", "oxygen"), ("environment", "physics")),
-    (("moon", "gravity", "tilt", "rotation", "magnetic", "orbit"), ("physics", "biology/ecology")),
-)
 _CONTROL_RE = re.compile(r"[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\ufeff]")
 
 
@@ -103,48 +77,6 @@ def validate_proposition(text: str | None) -> str:
         raise InputError(f"The proposition is {len(cleaned):,} characters long; the limit is "
                          f"{MAX_PROPOSITION_CHARS:,} characters (MAX_PROPOSITION_CHARS). Shorten it.")
     return cleaned
-
-
-def normalize_experts(names: list[str] | str | None) -> list[str]:
-    """Canonical expert domains (aliases resolved, duplicates dropped). Any field of expertise works: a
-    domain outside :data:`KNOWN_EXPERTS` gets a persona written from its name (:func:`persona`)."""
-    if names is None:
-        return list(DEFAULT_EXPERTS)
-    if isinstance(names, str):
-        names = [n for n in names.split(",")]
-    out: list[str] = []
-    for raw in names:
-        name = " ".join(str(raw).strip().lower().split())
-        if not name:
-            continue
-        name = EXPERT_ALIASES.get(name, name)
-        if len(name) > MAX_DOMAIN_CHARS or not _DOMAIN_RE.fullmatch(name):
-            raise InputError(f"Expert domain {raw.strip()[:80]!r} is not usable: write a field of expertise in "
-                             f"at most {MAX_DOMAIN_CHARS} characters (letters, digits, spaces, / & ' -), e.g. "
-                             "'urban planning'.")
-        if name not in out:
-            out.append(name)
-    if not out:
-        raise InputError("The expert list is empty: name at least one expert, e.g. physics,economics.")
-    if len(out) > MAX_EXPERTS:
-        raise InputError(f"{len(out)} experts given; at most {MAX_EXPERTS} (MAX_EXPERTS) are allowed.")
-    return out
-
-
-def persona(domain: str) -> str:
-    """The expert's persona: a hand-written one for a known domain, one written from the name otherwise."""
-    return PERSONAS.get(domain) or (
-        f"You reason with the methods, evidence, quantities and constraints that practitioners of {domain} use, "
-        f"and you say where {domain} depends on physical, biological and economic limits.")
-
-
-def suggest_experts(proposition: str, n: int = 2) -> list[str]:
-    """A small panel that fits the proposition's topic (keyword match; the first paper domains otherwise)."""
-    text = proposition.lower()
-    for words, panel in TOPIC_PANELS:
-        if any(w in text for w in words):
-            return list(panel[:n])
-    return list(DEFAULT_EXPERTS[:n])
 
 
 def validate_bound(name: str, value: int, upper: int, lower: int = 1) -> int:

@@ -22,7 +22,8 @@ TIMEOUT = 60
 WAIT_S = 90.0
 SIDEBAR = {"Test connection"}
 # The exact controls each state draws (besides the sidebar's connection test).
-DRAFT = {"⚡ Quick preset: 2 experts, 1 round", "🧮 Apply and estimate", "▶️ Start run", "Open"}
+DRAFT = {"⚡ Quick preset: 2 experts, 1 round", "🧮 Apply and estimate", "▶️ Start run", "Open", "➕ Add expert",
+         "🗑️ Delete expert"}  # the last two: 'Add an expert' (the facilitator's; AppTest is on loopback)
 RUNNING_CONTROLS = {"➕ New what-if", "⏹️ Cancel run", "👥 Open workshop"}
 REVIEW = {"➕ New what-if", "▶️ Continue unchanged", "✏️ Apply edits and continue", "⏹️ Cancel run", "👥 Open workshop"}
 BETWEEN = {"➕ New what-if", "▶️ Continue", "⏹️ Cancel run", "👥 Open workshop"}

@@ -24,9 +24,9 @@ from ifworld.whatif import (
     validate_proposition,
     workflow_name,
 )
+from ifworld.whatif.experts import REGISTRY as EXPERT_REGISTRY, persona
 from ifworld.whatif.frame import FRAME_CAPS, FRAME_TEXT_MAX_CHARS, build_frame, frame_diff
 from ifworld.whatif.params import default_params
-from ifworld.whatif.propositions import PERSONAS, persona
 from ifworld.whatif.report import finish_report
 from ifworld.whatif.schemas import (
     DebateBrief,
@@ -79,7 +79,8 @@ def test_validate_proposition_cleans_and_accepts_any_language():
 def test_experts_and_params_validation():
     assert normalize_experts("Biology, economics,economics") == ["biology/ecology", "economics"]
     assert normalize_experts(["physics", "Urban  Planning"]) == ["physics", "urban planning"]  # any domain
-    assert "urban planning" in persona("urban planning") and persona("physics") == PERSONAS["physics"]
+    assert "urban planning" in persona("urban planning")
+    assert persona("physics") == EXPERT_REGISTRY.get("physics").persona
     assert default_params("What if?", language="Français")["language"] == "Français"
     with pytest.raises(ValueError, match="Report language '<b>' is not usable"):
         default_params("What if?", language="<b>")
