@@ -120,3 +120,22 @@ def test_beliefs_page_offers_and_runs_the_toys(toys):
 def _flags(values: dict[str, int]) -> list[str]:
     flags = {"true_facts": "--true", "false_facts": "--false"}
     return [part for k, v in values.items() for part in (flags.get(k, "--" + k.replace("_", "-")), str(v))]
+
+
+
+def test_only_a_declared_kernel_runs_compiled(toys, monkeypatch):
+    """The fast kernel is open: a rule runs compiled only when its spec names a kernel; the toy does not, and the
+    compiled block refuses it rather than guessing."""
+    pytest.importorskip("numba")
+    from ifworld.beliefs import KERNEL_PATH, kernel
+    from ifworld.beliefs.rules import get_rule
+    from ifworld.errors import SimulationError
+
+    monkeypatch.delenv(kernel.KERNEL_ENV, raising=False)
+    rule, _ = toys
+    assert simulate(BeliefConfig(**SMALL), seed=1, runs=2).path == KERNEL_PATH
+    assert kernel.kernel_id(get_rule(rule)) is None and not kernel.supported(get_rule(rule), 12, "int16")
+    with pytest.raises(SimulationError, match="no compiled kernel"):
+        kernel.rule_params(get_rule(rule))
+    monkeypatch.setenv(kernel.KERNEL_ENV, "numpy")
+    assert simulate(BeliefConfig(**SMALL), seed=1, runs=2).path == NUMPY_PATH
