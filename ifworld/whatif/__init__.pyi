@@ -42,6 +42,7 @@ from .experts import (
     MAX_EXPERTS as MAX_EXPERTS,
     ExpertSpec as ExpertSpec,
     default_experts as default_experts,
+    expert_from_file as expert_from_file,
     known_experts as known_experts,
     personas_for as personas_for,
 )

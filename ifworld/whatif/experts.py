@@ -17,8 +17,10 @@ from __future__ import annotations
 import re
 from functools import cache
 from html import escape
+from pathlib import Path
 from typing import Any
 
+import yaml
 from pydantic import Field, ValidationError, field_validator
 
 from ifworld import prompts
@@ -76,21 +78,36 @@ def canonical_text(text: Any) -> str:
     return " ".join(str(text).strip().lower().split())
 
 
-def load_expert(name: str) -> ExpertSpec:
-    """The expert in ``prompts/whatif/experts/<name>.yaml``; a malformed file raises :class:`PromptError`
-    (a :class:`~ifworld.errors.PackageError`) naming the file and the field."""
-    data = prompts.load_data(f"{DATA_DIR}/{name}")
+def _validated(data: dict[str, Any], where: Path) -> ExpertSpec:
     try:
-        spec = ExpertSpec.model_validate({"help": "", **data})
+        return ExpertSpec.model_validate({"help": "", **data})
     except ValidationError as exc:
         first = exc.errors()[0]
         field = ".".join(str(p) for p in first.get("loc", ())) or "file"
-        raise prompts.PromptError(f"{prompts.data_path(f'{DATA_DIR}/{name}')}: {field}: "
-                                  f"{first.get('msg', 'invalid')}") from None
+        raise prompts.PromptError(f"{where}: {field}: {first.get('msg', 'invalid')}") from None
+
+
+def load_expert(name: str) -> ExpertSpec:
+    """The expert in ``prompts/whatif/experts/<name>.yaml``; a malformed file raises :class:`PromptError`
+    (a :class:`~ifworld.errors.PackageError`) naming the file and the field."""
+    where = prompts.data_path(f"{DATA_DIR}/{name}")
+    spec = _validated(prompts.load_data(f"{DATA_DIR}/{name}"), where)
     if spec.name != name:
-        raise prompts.PromptError(f"{prompts.data_path(f'{DATA_DIR}/{name}')}: name {spec.name!r} must match "
-                                  f"the file name {name!r}")
+        raise prompts.PromptError(f"{where}: name {spec.name!r} must match the file name {name!r}")
     return spec
+
+
+def expert_from_file(path: str | Path) -> ExpertSpec:
+    """An expert from a YAML file of the same shape anywhere (an outside package's own experts, the example in
+    ``examples/extending/toy_expert.yaml``); register it with ``REGISTRY.register(expert_from_file(path))``."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise prompts.PromptError(f"{path}: cannot read the expert: {exc}") from exc
+    if not isinstance(data, dict):
+        raise prompts.PromptError(f"{path}: must be a mapping of fields (name: …, persona: …)")
+    return _validated(data, path)
 
 
 @cache

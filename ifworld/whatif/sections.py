@@ -63,8 +63,25 @@ def contributions_markdown(participants: list[RoomEntry], legacy: list[str] | No
     return "\n".join(md).rstrip() + "\n"
 
 
+WRITTEN_BY = {"built-in": "built-in", "facilitator": "the facilitator", "generated": "written from its name"}
+
+
+def panel_markdown(rec: WhatIfRecord) -> str:
+    """The panel with the personas this run used (recorded in its params when it started, so a later change to
+    an expert, or its deletion, never changes what a run shows); empty for records made before they were kept."""
+    personas = rec.params.get("personas") if isinstance(rec.params, dict) else None
+    if rec.method != "ifworld" or not isinstance(personas, dict) or not personas:
+        return ""  # the baselines have no panel
+    panel = rec.panel or list(rec.params.get("experts") or [])
+    rows = [[d, WRITTEN_BY.get(str(personas[d].get("by")), str(personas[d].get("by", ""))),
+             personas[d].get("persona", "")] for d in panel if isinstance(personas.get(d), dict)]
+    md = ["## Expert panel", "", "Each expert's persona as this run used it.", ""]
+    md += _table(["Expert", "Persona by", "Persona"], rows)
+    return "\n".join(md).rstrip() + "\n"
+
+
 def session_markdown(record: WhatIfRecord | dict[str, Any]) -> str:
-    """Scenario card, review edits and the room's contributions of a run, in that order."""
+    """Scenario card, review edits, the room's contributions and the panel's personas of a run, in that order."""
     rec = load_record(record)
     parts = []
     if rec.scenario is not None:
@@ -72,4 +89,6 @@ def session_markdown(record: WhatIfRecord | dict[str, Any]) -> str:
     legacy_notes = rec.review_notes or (rec.report.review_notes if rec.report else [])
     parts.append(review_markdown(rec.review_edits, legacy_notes))
     parts.append(contributions_markdown(rec.participants, rec.report.contributions if rec.report else []))
+    if panel_markdown(rec):
+        parts.append(panel_markdown(rec))
     return "\n".join(parts)
