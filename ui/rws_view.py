@@ -35,7 +35,8 @@ from ui.runs_view import register_renderer, render_generic
 
 VERDICT_ORDER = ("incorrect", "not_sure", "correct")
 VERDICT_NAME = {"incorrect": "incorrect", "not_sure": "not sure", "correct": "correct"}
-VERDICT_COLOUR = {"incorrect": "#d9534f", "not_sure": "#f0ad4e", "correct": "#5cb85c"}
+VERDICT_COLOUR = {"incorrect": "#D55E00", "not_sure": "#E69F00", "correct": "#0072B2"}  # Okabe & Ito: not red/green
+VERDICT_MARK = {"incorrect": "✗", "not_sure": "?", "correct": "✓"}  # in each cell: never told by colour alone
 OTHER_ROWS = {"verifier": "LLM verifier (grading)"}
 """Cost rows that are no pattern (the patterns' labels come from ``rws.PATTERN_REGISTRY``)."""
 BASE_COLUMN_NAME = {"model": "Model", "pattern": "Pattern", "overall": "Overall", "numeric": "Numeric",
@@ -198,12 +199,15 @@ def verdict_matrix(record: Record) -> go.Figure:
     z = df.pivot_table(index="item", columns="column", values="score", aggfunc="first")
     z = z.reindex(index=list(dict.fromkeys(df["item"])), columns=list(dict.fromkeys(df["column"])))
     text = z.map(lambda v: VERDICT_NAME[VERDICT_ORDER[int(v)]] if v == v else "no result")
+    marks = z.map(lambda v: VERDICT_MARK[VERDICT_ORDER[int(v)]] if v == v else "")
     ticks = list(range(len(VERDICT_ORDER)))
     fig = go.Figure(go.Heatmap(
-        z=z.values, x=list(z.columns), y=list(z.index), text=text.values, xgap=1, ygap=1,
-        hovertemplate="%{y} · %{x}: %{text}<extra></extra>", zmin=-0.5, zmax=len(VERDICT_ORDER) - 0.5,
+        z=z.values, x=list(z.columns), y=list(z.index), customdata=text.values, text=marks.values, xgap=1, ygap=1,
+        texttemplate="%{text}", textfont={"color": "#111318"},  # >= 3:1 on all three colours (a graphic)
+        hovertemplate="%{y} · %{x}: %{customdata}<extra></extra>", zmin=-0.5, zmax=len(VERDICT_ORDER) - 0.5,
         colorscale=_stepped_colours(), showscale=True,
-        colorbar={"title": {"text": "Verdict"}, "tickvals": ticks, "ticktext": [VERDICT_NAME[v] for v in VERDICT_ORDER],
+        colorbar={"title": {"text": "Verdict"}, "tickvals": ticks,
+                  "ticktext": [f"{VERDICT_MARK[v]} {VERDICT_NAME[v]}" for v in VERDICT_ORDER],
                   "lenmode": "pixels", "len": 120, "thickness": 14, "yanchor": "top", "y": 1}))
     fig.update_layout(title="Verdict per item and pattern", height=max(300, 22 * len(z.index) + 140),
                       xaxis={"title": {"text": "Pattern"}, "automargin": True, "side": "top"},

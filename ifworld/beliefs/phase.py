@@ -22,7 +22,7 @@ from ifworld.beliefs.engine import simulate
 from ifworld.beliefs.paper_numbers import PAPER_RULES
 from ifworld.beliefs.rules import rule_names
 from ifworld.errors import BeliefConfigError
-from ifworld.figstyle import styled
+from ifworld.figstyle import NEGATIVE, POSITIVE, SERIES_COLOURS, TEXT_COLOUR, styled
 
 Z95 = 1.959964
 LOCK_LEVEL = 0.5
@@ -31,7 +31,7 @@ CURVES = {
     "false_majority": "falsehood majority — more false than true facts accepted; crosses near M_F/M_T = 1, "
                       "where falsehoods start out as widespread as truths",
 }
-CURVE_COLOURS = {"f1": "#1f77b4", "lock_share": "#d62728", "false_majority": "#ff7f0e"}
+CURVE_COLOURS = {"f1": POSITIVE, "lock_share": NEGATIVE, "false_majority": SERIES_COLOURS[3]}  # colour-blind-safe
 DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
 """One dash style per rule, by the rule's place in the registry (the paper's additive solid, bounded dashed)."""
 
@@ -139,7 +139,7 @@ def phase_figure(curve: pd.DataFrame) -> go.Figure:
         fig.add_vline(x=ratio, line_dash=rule_dash(rule) if rule else "dot", line_color=CURVE_COLOURS[name])
         fig.add_annotation(x=ratio, y=1 - 0.075 * level, xref="x", yref="paper", yanchor="top", showarrow=False,
                            xanchor="left", xshift=4, text=f"{name.replace('_', ' ')} {rule} ≈ {ratio:.2f}".strip(),
-                           font={"size": 12, "color": CURVE_COLOURS[name]}, bgcolor="rgba(255,255,255,0.8)")
+                           font={"color": TEXT_COLOUR}, bgcolor="rgba(255,255,255,0.8)")
     fig.update_layout(title="Misinformation load: phase transition", xaxis_title="misinformation load M_F / M_T",
                       yaxis_title="mean F1 / share of runs", yaxis_range=[0, 1.05], legend_title="curve (rule)",
                       height=520)

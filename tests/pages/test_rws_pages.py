@@ -115,7 +115,8 @@ def test_verdict_heatmap_names_its_colours():
     fig = json.loads(verdict_matrix(run_record()).to_json())
     bar = fig["data"][0]["colorbar"]
     assert fig["data"][0]["showscale"] and bar["title"]["text"] == "Verdict"
-    assert bar["ticktext"] == ["incorrect", "not sure", "correct"] and bar["tickvals"] == [0, 1, 2]
+    assert bar["ticktext"] == ["✗ incorrect", "? not sure", "✓ correct"] and bar["tickvals"] == [0, 1, 2]
+    assert fig["data"][0]["texttemplate"] == "%{text}" and "✓" in str(fig["data"][0]["text"])  # marks, not colour alone
     assert fig["layout"]["xaxis"]["title"]["text"] == "Pattern" and fig["layout"]["yaxis"]["title"]["text"] == "Item"
 
 
