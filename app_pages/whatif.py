@@ -17,8 +17,7 @@ PRESETS = {f"📄 {p}": p for p in whatif.PAPER_PROPOSITIONS}
 PRESETS[f"📄 Ablation topic (paper §3.4): {whatif.ABLATION_PROPOSITION}"] = whatif.ABLATION_PROPOSITION
 PRESETS.update({f"🏫 {p}": p for p in whatif.CLASSROOM_PRESETS})
 PRESETS.update({f"🚨 {p}": p for p in CRISIS_PRESETS})
-METHODS = {"ifworld": "IF-World (panel + shared frame)", "single": "Single agent", "tree": "Tree of thoughts",
-           "debate": "Debate"}
+METHODS = whatif.METHOD_REGISTRY  # IF-World and the baselines, in registry order (labels from their specs)
 ABLATIONS = {"no_debate": "No debate", "no_conflict": "No conflict resolver", "no_shared_frame": "No shared frame",
              "no_refine": "No problem refiner"}
 LANGUAGES = ["auto", "English", "Deutsch", "Français", "Español", "Italiano", "Português", "Nederlands", "Polski",
@@ -49,7 +48,8 @@ def build_params() -> dict:
     custom = [c.strip() for c in ss.get("whatif_custom", "").split(",") if c.strip()]
     extra = {k: ss.get(f"whatif_{k}") for k in ("breadth", "depth", "debate_rounds", "cache", "review",
                                                  "pause_between_rounds", "language")}
-    if ss.get("whatif_method") in ("tree", "debate") and ss.get("whatif_budget"):
+    method = ss.get("whatif_method") or METHODS.names()[0]
+    if method in METHODS and METHODS.get(method).budget is not None and ss.get("whatif_budget"):
         extra["budget_tokens"] = ss["whatif_budget"]
     return whatif.default_params(ss["whatif_prop"], ss.get("whatif_method", "ifworld"),
                                  experts=list(ss["whatif_experts"]) + custom, rounds=int(ss["whatif_rounds"]),
@@ -79,7 +79,7 @@ def draft_form() -> tuple[bool, bool]:
                            "know gets a persona written from its name. The refiner may add up to two experts, "
                            "never remove yours.")
         m1, m2 = st.columns(2)
-        m1.radio("Method", list(METHODS), format_func=METHODS.get, key="whatif_method")
+        m1.radio("Method", METHODS.names(), format_func=lambda m: METHODS.get(m).label, key="whatif_method")
         m1.toggle("Pause for review after the refiner", key="whatif_review",
                   help="Edit every part of the refined scenario and the panel before any expert runs.")
         m1.toggle("Pause between rounds for workshop input", key="whatif_pause_between_rounds",

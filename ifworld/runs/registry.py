@@ -72,7 +72,9 @@ def get_workflow(name: str) -> Workflow:
     if name not in _REGISTRY:
         module = WORKFLOW_MODULES.get(name.split(".")[0])
         if module:
-            importlib.import_module(module)
+            late = getattr(importlib.import_module(module), "late_workflow", None)
+            if name not in _REGISTRY and late is not None:  # an entry registered after the module was imported
+                late(name)
     if name not in _REGISTRY:
         raise UnknownWorkflow(f"unknown workflow {name!r}; registered: {', '.join(sorted(_REGISTRY))}")
     return _REGISTRY[name]

@@ -14,6 +14,8 @@ Front door: pages, ``ui/`` and the CLI import only the names in ``__all__`` (lis
 - ``schemas`` — what a model returns (refined scenario, expert output, conflicts, report parts).
 - ``records`` — the typed run record and progress events that cross to pages; ``load_record`` validates.
 - ``agents`` — prompt assembly, one model call per role; ``frame`` — the shared frame between rounds.
+- ``methods`` — the registry of what-if methods (``METHOD_REGISTRY``: IF-World and the baselines, in
+  ``builtin_methods``; a new method is one module, see docs/extending.md).
 - ``graph`` — the IF-World LangGraph; ``baselines`` — single, tree and debate graphs; ``workflows`` —
   their registration with ``ifworld.runs``; ``service`` — running and loading runs for CLI and pages.
 - ``session`` — the session's states and legal transitions (page, CLI and workshop call the same ones).

@@ -49,6 +49,7 @@ from .experts import (
 from .figures import calibration_figure as calibration_figure, scenario_figure as scenario_figure
 from .graph import round_records as round_records
 from .judge import judge_record as judge_record, judge_report as judge_report
+from .methods import METHOD_REGISTRY as METHOD_REGISTRY, MethodSpec as MethodSpec
 from .numbers import (
     confidence as confidence,
     interval as interval,
@@ -72,7 +73,6 @@ from .propositions import (
     MAX_DEBATE_ROUNDS as MAX_DEBATE_ROUNDS,
     MAX_DEPTH as MAX_DEPTH,
     MAX_PROPOSITION_CHARS as MAX_PROPOSITION_CHARS,
-    METHODS as METHODS,
     PAPER_PROPOSITIONS as PAPER_PROPOSITIONS,
     normalize_experts as normalize_experts,
     suggest_experts as suggest_experts,

@@ -1,12 +1,13 @@
 """Matched token budgets for the baselines (paper §3.1: "under the same model family … and matched token
 budgets"); pure functions, no model calls.
 
-The evaluation runs IF-World first and gives the tree and debate baselines its measured tokens for the same
-proposition as a target (``params["budget_tokens"]``). The baseline's graph then keeps adding steps — tree
-expansions, debate rounds — while one more step brings its measured tokens closer to the target, so the run
+The evaluation runs IF-World first and gives the baselines whose spec has a :class:`MethodBudget` (tree and
+debate among the built-ins) its measured tokens for the same proposition as a target
+(``params["budget_tokens"]``). The baseline's graph then keeps adding steps — tree expansions, debate rounds —
+while one more step brings its measured tokens closer to the target, so the run
 ends within ±:data:`BUDGET_TOLERANCE` of it whatever the model's reply lengths. A safety ceiling bounds the
 steps; a run that stops there short of the target (replies too short) says so in ``record["budget"]``.
-The single agent stays one call and is reported as unmatched.
+A baseline of fixed size (the single agent, one call) is reported as unmatched.
 """
 
 from __future__ import annotations
@@ -17,20 +18,14 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from ifworld.llm import UsageTracker
+from ifworld.whatif.methods import REGISTRY, MethodBudget
 from ifworld.whatif.propositions import MAX_BREADTH
 
 BUDGET_TOLERANCE = 0.25
 """A matched run's tokens are within ±25 % of the target (the bound the evaluation checks and reports)."""
-MAX_MATCHED_TREE_STEPS = 40
-MAX_MATCHED_DEBATE_ROUNDS = 60
-"""Safety ceilings of a budgeted run (a model whose replies are a few tokens long never reaches a budget)."""
-CALLS_PER_STEP = {"tree": 2, "debate": 2}  # tree: variant + critic per branch; debate: pro + con per round
-FINAL_CALLS = {"tree": 0, "debate": 1}  # what follows the last step: the tree returns its best leaf, the
-# debate has its judge's synthesis (which reads the transcript)
-# Mean prompt + completion tokens per call, measured against gpt-4o-mini on the paper's propositions
-# (IF-World 27 calls / 88k tokens, single 1 / 3.6k, tree 14 / 40k, debate 5 / 6.3k): sizes a budget before a
-# run has measured anything.
-TOKENS_PER_CALL: dict[str, int] = {"ifworld": 3_260, "single": 3_600, "tree": 2_860, "debate": 1_260}
+# Per method (its spec in ifworld.whatif.methods): the safety ceiling of a budgeted run (a model whose replies
+# are a few tokens long never reaches a budget), calls per step, calls before the first and after the last step,
+# and the measured mean tokens per call that sizes a budget before a run has measured anything.
 Status = Literal["matched", "below", "above", "unmatched", "none"]
 
 
@@ -48,36 +43,56 @@ class Budget(BaseModel):
         return self.tokens / self.target if self.target else None
 
 
+def budget_of(method: str) -> MethodBudget | None:
+    """How ``method``'s size follows a token budget (None: a fixed size, never matched)."""
+    return REGISTRY.get(method).budget
+
+
+def budgeted() -> list[str]:
+    """The methods whose size follows a token budget, in registry order."""
+    return [s.name for s in REGISTRY if s.budget is not None]
+
+
+def tokens_per_call(method: str) -> int:
+    return REGISTRY.get(method).tokens_per_call
+
+
 def ceiling(method: str) -> int:
-    return MAX_MATCHED_TREE_STEPS if method == "tree" else MAX_MATCHED_DEBATE_ROUNDS
+    spec = budget_of(method)
+    return spec.ceiling if spec else 1
 
 
-def tree_breadth(tokens: float) -> int:
-    """Branches per tree step for a budget of ``tokens``: about as many as the steps the budget buys
-    (breadth × steps ≈ (calls − 2) / 2 with the measured tokens per call), within 1…:data:`MAX_BREADTH`."""
-    area = max(1.0, (tokens / TOKENS_PER_CALL["tree"] - 2) / 2)
+def tree_breadth(tokens: float, method: str = "tree") -> int:
+    """Branches per step of a branching method (tree search) for a budget of ``tokens``: about as many as the
+    steps the budget buys (breadth × steps ≈ (calls − 2) / 2 with the measured tokens per call), within
+    1…:data:`MAX_BREADTH`."""
+    spec = budget_of(method)
+    fixed, per_step = (spec.fixed_calls, spec.calls_per_step) if spec else (0, 1)
+    area = max(1.0, (tokens / tokens_per_call(method) - fixed) / per_step)
     return min(MAX_BREADTH, max(1, round(math.sqrt(area))))
 
 
 def planned_steps(method: str, params: dict[str, Any]) -> int:
     """The steps a run of ``params`` is expected to take: its fixed size, or what its budget should buy."""
-    fixed = int(params.get("depth" if method == "tree" else "debate_rounds") or 1)
+    spec = budget_of(method)
+    fixed = int(params.get(spec.step_param if spec else "depth") or 1)
     target = params.get("budget_tokens")
-    if not target or method not in CALLS_PER_STEP:
+    if not target or spec is None:
         return fixed
-    calls = target / TOKENS_PER_CALL[method] - FINAL_CALLS[method] - (2 if method == "tree" else 0)
-    per_step = CALLS_PER_STEP[method] * (int(params.get("breadth") or 1) if method == "tree" else 1)
+    calls = target / tokens_per_call(method) - spec.final_calls - spec.fixed_calls
+    per_step = spec.calls_per_step * (int(params.get("breadth") or 1) if spec.per_branch else 1)
     return min(ceiling(method), max(1, round(calls / per_step)))
 
 
 def keep_going(method: str, spent: float, calls: int, steps: int, target: float, breadth: int = 1) -> bool:
     """Whether one more step (a tree expansion of ``breadth`` branches, a debate round) brings the run's
     final tokens closer to ``target``: ``spent`` tokens over ``calls`` calls so far, ``steps`` done."""
-    if steps >= ceiling(method):
+    spec = budget_of(method)
+    if spec is None or steps >= ceiling(method):
         return False
-    per_call = spent / calls if calls else TOKENS_PER_CALL.get(method, 1)
-    step = per_call * CALLS_PER_STEP[method] * (breadth if method == "tree" else 1)
-    final = per_call * FINAL_CALLS[method]
+    per_call = spent / calls if calls else tokens_per_call(method)
+    step = per_call * spec.calls_per_step * (breadth if spec.per_branch else 1)
+    final = per_call * spec.final_calls
     return spent + final + step / 2 < target
 
 
@@ -111,11 +126,12 @@ def outcome(method: str, params: dict[str, Any], calls: list[dict], steps: int) 
                  if c.get("role") != "whatif.judge")
     target = params.get("budget_tokens")
     if not target:
-        return Budget(tokens=tokens, steps=steps, status="unmatched" if method == "single" else "none")
+        return Budget(tokens=tokens, steps=steps, status=unbudgeted_status(method))
     ratio = tokens / target
     if abs(ratio - 1) <= BUDGET_TOLERANCE:
         return Budget(target=target, tokens=tokens, steps=steps, status="matched")
-    unit = "expansion steps" if method == "tree" else "rounds"
+    spec = budget_of(method)
+    unit = spec.unit if spec else "steps"
     per_call = tokens / max(1, len(calls))
     if ratio < 1:
         why = (f"stopped at the safety ceiling of {ceiling(method)} {unit}" if steps >= ceiling(method)
@@ -127,3 +143,9 @@ def outcome(method: str, params: dict[str, Any], calls: list[dict], steps: int) 
            f"one step of this method costs more than the ±{BUDGET_TOLERANCE:.0%} tolerance allows")
     note = f"budget exceeded: {tokens:,} of {target:,.0f} tokens ({ratio:.0%}) after {steps} {unit}; {why}."
     return Budget(target=target, tokens=tokens, steps=steps, status="above", note=note)
+
+
+def unbudgeted_status(method: str) -> Status:
+    """A run without a target: a baseline of fixed size is "unmatched" (the single agent), else "none"."""
+    spec = REGISTRY.get(method) if method in REGISTRY else None
+    return "unmatched" if spec is not None and spec.baseline and spec.budget is None else "none"

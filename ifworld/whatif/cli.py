@@ -17,6 +17,7 @@ from rich.console import Console
 from ifworld import safe_json
 from ifworld.files import FileRefused, output_option, read_text_bounded
 from ifworld.limits import MAX_UPLOAD_BYTES
+from ifworld.whatif.methods import REGISTRY as METHODS
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -26,11 +27,14 @@ if TYPE_CHECKING:
 
 app = typer.Typer(help="IF-World: cross-disciplinary what-if reasoning.", no_args_is_help=True)
 err = Console(stderr=True, soft_wrap=True)
-CALLS_PER_NODE = {"refine": 1, "expert": 1, "resolve": 1, "final_resolve": 1, "debate_pro": 1, "debate_con": 1,
-                  "debate_judge": 1, "report_core": 1, "report_analysis": 1, "report_scenarios": 1, "single": 1,
-                  "draft": 2, "expand": 2, "synthesis": 1}
-METHODS_HELP = ("Comma-separated; 'paper' = ifworld,single,tree,debate; 'ablation' = ifworld and Table 3's variants "
-                "(ifworld:no_debate, ifworld:2x1 …).")
+METHODS_HELP = ("Comma-separated registered methods (`ifworld whatif run --help` lists them); 'paper' = the paper's "
+                "§3.1 comparison (ifworld,single,tree,debate); 'ablation' = ifworld and Table 3's variants "
+                "(ifworld:no_debate, ifworld:2x1 …); 'all' = every registered method.")
+
+
+def calls_per_node() -> dict[str, int]:
+    """Model calls a finished node stands for (the progress bar), from every method's spec."""
+    return {node: n for spec in METHODS for node, n in spec.node_calls.items()}
 EXPERTS_HELP = ("Comma-separated expert names or domains, e.g. physics,medieval_history (`ifworld whatif experts` "
                 "lists them: built-in, installed and your own); any other field gets a persona written from its name.")
 JUDGE_KEYS = ("rigor_traceability", "integration_causality", "feasibility_minimality", "uncertainty_adaptation",
@@ -84,14 +88,16 @@ def _progress() -> Progress:
 def _on_event(progress: Progress, task: Any) -> Any:
     from ifworld.whatif.records import ExpertFailed, PhaseEvent, parse_progress
 
+    per_node = calls_per_node()
+
     def handle(event: Event) -> None:
         ev = parse_progress(event.data or {}) if event.type == "progress" else None
         if isinstance(ev, PhaseEvent):
             progress.update(task, description=f"round {ev.round}: {ev.phase}")
         elif isinstance(ev, ExpertFailed):
             err.print(f"[yellow]expert {ev.domain} failed (round {ev.round}); continuing without it[/yellow]")
-        elif event.type == "step_finished" and event.node in CALLS_PER_NODE:
-            progress.advance(task, CALLS_PER_NODE[event.node])
+        elif event.type == "step_finished" and event.node in per_node:
+            progress.advance(task, per_node[event.node])
         elif event.type == "run_failed":
             progress.update(task, description="[red]failed")
     return handle
@@ -101,7 +107,9 @@ def _on_event(progress: Progress, task: Any) -> Any:
 def run_cmd(
     proposition: Annotated[str, typer.Argument(help="The what-if proposition (any language; the report follows "
                                                     "it, or --language).")],
-    method: Annotated[str, typer.Option("--method", help="ifworld | single | tree | debate")] = "ifworld",
+    method: Annotated[str, typer.Option("--method", parser=METHODS.check,
+                                        help=f"{METHODS.help_text()} (the registered methods: IF-World and the "
+                                             "baselines; a wrong name lists them).")] = "ifworld",
     experts: Annotated[str | None, typer.Option("--experts", help=EXPERTS_HELP)] = None,
     rounds: Annotated[int, typer.Option("--rounds", help="Expert rounds (IF-World).")] = 2,
     no_debate: Annotated[bool, typer.Option("--no-debate")] = False,

@@ -16,6 +16,8 @@ import plotly.graph_objects as go
 from ifworld.figstyle import styled, wrap_label
 from ifworld.runs.steps import changed_keys as _changed_keys
 from ifworld.safe_text import demote_headings
+from ifworld.whatif.budget import unbudgeted_status
+from ifworld.whatif.methods import REGISTRY as METHOD_REGISTRY
 from ifworld.whatif.numbers import pct
 from ifworld.whatif.records import JudgeResult, WhatIfRecord, load_record
 from ifworld.whatif.rubric import JUDGE_LABELS, JUDGE_MAXIMA
@@ -49,8 +51,8 @@ def tokens_text(record: RecordLike, fallback: dict[str, Any] | None = None) -> s
     if budget is not None and budget.target and budget.ratio is not None:
         word = {"matched": "matched", "below": "below budget", "above": "above budget"}.get(budget.status, "budget")
         text += f" · {word}: ×{budget.ratio:.2f} of {budget.target:,.0f}"
-    elif rec.method == "single":
-        text += " · one call, budget unmatched"
+    elif rec.method in METHOD_REGISTRY and unbudgeted_status(rec.method) == "unmatched":
+        text += " · fixed size, budget unmatched"
     return text
 
 

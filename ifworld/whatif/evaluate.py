@@ -4,8 +4,9 @@ Each cell runs a stored workflow and judges the saved record, so every score can
 Tables: macro-average per dimension ± std (macro over topics) with tokens per method beside the scores,
 per-topic overall, and the ablation table (§3.4: ``--methods ablation --propositions ablation``).
 
-Budgets (§3.1, "matched token budgets") are matched by default: IF-World runs first, and the tree and debate
-baselines get its measured tokens *for the same proposition* as their target (:mod:`ifworld.whatif.budget`);
+Budgets (§3.1, "matched token budgets") are matched by default: IF-World (the registry's reference method)
+runs first, and the baselines with a token budget (tree and debate) get its measured tokens *for the same
+proposition* as their target (:mod:`ifworld.whatif.budget`);
 each run's tokens, target, ratio and status are in the scores and ``evaluation.json``. The single agent
 stays one call and is reported as unmatched; ``budget="none"`` runs the baselines at their fixed sizes.
 """
@@ -31,11 +32,12 @@ from ifworld.runs.store import RunStore, get_store
 from ifworld.safe_csv import write_csv
 from ifworld.safe_figure import inert_figure
 from ifworld.whatif import service
-from ifworld.whatif.budget import BUDGET_TOLERANCE, Budget, tree_breadth
+from ifworld.whatif.budget import BUDGET_TOLERANCE, Budget, budget_of, budgeted, tree_breadth, unbudgeted_status
 from ifworld.whatif.judge import DIMENSIONS, JUDGE_ROLE, judge_record
+from ifworld.whatif.methods import REGISTRY, paper_methods, reference_method
 from ifworld.whatif.params import default_params, estimate_calls
 from ifworld.whatif.progress import estimate
-from ifworld.whatif.propositions import ABLATION_PROPOSITION, CLASSROOM_PRESETS, METHODS, PAPER_PROPOSITIONS
+from ifworld.whatif.propositions import ABLATION_PROPOSITION, CLASSROOM_PRESETS, PAPER_PROPOSITIONS
 
 EVAL_PARALLEL_RUNS = 4
 ABLATIONS: dict[str, dict[str, Any]] = {
@@ -45,11 +47,22 @@ ABLATIONS: dict[str, dict[str, Any]] = {
 }
 SCORE_COLUMNS = [*DIMENSIONS, "overall"]
 BUDGET_COLUMNS = ("budget_target", "budget_ratio", "budget_status", "budget_steps", "budget_note")
-BUDGETED = ("tree", "debate")  # the methods whose size follows a token budget; single stays one call
-METHOD_PRESETS: dict[str, list[str]] = {
-    "paper": list(METHODS),  # §3.1: IF-World against single, tree and debate
-    "ablation": ["ifworld", *(f"ifworld:{a}" for a in ABLATIONS)],  # §3.4, Table 3's variants
-}
+
+
+def method_presets() -> dict[str, list[str]]:
+    """``paper`` — §3.1's comparison (the specs with ``in_paper``: IF-World against single, tree and debate);
+    ``ablation`` — §3.4, the reference method and Table 3's variants; ``all`` — every registered method."""
+    ref = reference_method()
+    return {"paper": paper_methods(), "ablation": [ref, *(f"{ref}:{a}" for a in ABLATIONS)],
+            "all": list(REGISTRY.names())}
+
+
+def method_order(names: Sequence[str]) -> list[str]:
+    """Method specs (``tree``, ``ifworld:no_debate``) in registry order, each method's variants after it:
+    the order of every comparison table."""
+    rank = {name: i for i, name in enumerate(REGISTRY.names())}
+    return sorted(names, key=lambda m: (rank.get(m.partition(":")[0], len(rank)), m.partition(":")[0],
+                                        m.partition(":")[2]))
 
 
 @dataclass
@@ -65,21 +78,26 @@ class EvalResult:
 
 
 def parse_method(spec: str) -> tuple[str, dict[str, Any]]:
-    """``"ifworld"`` or an ablation like ``"ifworld:no_debate"`` → (method, param overrides)."""
+    """``"ifworld"`` or an ablation like ``"ifworld:no_debate"`` → (method, param overrides). A variant applies
+    to a method whose spec lists its switches (or size parameters, for ``2x1``)."""
     method, _, variant = spec.strip().partition(":")
-    if method not in METHODS:
-        raise InputError(f"Unknown method {method!r}; choose from {', '.join(METHODS)} "
-                         f"(ablations: ifworld:{', ifworld:'.join(ABLATIONS)}).")
-    if variant and (method != "ifworld" or variant not in ABLATIONS):
-        raise InputError(f"Unknown ablation {spec!r}; use ifworld:{', ifworld:'.join(ABLATIONS)}.")
+    ref = reference_method()
+    if method not in REGISTRY:
+        raise InputError(f"Unknown method {method!r}; choose from {REGISTRY.help_text(', ')} "
+                         f"(ablations: {ref}:{f', {ref}:'.join(ABLATIONS)}).")
+    found = REGISTRY.get(method)
+    if variant and (variant not in ABLATIONS
+                    or not set(ABLATIONS[variant]) <= {*found.switches, *found.size_params}):
+        raise InputError(f"Unknown ablation {spec!r}; use {ref}:{f', {ref}:'.join(ABLATIONS)}.")
     return method, dict(ABLATIONS.get(variant, {}))
 
 
 def resolve_methods(spec: str | Sequence[str]) -> list[str]:
     """Method specs from a comma-separated list or a list; ``paper`` and ``ablation`` expand
-    (:data:`METHOD_PRESETS`). Every spec is checked (:func:`parse_method`)."""
+    and ``all`` expand (:func:`method_presets`). Every spec is checked (:func:`parse_method`)."""
     items = [m.strip() for m in (spec.split(",") if isinstance(spec, str) else spec) if m.strip()]
-    out = list(dict.fromkeys(m for item in items for m in METHOD_PRESETS.get(item, [item])))
+    presets = method_presets()
+    out = list(dict.fromkeys(m for item in items for m in presets.get(item, [item])))
     if not out:
         raise InputError("No method given: name at least one, e.g. --methods ifworld,tree (or 'paper').")
     for m in out:
@@ -127,9 +145,10 @@ def parse_budget(budget: str | float | None) -> str | float:
 def budget_params(method: str, target: float | None) -> dict[str, Any]:
     """Size parameters of a budgeted baseline: the target and a breadth that suits it (the steps follow the
     measured tokens while the run goes); nothing for IF-World, the single agent or no target."""
-    if method not in BUDGETED or not target:
+    spec = budget_of(method)
+    if spec is None or not target:
         return {}
-    return {"budget_tokens": target, **({"breadth": tree_breadth(target)} if method == "tree" else {})}
+    return {"budget_tokens": target, **({"breadth": tree_breadth(target, method)} if spec.per_branch else {})}
 
 
 def estimate_eval_calls(methods: Sequence[str], propositions: Sequence[str], repeats: int,
@@ -141,7 +160,7 @@ def estimate_eval_calls(methods: Sequence[str], propositions: Sequence[str], rep
     base = dict(base or {})
     total = 0
     for prop in propositions:
-        target = (estimate(default_params(prop, "ifworld", **base)).tokens if budget == "matched" else
+        target = (estimate(default_params(prop, reference_method(), **base)).tokens if budget == "matched" else
                   None if budget == "none" else float(budget))
         for spec in methods:
             method, overrides = parse_method(spec)
@@ -157,7 +176,7 @@ def _cell(spec: str, proposition: str, topic: int, repeat: int, settings: Settin
     row: dict[str, Any] = {"method": spec, "topic": topic + 1, "proposition": proposition, "repeat": repeat}
     start = time.perf_counter()
     try:
-        run_id = runs.start_run(f"whatif.{method}", params, store=store)
+        run_id = runs.start_run(REGISTRY.get(method).workflow, params, store=store)
         row["run_id"] = run_id
         record = service.run(params, settings=settings, store=store, run_id=run_id)
         judged = judge_record(record, settings, run_id=run_id, store=store)
@@ -168,7 +187,7 @@ def _cell(spec: str, proposition: str, topic: int, repeat: int, settings: Settin
                    budget_params=json.dumps({k: params[k] for k in ("breadth", "depth", "debate_rounds")}),
                    judgement=judged, judge_raw=judge_call.get("output"), judge_retries=judge_call.get("retries"))
         spent = Budget.model_validate(record.get("budget") or {
-            "tokens": row["tokens"], "status": "unmatched" if method == "single" else "none"})
+            "tokens": row["tokens"], "status": unbudgeted_status(method)})
         row.update(budget_target=spent.target, budget_ratio=spent.ratio, budget_status=spent.status,
                    budget_steps=spent.steps, budget_note=spent.note)
     except Exception as exc:  # noqa: BLE001 — a failed cell is a row, not a crashed evaluation
@@ -190,7 +209,8 @@ def run_eval(methods: str | Sequence[str], propositions: str | Sequence[str], re
     props = resolve_propositions(propositions)
     specs = resolve_methods(methods)
     budget = parse_budget(budget)
-    if budget == "matched" and "ifworld" not in specs and any(parse_method(m)[0] in BUDGETED for m in specs):
+    ref = reference_method()
+    if budget == "matched" and ref not in specs and any(parse_method(m)[0] in budgeted() for m in specs):
         raise InputError("--budget matched gives the tree and debate baselines IF-World's measured tokens for "
                          "each proposition: add ifworld to --methods, give the budget as a number of tokens, "
                          "or use --budget none.")
@@ -208,11 +228,11 @@ def run_eval(methods: str | Sequence[str], propositions: str | Sequence[str], re
                     on_progress(len(rows), len(cells), rows[-1])
 
     if budget == "matched":  # IF-World (and its ablations) first: its tokens per proposition are the targets
-        run([c for c in cells if c[0].startswith("ifworld")], {})
+        run([c for c in cells if parse_method(c[0])[0] == ref], {})
         targets = {i: ifworld_tokens(rows, i + 1) for i in range(len(props))}
-        run([c for c in cells if not c[0].startswith("ifworld")], targets)
+        run([c for c in cells if parse_method(c[0])[0] != ref], targets)
         for row in rows:
-            if parse_method(row["method"])[0] in BUDGETED and targets[row["topic"] - 1] is None:
+            if parse_method(row["method"])[0] in budgeted() and targets[row["topic"] - 1] is None:
                 row["budget_note"] = "IF-World failed on this proposition: run at the fixed size, unmatched."
     else:
         run(cells, {i: None if budget == "none" else float(budget) for i in range(len(props))})
@@ -225,7 +245,7 @@ def run_eval(methods: str | Sequence[str], propositions: str | Sequence[str], re
 
 def ifworld_tokens(rows: list[dict[str, Any]], topic: int) -> float | None:
     """IF-World's mean measured tokens per run on one topic (its repeats), or None when none finished."""
-    measured = [r["tokens"] for r in rows if r["method"] == "ifworld" and r["topic"] == topic
+    measured = [r["tokens"] for r in rows if r["method"] == reference_method() and r["topic"] == topic
                 and r.get("status") == "ok"]
     return sum(measured) / len(measured) if measured else None
 
@@ -234,13 +254,13 @@ def budget_summary(rows: pd.DataFrame) -> str:
     """One method's budget in a word or two: "reference" (IF-World), "unmatched" (single), "matched ×0.97"
     (mean tokens ÷ target), or how many runs missed the ±25 % band and which way."""
     method = parse_method(str(rows["method"].iloc[0]))[0]
-    if rows["method"].iloc[0] == "ifworld":
+    if rows["method"].iloc[0] == reference_method():
         return "reference"
     status = rows.get("budget_status", pd.Series(dtype=str)).dropna()
-    if method == "single":
+    if method in REGISTRY and unbudgeted_status(method) == "unmatched":
         return "unmatched"
-    if method not in BUDGETED or status.empty or (status == "none").all():
-        return "—" if method not in BUDGETED else "fixed size"
+    if method not in budgeted() or status.empty or (status == "none").all():
+        return "—" if method not in budgeted() else "fixed size"
     ratio = pd.to_numeric(rows["budget_ratio"], errors="coerce").mean()
     missed = status[status != "matched"]
     share = "" if missed.empty else f"{len(status) - len(missed)}/{len(status)} "
@@ -253,18 +273,23 @@ def tables(scores: pd.DataFrame) -> EvalResult:
     ok = scores[scores["status"] == "ok"] if "status" in scores else scores
     per_prop = ok.groupby(["method", "topic"])[SCORE_COLUMNS].mean().reset_index()
     agg = per_prop.groupby("method")[SCORE_COLUMNS].agg(["mean", "std"]).fillna(0.0)
+    agg = agg.reindex(method_order(list(agg.index)))  # registry order, not the alphabet
     macro = pd.DataFrame({c: [f"{agg.loc[m, (c, 'mean')]:.1f} ± {agg.loc[m, (c, 'std')]:.1f}" for m in agg.index]
                           for c in SCORE_COLUMNS}, index=agg.index)
     macro.attrs["numeric"] = agg
     per_topic = per_prop.pivot(index="topic", columns="method", values="overall") if len(per_prop) else pd.DataFrame()
-    abl_rows = [m for m in agg.index if m == "ifworld" or m.startswith("ifworld:")]
+    if len(per_topic.columns):
+        per_topic = per_topic[method_order(list(per_topic.columns))]
+    ref = reference_method()
+    abl_rows = [m for m in agg.index if m == ref or m.startswith(f"{ref}:")]
     ablation = pd.DataFrame({"overall_mean": [agg.loc[m, ("overall", "mean")] for m in abl_rows],
                              "overall_std": [agg.loc[m, ("overall", "std")] for m in abl_rows]}, index=abl_rows)
-    if "ifworld" in abl_rows:
-        ablation["delta_vs_full"] = ablation["overall_mean"] - ablation.loc["ifworld", "overall_mean"]
+    if ref in abl_rows:
+        ablation["delta_vs_full"] = ablation["overall_mean"] - ablation.loc[ref, "overall_mean"]
     usage = ok.groupby("method")[["calls", "tokens"]].mean().round(0) if {"calls", "tokens"} <= set(ok) else None
     if usage is not None:  # tokens per method beside the scores (§3.1 compares at matched budgets)
-        reference = usage["tokens"].get("ifworld")
+        usage = usage.reindex(method_order(list(usage.index)))
+        reference = usage["tokens"].get(ref)
         usage["tokens ÷ IF-World"] = (usage["tokens"] / reference).round(2) if reference else float("nan")
         usage["budget"] = [budget_summary(ok[ok["method"] == m]) for m in usage.index]
         macro = macro.join(usage.rename(columns={"calls": "calls per run", "tokens": "tokens per run"}))

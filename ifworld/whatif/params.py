@@ -6,13 +6,12 @@ from typing import Any
 
 from ifworld.errors import InputError
 from ifworld.llm import KEPT_NOTE, usage_totals
-from ifworld.whatif.budget import FINAL_CALLS, planned_steps
+from ifworld.whatif.methods import REGISTRY as METHOD_REGISTRY
 from ifworld.whatif.experts import default_experts, personas_for
 from ifworld.whatif.propositions import (
     MAX_BREADTH,
     MAX_DEBATE_ROUNDS,
     MAX_DEPTH,
-    METHODS,
     normalize_experts,
     validate_bound,
     validate_language,
@@ -46,8 +45,7 @@ RECORD_KEYS = ("proposition", "method", "scenario", "rounds", "report", "calls",
 
 def default_params(proposition: str, method: str = "ifworld", **overrides: Any) -> dict[str, Any]:
     """A complete, validated params dict (the Workflow contract) with defaults filled in."""
-    if method not in METHODS:
-        raise InputError(f"Unknown method {method!r}; choose one of {', '.join(METHODS)}.")
+    METHOD_REGISTRY.check(method)
     params: dict[str, Any] = {
         "proposition": validate_proposition(proposition), "method": method, "experts": None,
         "rounds": DEFAULT_ROUNDS, **{s: False for s in SWITCHES}, "breadth": DEFAULT_BREADTH,
@@ -84,14 +82,14 @@ def validate_budget(tokens: Any) -> float | None:
 
 
 def estimate_calls(params: dict[str, Any]) -> int:
-    """Model calls a run will make if nothing fails (repair retries not counted)."""
-    method = params.get("method", "ifworld")
-    if method == "single":
-        return 1
-    if method == "tree":  # a budgeted run: the steps its budget is expected to buy
-        return 2 + 2 * int(params.get("breadth", DEFAULT_BREADTH)) * planned_steps(method, params)
-    if method == "debate":
-        return 2 * planned_steps(method, params) + FINAL_CALLS[method]
+    """Model calls a run will make if nothing fails (repair retries not counted): its method's estimate."""
+    method = METHOD_REGISTRY.get(params.get("method") or METHOD_REGISTRY.names()[0])
+    return int(method.call("estimate", params))
+
+
+def ifworld_calls(params: dict[str, Any]) -> int:
+    """IF-World: refiner, experts × rounds, resolver and debate between rounds (unless ablated), the final
+    resolver and the three report parts."""
     experts = len(params.get("experts") or default_experts())
     rounds = int(params.get("rounds", DEFAULT_ROUNDS))
     frameless = bool(params.get("no_shared_frame"))  # w/o shared frame: no resolver and no debate at all

@@ -1,7 +1,7 @@
 """Run-size estimate before a run and progress with an ETA while it runs (pure functions, no streamlit).
 
-Before: calls from the graph's shape (:func:`ifworld.whatif.params.estimate_calls`), tokens from measured
-tokens per call of each method, cost when a price per 1,000 tokens is set.
+Before: calls from the graph's shape (:func:`ifworld.whatif.params.estimate_calls`), tokens from the measured
+tokens per call of each method (its spec's ``tokens_per_call``), cost when a price per 1,000 tokens is set.
 While running: the ETA comes from the calls measured so far — their mean latency and the concurrency the
 run actually achieved (sum of call latencies ÷ elapsed wall time) — applied to the calls still to come.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ifworld.whatif.budget import TOKENS_PER_CALL, planned_steps
+from ifworld.whatif.methods import REGISTRY, MethodSpec
 from ifworld.whatif.params import estimate_calls
 
 
@@ -29,7 +29,7 @@ class Estimate:
 def estimate(params: dict[str, Any], price_per_1k: float | None = None) -> Estimate:
     """What a run of ``params`` will cost if nothing fails (repairs and retries not counted)."""
     calls = estimate_calls(params)
-    tokens = calls * TOKENS_PER_CALL.get(params.get("method", "ifworld"), TOKENS_PER_CALL["ifworld"])
+    tokens = calls * _method(params).tokens_per_call
     cost = tokens / 1000 * price_per_1k if price_per_1k else None
     return Estimate(calls, tokens, cost)
 
@@ -86,36 +86,21 @@ def session_progress(calls: list[dict[str, Any]], total: int, since: float, now:
     return Progress(done, total, elapsed, (total - done) * mean / concurrency)
 
 
+def _method(params: dict[str, Any]) -> MethodSpec:
+    return REGISTRY.get(params.get("method") or REGISTRY.names()[0])
+
+
 def describe(params: dict[str, Any]) -> str:
     """What a run of ``params`` does, in the words of its method (for the estimate line)."""
-    method = params.get("method", "ifworld")
-    if method == "single":
-        return "single agent: one model call"
-    budget = params.get("budget_tokens")
-    if method == "tree":
-        steps = (f"as many expansion steps as ≈{budget:,.0f} tokens buy (≈{planned_steps(method, params)})" if budget
-                 else f"{params.get('depth', 2)} expansion step(s)")
-        return f"tree search: breadth {params.get('breadth', 3)}, {steps}, a critic score per answer, best leaf wins"
-    if method == "debate":
-        turns = (f"as many rounds as ≈{budget:,.0f} tokens buy (≈{planned_steps(method, params)})" if budget
-                 else f"{params.get('debate_rounds', 2)} round(s)")
-        return f"debate: {turns} of pro and con, then a judge's synthesis"
-    experts, rounds = len(params.get("experts") or []), int(params.get("rounds") or 1)
-    return f"IF-World: {experts} expert(s), {rounds} round(s)"
+    return str(_method(params).call("describe", params))
 
 
-STEP_LABELS: dict[str, str] = {
-    "refine": "Refining the scenario", "review": "Waiting for the review", "facilitate": "Waiting for the room",
-    "start_round": "Round {round} — starting", "collect": "Round {round} — collecting the experts",
-    "resolve": "Round {round} — resolving conflicts", "final_resolve": "Resolving the last round's conflicts",
-    "debate_pro": "Round {round} — pro/con debate", "debate_con": "Round {round} — pro/con debate",
-    "debate_judge": "Round {round} — judging the debate", "frame": "Building the shared frame for the next round",
-    "report_core": "Writing the report", "report_analysis": "Writing the report",
-    "report_scenarios": "Writing the report", "assemble": "Checking the report's consistency",
-    "single": "The single agent is writing its answer", "draft": "Tree search — drafting",
-    "expand": "Tree search — step {round}: expanding the best leaf", "select": "Tree search — picking the best leaf",
-    "finish": "Tree search — final answer", "turn": "Debate — next turn", "synthesis": "Debate — the judge's synthesis",
-}
+def step_labels() -> dict[str, str]:
+    """Live label per running node, from every method's spec (the first method that names a node wins)."""
+    labels: dict[str, str] = {}
+    for spec in reversed(REGISTRY.specs()):
+        labels.update(spec.step_labels)
+    return labels
 
 
 def step_label(node: str, round_no: int, thinking: list[str] | None = None) -> str:
@@ -123,4 +108,4 @@ def step_label(node: str, round_no: int, thinking: list[str] | None = None) -> s
     if node == "expert":
         names = f": {', '.join(thinking)}" if thinking else ""
         return f"Round {max(round_no, 1)} — experts reasoning{names}"
-    return STEP_LABELS.get(node, node.replace("_", " ").capitalize()).format(round=max(round_no, 1))
+    return step_labels().get(node, node.replace("_", " ").capitalize()).format(round=max(round_no, 1))

@@ -29,8 +29,6 @@ MAX_LANGUAGE_CHARS = 40
 MAX_BREADTH = 6
 MAX_DEPTH = 4
 MAX_DEBATE_ROUNDS = 6
-METHODS = ("ifworld", "single", "tree", "debate")
-
 # The paper's ten evaluation topics (§3.1, in its order and its wording, as "What if …?" questions; nothing
 # added, such as an "overnight"), and its ablation topic (§3.4). Sea level uses the case study's 10 meters (§3.5).
 PAPER_PROPOSITIONS: list[str] = [
@@ -104,7 +102,8 @@ def validate_rounds(rounds: int) -> int:
 
 
 def workflow_name(method: str) -> str:
-    """Registered workflow for a method name (``ifworld`` → ``whatif.ifworld``)."""
-    if method not in METHODS:
-        raise InputError(f"Unknown method {method!r}; choose one of {', '.join(METHODS)}.")
-    return f"whatif.{method}"
+    """Registered workflow for a method name (``ifworld`` → ``whatif.ifworld``); an unknown name is an
+    ``UnknownEntry`` listing the registered methods (:mod:`ifworld.whatif.methods`)."""
+    from ifworld.whatif.methods import REGISTRY
+
+    return REGISTRY.get(method).workflow

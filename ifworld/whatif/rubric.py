@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 from typing import NamedTuple
+
+from ifworld.whatif.methods import REGISTRY as METHOD_REGISTRY
 
 
 class Dimension(NamedTuple):
@@ -52,14 +55,10 @@ JUDGE_MAX_CHARS = 24_000
 REDACTED = "[redacted]"
 
 _SEP = r"[\W_]*"  # anything but letters and digits between the parts of a name: "IF-World", "IF **World**"
-# Method names and self-references, as word sequences (matched with any separators, in any case).
-METHOD_NAMES: tuple[str, ...] = (
-    "ifworld", "ifworlds",
-    "tree of thoughts", "tree of thought", "tree search", "tree searches", "treesearch", "search tree",
-    "tree search draft", "critic scorer", "critic score", "critic scores", "the critic", "tot",
-    "debate judge", "debatejudge", "debater", "debaters", "debate", "debates", "debated", "judge's synthesis",
-    "as the judge", "as judge", "single agent", "singleagent", "single expert", "baseline", "baselines",
-    "pro con", "multi agent", "multiagent",
+# Self-references of any method, as word sequences (matched with any separators, in any case); each method's
+# own names are its spec's ``blind_words`` (ifworld.whatif.methods), added by :func:`method_names`.
+GENERIC_NAMES: tuple[str, ...] = (
+    "as the judge", "as judge", "baseline", "baselines", "multi agent", "multiagent",
 )
 # "IF-World" in any case with any non-space separator; with a plain space only when capitalised ("IF World"),
 # so that English such as "even if world markets adapt" is left alone.
@@ -78,8 +77,17 @@ def _name_pattern(words: str) -> str:
     return r"\b" + _SEP.join(re.escape(w) for w in words.split()) + r"\b"
 
 
-_NAMES_RE = re.compile("|".join([_IFWORLD, *(_name_pattern(n) for n in sorted(METHOD_NAMES, key=len, reverse=True))]),
-                       re.I)
+def method_names() -> tuple[str, ...]:
+    """Every word sequence the judge must not see: each registered method's name, label and ``blind_words``,
+    and the generic self-references."""
+    own = [w for spec in METHOD_REGISTRY for w in (spec.name.replace("_", " "), spec.label, *spec.blind_words)]
+    return tuple(dict.fromkeys([*own, *GENERIC_NAMES]))
+
+
+@lru_cache(maxsize=8)
+def _names_re(names: tuple[str, ...]) -> re.Pattern[str]:
+    words = sorted({" ".join(re.findall(r"[\w']+", n)) for n in names} - {""}, key=len, reverse=True)
+    return re.compile("|".join([_IFWORLD, *(_name_pattern(n) for n in words)]), re.I)
 
 
 def blind(text: str) -> str:
@@ -92,7 +100,7 @@ def blind(text: str) -> str:
     out = _SCORE_RE.sub("", out)
     out = _STEP_RE.sub("", out)
     out = _SIDE_RE.sub(lambda m: m.group(1) + REDACTED, out)
-    return _NAMES_RE.sub(REDACTED, out)
+    return _names_re(method_names()).sub(REDACTED, out)
 
 
 def judge_text(text: str) -> tuple[str, bool]:

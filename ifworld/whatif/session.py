@@ -29,6 +29,7 @@ from ifworld.access import OPERATOR, Caller, require_facilitator
 from ifworld.config import Settings, load_settings
 from ifworld.errors import InputError, WorkflowError
 from ifworld.runs import Event, RunInfo, RunStore, get_store
+from ifworld.whatif.methods import REGISTRY as METHOD_REGISTRY
 from ifworld.whatif.review import check_answer
 
 
@@ -83,8 +84,14 @@ _REFUSALS: dict[Action, str] = {
     Action.APPLY_EDITS: "it is not paused for review", Action.CANCEL: "nothing to cancel",
     Action.RESUME: "only a cancelled, failed or interrupted run can be resumed",
 }
-REPORT_NODES = ("report_", "synthesis", "finish", "single")
-"""Nodes that write the final report (IF-World's report parts; the baselines' last step)."""
+
+
+def report_nodes() -> tuple[str, ...]:
+    """Prefixes of the nodes that write the final report (each method's spec: IF-World's report parts, the
+    baselines' last step)."""
+    return tuple(prefix for spec in METHOD_REGISTRY for prefix in spec.report_nodes)
+
+
 STATUS_STATES = {"completed": State.COMPLETED, "cancelled": State.CANCELLED, "failed": State.FAILED,
                  "interrupted": State.INTERRUPTED, "pending": State.DRAFT}
 
@@ -360,7 +367,7 @@ class _Tracker:
         elif event.type == "progress" and kind in ("expert_started", "round_done") and data.get("round"):
             if int(data["round"]) != self.round or self.state != State.ROUND:
                 self.move(State.ROUND, "progress", round_no=int(data["round"]))
-        elif event.type == "step_started" and (event.node or "").startswith(REPORT_NODES):
+        elif event.type == "step_started" and (event.node or "").startswith(report_nodes()):
             self.move(State.REPORTING, "progress")
         elif event.type == "run_paused":
             asks = data.get("asks") or [{}]

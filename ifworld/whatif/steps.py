@@ -1,10 +1,11 @@
 """What-if replay in the user's words: names for the steps of every what-if graph, and a replay rebuilt
 from a saved record when a run has no checkpoint history (imported or pruned).
 
-:func:`namer` gives each workflow (IF-World and the single, tree and debate baselines) its
-:data:`~ifworld.runs.StepNamer` — "Refined the scenario", "Round 1 — economics expert", "Debate for round 2",
-"Shared frame for round 2", "Paused for review", "Report written", "Tree search — step 1, branch 2",
-"Debate — Pro, turn 1" … — registered with the workflows so :func:`ifworld.runs.replay` uses it.
+:func:`namer` gives each method's workflow (its spec names its namer: IF-World and the single, tree and
+debate baselines have theirs here) its :data:`~ifworld.runs.StepNamer` — "Refined the scenario", "Round 1 —
+economics expert", "Debate for round 2", "Shared frame for round 2", "Paused for review", "Report written",
+"Tree search — step 1, branch 2", "Debate — Pro, turn 1" … — registered with the workflows so
+:func:`ifworld.runs.replay` uses it.
 :func:`record_steps` returns the same :class:`~ifworld.runs.ReplayStep` shape, numbered from 1.
 """
 
@@ -14,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ifworld.runs.steps import ReplayStep, StepContext, StepNamer, changed_keys
+from ifworld.whatif.methods import REGISTRY
 from ifworld.whatif.records import WhatIfRecord, load_record
 
 REPORT_PARTS = {"report_core": "verdict", "report_analysis": "analysis tables", "report_scenarios": "scenarios"}
@@ -137,14 +139,10 @@ def label_single(ctx: StepContext) -> str | None:
     return BASELINE_REPORT["single"] if ctx.nodes == ["single"] else None
 
 
-NAMERS: dict[str, Callable[[StepContext], str | None]] = {
-    "ifworld": label_ifworld, "single": label_single, "tree": label_tree, "debate": label_debate,
-}
-
-
-def namer(method: str) -> StepNamer:
-    """The step namer of a what-if method's workflow (IF-World or a baseline)."""
-    return NAMERS[method]
+def namer(method: str) -> StepNamer | None:
+    """The step namer of a what-if method's workflow (its spec's ``step_namer``; None: node names)."""
+    found: Callable[[StepContext], str | None] | None = REGISTRY.get(method).hook("step_namer")
+    return found
 
 
 # -- replay from a saved record ---------------------------------------------------------------------------
@@ -188,7 +186,8 @@ def record_steps(record: WhatIfRecord | dict[str, Any] | None) -> list[ReplaySte
                  ["frame"], ["report"] if last else ["experts"])
     if rec.report is not None:
         state["report"] = rec.report.model_dump(mode="json")
-        label = BASELINE_REPORT.get(rec.method, "Report written") if rec.report.natural else "Report written"
+        spec = REGISTRY.get(rec.method) if rec.method in REGISTRY else None
+        label = spec.report_label if spec is not None and rec.report.natural else "Report written"
         push(label, ["report"], [])
     return steps
 

@@ -1,12 +1,18 @@
-"""Registers the IF-World workflows with :mod:`ifworld.runs` (imported by name: ``whatif.*``)."""
+"""Registers a workflow with :mod:`ifworld.runs` for every what-if method (imported by name: ``whatif.*``).
+
+Each method of :data:`ifworld.whatif.methods.REGISTRY` runs as the workflow ``whatif.<name>``, built from its
+spec's hooks; a method registered after this module was imported gets its workflow on first use
+(:func:`late_workflow`, which ``ifworld.runs`` calls for a ``whatif.*`` name it does not know).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ifworld.runs import RunStore, Workflow, add_export_extra, register
-from ifworld.whatif import baselines, export, graph as pipeline, steps
+from ifworld.whatif import export
 from ifworld.whatif.frame import clip
+from ifworld.whatif.methods import REGISTRY, MethodSpec
 from ifworld.whatif.workshop_export import workshop_record
 
 
@@ -19,15 +25,24 @@ def record_markdown(record: dict[str, Any]) -> str:
     return export.record_markdown(record, metadata=False)
 
 
-for _name, _build, _initial, _finalize, _steps in (
-    ("ifworld", pipeline.build, pipeline.initial, pipeline.finalize, None),
-    ("single", baselines.build_single, baselines.initial, baselines.finalize_single, None),
-    ("tree", baselines.build_tree, baselines.initial, baselines.finalize_tree, baselines.max_steps),
-    ("debate", baselines.build_debate, baselines.initial, baselines.finalize_debate, baselines.max_steps),
-):
-    register(Workflow(name=f"whatif.{_name}", kind="whatif", build=_build, initial=_initial, finalize=_finalize,
-                      markdown=record_markdown, title=_title, html=export.record_html, metadata_last=True,
-                      step_label=steps.namer(_name), max_steps=_steps))
+def method_workflow(spec: MethodSpec) -> Workflow:
+    """The run workflow of one method, from its spec's hooks (resolved now)."""
+    build, initial, finalize = (spec.hook(f) for f in ("build", "initial", "finalize"))
+    assert build is not None and initial is not None and finalize is not None  # required fields of the spec
+    return Workflow(name=spec.workflow, kind="whatif", build=build, initial=initial, finalize=finalize,
+                    markdown=record_markdown, title=_title, html=export.record_html, metadata_last=True,
+                    step_label=spec.hook("step_namer"), max_steps=spec.hook("max_steps"))
+
+
+def late_workflow(name: str) -> None:
+    """Register the workflow of a method registered after this module was imported (``whatif.<method>``)."""
+    method = name.removeprefix("whatif.")
+    if method in REGISTRY:
+        register(method_workflow(REGISTRY.get(method)))
+
+
+for _spec in REGISTRY:
+    register(method_workflow(_spec))
 
 
 def workshop_extra(run_id: str, store: RunStore, anonymise: bool) -> dict[str, Any]:

@@ -97,7 +97,8 @@ def test_cli_bad_input_exits_2(llm_env, tmp_path):
              (["run", PROP, "--experts", "physics,<b>"], "is not usable"),
              (["run", PROP, "--method", "tree", "--breadth", "1000"], "breadth must be an integer from 1 to 6"),
              (["run", PROP, "--method", "debate", "--debate-rounds", "100000"], "from 1 to 6"),
-             (["run", PROP, "--rounds", "0"], "at least 1"), (["run", PROP, "--method", "magic"], "Unknown method"),
+             (["run", PROP, "--rounds", "0"], "at least 1"),
+             (["run", PROP, "--method", "magic"], "unknown method 'magic'"),
              (["judge", str(tmp_path / "missing.json")], "does not exist"),
              (["eval", "--methods", "ifworld:nope"], "Unknown ablation")]
     for args, message in cases:

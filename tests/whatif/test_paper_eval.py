@@ -80,7 +80,7 @@ def test_a_budgeted_debate_is_not_capped_at_six_rounds(run_whatif, fake_server):
 
 
 def test_an_unreachable_budget_stops_at_the_ceiling_and_says_why(llm_env, monkeypatch, tmp_path):
-    monkeypatch.setattr(budgets, "MAX_MATCHED_DEBATE_ROUNDS", 3)
+    monkeypatch.setattr(budgets, "ceiling", lambda method: 3)
     out = tmp_path / "run.json"
     res = CliRunner().invoke(app, ["run", PROP, "--method", "debate", "--budget-tokens", "500000", "--out", str(out)])
     assert res.exit_code == 0, res.output

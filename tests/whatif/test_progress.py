@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import pytest
 
+from ifworld.whatif.methods import REGISTRY
 from ifworld.whatif.params import default_params
-from ifworld.whatif.progress import TOKENS_PER_CALL, estimate, progress
+from ifworld.whatif.progress import estimate, progress
 
 
 def test_estimate_calls_tokens_and_cost():
     params = default_params("What if?")  # 9 experts × 2 rounds
     est = estimate(params)
-    assert (est.calls, est.tokens, est.cost) == (27, 27 * TOKENS_PER_CALL["ifworld"], None)
+    assert (est.calls, est.tokens, est.cost) == (27, 27 * REGISTRY.get("ifworld").tokens_per_call, None)
     priced = estimate(params, price_per_1k=0.002)
     assert priced.cost == pytest.approx(27 * 3.26 * 0.002) and "at the set price" in priced.text()
-    assert estimate(default_params("What if?", "single")).tokens == TOKENS_PER_CALL["single"]
+    assert estimate(default_params("What if?", "single")).tokens == REGISTRY.get("single").tokens_per_call
 
 
 def test_eta_uses_measured_latency_and_achieved_concurrency():
