@@ -6,8 +6,8 @@ from typing import Any
 
 from ifworld.errors import InputError
 from ifworld.llm import KEPT_NOTE, usage_totals
-from ifworld.whatif.methods import REGISTRY as METHOD_REGISTRY
 from ifworld.whatif.experts import default_experts, personas_for
+from ifworld.whatif.methods import REGISTRY as METHOD_REGISTRY
 from ifworld.whatif.propositions import (
     MAX_BREADTH,
     MAX_DEBATE_ROUNDS,
