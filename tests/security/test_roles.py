@@ -27,24 +27,28 @@ PROP = "What if the Moon disappeared overnight?"
 NOT_FACILITATOR = [Caller(role=Role.PARTICIPANT, participant="p1"), Caller(role=Role.VISITOR), None]
 GUARDED = {"drive_session", "cancel_session", "start_session", "start_run", "stream_run", "export_run",
            "delete_run", "judge_record", "open_workshop", "decide", "hide_contribution", "close_workshop",
-           "reveal_workshop", "continue_workshop", "start_benchmark", "load_settings"}
+           "reveal_workshop", "continue_workshop", "start_benchmark", "load_settings", "add_custom_expert",
+           "delete_custom_expert"}
 """Front doors that act with the facilitator's powers: a page must name the caller on every call."""
 
 
 def _snapshot(store: Any, run_id: str) -> str:
     info = store.get_run(run_id)
     return json.dumps([info.status, info.record, store.transitions(run_id), store.workshop_events(run_id),
-                       store.workshop_row(run_id=run_id)], default=str, sort_keys=True)
+                       store.workshop_row(run_id=run_id), store.custom_expert_rows()], default=str, sort_keys=True)
 
 
 @pytest.fixture
-def paused(fake_server, settings, store) -> str:  # noqa: ANN001
+def paused(fake_server, settings, store) -> Iterator[str]:  # noqa: ANN001
     params = default_params(PROP, experts=["physics", "economics"], rounds=2, review=True, pause_between_rounds=True)
     run_id = service.run(params, settings=settings, store=store, source="page")["run_id"]
     w = whatif.open_workshop(run_id, store=store)
     person, key = whatif.join_workshop(w.token, "Ada", device_key=secrets.token_urlsafe(16), store=store)
     whatif.contribute(run_id, person.id, key, "Tides stop", store=store)
-    return run_id
+    whatif.add_custom_expert("tide lore", "You reason from tide tables, harbour records and sailors' logs.",
+                             store=store)
+    yield run_id
+    whatif.EXPERTS.unregister("tide_lore")
 
 
 def _actions(run_id: str, store: Any, settings: Any) -> dict[str, Callable[[Caller | None], Any]]:
@@ -73,6 +77,9 @@ def _actions(run_id: str, store: Any, settings: Any) -> dict[str, Callable[[Call
         "close": lambda c: whatif.close_workshop(run_id, c, store=store),
         "reveal": lambda c: whatif.reveal_workshop(run_id, c, store=store),
         "continue the workshop": lambda c: whatif.continue_workshop(run_id, c, store=store, settings=settings),
+        "add expert": lambda c: whatif.add_custom_expert("harbour history", "You reason from harbour records and "
+                                                         "old charts of the coast.", caller=c, store=store),
+        "delete expert": lambda c: whatif.delete_custom_expert("tide lore", caller=c, store=store),
     }
 
 
@@ -94,6 +101,12 @@ def test_the_facilitator_passes_the_same_doors(paused, store, settings) -> None:
     actions["decide"](OPERATOR)
     actions["continue"](OPERATOR)
     assert load_session(paused, store).state in (State.BETWEEN_ROUNDS, State.ROUND)
+    try:
+        actions["add expert"](OPERATOR)
+        actions["delete expert"](OPERATOR)
+        assert [r["name"] for r in store.custom_expert_rows()] == ["harbour_history"]
+    finally:
+        whatif.EXPERTS.unregister("harbour_history")
 
 
 # -- a key stays with its endpoint -------------------------------------------------------------------------------
