@@ -10,8 +10,15 @@ the contribution's text shows on the facilitator's page (which refreshes itself;
 when it first appears); from the store: what was lost or stored twice.
 
     python benchmarks/bench_workshop.py --participants 30
+    python benchmarks/bench_workshop.py --processes 2 --store postgresql://user:pw@127.0.0.1:5432/db
 
-Last line: ``participants=N contributions=C votes=V lost=L duplicated=D p95_visible_s=S``.
+``--processes 2``: two ``ifworld app`` processes on one store (as behind a reverse proxy with sticky sessions,
+docs/deploy.md), one ``IFWORLD_FACILITATOR_TOKEN``; participants alternate between them and the facilitator is
+on the last one, so most of what the facilitator sees was written by the other process. ``--store``: a
+``postgresql://`` URL (an empty database) or a SQLite file (default: a new one).
+
+Last line: ``participants=N contributions=C votes=V lost=L duplicated=D p95_visible_s=S`` (then
+``processes=P store=sqlite|postgres``).
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import secrets
 import socket
 import statistics
 import subprocess
@@ -64,15 +72,15 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_app(db: Path, fake_url: str) -> tuple[subprocess.Popen, str, str]:
+def start_app(db: str, home: Path, fake_url: str, token: str, name: str = "app") -> tuple[subprocess.Popen, str, str]:
     """``ifworld app --address 0.0.0.0`` (network mode); returns the process, its URL and the sign-in link."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("IFWORLD_") and k != "OPENAI_API_KEY"}
-    env.update({"IFWORLD_BASE_URL": fake_url, "IFWORLD_MODEL": "fake-model", "IFWORLD_DB": str(db),
-                "PYTHONPATH": str(ROOT)})
-    out = db.parent / "app.log"
+    env.update({"IFWORLD_BASE_URL": fake_url, "IFWORLD_MODEL": "fake-model", "IFWORLD_DB": db,
+                "IFWORLD_FACILITATOR_TOKEN": token, "PYTHONPATH": str(ROOT)})
+    out = home / f"{name}.log"
     proc = subprocess.Popen([str(Path(sys.executable).parent / "ifworld"), "app", "--address", "0.0.0.0",
-                             "--port", str(port)], cwd=db.parent, env=env, stdout=out.open("w"),
+                             "--port", str(port)], cwd=home, env=env, stdout=out.open("w"),
                             stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 120
@@ -198,11 +206,12 @@ def _p95(values: list[float]) -> float:
     return values[min(len(values) - 1, int(round(0.95 * (len(values) - 1))))] if values else float("nan")
 
 
-async def bench(n: int, concurrency: int) -> str:
+async def bench(n: int, concurrency: int, processes: int = 1, where: str | None = None) -> str:
     from playwright.async_api import async_playwright
 
     home = Path(tempfile.mkdtemp(prefix="bench-workshop-"))
-    db = home / "runs.sqlite"
+    db = where or str(home / "runs.sqlite")
+    token = secrets.token_urlsafe(24)  # one facilitator credential for every process
     with FakeOpenAI(latency=0.05) as fake:
         settings = load_settings({"base_url": fake.url, "model": "fake-model", "max_retries": 0})
         store = RunStore(db)
@@ -210,7 +219,10 @@ async def bench(n: int, concurrency: int) -> str:
                                 rounds=2, review=True, pause_between_rounds=True)
         run_id = service.run(params, settings=settings, store=store, source="page")["run_id"]
         room = open_workshop(run_id, store=store)
-        proc, url, signin = start_app(db, fake.url)
+        apps = [start_app(db, home, fake.url, token, f"app{i}") for i in range(processes)]
+        urls = [u for _, u, _ in apps]
+        _, url, signin = apps[-1]  # the facilitator's process; participants alternate over all of them
+        log(f"{processes} app process(es) on {store.label}")
         try:
             async with async_playwright() as p:
                 # the facilitator's own browser, as on their own laptop: one Chromium's browser process carries
@@ -226,7 +238,7 @@ async def bench(n: int, concurrency: int) -> str:
                 await fac.get_by_text("Scan to join").first.wait_for()
                 log("facilitator page open")
                 gate = asyncio.Semaphore(concurrency)
-                people = await asyncio.gather(*(join_and_predict(browser, url, room.code, i, gate)
+                people = await asyncio.gather(*(join_and_predict(browser, urls[i % processes], room.code, i, gate)
                                                 for i in range(1, n + 1)))
                 log(f"{n} joined and predicted")
                 service.run({}, settings=settings, store=store, run_id=run_id, answer={"action": "continue"})
@@ -251,8 +263,10 @@ async def bench(n: int, concurrency: int) -> str:
                 await browser.close()
                 await own.close()
         finally:
-            proc.terminate()
-            proc.wait(timeout=20)
+            for proc, _, _ in apps:
+                proc.terminate()
+            for proc, _, _ in apps:
+                proc.wait(timeout=20)
         ws = load_workshop(run_id, store=store)
         texts = Counter(c.text for c in ws.contributions)
         vote_pairs = Counter((v.participant_id, v.contribution_id) for v in ws.votes)
@@ -272,19 +286,22 @@ async def bench(n: int, concurrency: int) -> str:
               f"max_visible_s={max(delays) if delays else float('nan'):.2f} concurrency={concurrency} "
               f"clicks_repeated={repeated} p95_send_to_store_s={_p95(to_store):.2f} "
               f"p95_store_to_facilitator_s={_p95(to_screen):.2f}")
+        backend = store.backend
         store.close()
         return (f"participants={len(ws.participants)} contributions={len(ws.contributions)} votes={len(ws.votes)} "
-                f"lost={lost} duplicated={duplicated} p95_visible_s={p95:.2f}")
+                f"lost={lost} duplicated={duplicated} p95_visible_s={p95:.2f} processes={processes} store={backend}")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--participants", type=int, default=30)
     ap.add_argument("--concurrency", type=int, default=10, help="participants acting at the same moment")
+    ap.add_argument("--processes", type=int, default=1, help="ifworld app processes on the one store")
+    ap.add_argument("--store", help="postgresql:// URL (an empty database) or SQLite file; default: a new file")
     args = ap.parse_args()
     if not Path(CHROMIUM).exists():
         raise SystemExit("Chromium is not installed (scripts/browser.sh installs Debian's chromium)")
-    print(asyncio.run(bench(args.participants, args.concurrency)))
+    print(asyncio.run(bench(args.participants, args.concurrency, args.processes, args.store)))
 
 
 if __name__ == "__main__":

@@ -11,15 +11,21 @@ them), measured side by side in one run on one store file:
 - ``fold_ms``: the whole log folded into the room from scratch (what every redraw did before);
   ``redraw_ms``: :func:`ifworld.whatif.load_workshop` as a redraw makes it now, after one new event (the fold
   carries on from the last event it saw) and with none;
-- ``page_s`` (6,000 contributions): the facilitator's What-if page drawn once under AppTest, 50 rows per kind.
+- ``page_s`` (6,000 contributions): the facilitator's What-if page drawn once under AppTest, 50 rows per kind
+  (SQLite only; ``--no-page`` skips it).
 
     python benchmarks/bench_workshop_events.py
+    python benchmarks/bench_workshop_events.py --store sqlite --store postgresql://user:pw@host/db --no-page
+
+``--store`` (repeatable): ``sqlite`` (a new file, the default) or a ``postgresql://`` URL to an empty database;
+each store gets its own table, one after the other.
 
 Last line: ``SUMMARY {json}``.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import secrets
@@ -111,10 +117,10 @@ def _page_seconds(home: Path) -> float:
         return took
 
 
-def main() -> None:
-    home = Path(tempfile.mkdtemp(prefix="bench-events-"))
-    store = RunStore(home / "events.sqlite")
+def measure(store: RunStore) -> dict[str, float]:
+    """The table for one store; returns its figures."""
     summary: dict[str, float] = {}
+    print(f"store: {store.backend} ({store.label})")
     print("events  write_ms  join_ms  full_log_ms  fold_ms  redraw_new_ms  redraw_same_ms")
     for size in SIZES:
         run_id, _ = _room(store, size)
@@ -151,6 +157,24 @@ def main() -> None:
     summary["full_log_ratio_10000_vs_100"] = round(summary["full_log_ms_10000"] / summary["full_log_ms_100"], 1)
     print(f"one write, 10,000 vs 100 events: x{summary['write_ratio_10000_vs_100']}; "
           f"the whole-log read the old check made: x{summary['full_log_ratio_10000_vs_100']}")
+    return summary
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--store", action="append", help="sqlite (a new file) or a postgresql:// URL; repeatable")
+    ap.add_argument("--no-page", action="store_true", help="skip the AppTest page figure")
+    args = ap.parse_args()
+    home = Path(tempfile.mkdtemp(prefix="bench-events-"))
+    summary: dict[str, float] = {}
+    for n, where in enumerate(args.store or ["sqlite"]):
+        store = RunStore(home / f"events{n}.sqlite" if where == "sqlite" else where)
+        figures = measure(store)
+        summary.update({f"{store.backend}_{k}" if store.backend != "sqlite" else k: v for k, v in figures.items()})
+        store.close()
+    if args.no_page:
+        print("SUMMARY " + json.dumps(summary))
+        return
     summary["page_s_6000"] = round(_page_seconds(home), 2)
     print(f"facilitator page with ~6,000 contributions: {summary['page_s_6000']} s (AppTest, one full run)")
     print("SUMMARY " + json.dumps(summary))

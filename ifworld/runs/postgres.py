@@ -64,6 +64,10 @@ class PgConn:
     def execute(self, sql: str, args: Sequence[Any] = ()) -> psycopg.Cursor[Any]:
         return self._conn.execute(pg_sql(sql), tuple(args))
 
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        with self._conn.cursor() as cur:
+            cur.executemany(pg_sql(sql), rows)
+
 
 class PostgresStore(RunStore):
     """Run index, call log, workshop, rate limits and method memory in PostgreSQL; checkpoints by PostgresSaver."""
