@@ -187,6 +187,7 @@ def test_every_state_by_keyboard_alone(browser, room_app) -> None:  # noqa: ANN0
             theirs = contribute(run_id, other.id, key, "Schools could close for a week.", store=s)
         finally:
             s.close()
+        p.locator(f"[data-act='vote:{theirs.id}']:enabled").wait_for()  # the room list has redrawn with it
         vote = press_on(p, lambda e: e["tag"] == "BUTTON" and e["name"].startswith("+1") and "Bo" in e["name"])
         assert vote["id"] == f"vote:{theirs.id}", vote
         _until(lambda: len(_room(db, run_id).votes) == 1, "the +1")
