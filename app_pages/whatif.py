@@ -51,7 +51,7 @@ def build_params() -> dict:
     method = ss.get("whatif_method") or METHODS.names()[0]
     if method in METHODS and METHODS.get(method).budget is not None and ss.get("whatif_budget"):
         extra["budget_tokens"] = ss["whatif_budget"]
-    return whatif.default_params(ss["whatif_prop"], ss.get("whatif_method", "ifworld"),
+    return whatif.default_params(ss["whatif_prop"], method,
                                  experts=list(ss["whatif_experts"]) + custom, rounds=int(ss["whatif_rounds"]),
                                  **{k: bool(ss.get(f"whatif_{k}")) for k in ABLATIONS}, **extra)
 

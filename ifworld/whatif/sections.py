@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ifworld.whatif.methods import REGISTRY as METHOD_REGISTRY
 from ifworld.whatif.records import ReviewEdit, RoomEntry, WhatIfRecord, load_record
 from ifworld.whatif.report import _bullets, _cell, _table
 from ifworld.whatif.review import field_lines
@@ -70,8 +71,9 @@ def panel_markdown(rec: WhatIfRecord) -> str:
     """The panel with the personas this run used (recorded in its params when it started, so a later change to
     an expert, or its deletion, never changes what a run shows); empty for records made before they were kept."""
     personas = rec.params.get("personas") if isinstance(rec.params, dict) else None
-    if rec.method != "ifworld" or not isinstance(personas, dict) or not personas:
-        return ""  # the baselines have no panel
+    spec = METHOD_REGISTRY.get(rec.method) if rec.method in METHOD_REGISTRY else None
+    if spec is None or "experts" not in spec.size_params or not isinstance(personas, dict) or not personas:
+        return ""  # a method without an expert panel (the single, tree and debate baselines)
     panel = rec.panel or list(rec.params.get("experts") or [])
     rows = [[d, WRITTEN_BY.get(str(personas[d].get("by")), str(personas[d].get("by", ""))),
              personas[d].get("persona", "")] for d in panel if isinstance(personas.get(d), dict)]

@@ -19,8 +19,11 @@ from ifworld.whatif.methods import REGISTRY
 from ifworld.whatif.records import WhatIfRecord, load_record
 
 REPORT_PARTS = {"report_core": "verdict", "report_analysis": "analysis tables", "report_scenarios": "scenarios"}
-BASELINE_REPORT = {"single": "Single agent answer", "tree": "Tree search — best leaf's answer",
-                   "debate": "Debate — judge's synthesis"}
+
+
+def _report_label(method: str) -> str:
+    """A baseline's own answer, as its spec names it ("Tree search — best leaf's answer")."""
+    return REGISTRY.get(method).report_label
 
 
 def _int(value: Any, default: int = 1) -> int:
@@ -120,7 +123,7 @@ def label_tree(ctx: StepContext) -> str | None:
             else "branches" + ("" if ctx.finished else " at work")
         return f"Tree search — step {d}, {which}"
     return {"draft": "Tree search — first draft", "select": f"Tree search — step {d}, best leaf so far picked",
-            "finish": BASELINE_REPORT["tree"]}.get(node)
+            "finish": _report_label("tree")}.get(node)
 
 
 def label_debate(ctx: StepContext) -> str | None:
@@ -130,13 +133,13 @@ def label_debate(ctx: StepContext) -> str | None:
     if set(names) <= {"debate_pro", "debate_con"}:
         return f"Debate — {_sides(names)}, turn {turn}"
     if len(names) == 1:
-        return {"turn": f"Debate — turn {turn} done", "synthesis": BASELINE_REPORT["debate"]}.get(names[0])
+        return {"turn": f"Debate — turn {turn} done", "synthesis": _report_label("debate")}.get(names[0])
     return None
 
 
 def label_single(ctx: StepContext) -> str | None:
     """Single-agent baseline: one step."""
-    return BASELINE_REPORT["single"] if ctx.nodes == ["single"] else None
+    return _report_label("single") if ctx.nodes == ["single"] else None
 
 
 def namer(method: str) -> StepNamer | None:
@@ -177,7 +180,8 @@ def record_steps(record: WhatIfRecord | dict[str, Any] | None) -> list[ReplaySte
             push(f"Round {rnd.round} — {domain} expert failed", [f"expert:{domain}"], ["experts"])
         if rnd.debate is not None:
             current["debate"] = rnd.debate.model_dump(mode="json")
-            debate_only = rec.method == "debate"  # the debate baseline: its rounds are the debate's turns
+            # the debate baseline's record: its rounds are the debate's turns (the layout of its own graph)
+            debate_only = rec.method == "debate"
             push(f"Debate — Pro and Con, turn {rnd.round}" if debate_only else f"Debate for round {rnd.round + 1}",
                  ["debate"], ["debate"] if debate_only and not last else ["frame"])
         if rnd.frame is not None:

@@ -69,9 +69,11 @@ def item_block(item: dict) -> str:
     return "\n\n".join(parts)
 
 
-def render_role(pattern: str, role: str, user: str = "user", **values: Any) -> tuple[str, str]:
-    """(system, user) for a role from its prompt file; ``user`` picks the user section (``user_retry``)."""
-    (_, system), (_, text) = prompts.messages(f"rws/{pattern}/{role}", user, **values)
+def render_role(pattern: str, role: str, user: str = "user", *, template: str | None = None,
+                **values: Any) -> tuple[str, str]:
+    """(system, user) for a role from its prompt file (``rws/<pattern>/<role>``, or ``template`` — a pattern may
+    reuse another pattern's role prompt); ``user`` picks the user section (``user_retry``)."""
+    (_, system), (_, text) = prompts.messages(template or f"rws/{pattern}/{role}", user, **values)
     return system, text
 
 
@@ -86,24 +88,25 @@ def _entry(role: str, step: str, user: str, output: str, status: str = "ok", err
 
 
 def text_role(settings: Settings, state: PatternState, role: str, step: str, *, prompt: str | None = None,
-              **values: Any) -> tuple[str, dict]:
+              template: str | None = None, **values: Any) -> tuple[str, dict]:
     """Call a free-text role; returns (text, state update with its trace entry and ``out[step]``).
 
-    ``prompt`` names the user section of the role's prompt file when it is not ``user`` (``user_retry``).
+    ``prompt`` names the user section of the role's prompt file when it is not ``user`` (``user_retry``);
+    ``template`` the prompt file when it is not ``rws/<pattern>/<role>``.
     """
     pattern = state["pattern"]
-    system, user = render_role(pattern, role, prompt or "user", **values)
+    system, user = render_role(pattern, role, prompt or "user", template=template, **values)
     text = llm.complete(f"rws.{pattern}.{role}", [("system", system), ("user", user)],
                         settings=role_settings(settings, state), meta={"system": SYSTEM_LABEL})
     return text, {"trace": [_entry(f"rws.{pattern}.{role}", step, user, text)], "out": {step: text}}
 
 
 def json_role(settings: Settings, state: PatternState, role: str, step: str, schema: type[BaseModel], *,
-              prompt: str | None = None, **values: Any) -> tuple[dict | None, dict]:
+              prompt: str | None = None, template: str | None = None, **values: Any) -> tuple[dict | None, dict]:
     """Call a JSON role (with the model layer's repair turn); ``None`` when it still fails (degraded)."""
     pattern = state["pattern"]
     full = f"rws.{pattern}.{role}"
-    system, user = render_role(pattern, role, prompt or "user", **values)
+    system, user = render_role(pattern, role, prompt or "user", template=template, **values)
     try:
         value = llm.structured(full, [("system", system), ("user", user)], schema,
                                settings=role_settings(settings, state), meta={"system": SYSTEM_LABEL})

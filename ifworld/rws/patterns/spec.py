@@ -10,7 +10,6 @@ model layer, so the CLI's help stays fast.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from pydantic import Field, model_validator
 
@@ -32,9 +31,6 @@ class PatternSpec(Spec):
     in_table2: bool = Field(default=True, description="a column of Table 2 (accuracy by agent design pattern); "
                                                       "the single-shot baseline is Table 1's")
     preselected: bool = Field(default=False, description="picked by default on the benchmark page")
-    demo_rules: tuple[tuple[str, Any, str], ...] = Field(
-        default=(), description="(regex, reply, name) answers for `ifworld demo-server` (optional: prompts no "
-                                "rule matches get the demo's fallback answer)")
 
     @model_validator(mode="after")
     def _accept_path(self) -> PatternSpec:
