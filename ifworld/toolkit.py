@@ -12,6 +12,7 @@ from __future__ import annotations
 from ifworld.config import CONNECT_HELP, DEMO_MODEL, DEMO_URL, Settings, load_settings
 from ifworld.errors import IFWorldError, InputError, WorkshopError
 from ifworld.figstyle import TEMPLATE, column_label, human_columns, styled
+from ifworld.figure_words import describe as describe_figure, edge_sentences, figure_tables
 from ifworld.limits import CONFIRM_CALLS, confirmation_message, needs_confirmation
 from ifworld.redact import redact, safe_error
 from ifworld.safe_csv import write_csv
@@ -20,7 +21,8 @@ from ifworld.safe_text import clean_title, demote_headings, inert_markdown
 
 __all__ = [
     "CONFIRM_CALLS", "CONNECT_HELP", "DEMO_MODEL", "DEMO_URL", "TEMPLATE", "IFWorldError", "InputError", "Settings",
-    "WorkshopError", "clean_title", "column_label", "confirmation_message", "demote_headings", "human_columns",
+    "WorkshopError", "clean_title", "column_label", "confirmation_message", "demote_headings", "describe_figure",
+    "edge_sentences", "figure_tables", "human_columns",
     "inert_figure", "inert_markdown", "load_settings", "needs_confirmation", "redact", "safe_error", "styled",
     "write_csv",
 ]

@@ -16,7 +16,8 @@ INFRASTRUCTURE = ("llm", "runs")
 HELPERS = {"ifworld", "ifworld.access", "ifworld.config", "ifworld.errors", "ifworld.files", "ifworld.limits",
            "ifworld.procs",
            "ifworld.redact", "ifworld.safe_text", "ifworld.safe_figure", "ifworld.safe_csv", "ifworld.safe_json",
-           "ifworld.safe_yaml", "ifworld.prompts", "ifworld.resources", "ifworld.figstyle", "ifworld.toolkit",
+           "ifworld.safe_yaml", "ifworld.prompts", "ifworld.resources", "ifworld.figstyle", "ifworld.figure_words",
+           "ifworld.toolkit",
            "ifworld.registry"}
 FRONT_DOORS = {f"ifworld.{name}" for name in ENGINES + INFRASTRUCTURE}
 MAX_README_LINES = 200

@@ -9,9 +9,7 @@ from typing import Any
 import plotly.graph_objects as go
 import streamlit as st
 
-from ifworld.toolkit import inert_figure, inert_markdown, styled
-from ui.figure_data import edge_sentences, figure_tables
-from ui.figure_text import describe
+from ifworld.toolkit import describe_figure, edge_sentences, figure_tables, inert_figure, inert_markdown, styled
 
 CHART_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 """Plotly's toolbar: no logo; its camera button saves a PNG at twice the screen size (for slides and papers)."""
@@ -38,7 +36,7 @@ def show_chart(fig: go.Figure, *, container: Any = None, edges: list[dict[str, A
     shown = (container or st).plotly_chart(prepared(fig), theme=None, **kw)
     # Charts with words (issue #35): a screen reader gets nothing from the drawing, so every chart is followed by
     # what it shows and its key numbers, read from the figure itself (model text in it kept inert).
-    (container or st).caption(inert_markdown(describe(fig)))
+    (container or st).caption(inert_markdown(describe_figure(fig)))
     show_data(fig, container=container, edges=edges, key=f"{kw['key']}_data" if kw.get("key") else None)
     return shown
 
@@ -46,7 +44,7 @@ def show_chart(fig: go.Figure, *, container: Any = None, edges: list[dict[str, A
 def show_data(fig: go.Figure, *, container: Any = None, edges: list[dict[str, Any]] | None = None,
               key: str | None = None) -> None:
     """The data behind ``fig``, one click away (issue #35): a popover (it may sit inside an expander, where an
-    expander may not) holding each table of :func:`ui.figure_data.figure_tables` — short ones as ``st.table``,
+    expander may not) holding each table of :func:`ifworld.figure_words.figure_tables` — short ones as ``st.table``,
     real HTML table markup a screen reader walks cell by cell, long ones as a grid — and ``edges`` as a list of
     "cause → effect (because …)" sentences. Model and user text stays inert."""
     tables = figure_tables(fig)

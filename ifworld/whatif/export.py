@@ -13,8 +13,9 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 
+from ifworld.figure_words import describe, edge_sentences, figure_tables
 from ifworld.safe_figure import inert_figure
-from ifworld.whatif.causal import build_causal_graph, causal_figure, domain_heatmap
+from ifworld.whatif.causal import build_causal_graph, causal_figure, domain_heatmap, edge_rows
 from ifworld.whatif.figures import calibration_figure, scenario_figure
 from ifworld.whatif.records import WhatIfRecord, load_record
 from ifworld.whatif.report import render_report_markdown
@@ -31,7 +32,7 @@ STYLE = """body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;m
 padding:0 1rem;line-height:1.5;color:#1f2933}table{border-collapse:collapse;margin:.5rem 0 1rem;font-size:.9rem}
 th,td{border:1px solid #cbd2d9;padding:.3rem .5rem;vertical-align:top}th{background:#f0f4f8}
 h1{font-size:1.6rem}h2{border-bottom:1px solid #e4e7eb;padding-bottom:.2rem;margin-top:2rem}
-.meta{color:#52606d;font-size:.85rem}figure{margin:1rem 0;overflow-x:auto}
+.meta{color:#52606d;font-size:.85rem}figure{margin:1rem 0;overflow-x:auto}figcaption{margin:.3rem 0}
 @page{size:A4;margin:12mm}
 @media print{body{max-width:none;margin:0;padding:0;font-size:10.5pt;line-height:1.4}
 figure{zoom:%(zoom)s;overflow:visible;break-inside:avoid;page-break-inside:avoid}
@@ -52,6 +53,22 @@ def markdown_html(text: str) -> str:
 def _report_text(rec: WhatIfRecord) -> str:
     return (render_report_markdown(rec.report.model_dump(mode="json"), rec.proposition) if rec.report
             else f"# {rec.proposition}\n\n_No report (the run stopped early)._\n")
+
+
+def _words(fig: Any, edges: list[dict[str, Any]] | None = None) -> str:
+    """A chart's words under it (issue #35): its caption (what it shows, key numbers) and, folded, the data behind
+    it as tables — and a causal map's edges as sentences. All text escaped."""
+    parts = [f"<figcaption>{html.escape(describe(fig))}</figcaption>"]
+    inner = ""
+    if edges:
+        inner += "<p><strong>Edges, in words</strong></p><ul>" + "".join(
+            f"<li>{html.escape(line)}</li>" for line in edge_sentences(edges)) + "</ul>"
+    for caption, table in figure_tables(fig):
+        inner += f"<p><strong>{html.escape(caption)}</strong></p>" + table.to_html(index=False, escape=True,
+                                                                                   border=0, na_rep="—")
+    if inner:
+        parts.append(f"<details><summary>Data behind this chart</summary>{inner}</details>")
+    return "".join(parts)
 
 
 def _figures(record: dict[str, Any]) -> list[tuple[str, Any]]:
@@ -76,9 +93,10 @@ def record_html(record: dict[str, Any], meta: dict[str, Any] | None = None) -> s
     charts = []
     for i, (title, fig) in enumerate(_figures(record)):
         fig.update_layout(width=EXPORT_WIDTH)
+        edges = edge_rows(build_causal_graph(rec)) if title == "Causal map" else None
         charts.append(f"<figure><h3>{html.escape(title)}</h3>"
                       + fig.to_html(full_html=False, include_plotlyjs=i == 0, config={"displaylogo": False})
-                      + "</figure>")
+                      + _words(fig, edges) + "</figure>")
     info = {"Method": rec.method, "Model calls": rec.usage.get("calls", len(rec.calls)),
             "Prompt tokens": rec.usage.get("prompt_tokens"), "Completion tokens": rec.usage.get("completion_tokens"),
             **(meta or {})}

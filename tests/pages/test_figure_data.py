@@ -4,7 +4,7 @@ popover ``ui.charts.show_chart`` puts them in, on a page (AppTest)."""
 import plotly.graph_objects as go
 from streamlit.testing.v1 import AppTest
 
-from ui.figure_data import MAX_ROWS, edge_sentences, figure_tables
+from ifworld.figure_words import MAX_ROWS, edge_sentences, figure_tables
 
 
 def test_line_series_become_one_long_table_with_axis_names() -> None:

@@ -2,7 +2,7 @@
 
 import plotly.graph_objects as go
 
-from ui.figure_text import describe
+from ifworld.figure_words import describe
 
 
 def test_a_bar_chart_in_words_names_its_title_axes_range_and_highest_bar() -> None:

@@ -57,3 +57,13 @@ def test_a_baselines_own_headings_sit_below_the_exports_headings():
     assert "# a comment, not a heading" in md  # inside the code block, as written
     page = record_html(rec)
     assert "<h1>What if tides stopped?</h1>" in page and page.count("<h1>") == 1 and "<h3>My Answer</h3>" in page
+
+
+def test_every_html_chart_has_its_words_and_its_data(run_whatif):
+    """Charts with words in the export too (issue #35): a caption per chart, its data folded under it, the causal
+    map's edges as sentences."""
+    page = record_html(run_whatif(rounds=1))
+    charts = page.count("<figure>")
+    assert charts >= 3 and page.count("<figcaption>") == charts
+    assert page.count("<summary>Data behind this chart</summary>") == charts
+    assert "Edges, in words" in page and " → " in page
