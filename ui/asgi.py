@@ -19,11 +19,20 @@ Who is who (:mod:`ifworld.access`) needs two more things that only the server ca
 - :class:`Identity` gives every browser a random device cookie once (a participant's identity across reloads,
   tabs and restarts) and, when the app binds the loopback address only, refuses requests whose ``Host`` is
   not a loopback name — a web page cannot reach the local app by DNS rebinding and ride the trust a local
-  browser gets there.
+  browser gets there;
+- it binds each Streamlit session to the browser that opened it. A reconnecting browser names its session by
+  id (``Sec-WebSocket-Protocol: streamlit, <xsrf>, <session id>``), and Streamlit resumed *any* session so named
+  (tests/browser/test_forged_wire.py: a participant's client with the facilitator's session id took it over and
+  reran its room fragment, which skips ``app.py``'s role check — the engine still refused every action, but the
+  room's facilitator view was drawn). The middleware sets :data:`BROWSER_HEADER` on every websocket (a digest of
+  the device and facilitator cookies; a value the client sent is dropped) and maps it into Streamlit's user
+  identity (``server.trustedUserHeaders``), which Streamlit compares before resuming: another browser gets a
+  fresh session, the same browser its own.
 """
 
 from __future__ import annotations
 
+import hashlib
 from http.cookies import SimpleCookie
 from pathlib import Path
 from typing import Any
@@ -34,6 +43,7 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
+from streamlit import config as st_config
 
 from ifworld import access
 from ifworld.toolkit import load_settings
@@ -73,6 +83,8 @@ class ContentSecurityPolicy:
 
 DEVICE_MAX_AGE_S = 400 * 24 * 3600  # browsers cap cookie lifetimes at 400 days
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+BROWSER_HEADER = "x-ifworld-browser"
+BROWSER_USER_KEY = "ifworld_browser"
 
 
 def _bound_to_loopback() -> bool:
@@ -102,8 +114,23 @@ def _header(scope: dict[str, Any], name: bytes) -> str:
     return next((v.decode("latin-1") for k, v in scope.get("headers", []) if k == name), "")
 
 
+def _browser(jar: SimpleCookie) -> str:
+    """Who this browser is for session binding: a digest of its device and facilitator cookies."""
+    values = [jar[name].value if name in jar else "" for name in (access.DEVICE_COOKIE, access.FACILITATOR_COOKIE)]
+    return hashlib.sha256("\0".join(values).encode("utf-8")).hexdigest()
+
+
+def _bind_sessions_to_browsers() -> None:
+    """Make :data:`BROWSER_HEADER` part of Streamlit's user identity (idempotent; read at every connect)."""
+    mapping = st_config.get_option("server.trustedUserHeaders")
+    mapping = dict(mapping) if isinstance(mapping, dict) else {}
+    if mapping.get(BROWSER_HEADER) != BROWSER_USER_KEY:
+        st_config.set_option("server.trustedUserHeaders", {**mapping, BROWSER_HEADER: BROWSER_USER_KEY}, "ui/asgi.py")
+
+
 class Identity:
-    """ASGI middleware: the loopback Host guard and the per-browser device cookie (see the module doc)."""
+    """ASGI middleware: the loopback Host guard, the per-browser device cookie and the binding of each Streamlit
+    session to its browser (see the module doc)."""
 
     def __init__(self, app: Any) -> None:
         self.app = app
@@ -118,7 +145,13 @@ class Identity:
             else:
                 await send({"type": "websocket.close", "code": 1008})
             return
-        if scope["type"] == "websocket" or access.DEVICE_COOKIE in _cookies(scope):
+        if scope["type"] == "websocket":
+            _bind_sessions_to_browsers()
+            headers = [(k, v) for k, v in scope.get("headers", []) if k.lower() != BROWSER_HEADER.encode()]
+            scope = {**scope, "headers": [*headers, (BROWSER_HEADER.encode(), _browser(_cookies(scope)).encode())]}
+            await self.app(scope, receive, send)
+            return
+        if access.DEVICE_COOKIE in _cookies(scope):
             await self.app(scope, receive, send)
             return
         cookie = (f"{access.DEVICE_COOKIE}={access.device_id()}; Path=/; Max-Age={DEVICE_MAX_AGE_S}; HttpOnly; "
