@@ -1,69 +1,21 @@
 """The built-in what-if methods: IF-World (the paper's method, §2) and the single, tree and debate baselines
 (§3.1, Appendix B), registered in :data:`ifworld.whatif.methods.REGISTRY` in this order.
 
-Their graphs live in :mod:`ifworld.whatif.graph` and :mod:`ifworld.whatif.baselines`; the specs name them as
-``"module:attr"`` strings so that reading the registry loads no LangGraph. The estimates below are the graphs'
-shapes in numbers (repair retries not counted); tokens per call were measured against gpt-4o-mini on the
-paper's propositions (IF-World 27 calls / 88k tokens, single 1 / 3.6k, tree 14 / 40k, debate 5 / 6.3k).
+Their graphs live in :mod:`ifworld.whatif.graph` and :mod:`ifworld.whatif.baselines`, their estimates in
+:mod:`ifworld.whatif.estimates`; the specs name them as ``"module:attr"`` strings, so reading the registry loads
+no LangGraph and this module imports nothing but the spec. Tokens per call were measured against gpt-4o-mini on
+the paper's propositions (IF-World 27 calls / 88k tokens, single 1 / 3.6k, tree 14 / 40k, debate 5 / 6.3k).
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from ifworld.whatif.methods import REGISTRY, MethodBudget, MethodSpec
+from ifworld.whatif.method_spec import REGISTRY, MethodBudget, MethodSpec
 
 GRAPH, BASELINES, STEPS = "ifworld.whatif.graph", "ifworld.whatif.baselines", "ifworld.whatif.steps"
+EST = "ifworld.whatif.estimates"
 SWITCHES = ("no_debate", "no_conflict", "no_shared_frame", "no_refine")
 REPORT_WORDS = {"report_core": "Writing the report", "report_analysis": "Writing the report",
                 "report_scenarios": "Writing the report"}
-
-
-# -- estimates: the graphs' shapes ---------------------------------------------------------------------------
-def single_calls(params: dict[str, Any]) -> int:
-    return 1
-
-
-def tree_calls(params: dict[str, Any]) -> int:
-    """A budgeted run: the steps its budget is expected to buy (two first drafts, variant + critic per branch)."""
-    from ifworld.whatif.budget import planned_steps
-    from ifworld.whatif.params import DEFAULT_BREADTH
-
-    return 2 + 2 * int(params.get("breadth", DEFAULT_BREADTH)) * planned_steps("tree", params)
-
-
-def debate_calls(params: dict[str, Any]) -> int:
-    from ifworld.whatif.budget import planned_steps
-
-    return 2 * planned_steps("debate", params) + 1
-
-
-# -- what a run does, in words (the estimate line) -------------------------------------------------------------
-def ifworld_text(params: dict[str, Any]) -> str:
-    experts, rounds = len(params.get("experts") or []), int(params.get("rounds") or 1)
-    return f"IF-World: {experts} expert(s), {rounds} round(s)"
-
-
-def single_text(params: dict[str, Any]) -> str:
-    return "single agent: one model call"
-
-
-def tree_text(params: dict[str, Any]) -> str:
-    from ifworld.whatif.budget import planned_steps
-
-    budget = params.get("budget_tokens")
-    steps = (f"as many expansion steps as ≈{budget:,.0f} tokens buy (≈{planned_steps('tree', params)})" if budget
-             else f"{params.get('depth', 2)} expansion step(s)")
-    return f"tree search: breadth {params.get('breadth', 3)}, {steps}, a critic score per answer, best leaf wins"
-
-
-def debate_text(params: dict[str, Any]) -> str:
-    from ifworld.whatif.budget import planned_steps
-
-    budget = params.get("budget_tokens")
-    turns = (f"as many rounds as ≈{budget:,.0f} tokens buy (≈{planned_steps('debate', params)})" if budget
-             else f"{params.get('debate_rounds', 2)} round(s)")
-    return f"debate: {turns} of pro and con, then a judge's synthesis"
 
 
 # -- the four built-in methods, in the paper's order ---------------------------------------------------------
@@ -73,9 +25,9 @@ REGISTRY.register(MethodSpec(
          "a conflict resolver and a pro/con debate build the shared frame of the next round, a report generator "
          "writes a decision-centric report.",
     switches=SWITCHES, options=("extend_panel", "expert_memory"), size_params=("experts", "rounds"),
-    tokens_per_call=3_260, calls_per_round="1 + experts × rounds + 4 between rounds + 4",
+    tokens_per_call=3_260, calls_per_round="1 + experts × rounds + 4 between rounds + 4 at the end",
     build=f"{GRAPH}:build", initial=f"{GRAPH}:initial", finalize=f"{GRAPH}:finalize",
-    estimate="ifworld.whatif.params:ifworld_calls", describe=ifworld_text, step_namer=f"{STEPS}:label_ifworld",
+    estimate="ifworld.whatif.params:ifworld_calls", describe=f"{EST}:ifworld_text", step_namer=f"{STEPS}:label_ifworld",
     node_calls={"refine": 1, "expert": 1, "resolve": 1, "final_resolve": 1, "debate_pro": 1, "debate_con": 1,
                 "debate_judge": 1, "report_core": 1, "report_analysis": 1, "report_scenarios": 1},
     step_labels={
@@ -92,7 +44,7 @@ REGISTRY.register(MethodSpec(
     help="One model call writes the whole report (Appendix B.1); unmatched by any token budget.",
     tokens_per_call=3_600, calls_per_round="1",
     build=f"{BASELINES}:build_single", initial=f"{BASELINES}:initial", finalize=f"{BASELINES}:finalize_single",
-    estimate=single_calls, describe=single_text, step_namer=f"{STEPS}:label_single",
+    estimate=f"{EST}:single_calls", describe=f"{EST}:single_text", step_namer=f"{STEPS}:label_single",
     node_calls={"single": 1}, step_labels={"single": "The single agent is writing its answer"},
     report_label="Single agent answer", report_nodes=("single",),
     blind_words=("single agent", "singleagent", "single expert"),
@@ -106,7 +58,8 @@ REGISTRY.register(MethodSpec(
     budget=MethodBudget(step_param="depth", unit="expansion steps", calls_per_step=2, fixed_calls=2, ceiling=40,
                         per_branch=True),
     build=f"{BASELINES}:build_tree", initial=f"{BASELINES}:initial", finalize=f"{BASELINES}:finalize_tree",
-    max_steps=f"{BASELINES}:max_steps", estimate=tree_calls, describe=tree_text, step_namer=f"{STEPS}:label_tree",
+    max_steps=f"{BASELINES}:max_steps", estimate=f"{EST}:tree_calls", describe=f"{EST}:tree_text",
+    step_namer=f"{STEPS}:label_tree",
     node_calls={"draft": 2, "expand": 2},
     step_labels={"draft": "Tree search — drafting", "expand": "Tree search — step {round}: expanding the best leaf",
                  "select": "Tree search — picking the best leaf", "finish": "Tree search — final answer"},
@@ -122,7 +75,7 @@ REGISTRY.register(MethodSpec(
     calls_per_round="2 per round + 1",
     budget=MethodBudget(step_param="debate_rounds", unit="rounds", calls_per_step=2, final_calls=1, ceiling=60),
     build=f"{BASELINES}:build_debate", initial=f"{BASELINES}:initial", finalize=f"{BASELINES}:finalize_debate",
-    max_steps=f"{BASELINES}:max_steps", estimate=debate_calls, describe=debate_text,
+    max_steps=f"{BASELINES}:max_steps", estimate=f"{EST}:debate_calls", describe=f"{EST}:debate_text",
     step_namer=f"{STEPS}:label_debate", node_calls={"debate_pro": 1, "debate_con": 1, "synthesis": 1},
     step_labels={"turn": "Debate — next turn", "synthesis": "Debate — the judge's synthesis"},
     report_label="Debate — judge's synthesis", report_nodes=("synthesis",),

@@ -12,116 +12,18 @@ the page's picker — loads neither LangGraph nor the engines. A run of method `
 workflow ``whatif.m``, built from the spec by :mod:`ifworld.whatif.workflows`.
 """
 
-from __future__ import annotations
+from ifworld.whatif import builtin_methods  # noqa: F401  (registers IF-World, single, tree, debate, in order)
+from ifworld.whatif.method_spec import (
+    DOC_COLUMNS,
+    METHOD_REGISTRY,
+    REGISTRY,
+    Hook,
+    MethodBudget,
+    MethodSpec,
+    check_method,
+    paper_methods,
+    reference_method,
+)
 
-import importlib
-from collections.abc import Callable, Mapping
-from typing import Any
-
-from pydantic import BaseModel, ConfigDict, Field
-
-from ifworld.registry import Registry, Spec
-
-__all__ = ["DOC_COLUMNS", "METHOD_REGISTRY", "REGISTRY", "MethodBudget", "MethodSpec", "check_method",
+__all__ = ["DOC_COLUMNS", "METHOD_REGISTRY", "REGISTRY", "Hook", "MethodBudget", "MethodSpec", "check_method",
            "paper_methods", "reference_method"]
-
-Hook = Callable[..., Any] | str
-"""A callable, or ``"package.module:attribute"`` imported when first used."""
-
-
-class MethodBudget(BaseModel):
-    """How a method's size follows a token budget (§3.1's matched budgets): it adds steps while one more step
-    brings its tokens closer to the target. A method without one runs at its fixed size ("unmatched")."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    step_param: str = Field(description="the params key of its fixed number of steps (depth, debate_rounds)")
-    unit: str = Field(description="what a step is called in notes: 'expansion steps', 'rounds'")
-    calls_per_step: int = Field(ge=1, description="model calls per step (per branch when per_branch)")
-    final_calls: int = Field(default=0, ge=0, description="calls after the last step (a judge's synthesis)")
-    fixed_calls: int = Field(default=0, ge=0, description="calls before the first step (a tree's first draft)")
-    ceiling: int = Field(ge=1, description="safety ceiling of steps of a budgeted run")
-    per_branch: bool = Field(default=False, description="a step has params['breadth'] branches (tree search)")
-
-
-class MethodSpec(Spec):
-    """One what-if method: what it is, what it costs, and the hooks its run and its pages use."""
-
-    baseline: bool = Field(default=True, description="a baseline; False for the paper's own method (IF-World)")
-    in_paper: bool = Field(default=False, description="one of the paper's §3.1 comparison ('paper' preset)")
-    switches: tuple[str, ...] = Field(default=(), description="ablation switches that apply (no_debate, …)")
-    options: tuple[str, ...] = Field(default=(), description="our departures from the paper that apply")
-    size_params: tuple[str, ...] = Field(default=(), description="run-size params it reads (rounds, breadth, …)")
-    tokens_per_call: int = Field(default=3_000, ge=1, description="measured mean tokens per call (estimates)")
-    calls_per_round: str = Field(default="", description="calls per round / step in words (docs table)")
-    budget: MethodBudget | None = Field(default=None, description="matched token budgets; None: fixed size")
-    build: Hook = Field(description="build(params, settings) -> uncompiled LangGraph StateGraph")
-    initial: Hook = Field(description="initial(params) -> the graph's input")
-    finalize: Hook = Field(description="finalize(state, params, calls) -> the run record (params.make_record)")
-    estimate: Hook = Field(description="estimate(params) -> model calls if nothing fails")
-    describe: Hook = Field(description="describe(params) -> what a run does, in words (the estimate line)")
-    max_steps: Hook | None = Field(default=None, description="max_steps(params) -> superstep bound (optional)")
-    step_namer: Hook | None = Field(default=None, description="replay step namer (ifworld.runs.StepNamer)")
-    node_calls: Mapping[str, int] = Field(default_factory=dict, description="model calls per finished node "
-                                                                           "(the CLI's progress bar)")
-    step_labels: Mapping[str, str] = Field(default_factory=dict, description="live label per running node")
-    report_label: str = Field(default="Report written", description="the report's step in a replay from a "
-                                                                    "saved record (a baseline's own answer)")
-    report_nodes: tuple[str, ...] = Field(default=(), description="node name prefixes that write the report")
-    blind_words: tuple[str, ...] = Field(default=(), description="names of the method the judge must not see")
-
-    @property
-    def workflow(self) -> str:
-        """The ``ifworld.runs`` workflow of a run of this method."""
-        return f"whatif.{self.name}"
-
-    def hook(self, field: str) -> Callable[..., Any] | None:
-        """The callable of a hook field (a ``"module:attr"`` string is imported now)."""
-        value = getattr(self, field)
-        if value is None or callable(value):
-            return value
-        module, _, attr = str(value).partition(":")
-        return getattr(importlib.import_module(module), attr)
-
-    def call(self, field: str, *args: Any, **kwargs: Any) -> Any:
-        """Call a hook field (``spec.call("estimate", params)``); a hook the spec does not have is a TypeError."""
-        fn = self.hook(field)
-        if fn is None:
-            raise TypeError(f"method {self.name!r} has no {field} hook")
-        return fn(*args, **kwargs)
-
-
-REGISTRY: Registry[MethodSpec] = Registry("whatif.methods", MethodSpec, noun="method")
-"""The what-if methods in their stated order (IF-World, then the baselines, then any registered later)."""
-METHOD_REGISTRY = REGISTRY
-"""The same registry under the name the front door ``ifworld.whatif`` exports."""
-
-DOC_COLUMNS: dict[str, Callable[[MethodSpec], object]] = {
-    "Name": lambda s: f"`{s.name}`",
-    "Label": lambda s: s.label,
-    "Kind": lambda s: "the paper's method" if not s.baseline else "baseline",
-    "Calls": lambda s: s.calls_per_round,
-    "Ablations": lambda s: s.switches or "—",
-    "Token budget": lambda s: f"matched ({s.budget.unit})" if s.budget else "fixed size",
-    "What it does": lambda s: s.help,
-}
-"""The docs table (``<!-- registry-table: whatif.methods -->``)."""
-
-
-def check_method(name: str) -> str:
-    """A registered method's name, else ``UnknownEntry`` listing the choices."""
-    return REGISTRY.check(name)
-
-
-def paper_methods() -> list[str]:
-    """The paper's §3.1 comparison, in registry order (the evaluation's ``paper`` preset)."""
-    return [s.name for s in REGISTRY if s.in_paper]
-
-
-def reference_method() -> str:
-    """The method whose measured tokens are the baselines' matched budget: the first that is no baseline."""
-    return next((s.name for s in REGISTRY if not s.baseline), REGISTRY.names()[0])
-
-
-# The built-in methods (explicit import, the house rule); they register in this module's REGISTRY.
-from ifworld.whatif import builtin_methods as builtin_methods  # noqa: E402, F401
