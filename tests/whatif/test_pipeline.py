@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ifworld import llm, runs
-from ifworld.whatif import RECORD_KEYS, estimate_calls, service
+from ifworld.whatif import METHOD_REGISTRY, RECORD_KEYS, estimate_calls, service
 from ifworld.whatif.params import default_params
 from tests.whatif.conftest import PROP, SMALL
 
@@ -167,7 +167,7 @@ def test_baselines_same_record_shape(run_whatif, fake_server, method, overrides,
         assert rec["best_path"][0] == "0" and len(rec["tree"]) == 3
 
 
-@pytest.mark.parametrize("method", ["ifworld", "single", "tree", "debate"])
+@pytest.mark.parametrize("method", METHOD_REGISTRY.names())
 def test_report_language_follows_one_rule_stated_once(run_whatif, fake_server, method):
     """Issue #30 item 9: the rule is in the shared system text, the chosen language right after the proposition,
     for every method and every call alike."""
@@ -207,7 +207,7 @@ def test_failed_report_core_stops_the_run(wsettings, store, fake_server):
         service.run(params, settings=wsettings, store=store)
 
 
-@pytest.mark.parametrize("method", ["ifworld", "single", "tree", "debate"])
+@pytest.mark.parametrize("method", METHOD_REGISTRY.names())
 def test_every_progress_event_of_every_method_has_its_typed_payload(run_whatif, method):
     """The live view validates each what-if progress event; one without its payload (a baseline's
     ``expert_done`` without an output, once) would stop the page mid-run."""

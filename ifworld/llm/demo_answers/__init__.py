@@ -3,7 +3,8 @@
 and ``LABEL_KEYS``, the JSON keys whose strings are free text (the server puts the demo label in front).
 
 - :mod:`~ifworld.llm.demo_answers.whatif` — every IF-World role and the baselines, varied by topic and round;
-- :mod:`~ifworld.llm.demo_answers.rws` — the five answer patterns' roles and the LLM verifier;
+- :mod:`~ifworld.llm.demo_answers.rws` — the built-in answer patterns' roles and the LLM verifier
+  (a pattern without rules here gets the server's fallback answer);
 - :mod:`~ifworld.llm.demo_answers.beliefs` — the LLM belief agents;
 - :mod:`~ifworld.llm.demo_answers.connection` — the sidebar's connection test.
 

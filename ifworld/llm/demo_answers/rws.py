@@ -1,4 +1,4 @@
-"""Demo answers for the RWS verifier and the five answer patterns (rules match each role's system text).
+"""Demo answers for the RWS verifier and the built-in answer patterns (rules match each role's system text).
 
 Final answers come from the shipped sample set's gold when the question in the user message is found there,
 and a fixed third of the items ("wrong first": id hashes to 0 mod 3) get a wrong first answer: single-shot
