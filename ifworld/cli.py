@@ -283,8 +283,7 @@ def runs_copy(
 ) -> None:
     """Copy every run (index, calls, transitions, workshop, checkpoints) to another store — a SQLite file to
     PostgreSQL, or back — verified by counts per run and a replay of each; prints a JSON summary."""
-    from ifworld.runs import RunStore, StoreError
-    from ifworld.runs.copy import copy_runs, verify_replay
+    from ifworld.runs import RunStore, StoreError, copy_runs, verify_replay
 
     try:
         src, dst = RunStore(source), RunStore(to)

@@ -10,7 +10,10 @@ Modules:
 - :mod:`~ifworld.runs.steps` — replay steps (:class:`ReplayStep`): checkpoint history numbered from 1 and
   named in the user's words by the workflow's namer.
 - :mod:`~ifworld.runs.export` — JSON, Markdown and self-contained HTML exports (secrets redacted, text inert).
-- :mod:`~ifworld.runs.store` — the SQLite run store (runs, call log) with LangGraph's SQLite checkpointer.
+- :mod:`~ifworld.runs.store` — the run store (runs, call log) with LangGraph's checkpointer: a SQLite file, or
+  PostgreSQL (:mod:`~ifworld.runs.postgres`) for several app processes; tables in :mod:`~ifworld.runs.schema`
+  (versioned), row helpers in :mod:`~ifworld.runs.rows`.
+- :mod:`~ifworld.runs.copy` — copy runs between stores (SQLite ↔ PostgreSQL), verified by counts and a replay.
 - :mod:`~ifworld.runs.lease` — liveness lease and heartbeat of the process driving a run.
 - :mod:`~ifworld.runs.events` — typed progress events shared by pages, CLI and store.
 - :mod:`~ifworld.runs.records` — the lenient base model of stored records and :class:`RecordError`.
@@ -20,6 +23,7 @@ Modules:
 from __future__ import annotations
 
 from ifworld.runs.background import LiveFeed, live_feed, start_background
+from ifworld.runs.copy import copy_runs, verify_replay
 from ifworld.runs.driver import (
     MAX_RECURSION_LIMIT,
     RECURSION_LIMIT,
@@ -55,8 +59,8 @@ __all__ = [
     "EXPORT_FORMATS", "KINDS", "MAX_RECURSION_LIMIT", "RECURSION_LIMIT", "RESUMABLE", "STATUSES", "Event",
     "ExpertPartial", "LenientModel", "LiveFeed", "RecordError", "ReplayStep", "RunCancelled", "RunFailed", "RunInfo",
     "RunLive", "RunNotFound", "RunStore", "StepContext", "StepNamer", "StoreError", "UnknownWorkflow", "Workflow",
-    "add_export_extra", "delete_run", "drive", "emit", "execute", "export_run", "generic_label", "get_store",
-    "get_workflow",
+    "add_export_extra", "copy_runs", "delete_run", "drive", "emit", "execute", "export_run", "generic_label",
+    "get_store", "get_workflow",
     "live_feed", "recursion_limit", "register", "replay", "request_cancel", "start_background", "start_run",
-    "stream_run", "validate_record",
+    "stream_run", "validate_record", "verify_replay",
 ]

@@ -16,6 +16,7 @@ owner stopped (process gone, generator closed, heartbeat stale) reads as ``inter
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import json
 import os
@@ -61,6 +62,7 @@ WRITE_RETRY_S = 60.0
 process, a long backup; PostgreSQL restarting) is retried with backoff this long; past it the caller keeps the
 record and retries."""
 MAX_RETRY_SLEEP_S = 2.0
+POSTGRES_MODULE = "ifworld.runs.postgres"
 _lease_counter = itertools.count(1)
 __all__ = ["MIN_SECRET_CHARS", "RunLive", "RunNotFound", "RunStore", "StoreBusy", "StoreError", "get_store"]
 CALL_COLUMNS = ("call_id", "role", "system", "round", "model", "start", "end", "latency_s", "prompt_tokens",
@@ -127,9 +129,9 @@ class RunStore(WorkshopTables, ExpertTables):
 
     def __new__(cls, path: str | Path | None = None) -> RunStore:
         if cls is RunStore and store_location(path).lower().startswith("postgres"):
-            from ifworld.runs.postgres import PostgresStore  # psycopg is an extra: imported only when asked for
-
-            return super().__new__(PostgresStore)
+            # by name: psycopg is an extra (imported only when asked for), and that module builds on this one
+            backend: type[RunStore] = importlib.import_module(POSTGRES_MODULE).PostgresStore
+            return super().__new__(backend)
         return super().__new__(cls)
 
     def __init__(self, path: str | Path | None = None) -> None:
