@@ -17,7 +17,7 @@ from rich.console import Console
 from ifworld import safe_json
 from ifworld.files import FileRefused, output_option, read_text_bounded
 from ifworld.limits import MAX_UPLOAD_BYTES
-from ifworld.whatif.methods import REGISTRY as METHODS
+from ifworld.whatif.methods import REGISTRY as METHODS, paper_methods, reference_method
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -27,9 +27,9 @@ if TYPE_CHECKING:
 
 app = typer.Typer(help="IF-World: cross-disciplinary what-if reasoning.", no_args_is_help=True)
 err = Console(stderr=True, soft_wrap=True)
-METHODS_HELP = ("Comma-separated registered methods (`ifworld whatif run --help` lists them); 'paper' = the paper's "
-                "§3.1 comparison (ifworld,single,tree,debate); 'ablation' = ifworld and Table 3's variants "
-                "(ifworld:no_debate, ifworld:2x1 …); 'all' = every registered method.")
+METHODS_HELP = (f"Comma-separated, from {METHODS.help_text(', ')}; 'paper' = the paper's §3.1 comparison "
+                f"({','.join(paper_methods())}); 'ablation' = {reference_method()} and Table 3's variants "
+                f"({reference_method()}:no_debate, {reference_method()}:2x1 …); 'all' = every registered method.")
 
 
 def calls_per_node() -> dict[str, int]:
