@@ -120,13 +120,13 @@ def add_custom_expert(name: str, persona: str, *, caller: Caller = OPERATOR, sto
     existing custom expert of that name (runs already started keep the persona they recorded)."""
     require_facilitator(caller, "add an expert")
     key, label = check_name(name)
-    text = check_persona(persona)
-    store = store or get_store()
     for word in (key, label):
         taken = lookup(word)
         if taken is not None and not taken.custom:
             raise CustomExpertError(f"{label!r} is already a built-in expert ({taken.label}); choose another name "
                                     "or use the built-in one.")
+    text = check_persona(persona)
+    store = store or get_store()
     rows = store.custom_expert_rows()
     if not replace and len(rows) >= MAX_CUSTOM_EXPERTS:
         raise CustomExpertError(f"At most {MAX_CUSTOM_EXPERTS} custom experts; delete one first.")
