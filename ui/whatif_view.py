@@ -234,7 +234,9 @@ def render_whatif_record(record: dict[str, Any] | WhatIfRecord, key: str, usage:
         return
     if heading:
         sst.markdown(f"### {rec.proposition or 'What-if run'}")
-    sst.caption(f"Method: {rec.method}" + (" · degraded run" if rec.degraded else ""))
+    methods = whatif.METHOD_REGISTRY
+    method = methods.get(rec.method).label if rec.method in methods else rec.method  # a method no longer installed
+    sst.caption(f"Method: {method}" + (" · degraded run" if rec.degraded else ""))
     render_usage(usage_of(rec, usage))
     render_report(rec, key)
     sst.markdown(demoted(whatif.session_markdown(rec)))
