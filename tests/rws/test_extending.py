@@ -83,5 +83,8 @@ def test_the_benchmark_page_offers_the_toy_pattern(toy, llm_env):
     at.run()
     assert not at.exception, at.exception
     picker = at.multiselect(key="rwsb_patterns")
-    assert toy in picker.options or "Draft + check" in picker.options
+    assert picker.options[-1] == "Draft + check"  # offered by its label, after the built-ins
+    picker.set_value(["single", toy]).run()
+    assert not at.exception, at.exception
+    assert any("2 patterns" in c.value and "estimated model calls" in c.value for c in at.caption)
     assert "Draft + check" in at.caption[0].value
