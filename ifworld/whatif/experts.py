@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ifworld import prompts
 from ifworld.errors import InputError
-from ifworld.registry import Registry, Spec
+from ifworld.registry import NAME_PATTERN, Registry, Spec
 
 MAX_EXPERTS = 12
 MAX_DOMAIN_CHARS = 60
@@ -37,6 +37,18 @@ BUILT_IN, FACILITATOR, GENERATED = "built-in", "facilitator", "generated"
 """Who wrote a persona: our files (or an installed package), the facilitator in the app, or the template."""
 
 
+class DemoHints(BaseModel):
+    """What the demo model (no model connected) writes for an expert: its mechanism, the quantity it estimates
+    with its unit, and the expert (by name) its effects flow to."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    mechanism: str = Field(min_length=1, max_length=120)
+    indicator: str = Field(min_length=1, max_length=80)
+    unit: str = Field(min_length=1, max_length=30)
+    downstream: str = Field(pattern=NAME_PATTERN)
+
+
 class ExpertSpec(Spec):
     """One expert domain. ``label`` is the domain itself (lower case), as prompts, records and pages show it."""
 
@@ -46,6 +58,7 @@ class ExpertSpec(Spec):
     topics: tuple[str, ...] = Field(default=(), description="keywords of propositions this expert suits")
     default_panel: bool = Field(default=False, description="on the panel a new run starts with")
     custom: bool = Field(default=False, description="written by the facilitator in the app (fenced as data)")
+    demo: DemoHints | None = Field(default=None, description="what the demo model writes for this expert")
 
     @field_validator("label")
     @classmethod
@@ -137,6 +150,10 @@ def topic_panels() -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
 def _register_built_ins() -> None:
     for name in _panels()["experts"]:
         REGISTRY.register(load_expert(name), replace=True)
+    for spec in REGISTRY:
+        if spec.demo and spec.demo.downstream not in REGISTRY:
+            raise prompts.PromptError(f"{prompts.data_path(f'{DATA_DIR}/{spec.name}')}: demo.downstream: no "
+                                      f"expert {spec.demo.downstream!r}")
 
 
 _register_built_ins()

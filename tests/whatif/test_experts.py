@@ -246,3 +246,17 @@ def test_only_the_facilitator_sees_add_an_expert(monkeypatch: pytest.MonkeyPatch
     at = _what_if_page()
     assert not at.exception, at.exception
     assert not any(b.label in ("➕ Add expert", "🗑️ Delete expert") for b in at.button)
+
+
+def test_the_demo_model_reads_its_words_from_the_expert_files(toy) -> None:  # noqa: ANN001
+    from ifworld.llm.demo_answers import whatif as demo
+    from ifworld.whatif.experts import DemoHints
+
+    physics = REGISTRY.get("physics").demo
+    assert physics is not None and demo._demo("physics") == ((physics.mechanism, physics.indicator, physics.unit),
+                                                             REGISTRY.get(physics.downstream).label)
+    assert demo._demo("toy history")[0] == ("toy history mechanisms", "toy history indicator", "index")
+    hinted = REGISTRY.get(toy).model_copy(update={"demo": DemoHints(mechanism="precedent", indicator="years of "
+                                                                    "recovery", unit="yr", downstream="politics")})
+    REGISTRY.register(hinted, replace=True)
+    assert demo._demo("toy history") == (("precedent", "years of recovery", "yr"), "politics")

@@ -42,22 +42,26 @@ TOPICS = {
     "school": ("four-day school week", "instruction hours", "h/week", 24.0, 30.0),
 }
 DEFAULT_TOPIC = ("the hypothetical shock", "headline impact", "% change", 5.0, 30.0)
-DOMAINS = {
-    "physics": ("energy and momentum balance", "energy budget", "GJ"),
-    "materials chemistry": ("material degradation and synthesis limits", "material throughput", "Mt/yr"),
-    "biology/ecology": ("population and habitat response", "species abundance", "% change"),
-    "medicine": ("physiological stress and care capacity", "hospital load", "% of capacity"),
-    "sociology": ("behavioural adaptation and trust", "public compliance", "% of population"),
-    "economics": ("price signals and substitution", "output", "% of GDP"),
-    "engineering": ("infrastructure redesign and retrofits", "retrofit cost", "bn USD"),
-    "environment": ("emissions, water and land feedbacks", "emissions", "Mt CO2e/yr"),
-    "politics": ("regulation, coordination and legitimacy", "policy response time", "months"),
-}
-DOWNSTREAM = {
-    "physics": "engineering", "materials chemistry": "engineering", "biology/ecology": "medicine",
-    "medicine": "economics", "sociology": "politics", "economics": "politics", "engineering": "economics",
-    "environment": "biology/ecology", "politics": "economics",
-}
+GENERIC_DOWNSTREAM = "economics"
+
+
+def _hints(domain: str) -> Any:
+    """The ``demo`` block of the expert whose domain this is (prompts/whatif/experts/), or None."""
+    from ifworld.whatif import EXPERTS
+
+    spec = next((s for s in EXPERTS if s.label == domain), None)
+    return spec.demo if spec is not None else None
+
+
+def _demo(domain: str) -> tuple[tuple[str, str, str], str]:
+    """((mechanism, indicator, unit), downstream domain) of an expert; words made from its name without hints."""
+    from ifworld.whatif import EXPERTS
+
+    hints = _hints(domain)
+    if hints is None:
+        return (f"{domain} mechanisms", f"{domain} indicator", "index"), GENERIC_DOWNSTREAM
+    down = EXPERTS.get(hints.downstream).label if hints.downstream in EXPERTS else GENERIC_DOWNSTREAM
+    return (hints.mechanism, hints.indicator, hints.unit), down
 
 
 def _n(*parts: object) -> int:
@@ -87,9 +91,9 @@ def _round(body: dict[str, Any]) -> int:
 def expert(body: dict[str, Any]) -> dict[str, Any]:
     shock, qty, unit, lo, hi = topic(body)
     domain, r = _domain(body), _round(body)
-    mech, var, vunit = DOMAINS.get(domain, (f"{domain} mechanisms", f"{domain} indicator", "index"))
-    down = DOWNSTREAM.get(domain, "economics")
-    dvar = DOMAINS.get(down, ("", f"{down} outcome", ""))[1]
+    (mech, var, vunit), down = _demo(domain)
+    down_hints = _hints(down)
+    dvar = down_hints.indicator if down_hints is not None else f"{down} outcome"
     h = _n(shock, domain, r)
     width = 0.6 if r == 1 else 0.4  # later rounds tighten ranges
     a, b = 5 + h % 20, 5 + h % 20 + 10 * width * (1 + h % 3)
@@ -159,7 +163,12 @@ def expert(body: dict[str, Any]) -> dict[str, Any]:
 def refiner(body: dict[str, Any]) -> dict[str, Any]:
     shock, qty, unit, lo, hi = topic(body)
     m = re.search(r"Expert panel available: (.+)", last_user(body))
-    panel = [p.strip() for p in m.group(1).split(",")] if m else list(DOMAINS)
+    if m:
+        panel = [p.strip() for p in m.group(1).split(",")]
+    else:
+        from ifworld.whatif import default_experts
+
+        panel = default_experts()
     return {
         "restated": f"Assume {shock} starts now and persists; study consequences over 50 years.",
         "premises": [f"{shock} occurs abruptly", "all other physical constants unchanged",
