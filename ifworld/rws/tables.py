@@ -53,6 +53,7 @@ def _percent(table: pd.DataFrame) -> pd.DataFrame:
 def paper_table1(records: Iterable[Record]) -> pd.DataFrame:
     """Single-shot accuracy (%) by model: "Accuracy", or one column per dataset when there are several."""
     df = _frame(records)
+    # The paper's Table 1 is about exactly one entry, the single-shot baseline: its name stays explicit here.
     if df.empty or "single" not in set(df["pattern"]):
         return pd.DataFrame()
     single = df[df["pattern"] == "single"]
