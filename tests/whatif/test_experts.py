@@ -197,6 +197,8 @@ def test_a_run_keeps_the_persona_it_used(store, wsettings, fake_server, no_custo
         text = runs.export_run(run_id, fmt, store=store)
         assert HISTORIAN in text and "tax rolls" not in text, fmt
     assert "## Expert panel" in runs.export_run(run_id, "md", store=store)
+    steps = runs.replay(run_id, store=store)  # the checkpoints' state carries the params the run started with
+    assert steps and steps[-1].values["params"]["personas"]["medieval history"]["persona"] == HISTORIAN
     assert json.loads(runs.export_run(run_id, "json", store=store))["record"]["params"]["personas"][
         "medieval history"]["by"] == "facilitator"
 
@@ -260,3 +262,17 @@ def test_the_demo_model_reads_its_words_from_the_expert_files(toy) -> None:  # n
                                                                     "recovery", unit="yr", downstream="politics")})
     REGISTRY.register(hinted, replace=True)
     assert demo._demo("toy history") == (("precedent", "years of recovery", "yr"), "politics")
+
+
+def test_an_expert_added_at_review_is_recorded_with_its_persona(store, wsettings, fake_server, no_custom) -> None:  # noqa: ANN001
+    add_custom_expert("Harbour lore", "You reason from tide tables, harbour records and sailors' logs.", store=store)
+    params = default_params(PROP, experts=["physics"], rounds=1, review=True)
+    run_id = service.run(params, settings=wsettings, store=store)["run_id"]
+    service.continue_run(run_id, answer={"action": "edit", "panel": ["physics", "harbour_lore"]}, settings=wsettings,
+                         store=store)
+    delete_custom_expert("harbour lore", store=store)
+    rec = service.load_record(run_id, store=store)
+    assert rec["panel"] == ["physics", "harbour lore"]
+    assert rec["params"]["personas"]["harbour lore"] == {
+        "persona": "You reason from tide tables, harbour records and sailors' logs.", "by": "facilitator"}
+    assert "sailors' logs" in runs.export_run(run_id, "md", store=store)
