@@ -62,6 +62,8 @@ class PgConn:
         self._conn = conn
 
     def execute(self, sql: str, args: Sequence[Any] = ()) -> psycopg.Cursor[Any]:
+        if sql.lstrip()[:12].upper() == "CREATE TABLE":  # a table a mixin makes on first use: REAL is 4 bytes here
+            sql = schema.postgres_ddl(sql)
         return self._conn.execute(pg_sql(sql), tuple(args))
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
