@@ -57,7 +57,7 @@ def test_presets_and_defaults():
     assert suggest_experts("What if our school moved to a four-day week?") == ["education", "sociology"]
     assert len(DEFAULT_EXPERTS) == 9
     assert workflow_name("tree") == "whatif.tree"
-    with pytest.raises(ValueError, match="Unknown method"):
+    with pytest.raises(ValueError, match="unknown method .magic.; choose from ifworld"):
         workflow_name("magic")
 
 
