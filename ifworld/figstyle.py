@@ -134,15 +134,18 @@ def is_styled(fig: go.Figure) -> bool:
 
 def wrap_label(text: str, width: int = 16) -> str:
     """Break a long tick or legend label into lines of about ``width`` characters (plotly's ``<br>``), so
-    category labels stay horizontal instead of being rotated and cut."""
-    words = [w for w in re.split(r"(?<=/)|\s+", str(text)) if w]  # a slash may end a line too
+    category labels stay horizontal instead of being rotated and cut. A line may also end after a slash or a
+    hyphen inside a word ("heuristic-<br>additive")."""
+    pieces: list[tuple[str, bool]] = []  # (piece, glued to the piece before it)
+    for word in str(text).split():
+        pieces += [(part, k > 0) for k, part in enumerate(p for p in re.split(r"(?<=[/-])(?=\w)", word) if p)]
     lines: list[str] = []
     line = ""
-    for word in words:
-        joined = line + word if line.endswith("/") else f"{line} {word}".strip()
+    for part, glued in pieces:
+        joined = line + part if glued else f"{line} {part}".strip()
         if line and len(joined) > width:
             lines.append(line)
-            line = word
+            line = part
         else:
             line = joined
     return "<br>".join([*lines, line]) if line else str(text)

@@ -24,7 +24,8 @@ _TAG = re.compile(r"<[^>]+>")
 
 
 def _plain(text: Any) -> str:
-    return " ".join(_TAG.sub(" ", str(text or "")).split())
+    """Text without markup; a line break after a hyphen or slash (``wrap_label``) joins the word again."""
+    return " ".join(_TAG.sub(" ", re.sub(r"([/-])<br>", r"\1", str(text or ""))).split())
 
 
 MAX_TRACES = 8

@@ -327,7 +327,8 @@ def causal_figure(graph: nx.DiGraph, highlight_cycles: bool = False, highlight_c
     fig.update_layout(annotations=annotations, height=height, title=title, hovermode="closest",
                       xaxis=dict(visible=False, range=_padded([x for x, _ in pos.values()], LABEL_ROOM_X)),
                       yaxis=dict(visible=False, range=_padded([y for _, y in pos.values()], LABEL_ROOM_Y)),
-                      plot_bgcolor="white", legend=dict(title="domain", orientation="h", x=0, y=0, yanchor="top"))
+                      plot_bgcolor="white", legend=dict(title=dict(text="domain", side="top"), orientation="h", x=0,
+                                                        y=0, yanchor="top"))  # title above: the rows wrap in width
     return styled(fig)
 
 

@@ -67,12 +67,13 @@ def _is_number(value: Any) -> bool:
 def judge_radar(scored: dict[str, dict[str, float]]) -> go.Figure:
     """Radar of judge dimensions as % of each dimension's maximum, one trace per run label."""
     fig = go.Figure()
-    theta = [wrap_label(JUDGE_LABELS[k], 12) for k in JUDGE_MAXIMA]
+    theta = [wrap_label(JUDGE_LABELS[k], 11) for k in JUDGE_MAXIMA]
     for label, scores in scored.items():
         r = [100 * scores.get(k, 0) / m for k, m in JUDGE_MAXIMA.items()]
         fig.add_trace(go.Scatterpolar(r=r + r[:1], theta=theta + theta[:1], fill="toself", name=label))
-    fig.update_layout(polar=dict(radialaxis=dict(range=[0, 100], ticksuffix=" %", angle=90, tickangle=90)),
-                      height=440, margin=dict(l=90, r=90, t=70, b=50),  # polar labels do not push margins
+    fig.update_layout(polar=dict(radialaxis=dict(range=[0, 100], ticksuffix=" %", angle=90, tickangle=90,
+                                                 tickvals=[25, 50, 75])),  # 100 % would sit on a spoke's label
+                      height=440, margin=dict(l=120, r=120, t=70, b=50),  # polar labels do not push margins
                       legend=dict(orientation="h", x=0, y=0, yanchor="top"))
     return styled(fig)
 
