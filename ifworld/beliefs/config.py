@@ -152,7 +152,7 @@ class BeliefConfig(BaseModel):
         try:
             return entries(cls.model_fields[info.field_name]).check(value)
         except KeyError as exc:  # UnknownEntry: "unknown rule 'x'; choose from additive, bounded, …"
-            raise ValueError(str(exc)) from None
+            raise ConfigError(str(exc)) from None
 
     @model_validator(mode="after")
     def _graph_fits(self) -> BeliefConfig:

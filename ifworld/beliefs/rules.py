@@ -323,11 +323,11 @@ class RuleSpec(Spec):
         missing = [a for a in ("name", "believe_min", "uses_confidence", "dtype", "initial", "believes", "apply")
                    if not hasattr(self.rule, a)]
         if missing:
-            raise ValueError(f"rule {self.name!r} lacks {', '.join(missing)} (see UpdateRule)")
+            raise BeliefConfigError(f"rule {self.name!r} lacks {', '.join(missing)} (see UpdateRule)")
         if self.rule.name != self.name:
-            raise ValueError(f"rule object is named {self.rule.name!r}, its spec {self.name!r}")
+            raise BeliefConfigError(f"rule object is named {self.rule.name!r}, its spec {self.name!r}")
         if bool(self.rule.uses_confidence) != self.uses_confidence:
-            raise ValueError(f"rule {self.name!r}: uses_confidence differs between the rule and its spec")
+            raise BeliefConfigError(f"rule {self.name!r}: uses_confidence differs between the rule and its spec")
         return self
 
     @property

@@ -64,7 +64,7 @@ class ExpertSpec(Spec):
     @classmethod
     def _domain(cls, value: str) -> str:
         if value != canonical_text(value) or len(value) > MAX_DOMAIN_CHARS or not DOMAIN_RE.fullmatch(value):
-            raise ValueError(f"the label is the domain as prompts say it: lower case, at most {MAX_DOMAIN_CHARS} "
+            raise InputError(f"the label is the domain as prompts say it: lower case, at most {MAX_DOMAIN_CHARS} "
                              "characters of letters, digits, spaces and / & ' -")
         return value
 

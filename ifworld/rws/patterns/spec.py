@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 
 from pydantic import Field, model_validator
 
+from ifworld.errors import InputError
 from ifworld.registry import Registry, Spec
 
 __all__ = ["DOC_COLUMNS", "PATTERN_REGISTRY", "REGISTRY", "PatternSpec", "check_pattern"]
@@ -35,7 +36,7 @@ class PatternSpec(Spec):
     @model_validator(mode="after")
     def _accept_path(self) -> PatternSpec:
         if "accept" not in self.calls:
-            raise ValueError(f"pattern {self.name!r}: calls needs an 'accept' path")
+            raise InputError(f"pattern {self.name!r}: calls needs an 'accept' path")
         return self
 
     def calls_range(self) -> tuple[int, int]:
