@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import pytest
@@ -10,8 +11,10 @@ from pydantic import ValidationError
 from typer.testing import CliRunner
 
 from ifworld.errors import InputError
-from ifworld.registry import DuplicateEntry, Registry, Spec, UnknownEntry, markdown_table
+from ifworld.registry import POINTS, DuplicateEntry, Registry, Spec, UnknownEntry, markdown_table, registry
 from scripts.mkdocs_registry_tables import fill_registry_tables
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 class ToySpec(Spec):
@@ -78,3 +81,14 @@ def test_unknown_point_fails_the_docs_hook() -> None:
         fill_registry_tables("<!-- registry-table: nowhere.things -->")
     with pytest.raises(UnknownEntry):
         markdown_table("nowhere.things")
+
+
+@pytest.mark.parametrize("point", sorted(POINTS))
+def test_every_extension_point_is_a_filled_registry_with_a_generated_docs_table(point: str) -> None:
+    """Each point of DESIGN.md's list resolves to its module's REGISTRY, has built-in entries, and its table on
+    docs/extending.md is generated from it (a marker, never a hand-written list)."""
+    reg = registry(point)
+    assert reg.point == point and len(reg) > 0
+    table = markdown_table(point)
+    assert all(f"`{name}`" in table or name in table for name in reg.names())
+    assert f"<!-- registry-table: {point} -->" in (ROOT / "docs" / "extending.md").read_text(encoding="utf-8")
