@@ -155,3 +155,23 @@ def test_password_never_shown(pg_url: str, monkeypatch: pytest.MonkeyPatch, capl
     info = store.get_run(run_id)
     assert PASSWORD not in info.title and PASSWORD not in str(info.params)
     store.close()
+
+
+def test_one_facilitator_credential_for_every_process(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """With PostgreSQL there is no "beside the store": the token is IFWORLD_FACILITATOR_TOKEN (the same in every
+    process, so a cookie set by one is accepted by all), else one file in ~/.ifworld, never a path made of the URL."""
+    import subprocess
+    import sys
+
+    from ifworld import access
+
+    url = "postgresql://u:secret-pw-123@db.example:5432/ifworld"
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert access.token_path(url) == tmp_path / ".ifworld" / access.TOKEN_FILE
+    token = "shared-token-" + "x" * 20
+    monkeypatch.setenv(access.TOKEN_ENV, token)
+    code = "from ifworld import access; print(access.cookie_value(access.facilitator_token(%r)))" % url
+    cookies = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                              env={**__import__("os").environ}).stdout.strip() for _ in range(2)}
+    assert cookies == {access.cookie_value(token)}
+    assert access.cookie_matches(cookies.pop(), access.facilitator_token(url))
