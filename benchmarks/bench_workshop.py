@@ -221,7 +221,8 @@ async def bench(n: int, concurrency: int, processes: int = 1, where: str | None 
         room = open_workshop(run_id, store=store)
         apps = [start_app(db, home, fake.url, token, f"app{i}") for i in range(processes)]
         urls = [u for _, u, _ in apps]
-        _, url, signin = apps[-1]  # the facilitator's process; participants alternate over all of them
+        url = apps[-1][1]  # the facilitator's process; participants alternate over all of them
+        signin = f"{url}/signin?token={token}"  # the printed link masks a token given in the environment
         log(f"{processes} app process(es) on {store.label}")
         try:
             async with async_playwright() as p:
