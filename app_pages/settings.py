@@ -3,7 +3,7 @@
 import streamlit as st
 
 from ifworld import llm
-from ifworld.config import DEMO_MODEL, DEMO_URL
+from ifworld.toolkit import DEMO_MODEL, DEMO_URL
 from ui.common import connection_check, current_settings, model_ready, store
 from ui.connection_view import status_box
 

@@ -10,9 +10,17 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from ifworld.config import CONNECT_HELP, DEMO_MODEL, DEMO_URL, Settings, load_settings
-from ifworld.redact import redact, safe_error
-from ifworld.safe_text import clean_title, inert_markdown
+from ifworld.toolkit import (
+    CONNECT_HELP,
+    DEMO_MODEL,
+    DEMO_URL,
+    Settings,
+    clean_title,
+    inert_markdown,
+    load_settings,
+    redact,
+    safe_error,
+)
 from ui.identity import caller, is_facilitator
 
 if TYPE_CHECKING:
