@@ -24,8 +24,6 @@ LANGUAGES = ["auto", "English", "Deutsch", "Français", "Español", "Italiano", 
              "中文", "日本語"]
 ss = st.session_state
 ss.setdefault("whatif_prop", whatif.PAPER_PROPOSITIONS[-1])
-custom_experts_view.sync()  # the facilitator's own experts, offered like built-in ones
-ss.setdefault("whatif_experts", whatif.default_experts()[:4])
 ss.setdefault("whatif_rounds", 2)
 whatif_session.keep_draft()  # the form's values survive while a run is shown (else New what-if came back empty)
 
@@ -59,6 +57,9 @@ def build_params() -> dict:
 st.title("🌋 What-if")
 st.caption("A panel of domain experts analyses a counterfactual over rounds, aligned by a shared frame; "
            "the result is a decision-ready report with calibrated ranges, scenarios and a causal map.")
+# after the title: a store that cannot be opened stops the page here with its explanation, under the title
+custom_experts_view.sync()  # the facilitator's own experts, offered like built-in ones
+ss.setdefault("whatif_experts", whatif.default_experts()[:4])
 ready = model_ready("a what-if analysis")
 
 
