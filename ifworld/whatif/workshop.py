@@ -277,31 +277,6 @@ def _need_workshop(run_id: str, store: RunStore) -> None:
         raise WorkshopError(f"run {run_id} has no workshop")
 
 
-def branches(scenario: Scenario | dict | None) -> list[str]:
-    """The branches a prediction is about: the refined scenario's variants, by name; a name used twice gets
-    " (2)", " (3)" … so every branch has its own field and its own probability."""
-    scen = Scenario.model_validate(scenario or {})
-    out: list[str] = []
-    for v in scen.variants:
-        name = " ".join(v.name.split())
-        if not name:
-            continue
-        label, n = name, 1
-        while label.casefold() in {b.casefold() for b in out}:
-            n += 1
-            label = f"{name} ({n})"
-        out.append(label)
-    return out
-
-
-def even_split(names: list[str]) -> dict[str, float]:
-    """Probabilities that share 100 evenly (whole numbers; the first branches take the remainder)."""
-    if not names:
-        return {}
-    base, extra = divmod(100, len(names))
-    return {b: float(base + (1 if i < extra else 0)) for i, b in enumerate(names)}
-
-
 def predict(run_id: str, participant_id: str, key: str | None, probabilities: dict[str, float],
             directions: dict[str, str] | None = None, *, store: RunStore | None = None) -> Prediction:
     """Pre-register (or replace) a participant's prediction; refused once round 1 has started."""
@@ -343,7 +318,8 @@ def _after_round(run_id: str, store: RunStore) -> int:
 def contribute(run_id: str, participant_id: str, key: str | None, text: str, kind: str = "claim", tag: str = "",
                *, store: RunStore | None = None) -> Contribution:
     """Add a contribution (bounded: :data:`MAX_CONTRIBUTION_CHARS`; per person :data:`MAX_CONTRIBUTIONS_PER_ROUND`
-    a round and :data:`MAX_CONTRIBUTIONS_PER_PERSON` in all)."""
+    a round and :data:`MAX_CONTRIBUTIONS_PER_PERSON` in all). The same person sending the same text (kind and tag
+    too) twice in one round gets the first one back: a phone that did not redraw in time invites a second tap."""
     store = store or get_store()
     _need_workshop(run_id, store)
     text = _text(text, "contribution", MAX_CONTRIBUTION_CHARS)
@@ -358,13 +334,29 @@ def contribute(run_id: str, participant_id: str, key: str | None, text: str, kin
         _open_check(log)
         data["name"] = _participant_check(participant_id, key, log)["name"]
         mine = log.find("contribute", actor=participant_id)
+        same = [e for e in mine if e["data"]["after_round"] == after and
+                (e["data"]["kind"], e["data"]["text"], e["data"].get("tag", "")) == (kind, text, tag)]
+        if same:  # a second press of Send (a slow page, a double tap): the room gets it once
+            raise _AlreadySaid(same[0])
         if len(mine) >= MAX_CONTRIBUTIONS_PER_PERSON:
             raise WorkshopError(f"at most {MAX_CONTRIBUTIONS_PER_PERSON} contributions per person in a workshop")
         if sum(e["data"]["after_round"] == after for e in mine) >= MAX_CONTRIBUTIONS_PER_ROUND:
             raise WorkshopError(f"at most {MAX_CONTRIBUTIONS_PER_ROUND} contributions per person per round")
 
-    store.add_workshop_event(run_id, "contribute", data, check, actor=participant_id, ref=data["id"])
+    try:
+        store.add_workshop_event(run_id, "contribute", data, check, actor=participant_id, ref=data["id"])
+    except _AlreadySaid as said:
+        return Contribution(**said.event["data"], at=said.event["at"])
     return Contribution(**data, at=time.time())
+
+
+class _AlreadySaid(Exception):
+    """Raised inside the write's check (so the look and the write are one transaction) when this person already
+    said exactly this in this round; :func:`contribute` returns the stored contribution instead of a twin."""
+
+    def __init__(self, event: dict[str, Any]) -> None:
+        super().__init__("already said")
+        self.event = event
 
 
 def vote(run_id: str, participant_id: str, key: str | None, contribution_id: str, *,

@@ -12,6 +12,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ifworld.whatif.schemas import Scenario
+
 MAX_NAME_CHARS = 40
 MAX_CONTRIBUTION_CHARS = 1_000
 MAX_TAG_CHARS = 40
@@ -227,3 +229,29 @@ def visible_text(value: str) -> str:
     """Text without bidi controls, zero-width characters and other invisible code points (categories Cf, Cc,
     Cs, Co, Cn, Zl, Zp), single-spaced: what a reader sees is what is stored."""
     return " ".join("".join(ch for ch in value if unicodedata.category(ch) not in _INVISIBLE).split())
+
+
+# -- the branches a prediction is about ---------------------------------------------------------
+def branches(scenario: Scenario | dict | None) -> list[str]:
+    """The branches a prediction is about: the refined scenario's variants, by name; a name used twice gets
+    " (2)", " (3)" … so every branch has its own field and its own probability."""
+    scen = Scenario.model_validate(scenario or {})
+    out: list[str] = []
+    for v in scen.variants:
+        name = " ".join(v.name.split())
+        if not name:
+            continue
+        label, n = name, 1
+        while label.casefold() in {b.casefold() for b in out}:
+            n += 1
+            label = f"{name} ({n})"
+        out.append(label)
+    return out
+
+
+def even_split(names: list[str]) -> dict[str, float]:
+    """Probabilities that share 100 evenly (whole numbers; the first branches take the remainder)."""
+    if not names:
+        return {}
+    base, extra = divmod(100, len(names))
+    return {b: float(base + (1 if i < extra else 0)) for i, b in enumerate(names)}

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import ifworld.whatif.workshop_export as wr
+from ifworld import whatif
 from ifworld.access import OPERATOR, AccessDenied, Caller, Role
 from ifworld.errors import WorkshopError
 from ifworld.whatif import service, workshop as ws
@@ -55,16 +56,16 @@ def test_open_gives_a_long_token_a_short_code_and_stores_only_device_key_hashes(
 def test_a_whole_workshop_enters_the_next_round_with_attribution(room, store, wsettings) -> None:
     run_id, w, fac, people = room
     (ada, ka), (bo, kb), (cy, kc) = people
-    names = ws.branches(ws.scenario_of(run_id, store=store, settings=wsettings))
+    names = whatif.branches(ws.scenario_of(run_id, store=store, settings=wsettings))
     assert len(names) >= 2
-    ws.predict(run_id, ada.id, ka, ws.even_split(names), store=store)
+    ws.predict(run_id, ada.id, ka, whatif.even_split(names), store=store)
     with pytest.raises(WorkshopError, match="sum to 100"):
         ws.predict(run_id, bo.id, kb, dict.fromkeys(names, 10.0), store=store)
     ws.predict(run_id, bo.id, kb, {names[0]: 100.0, **{n: 0.0 for n in names[1:]}}, store=store)
     service.run({}, settings=wsettings, store=store, run_id=run_id, answer={"action": "continue"})
     assert load_session(run_id, store).state == State.BETWEEN_ROUNDS
     with pytest.raises(WorkshopError, match="locked"):
-        ws.predict(run_id, cy.id, kc, ws.even_split(names), store=store)
+        ws.predict(run_id, cy.id, kc, whatif.even_split(names), store=store)
     c1 = ws.contribute(run_id, ada.id, ka, "Tides vanish: coastal fisheries collapse", "claim", "ecology",
                        store=store)
     c2 = ws.contribute(run_id, bo.id, kb, "Who pays for new navigation aids?", "question", store=store)
@@ -298,7 +299,7 @@ def test_a_fifty_fifty_prediction_names_no_favourite_and_twin_branches_stay_apar
     assert p.likely == ""
     assert ws.Prediction(participant_id="p", probabilities={"A": 60.0, "B": 40.0}).likely == "A"
     scen = {"variants": [{"name": n, "description": "d"} for n in ("Slow decline", "slow  decline", "Shock")]}
-    assert ws.branches(scen) == ["Slow decline", "slow decline (2)", "Shock"]
+    assert whatif.branches(scen) == ["Slow decline", "slow decline (2)", "Shock"]
 
 
 def test_the_reveal_matches_branches_by_name_only() -> None:
@@ -385,3 +386,20 @@ def test_sessions_that_read_the_same_new_events_at_once_fold_them_once(room, sto
     room_fold.apply(events[-1:])
     assert room_fold.workshop(row) == fold(row, events)
     assert room_fold.count == len(events) and len(room_fold.votes) == 1
+
+
+def test_a_second_press_of_send_gives_the_room_one_contribution(room, store) -> None:
+    """A phone that did not redraw in time invites a second tap: the same text from the same person in the same
+    round is stored once (the first one comes back); different text, another person or another kind are not
+    twins."""
+    run_id, w, fac, people = room
+    (ada, ka), (bo, kb), _ = people
+    first = ws.contribute(run_id, ada.id, ka, "Tides would weaken", store=store)
+    again = ws.contribute(run_id, ada.id, ka, "Tides would weaken", store=store)
+    assert again.id == first.id and again.text == first.text
+    other_text = ws.contribute(run_id, ada.id, ka, "Tides would weaken a lot", store=store)
+    other_kind = ws.contribute(run_id, ada.id, ka, "Tides would weaken", kind="question", store=store)
+    other_person = ws.contribute(run_id, bo.id, kb, "Tides would weaken", store=store)
+    ids = [e["data"]["id"] for e in store.workshop_events(run_id) if e["kind"] == "contribute"]
+    assert len(ids) == len(set(ids)) == 4
+    assert {first.id, other_text.id, other_kind.id, other_person.id} == set(ids)
