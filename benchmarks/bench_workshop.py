@@ -53,6 +53,7 @@ VOTES_EACH = 3
 TIMEOUT_MS = 180_000
 WALL_MINUS_PERF = time.time() - time.perf_counter()  # the store and the page stamp with the wall clock
 RETRIES: Counter[str] = Counter()
+CONSOLE: dict = {}  # page -> its console messages (printed when a participant's page gets stuck)
 # How often a participant's driver looks at its page (idle? landed?). Each look is a DevTools round trip through
 # the browser process; 30 drivers looking 5 times a second cost the shared 2 cores more than the app did.
 LOOK_S = 0.4
@@ -119,6 +120,9 @@ async def act(page, what: str, click, landed, tries: int = 4, wait_s: float = 20
         RETRIES[what] += 1
         said = await page.locator("[data-testid=stAlert]").all_inner_texts()
         log(f"{what}: no effect after {wait_s:.0f} s; clicking again (the page said: {said or 'nothing'})")
+    shot = Path(tempfile.gettempdir()) / f"bench-workshop-stuck-{what}-{int(time.time())}.png"
+    await page.screenshot(path=str(shot), full_page=True)
+    log(f"{what}: stuck page saved to {shot}; its console said: {CONSOLE.get(page, [])[-15:]}")
     raise RuntimeError(f"{what}: no effect after {tries} clicks")
 
 
@@ -126,6 +130,8 @@ async def join_and_predict(browser, url: str, code: str, i: int, gate: asyncio.S
     async with gate:
         ctx = await browser.new_context(viewport={"width": 1000, "height": 900})
         page = await ctx.new_page()
+        CONSOLE[page] = []
+        page.on("console", lambda m, p=page: CONSOLE[p].append(f"{m.type}: {m.text}"[:300]))
         page.set_default_timeout(TIMEOUT_MS)
         await page.goto(f"{url}/join")
         await page.get_by_label("Workshop code").fill(code)
