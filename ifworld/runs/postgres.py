@@ -88,7 +88,11 @@ class PostgresStore(RunStore):
         self._lock = threading.RLock()
         self._cache = None
         self.busy_waits = 0
-        self._pool = self._open_pool({"autocommit": True}, "ifworld-store")
+        # The store's own pool checks no connection on the way out (a round trip before every read, half of a
+        # participant's redraw on a loaded machine in the 30-participant benchmark): a read that finds its
+        # connection broken (the server restarted) has the pool discard the broken ones and tries once more, and
+        # a write checks its connection itself. LangGraph's checkpoint pool keeps the pool's check.
+        self._pool = self._open_pool({"autocommit": True}, "ifworld-store", check=False)
         self._saver_pool = self._open_pool({"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
                                            "ifworld-checkpoints")
         self.checkpointer = PostgresSaver(self._saver_pool, serde=RedactingSerializer())
@@ -101,10 +105,11 @@ class PostgresStore(RunStore):
             self.close()
             raise
 
-    def _open_pool(self, kwargs: dict[str, Any], name: str) -> ConnectionPool[Any]:
+    def _open_pool(self, kwargs: dict[str, Any], name: str, *, check: bool = True) -> ConnectionPool[Any]:
         pool: ConnectionPool[Any] = ConnectionPool(
             self.url, min_size=1, max_size=POOL_MAX, open=False, name=name, timeout=POOL_WAIT_S,
-            kwargs={"connect_timeout": CONNECT_TIMEOUT_S, **kwargs}, check=ConnectionPool.check_connection)
+            kwargs={"connect_timeout": CONNECT_TIMEOUT_S, **kwargs},
+            check=ConnectionPool.check_connection if check else None)
         try:
             pool.open(wait=True, timeout=CONNECT_TIMEOUT_S)
         except psycopg.Error as exc:
@@ -142,20 +147,41 @@ class PostgresStore(RunStore):
     @contextmanager
     def _tx(self, immediate: bool = False, key: str = "") -> Iterator[Any]:
         try:
-            with self._pool.connection() as conn, conn.transaction():
+            with self._checked_connection() as conn, conn.transaction():
                 if immediate:  # read-decide-write atomic across processes, per run (or rate-limit key)
                     conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (key or "ifworld",))
                 yield PgConn(conn)
         except psycopg.Error as exc:
             raise self._error(exc) from None
 
-    def _read(self, sql: str, args: tuple[Any, ...] | list[Any] = ()) -> tuple[list[str], list[tuple[Any, ...]]]:
-        try:
+    @contextmanager
+    def _checked_connection(self) -> Iterator[Any]:
+        """A pooled connection that answered a round trip (for writes: a transaction never starts on a connection
+        the server dropped); broken ones are discarded, up to the pool's size, then the error is the caller's."""
+        for attempt in range(POOL_MAX + 1):
             with self._pool.connection() as conn:
-                cur = conn.execute(pg_sql(sql), tuple(args))
-                return [d.name for d in cur.description or ()], cur.fetchall()
-        except psycopg.Error as exc:
-            raise self._error(exc) from None
+                try:
+                    ConnectionPool.check_connection(conn)
+                except psycopg.OperationalError:
+                    if attempt == POOL_MAX:
+                        raise
+                    continue  # returned broken: the pool discards it and opens another
+                yield conn
+                return
+
+    def _read(self, sql: str, args: tuple[Any, ...] | list[Any] = ()) -> tuple[list[str], list[tuple[Any, ...]]]:
+        for attempt in (1, 2):
+            try:
+                with self._pool.connection() as conn:
+                    cur = conn.execute(pg_sql(sql), tuple(args))
+                    return [d.name for d in cur.description or ()], cur.fetchall()
+            except psycopg.OperationalError as exc:
+                if attempt == 2:
+                    raise self._error(exc) from None
+                self._pool.check()  # the server restarted: drop every broken idle connection, then once more
+            except psycopg.Error as exc:
+                raise self._error(exc) from None
+        raise AssertionError("unreachable")
 
     def _error(self, exc: BaseException) -> StoreError:
         """A :class:`StoreError` naming the server (password masked); :class:`StoreBusy` when a retry may work."""
