@@ -5,11 +5,8 @@ tables — with no other edit; the toy rule runs on the numpy path and its run r
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from collections.abc import Iterator
-from pathlib import Path
-from types import ModuleType
 
 import pandas as pd
 import pytest
@@ -28,22 +25,14 @@ from ifworld.beliefs import (
 )
 from ifworld.beliefs.cli import app
 from ifworld.registry import markdown_table
+from tests.fixtures.examples import load_example
 
-ROOT = Path(__file__).resolve().parents[2]
 SMALL = {"agents": 8, "facts": 6, "true_facts": 2, "false_facts": 1, "rounds": 6}
-
-
-def _example(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"example_{name}", ROOT / "examples" / "extending" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture
 def toys() -> Iterator[tuple[str, str]]:
-    rule, topology = _example("toy_rule"), _example("toy_topology")
+    rule, topology = load_example("toy_rule"), load_example("toy_topology")
     assert rule.SPEC.name not in UPDATE_RULES and topology.SPEC.name not in TOPOLOGIES  # not built in
     rule.register()
     topology.register()

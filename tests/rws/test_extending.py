@@ -5,11 +5,9 @@ estimate, Table 2's columns and the docs table — with no other edit."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -20,22 +18,15 @@ from ifworld.rws import PATTERN_REGISTRY, benchmark, check_pattern
 from ifworld.rws.cli import app
 from ifworld.rws.patterns.run import run_pattern
 from ifworld.rws.tables import paper_table2, table2_columns
+from tests.fixtures.examples import load_example
 from tests.rws.conftest import SAMPLE
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _example(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"example_{name}", ROOT / "examples" / "extending" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture
 def toy() -> Iterator[str]:
-    module = _example("toy_pattern")
+    module = load_example("toy_pattern")
     assert module.SPEC.name not in PATTERN_REGISTRY  # not built in
     module.register()
     try:

@@ -7,11 +7,9 @@ used after the expert is changed or deleted."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -43,6 +41,7 @@ from ifworld.whatif.experts import (
     topic_panels,
 )
 from ifworld.whatif.params import default_params
+from tests.fixtures.examples import load_example
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
@@ -50,17 +49,9 @@ PROP = "What if the Moon disappeared overnight?"
 HISTORIAN = "You reason from archives, chronicles and how past societies recovered from long crises."
 
 
-def _example(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"example_{name}", ROOT / "examples" / "extending" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture
 def toy() -> Iterator[str]:
-    module = _example("toy_expert")
+    module = load_example("toy_expert")
     name = expert_from_file(module.TOY_EXPERT).name
     assert name not in REGISTRY  # not built in
     spec = module.register()

@@ -6,11 +6,9 @@ What-if page's method picker (AppTest) and the docs table — with no other edit
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 
 import pandas as pd
 import pytest
@@ -24,22 +22,15 @@ from ifworld.whatif.evaluate import SCORE_COLUMNS, resolve_methods, tables
 from ifworld.whatif.export import record_html, record_markdown
 from ifworld.whatif.params import default_params
 from ifworld.whatif.rubric import blind
+from tests.fixtures.examples import load_example
 
 ROOT = Path(__file__).resolve().parents[2]
 PROP = "What if the Moon disappeared?"
 
 
-def _example(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"example_{name}", ROOT / "examples" / "extending" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture
 def toy() -> Iterator[str]:
-    module = _example("toy_method")
+    module = load_example("toy_method")
     assert module.SPEC.name not in METHOD_REGISTRY  # not built in
     module.register()
     try:
