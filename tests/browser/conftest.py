@@ -7,6 +7,7 @@ running-status widget gone), never for a fixed time.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -16,6 +17,7 @@ import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -66,16 +68,7 @@ def app_url(e2e_fake: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory) -> I
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + START_TIMEOUT_S
-    while time.time() < deadline:
-        try:
-            if httpx.get(f"{url}/_stcore/health", timeout=2).status_code == 200:
-                break
-        except httpx.HTTPError:
-            time.sleep(0.3)
-    else:
-        proc.kill()
-        pytest.fail(f"streamlit did not start: {(home / 'streamlit.log').read_text()[-2000:]}")
+    wait_served(url, proc, home / "streamlit.log", "streamlit")
     os.environ["IFWORLD_E2E_DB"] = env["IFWORLD_DB"]
     yield url
     proc.terminate()
@@ -190,3 +183,42 @@ def e2e_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     found = sorted(tmp_path_factory.getbasetemp().glob("e2e[0-9]*"))  # the store file may not exist yet
     assert len(found) == 1, found
     return found[0] / "runs.sqlite"
+
+
+def wait_served(url: str, proc: subprocess.Popen, log: Path, what: str) -> None:
+    """Wait until the app at ``url`` answers its health check; fail with the end of its log if it never does."""
+    deadline = time.time() + START_TIMEOUT_S
+    while time.time() < deadline:
+        try:
+            if httpx.get(f"{url}/_stcore/health", timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            time.sleep(0.3)
+    proc.kill()
+    pytest.fail(f"{what} did not start: {log.read_text()[-2000:]}")
+
+
+@pytest.fixture(scope="module")
+def network_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """``ifworld app --address 0.0.0.0`` on a free port, with its own store and the fake model."""
+    home = tmp_path_factory.mktemp("network")
+    port = _free_port()
+    with FakeOpenAI(latency=0.02) as fake:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("IFWORLD_") and k != "OPENAI_API_KEY"}
+        env.update({"IFWORLD_BASE_URL": fake.url, "IFWORLD_MODEL": "fake-model", "IFWORLD_API_KEY": KNOWN_KEY,
+                    "IFWORLD_DB": str(home / "runs.sqlite"), "IFWORLD_MAX_RETRIES": "0", "IFWORLD_TIMEOUT_S": "20"})
+        log = (home / "app.log").open("w")
+        proc = subprocess.Popen([str(Path(sys.executable).parent / "ifworld"), "app", "--address", "0.0.0.0",
+                                 "--port", str(port)], cwd=home, env=env, stdout=log, stderr=subprocess.STDOUT)
+        url = f"http://127.0.0.1:{port}"
+        wait_served(url, proc, home / "app.log", "ifworld app")
+        printed = re.search(r"(http://\S+/signin\?token=\S+)", (home / "app.log").read_text())
+        assert printed, "ifworld app printed no sign-in link"
+        yield {"url": url, "signin": printed.group(1), "db": home / "runs.sqlite", "fake": fake,
+               "log": home / "app.log"}
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()

@@ -12,60 +12,19 @@ server and checks that the configured key never reaches it.
 from __future__ import annotations
 
 import json
-import os
-import re
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
-import pytest
-
 from ifworld.runs.store import RunStore
 from ifworld.whatif import load_workshop
-from tests.browser.conftest import KNOWN_KEY, SHOTS, START_TIMEOUT_S, _free_port, wait_idle
-from tests.fixtures.fake_openai import FakeOpenAI
+from tests.browser.conftest import KNOWN_KEY, SHOTS, wait_idle
 from tests.fixtures.recording_server import recording_server
 
 PAGES = ("", "whatif", "causal_map", "runs", "rws_browse", "rws_benchmark", "beliefs", "belief_sweep", "settings")
 NOTICE = "This page is for the facilitator"
 
 
-@pytest.fixture(scope="module")
-def network_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    """``ifworld app --address 0.0.0.0`` on a free port, with its own store and the fake model."""
-    home = tmp_path_factory.mktemp("roles")
-    port = _free_port()
-    with FakeOpenAI(latency=0.02) as fake:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("IFWORLD_") and k != "OPENAI_API_KEY"}
-        env.update({"IFWORLD_BASE_URL": fake.url, "IFWORLD_MODEL": "fake-model", "IFWORLD_API_KEY": KNOWN_KEY,
-                    "IFWORLD_DB": str(home / "runs.sqlite"), "IFWORLD_MAX_RETRIES": "0", "IFWORLD_TIMEOUT_S": "20"})
-        log = (home / "app.log").open("w")
-        proc = subprocess.Popen([str(Path(sys.executable).parent / "ifworld"), "app", "--address", "0.0.0.0",
-                                 "--port", str(port)], cwd=home, env=env, stdout=log, stderr=subprocess.STDOUT)
-        url = f"http://127.0.0.1:{port}"
-        deadline = time.time() + START_TIMEOUT_S
-        while time.time() < deadline:
-            try:
-                if httpx.get(f"{url}/_stcore/health", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.3)
-        else:
-            proc.kill()
-            pytest.fail(f"ifworld app did not start: {(home / 'app.log').read_text()[-2000:]}")
-        printed = re.search(r"(http://\S+/signin\?token=\S+)", (home / "app.log").read_text())
-        assert printed, "ifworld app printed no sign-in link"
-        yield {"url": url, "signin": printed.group(1), "db": home / "runs.sqlite", "fake": fake}
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
 
 
 def _context(browser: Any, width: int = 1300) -> tuple[Any, Any]:

@@ -15,12 +15,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from ifworld.runs.store import RunStore
 from ifworld.whatif import load_workshop
-from tests.browser.conftest import START_TIMEOUT_S, _free_port, wait_idle
+from tests.browser.conftest import _free_port, wait_idle, wait_served
 from tests.browser.test_workshop_browser import EVEN_SPLIT_SHOWN, VISIBLE_S, _click_until
 from tests.fixtures.fake_openai import FakeOpenAI
 from tests.fixtures.postgres import PASSWORD
@@ -46,17 +45,8 @@ def two_apps(tmp_path_factory: pytest.TempPathFactory, pg_server) -> Iterator[di
         env.update({"IFWORLD_BASE_URL": fake.url, "IFWORLD_MODEL": "fake-model", "IFWORLD_DB": url,
                     "IFWORLD_FACILITATOR_TOKEN": TOKEN, "IFWORLD_MAX_RETRIES": "0", "IFWORLD_TIMEOUT_S": "20"})
         apps = [_start(home, env, name) for name in ("a", "b")]
-        deadline = time.time() + START_TIMEOUT_S
-        for _proc, base, _ in apps:
-            while time.time() < deadline:
-                try:
-                    if httpx.get(f"{base}/_stcore/health", timeout=2).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    time.sleep(0.3)
-            else:
-                logs = [(home / n).read_text()[-1500:] for n in ("a.log", "b.log")]
-                pytest.fail(f"ifworld app did not start: {logs}")
+        for (proc, base, _), name in zip(apps, ("a", "b"), strict=True):
+            wait_served(base, proc, home / f"{name}.log", f"ifworld app {name}")
         yield {"a": apps[0][1], "b": apps[1][1], "db": url, "fake": fake, "home": home}
         for proc, _, log in apps:
             proc.terminate()
