@@ -18,6 +18,9 @@ from ui.not_found import show_not_found, unknown_page
 from ui.warmup import start_warmup
 
 st.set_page_config(page_title="IF-World Studio", page_icon="🌍", layout="wide")
+# Captions carry the charts' words and most notes: Streamlit draws them at 14 px, under the 16 px that is 28 px on a
+# projector zoomed to 175 % (docs/accessibility.md, "Legible on a projector"). A style-only block takes no space.
+st.html("<style>[data-testid='stCaptionContainer'] { font-size: 1rem; }</style>")
 start_warmup()
 init_state()
 

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from ifworld.figstyle import MIN_TEXT_PX
 from tests.browser.axe import AXE_JS, PAGES, axe_available, fill_store, run_axe, settle, start_app, stop_app
 from tests.fixtures.fake_openai import FakeOpenAI
 
@@ -47,6 +48,9 @@ def test_facilitator_page_has_no_serious_violation(page, path: str) -> None:
     settle(page)
     assert page.get_by_text("Page not found").count() == 0
     assert_no_blocking(page, f"/{path} (facilitator)")
+    sizes = page.eval_on_selector_all("[data-testid=stCaptionContainer]",
+                                      "els => els.map(e => parseFloat(getComputedStyle(e).fontSize))")
+    assert all(px >= MIN_TEXT_PX for px in sizes), f"/{path}: captions at {sorted(set(sizes))} px"
 
 
 @pytest.fixture(scope="module")
