@@ -40,7 +40,7 @@ from typing import Any
 
 from ifworld.access import OPERATOR, Caller, require_facilitator
 from ifworld.config import Settings
-from ifworld.errors import WorkshopError
+from ifworld.errors import IFWorldError, WorkshopError
 from ifworld.runs import Event, RunStore, get_store, start_background
 from ifworld.runs.workshop_tables import EventLog
 from ifworld.whatif.experts import lookup as expert_named
@@ -350,7 +350,7 @@ def contribute(run_id: str, participant_id: str, key: str | None, text: str, kin
     return Contribution(**data, at=time.time())
 
 
-class _AlreadySaid(Exception):
+class _AlreadySaid(IFWorldError):
     """Raised inside the write's check (so the look and the write are one transaction) when this person already
     said exactly this in this round; :func:`contribute` returns the stored contribution instead of a twin."""
 
