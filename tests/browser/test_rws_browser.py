@@ -60,6 +60,7 @@ def test_benchmark_runs_two_patterns_on_three_items(page) -> None:
     page.locator(".js-plotly-plot").first.wait_for()
     colour_bar = page.locator(".js-plotly-plot g.colorbar").first
     colour_bar.wait_for()
-    assert {"incorrect", "not sure", "correct"} <= set(colour_bar.locator("text").all_text_contents())
+    # each verdict is named with its mark as well as its colour (never told by colour alone, #35)
+    assert {"✗ incorrect", "? not sure", "✓ correct"} <= set(colour_bar.locator("text").all_text_contents())
     shot(page, "rws_benchmark")
     assert KNOWN_KEY not in page.content()
