@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ifworld import llm
+from ifworld import llm, registry
 from ifworld.toolkit import DEMO_MODEL, DEMO_URL
 from ui.common import connection_check, current_settings, model_ready, store
 from ui.connection_view import status_box
@@ -26,6 +26,13 @@ st.dataframe(
 if settings.role_models:
     st.write("Per-role model overrides")
     st.dataframe([{"role": r, "model": m} for r, m in settings.role_models.items()], hide_index=True)
+
+failed = registry.plugin_errors()  # outside packages' extensions (entry-point group ifworld.extensions)
+if failed:
+    st.subheader("Extensions")
+    for message in failed:
+        st.warning(message, icon="🧩")
+    st.caption("These installed extensions could not be loaded; everything else works without them.")
 
 st.subheader("Tracing (LangSmith)")
 if llm.tracing_requested():

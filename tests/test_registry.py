@@ -11,7 +11,17 @@ from pydantic import ValidationError
 from typer.testing import CliRunner
 
 from ifworld.errors import InputError
-from ifworld.registry import POINTS, DuplicateEntry, Registry, Spec, UnknownEntry, markdown_table, registry
+from ifworld.registry import (
+    ENTRY_POINT_GROUP,
+    POINTS,
+    DuplicateEntry,
+    Registry,
+    Spec,
+    UnknownEntry,
+    markdown_table,
+    plugin_errors,
+    registry,
+)
 from scripts.mkdocs_registry_tables import fill_registry_tables
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -92,3 +102,23 @@ def test_every_extension_point_is_a_filled_registry_with_a_generated_docs_table(
     table = markdown_table(point)
     assert all(f"`{name}`" in table or name in table for name in reg.names())
     assert f"<!-- registry-table: {point} -->" in (ROOT / "docs" / "extending.md").read_text(encoding="utf-8")
+
+
+def test_an_outside_extension_that_fails_to_load_is_reported_not_fatal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An installed package's entry point that raises on import is listed (Settings page) and the registries
+    still answer."""
+    import ifworld.registry as reg_module
+
+    class BrokenEntryPoint:
+        name, value = "school_pack", "school_pack.experts"
+
+        def load(self) -> None:
+            raise ImportError("No module named 'school_pack'")
+
+    monkeypatch.setattr(reg_module, "_plugins_loaded", False)
+    monkeypatch.setattr(reg_module, "_plugin_errors", [])
+    monkeypatch.setattr(reg_module, "entry_points", lambda group: [BrokenEntryPoint()] if group == ENTRY_POINT_GROUP
+                        else [])
+    assert registry("rws.patterns").names()  # listing loads the plugins, and still works
+    assert plugin_errors() == ["extension 'school_pack' (school_pack.experts) could not be loaded: ImportError: "
+                               "No module named 'school_pack'"]

@@ -151,3 +151,17 @@ def test_judge_button_refuses_to_call_a_dead_endpoint(monkeypatch) -> None:
     shown = _shown(at)
     assert "The job was not started." in shown and WORDS["unauthorized"] in shown and _address(url) in shown
     assert took < DONE_WITHIN_S and not (store.get_run(run_id).record or {}).get("judge")
+
+
+def test_settings_lists_an_outside_extension_that_failed_to_load(monkeypatch) -> None:
+    """docs/extending.md promises it: a broken installed extension is named on the Settings page."""
+    import ifworld.registry as reg_module
+
+    monkeypatch.setattr(reg_module, "_plugins_loaded", True)
+    monkeypatch.setattr(reg_module, "_plugin_errors", ["extension 'school_pack' (school_pack) could not be loaded: "
+                                                       "ImportError: no module"])
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.switch_page("app_pages/settings.py")
+    at.run()
+    assert not at.exception
+    assert any("school_pack" in w.value for w in at.warning)
