@@ -17,7 +17,7 @@ import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import httpx
 import pytest
@@ -71,12 +71,7 @@ def app_url(e2e_fake: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory) -> I
     wait_served(url, proc, home / "streamlit.log", "streamlit")
     os.environ["IFWORLD_E2E_DB"] = env["IFWORLD_DB"]
     yield url
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+    stop_served(proc, log)
 
 
 @pytest.fixture(scope="module")
@@ -185,6 +180,16 @@ def e2e_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return found[0] / "runs.sqlite"
 
 
+def stop_served(proc: subprocess.Popen, log: IO[str]) -> None:
+    """Stop an app started for a test (terminate, then kill if it lingers) and close its log."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()
+
+
 def wait_served(url: str, proc: subprocess.Popen, log: Path, what: str) -> None:
     """Wait until the app at ``url`` answers its health check; fail with the end of its log if it never does."""
     deadline = time.time() + START_TIMEOUT_S
@@ -216,9 +221,4 @@ def network_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, 
         assert printed, "ifworld app printed no sign-in link"
         yield {"url": url, "signin": printed.group(1), "db": home / "runs.sqlite", "fake": fake,
                "log": home / "app.log"}
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+        stop_served(proc, log)

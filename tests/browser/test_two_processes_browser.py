@@ -19,7 +19,7 @@ import pytest
 
 from ifworld.runs.store import RunStore
 from ifworld.whatif import load_workshop
-from tests.browser.conftest import _free_port, wait_idle, wait_served
+from tests.browser.conftest import _free_port, stop_served, wait_idle, wait_served
 from tests.browser.test_workshop_browser import EVEN_SPLIT_SHOWN, VISIBLE_S, _click_until
 from tests.fixtures.fake_openai import FakeOpenAI
 from tests.fixtures.postgres import PASSWORD
@@ -49,12 +49,7 @@ def two_apps(tmp_path_factory: pytest.TempPathFactory, pg_server) -> Iterator[di
             wait_served(base, proc, home / f"{name}.log", f"ifworld app {name}")
         yield {"a": apps[0][1], "b": apps[1][1], "db": url, "fake": fake, "home": home}
         for proc, _, log in apps:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-            log.close()
+            stop_served(proc, log)
 
 
 def _context(browser: Any) -> tuple[Any, Any]:  # noqa: ANN401
