@@ -6,7 +6,8 @@ Precedence (highest first): explicit overrides (the sidebar) > environment > ``.
 per-role overrides (``IFWORLD_MODEL_JUDGE``; ``__`` stands for a dot, e.g. ``IFWORLD_MODEL_WHATIF__JUDGE``),
 ``IFWORLD_TEMPERATURE``, ``IFWORLD_MAX_CONCURRENCY``, ``IFWORLD_TIMEOUT_S``, ``IFWORLD_DB``,
 ``IFWORLD_STRUCTURED_METHOD``, ``IFWORLD_MAX_TOKENS`` and per-role ``IFWORLD_MAX_TOKENS_<ROLE>`` (same naming as
-the model overrides), ``IFWORLD_STREAM``.
+the model overrides), ``IFWORLD_CONTEXT_TOKENS`` and per-role ``IFWORLD_CONTEXT_TOKENS_<ROLE>`` (the model's context
+window when its server does not say it; see :mod:`ifworld.llm.context`), ``IFWORLD_STREAM``.
 """
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ POSTGRES_SCHEMES = ("postgresql", "postgres")
 _SCHEME_RE = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 ROLE_MODEL_PREFIX = "IFWORLD_MODEL_"
 ROLE_MAX_TOKENS_PREFIX = "IFWORLD_MAX_TOKENS_"
+ROLE_CONTEXT_PREFIX = "IFWORLD_CONTEXT_TOKENS_"
+MIN_CONTEXT_TOKENS = 1_024
+MAX_CONTEXT_TOKENS = 10_000_000
 STRUCTURED_METHODS = ("json_schema", "function_calling", "json_mode", "prompt")
 """Order in which ``auto`` tries structured-output methods (the first one the endpoint accepts is kept)."""
 MAX_TOKENS_LIMIT = 16_384
@@ -87,6 +91,11 @@ class Settings(BaseSettings):
         None, ge=1, le=MAX_TOKENS_LIMIT, validation_alias=AliasChoices("max_tokens", "IFWORLD_MAX_TOKENS")
     )
     role_max_tokens: dict[str, int] = Field(default_factory=dict)
+    context_tokens: int | None = Field(
+        None, ge=MIN_CONTEXT_TOKENS, le=MAX_CONTEXT_TOKENS,
+        validation_alias=AliasChoices("context_tokens", "IFWORLD_CONTEXT_TOKENS"))
+    """The model's context window in tokens when its server does not report it (``IFWORLD_CONTEXT_TOKENS``)."""
+    role_context_tokens: dict[str, int] = Field(default_factory=dict)
     stream: bool = Field(True, validation_alias=AliasChoices("stream", "IFWORLD_STREAM"))
     db_path: Path = Field(DEFAULT_DB, validation_alias=AliasChoices("db_path", "IFWORLD_DB"))
     db_url: str | None = None
@@ -149,6 +158,14 @@ class Settings(BaseSettings):
             if key in self.role_max_tokens:
                 return ROLE_MAX_TOKENS_PREFIX + key.upper().replace(".", "__")
         return "IFWORLD_MAX_TOKENS"
+
+    def context_setting(self, role: str) -> tuple[int | None, str]:
+        """The context window set for ``role`` (``IFWORLD_CONTEXT_TOKENS_<ROLE>``, else ``IFWORLD_CONTEXT_TOKENS``)
+        and the variable that set it; ``(None, "")`` when neither is set."""
+        for key in _candidates(role):
+            if key in self.role_context_tokens:
+                return int(self.role_context_tokens[key]), ROLE_CONTEXT_PREFIX + key.upper().replace(".", "__")
+        return (self.context_tokens, "IFWORLD_CONTEXT_TOKENS") if self.context_tokens else (None, "")
 
     def public_dict(self) -> dict[str, Any]:
         """Settings safe to store or show: never the key itself."""
@@ -223,17 +240,22 @@ def _role_models_from(mapping: dict[str, Any], prefix: str = ROLE_MODEL_PREFIX) 
     return out
 
 
-def _role_bounds_from(mapping: dict[str, Any]) -> dict[str, int]:
+def _role_bounds_from(mapping: dict[str, Any], prefix: str = ROLE_MAX_TOKENS_PREFIX, low: int = 1,
+                      high: int = MAX_TOKENS_LIMIT) -> dict[str, int]:
     out = {}
-    for role, value in _role_models_from(mapping, ROLE_MAX_TOKENS_PREFIX).items():
+    for role, value in _role_models_from(mapping, prefix).items():
         try:
             bound = int(value)
         except ValueError as exc:
-            raise ConfigError(f"{ROLE_MAX_TOKENS_PREFIX}{role.upper()} must be a whole number, got {value!r}") from exc
-        if not 1 <= bound <= MAX_TOKENS_LIMIT:
-            raise ConfigError(f"{ROLE_MAX_TOKENS_PREFIX}{role.upper()} must be 1..{MAX_TOKENS_LIMIT}, got {bound}")
+            raise ConfigError(f"{prefix}{role.upper()} must be a whole number, got {value!r}") from exc
+        if not low <= bound <= high:
+            raise ConfigError(f"{prefix}{role.upper()} must be {low}..{high}, got {bound}")
         out[role] = bound
     return out
+
+
+def _role_windows_from(mapping: dict[str, Any]) -> dict[str, int]:
+    return _role_bounds_from(mapping, ROLE_CONTEXT_PREFIX, MIN_CONTEXT_TOKENS, MAX_CONTEXT_TOKENS)
 
 
 def load_settings(overrides: dict[str, Any] | None = None, *, caller: Caller | None = OPERATOR) -> Settings:
@@ -256,4 +278,7 @@ def load_settings(overrides: dict[str, Any] | None = None, *, caller: Caller | N
     role_models.update(clean.pop("role_models", {}) or {})
     role_max_tokens = {**_role_bounds_from(secrets), **_role_bounds_from(dict(os.environ))}
     role_max_tokens.update(clean.pop("role_max_tokens", {}) or {})
-    return Settings(**clean, role_models=role_models, role_max_tokens=role_max_tokens)
+    role_context = {**_role_windows_from(secrets), **_role_windows_from(dict(os.environ))}
+    role_context.update(clean.pop("role_context_tokens", {}) or {})
+    return Settings(**clean, role_models=role_models, role_max_tokens=role_max_tokens,
+                    role_context_tokens=role_context)

@@ -11,6 +11,10 @@ Modules:
 - :mod:`~ifworld.llm.methods` — which structured-output method an endpoint takes (``auto`` probes once per
   endpoint and model and remembers it beside the run store).
 - :mod:`~ifworld.llm.reply` — reply text, ``<think>`` stripping, JSON extraction, the model-layer errors.
+- :mod:`~ifworld.llm.context` — each role's context window (from the server, a setting or the default) and a
+  token counter (the server's tokenizer, else tiktoken's cl100k_base shipped offline, else an estimate).
+- :mod:`~ifworld.llm.packing` — the one packer: a prompt filled from named parts, whole when they fit, trimmed in
+  proportion when not, with the share of each part that reached the prompt.
 - :mod:`~ifworld.llm.schema` — the JSON schema sent to a model (standard keywords, bounds, required content).
 - :mod:`~ifworld.llm.usage` — per-call accounting (role, round, tokens, latency, retries, status).
 - :mod:`~ifworld.llm.connection` — the connection test shown on Settings and run by ``ifworld model check``.

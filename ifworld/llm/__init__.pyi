@@ -10,6 +10,13 @@ from .client import (
     structured as structured,
 )
 from .connection import ConnectionReport as ConnectionReport, test_connection as test_connection
+from .context import (
+    DEFAULT_CONTEXT_TOKENS as DEFAULT_CONTEXT_TOKENS,
+    ContextWindow as ContextWindow,
+    TokenCounter as TokenCounter,
+    context_window as context_window,
+    token_counter as token_counter,
+)
 from .demo_cli import demo_server as demo_server
 from .diagnose import (
     Failure as Failure,
@@ -21,6 +28,16 @@ from .diagnose import (
 )
 from .help import NO_MODEL_HELP as NO_MODEL_HELP
 from .methods import endpoint_key as endpoint_key, known_method as known_method
+from .packing import (
+    Joined as Joined,
+    PackReport as PackReport,
+    Part as Part,
+    PartShare as PartShare,
+    Section as Section,
+    Slot as Slot,
+    pack_messages as pack_messages,
+    section as section,
+)
 from .reply import (
     KEPT_NOTE as KEPT_NOTE,
     LLMCallError as LLMCallError,

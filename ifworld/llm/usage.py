@@ -52,6 +52,9 @@ class CallRecord:
     # Servers that stream without usage (llama-cpp-python ignores stream_options.include_usage): tokens are
     # then estimated and the record says so: completion = streamed chunks (one token each on llama.cpp),
     # prompt = characters / 4.
+    inputs: dict[str, Any] | None = None
+    """How the prompt was packed (:meth:`ifworld.llm.packing.PackReport.record`): the window, and per named input
+    the share that reached the prompt; None for prompts built without the packer."""
     usage_estimated: bool = False
     prompt_chars: int = 0
     streamed_chunks: int = 0
@@ -120,6 +123,7 @@ class UsageTracker(BaseCallbackHandler):
             rec.prompt_chars = sum(len(str(getattr(m, "content", ""))) for batch in messages for m in batch)
             rec.method = meta.get("ifworld_method", rec.method)
             rec.max_tokens = meta.get("ifworld_max_tokens", rec.max_tokens)
+            rec.inputs = meta.get("ifworld_inputs", rec.inputs)
 
     def on_llm_new_token(self, token: str | list[str | dict[str, Any]], *, run_id: Any, chunk: Any = None,
                          **kwargs: Any) -> None:

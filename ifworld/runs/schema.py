@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from ifworld.errors import StoreError
 
-SCHEMA_VERSION = 2
-"""1: files before versions were recorded; 2: ``ifw_meta`` + every column of :data:`LATER_COLUMNS`."""
+SCHEMA_VERSION = 3
+"""1: files before versions were recorded; 2: ``ifw_meta`` + the first :data:`LATER_COLUMNS`; 3: ``ifw_calls.inputs``
+(what share of each input reached the prompt, :mod:`ifworld.llm.packing`)."""
 
 RUNS = """
 CREATE TABLE IF NOT EXISTS ifw_runs (
@@ -27,7 +28,7 @@ CREATE INDEX IF NOT EXISTS ifw_runs_created ON ifw_runs (created DESC);
 CREATE TABLE IF NOT EXISTS ifw_calls (
     run_id TEXT NOT NULL, call_id TEXT NOT NULL, role TEXT, system TEXT, round INTEGER, model TEXT,
     start REAL, "end" REAL, latency_s REAL, prompt_tokens INTEGER, completion_tokens INTEGER,
-    retries INTEGER, status TEXT, error TEXT, output TEXT, output_chars INTEGER, output_sha256 TEXT,
+    retries INTEGER, status TEXT, error TEXT, output TEXT, output_chars INTEGER, output_sha256 TEXT, inputs TEXT,
     PRIMARY KEY (run_id, call_id)
 );
 CREATE TABLE IF NOT EXISTS ifw_transitions (
@@ -71,7 +72,7 @@ CREATE TABLE IF NOT EXISTS ifw_custom_experts (
 """
 LATER_COLUMNS = {
     "ifw_runs": {"owner": "TEXT", "heartbeat": "REAL", "cancel": "REAL"},
-    "ifw_calls": {"output_chars": "INTEGER", "output_sha256": "TEXT"},
+    "ifw_calls": {"output_chars": "INTEGER", "output_sha256": "TEXT", "inputs": "TEXT"},
     "ifw_workshop_events": {"actor": "TEXT", "ref": "TEXT"},
 }
 """Columns added after the first release: added to an older store when it is opened (version 1 → 2)."""
@@ -81,7 +82,7 @@ COPIED = {
                  "updated", "finished", "pid", "host", "owner", "heartbeat", "cancel"),
     "ifw_calls": ("run_id", "call_id", "role", "system", "round", "model", "start", '"end"', "latency_s",
                   "prompt_tokens", "completion_tokens", "retries", "status", "error", "output", "output_chars",
-                  "output_sha256"),
+                  "output_sha256", "inputs"),
     "ifw_transitions": ("run_id", "seq", "at", "from_state", "to_state", "action", "source", "round", "detail"),
     "ifw_workshops": ("run_id", "token", "code", "secret_hash", "created"),
     "ifw_workshop_events": ("run_id", "seq", "at", "kind", "data", "actor", "ref"),

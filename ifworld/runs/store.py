@@ -66,7 +66,7 @@ POSTGRES_MODULE = "ifworld.runs.postgres"
 _lease_counter = itertools.count(1)
 __all__ = ["MIN_SECRET_CHARS", "RunLive", "RunNotFound", "RunStore", "StoreBusy", "StoreError", "get_store"]
 CALL_COLUMNS = ("call_id", "role", "system", "round", "model", "start", "end", "latency_s", "prompt_tokens",
-                "completion_tokens", "retries", "status", "error", "output", "output_chars", "output_sha256")
+                "completion_tokens", "retries", "status", "error", "output", "output_chars", "output_sha256", "inputs")
 
 
 class RunLive(WorkflowError, RuntimeError):
@@ -430,6 +430,7 @@ class RunStore(WorkshopTables, ExpertTables):
         output = json.loads(_dumps(call.get("output") or ""))
         values[cols.index("output")] = cut_text(clean_text(output)) if isinstance(output, str) else json.dumps(output)
         values[cols.index("error")] = safe_error(str(call.get("error") or "")) or ""
+        values[cols.index("inputs")] = json.dumps(call["inputs"]) if call.get("inputs") else None
 
         names = [f'"{k}"' for k in cols]
         sql = (f"INSERT INTO ifw_calls (run_id, {', '.join(names)}) VALUES (?{', ?' * len(cols)}) ON CONFLICT "
@@ -444,7 +445,10 @@ class RunStore(WorkshopTables, ExpertTables):
 
     def calls(self, run_id: str) -> list[dict[str, Any]]:
         cols, rows = self._read("SELECT * FROM ifw_calls WHERE run_id=? ORDER BY start", (run_id,))
-        return [dict(zip(cols, r, strict=True)) for r in rows]
+        out = [dict(zip(cols, r, strict=True)) for r in rows]
+        for row in out:
+            row["inputs"] = json.loads(row["inputs"]) if row.get("inputs") else None
+        return out
 
     # -- checkpoints -----------------------------------------------------------------------------
     def history(self, graph: Any, run_id: str) -> list[Any]:

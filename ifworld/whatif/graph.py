@@ -27,7 +27,7 @@ from ifworld.llm import LLMError
 from ifworld.runs.events import emit
 from ifworld.whatif import agents, review
 from ifworld.whatif.experts import MAX_EXPERTS, normalize_experts, personas_for
-from ifworld.whatif.frame import build_frame, expert_digest, frame_diff
+from ifworld.whatif.frame import build_frame, frame_diff
 from ifworld.whatif.params import make_record
 from ifworld.whatif.report import FALLBACK_NOTES, assemble_report, fallback_part, finish_report
 from ifworld.whatif.room import as_room, room_block, room_line
@@ -63,8 +63,9 @@ class ExpertTask(TypedDict):
     round: int
     proposition: str
     scenario: dict[str, Any] | None
-    frame: str | None
-    own_digest: str | None
+    frame: dict[str, Any] | None
+    memory: NotRequired[bool]
+    own_previous: NotRequired[dict[str, Any] | None]
     room: NotRequired[str]
     persona: NotRequired[dict[str, str] | None]
 
@@ -182,20 +183,18 @@ class _Nodes:
         r = state["round"]
         frame = None
         if r > 1 and not self.p.get("no_shared_frame"):
-            frame = _of_round(state.get("frames", []), r - 1, "frame")
-            frame = frame["text"] if frame else None
+            frame = _of_round(state.get("frames", []), r - 1, "frame") or None
         # the room's contributions to this round, fenced as data; the prompt file places them (after the frame)
         room = room_block([as_room(p) for p in state.get("participants", []) if p["round"] == r]) \
             if frame is not None else ""
         personas = {**(self.p.get("personas") or {}), **(state.get("personas") or {})}
         prev_ok, _ = round_outputs(state, r - 1) if r > 1 else ({}, {})
+        memory = bool(r > 1 and self.p.get("expert_memory"))  # our option; A.3 gives round 2+ the frame only
         sends = []
         for d in state["panel"]:
-            digest = None
-            if r > 1 and self.p.get("expert_memory"):  # our option; A.3 gives round 2+ the frame only
-                digest = expert_digest(d, prev_ok[d]) if d in prev_ok else "(your previous attempt failed)"
             sends.append(Send("expert", {"domain": d, "round": r, "proposition": state["proposition"],
-                                         "scenario": state.get("scenario"), "frame": frame, "own_digest": digest,
+                                         "scenario": state.get("scenario"), "frame": frame, "memory": memory,
+                                         "own_previous": prev_ok.get(d) if memory else None,
                                          "room": room, "persona": personas.get(d)}))
         return sends
 
@@ -204,7 +203,8 @@ class _Nodes:
         emit("expert_started", node="expert", domain=d, round=r)
         try:
             out = agents.expert(d, r, state["proposition"], state["scenario"], self.s, frame=state["frame"],
-                                own_digest=state["own_digest"], language=self.lang,
+                                own_previous=state.get("own_previous"), memory=bool(state.get("memory")),
+                                language=self.lang,
                                 persona=state.get("persona"), room=state.get("room") or "")
         except LLMError as exc:
             emit("expert_failed", node="expert", domain=d, round=r, error=str(exc))
@@ -238,10 +238,8 @@ class _Nodes:
     def route_after_collect(self, state: WhatIfState) -> list[str]:
         resolver = [] if self.no_conflict else ["resolve"]
         if state["round"] >= self.last:
-            # the scenarios part is written from the final adjudicated branches, so it follows the resolver
-            parts = list(REPORT_NODES) if self.no_conflict else [n for n in REPORT_NODES
-                                                                         if n != "report_scenarios"]
-            return ["final_" + n for n in resolver] + parts
+            # every report writer reads the final synthesis Ψ (A.5: the whole history), so they follow the resolver
+            return ["final_resolve"] if resolver else list(REPORT_NODES)
         debate = [] if self.no_debate else ["debate_pro", "debate_con"]
         return resolver + debate or ["frame"]
 
@@ -295,7 +293,7 @@ class _Nodes:
             ok, _ = round_outputs(state, r)
             # w/o shared frame there is no frame to pass on (Table 3): the writers see the experts' outputs
             frames = [] if self.p.get("no_shared_frame") else [f["frame"] for f in state.get("frames", [])]
-            final = _of_round(state.get("syntheses", []), r, "synthesis") if part == "scenarios" else None
+            final = _of_round(state.get("syntheses", []), r, "synthesis")
             try:
                 data = agents.report_part(part, state["proposition"], state.get("scenario"), frames, ok, self.s, r,
                                           final_synthesis=final, language=self.lang,
@@ -373,7 +371,7 @@ def build(params: dict[str, Any], settings: Settings) -> StateGraph:
     g.add_conditional_edges("start_round", n.fan_out, ["expert"])
     g.add_edge("expert", "collect")
     targets = ["frame", *REPORT_NODES]
-    frame_sources, final_sources = [], list(REPORT_NODES)  # final_resolve feeds report_scenarios
+    frame_sources, final_sources = [], list(REPORT_NODES)  # final_resolve feeds every report writer
     if not without(params, "no_conflict"):
         g.add_node("resolve", n.resolve, cache_policy=policy)
         g.add_node("final_resolve", n.resolve, cache_policy=policy)
@@ -389,7 +387,8 @@ def build(params: dict[str, Any], settings: Settings) -> StateGraph:
     for part in REPORT_NODES:
         g.add_node(part, n.report_part(part.removeprefix("report_")), cache_policy=policy)
     if not without(params, "no_conflict"):
-        g.add_edge("final_resolve", "report_scenarios")
+        for part in REPORT_NODES:
+            g.add_edge("final_resolve", part)
     g.add_conditional_edges("collect", n.route_after_collect, targets)
     if frame_sources:
         g.add_edge(frame_sources if len(frame_sources) > 1 else frame_sources[0], "frame")

@@ -38,7 +38,7 @@ OPTIONS: dict[str, str] = {
 }
 """Our deliberate departures from the papers, each off by default (docs/whatif.md lists them beside the section)."""
 CALL_KEYS = ("role", "round", "start", "end", "prompt_tokens", "completion_tokens", "status", "latency_s",
-             "retries", "model", "error")
+             "retries", "model", "error", "inputs")
 RECORD_KEYS = ("proposition", "method", "scenario", "rounds", "report", "calls", "usage", "params", "degraded",
                "frame_diffs", "judge")
 

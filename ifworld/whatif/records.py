@@ -108,6 +108,8 @@ class CallRecord(_Base):
     retries: int | None = 0
     model: str | None = None
     error: str | None = None
+    inputs: dict[str, Any] | None = None
+    """What share of each named input reached the prompt (:mod:`ifworld.llm.packing`); None before 2026-11-28."""
 
 
 class WhatIfRecord(_Base):
