@@ -22,7 +22,7 @@ from langgraph.types import CachePolicy, Send
 
 from ifworld import prompts
 from ifworld.config import Settings
-from ifworld.llm import LLMError
+from ifworld.llm import LLMError, Part, Section
 from ifworld.runs.events import emit
 from ifworld.whatif import agents, budget as budgets
 from ifworld.whatif.graph import cache_policy
@@ -30,10 +30,6 @@ from ifworld.whatif.params import make_record
 from ifworld.whatif.report import natural_report
 from ifworld.whatif.schemas import Critique
 
-PARENT_MAX_CHARS = 3_000
-CANDIDATE_MAX_CHARS = 4_000
-TRANSCRIPT_MAX_CHARS = 8_000  # what a debater sees of the exchange so far (its latest part)
-SYNTHESIS_TRANSCRIPT_MAX_CHARS = 32_000  # what the debate's judge reads: a long matched debate, mostly whole
 TREE_ANGLES = (
     "onset is much faster than the draft assumed", "onset is gradual over decades",
     "substitution and adaptation are stronger than assumed", "institutions are weaker and slower than assumed",
@@ -107,9 +103,11 @@ def finalize_single(state: dict, params: dict, calls: list[dict]) -> dict[str, A
 
 # -- tree -----------------------------------------------------------------------------------------------
 def _critic(proposition: str, text: str, settings: Settings, depth: int, language: str = "auto") -> dict:
-    msgs = prompts.messages("whatif/tree_critic", proposition_block=agents.proposition_block(proposition, language),
-                            candidate=text[:CANDIDATE_MAX_CHARS])
-    return agents.structured_call("whatif.tree.critic", msgs, Critique, settings, depth)
+    """B.3's scorer over the whole candidate (fitted to the critic's window by the packer)."""
+    msgs, meta = agents.packed("whatif.tree.critic", "whatif/tree_critic", settings, depth,
+                               {"candidate": agents.text_slot("candidate", "candidate answer", text)},
+                               proposition_block=agents.proposition_block(proposition, language))
+    return agents.structured_call("whatif.tree.critic", msgs, Critique, settings, depth, meta=meta)
 
 
 def _more(method: str, state: BaselineState, params: dict[str, Any], steps: int, fixed: int,
@@ -165,9 +163,10 @@ def build_tree(params: dict[str, Any], settings: Settings) -> StateGraph:
         task = prompts.render("whatif/tree_expand", "task", parent_prompt=parent.get("prompt", ""), k=b + 1)
         try:
             if params.get("tree_angles"):
-                text = agents.answer("whatif.tree.expand", "whatif/tree_expand", settings, d, user="user_angle",
-                                     proposition_block=agents.proposition_block(state["proposition"], lang),
-                                     parent=parent["text"][:PARENT_MAX_CHARS], angle=state["angle"])
+                text = agents.answer_packed("whatif.tree.expand", "whatif/tree_expand", settings, d,
+                                            {"parent": agents.text_slot("parent", "parent answer", parent["text"])},
+                                            user="user_angle", angle=state["angle"],
+                                            proposition_block=agents.proposition_block(state["proposition"], lang))
             else:
                 text = agents.answer("whatif.tree.expand", "whatif/tree_expand", settings, d,
                                      parent_prompt=parent.get("prompt", ""), k=b + 1)
@@ -229,11 +228,13 @@ def finalize_tree(state: dict, params: dict, calls: list[dict]) -> dict[str, Any
 
 
 # -- debate ---------------------------------------------------------------------------------------------
-def _transcript(debates: list[dict], limit: int = TRANSCRIPT_MAX_CHARS) -> str:
-    lines = [f"Round {d['round']} {d['side'].upper()}: {d.get('text', '')}" for d in
-             sorted(debates, key=lambda d: (d["round"], d["side"] != "pro"))]
-    text = "\n\n".join(lines)
-    return text[-limit:]
+def _transcript(debates: list[dict]) -> Part:
+    """The whole debate so far, one turn per section (B.2's "joined transcripts"), for the packer."""
+    turns = sorted(debates, key=lambda d: (d["round"], d["side"] != "pro"))
+    return Part("transcript", tuple(Section(f"Round {d['round']} {d['side'].upper()}",
+                                            tuple(p for p in str(d.get("text") or "").split("\n\n") if p.strip()),
+                                            bullets=False, optional=True) for d in turns),
+                empty="(no turns yet)", label="debate transcript")
 
 
 def _side_text(name: str, r: int, state: BaselineState, settings: Settings) -> str:
@@ -241,13 +242,20 @@ def _side_text(name: str, r: int, state: BaselineState, settings: Settings) -> s
     across the domains that stresses uncertainties and adaptations). The ``debate_history`` option (ours)
     also shows it the exchange so far."""
     params = state.get("params") or {}
-    history = _transcript(state.get("debates", [])) if params.get("debate_history") else ""
-    text = agents.answer(f"whatif.debate.{name}", "whatif/debate_side", settings, r, user="user_baseline",
-                         proposition_block=agents.proposition_block(state["proposition"],
-                                                                    str(params.get("language") or "auto")),
-                         round=r, history=f"The debate so far:\n{history}\n" if history else "", side=name,
-                         side_title=name.upper(), duties="")
-    return text[:agents.DEBATE_SIDE_MAX_CHARS]
+    block = agents.proposition_block(state["proposition"], str(params.get("language") or "auto"))
+    role = f"whatif.debate.{name}"
+    if params.get("debate_history") and state.get("debates"):
+        return agents.answer_packed(role, "whatif/debate_side", settings, r, {"history": _history(state)},
+                                    user="user_baseline", proposition_block=block, round=r, side=name,
+                                    side_title=name.upper(), duties="")
+    return agents.answer(role, "whatif/debate_side", settings, r, user="user_baseline", proposition_block=block,
+                         round=r, history="", side=name, side_title=name.upper(), duties="")
+
+
+def _history(state: BaselineState) -> Part:
+    whole = _transcript(state.get("debates", []))
+    return Part("history", (Section("The debate so far:"), *whole.sections), joiner=whole.joiner,
+                label="debate so far")
 
 
 def build_debate(params: dict[str, Any], settings: Settings) -> StateGraph:
@@ -277,11 +285,10 @@ def build_debate(params: dict[str, Any], settings: Settings) -> StateGraph:
         done = state["round"] - 1
         emit("phase", node="synthesis", phase="report", round=done)
         try:
-            text = agents.answer("whatif.debate.judge", "whatif/debate_judge", settings, done,
-                                 user="user_synthesis",
-                                 proposition_block=agents.proposition_block(
-                                     state["proposition"], str(params.get("language") or "auto")),
-                                 transcript=_transcript(state.get("debates", []), SYNTHESIS_TRANSCRIPT_MAX_CHARS))
+            text = agents.answer_packed("whatif.debate.judge", "whatif/debate_judge", settings, done,
+                                        {"transcript": _transcript(state.get("debates", []))}, user="user_synthesis",
+                                        proposition_block=agents.proposition_block(
+                                            state["proposition"], str(params.get("language") or "auto")))
         except LLMError as exc:
             raise _fail("the debate judge synthesis", exc) from exc
         emit("report_done", node="synthesis", round=done)

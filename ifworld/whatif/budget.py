@@ -12,14 +12,12 @@ A baseline of fixed size (the single agent, one call) is reported as unmatched.
 
 from __future__ import annotations
 
-import math
 from typing import Any, Literal
 
 from pydantic import BaseModel
 
 from ifworld.llm import UsageTracker
 from ifworld.whatif.methods import REGISTRY, MethodBudget
-from ifworld.whatif.propositions import MAX_BREADTH
 
 BUDGET_TOLERANCE = 0.25
 """A matched run's tokens are within ±25 % of the target (the bound the evaluation checks and reports)."""
@@ -60,16 +58,6 @@ def tokens_per_call(method: str) -> int:
 def ceiling(method: str) -> int:
     spec = budget_of(method)
     return spec.ceiling if spec else 1
-
-
-def tree_breadth(tokens: float, method: str = "tree") -> int:
-    """Branches per step of a branching method (tree search) for a budget of ``tokens``: about as many as the
-    steps the budget buys (breadth × steps ≈ (calls − 2) / 2 with the measured tokens per call), within
-    1…:data:`MAX_BREADTH`."""
-    spec = budget_of(method)
-    fixed, per_step = (spec.fixed_calls, spec.calls_per_step) if spec else (0, 1)
-    area = max(1.0, (tokens / tokens_per_call(method) - fixed) / per_step)
-    return min(MAX_BREADTH, max(1, round(math.sqrt(area))))
 
 
 def planned_steps(method: str, params: dict[str, Any]) -> int:

@@ -57,8 +57,9 @@ def expert_sections(o: Mapping[str, Any]) -> tuple[Section, ...]:
         section("Feasibility audit", [f"{k}: {audit.get(k)}" for k in ("resources", "technology", "policy")
                                       if audit.get(k)]),
         section("Feasibility table", [
-            f"{f.get('constraint')} | estimate: {f.get('estimate')} {f.get('unit', '')} | bottleneck: "
-            f"{f.get('bottleneck', '')} | mitigation: {f.get('mitigation', '')}" for f in o.get("feasibility_table", [])]),
+            f"{f.get('constraint')} | {f.get('estimate')} | {f.get('unit', '')} | bottleneck: "
+            f"{f.get('bottleneck', '')} | mitigation: {f.get('mitigation', '')}"
+            for f in o.get("feasibility_table", [])]),
         section("Assumptions", [f"{a.get('id')}: {a.get('text')}" for a in o.get("assumptions", [])]),
         section("Uncertainties (lever)", [f"{u.get('description')} (lever: {u.get('lever', '')})"
                                           for u in o.get("uncertainties", [])]),

@@ -88,13 +88,22 @@ def _consistency_section(cc: dict[str, Any], judged: bool = False) -> list[str]:
     return md
 
 
-def _conflict_rows(conflicts: list[dict], judged: bool = False) -> list[list[Any]]:
-    rows = []
-    for c in conflicts:
-        sides = "; ".join(f"{s['position']} ({', '.join(s['experts']) or '?'})" for s in c["sides"])
-        rule = [] if judged else [ADJUDICATION_RULES.get(c["rule"], c["rule"])]
-        rows.append([c["topic"], c["kind"], sides, *rule, c["treatment"], c["resolution"]])
-    return rows
+JUDGED_DISAGREEMENTS = "Disagreements"
+"""The judged copy's name for the conflicts table: plain words any analysis may use (§3.1, blind). The export's
+"Conflicts and how they were adjudicated", its "Positions (experts)", "Kind", "Rule applied" and "Treatment"
+columns are our resolver's schema — a tell that only IF-World's report would carry."""
+
+
+def _conflict_table(conflicts: list[dict], judged: bool = False) -> list[str]:
+    if judged:
+        return [f"**{JUDGED_DISAGREEMENTS}**", ""] + _table(
+            ["Question", "Positions", "Resolution"],
+            [[c["topic"], "; ".join(s["position"] for s in c["sides"]), c["resolution"]] for c in conflicts])
+    rows = [[c["topic"], c["kind"],
+             "; ".join(f"{s['position']} ({', '.join(s['experts']) or '?'})" for s in c["sides"]),
+             ADJUDICATION_RULES.get(c["rule"], c["rule"]), c["treatment"], c["resolution"]] for c in conflicts]
+    return ["**Conflicts and how they were adjudicated**", ""] + _table(
+        ["Conflict", "Kind", "Positions (experts)", "Rule applied", "Treatment", "Resolution"], rows)
 
 
 def strip_degraded(markdown: str) -> str:
@@ -142,9 +151,7 @@ def render_report_markdown(report: dict[str, Any], proposition: str = "", *, jud
          for c in r["calibration_ranges"]])
     md += ["## Alignment summary", "", "**Consensus**", ""]
     md += _bullets([f"{c['point']} (confidence {confidence(c['confidence'])})" for c in r["alignment"]["consensus"]])
-    md += ["**Conflicts and how they were adjudicated**", ""] + _table(
-        ["Conflict", "Kind", "Positions (experts)", *([] if judged else ["Rule applied"]), "Treatment", "Resolution"],
-        _conflict_rows(r["alignment"]["conflicts"], judged))
+    md += _conflict_table(r["alignment"]["conflicts"], judged)
     md += ["**Retained branches**", ""] + _table(
         ["Branch", "Condition", "Probability"],
         [[f"{s['id']} {s['name']}", s["condition"], pct(s["probability_pct"])] for s in r["scenarios"]])

@@ -9,7 +9,8 @@ quotes one method's headings rewards that method for matching words, not for rea
 Blinding (§3.1: "method names hidden from the judge to avoid bias"): every method's text goes through the
 same :func:`blind` — method names, their spellings and role labels, and a method's references to itself
 are replaced case-insensitively (also inside headings, with look-alike hyphens, zero-width characters or
-Markdown emphasis between the parts) — and the same :data:`JUDGE_MAX_CHARS` cap.
+Markdown emphasis between the parts). The judge then reads the whole blinded text, fitted to its model's window
+by the one packer (:mod:`ifworld.llm.packing`) — the same for every method.
 """
 
 from __future__ import annotations
@@ -50,8 +51,6 @@ RUBRIC: tuple[Dimension, ...] = (
 RUBRIC_TOTAL = 100  # §3.2: "five dimensions totaling 100 points"
 JUDGE_MAXIMA: dict[str, int] = {d.key: d.max_points for d in RUBRIC}
 JUDGE_LABELS: dict[str, str] = {d.key: d.label for d in RUBRIC}
-JUDGE_MAX_CHARS = 24_000
-"""Every method's text is cut to this many characters (after blinding) before the judge reads it."""
 REDACTED = "[redacted]"
 
 _SEP = r"[\W_]*"  # anything but letters and digits between the parts of a name: "IF-World", "IF **World**"
@@ -103,11 +102,10 @@ def blind(text: str) -> str:
     return _names_re(method_names()).sub(REDACTED, out)
 
 
-def judge_text(text: str) -> tuple[str, bool]:
-    """What the judge reads of any method's output: blinded, then cut at :data:`JUDGE_MAX_CHARS`; and
-    whether it was cut."""
-    blinded = blind(text)
-    return blinded[:JUDGE_MAX_CHARS], len(blinded) > JUDGE_MAX_CHARS
+def judge_text(text: str) -> str:
+    """What the judge is given of any method's output: the whole text, blinded (the packer fits it to the
+    judge's window, alike for every method)."""
+    return blind(text)
 
 
 def rubric_text() -> str:

@@ -15,7 +15,7 @@ from ifworld.whatif.evaluate import estimate_eval_calls, parse_budget, resolve_m
 from ifworld.whatif.judge import analysis_text, judge_record
 from ifworld.whatif.propositions import ABLATION_PROPOSITION, MAX_DEBATE_ROUNDS
 from ifworld.whatif.report import REPORT_SECTIONS, natural_report
-from ifworld.whatif.rubric import JUDGE_MAX_CHARS, JUDGE_MAXIMA, RUBRIC, RUBRIC_TOTAL, blind, rubric_text
+from ifworld.whatif.rubric import JUDGE_MAXIMA, RUBRIC, RUBRIC_TOTAL, blind, rubric_text
 from ifworld.whatif.schemas import Judgement
 from tests.whatif.conftest import PROP
 
@@ -209,19 +209,20 @@ def test_blinding_leaves_plain_english_alone():
         assert blind(text) == text
 
 
-def test_every_method_gets_the_same_cap_and_the_same_blinding(run_whatif, fake_server):
-    long = "IF-World and tree search agree. " * 2_000
+def test_every_method_is_given_whole_and_blinded_alike(run_whatif, fake_server):
+    """No character cap: the judge is given each method's whole text (its window decides, alike for all)."""
+    long = "IF-World and tree search agree. " * 2_000 + "\n\nLast words of the analysis."
     texts = {}
     for method in ("single", "tree", "debate"):
         rec = run_whatif(method=method, **({"breadth": 1, "depth": 1} if method == "tree" else {}),
                          **({"debate_rounds": 1} if method == "debate" else {}))
         rec["report"] = natural_report(long, PROP, [])
-        texts[method], cut = analysis_text(rec)
-        assert cut
+        texts[method] = analysis_text(rec)
     rec = run_whatif(rounds=1, experts=["physics", "economics"])
+    rec["report"]["consistency_checks"]["residual_disagreements"] = ["Last words of the analysis."]
     rec["report"]["core_conclusions"].append(long)  # IF-World's report, made long (the judge re-renders it)
-    texts["ifworld"] = analysis_text(rec)[0]
-    assert {len(t) for t in texts.values()} == {JUDGE_MAX_CHARS}
+    texts["ifworld"] = analysis_text(rec)
+    assert all(len(t) > 60_000 and t.rstrip().endswith("Last words of the analysis.") for t in texts.values())
     assert all("if-world" not in t.lower() and "tree search" not in t.lower() for t in texts.values())
 
 

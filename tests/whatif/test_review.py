@@ -31,7 +31,7 @@ def test_review_pauses_before_any_expert_and_applies_edits(fake_server, wsetting
     assert rec["scenario"]["premises"] == ["the Moon vanishes at noon UTC", "no debris reaches Earth"]
     assert rec["scenario"]["indicators"] == [{"name": "tidal range", "unit": "m", "threshold": "< 0.2"}]
     experts = [r for r in fake_server.requests if r.role == "whatif.expert"]
-    assert len(experts) == 2 and all("Premise: no debris reaches Earth" in json.dumps(r.body) for r in experts)
+    assert len(experts) == 2 and all("- no debris reaches Earth" in r.prompt for r in experts)
     assert any("You are the urban planning expert" in json.dumps(r.body) for r in experts)  # persona written
     assert [e["field"] for e in rec["review_edits"]] == ["premises", "indicators", "panel"]
     assert rec["review_edits"][-1] == {"field": "panel", "label": "Expert panel", "before": SMALL[:2],

@@ -289,13 +289,16 @@ def _expert_tables(body: dict[str, Any], qty: str, unit: str, lo: float, hi: flo
                                             "ci80": [lo + (hi - lo) * .15, lo + (hi - lo) * .85], "ci95": [lo, hi]}]}
 
 
-_BRANCH_LINE = re.compile(r"^- (B\d+): (.*?) \| IF (.*?) \| ([\d.]+) %$", re.M)
+_BRANCH_LINE = re.compile(r"^- (B\d+) (.*?): IF (.*?) THEN .*? \(([\d.]+) %;", re.M)
+FINAL_SYNTHESIS = "Final adjudicated synthesis"
 
 
 def report_scenarios(body: dict[str, Any]) -> dict[str, Any]:
     """Keeps the final branches given in the prompt (ids, probabilities), so the report's parts agree."""
     shock, qty, unit, lo, hi = topic(body)
-    given = _BRANCH_LINE.findall(last_user(body))
+    text = last_user(body)
+    final = text.split(FINAL_SYNTHESIS, 1)[1].split("The experts' outputs", 1)[0] if FINAL_SYNTHESIS in text else ""
+    given = _BRANCH_LINE.findall(final)
     rows = [(bid, name, cond, float(p)) for bid, name, cond, p in given] or [
         ("B1", "cascade", f"{qty} > {hi:g} {unit}", 20.0), ("B2", "managed adaptation", "policy response < 6 months",
                                                             55.0), ("B3", "slow muddle", "lock-in", 25.0)]
