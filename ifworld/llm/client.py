@@ -301,7 +301,8 @@ def complete(role: str, messages: Messages, *, settings: Settings | None = None,
 
 
 # -- Structured output -----------------------------------------------------------------------------
-def _schema_instruction(schema: type[BaseModel]) -> str:
+def schema_instruction(schema: type[BaseModel]) -> str:
+    """The JSON schema as every structured call appends it to the system message (the packer counts it)."""
     compact = json.dumps(shown_schema(schema), separators=(",", ":"))
     return f"\n\nReply with one JSON object that conforms to this JSON schema (fill in every field):\n{compact}"
 
@@ -310,8 +311,8 @@ def _with_schema(msgs: list[BaseMessage], schema: type[BaseModel]) -> list[BaseM
     """Append the schema to the system message: every method shows it (servers that grammar-constrain a
     forced tool call do not show the tool to the model), and it sits in the prefix a round's calls share."""
     if msgs and isinstance(msgs[0], SystemMessage):
-        return [SystemMessage(message_text(msgs[0]) + _schema_instruction(schema)), *msgs[1:]]
-    return [SystemMessage(_schema_instruction(schema).strip()), *msgs]
+        return [SystemMessage(message_text(msgs[0]) + schema_instruction(schema)), *msgs[1:]]
+    return [SystemMessage(schema_instruction(schema).strip()), *msgs]
 
 
 def _format_kwargs(method: str, schema: type[BaseModel]) -> dict[str, Any]:

@@ -236,6 +236,8 @@ class ChatServer:
         self.host = host
         self.latency = latency
         self.models = tuple(models)
+        self.context_tokens: int | None = None
+        """Set: ``GET /props`` reports it as llama.cpp's server does (``n_ctx``); None: 404, the window unknown."""
         self.label = label
         self.forgiving = forgiving
         self._port = port
@@ -357,6 +359,8 @@ class ChatHandler(BaseHTTPRequestHandler):
         if self.path.rstrip("/").endswith("/models"):
             data = [{"id": m, "object": "model", "owned_by": "ifworld-demo"} for m in self.app.models]
             self.send_json(200, {"object": "list", "data": data})
+        elif self.path.rstrip("/") == "/props" and self.app.context_tokens:
+            self.send_json(200, {"default_generation_settings": {"n_ctx": self.app.context_tokens}})
         else:
             self.send_json(404, {"error": {"message": f"no route {self.path}"}})
 

@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ifworld import prompts
 from ifworld.config import Settings
+from ifworld.llm.client import schema_instruction
 from ifworld.llm.context import ContextWindow, TokenCounter, context_window, token_counter
 
 __all__ = ["Joined", "PackReport", "Part", "PartShare", "Section", "Slot", "pack_messages", "section"]
@@ -188,15 +189,17 @@ def _count(counter: TokenCounter, messages: list[tuple[str, str]]) -> int:
 
 def pack_messages(role: str, template: str, settings: Settings, parts: Mapping[str, Slot],
                   fixed: Mapping[str, object] | None = None, user: str = "user",
-                  window: ContextWindow | None = None,
-                  counter: TokenCounter | None = None) -> tuple[list[tuple[str, str]], PackReport]:
+                  window: ContextWindow | None = None, counter: TokenCounter | None = None,
+                  schema: type[BaseModel] | None = None) -> tuple[list[tuple[str, str]], PackReport]:
     """The messages of ``template`` with ``parts`` (placeholder → :class:`Part` or :class:`Joined`) packed into
-    ``role``'s window, and the report of what each part kept. ``fixed`` values go in as they are."""
+    ``role``'s window, and the report of what each part kept. ``fixed`` values go in as they are; ``schema``:
+    the reply's schema, which a structured call adds to the system message (counted in the budget)."""
     fixed = dict(fixed or {})
     window = window or context_window(settings, role)
     counter = counter or token_counter(settings, role)
     empty = _fill(template, user, fixed, {k: "" for k in parts})
-    budget = max(0, window.tokens - settings.max_tokens_for(role) - _count(counter, empty) - SAFETY_TOKENS)
+    shown = counter.count(schema_instruction(schema)) if schema is not None else 0
+    budget = max(0, window.tokens - settings.max_tokens_for(role) - _count(counter, empty) - shown - SAFETY_TOKENS)
     whole = {k: _text(p, 1.0) for k, p in parts.items()}
     tokens = {k: counter.count(t) for k, t in whole.items()}
     factor = 1.0
@@ -211,7 +214,7 @@ def pack_messages(role: str, template: str, settings: Settings, parts: Mapping[s
             shares.append(PartShare(name=p.name, label=p.label or p.name, share=1.0 if not total else kept / total,
                                     tokens=counter.count(text)))
     report = PackReport(window=window.tokens, window_source=window.source, counter=counter.name, budget=budget,
-                        prompt_tokens=_count(counter, messages), parts=shares)
+                        prompt_tokens=_count(counter, messages) + shown, parts=shares)
     return messages, report
 
 

@@ -59,10 +59,11 @@ def structured_call(role: str, messages: list[tuple[str, str]], schema: type[Bas
 
 
 def packed(role: str, template: str, settings: Settings, round_no: int | None, parts: dict[str, Slot],
-           user: str = "user", **fixed: Any) -> tuple[list[tuple[str, str]], dict[str, Any]]:
-    """``template``'s messages with ``parts`` fitted to ``role``'s window, and the call's meta carrying what
-    share of each part reached the prompt."""
-    msgs, report = llm.pack_messages(role, template, settings, parts, fixed, user)
+           user: str = "user", schema: type[BaseModel] | None = None,
+           **fixed: Any) -> tuple[list[tuple[str, str]], dict[str, Any]]:
+    """``template``'s messages with ``parts`` fitted to ``role``'s window (``schema``: a structured reply's, which
+    the model layer shows in the prompt), and the call's meta carrying what share of each part reached it."""
+    msgs, report = llm.pack_messages(role, template, settings, parts, fixed, user, schema=schema)
     return msgs, {**_meta(round_no), "inputs": report.record()}
 
 
@@ -114,7 +115,7 @@ def expert(domain: str, round_no: int, proposition: str, scenario: dict | None, 
         fixed["room"] = room
     elif round_no > 1:
         user = "user_solo"
-    msgs, meta = packed("whatif.expert", "whatif/expert", settings, round_no, parts, user, **fixed)
+    msgs, meta = packed("whatif.expert", "whatif/expert", settings, round_no, parts, user, ExpertOutput, **fixed)
 
     def partial(value: dict) -> None:  # the page shows the expert's text growing while the call streams
         emit("expert_partial", node="expert", domain=domain, round=round_no, partial=value)
@@ -138,7 +139,7 @@ def resolve(round_no: int, proposition: str, scenario: dict | None, outputs: dic
     """The conflict resolver's synthesis Ψ over every expert's whole structured output (A.4), then the room's
     fenced contributions (``room``: :func:`~ifworld.whatif.room.room_block`, bounded where they enter)."""
     msgs, meta = packed("whatif.resolver", "whatif/resolver", settings, round_no,
-                        {"scenario": scenario_part(scenario), "outputs": outputs_slot(outputs)},
+                        {"scenario": scenario_part(scenario), "outputs": outputs_slot(outputs)}, schema=Synthesis,
                         proposition_block=proposition_block(proposition, language), round=round_no, room=room,
                         failed=", ".join(failed) or "none")
     return structured_call("whatif.resolver", msgs, Synthesis, settings, round_no, meta=meta)
@@ -161,7 +162,7 @@ def debate_judge(round_no: int, proposition: str, pro: str, con: str, settings: 
     """The debate brief D_r from both sides' whole arguments."""
     msgs, meta = packed("whatif.debate.judge", "whatif/debate_judge", settings, round_no,
                         {"pro": text_slot("pro", "Pro argument", pro), "con": text_slot("con", "Con argument", con)},
-                        proposition_block=proposition_block(proposition, language))
+                        schema=DebateBrief, proposition_block=proposition_block(proposition, language))
     return structured_call("whatif.debate.judge", msgs, DebateBrief, settings, round_no, meta=meta)
 
 
@@ -182,7 +183,7 @@ def report_part(part: str, proposition: str, scenario: dict | None, frames: list
         Part("final_synthesis", (), empty="(no final synthesis)", label="final synthesis (Ψ)")
     msgs, meta = packed("whatif.report", "whatif/report", settings, round_no,
                         {"scenario": scenario_part(scenario), "frames": history_part(frames),
-                         "final_synthesis": final, "outputs": outputs_slot(outputs)},
+                         "final_synthesis": final, "outputs": outputs_slot(outputs)}, schema=REPORT_PARTS[part],
                         proposition_block=proposition_block(proposition, language), room=room, part=part,
                         part_instructions=prompts.render("whatif/report", f"part_{part}"))
     return structured_call("whatif.report", msgs, REPORT_PARTS[part], settings, round_no, meta=meta)

@@ -105,7 +105,7 @@ def finalize_single(state: dict, params: dict, calls: list[dict]) -> dict[str, A
 def _critic(proposition: str, text: str, settings: Settings, depth: int, language: str = "auto") -> dict:
     """B.3's scorer over the whole candidate (fitted to the critic's window by the packer)."""
     msgs, meta = agents.packed("whatif.tree.critic", "whatif/tree_critic", settings, depth,
-                               {"candidate": agents.text_slot("candidate", "candidate answer", text)},
+                               {"candidate": agents.text_slot("candidate", "candidate answer", text)}, schema=Critique,
                                proposition_block=agents.proposition_block(proposition, language))
     return agents.structured_call("whatif.tree.critic", msgs, Critique, settings, depth, meta=meta)
 

@@ -62,7 +62,8 @@ def judge_report(proposition: str, analysis: str, settings: Settings | None = No
     """Score one analysis text; returns the five dimensions, recomputed ``overall`` and the mismatch flag."""
     settings = (settings or load_settings()).model_copy(update={"temperature": 0.0})
     msgs, packed = llm.pack_messages(JUDGE_ROLE, "whatif/judge", settings, {"analysis": analysis_part(analysis)},
-                                     {"proposition_block": proposition_block(proposition), "rubric": rubric_text()})
+                                     {"proposition_block": proposition_block(proposition), "rubric": rubric_text()},
+                                     schema=Judgement)
     j = llm.structured(JUDGE_ROLE, msgs, Judgement, settings=settings, callbacks=callbacks, seed=seed,
                        meta={"round": None, "system": "whatif", "inputs": packed.record()})
     share = packed.parts[0].share
