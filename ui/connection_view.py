@@ -67,7 +67,9 @@ def test_button(key: str, settings: Settings) -> None:
     if report.ok:
         speed = f" · {report.tokens_per_s:.1f} tokens/s" if report.tokens_per_s else ""
         method = f" · structured output: {report.method or 'none working'}"
-        text = f"{report.model}: {report.latency_s * 1000:.0f} ms{speed}{method} — {report.message}"
+        window = (f" · context window {report.context_tokens:,} tokens ({report.context_source})"
+                  if report.context_tokens else "")
+        text = f"{report.model}: {report.latency_s * 1000:.0f} ms{speed}{method}{window} — {report.message}"
         (st.success if report.structured_ok else st.warning)(inert_markdown(text))
     else:
         st.error(inert_markdown(f"{report.model}: {report.message}"), icon="🔴")

@@ -215,9 +215,14 @@ def render_judge(record: WhatIfRecord) -> None:
 
 
 def render_rounds(rec: WhatIfRecord, key: str, expanded: bool = True) -> None:
-    """Every round with its deliberation view, newest last."""
+    """Every round with its deliberation view and what each agent of the round read, newest last."""
+    read: dict[int | None, list[str]] = {}
+    for reading in whatif.readings(rec.calls):
+        read.setdefault(reading.round, []).append(reading.sentence())
     for rnd in rec.rounds:
         with st.expander(f"Round {rnd.round}: experts and deliberation", expanded=expanded):
+            if read.get(rnd.round):
+                sst.caption("What each agent read: " + " ".join(read[rnd.round]))
             render_round(rnd, rec.diff_of(rnd.round), f"{key}_round")
 
 
@@ -238,6 +243,10 @@ def render_whatif_record(record: dict[str, Any] | WhatIfRecord, key: str, usage:
     method = methods.get(rec.method).label if rec.method in methods else rec.method  # a method no longer installed
     sst.caption(f"Method: {method}" + (" · degraded run" if rec.degraded else ""))
     render_usage(usage_of(rec, usage))
+    short = whatif.short_reads(rec.calls)
+    if short:  # the deliberation ran on shortened inputs: say so before the report is read
+        sst.warning("Some agents read less than all of their input — the model's context window was too small: "
+                    + " ".join(r.sentence() for r in short))
     render_report(rec, key)
     sst.markdown(demoted(whatif.session_markdown(rec)))
     render_rounds(rec, key, expanded=len(rec.rounds) <= 2)

@@ -71,6 +71,8 @@ def _lines(report: ConnectionReport, settings: Settings) -> list[str]:
         lines.append(f"first token  {ftt}")
         lines.append(f"reply        {report.latency_s:.2f} s"
                      + (f", {report.tokens_per_s:.1f} tokens/s" if report.tokens_per_s else ""))
+        lines.append(f"window       {report.context_tokens:,} tokens ({report.context_source}); counted by "
+                     f"{report.token_counter}")
     lines.append(("ok: " if report.ok and report.structured_ok else "problem: " if report.ok else "FAILED: ")
                  + report.message)
     return lines
@@ -96,6 +98,8 @@ def check_cmd(
             "message": report.message, "models": report.models, "method": report.method,
             "structured_ok": report.structured_ok, "first_token_s": report.first_token_s,
             "latency_s": round(report.latency_s, 3), "tokens_per_s": report.tokens_per_s,
+            "context_tokens": report.context_tokens, "context_source": report.context_source,
+            "token_counter": report.token_counter,
         }
         typer.echo(json.dumps(redact(payload), indent=2))
     else:

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from ifworld.config import Settings, load_settings
 from ifworld.llm import client as llm, status as status
+from ifworld.llm.context import context_window, token_counter
 from ifworld.llm.diagnose import ModelUnreachable, address, classify, preflight
 from ifworld.llm.methods import known_method
 from ifworld.llm.reply import LLMError
@@ -44,6 +45,11 @@ class ConnectionReport:
     kind: str = ""
     """The failure's kind (:data:`ifworld.llm.diagnose.KINDS`); empty when the endpoint answered."""
     address: str = ""
+    context_tokens: int | None = None
+    """The model's context window (:func:`~ifworld.llm.context.context_window`) and where that figure came from."""
+    context_source: str = ""
+    token_counter: str = ""
+    """How prompt tokens are counted for it (the server's tokenizer, cl100k_base, or the estimate)."""
 
 
 def test_connection(settings: Settings | None = None) -> ConnectionReport:
@@ -81,8 +87,10 @@ def test_connection(settings: Settings | None = None) -> ConnectionReport:
         note = f"; structured output failed: {exc}"
     message = f"replied {text[:40]!r} in {latency:.1f} s{speed}; structured output: {method or 'none'}{note}"
     status.record_ok(settings, message)
+    window = context_window(settings, ROLE)
     return ConnectionReport(True, latency, model_name, message, tokens_per_s=tps, first_token_s=ftt,
-                            method=method, structured_ok=structured_ok, address=addr)
+                            method=method, structured_ok=structured_ok, address=addr, context_tokens=window.tokens,
+                            context_source=window.source, token_counter=token_counter(settings, ROLE).name)
 
 
 test_connection.__dict__["__test__"] = False  # not a pytest test despite the name

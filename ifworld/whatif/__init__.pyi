@@ -79,6 +79,7 @@ from .propositions import (
     validate_proposition as validate_proposition,
     workflow_name as workflow_name,
 )
+from .reading import Reading as Reading, readings as readings, short_reads as short_reads
 from .records import (
     BaselineStepDone as BaselineStepDone,
     ExpertDone as ExpertDone,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ifworld.whatif.methods import REGISTRY as METHOD_REGISTRY
+from ifworld.whatif.reading import reading_markdown
 from ifworld.whatif.records import ReviewEdit, RoomEntry, WhatIfRecord, load_record
 from ifworld.whatif.report import _bullets, _cell, _table
 from ifworld.whatif.review import field_lines
@@ -83,7 +84,8 @@ def panel_markdown(rec: WhatIfRecord) -> str:
 
 
 def session_markdown(record: WhatIfRecord | dict[str, Any]) -> str:
-    """Scenario card, review edits, the room's contributions and the panel's personas of a run, in that order."""
+    """Scenario card, review edits, the room's contributions, the panel's personas and what each agent read
+    (:func:`~ifworld.whatif.reading.reading_markdown`) of a run, in that order."""
     rec = load_record(record)
     parts = []
     if rec.scenario is not None:
@@ -93,4 +95,7 @@ def session_markdown(record: WhatIfRecord | dict[str, Any]) -> str:
     parts.append(contributions_markdown(rec.participants, rec.report.contributions if rec.report else []))
     if panel_markdown(rec):
         parts.append(panel_markdown(rec))
+    reading = reading_markdown(rec.calls)
+    if reading:
+        parts.append(reading)
     return "\n".join(parts)
