@@ -29,6 +29,7 @@ from .diagnose import (
 from .help import NO_MODEL_HELP as NO_MODEL_HELP
 from .methods import endpoint_key as endpoint_key, known_method as known_method
 from .packing import (
+    ContextTooSmall as ContextTooSmall,
     Joined as Joined,
     PackReport as PackReport,
     Part as Part,

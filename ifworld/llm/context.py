@@ -30,7 +30,7 @@ from typing import Any
 import httpx
 from pydantic import BaseModel, ConfigDict
 
-from ifworld.config import Settings
+from ifworld.config import MAX_CONTEXT_TOKENS, Settings
 
 __all__ = ["DEFAULT_CONTEXT_TOKENS", "ContextWindow", "TokenCounter", "context_window", "token_counter"]
 
@@ -41,6 +41,10 @@ OPENAI_CONTEXT_TOKENS = 128_000
 """OpenAI's own endpoint (no ``IFWORLD_BASE_URL``): the window of its current chat models."""
 PROBE_TIMEOUT_S = 3.0
 PROBE_TTL_S = 300.0
+MAX_CHARS_PER_TOKEN = 12
+"""No tokenizer packs more than this many characters into a token on average (English prose: ~4): a server
+count below ``len(text) / 12`` is not believed, so a broken or lying ``/tokenize`` cannot make a prompt look
+small enough to overflow the window."""
 CHARS_PER_TOKEN_ESTIMATE = 3.0
 """The last resort's estimate, below the ~4 characters per token of English prose so it errs towards more
 tokens: prompts full of numbers, ids and non-English words tokenise denser."""
@@ -131,11 +135,15 @@ def _get_json(method: str, url: str, auth: str, body: dict | None = None) -> Any
 
 
 def _positive(value: Any) -> int | None:
+    """A window the server reports, if it is a usable one (a whole number of 1 … :data:`MAX_CONTEXT_TOKENS`;
+    a bool, a float string, zero, a negative or an absurd figure is taken as not saying)."""
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        return None
     try:
         number = int(value)
-    except (TypeError, ValueError):
+    except ValueError:
         return None
-    return number if number > 0 else None
+    return number if 0 < number <= MAX_CONTEXT_TOKENS else None
 
 
 def _llama_cpp(root: str, model: str, auth: str) -> int | None:
@@ -267,5 +275,5 @@ def _server_count(url: str, auth: str, body: Callable[[str], dict],
             encoding = _cl100k()
             return math.ceil(len(encoding.encode(text, disallowed_special=())) * FOREIGN_MARGIN) if encoding \
                 else estimate_tokens(text)
-        return found
+        return max(found, math.ceil(len(text) / MAX_CHARS_PER_TOKEN))
     return count

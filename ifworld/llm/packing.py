@@ -30,8 +30,10 @@ from ifworld import prompts
 from ifworld.config import Settings
 from ifworld.llm.client import schema_instruction
 from ifworld.llm.context import ContextWindow, TokenCounter, context_window, token_counter
+from ifworld.llm.reply import LLMError
 
-__all__ = ["Joined", "PackReport", "Part", "PartShare", "Section", "Slot", "pack_messages", "section"]
+__all__ = ["ContextTooSmall", "Joined", "PackReport", "Part", "PartShare", "Section", "Slot", "pack_messages",
+           "section"]
 
 MIN_ITEM_CHARS = 24
 """An item cut shorter than this is left out (counted in the section's closing line) rather than kept as a stub."""
@@ -141,6 +143,10 @@ def _text(slot: Slot, factor: float) -> str:
     return slot.render(factor) if isinstance(slot, Joined) else slot.render(factor)[0]
 
 
+class ContextTooSmall(LLMError):
+    """A prompt cannot fit the role's context window even at its minimum (every heading and first item)."""
+
+
 class PartShare(BaseModel):
     """What share of one part reached the prompt."""
 
@@ -215,6 +221,13 @@ def pack_messages(role: str, template: str, settings: Settings, parts: Mapping[s
                                     tokens=counter.count(text)))
     report = PackReport(window=window.tokens, window_source=window.source, counter=counter.name, budget=budget,
                         prompt_tokens=_count(counter, messages) + shown, parts=shares)
+    reply = settings.max_tokens_for(role)
+    if report.prompt_tokens + reply > window.tokens:
+        raise ContextTooSmall(role,
+            f"even shortened to its headings and first items the prompt needs {report.prompt_tokens:,} "
+            f"tokens, and the reply {reply:,} more ({settings.max_tokens_setting(role)}), but the model's context "
+            f"window is {window.tokens:,} tokens ({window.source}). Use a model with a larger window, start the "
+            "server with a larger context (llama.cpp: -c; Ollama: num_ctx), or lower the reply bound.")
     return messages, report
 
 
