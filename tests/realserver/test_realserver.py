@@ -22,7 +22,7 @@ from ifworld.whatif import service
 from ifworld.whatif.graph import MAX_REFINER_ADDITIONS
 from ifworld.whatif.params import RECORD_KEYS, default_params
 from ifworld.whatif.records import WhatIfRecord
-from tests.realserver.server import prompt_evals
+from tests.realserver.server import CONTEXT_TOKENS, prompt_evals
 
 pytestmark = [pytest.mark.realserver, pytest.mark.slow]
 
@@ -31,8 +31,9 @@ PROPOSITION = "What if the Moon disappeared overnight?"
 # One slot on llama-cpp-python's server: requests beyond it queue without a byte, which a read timeout would
 # count as silence. Bounds keep a tiny model's loops short; the resolver's adjudication of two experts needs
 # more room (measured: 704–1,145 tokens, cut at 512 in 2 of 3 runs); the generous timeout covers a loaded CPU.
+# llama-cpp-python's server does not report its window (llama.cpp's own /props does): it is set, as a user would.
 SERVER_SETTINGS = {"max_concurrency": 1, "max_tokens": 512, "role_max_tokens": {"whatif.resolver": 1024},
-                   "timeout_s": 300, "max_retries": 1, "retry_backoff_s": 0.5}
+                   "timeout_s": 300, "max_retries": 1, "retry_backoff_s": 0.5, "context_tokens": CONTEXT_TOKENS}
 FIGURES: dict[str, dict] = {}
 
 
@@ -103,7 +104,18 @@ def test_ifworld_two_experts_one_round(real_server, rs):
     assert panel == {"physics", "economics"} and MAX_REFINER_ADDITIONS == 2
     assert set(rec["rounds"][0]["experts"]) | set(rec["rounds"][0].get("failed") or {}) <= panel
     _calls_are_accounted(rec["calls"])
+    # every agent's prompt was fitted to the real window, counted by the server's own tokenizer, and recorded
+    packed = [c["inputs"] for c in rec["calls"] if c.get("inputs")]
+    assert {c["role"] for c in rec["calls"] if c.get("inputs")} >= {"whatif.expert", "whatif.resolver"}
+    for inputs in packed:
+        assert inputs["window"] == CONTEXT_TOKENS and inputs["window_source"] == "IFWORLD_CONTEXT_TOKENS"
+        # llama-cpp-python's /extras/tokenize routes are disabled in some releases: then cl100k × margin counts
+        assert inputs["counter"] in ("server (llama-cpp-python /extras/tokenize/count)",
+                                     "tiktoken cl100k_base × 1.15"), inputs["counter"]
     _figures("IF-World 2 experts x 1 round", real_server, mark, rec["calls"], time.monotonic() - start)
+    FIGURES["IF-World 2 experts x 1 round"]["counter"] = packed[0]["counter"]
+    FIGURES["IF-World 2 experts x 1 round"]["lowest_share"] = {
+        c["role"]: min(p["share"] for p in c["inputs"]["parts"].values()) for c in rec["calls"] if c.get("inputs")}
 
 
 def test_rws_single_shot_three_items(real_server, rs):
