@@ -6,6 +6,8 @@ saved run can be re-rendered (or re-judged) without calling a model.
 
 from __future__ import annotations
 
+import re
+
 from typing import Any
 
 from ifworld.safe_text import demote_headings
@@ -69,10 +71,14 @@ JUDGED_CONFLICTS_HEADING = "Conflicts and residual disagreements"
 """The judge's view of A.5's last section: how conflicts were resolved and what stays open (no check table)."""
 
 
+KIND_TAG_RE = re.compile(r"^\[(?:hard|soft|granularity)\]\s*")
+"""The resolver's conflict kind at the head of a resolution line: our schema's word, left out of the judged copy."""
+
+
 def _consistency_section(cc: dict[str, Any], judged: bool = False) -> list[str]:
     if judged:  # the paper's content of the section; our check table and repair notes are the pipeline's tell
         return ([f"## {JUDGED_CONFLICTS_HEADING}", "", "**How conflicts were resolved**", ""]
-                + _bullets(cc["resolutions"]) + ["**Residual disagreements**", ""]
+                + _bullets([KIND_TAG_RE.sub("", r) for r in cc["resolutions"]]) + ["**Residual disagreements**", ""]
                 + _bullets(cc["residual_disagreements"]))
     md = ["## Consistency checks", ""]
     if cc["checks"]:

@@ -164,7 +164,9 @@ def test_tree_angles_and_debate_history_are_named_options(run_whatif, fake_serve
 
 # -- 7. a blind judge -------------------------------------------------------------------------------------------
 TELLS = ("Consistency checks", "consistency check", "Rule applied", "Repaired", "Normalised", "Degraded",
-         "failed", "FAILED", "physical law first", "repair turn")
+         "failed", "FAILED", "physical law first", "repair turn", "Conflicts and how they were adjudicated",
+         "Positions (experts)", "Treatment", "| Kind |", "adjudicated", "prioritised", "granularity")
+"""Words only our pipeline writes (its resolver's schema, its checks): never in the text the judge reads."""
 
 
 @pytest.mark.parametrize("method", ["ifworld", "single", "tree", "debate"])
@@ -185,6 +187,23 @@ def test_the_text_the_judge_is_sent_has_no_pipeline_tell(run_whatif, fake_server
     system = [r for r in fake_server.requests if r.role == "whatif.judge"][0].body["messages"][0]["content"]
     assert "format" not in system.split("Rubric")[1].split("The text to evaluate")[0]
     assert "headings" not in system and "layout" not in system
+
+
+def test_every_methods_judge_prompt_has_the_same_sections_around_its_text(run_whatif, fake_server, wsettings):
+    """What the judge is sent differs between methods only inside <analysis>: the same system message, the same
+    proposition block and the same instruction, whatever the method (every registered one)."""
+    from ifworld.whatif.methods import REGISTRY
+
+    around = {}
+    for spec in REGISTRY:
+        rec = run_whatif(method=spec.name, rounds=1, breadth=2, depth=1, debate_rounds=1)
+        fake_server.reset()
+        judge_record(rec, wsettings)
+        (request,) = [r for r in fake_server.requests if r.role == "whatif.judge"]
+        user = request.body["messages"][-1]["content"]
+        around[spec.name] = (request.body["messages"][0]["content"], user.split("<analysis>")[0],
+                             user.split("</analysis>")[1])
+    assert len(set(around.values())) == 1, around.keys()
 
 
 # -- 8. w/o shared frame removes the frame ------------------------------------------------------------------
