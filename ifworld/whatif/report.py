@@ -7,7 +7,6 @@ saved run can be re-rendered (or re-judged) without calling a model.
 from __future__ import annotations
 
 import re
-
 from typing import Any
 
 from ifworld.safe_text import demote_headings
