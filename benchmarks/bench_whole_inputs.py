@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import time
@@ -65,6 +66,19 @@ def wire_shares(fake: FakeOpenAI) -> dict[str, float]:
     return {k: round(v, 3) for k, v in out.items()}
 
 
+def prefix_shares(fake: FakeOpenAI) -> list[float]:
+    """Per round, the share of an expert's prompt (system + user, in characters) that the round's experts share
+    byte for byte from the start: what a server can evaluate once for the whole panel."""
+    experts = _by_role(fake, "whatif.expert")
+    n = len(EXPERTS)
+    out = []
+    for i in range(0, len(experts), n):
+        texts = ["\n".join(str(m.get("content") or "") for m in r.body["messages"]) for r in experts[i:i + n]]
+        common = os.path.commonprefix(texts)
+        out.append(round(len(common) / (sum(map(len, texts)) / len(texts)), 3))
+    return out
+
+
 def recorded_shares(calls: list[dict]) -> dict[str, float]:
     out: dict[str, float] = {}
     for c in calls:
@@ -99,6 +113,7 @@ def main() -> None:
                       "prompt_tokens": usage.get("prompt_tokens"), "completion_tokens": usage.get("completion_tokens"),
                       "prompt_tokens_by_role": by_role, "seconds": round(seconds, 1),
                       "wire_shares": wire_shares(fake) if args.server == "long" else None,
+                      "expert_prefix_share_by_round": prefix_shares(fake),
                       "recorded_lowest_share": recorded_shares(rec["calls"])}, indent=1))
 
 

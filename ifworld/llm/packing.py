@@ -41,6 +41,8 @@ SAFETY_TOKENS = 64
 """Kept free beside the budget: chat-template tokens the server adds around each message."""
 FIRST_ITEM_MIN_CHARS = 160
 """A section's first item is never cut below this (or its whole length): every section stays represented."""
+FACTOR_STEP = 0.025
+"""The shortening factor is a multiple of this (see :func:`_shrink`)."""
 TRIM_NOTE = "[Shortened to fit the model's context window of {window:,} tokens: {shares}.]"
 ELLIPSIS = "…"
 
@@ -258,6 +260,9 @@ def _shrink(parts: Mapping[str, Slot], counter: TokenCounter, budget: int, windo
                 low = mid
             else:
                 high = mid
+    # On a grid, so calls of one round whose templates differ by a few tokens (each expert's domain and
+    # persona come last) shorten their shared parts alike and keep a byte-identical prefix for the server.
+    low = math.floor(low / FACTOR_STEP) * FACTOR_STEP
     return low, texts_at(low)
 
 

@@ -158,5 +158,8 @@ def test_an_8k_window_is_never_exceeded_and_every_part_keeps_its_headings(store,
                             "Calibration ranges (50 % / 80 % / 95 %):\n- ", "Key causal edges:\n- "):
                 assert heading in block, (domain, heading)
         assert rec["report"] is not None
+        # shortened alike: the round-2 experts still send one byte-identical prefix (the server evaluates it once)
+        round2 = [prompt_text(r.body) for r in _requests(fake, "whatif.expert")[3:]]
+        assert "[Shortened to fit" in round2[0] and len({p.split("Round 2.")[0] for p in round2}) == 1
     finally:
         fake.stop()
