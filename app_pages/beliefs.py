@@ -21,6 +21,7 @@ from ifworld.beliefs import (
 from ifworld.toolkit import CONFIRM_CALLS, needs_confirmation, write_csv
 from ui.beliefs_view import (
     config_widgets,
+    llm_option_widgets,
     parameter_form,
     path_caption,
     player,
@@ -125,6 +126,7 @@ if model_ready("LLM agents"):
         shares = [mc[i].number_input(f"Share {i + 1} (%)", min_value=0.0, value=25.0, step=5.0,
                                      key=f"beliefs_llm_share{i}") for i in range(4)]
         kw = config_widgets("beliefs_llm", LLM_FIELDS, LLM_DEFAULTS, columns=6)
+        ours = llm_option_widgets("beliefs_llm")
         llm_seed = st.number_input("Seed", min_value=0, max_value=MAX_SEED, value=0, key="beliefs_llm_seed")
         confirmed = st.checkbox(f"Yes, run more than {CONFIRM_CALLS} model calls if these settings need them",
                                 key="beliefs_llm_confirm", help="agents × rounds calls at most (CONFIRM_CALLS)")
@@ -141,7 +143,7 @@ if model_ready("LLM agents"):
             hetero = mode.startswith("Heterogeneous")
             config = BeliefConfig(**kw)
             params = make_params(config, seed=int(llm_seed), models=[m for m, _ in named] if hetero else [],
-                                 shares=[s for _, s in named] if hetero else None)
+                                 shares=[s for _, s in named] if hetero else None, **ours)
         except ValueError as exc:
             st.error(f"These parameters are impossible: {exc}", icon="🚫")
         else:

@@ -15,6 +15,8 @@ import streamlit as st
 
 from ifworld import beliefs
 from ifworld.beliefs import (
+    LLM_INITIAL_CONFIDENCE,
+    LLM_OPTION_HELP,
     MAX_SEED,
     AgentDone,
     AgentStarted,
@@ -25,6 +27,7 @@ from ifworld.beliefs import (
     SimulationRecord,
     SweepRecord,
     bounds_text,
+    departures,
     field_info,
     load_belief_record,
     load_llm_record,
@@ -83,6 +86,22 @@ def config_widgets(prefix: str, names: tuple[str, ...], defaults: dict[str, Any]
         if explain:
             cols[i % columns].caption(field_info(name)["help"])
     return out
+
+
+def llm_option_widgets(prefix: str) -> dict[str, Any]:
+    """Our departures from the paper's LLM agents (Appendix A's prompt, §3.2's start), each at the paper's
+    setting by default; returns ``make_params`` keyword arguments."""
+    with st.expander("Departures from the paper's agents (ours; the defaults are the paper's)"):
+        c = st.columns(3)
+        return {
+            "initial_confidence": c[0].number_input(
+                "Initial confidence", min_value=0.01, max_value=1.0, value=LLM_INITIAL_CONFIDENCE, step=0.05,
+                key=f"{prefix}_initial_confidence", help=LLM_OPTION_HELP["initial_confidence"]),
+            "pair_negations": c[1].checkbox("Start a statement held with its opposite at 0.5", value=False,
+                                            key=f"{prefix}_pair_negations", help=LLM_OPTION_HELP["pair_negations"]),
+            "negation_hint": c[2].checkbox("Tell agents opposites cannot both be true", value=False,
+                                           key=f"{prefix}_negation_hint", help=LLM_OPTION_HELP["negation_hint"]),
+        }
 
 
 def parameter_form(prefix: str) -> tuple[bool, dict[str, Any], int, int]:
@@ -307,6 +326,9 @@ def render_llm_record(record: dict[str, Any] | LLMBeliefRecord, prefix: str) -> 
     summary_metrics(f.precision, f.recall, f.f1, f.rounds_used, rec.config.rounds, f.converged)
     st.caption(" · ".join(f"{k.replace('_', ' ')}: {v}" for k, v in rec.counts.items()) +
                f" · condition `{rec.condition}`")
+    ours = departures(rec.negation_hint, rec.initial_confidence, rec.pair_negations)
+    if ours:
+        st.caption("Departures from the paper's agents (ours): " + "; ".join(ours) + ".")
     with st.expander("Per-agent model and accepted facts"):
         st.dataframe(pd.DataFrame({"agent": range(len(rec.agent_models)), "model": rec.agent_models,
                                    "liar": (rec.liars or [False] * len(rec.agent_models))}),

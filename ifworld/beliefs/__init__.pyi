@@ -16,7 +16,9 @@ from .animation import (
 from .config import (
     LLM_DEFAULTS as LLM_DEFAULTS,
     LLM_FIELDS as LLM_FIELDS,
+    LLM_INITIAL_CONFIDENCE as LLM_INITIAL_CONFIDENCE,
     LLM_NO_RULE as LLM_NO_RULE,
+    LLM_OPTION_HELP as LLM_OPTION_HELP,
     MAX_SEED as MAX_SEED,
     STRATEGIES as STRATEGIES,
     BeliefConfig as BeliefConfig,
@@ -41,7 +43,7 @@ from .figures import (
     figure_image as figure_image,
 )
 from .graph import recording_of as recording_of
-from .llm_agents import make_params as make_params
+from .llm_agents import departures as departures, make_params as make_params
 from .paper import (
     per_configuration as per_configuration,
     printed_tables as printed_tables,

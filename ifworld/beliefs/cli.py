@@ -27,7 +27,9 @@ from ifworld import safe_json
 from ifworld.beliefs.config import (
     LLM_DEFAULTS,
     LLM_FIELDS,
+    LLM_INITIAL_CONFIDENCE,
     LLM_NO_RULE,
+    LLM_OPTION_HELP,
     MAX_RUNS,
     BeliefConfig,
     bounds_text,
@@ -327,9 +329,10 @@ def llm_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     yes: bool = typer.Option(False, "--yes", help=f"Run without asking when agents x rounds model calls "
                              f"exceed {CONFIRM_CALLS} (CONFIRM_CALLS)."),
-    negation_hint: bool = typer.Option(False, "--negation-hint", help="Our option: also tell the agents that a "
-                                       "statement and its opposite cannot both be true (the paper's prompt, "
-                                       "Appendix A, does not)."),
+    negation_hint: bool = typer.Option(False, "--negation-hint", help=LLM_OPTION_HELP["negation_hint"]),
+    initial_confidence: float = typer.Option(LLM_INITIAL_CONFIDENCE, "--initial-confidence",
+                                             help=LLM_OPTION_HELP["initial_confidence"]),
+    pair_negations: bool = typer.Option(False, "--pair-negations", help=LLM_OPTION_HELP["pair_negations"]),
 ) -> None:
     """Run the LLM population; its help text is the command's ``help`` above."""
     from ifworld.beliefs.llm_agents import make_params
@@ -352,7 +355,8 @@ def llm_cmd(
     try:
         share_values = [float(s) for s in _split(shares)]
         params = make_params(config, seed=seed, models=_split(models), shares=share_values or None,
-                             negation_hint=negation_hint)
+                             negation_hint=negation_hint, initial_confidence=initial_confidence,
+                             pair_negations=pair_negations)
     except ValueError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(BAD_USAGE) from None

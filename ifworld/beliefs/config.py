@@ -50,6 +50,22 @@ LLM_FIELDS = ("agents", "facts", "true_facts", "false_facts", "bandwidth", "roun
 LLM_NO_RULE = ("Update rules (and their parameters) do not apply to LLM agents: "
                "the model itself updates its beliefs.")
 LLM_DEFAULTS = {"agents": 6, "facts": 8, "true_facts": 3, "false_facts": 2, "rounds": 5, "strategy": "strategic"}
+LLM_INITIAL_CONFIDENCE = 1.0
+"""Every held fact's confidence at the start, the paper's: §3.2 (the framework, for every agent class) says "The
+initial belief score for any fact f ∈ K_i(0) is set to B_i(f,0) = 1"; §4.2's "initializes every fact with confidence
+0.5" is said of the heuristic baseline only, and Appendix A's 0.8 and 0.6 are an example reply, not a start. The
+``initial_confidence`` option (ours) sets another value."""
+LLM_PAIRED_CONFIDENCE = 0.5
+"""The ``pair_negations`` option (ours, off by default): a fact held together with its negation starts at 0.5, both.
+Shown side by side in the prompt, the two 0.5s tell the model that the two are exclusive; Appendix A does not."""
+LLM_OPTION_HELP = {  # our departures from Appendix A for LLM agents, each off by default (CLI and page help)
+    "negation_hint": "Ours: also tell the agents that a statement and its opposite cannot both be true (the paper's "
+                     "prompt, Appendix A, does not).",
+    "initial_confidence": "Confidence every held statement starts at; 1 is the paper's (§3.2: B_i(f,0) = 1), "
+                          "another value is ours.",
+    "pair_negations": "Ours: start a statement held together with its opposite at 0.5, both (which tells the "
+                      "agents the two are exclusive; Appendix A does not).",
+}
 
 # Discounted-evidence rule: evidence in 1/16 units; discount = 1 - 2^-shift keeps it integer.
 EVIDENCE_UNIT = 16

@@ -79,7 +79,7 @@ def initial(params: dict[str, Any]) -> dict[str, Any]:
     """Round-1 state: the seeded initial population and its scores as snapshot 0."""
     config = BeliefConfig.from_dict(params["config"])
     domain = build_domain(config)
-    pop = la.initial_population(config, domain, int(params["seed"]))
+    pop = la.initial_population(config, domain, int(params["seed"]), **la.start_options(params))
     n = config.agents
     matrix = la.belief_matrix(pop["beliefs"], 2 * config.facts)
     sc = la.collective_scores(matrix, config, domain)
@@ -208,7 +208,7 @@ def finalize(state: dict[str, Any], params: dict[str, Any], calls: list[dict]) -
            "missed_facts": LABEL_SEPARATOR.join(missed_labels(accepted, domain)),
            "false_accepted": LABEL_SEPARATOR.join(false_labels(accepted, domain))}
     return {"config": config.to_dict(), "seed": int(params["seed"]), "models": params.get("models") or [],
-            "negation_hint": bool(params.get("negation_hint")),
+            "negation_hint": bool(params.get("negation_hint")), **la.start_options(params),
             "shares": params.get("shares") or [], "agent_models": models, "condition": row["condition"],
             "rounds": state.get("metrics") or [], "final": final,
             "accepted": [domain.labels[f] for f in sc["accepted"]], "accepted_ids": sc["accepted"],

@@ -2,7 +2,8 @@
 
 An LLM agent is one model call per round (role ``beliefs.agent``). It sees its current beliefs, the
 facts it was told this round and its last :data:`HISTORY_LEN` interactions, all as readable sentences
-with ids (``[f12] Ana is the parent of Ben``), and answers with :class:`AgentReply` — the structure of the
+with ids (``[f12] Ana is the parent of Ben``; at the start every held statement at confidence 1, §3.2, even one
+held together with its negation), and answers with :class:`AgentReply` — the structure of the
 paper's Appendix A prompt (inputs; revise, choose what to pass on, vote CONTINUE / STOP; a JSON reply) in
 our own words. The sharing strategy sets what it is asked to pass on (:data:`SHARING`): ``strategic``
 lets the model choose (Appendix A); ``highest_confidence`` passes on its most confident statements
@@ -26,7 +27,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from ifworld import prompts
-from ifworld.beliefs.config import BeliefConfig
+from ifworld.beliefs.config import LLM_INITIAL_CONFIDENCE, LLM_PAIRED_CONFIDENCE, BeliefConfig
 from ifworld.beliefs.domain import Domain
 from ifworld.beliefs.metrics import accept, scores
 from ifworld.beliefs.topology import build_edges, match_columns
@@ -35,7 +36,6 @@ from ifworld.errors import BeliefConfigError
 ROLE = "beliefs.agent"
 RULE_LABEL = "llm"  # Recording.rule for LLM populations (animation shows normalised confidence)
 HISTORY_LEN = 5
-INITIAL_CONFIDENCE = 0.8
 MAX_LLM_AGENTS = 200
 MAX_LLM_ROUNDS = 50
 DEFAULT_MODEL_SLOTS = 4
@@ -72,12 +72,16 @@ class AgentReply(BaseModel):
 # Parameters and model assignment
 # ---------------------------------------------------------------------------------------------------
 def make_params(config: BeliefConfig, seed: int = 0, models: list[str] | None = None,
-                shares: list[float] | None = None, negation_hint: bool = False) -> dict[str, Any]:
+                shares: list[float] | None = None, negation_hint: bool = False,
+                initial_confidence: float = LLM_INITIAL_CONFIDENCE, pair_negations: bool = False) -> dict[str, Any]:
     """Validated, JSON-able run parameters (what the run store keeps and the graph is built from).
 
     ``models`` empty = homogeneous with the configured model; several models = heterogeneous with
-    ``shares`` (default equal). ``negation_hint`` (our option, off by default) adds :data:`NEGATION_HINT` to
-    the agents' rules; Appendix A has no such rule. Raises ``ValueError`` naming the bad parameter.
+    ``shares`` (default equal). Our options, each off by default (the paper's setup): ``negation_hint`` adds
+    :data:`NEGATION_HINT` to the agents' rules (Appendix A has no such rule); ``initial_confidence`` other than
+    :data:`~ifworld.beliefs.config.LLM_INITIAL_CONFIDENCE` (§3.2's 1) starts every held fact there;
+    ``pair_negations`` starts a fact held together with its negation at 0.5. Raises ``ValueError`` naming the bad
+    parameter.
     """
     if config.agents > MAX_LLM_AGENTS:
         raise BeliefConfigError(f"agents must be <= {MAX_LLM_AGENTS} for LLM agents (one call each per round)")
@@ -85,10 +89,34 @@ def make_params(config: BeliefConfig, seed: int = 0, models: list[str] | None = 
         raise BeliefConfigError(f"rounds must be <= {MAX_LLM_ROUNDS} for LLM agents")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise BeliefConfigError(f"seed must be a non-negative integer, got {seed!r}")
+    if (isinstance(initial_confidence, bool) or not isinstance(initial_confidence, int | float)
+            or not 0 < initial_confidence <= 1):
+        raise BeliefConfigError(f"initial_confidence must be a number in (0, 1], got {initial_confidence!r} "
+                                "(0 would mean the fact is not held, §3.2)")
     models = [m.strip() for m in models or [] if m and m.strip()]
     shares = normalise_shares(models, shares)
     return {"config": config.to_dict(), "seed": seed, "models": models, "shares": shares,
-            "agent_models": assign_models(config.agents, models, shares, seed), "negation_hint": bool(negation_hint)}
+            "agent_models": assign_models(config.agents, models, shares, seed), "negation_hint": bool(negation_hint),
+            "initial_confidence": float(initial_confidence), "pair_negations": bool(pair_negations)}
+
+
+def start_options(params: Mapping[str, Any]) -> dict[str, Any]:
+    """The initial-confidence options of stored run parameters (the paper's values when absent)."""
+    return {"initial_confidence": float(params.get("initial_confidence", LLM_INITIAL_CONFIDENCE)),
+            "pair_negations": bool(params.get("pair_negations", False))}
+
+
+def departures(negation_hint: bool = False, initial_confidence: float | None = None,
+                pair_negations: bool = False) -> list[str]:
+    """Our options in use, in words (empty = Appendix A's prompt and §3.2's start); ``initial_confidence``
+    None = not recorded (runs made before the option)."""
+    out = ["agents are told a statement and its opposite cannot both be true"] if negation_hint else []
+    if initial_confidence is not None and initial_confidence != LLM_INITIAL_CONFIDENCE:
+        out.append(f"held statements start at confidence {initial_confidence:.2f} (the paper: "
+                   f"{LLM_INITIAL_CONFIDENCE:g}, §3.2)")
+    if pair_negations:
+        out.append(f"a statement held with its opposite starts at {LLM_PAIRED_CONFIDENCE:.2f}, both")
+    return out
 
 
 def normalise_shares(models: list[str], shares: list[float] | None) -> list[float]:
@@ -131,8 +159,14 @@ def condition_name(models: list[str]) -> str:
 # ---------------------------------------------------------------------------------------------------
 # Initial population
 # ---------------------------------------------------------------------------------------------------
-def initial_population(config: BeliefConfig, domain: Domain, seed: int) -> dict[str, Any]:
-    """Beliefs, known facts and liars at the start (each agent draws M_T true and M_F false facts)."""
+def initial_population(config: BeliefConfig, domain: Domain, seed: int,
+                       initial_confidence: float = LLM_INITIAL_CONFIDENCE,
+                       pair_negations: bool = False) -> dict[str, Any]:
+    """Beliefs, known facts and liars at the start (each agent draws M_T true and M_F false facts).
+
+    Every held fact starts at ``initial_confidence`` (§3.2: B_i(f, 0) = 1), whether or not the agent also holds
+    its negation — unless ``pair_negations`` (ours) starts both members of such a pair at
+    :data:`~ifworld.beliefs.config.LLM_PAIRED_CONFIDENCE`."""
     rng = np.random.default_rng(np.random.SeedSequence([seed, 1]))
     beliefs, known = [], []
     for _ in range(config.agents):
@@ -142,7 +176,8 @@ def initial_population(config: BeliefConfig, domain: Domain, seed: int) -> dict[
             if m:
                 picks = rng.integers(0, len(pool), m) if config.with_replacement else rng.permutation(len(pool))[:m]
                 held |= {int(pool[i]) for i in picks}
-        conf = {str(f): (0.5 if f ^ 1 in held else INITIAL_CONFIDENCE) for f in sorted(held)}
+        conf = {str(f): (LLM_PAIRED_CONFIDENCE if pair_negations and f ^ 1 in held else float(initial_confidence))
+                for f in sorted(held)}
         beliefs.append(conf)
         known.append(sorted(held))
     n_liars = int(round(config.liars * config.agents))

@@ -77,6 +77,9 @@ class LLMBeliefRecord(LenientModel):
     liars: list[bool] = Field(default_factory=list)
     rows: list[dict[str, Any]] = Field(default_factory=list)
     calls: int = 0
+    negation_hint: bool = False  # our options (see ifworld.beliefs.llm_agents.make_params)
+    initial_confidence: float | None = None  # None: a run made before these options (it started at 0.8, paired)
+    pair_negations: bool = False
 
 
 class SimulationSummary(LenientModel):

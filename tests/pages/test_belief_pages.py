@@ -71,6 +71,39 @@ def test_belief_page_llm_run_with_fake_server(llm_env):
     assert len(charts(at)) == 3
 
 
+def test_belief_page_llm_start_options(llm_env):
+    """The form starts agents as the paper does (§3.2: confidence 1, no 0.5 pairing); our options are named
+    widgets, reach the prompts sent, and the run's view says they were on."""
+    from ifworld.beliefs.config import LLM_INITIAL_CONFIDENCE
+
+    def sent_users() -> list[str]:
+        return [{m["role"]: m["content"] for m in r.body["messages"]}["user"] for r in llm_env.requests
+                if r.path.endswith("/chat/completions")]
+
+    at = open_page(BELIEFS)
+    assert at.number_input(key="beliefs_llm_initial_confidence").value == LLM_INITIAL_CONFIDENCE == 1.0
+    assert at.checkbox(key="beliefs_llm_pair_negations").value is False
+    assert at.checkbox(key="beliefs_llm_negation_hint").value is False
+    for key, value in (("agents", 4), ("facts", 6), ("true_facts", 2), ("false_facts", 1), ("rounds", 1)):
+        at.number_input(key=f"beliefs_llm_{key}").set_value(value)
+    at = submit(at, "🤖 Run LLM agents")
+    assert not at.exception, at.exception
+    record = at.session_state["beliefs_llm_record"]
+    assert record["initial_confidence"] == 1.0 and not record["pair_negations"]
+    assert all("— confidence 1.00" in u and "0.50" not in u for u in sent_users())
+    assert not [c for c in at.caption if "Departures from the paper's agents (ours)" in c.value]
+    llm_env.reset()
+    at.number_input(key="beliefs_llm_initial_confidence").set_value(0.8)
+    at.checkbox(key="beliefs_llm_pair_negations").check()
+    at = submit(at, "🤖 Run LLM agents")
+    assert not at.exception, at.exception
+    record = at.session_state["beliefs_llm_record"]
+    assert record["initial_confidence"] == 0.8 and record["pair_negations"]
+    assert all("— confidence 0.80" in u and "1.00" not in u for u in sent_users())
+    note = " ".join(c.value for c in at.caption if "Departures from the paper's agents (ours)" in c.value)
+    assert "start at confidence 0.80" in note and "starts at 0.50, both" in note
+
+
 def test_belief_page_llm_population_follows_the_topology(llm_env):
     from ifworld.beliefs.config import LLM_NO_RULE
 
