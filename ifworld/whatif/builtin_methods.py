@@ -25,7 +25,7 @@ REGISTRY.register(MethodSpec(
          "a conflict resolver and a pro/con debate build the shared frame of the next round, a report generator "
          "writes a decision-centric report.",
     switches=SWITCHES, options=("extend_panel", "expert_memory"), size_params=("experts", "rounds"),
-    tokens_per_call=3_260, calls_per_round="1 + experts × rounds + 4 between rounds + 4 at the end",
+    tokens_per_call=3_320, calls_per_round="1 + experts × rounds + 4 between rounds + 4 at the end",
     build=f"{GRAPH}:build", initial=f"{GRAPH}:initial", finalize=f"{GRAPH}:finalize",
     estimate="ifworld.whatif.params:ifworld_calls", describe=f"{EST}:ifworld_text", step_namer=f"{STEPS}:label_ifworld",
     node_calls={"refine": 1, "expert": 1, "resolve": 1, "final_resolve": 1, "debate_pro": 1, "debate_con": 1,
