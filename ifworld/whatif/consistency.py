@@ -10,6 +10,8 @@ written as fractions, a branch named instead of referenced by id, a reversed int
 - ``branch_references``: branch ids are unique, and every timeline event and decision rule points to an
   existing branch;
 - ``indicators_in_scenario``: every decision-table indicator is one of the branches' indicators;
+- ``variant_probabilities``: the panel gives a probability to every variant the scenario fixed at the review,
+  by its id (V1, V2, …; the ids the room predicted on), once each, and to no id the run does not have;
 - ``numbers_finite``: no number in the report is NaN or ±Infinity (a model's ``1e400`` reads as infinity;
   the JSON export writes such numbers as null and lists their paths).
 
@@ -20,7 +22,7 @@ what is still wrong afterwards is listed in the report's "Consistency checks" se
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,12 +35,15 @@ CHECKS: dict[str, str] = {
     "intervals_nest": "Calibration intervals are non-degenerate and nest 50 ⊂ 80 ⊂ 95 %",
     "branch_references": "Every referenced branch exists (timeline, decision table)",
     "indicators_in_scenario": "Every decision-table indicator appears in the scenario branches",
+    "variant_probabilities": "Every scenario variant has the panel's probability, by its id",
     "numbers_finite": "Every number is finite (no NaN or Infinity)",
 }
 # Which report part a violation is repaired in, and the fields that part owns.
 CHECK_PART = {"probabilities_sum": "scenarios", "branch_references": "scenarios",
-              "indicators_in_scenario": "scenarios", "intervals_nest": "analysis"}
-PART_FIELDS = {"scenarios": ("scenarios", "timeline", "decision_table"), "analysis": ("calibration_ranges",)}
+              "indicators_in_scenario": "scenarios", "intervals_nest": "analysis",
+              "variant_probabilities": "scenarios"}
+PART_FIELDS = {"scenarios": ("scenarios", "timeline", "decision_table", "variant_probabilities"),
+               "analysis": ("calibration_ranges",)}
 FIELD_PART = {field: part for part, fields in PART_FIELDS.items() for field in fields}
 LEVELS = ("ci50", "ci80", "ci95")
 _WORD_RE = re.compile(r"[^a-z0-9]+")
@@ -186,16 +191,30 @@ def _check_indicators(report: dict) -> list[Violation]:
     return out
 
 
+def _check_variants(report: dict, variant_ids: Sequence[str]) -> list[Violation]:
+    given = [str(v.get("variant_id") or "").strip().upper() for v in report.get("variant_probabilities") or []]
+    known = [i.upper() for i in variant_ids]
+    out = [Violation("variant_probabilities", f"variant {i} has no probability (give one in variant_probabilities)")
+           for i in known if i not in given]
+    out += [Violation("variant_probabilities", f"variant {i} is given more than one probability")
+            for i in sorted({i for i in given if i in known and given.count(i) > 1})]
+    out += [Violation("variant_probabilities", f"'{i}' is not a variant id of this scenario (ids: "
+                                               f"{', '.join(known) or 'none'})")
+            for i in dict.fromkeys(given) if i not in known]
+    return out
+
+
 def _check_finite(report: dict) -> list[Violation]:
     fields = [k for k in report if k != "consistency_checks"]
     return [Violation("numbers_finite", f"{path[2:]} is not a finite number (NaN or Infinity)", field)
             for field in fields for path in non_finite_paths({field: report[field]})]
 
 
-def check(report: dict[str, Any]) -> list[Violation]:
-    """Every violation of :data:`CHECKS` in ``report`` (a Report dict), in check order."""
+def check(report: dict[str, Any], variant_ids: Sequence[str] = ()) -> list[Violation]:
+    """Every violation of :data:`CHECKS` in ``report`` (a Report dict), in check order; ``variant_ids`` are the
+    ids of the variants the run's scenario fixed (the ids the room predicted on)."""
     return [*_check_probabilities(report), *_check_intervals(report), *_check_references(report),
-            *_check_indicators(report), *_check_finite(report)]
+            *_check_indicators(report), *_check_variants(report, variant_ids), *_check_finite(report)]
 
 
 # -- orchestration ------------------------------------------------------------------------------------
@@ -206,11 +225,12 @@ def _by_part(violations: list[Violation]) -> dict[str, list[Violation]]:
     return parts
 
 
-def reconcile(report: dict[str, Any], repair: Repair | None = None) -> dict[str, Any]:
+def reconcile(report: dict[str, Any], repair: Repair | None = None,
+              variant_ids: Sequence[str] = ()) -> dict[str, Any]:
     """Normalise, check, give each faulty part one repair turn, and record the outcome in
     ``report["consistency_checks"]`` (checks passed/failed, normalised, repaired, violations)."""
     notes = normalise(report)
-    before = check(report)
+    before = check(report, variant_ids)
     repaired: list[str] = []
     if before and repair is not None:
         for part, items in _by_part(before).items():
@@ -224,12 +244,12 @@ def reconcile(report: dict[str, Any], repair: Repair | None = None) -> dict[str,
                 continue
             candidate = {**report, **{f: fixed.get(f, current[f]) for f in PART_FIELDS[part]}}
             cand_notes = normalise(candidate)
-            still = [v for v in check(candidate) if v.part == part]
+            still = [v for v in check(candidate, variant_ids) if v.part == part]
             if len(still) < len(items):  # keep the repair only if it helped
                 report.update({f: candidate[f] for f in PART_FIELDS[part]})
                 notes += cand_notes
                 repaired += [v.message for v in items if v not in still]
-    after = check(report)
+    after = check(report, variant_ids)
     failed = {v.check for v in after}
     cc = report.setdefault("consistency_checks", {})
     cc["checks"] = [{"name": name, "passed": name not in failed,

@@ -31,6 +31,7 @@ from ifworld.whatif.frame import build_frame, frame_diff
 from ifworld.whatif.params import make_record
 from ifworld.whatif.report import FALLBACK_NOTES, assemble_report, fallback_part, finish_report
 from ifworld.whatif.room import as_room, room_block, room_line
+from ifworld.whatif.schemas import numbered_variants
 
 MAX_REFINER_ADDITIONS = 2
 REPORT_NODES = ("report_core", "report_analysis", "report_scenarios")
@@ -322,7 +323,9 @@ class _Nodes:
             return agents.repair_part(part, state["proposition"], current, violations, self.s, r, self.lang)
 
         report = finish_report(merged, list(state.get("degraded", [])), edges, repair=repair,
-                               proposition=state["proposition"])
+                               proposition=state["proposition"],
+                               variant_ids=[v.id for v in numbered_variants((state.get("scenario") or {})
+                                                                            .get("variants"))])
         emit("report_done", node="assemble", round=r)
         return {"frames": [entry], "report": report}
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from ifworld.llm import Part, Section, section
 from ifworld.whatif.numbers import pct
+from ifworld.whatif.schemas import numbered_variants
 
 
 def _ci(values: list[Any]) -> str:
@@ -31,6 +32,7 @@ def scenario_part(scenario: Mapping[str, Any] | None) -> Part:
         return Part("scenario", (Section("(no refined scenario: reason directly from the proposition)"),),
                     label="scenario")
     ts = scenario.get("timescales") or {}
+    variants = numbered_variants(scenario.get("variants"))  # with ids, old records' by position
     return Part("scenario", (
         section("Restated", [scenario.get("restated")], bullets=False),
         section("Premises", scenario.get("premises")),
@@ -38,7 +40,7 @@ def scenario_part(scenario: Mapping[str, Any] | None) -> Part:
         section("Timescales", [f"{k}: {ts.get(k)}" for k in ("short", "medium", "long") if ts.get(k)]),
         section("Key uncertainties", scenario.get("key_uncertainties")),
         section("Expert plan", scenario.get("expert_plan")),
-        section("Variants", [f"{v.get('name')}: {v.get('description', '')}" for v in scenario.get("variants", [])]),
+        section("Variants", [f"{v.id} {v.name}: {v.description}" for v in variants]),
         section("Indicators", [f"{i.get('name')} [{i.get('unit', '')}] {i.get('threshold', '')}".strip()
                                for i in scenario.get("indicators", [])]),
     ), joiner="\n", label="scenario")

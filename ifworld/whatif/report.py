@@ -7,6 +7,7 @@ saved run can be re-rendered (or re-judged) without calling a model.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from ifworld.safe_text import demote_headings
@@ -235,15 +236,17 @@ def assemble_report(parts: dict[str, dict], synthesis: dict | None) -> dict[str,
 
 
 def finish_report(report: dict[str, Any], degraded: list[str], expert_edges: list[dict] | None = None, *,
-                  repair: Repair | None = None, proposition: str = "") -> dict[str, Any]:
+                  repair: Repair | None = None, proposition: str = "",
+                  variant_ids: Sequence[str] = ()) -> dict[str, Any]:
     """Validate, fill an empty causal map/matrix from available edges, run the consistency check (with
-    ``repair`` as its one repair turn), record degradation, render Markdown."""
+    ``repair`` as its one repair turn; ``variant_ids`` are the scenario's variants, each of which must get the
+    panel's probability), record degradation, render Markdown."""
     r = Report.model_validate(report).model_dump(mode="json")
     if not r["causal_matrix"] and expert_edges:
         r["causal_matrix"] = sorted(expert_edges, key=lambda e: -e["strength"])[:MATRIX_MAX_EDGES]
     if not r["causal_map"]["edges"] and r["causal_matrix"]:
         r["causal_map"] = causal_map_from_edges(r["causal_matrix"])
-    r = Report.model_validate(reconcile(r, repair)).model_dump(mode="json")
+    r = Report.model_validate(reconcile(r, repair, variant_ids)).model_dump(mode="json")
     r["degraded"] = list(dict.fromkeys([*r["degraded"], *degraded]))
     r["markdown"] = render_report_markdown(r, proposition)
     return r

@@ -166,6 +166,7 @@ def apply_review(scenario: dict | None, panel: list[str], answer: Any) -> tuple[
     for field in EDITABLE:
         if field in edits_in:
             scen[field] = _field_value(field, edits_in[field])
+    _keep_variant_ids(before["variants"], scen["variants"])
     after = Scenario.model_validate(scen).model_dump(mode="json")
     edits = [{"field": f, "label": FIELD_LABELS[f], "before": field_lines(f, before[f]),
               "after": field_lines(f, after[f])} for f in EDITABLE if before[f] != after[f]]
@@ -181,6 +182,13 @@ def apply_review(scenario: dict | None, panel: list[str], answer: Any) -> tuple[
             edits.append({"field": "panel", "label": FIELD_LABELS["panel"], "before": list(panel),
                           "after": new_panel})
     return after, new_panel, edits
+
+
+def _keep_variant_ids(before: list[dict], after: list[dict]) -> None:
+    """An edited variant list keeps the ids of the variants it still names (the form edits names, not ids)."""
+    ids = {" ".join(str(v.get("name", "")).casefold().split()): v.get("id", "") for v in before}
+    for v in after:
+        v["id"] = v.get("id") or ids.get(" ".join(str(v.get("name", "")).casefold().split()), "")
 
 
 def edit_notes(edits: list[dict]) -> list[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 from typing import Annotated, Any, ClassVar, Literal, get_args
 
-from pydantic import AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from ifworld.whatif.rubric import JUDGE_MAXIMA, RUBRIC_TOTAL
 
@@ -98,9 +98,42 @@ class Probability(_Base):
 
 
 # -- refiner ------------------------------------------------------------------------------------------
+VARIANT_ID_PREFIX = "V"
+
+
 class Variant(_Base):
+    id: str = Field("", description="leave empty: the app numbers the variants V1, V2, … once")
     name: str
     description: str
+
+
+def variant_ids(variants: list[Variant]) -> None:
+    """Give every variant a stable id, in place: an id already held (``V`` + a number, unique) is kept, the
+    others get the next free number in order — so a record written before ids existed reads as V1, V2, … by
+    position, and a variant added at the review never renumbers the ones people already predicted on."""
+    held: set[str] = set()
+    for v in variants:
+        vid = v.id.strip().upper()
+        ok = vid[:1] == VARIANT_ID_PREFIX and vid[1:].isdigit() and vid not in held
+        v.id = vid if ok else ""
+        held.add(v.id)
+    n = 0
+    for v in variants:
+        if not v.id:
+            n = next(k for k in range(n + 1, n + len(variants) + 2) if f"{VARIANT_ID_PREFIX}{k}" not in held)
+            v.id = f"{VARIANT_ID_PREFIX}{n}"
+            held.add(v.id)
+
+
+def numbered_variants(raw: Any) -> list[Variant]:
+    """A scenario's variants (dicts or models; any without a name left out), each with its id."""
+    out = []
+    for v in raw or []:
+        d = v.model_dump() if isinstance(v, BaseModel) else v
+        if isinstance(d, dict) and str(d.get("name") or "").strip():
+            out.append(Variant.model_validate({"description": "", **d}))
+    variant_ids(out)
+    return out
 
 
 class IndicatorSpec(_Base):
@@ -125,6 +158,11 @@ class Scenario(_Base):
     expert_plan: list[str] = Field(default_factory=list, description="domains to involve")
     variants: list[Variant] = Field(default_factory=list, description="2-3 scenario variants")
     indicators: list[IndicatorSpec] = Field(default_factory=list, description="3-5 measurable indicators")
+
+    @model_validator(mode="after")
+    def _number_variants(self) -> Scenario:
+        variant_ids(self.variants)
+        return self
 
 
 # -- expert -------------------------------------------------------------------------------------------
@@ -425,8 +463,17 @@ class ReportAnalysis(_Base):
         default_factory=list, description="each with nested non-degenerate intervals: ci50 inside ci80 inside ci95")
 
 
+class VariantProbability(_Base):
+    """The panel's probability for one variant of the scenario, by the id the room predicted on."""
+    variant_id: str = Field(description="a variant id from the scenario definition, such as V1")
+    probability_pct: Percent = Field(50.0, description="probability (%) of this variant")
+
+
 class ReportScenarios(_Base):
     scenarios: list[ScenarioAnalysis] = Field(default_factory=list, description="branches; probabilities sum to 100")
+    variant_probabilities: list[VariantProbability] = Field(
+        default_factory=list, description="one entry per variant id of the scenario definition (V1, V2, …), "
+                                          "each with the panel's probability that it comes about")
     timeline: list[TimelineEvent] = Field(default_factory=list)
     decision_table: list[DecisionRule] = Field(
         default_factory=list, description="each indicator also listed in its branch's indicators")

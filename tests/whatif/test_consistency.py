@@ -103,13 +103,13 @@ def test_one_targeted_repair_turn_then_the_rest_is_listed():
 
     report = consistency.reconcile(inconsistent_parts(), repair)
     assert [c[0] for c in calls] == ["scenarios", "analysis"]  # each part at fault asked once
-    assert set(calls[0][1]) == {"scenarios", "timeline", "decision_table"}
+    assert set(calls[0][1]) == {"scenarios", "timeline", "decision_table", "variant_probabilities"}
     assert set(calls[1][1]) == {"calibration_ranges"} and len(calls[1][2]) == 3
     cc = report["consistency_checks"]
     assert len(cc["repaired"]) == 3 and all("interval" in v for v in cc["violations"]) and len(cc["violations"]) == 3
     assert {c["name"]: c["passed"] for c in cc["checks"]} == {
         "probabilities_sum": True, "intervals_nest": False, "branch_references": True,
-        "indicators_in_scenario": True, "numbers_finite": True}
+        "indicators_in_scenario": True, "variant_probabilities": True, "numbers_finite": True}
     md = render_report_markdown(report)
     section = md[md.index("## Consistency checks"):]
     assert "| Calibration intervals are non-degenerate and nest 50 ⊂ 80 ⊂ 95 % | FAILED |" in section

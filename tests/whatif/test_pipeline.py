@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ifworld import llm, runs
-from ifworld.whatif import METHOD_REGISTRY, RECORD_KEYS, estimate_calls, service
+from ifworld.whatif import METHOD_REGISTRY, RECORD_KEYS, consistency, estimate_calls, service
 from ifworld.whatif.params import default_params
 from tests.whatif.conftest import PROP, SMALL
 
@@ -34,7 +34,8 @@ def test_full_run_record_and_events(run_whatif, fake_server):
     assert [(b["id"], b["probability_pct"]) for b in report["scenarios"]] == \
         [(b["id"], b["probability_pct"]) for b in final]
     cc = report["consistency_checks"]
-    assert [c["passed"] for c in cc["checks"]] == [True] * 5 and cc["violations"] == cc["repaired"] == []
+    assert [c["passed"] for c in cc["checks"]] == [True] * len(consistency.CHECKS)
+    assert cc["violations"] == cc["repaired"] == []
     assert report["causal_map"]["nodes"] and report["causal_map"]["edges"]
     assert len(rec["calls"]) == estimate_calls(rec["params"]) == fake_server.count()
     call = rec["calls"][0]

@@ -312,8 +312,28 @@ def report_scenarios(body: dict[str, Any]) -> dict[str, Any]:
                         {"horizon": "medium", "event": "substitution scales", "branch_id": rows[-1][0]},
                         {"horizon": "long", "event": "supply chains fail", "branch_id": rows[0][0]}],
            "decision_table": [{"indicator": qty, "threshold": f"> {hi:g} {unit}", "branch_id": rows[0][0],
-                               "action": "activate contingency plans", "actor": "crisis cell", "lead_time": "2 weeks"}]}
+                               "action": "activate contingency plans", "actor": "crisis cell", "lead_time": "2 weeks"}],
+           "variant_probabilities": variant_probabilities(variant_ids(body))}
     return out
+
+
+_VARIANT_LINE = re.compile(r"^- (V\d+) ", re.M)
+
+
+def variant_ids(body: dict[str, Any]) -> list[str]:
+    """The variant ids the scenario section of the prompt lists ("- V1 fast onset: …"), in order."""
+    text = prompt_text(body)
+    section = text.split("Variants:\n", 1)[1] if "Variants:\n" in text else ""
+    return list(dict.fromkeys(_VARIANT_LINE.findall(section.split("\n\n", 1)[0])))
+
+
+def variant_probabilities(ids: list[str]) -> list[dict[str, Any]]:
+    """A probability per variant id, falling with position (two variants: 60 / 40), summing to 100."""
+    weights = [len(ids) - i + 1 for i in range(len(ids))]
+    shares = [round(100 * w / sum(weights)) for w in weights]
+    if shares:
+        shares[0] += 100 - sum(shares)
+    return [{"variant_id": i, "probability_pct": float(p)} for i, p in zip(ids, shares, strict=True)]
 
 
 def repair(body: dict[str, Any]) -> dict[str, Any]:
@@ -330,6 +350,13 @@ def repair(body: dict[str, Any]) -> dict[str, Any]:
     listed = " ".join(i for s in current["scenarios"] for i in s["indicators"]).lower()
     current["timeline"] = [t for t in current["timeline"] if not t["branch_id"] or t["branch_id"] in ids]
     current["decision_table"] = [d for d in current["decision_table"] if d["indicator"].lower() in listed]
+    wanted = re.findall(r"variant (V\d+) has no probability", last_user(body))
+    unknown = set(re.findall(r"'([^']*)' is not a variant id", last_user(body)))
+    given = [v for v in current.get("variant_probabilities") or [] if str(v.get("variant_id")) not in unknown]
+    if wanted:  # the scenario's ids, from the violations: a fresh probability for each, the old ones dropped
+        known = sorted({*wanted, *(str(v["variant_id"]) for v in given)}, key=lambda i: int(i[1:]))
+        given = variant_probabilities(known)
+    current["variant_probabilities"] = given
     return current
 
 
