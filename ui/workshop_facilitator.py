@@ -270,14 +270,12 @@ def _reveal_panel(run_id: str, ws: Workshop) -> None:
     if not ws.revealed:
         st.button("🔍 Reveal predictions to the room", key="workshop_reveal", on_click=_act,
                   args=(whatif.reveal_workshop, run_id))
-    rows = whatif.compare_room(ws, whatif.panel_branches((store().get_run(run_id).record or {}).get("report")))
+    record = store().get_run(run_id).record or {}
+    rows = whatif.compare_room(ws, record.get("report"), record.get("scenario"))
     if rows:
         st.markdown("**The room against the panel** (largest gap first)")
-        st.dataframe([{"Branch": r.branch, "Room (mean %)": r.room_pct, "Panel (%)": r.panel_pct,
-                       "Gap (points)": None if r.panel_pct is None else round(r.gap, 1)} for r in rows],
-                     hide_index=True)
-        if any(r.panel_pct is None for r in rows):
-            st.caption("— : the panel's report gave this branch no probability of its own (branches are matched by "
-                       "name only, never by position).")
+        st.dataframe(whatif.reveal_table(rows), hide_index=True)
+        st.caption("Variants are matched by id (V1, V2, … fixed at the review). — : no figure (nobody predicted "
+                   "on the panel's own branch, or the panel gave a variant none).")
 
 

@@ -173,13 +173,12 @@ def _my_reveal(run_id: str, me: dict[str, str], ws: Workshop) -> None:
     st.markdown("#### 🔍 Your prediction beside the panel's")
     st.info(NO_GROUND_TRUTH)
     mine = ws.prediction_of(me["id"])
-    panel = whatif.panel_branches((store().get_run(run_id).record or {}).get("report"))
+    record = store().get_run(run_id).record or {}
     if mine is None:
         st.caption("You made no prediction.")
     mine_only = ws.model_copy(update={"predictions": [mine] if mine else []})
-    rows = [{"Branch": r.branch, "You (%)": r.room_pct, "Panel (%)": r.panel_pct}  # matched as for the room
-            for r in whatif.compare_room(mine_only, panel)]
-    st.dataframe(rows, hide_index=True)
+    rows = whatif.compare_room(mine_only, record.get("report"), record.get("scenario"))  # joined as for the room
+    st.dataframe(whatif.reveal_table(rows, room="You (%)"), hide_index=True)
 
 
 @st.fragment(run_every=PARTICIPANT_REFRESH_S)

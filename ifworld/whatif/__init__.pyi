@@ -170,6 +170,7 @@ from .workshop import (
 from .workshop_export import (
     compare_room as compare_room,
     panel_branches as panel_branches,
+    reveal_table as reveal_table,
     workshop_markdown as workshop_markdown,
     workshop_record as workshop_record,
 )

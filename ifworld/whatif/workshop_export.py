@@ -6,33 +6,69 @@ Part of :mod:`ifworld.whatif.workshop` (kept apart so each module stays readable
 from __future__ import annotations
 
 from ifworld.runs import RunStore, get_store
+from ifworld.whatif.schemas import Scenario
 from ifworld.whatif.workshop import load_workshop
-from ifworld.whatif.workshop_models import NO_GROUND_TRUTH, BranchComparison, Workshop, WorkshopRecord
+from ifworld.whatif.workshop_models import (
+    NO_GROUND_TRUTH,
+    BranchComparison,
+    Workshop,
+    WorkshopRecord,
+    variant_labels,
+)
+
+OWN_BRANCH = "the panel's own branch"
+NO_VALUE = "—"
 
 
 def panel_branches(report: dict | None) -> dict[str, float]:
-    """The panel's final branch probabilities (%), by branch name, from the report's scenarios."""
+    """The panel's probability (%) per variant id, from the report's ``variant_probabilities``."""
     out: dict[str, float] = {}
-    for s in (report or {}).get("scenarios") or []:
-        if isinstance(s, dict) and s.get("name"):
-            out[str(s["name"])] = float(s.get("probability_pct") or 0.0)
+    for v in (report or {}).get("variant_probabilities") or []:
+        if isinstance(v, dict) and v.get("variant_id"):
+            out.setdefault(str(v["variant_id"]).strip().upper(), float(v.get("probability_pct") or 0.0))
     return out
 
 
-def compare_room(ws: Workshop, panel: dict[str, float]) -> list[BranchComparison]:
-    """The room's mean probability per branch against the panel's, largest gap first. A room branch is matched
-    to the panel's branch of the same name only (case and spacing ignored): a branch the panel did not name
-    has no panel figure (shown as "—"), never a different branch's number taken by position."""
-    names = list(dict.fromkeys(b for p in ws.predictions for b in p.probabilities))
-    if not names:
-        return []
-    by_key = {" ".join(k.casefold().split()): v for k, v in panel.items()}
+def _key(text: str) -> str:
+    return " ".join(str(text).casefold().split())
+
+
+def compare_room(ws: Workshop, report: dict | None, scenario: Scenario | dict | None) -> list[BranchComparison]:
+    """The room's mean probability per variant against the panel's, joined on the variant ids fixed at the review
+    (a prediction names a variant by the label it was shown; the report gives the panel's figure by id), largest
+    gap first; then the branches the panel added of its own (no room figure). A figure nobody gave is None."""
+    labels = variant_labels(scenario)
+    panel = panel_branches(report)
+    n = len(ws.predictions)
+    keyed = [*labels.values(), *(b for p in ws.predictions for b in p.probabilities if b not in labels.values())]
+    ids = {label: vid for vid, label in labels.items()}
     rows = []
-    for b in names:
-        room = sum(p.probabilities.get(b, 0.0) for p in ws.predictions) / len(ws.predictions)
-        matched = by_key.get(" ".join(b.casefold().split()))
-        rows.append(BranchComparison(branch=b, room_pct=round(room, 1), panel_pct=matched))
-    return sorted(rows, key=lambda r: -r.gap)
+    for label in dict.fromkeys(keyed):
+        vid = ids.get(label, "")
+        room = sum(p.probabilities.get(label, p.probabilities.get(vid, 0.0)) for p in ws.predictions) / n if n else None
+        rows.append(BranchComparison(branch=label, variant_id=vid, room_pct=None if room is None else round(room, 1),
+                                     panel_pct=panel.get(vid) if vid else None))
+    if not any(r.room_pct is not None or r.panel_pct is not None for r in rows):
+        rows = []
+    rows.sort(key=lambda r: (r.gap is None, -(r.gap or 0.0)))
+    named = {_key(label) for label in labels.values()}
+    for s in (report or {}).get("scenarios") or []:
+        if isinstance(s, dict) and s.get("name") and _key(s["name"]) not in named:
+            rows.append(BranchComparison(branch=str(s["name"]), panel_pct=float(s.get("probability_pct") or 0.0),
+                                         own=True))
+    return rows
+
+
+def cell(value: float | None) -> str:
+    """A reveal figure as shown: the number, or "—" when nobody gave one (never "None")."""
+    return NO_VALUE if value is None else f"{value:g}"
+
+
+def reveal_table(rows: list[BranchComparison], room: str = "Room (mean %)") -> list[dict[str, str]]:
+    """The reveal's rows as the table shows them (projector, phone, export): every cell text, "—" for none."""
+    return [{"Id": r.variant_id or NO_VALUE, "Branch": r.branch + (f" ({OWN_BRANCH})" if r.own else ""),
+             room: cell(r.room_pct), "Panel (%)": cell(r.panel_pct),
+             "Gap (points)": cell(None if r.gap is None else round(r.gap, 1))} for r in rows]
 
 
 def workshop_record(run_id: str, *, store: RunStore | None = None, anonymise: bool = False) -> WorkshopRecord | None:
@@ -42,7 +78,8 @@ def workshop_record(run_id: str, *, store: RunStore | None = None, anonymise: bo
         return None
     ws = load_workshop(run_id, store=store)
     info = store.get_run(run_id)
-    comparison = compare_room(ws, panel_branches((info.record or {}).get("report")))
+    record = info.record or {}
+    comparison = compare_room(ws, record.get("report"), record.get("scenario"))
     people, contributions = ws.participants, ws.contributions
     if anonymise:
         alias = {p.id: f"P{i}" for i, p in enumerate(ws.participants, start=1)}
@@ -67,10 +104,10 @@ def workshop_markdown(rec: WorkshopRecord) -> str:
                   for p in rec.predictions]
         lines.append("")
     if rec.comparison:
-        lines += ["### The room against the panel", "", NO_GROUND_TRUTH, "", "| Branch | Room (mean %) | Panel (%) |",
-                  "|---|---|---|"]
-        lines += [f"| {_cell(c.branch)} | {c.room_pct:g} | "
-                  f"{'—' if c.panel_pct is None else f'{c.panel_pct:g}'} |" for c in rec.comparison]
+        table = reveal_table(rec.comparison)
+        lines += ["### The room against the panel", "", NO_GROUND_TRUTH, "", "| " + " | ".join(table[0]) + " |",
+                  "|" + "---|" * len(table[0])]
+        lines += ["| " + " | ".join(_cell(v) for v in row.values()) + " |" for row in table]
         lines.append("")
     if rec.contributions:
         lines += ["### Contributions", "", "| After round | Who | Kind | Text | Votes | Decision |",

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ifworld.whatif.schemas import Scenario
+from ifworld.whatif.schemas import Scenario, numbered_variants
 
 MAX_NAME_CHARS = 40
 MAX_CONTRIBUTION_CHARS = 1_000
@@ -89,13 +89,19 @@ class Contribution(_Frozen):
 
 
 class BranchComparison(_Frozen):
+    """One row of the reveal: a variant (by id) with the room's mean and the panel's probability, or a branch of
+    the panel's own (``own``: nobody predicted on it). A figure nobody gave is None, shown as "—"."""
     branch: str
-    room_pct: float
-    panel_pct: float | None
+    room_pct: float | None = None
+    panel_pct: float | None = None
+    variant_id: str = ""
+    own: bool = False
 
     @property
-    def gap(self) -> float:
-        return abs(self.room_pct - self.panel_pct) if self.panel_pct is not None else 0.0
+    def gap(self) -> float | None:
+        if self.room_pct is None or self.panel_pct is None:
+            return None
+        return abs(self.room_pct - self.panel_pct)
 
 
 class Workshop(_Frozen):
@@ -235,17 +241,20 @@ def visible_text(value: str) -> str:
 def branches(scenario: Scenario | dict | None) -> list[str]:
     """The branches a prediction is about: the refined scenario's variants, by name; a name used twice gets
     " (2)", " (3)" … so every branch has its own field and its own probability."""
-    scen = Scenario.model_validate(scenario or {})
-    out: list[str] = []
-    for v in scen.variants:
+    return list(variant_labels(scenario).values())
+
+
+def variant_labels(scenario: Scenario | dict | None) -> dict[str, str]:
+    """The variants a prediction is about, id → the label a participant sees (and a prediction is keyed by)."""
+    raw = scenario.variants if isinstance(scenario, Scenario) else (scenario or {}).get("variants")
+    out: dict[str, str] = {}
+    for v in numbered_variants(raw):
         name = " ".join(v.name.split())
-        if not name:
-            continue
         label, n = name, 1
-        while label.casefold() in {b.casefold() for b in out}:
+        while label.casefold() in {b.casefold() for b in out.values()}:
             n += 1
             label = f"{name} ({n})"
-        out.append(label)
+        out[v.id] = label
     return out
 
 

@@ -97,7 +97,9 @@ def test_a_whole_workshop_enters_the_next_round_with_attribution(room, store, ws
     assert out is not None and out.revealed and len(out.contributions) == 3 and len(out.votes) == 2
     assert {p.name for p in out.participants} == {"P1", "P2", "P3"}
     assert "Ada" not in out.model_dump_json()
-    assert out.comparison and out.comparison[0].gap >= out.comparison[-1].gap
+    gaps = [c.gap for c in out.comparison if c.gap is not None]
+    assert gaps and gaps == sorted(gaps, reverse=True)
+    assert all(c.panel_pct is not None for c in out.comparison if c.variant_id)  # every variant has the panel's %
 
 
 def test_facilitator_actions_refuse_participants_visitors_and_no_caller(room, store) -> None:
@@ -302,11 +304,18 @@ def test_a_fifty_fifty_prediction_names_no_favourite_and_twin_branches_stay_apar
     assert whatif.branches(scen) == ["Slow decline", "slow decline (2)", "Shock"]
 
 
-def test_the_reveal_matches_branches_by_name_only() -> None:
+def test_the_reveal_joins_on_variant_ids_and_shows_the_panels_own_branches() -> None:
     room = ws.Workshop(run_id="r", code="C", token="t", predictions=[
         ws.Prediction(participant_id="p", probabilities={"Fast": 70.0, "Slow": 30.0})])
-    rows = {r.branch: r.panel_pct for r in wr.compare_room(room, {"slow ": 60.0, "Something else": 40.0})}
-    assert rows == {"Fast": None, "Slow": 60.0}  # never "Something else"'s 40 by position
+    scen = {"variants": [{"name": "Fast", "description": "d"}, {"name": "Slow", "description": "d"}]}  # no ids: old
+    report = {"variant_probabilities": [{"variant_id": "V2", "probability_pct": 60.0}],
+              "scenarios": [{"name": "Slow", "probability_pct": 60.0}, {"name": "Cascade", "probability_pct": 40.0}]}
+    rows = {(r.variant_id, r.branch, r.own): (r.room_pct, r.panel_pct) for r in wr.compare_room(room, report, scen)}
+    assert rows == {("V2", "Slow", False): (30.0, 60.0), ("V1", "Fast", False): (70.0, None),
+                    ("", "Cascade", True): (None, 40.0)}  # never another branch's number by position or name
+    table = wr.reveal_table(wr.compare_room(room, report, scen))
+    assert table[1]["Panel (%)"] == "—" and table[2]["Branch"] == "Cascade (the panel's own branch)"
+    assert "None" not in repr(table)
 
 
 # -- participant text is data inside prompts ------------------------------------------------------------------
