@@ -13,6 +13,7 @@ from typing import Annotated, Any, ClassVar, Literal, get_args
 from pydantic import AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from ifworld.whatif.rubric import JUDGE_MAXIMA, RUBRIC_TOTAL
+from ifworld.whatif.variant_ids import assign_variant_ids
 
 
 def _sign(value: Any) -> str:
@@ -98,31 +99,10 @@ class Probability(_Base):
 
 
 # -- refiner ------------------------------------------------------------------------------------------
-VARIANT_ID_PREFIX = "V"
-
-
 class Variant(_Base):
     id: str = Field("", description="leave empty: the app numbers the variants V1, V2, … once")
     name: str
     description: str
-
-
-def variant_ids(variants: list[Variant]) -> None:
-    """Give every variant a stable id, in place: an id already held (``V`` + a number, unique) is kept, the
-    others get the next free number in order — so a record written before ids existed reads as V1, V2, … by
-    position, and a variant added at the review never renumbers the ones people already predicted on."""
-    held: set[str] = set()
-    for v in variants:
-        vid = v.id.strip().upper()
-        ok = vid[:1] == VARIANT_ID_PREFIX and vid[1:].isdigit() and vid not in held
-        v.id = vid if ok else ""
-        held.add(v.id)
-    n = 0
-    for v in variants:
-        if not v.id:
-            n = next(k for k in range(n + 1, n + len(variants) + 2) if f"{VARIANT_ID_PREFIX}{k}" not in held)
-            v.id = f"{VARIANT_ID_PREFIX}{n}"
-            held.add(v.id)
 
 
 def numbered_variants(raw: Any) -> list[Variant]:
@@ -132,7 +112,7 @@ def numbered_variants(raw: Any) -> list[Variant]:
         d = v.model_dump() if isinstance(v, BaseModel) else v
         if isinstance(d, dict) and str(d.get("name") or "").strip():
             out.append(Variant.model_validate({"description": "", **d}))
-    variant_ids(out)
+    assign_variant_ids(out)
     return out
 
 
@@ -161,7 +141,7 @@ class Scenario(_Base):
 
     @model_validator(mode="after")
     def _number_variants(self) -> Scenario:
-        variant_ids(self.variants)
+        assign_variant_ids(self.variants)
         return self
 
 
