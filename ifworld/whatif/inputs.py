@@ -9,7 +9,7 @@ the report writers, A.5), ``final_synthesis``, ``transcript`` / ``answer`` / ``r
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ifworld.llm import Part, Section, section
@@ -149,7 +149,7 @@ def frame_text(frame: Mapping[str, Any]) -> str:
     return "\n\n".join(t for t in texts if t)
 
 
-def history_part(frames: list[Mapping[str, Any]]) -> Part:
+def history_part(frames: Sequence[Mapping[str, Any]]) -> Part:
     """The frames of every round (A.5's joined round summaries), each Ψ then D_r."""
     sections: list[Section] = []
     for f in frames:
