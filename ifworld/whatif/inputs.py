@@ -162,6 +162,5 @@ def history_part(frames: Sequence[Mapping[str, Any]]) -> Part:
 def text_part(name: str, label: str, heading: str, text: str) -> Part:
     """A free text (a baseline's answer, a transcript turn) as a part, one paragraph per item, so the packer
     can shorten it in proportion like any list."""
-    paragraphs = [p for p in (text or "").split("\n\n") if p.strip()]
-    return Part(name, (Section(heading, tuple(paragraphs), bullets=False),) if heading else
-                (Section("", tuple(paragraphs), bullets=False),), label=label)
+    paragraphs = tuple(p for p in (text or "").split("\n\n") if p.strip())
+    return Part(name, (Section(heading, paragraphs, bullets=False, sep="\n\n"),), label=label)
