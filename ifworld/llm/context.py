@@ -49,8 +49,9 @@ CHARS_PER_TOKEN_ESTIMATE = 3.0
 """The last resort's estimate, below the ~4 characters per token of English prose so it errs towards more
 tokens: prompts full of numbers, ids and non-English words tokenise denser."""
 FOREIGN_MARGIN = 1.15
-"""A count by cl100k_base is raised by this factor for other models' tokenizers. Measured on our own prompts
-(docs/whatif.md "What each agent reads"): Gemma 3's tokenizer gave up to 1.1× cl100k's count."""
+"""A count by cl100k_base is raised by this factor for other models' tokenizers. Measured on the 30 prompts of an
+IF-World run (``benchmarks/calibrate_token_margin.py``, 2026-11-28): Gemma 3's tokenizer counts 1.045–1.062×
+cl100k's; the rest is headroom for tokenizers that split English finer still."""
 
 
 class ContextWindow(BaseModel):
