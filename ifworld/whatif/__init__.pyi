@@ -79,7 +79,13 @@ from .propositions import (
     validate_proposition as validate_proposition,
     workflow_name as workflow_name,
 )
-from .reading import Reading as Reading, readings as readings, short_reads as short_reads
+from .reading import (
+    Reading as Reading,
+    RoleTokens as RoleTokens,
+    readings as readings,
+    short_reads as short_reads,
+    tokens_by_role as tokens_by_role,
+)
 from .records import (
     BaselineStepDone as BaselineStepDone,
     ExpertDone as ExpertDone,
