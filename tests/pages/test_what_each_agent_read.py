@@ -30,9 +30,8 @@ def record(trimmed: bool) -> dict:
 
 
 def _page(trimmed: bool) -> None:
-    from ui.whatif_view import render_whatif_record
-
     from tests.pages.test_what_each_agent_read import record
+    from ui.whatif_view import render_whatif_record
 
     render_whatif_record(record(trimmed), "t")
 
