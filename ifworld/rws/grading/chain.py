@@ -12,7 +12,7 @@ import time
 from typing import Any
 
 from ifworld.rws.grading.constants import DEFAULT_TIMEOUT_S, MAX_ANSWER_CHARS, MAX_GOLD_CHARS
-from ifworld.rws.grading.extract import extract_answer, strip_wrappers
+from ifworld.rws.grading.extract import extract_answer, gold_parts, strip_wrappers
 from ifworld.rws.grading.numeric import check_numeric, hint_dimensionless, hint_unit
 from ifworld.rws.grading.result import EXTRACTION, FORMAT_VIOLATION, GOLD, READING, CheckResult, labelled
 from ifworld.rws.grading.textual import check_textual
@@ -50,7 +50,7 @@ def _extracted(how: str, reply: str, candidates: list[str]) -> str:
 
 
 def _check(pred: str, gt: str, kind: str, units: str | None, hint: str, timeout_s: float) -> CheckResult:
-    extraction = extract_answer(pred, kind)
+    extraction = extract_answer(pred, kind, gold_parts(gt) if "boxed" in pred else 1)
     answer = extraction.answer
     notes = [INPUT_TRUNCATED] if extraction.truncated else []
     trace: dict[str, Any] = {"how": extraction.how, "candidates": list(extraction.candidates)}

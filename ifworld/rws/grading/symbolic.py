@@ -25,7 +25,7 @@ import sympy
 from ifworld.errors import GradingError
 from ifworld.rws.grading import forms, mathverify, notation, physics, plaintext
 from ifworld.rws.grading.constants import REL_TOLERANCE
-from ifworld.rws.grading.extract import Extraction, boxed_group, strip_wrappers
+from ifworld.rws.grading.extract import Extraction, boxed_group, gold_parts, strip_wrappers
 from ifworld.rws.grading.result import (
     ALGEBRA,
     EXTRACTION,
@@ -74,11 +74,11 @@ class _Verdict(GradingError):
         self.verdict, self.reason, self.note = verdict, reason, note
 
 
-def _answer_text(reply: str, extraction: Extraction) -> str:
-    """The part of the reply Math-Verify reads: the answer we found, the last run of boxes, or the reply's tail."""
+def _answer_text(reply: str, extraction: Extraction, gold: str) -> str:
+    """The part of the reply Math-Verify reads: the answer we found, the boxes that answer, or the reply's tail."""
     text = extraction.answer if extraction.how in ("final_line", "json", "phrase") else reply[-MAX_REPLY_MATH_CHARS:]
-    if extraction.how == "boxed":  # the last box, or the last run of boxes written as one answer list
-        text = ", ".join("\\boxed{%s}" % content for content in boxed_group(text))
+    if extraction.how == "boxed":  # the last box, the last run of boxes written as one list, or one box per part
+        text = ", ".join("\\boxed{%s}" % content for content in boxed_group(text, gold_parts(gold)))
     return text
 
 
@@ -180,7 +180,7 @@ def _read_sides(reply: str, extraction: Extraction, gold: str) -> tuple[_Ctx, An
     except notation.RefusedInput as exc:
         return ctx.result("not_sure", GOLD, f"unscored gold: {exc}", [UNSCORED_GOLD])
     try:
-        answer = _answer_text(reply, extraction)
+        answer = _answer_text(reply, extraction, gold)
         labels, one_sided = _labels(answer, gold_clean)
         ctx.gold_text = gold_text = _gold_text(gold_clean, labels)
         source, whole = _source(answer, labels)
