@@ -8,13 +8,14 @@ with the reason; it never escapes to fail a run.
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
 from ifworld.rws.grading.constants import DEFAULT_TIMEOUT_S, MAX_ANSWER_CHARS, MAX_GOLD_CHARS
 from ifworld.rws.grading.extract import extract_answer, gold_parts, strip_wrappers
 from ifworld.rws.grading.numeric import check_numeric, hint_dimensionless, hint_unit
-from ifworld.rws.grading.result import EXTRACTION, FORMAT_VIOLATION, GOLD, READING, CheckResult, labelled
+from ifworld.rws.grading.result import EXTRACTION, FORMAT_VIOLATION, GOLD, READING, TEXT, CheckResult, labelled
 from ifworld.rws.grading.textual import check_textual
 
 INPUT_TRUNCATED = "input truncated"
@@ -49,6 +50,22 @@ def _extracted(how: str, reply: str, candidates: list[str]) -> str:
     return WHERE.get(how, "")
 
 
+def squash(text: str) -> str:
+    """Whitespace normalised: runs of spaces are one, and none is kept next to a sign or bracket (``x \\in [0, 1)``
+    and ``x\\in[0,1)`` are the same text)."""
+    text = " ".join(text.split())
+    return re.sub(r" (?=\W)|(?<=\W) ", "", text)
+
+
+def identical(pred: str, answer: str, gold: str, kind: str, hint: str) -> bool:
+    """The answer is the reference character for character after whitespace normalisation — correct whatever a
+    parser makes of it (``09:30``) — unless the item's hint asks for a unit the reference does not write."""
+    if kind == "numeric" and hint and hint_unit(hint) is not None and not re.search(r"[A-Za-z%°]", gold):
+        return False
+    target = squash(strip_wrappers(gold))
+    return bool(target) and target in (squash(strip_wrappers(answer)), squash(strip_wrappers(pred)))
+
+
 def _check(pred: str, gt: str, kind: str, units: str | None, hint: str, timeout_s: float) -> CheckResult:
     extraction = extract_answer(pred, kind, gold_parts(gt) if "boxed" in pred else 1)
     answer = extraction.answer
@@ -59,6 +76,10 @@ def _check(pred: str, gt: str, kind: str, units: str | None, hint: str, timeout_
                            reason=f"unscored gold: too long (over {MAX_GOLD_CHARS} characters)",
                            annotations=["unscored gold"], decided_by=GOLD, **trace)
     gold = strip_wrappers(gt)
+    if identical(pred, answer, gt, kind, hint):
+        return CheckResult(verdict="correct", type=kind, stage="extract", pred_norm=answer[:200], gt_norm=gold[:200],
+                           reason="identical to the reference (after whitespace normalisation)", decided_by=TEXT,
+                           annotations=notes, **trace)
     if kind == "symbolic" and answer.strip():
         from ifworld.rws.grading.symbolic import check_symbolic  # sympy and Math-Verify: loaded on first use
 
