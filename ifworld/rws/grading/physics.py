@@ -92,12 +92,31 @@ def is_name(lhs_latex: str) -> bool:
                 or re.fullmatch(r"[A-Z]{2,3}", s))
 
 
-def tidy(value: Any) -> Any:
-    """Function calls of bare symbols name quantities (``n(r)`` → n); ``e`` stays Euler's number."""
+def calls(value: Any) -> dict[str, set[tuple]]:
+    """The applied undefined functions of a value: name → the argument tuples it is applied to."""
+    found: dict[str, set[tuple]] = {}
+    if isinstance(value, sympy.Basic):
+        for node in value.atoms(AppliedUndef):
+            found.setdefault(type(node).__name__, set()).add(node.args)
+    return found
+
+
+def distinct_calls(pred: Any, gold: Any) -> frozenset[str]:
+    """Functions the two sides apply to different arguments (``g(t)`` and ``g(s)``): those calls are different
+    quantities, never one name."""
+    ours, theirs = calls(pred), calls(gold)
+    return frozenset(name for name in ours.keys() & theirs.keys() if ours[name] != theirs[name])
+
+
+def tidy(value: Any, distinct: frozenset[str] = frozenset()) -> Any:
+    """Function calls of bare symbols name quantities (``n(r)`` → n), except those in `distinct` (each call its
+    own symbol, ``g(t)`` ≠ ``g(s)``); ``e`` stays Euler's number."""
     if not isinstance(value, sympy.Basic):
         return value
 
     def repl(node: sympy.Basic) -> sympy.Basic:
+        if type(node).__name__ in distinct:
+            return sympy.Symbol(f"{type(node).__name__}({', '.join(map(str, node.args))})", real=True)
         name = sympy.Symbol(type(node).__name__, real=True)
         if all(isinstance(arg, sympy.Symbol) for arg in node.args) or len(node.args) > 1:
             return name
@@ -402,7 +421,8 @@ def rounded_match(pred: Any, gold: Any) -> bool:
 def accept(pred: Any, gold: Any, deadline: float, signed: frozenset[str] = frozenset()) -> Outcome:
     """Our own equivalence after Math-Verify said no: exact first, then with positive quantities (except x, y,
     z and the names in `signed`)."""
-    pred, gold = tidy(pred), tidy(gold)
+    distinct = distinct_calls(pred, gold)
+    pred, gold = tidy(pred, distinct), tidy(gold, distinct)
     same, why = _compare(pred, gold, Ctx(deadline))
     if same is None and not (isinstance(pred, sympy.Basic) and pred.has(sympy.Abs, sympy.sign)):
         try:

@@ -23,7 +23,7 @@ from typing import Any
 import sympy
 
 from ifworld.errors import GradingError
-from ifworld.rws.grading import forms, mathverify, notation, physics, plaintext
+from ifworld.rws.grading import forms, mathverify, notation, physics, plaintext, proportional
 from ifworld.rws.grading.constants import REL_TOLERANCE
 from ifworld.rws.grading.extract import Extraction, boxed_group, gold_parts, strip_wrappers
 from ifworld.rws.grading.result import (
@@ -272,6 +272,10 @@ def check_symbolic(reply: str, extraction: Extraction, gold: str, hint: str = ""
                    deadline: float | None = None) -> CheckResult:
     """Grade a symbolic answer: Math-Verify's equivalence inside our physics rules (see module docstring)."""
     deadline = deadline if deadline is not None else time.monotonic() + 4.0
+    law = proportional.check_proportional(_answer_text(reply, extraction, gold), gold) \
+        if proportional.PROPTO.search(gold) else None
+    if law is not None:
+        return law
     read = _read_sides(reply, extraction, gold)
     if isinstance(read, CheckResult):
         return read
