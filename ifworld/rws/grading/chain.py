@@ -22,10 +22,14 @@ INPUT_TRUNCATED = "input truncated"
 
 
 def check_local(pred: str, gt: str, kind: str, units: str | None = None, hint: str | None = None,
-                timeout_s: float = DEFAULT_TIMEOUT_S) -> CheckResult:
-    """Grade in this process (no time limit of its own — call it through the worker)."""
+                timeout_s: float = DEFAULT_TIMEOUT_S, *, same_text: bool = True) -> CheckResult:
+    """Grade in this process (no time limit of its own — call it through the worker).
+
+    `same_text` False turns off "identical to the reference is correct": the load-time gold check grades each
+    gold against itself to learn whether the grader can read it, which that rule would always answer yes.
+    """
     try:
-        result = _check(pred, gt, kind, units, hint or "", timeout_s)
+        result = _check(pred, gt, kind, units, hint or "", timeout_s, same_text)
     except RecursionError:
         result = CheckResult(verdict="not_sure", type=kind, stage="extract", reason="recursion limit reached "
                              "(input nested too deeply)", annotations=["parse failure"], gt_norm=gt[:200],
@@ -66,7 +70,21 @@ def identical(pred: str, answer: str, gold: str, kind: str, hint: str) -> bool:
     return bool(target) and target in (squash(strip_wrappers(answer)), squash(strip_wrappers(pred)))
 
 
-def _check(pred: str, gt: str, kind: str, units: str | None, hint: str, timeout_s: float) -> CheckResult:
+def _check(pred: str, gt: str, kind: str, units: str | None, hint: str, timeout_s: float,
+           same_text: bool = True) -> CheckResult:
+    """Every stage; an answer they do not call correct is still correct when it is the reference's very text."""
+    result = _stages(pred, gt, kind, units, hint, timeout_s)
+    answer = result.candidates[0] if result.candidates else pred
+    if result.verdict == "correct" or not same_text or not identical(pred, answer, gt, kind, hint):
+        return result
+    notes = [INPUT_TRUNCATED] if INPUT_TRUNCATED in result.annotations else []
+    return CheckResult(verdict="correct", type=kind, stage=kind, pred_norm=answer[:200], gt_norm=gt[:200],
+                       reason=f"identical to the reference (after whitespace normalisation; the {kind} stage said: "
+                       f"{CheckResult.split_reason(result.reason)[1][:120]})", decided_by=TEXT, annotations=notes,
+                       how=result.how, candidates=result.candidates)
+
+
+def _stages(pred: str, gt: str, kind: str, units: str | None, hint: str, timeout_s: float) -> CheckResult:
     extraction = extract_answer(pred, kind, gold_parts(gt) if "boxed" in pred else 1)
     answer = extraction.answer
     notes = [INPUT_TRUNCATED] if extraction.truncated else []
@@ -76,10 +94,6 @@ def _check(pred: str, gt: str, kind: str, units: str | None, hint: str, timeout_
                            reason=f"unscored gold: too long (over {MAX_GOLD_CHARS} characters)",
                            annotations=["unscored gold"], decided_by=GOLD, **trace)
     gold = strip_wrappers(gt)
-    if identical(pred, answer, gt, kind, hint):
-        return CheckResult(verdict="correct", type=kind, stage="extract", pred_norm=answer[:200], gt_norm=gold[:200],
-                           reason="identical to the reference (after whitespace normalisation)", decided_by=TEXT,
-                           annotations=notes, **trace)
     if kind == "symbolic" and answer.strip():
         from ifworld.rws.grading.symbolic import check_symbolic  # sympy and Math-Verify: loaded on first use
 

@@ -132,14 +132,20 @@ def links(value: Any) -> list:
     return [value]
 
 
-def false_link(value: Any) -> str:
-    """Describe a link without symbols that is false (``5+5+1 = 12``), or ""."""
+def bad_link(value: Any) -> sympy.Eq | None:
+    """The first link without symbols that is false (``5+5+1 = 12``), or None."""
     for link in links(value):
         if (isinstance(link, sympy.Eq) and all(scalar(side) for side in link.args)
                 and not (link.lhs - link.rhs).free_symbols):
             if zero(link.lhs - link.rhs, Ctx(time.monotonic() + STEP_BUDGET_S)) is False:
-                return f"the link {link.lhs} = {link.rhs} is false"
-    return ""
+                return link
+    return None
+
+
+def false_link(value: Any) -> str:
+    """Describe a link without symbols that is false (``5+5+1 = 12``), or ""."""
+    link = bad_link(value)
+    return f"the link {link.lhs} = {link.rhs} is false" if link is not None else ""
 
 
 def undefined(value: Any) -> bool:
