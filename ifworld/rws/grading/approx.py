@@ -24,7 +24,7 @@ _LINK_START = re.compile(r"=|\$|\n|\\\(|\\\[|\\boxed\{|\\approx(?![a-zA-Z])|≈"
 
 @dataclass(frozen=True)
 class Link:
-    """One ``exact \\approx decimal`` link: its texts, the span of the ``\\approx decimal`` part, and whether it holds."""
+    """One ``exact \\approx decimal`` link: its texts, the span of its ``\\approx decimal`` part, whether it holds."""
 
     exact: str
     approx: str

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Any
+from typing import Any, cast
 
 from ifworld.rws.grading.constants import DEFAULT_TIMEOUT_S, MAX_ANSWER_CHARS, MAX_GOLD_CHARS
 from ifworld.rws.grading.extract import extract_answer, gold_parts, strip_wrappers
 from ifworld.rws.grading.numeric import check_numeric, hint_dimensionless, hint_unit
-from ifworld.rws.grading.result import EXTRACTION, FORMAT_VIOLATION, GOLD, READING, TEXT, CheckResult, labelled
+from ifworld.rws.grading.result import EXTRACTION, FORMAT_VIOLATION, GOLD, READING, TEXT, CheckResult, Stage, labelled
 from ifworld.rws.grading.textual import check_textual
 
 INPUT_TRUNCATED = "input truncated"
@@ -78,7 +78,7 @@ def _check(pred: str, gt: str, kind: str, units: str | None, hint: str, timeout_
     if result.verdict == "correct" or not same_text or not identical(pred, answer, gt, kind, hint):
         return result
     notes = [INPUT_TRUNCATED] if INPUT_TRUNCATED in result.annotations else []
-    return CheckResult(verdict="correct", type=kind, stage=kind, pred_norm=answer[:200], gt_norm=gt[:200],
+    return CheckResult(verdict="correct", type=kind, stage=cast(Stage, kind),  # kind is one of TYPES, each a stage pred_norm=answer[:200], gt_norm=gt[:200],
                        reason=f"identical to the reference (after whitespace normalisation; the {kind} stage said: "
                        f"{CheckResult.split_reason(result.reason)[1][:120]})", decided_by=TEXT, annotations=notes,
                        how=result.how, candidates=result.candidates)

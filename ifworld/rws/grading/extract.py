@@ -27,8 +27,8 @@ _FINAL_LINE = re.compile(r"(?im)^[\s*#>_-]*(?:\*\*)?(?:final\s+answer|answer)(?:
 _PHRASE = re.compile(r"(?i)\b(?:the|this)\s+(?:number|answer|result|value|total)\s+(?:is|equals)\s*[:：]?\s*"
                      r"((?:\$|\\\(|\\boxed|[-+−]?\.?\d)[^\n]{0,200})$")
 """"…, so the number is 42." — a closing phrase that names the answer (read only when it starts with maths)."""
-_BETWEEN_BOXES = re.compile(r"\s*\$?\s*(?:(?:,|;|&|\\quad|\\qquad|\\,|\bor\b|\band\b|\\text\{\s*(?:and|or|,)\s*\})\s*){0,4}"
-                            r"\$?\s*")
+_BETWEEN_BOXES = re.compile(r"\s*\$?\s*(?:(?:,|;|&|\\quad|\\qquad|\\,|\bor\b|\band\b|"
+                            r"\\text\{\s*(?:and|or|,)\s*\})\s*){0,4}\$?\s*")
 """What may stand between two boxes of one answer list (``\\boxed{3} and \\boxed{-4}``)."""
 _HTML_BLOCK = re.compile(r"<(script|style)\b[^>]{0,200}>.*?</\1\s*>", re.S | re.I)
 _HTML_TAG = re.compile(r"</?[a-zA-Z][a-zA-Z0-9]{0,15}(?:\s[^<>]{0,200})?/?>")
@@ -36,8 +36,8 @@ _HTML_TAG = re.compile(r"</?[a-zA-Z][a-zA-Z0-9]{0,15}(?:\s[^<>]{0,200})?/?>")
 _END_OF_TURN = re.compile(r"<\|(?:im_end|eot_id|endoftext|end|eom_id|end_of_turn)\|>|</s>|<end_of_turn>"
                          r"|<\|im_start\|>\s*(?:user|system)|<\|start_header_id\|>\s*(?:user|system)")
 """Chat-template tokens that end the model's turn: what follows is another turn (the user's next question)."""
-_TEMPLATE_TOKEN = re.compile(r"<\|(?:im_start|start_header_id)\|>\s*assistant\s*(?:<\|end_header_id\|>)?|<\|[a-z_]{1,30}\|>"
-                             r"|<s>|<start_of_turn>\s*model")
+_TEMPLATE_TOKEN = re.compile(r"<\|(?:im_start|start_header_id)\|>\s*assistant\s*(?:<\|end_header_id\|>)?"
+                             r"|<\|[a-z_]{1,30}\|>|<s>|<start_of_turn>\s*model")
 """Any other template token left in a reply (an assistant header before the answer): markup, not the answer."""
 _HOPE = re.compile(r"(?i)(?<=\S)[\s.]*\bI\s+hope\s+(?:it|this|that)\s+is\s+correct\b[.!]?")
 """The Minerva closing ("… The final answer is $X$. I hope it is correct."): words after the answer, not its unit."""

@@ -126,7 +126,7 @@ def _partial_key(order: str, func: str, var: str) -> str:
 
 
 def _latex_name(char: str) -> str:
-    """``ω`` → ``\\omega``, ``Φ`` → ``\\Phi``, ``Α`` → ``A``, ``∝`` → ``\\propto`` (from the Unicode name); else itself."""
+    """``ω`` → ``\\omega``, ``Φ`` → ``\\Phi``, ``∝`` → ``\\propto`` (from the Unicode name), else itself."""
     if char in _UNICODE:
         return _UNICODE[char]
     parts = unicodedata.name(char, "").split()

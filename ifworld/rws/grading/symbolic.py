@@ -119,7 +119,7 @@ def _vectors(names: notation.Placeholders) -> frozenset[str]:
 def _written_link(answer: str, link: sympy.Eq) -> str:
     """A false link as the answer wrote it (``4+6+1 = 12``), found among its ``=``-separated parts; else as parsed."""
     parts = [part.strip() for part in re.split(r"(?<![<>!\\])=(?!=)", strip_wrappers(answer).replace("$", " "))]
-    for left, right in zip(parts, parts[1:]):
+    for left, right in zip(parts, parts[1:], strict=False):
         try:
             pair = mathverify.read(f"${left}$").value, mathverify.read(f"${right}$").value
         except notation.RefusedInput:

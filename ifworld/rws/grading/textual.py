@@ -14,8 +14,8 @@ import unicodedata
 from collections.abc import Callable
 
 from ifworld.rws.grading.latexnorm import fold_confusables
-from ifworld.rws.grading.wording import expand
 from ifworld.rws.grading.result import FORMAT_VIOLATION, NEEDS_VERIFIER, UNSCORED_GOLD, CheckResult, Verdict
+from ifworld.rws.grading.wording import expand
 
 _STOPWORDS = frozenset(
     "a an the of to in on at by for and or is are was were be it its this that these those with as from "
