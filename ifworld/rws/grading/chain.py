@@ -78,7 +78,8 @@ def _check(pred: str, gt: str, kind: str, units: str | None, hint: str, timeout_
     if result.verdict == "correct" or not same_text or not identical(pred, answer, gt, kind, hint):
         return result
     notes = [INPUT_TRUNCATED] if INPUT_TRUNCATED in result.annotations else []
-    return CheckResult(verdict="correct", type=kind, stage=cast(Stage, kind),  # kind is one of TYPES, each a stage pred_norm=answer[:200], gt_norm=gt[:200],
+    stage = cast(Stage, kind)  # kind is one of TYPES, each the name of its stage
+    return CheckResult(verdict="correct", type=kind, stage=stage, pred_norm=answer[:200], gt_norm=gt[:200],
                        reason=f"identical to the reference (after whitespace normalisation; the {kind} stage said: "
                        f"{CheckResult.split_reason(result.reason)[1][:120]})", decided_by=TEXT, annotations=notes,
                        how=result.how, candidates=result.candidates)
