@@ -33,6 +33,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from ifworld.errors import IFWorldError
+from ifworld.files import private_dir
 
 TOKEN_ENV = "IFWORLD_FACILITATOR_TOKEN"
 TOKEN_FILE = "facilitator.token"
@@ -108,7 +109,7 @@ def facilitator_token(db_path: str | Path, *, create: bool = True) -> str | None
     if not create:
         return None
     token = secrets.token_urlsafe(TOKEN_BYTES)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(path.parent)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         fh.write(token + "\n")
