@@ -123,7 +123,11 @@ from .schemas import (
     Report as Report,
     Scenario as Scenario,
 )
-from .sections import scenario_markdown as scenario_markdown, session_markdown as session_markdown
+from .sections import (
+    contribution_rows as contribution_rows,
+    scenario_markdown as scenario_markdown,
+    session_markdown as session_markdown,
+)
 from .service import continue_run as continue_run
 from .session import (
     PAUSED as PAUSED,
