@@ -41,9 +41,10 @@ from typing import Any
 from ifworld.access import OPERATOR, Caller, require_facilitator
 from ifworld.config import Settings
 from ifworld.errors import IFWorldError, WorkshopError
+from ifworld.names import NameRefused, clean_display_name, name_key
 from ifworld.runs import Event, RunStore, get_store, start_background
 from ifworld.runs.workshop_tables import EventLog
-from ifworld.whatif.experts import lookup as expert_named
+from ifworld.whatif.experts import REGISTRY as expert_registry, lookup as expert_named
 from ifworld.whatif.room import MAX_ROOM_CONTRIBUTIONS, MAX_ROOM_TEXT_CHARS, RoomContribution, parse_room
 from ifworld.whatif.schemas import Scenario
 from ifworld.whatif.session import Action, SessionError, State, drive_session, load_session, paused_state
@@ -213,13 +214,15 @@ def _text(value: Any, what: str, limit: int, *, required: bool = True) -> str:
 
 
 def clean_name(value: Any) -> str:
-    """A display name as stored: visible characters only, :data:`NAME_CHARS_HELP`, and no name that poses as
-    the facilitator, the panel or one of its experts (refused with the reason)."""
-    name = _text(value, "display name", MAX_NAME_CHARS)
-    if not all(ch.isalnum() or ch in " .'-_" for ch in name):
-        raise WorkshopError(f"a display name may use {NAME_CHARS_HELP} only")
-    words = {w.strip(".'-_") for w in name.casefold().replace("_", " ").replace("-", " ").split()}
-    if words & RESERVED_WORDS or expert_named(name) is not None:
+    """A display name as stored (:func:`ifworld.names.clean_display_name`: NFKC, visible characters only,
+    :data:`NAME_CHARS_HELP`, a visible letter, no tag words) that does not pose — in any script — as the
+    facilitator, the panel or one of its experts (refused with the reason)."""
+    try:
+        name = clean_display_name(value, limit=MAX_NAME_CHARS, reserved=RESERVED_WORDS, help_text=NAME_CHARS_HELP)
+    except NameRefused as exc:
+        raise WorkshopError(str(exc)) from None
+    experts = {name_key(str(x)) for s in expert_registry for x in (s.name, s.label, *s.aliases)}
+    if expert_named(name) is not None or name_key(name) in experts:
         raise WorkshopError("choose another display name: it may not look like the facilitator, the panel or "
                             "one of its experts")
     return name

@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ifworld.names import name_key
 from ifworld.whatif.schemas import Scenario
 
 MAX_NAME_CHARS = 40
@@ -116,11 +117,13 @@ class Workshop(_Frozen):
 
     def display_names(self) -> dict[str, str]:
         """Each participant's name as the facilitator sees it: a name taken by someone who joined earlier gets
-        " (2)", " (3)" … in joining order (participants cannot type brackets, so nobody can fake the suffix)."""
+        " (2)", " (3)" … in joining order (participants cannot type brackets, so nobody can fake the suffix).
+        Names are the same when they look the same: their UTS #39 skeletons match (a Latin and a Cyrillic
+        ``Anna``, a name with an invisible filler), see :func:`ifworld.names.name_key`."""
         seen: dict[str, int] = {}
         out = {}
         for p in self.participants:
-            key = p.name.casefold()
+            key = name_key(p.name)
             seen[key] = seen.get(key, 0) + 1
             out[p.id] = p.name if seen[key] == 1 else f"{p.name} ({seen[key]})"
         return out
