@@ -311,6 +311,13 @@ def open_app(
     """Launch the Streamlit app (from the checkout, or from the copy an installed wheel carries) and print the
     facilitator's sign-in link.
 
+    Loopback mode (127.0.0.1, the default) trusts every browser on this computer as the facilitator, so it
+    refuses any request that carries a forwarding header (X-Forwarded-For, Forwarded, X-Real-IP …): a proxy in
+    front of it would make every student the facilitator. Behind nginx or Caddy, bind --address 0.0.0.0 (or the
+    proxy's interface) and name the proxy in IFWORLD_TRUSTED_PROXIES (e.g. 127.0.0.1): then each phone's own
+    address, from X-Forwarded-For, is what the join and wrong-code limits count; from anyone else that header is
+    ignored.
+
     On POSIX this process *becomes* Streamlit (``exec``): there is no child to outlive it, whatever signal
     ends it, and Streamlit receives SIGTERM / SIGINT / SIGHUP itself and stops serving. (A child would be
     left serving on its port after the parent's SIGTERM or SIGKILL.) Elsewhere Streamlit runs as a child.
@@ -324,6 +331,14 @@ def open_app(
            "--server.port", str(port), "--server.address", address]
     if require_signin:
         os.environ["IFWORLD_REQUIRE_SIGNIN"] = "1"
+    from ifworld.edge import trusted_proxies
+    from ifworld.errors import IFWorldError
+
+    try:
+        trusted_proxies()  # a typo here would silently trust nobody (or the wrong host): say so before serving
+    except IFWorldError as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(2) from None
     print_signin(address, port, forced=require_signin)
     # The working directory stays the user's, so their ./.streamlit/secrets.toml is still found.
     if os.name == "posix":

@@ -22,7 +22,7 @@ import time
 
 import streamlit as st
 
-from ifworld import access
+from ifworld import access, edge
 from ifworld.access import Caller, Role
 from ifworld.toolkit import load_settings
 
@@ -36,7 +36,8 @@ JOINED = "join_me"
 def signin_required() -> bool:
     """Whether a browser must present the facilitator credential (network mode, or asked for locally)."""
     forced = os.environ.get(REQUIRE_SIGNIN_ENV, "").strip().lower() in ("1", "true", "yes")
-    return forced or not access.is_loopback(st.get_option("server.address"))
+    behind_proxy = bool(os.environ.get(edge.TRUSTED_PROXIES_ENV, "").strip())  # every request comes from the proxy
+    return forced or behind_proxy or not access.is_loopback(st.get_option("server.address"))
 
 
 _TOKEN_TTL_S = 2.0
@@ -93,6 +94,20 @@ def caller() -> Caller:
     if isinstance(me, dict) and me.get("id"):
         return Caller(role=Role.PARTICIPANT, participant=str(me["id"]), via="browser")
     return access.VISITOR
+
+
+def client_address() -> str:
+    """The address this browser session comes from, as the app's server decided it
+    (:func:`ifworld.edge.client_address`: the socket peer, loopback included; ``X-Forwarded-For`` only from
+    ``IFWORLD_TRUSTED_PROXIES``). Served without the app's server (``streamlit run app.py``): Streamlit's own
+    idea, which is empty for loopback peers."""
+    try:
+        decided = st.context.headers.get(edge.CLIENT_HEADER)
+    except Exception:  # noqa: BLE001 — no request context (bare mode)
+        decided = None
+    if decided:
+        return str(decided)
+    return str(getattr(st.context, "ip_address", None) or "")
 
 
 def device_key() -> str:
