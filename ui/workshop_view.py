@@ -51,7 +51,7 @@ def participant_view(run_id: str, me: dict[str, str]) -> None:
             sst.markdown(whatif.scenario_markdown(scenario, heading=""))
     with action_slot:
         if ws.status == "open" and session.state in (State.REFINING, State.REVIEW):
-            _prediction_form(run_id, me, whatif.branches(scenario), [i.name for i in scenario.indicators])
+            _prediction_form(run_id, me, whatif.branches(scenario), whatif.indicator_names(scenario))
         elif ws.status == "open" and session.state not in ENDED:
             _contribution_form(run_id, me)
         else:

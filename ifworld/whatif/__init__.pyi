@@ -193,4 +193,6 @@ from .workshop_models import (
     WorkshopRecord as WorkshopRecord,
     branches as branches,
     even_split as even_split,
+    indicator_names as indicator_names,
+    unique_names as unique_names,
 )

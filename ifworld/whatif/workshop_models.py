@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 import unicodedata
+from collections.abc import Iterable
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -235,21 +236,34 @@ def visible_text(value: str) -> str:
 
 
 # -- the branches a prediction is about ---------------------------------------------------------
-def branches(scenario: Scenario | dict | None) -> list[str]:
-    """The branches a prediction is about: the refined scenario's variants, by name; a name used twice gets
-    " (2)", " (3)" … so every branch has its own field and its own probability."""
-    scen = Scenario.model_validate(scenario or {})
+def unique_names(names: Iterable[Any]) -> list[str]:
+    """Names made fit to label one widget each: spaces folded, empty ones dropped, and a name used again (case
+    ignored) gets " (2)", " (3)" … — a model may name two branches or two indicators alike, and two widgets with
+    one key stop the page (``StreamlitDuplicateElementKey``) before anything is drawn."""
     out: list[str] = []
-    for v in scen.variants:
-        name = " ".join(v.name.split())
+    seen: set[str] = set()
+    for raw in names:
+        name = " ".join(str(raw or "").split())
         if not name:
             continue
         label, n = name, 1
-        while label.casefold() in {b.casefold() for b in out}:
+        while label.casefold() in seen:
             n += 1
             label = f"{name} ({n})"
+        seen.add(label.casefold())
         out.append(label)
     return out
+
+
+def branches(scenario: Scenario | dict | None) -> list[str]:
+    """The branches a prediction is about: the refined scenario's variants, by name (:func:`unique_names`, so
+    every branch has its own field and its own probability)."""
+    return unique_names(v.name for v in Scenario.model_validate(scenario or {}).variants)
+
+
+def indicator_names(scenario: Scenario | dict | None) -> list[str]:
+    """The scenario's indicators by name, each once (:func:`unique_names`)."""
+    return unique_names(i.name for i in Scenario.model_validate(scenario or {}).indicators)
 
 
 def even_split(names: list[str]) -> dict[str, float]:
