@@ -47,7 +47,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 from streamlit import config as st_config
 
-from ifworld import access, edge
+from ifworld import access, edge, signin as signin_sessions
 from ifworld.toolkit import load_settings
 
 APP_SCRIPT = Path(__file__).resolve().parents[1] / "app.py"
@@ -175,23 +175,72 @@ def _home(request: Request) -> str:
     return f"/{base}/" if base else "/"
 
 
+_REFUSED = ("<h1>Sign-in refused</h1><p>This facilitator link is not valid (mistyped, or the token was changed). The "
+            "person running the app prints the current link with <code>ifworld app signin-link</code>.</p>")
+_EXCHANGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Signing in…</title></head><body>
+<form id="f" method="post" action="{action}"><input type="hidden" name="token" id="t">
+<noscript><p>Paste the token: <input name="token" type="password"></p><button>Sign in</button></noscript></form>
+<script src="{action}/exchange.js"></script></body></html>"""
+_EXCHANGE_JS = """(function () {
+  var q = new URLSearchParams(location.search), f = document.getElementById("f");
+  document.getElementById("t").value = q.get("token") || "";
+  history.replaceState(null, "", location.pathname);  // the token leaves the address bar and this history entry
+  f.submit();
+})();"""
+
+
 async def signin(request: Request) -> Response:
-    """Check the facilitator token; on success set the cookie and go to the app without the token."""
+    """``GET /signin?token=…`` answers a page that takes the token out of the address (``history.replaceState``)
+    and exchanges it by ``POST``: the token is never in a URL the server redirects to, a Referer, a log line or
+    the history entry. ``POST /signin`` checks it and starts a sign-in session (:mod:`ifworld.signin`): its own
+    random cookie, stored, expiring, revocable."""
+    if request.method == "GET":
+        return HTMLResponse(_EXCHANGE.format(action=_home(request).rstrip("/") + access.SIGNIN_PATH),
+                            headers={"cache-control": "no-store"})
+    form = await request.form(max_files=0, max_fields=4)
     token = access.facilitator_token(load_settings().db_path, create=False)
-    if not access.token_matches(request.query_params.get("token"), token):
-        return HTMLResponse("<h1>Sign-in refused</h1><p>This facilitator link is not valid (mistyped, or the token "
-                            "was changed). The person running the app finds the current link in the terminal "
-                            "where <code>ifworld app</code> was started.</p>", status_code=403)
+    if not access.token_matches(str(form.get("token") or ""), token):
+        return HTMLResponse(_REFUSED, status_code=403, headers={"cache-control": "no-store"})
+    value = signin_sessions.new_session(_run_store(), request.headers.get("user-agent", ""))
     response = RedirectResponse(_home(request), status_code=303)
-    response.set_cookie(access.FACILITATOR_COOKIE, access.cookie_value(str(token)), httponly=True,
+    response.set_cookie(access.FACILITATOR_COOKIE, value, max_age=signin_sessions.SESSION_TTL_S, httponly=True,
                         samesite="strict", secure=request.url.scheme == "https", path="/")
     return response
 
 
+async def exchange_js(request: Request) -> Response:
+    return Response(_EXCHANGE_JS, media_type="text/javascript", headers={"cache-control": "no-store"})
+
+
 async def signout(request: Request) -> Response:
+    """End this browser's sign-in session for good (not only its cookie)."""
+    signin_sessions.end_session(_run_store(), request.cookies.get(access.FACILITATOR_COOKIE))
+    _session_memo.clear()
     response = RedirectResponse(_home(request), status_code=303)
     response.delete_cookie(access.FACILITATOR_COOKIE, path="/")
     return response
+
+
+def _run_store() -> Any:
+    from ifworld.runs import get_store
+
+    return get_store()
+
+
+_session_memo: dict[str, tuple[float, bool]] = {}
+
+
+def session_valid(value: str | None) -> bool:
+    """Whether a cookie names a live sign-in session, asked of the store at most every 2 s per value."""
+    if not value:
+        return False
+    at, ok = _session_memo.get(value, (0.0, False))
+    if time.monotonic() - at > 2.0:
+        ok = signin_sessions.session_valid(_run_store(), value)
+        if len(_session_memo) > 1000:
+            _session_memo.clear()
+        _session_memo[value] = (time.monotonic(), ok)
+    return ok
 
 
 # -- the edges: the client's real address, facilitator-only routes, bounded uploads, no outbound request ------
@@ -215,18 +264,7 @@ def _facilitator_request(scope: dict[str, Any]) -> bool:
     if _bound_to_loopback() and not forced:
         return True
     jar = _cookies(scope)
-    presented = jar[access.FACILITATOR_COOKIE].value if access.FACILITATOR_COOKIE in jar else None
-    return access.cookie_matches(presented, _token())
-
-
-_token_memo: list[Any] = [0.0, None]
-
-
-def _token() -> str | None:
-    """The facilitator token, read at most every 2 s (every request of every phone asks)."""
-    if time.monotonic() - _token_memo[0] > 2.0:
-        _token_memo[:] = [time.monotonic(), access.facilitator_token(load_settings().db_path, create=False)]
-    return _token_memo[1]
+    return session_valid(jar[access.FACILITATOR_COOKIE].value if access.FACILITATOR_COOKIE in jar else None)
 
 
 async def _refuse(scope: dict[str, Any], receive: Any, send: Any, status: int, text: str) -> None:
@@ -349,4 +387,6 @@ edge.disable_uvicorn_proxy_headers()
 edge.guard_connections()
 
 app = st.App(APP_SCRIPT, middleware=[Middleware(Edges), Middleware(ContentSecurityPolicy), Middleware(Identity)],
-             routes=[Route(access.SIGNIN_PATH, signin, name="signin"), Route("/signout", signout, name="signout")])
+             routes=[Route(access.SIGNIN_PATH, signin, methods=["GET", "POST"], name="signin"),
+                     Route(access.SIGNIN_PATH + "/exchange.js", exchange_js, name="signin_js"),
+                     Route("/signout", signout, methods=["GET", "POST"], name="signout")])

@@ -22,7 +22,7 @@ import time
 
 import streamlit as st
 
-from ifworld import access, edge
+from ifworld import access, edge, signin
 from ifworld.access import Caller, Role
 from ifworld.toolkit import load_settings
 
@@ -82,8 +82,37 @@ def is_facilitator() -> bool:
         return True
     token = _token()
     _take_url_token(token)
-    return access.cookie_matches(_cookie(access.FACILITATOR_COOKIE), token) or \
+    return _session_valid(_cookie(access.FACILITATOR_COOKIE)) or \
         access.cookie_matches(st.session_state.get(_SESSION_SIGNIN), token)
+
+
+_session_memo: dict[str, tuple[float, bool]] = {}
+
+
+def _session_valid(value: str | None) -> bool:
+    """Whether the sign-in cookie names a live session (:mod:`ifworld.signin`), asked of the store at most every
+    2 s per browser (a room's fragments redraw every second); a store that cannot be read signs nobody in."""
+    if not value:
+        return False
+    now = time.monotonic()
+    at, ok = _session_memo.get(value, (0.0, False))
+    if now - at > _TOKEN_TTL_S:
+        from ifworld.errors import IFWorldError
+        from ifworld.runs import get_store
+
+        try:
+            ok = signin.session_valid(get_store(), value)
+        except IFWorldError:
+            ok = False
+        if len(_session_memo) > 1000:
+            _session_memo.clear()
+        _session_memo[value] = (now, ok)
+    return ok
+
+
+def forget_session(value: str | None) -> None:
+    """Drop a session from this process's memo at once (after "sign out")."""
+    _session_memo.pop(value or "", None)
 
 
 def caller() -> Caller:

@@ -111,12 +111,13 @@ def _stop(proc: subprocess.Popen, log: Any) -> None:
 @pytest.fixture(scope="module")
 def network(tmp_path_factory: pytest.TempPathFactory, outbound: str) -> Iterator[dict[str, Any]]:
     """The app in network mode (0.0.0.0), reached on 127.0.0.1, with the recording proxy as its HTTP proxy."""
-    from ifworld import access
+    from ifworld import access, signin
+    from ifworld.runs.store import RunStore
 
     tmp = tmp_path_factory.mktemp("edges")
     proc, url, log = _serve(tmp, "0.0.0.0", outbound)
-    token = access.facilitator_token(tmp / "runs.sqlite")
-    yield {"url": url, "proc": proc, "cookie": {access.FACILITATOR_COOKIE: access.cookie_value(str(token))}}
+    session = signin.new_session(RunStore(tmp / "runs.sqlite"), "test")  # what POST /signin starts
+    yield {"url": url, "proc": proc, "cookie": {access.FACILITATOR_COOKIE: session}}
     _stop(proc, log)
 
 
