@@ -35,9 +35,8 @@ _INVISIBLE_CATEGORIES = frozenset({"Cf", "Cc", "Cs", "Co", "Cn", "Zl", "Zp"})
 NAME_PUNCTUATION = " .'-_"
 MAX_MARKS_IN_A_ROW = 2
 """Combining marks after one letter (Devanagari and Vietnamese need two; "Zalgo" stacks dozens)."""
-TAG_WORDS = frozenset({"accept", "accepted", "reject", "rejected", "hidden", "hide", "shown", "merged", "merge",
-                       "undecided", "edited", "decided", "decision", "vote", "votes", "voted", "pinned", "new",
-                       "sent", "frame", "round", "you"})
+TAG_WORDS = frozenset({"accept", "accepted", "reject", "rejected", "hidden", "merged", "undecided", "edited",
+                       "decided", "decision", "vote", "votes", "voted"})
 """Words the room list and the exports put beside a name or a contribution: a name made of them reads as a tag."""
 
 

@@ -45,6 +45,10 @@ def participant_view(run_id: str, me: dict[str, str]) -> None:
         sst.markdown(f"### {session.proposition}")
         st.text(f"You are {me['name']} · {session.label}" +
                 (" · the workshop is closed" if ws.status != "open" else ""))
+        person = ws.participant(me["id"])
+        if person is not None and person.held:
+            st.caption("✋ Several people joined from this connection at once: your +1s count once the facilitator "
+                       "lets them in.")
     scenario = whatif.Scenario.model_validate(_scenario(run_id, session.state.value, session.round))
     if scenario.variants or scenario.restated:
         with scenario_slot, st.expander("🗺️ The refined scenario", expanded=session.state == State.REVIEW):

@@ -148,10 +148,12 @@ from .session import (
 from .steps import record_steps as record_steps
 from .workshop import (
     CODE_FAILURES as CODE_FAILURES,
+    FREE_JOINS_PER_ADDRESS as FREE_JOINS_PER_ADDRESS,
     MAX_CONTRIBUTIONS_PER_PERSON as MAX_CONTRIBUTIONS_PER_PERSON,
     MAX_CONTRIBUTIONS_PER_ROUND as MAX_CONTRIBUTIONS_PER_ROUND,
     MAX_JOINS_PER_CLIENT as MAX_JOINS_PER_CLIENT,
     NAME_CHARS_HELP as NAME_CHARS_HELP,
+    allow_participants as allow_participants,
     clean_name as clean_name,
     close_workshop as close_workshop,
     continue_workshop as continue_workshop,

@@ -72,6 +72,11 @@ MAX_JOINS_PER_CLIENT = 12
 """New participants one client (an IP address) may add to a workshop per :data:`JOIN_WINDOW_S` (a shared
 classroom connection still lets a class in; a script minting identities is stopped)."""
 JOIN_WINDOW_S = 600.0
+FREE_JOINS_PER_ADDRESS = 3
+"""New people one address may bring per :data:`FREE_JOIN_WINDOW_S` whose +1s count at once; beyond it they join
+*held* — their votes wait for the facilitator ("5 new people joined from one device in a minute — allow?"), so
+fresh cookies from one laptop cannot put "+12" on a contribution."""
+FREE_JOIN_WINDOW_S = 60.0
 TOKEN_BYTES = 16
 """Join tokens: 16 random bytes = 128 bits (``secrets.token_urlsafe``)."""
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L: read aloud and typed on a phone
@@ -252,6 +257,10 @@ def join_workshop(token: str, name: str, *, device_key: str, clients: list[str] 
         raise WorkshopError(f"too many people joined from this connection just now (at most "
                             f"{MAX_JOINS_PER_CLIENT} in {JOIN_WINDOW_S / 60:.0f} minutes); ask the facilitator")
     pid = secrets.token_hex(6)
+    address = next((c for c in clients or [] if c.startswith("ip:")), "")
+    held = bool(address) and not store.hit_rate(f"workshop-free-join:{run_id}:{address}",
+                                                limit=FREE_JOINS_PER_ADDRESS, window_s=FREE_JOIN_WINDOW_S)
+    group = _hash(f"{run_id}:{address}")[:8] if address else ""
 
     def check(log: EventLog) -> None:
         _open_check(log)
@@ -259,9 +268,21 @@ def join_workshop(token: str, name: str, *, device_key: str, clients: list[str] 
             raise WorkshopError("this device has just joined; reload the page")
         if log.count("join") >= MAX_PARTICIPANTS:
             raise WorkshopError(f"the workshop is full ({MAX_PARTICIPANTS} participants)")
-    store.add_workshop_event(run_id, "join", {"id": pid, "name": name, "key_hash": key_hash}, check,
-                             actor=pid, ref=key_hash)
-    return Participant(id=pid, name=name, joined=time.time()), device_key
+    store.add_workshop_event(run_id, "join", {"id": pid, "name": name, "key_hash": key_hash, "held": held,
+                                              "group": group}, check, actor=pid, ref=key_hash)
+    return Participant(id=pid, name=name, joined=time.time(), held=held, group=group), device_key
+
+
+def allow_participants(run_id: str, caller: Caller, ids: list[str], *, store: RunStore | None = None) -> int:
+    """Let held participants' +1s count (their waiting votes are counted at once); returns how many."""
+    require_facilitator(caller, "allow held participants")
+    store = store or get_store()
+    _need_workshop(run_id, store)
+    ws = load_workshop(run_id, store=store)
+    chosen = [p.id for p in ws.participants if p.held and p.id in set(ids)]
+    if chosen:
+        store.add_workshop_event(run_id, "allow", {"ids": chosen}, lambda log: None, actor="facilitator")
+    return len(chosen)
 
 
 def participant_for(run_id: str, device_key: str | None, *, store: RunStore | None = None) -> Participant | None:

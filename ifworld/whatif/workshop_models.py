@@ -34,6 +34,11 @@ class Participant(_Frozen):
     id: str
     name: str
     joined: float = 0.0
+    held: bool = False
+    """Joined from an address that had already brought :data:`~ifworld.whatif.workshop.FREE_JOINS_PER_ADDRESS`
+    people in a minute: their +1s do not count until the facilitator allows them (one voice per person)."""
+    group: str = ""
+    """Which address they came from, as a short digest (people held together are allowed together)."""
 
 
 class Prediction(_Frozen):
@@ -129,6 +134,14 @@ class Workshop(_Frozen):
             out[p.id] = p.name if seen[key] == 1 else f"{p.name} ({seen[key]})"
         return out
 
+    def held_groups(self) -> dict[str, list[Participant]]:
+        """People whose +1s wait for the facilitator, by the address they came from (see :attr:`Participant.held`)."""
+        out: dict[str, list[Participant]] = {}
+        for p in self.participants:
+            if p.held:
+                out.setdefault(p.group, []).append(p)
+        return out
+
     def prediction_of(self, participant_id: str) -> Prediction | None:
         return next((p for p in self.predictions if p.participant_id == participant_id), None)
 
@@ -168,6 +181,7 @@ class RoomFold:
         self.predictions: dict[str, Prediction] = {}
         self.contributions: dict[str, dict[str, Any]] = {}
         self.votes: list[Vote] = []
+        self.pending: dict[str, list[Vote]] = {}  # votes of held participants, counted once they are allowed
         self.status: Literal["open", "closed"] = "open"
         self.revealed = False
         self._built: Workshop | None = None
@@ -186,14 +200,23 @@ class RoomFold:
     def _one(self, e: dict[str, Any]) -> None:
         d, kind, said = e["data"], e["kind"], self.contributions
         if kind == "join":
-            self.people.setdefault(d["id"], Participant(id=d["id"], name=d["name"], joined=e["at"]))
+            self.people.setdefault(d["id"], Participant(id=d["id"], name=d["name"], joined=e["at"],
+                                                        held=bool(d.get("held")), group=str(d.get("group", ""))))
+        elif kind == "allow":
+            for pid in d["ids"]:
+                if pid in self.people and self.people[pid].held:
+                    self.people[pid] = self.people[pid].model_copy(update={"held": False})
+                    for v in self.pending.pop(pid, []):
+                        self._count(v)
+        elif kind == "vote" and d["contribution_id"] in said and self.people.get(d["participant_id"]) is not None \
+                and self.people[d["participant_id"]].held:
+            self.pending.setdefault(d["participant_id"], []).append(Vote(**d))
         elif kind == "predict":
             self.predictions[d["participant_id"]] = Prediction(**d, at=e["at"])
         elif kind == "contribute":
             said[d["id"]] = {**d, "at": e["at"]}
         elif kind == "vote" and d["contribution_id"] in said:
-            self.votes.append(Vote(**d))
-            said[d["contribution_id"]]["votes"] = said[d["contribution_id"]].get("votes", 0) + 1
+            self._count(Vote(**d))
         elif kind == "decide" and d["contribution_id"] in said:
             said[d["contribution_id"]]["decision"] = Decision(**d, at=e["at"])
         elif kind == "hide" and d["contribution_id"] in said:
@@ -206,6 +229,12 @@ class RoomFold:
             self.status = "closed"
         elif kind == "reveal":
             self.revealed = True
+
+    def _count(self, vote: Vote) -> None:
+        if vote.contribution_id in self.contributions:
+            self.votes.append(vote)
+            said = self.contributions[vote.contribution_id]
+            said["votes"] = said.get("votes", 0) + 1
 
     def workshop(self, row: dict[str, Any]) -> Workshop:
         """The room as folded so far (built once per change, shared by every redraw until the next event)."""
