@@ -33,6 +33,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from ifworld import signin  # who-is-who's helpers, reached by the pages through this door
 from ifworld.errors import IFWorldError
 from ifworld.files import private_dir
 
@@ -121,11 +122,10 @@ def weak_token_reason(token: str) -> str | None:
     """Why a facilitator token given in the environment is refused (None when it is strong enough): judged by
     its entropy (:func:`ifworld.signin.token_bits`), not its length — sixteen copies of one letter are long
     enough and guessable at once."""
-    from ifworld.signin import MIN_TOKEN_BITS, token_bits
-
-    bits = token_bits(token)
-    if len(token) < MIN_TOKEN_CHARS or bits < MIN_TOKEN_BITS:
-        return (f"{TOKEN_ENV} is too easy to guess (about {bits:.0f} bits; at least {MIN_TOKEN_BITS:.0f} needed): "
+    bits = signin.token_bits(token)
+    if len(token) < MIN_TOKEN_CHARS or bits < signin.MIN_TOKEN_BITS:
+        return (f"{TOKEN_ENV} is too easy to guess (about {bits:.0f} bits; at least {signin.MIN_TOKEN_BITS:.0f} "
+                "needed): "
                 "make one with  python -c 'import secrets; print(secrets.token_urlsafe(24))'")
     return None
 

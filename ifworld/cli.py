@@ -323,8 +323,7 @@ def open_app(
     link makes a facilitator), and each phone's own address, from the proxy's X-Forwarded-For, is what the join
     and wrong-code limits count; from anyone else that header is ignored.
 
-    `ifworld app signin-link` prints the current sign-in link while the app runs; `--rotate` makes a new token
-    and signs every facilitator browser out.
+    `ifworld app signin-link` prints the current sign-in link (`--rotate`: a new token, everyone signed out).
 
     On POSIX this process *becomes* Streamlit (``exec``): there is no child to outlive it, whatever signal
     ends it, and Streamlit receives SIGTERM / SIGINT / SIGHUP itself and stops serving. (A child would be
@@ -341,11 +340,10 @@ def open_app(
            "--server.port", str(port), "--server.address", address]
     if require_signin:
         os.environ["IFWORLD_REQUIRE_SIGNIN"] = "1"
-    from ifworld.edge import trusted_proxies
+    from ifworld.access import edge
     from ifworld.errors import IFWorldError
-
-    try:
-        trusted_proxies()  # a typo here would silently trust nobody (or the wrong host): say so before serving
+    try:  # a typo here would silently trust nobody (or the wrong host): say so before serving
+        edge.trusted_proxies()
     except IFWorldError as exc:
         typer.echo(str(exc), err=True)
         raise typer.Exit(2) from None
@@ -366,7 +364,8 @@ def signin_link(
                                          "and every signed-in facilitator browser is signed out.")] = False,
 ) -> None:
     """Print the facilitator's current sign-in link (the app may be running; nothing is restarted)."""
-    from ifworld import access, signin
+    from ifworld import access
+    from ifworld.access import signin
     from ifworld.config import load_settings
     from ifworld.runs import get_store
 

@@ -47,7 +47,8 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 from streamlit import config as st_config
 
-from ifworld import access, edge, signin as signin_sessions
+from ifworld import access
+from ifworld.access import edge, signin as signin_sessions
 from ifworld.toolkit import load_settings
 
 APP_SCRIPT = Path(__file__).resolve().parents[1] / "app.py"

@@ -22,8 +22,8 @@ import time
 
 import streamlit as st
 
-from ifworld import access, edge, signin
-from ifworld.access import Caller, Role
+from ifworld import access
+from ifworld.access import Caller, Role, edge, signin
 from ifworld.toolkit import load_settings
 
 REQUIRE_SIGNIN_ENV = "IFWORLD_REQUIRE_SIGNIN"
@@ -97,8 +97,8 @@ def _session_valid(value: str | None) -> bool:
     now = time.monotonic()
     at, ok = _session_memo.get(value, (0.0, False))
     if now - at > _TOKEN_TTL_S:
-        from ifworld.errors import IFWorldError
         from ifworld.runs import get_store
+        from ifworld.toolkit import IFWorldError
 
         try:
             ok = signin.session_valid(get_store(), value)

@@ -7,7 +7,8 @@ import time
 
 import streamlit as st
 
-from ifworld import access, signin
+from ifworld import access
+from ifworld.access import signin
 from ui.common import store
 from ui.identity import forget_session, is_facilitator
 

@@ -152,9 +152,7 @@ from .workshop import (
     MAX_CONTRIBUTIONS_PER_PERSON as MAX_CONTRIBUTIONS_PER_PERSON,
     MAX_CONTRIBUTIONS_PER_ROUND as MAX_CONTRIBUTIONS_PER_ROUND,
     MAX_JOINS_PER_CLIENT as MAX_JOINS_PER_CLIENT,
-    NAME_CHARS_HELP as NAME_CHARS_HELP,
     allow_participants as allow_participants,
-    clean_name as clean_name,
     close_workshop as close_workshop,
     continue_workshop as continue_workshop,
     contribute as contribute,
@@ -198,3 +196,4 @@ from .workshop_models import (
     indicator_names as indicator_names,
     unique_names as unique_names,
 )
+from .workshop_names import NAME_CHARS_HELP as NAME_CHARS_HELP, clean_name as clean_name

@@ -41,10 +41,8 @@ from typing import Any
 from ifworld.access import OPERATOR, Caller, require_facilitator
 from ifworld.config import Settings
 from ifworld.errors import IFWorldError, WorkshopError
-from ifworld.names import NameRefused, clean_display_name, name_key
 from ifworld.runs import Event, RunStore, get_store, start_background
 from ifworld.runs.workshop_tables import EventLog
-from ifworld.whatif.experts import REGISTRY as expert_registry, lookup as expert_named
 from ifworld.whatif.room import MAX_ROOM_CONTRIBUTIONS, MAX_ROOM_TEXT_CHARS, RoomContribution, parse_room
 from ifworld.whatif.schemas import Scenario
 from ifworld.whatif.session import Action, SessionError, State, drive_session, load_session, paused_state
@@ -53,7 +51,6 @@ from ifworld.whatif.workshop_models import (
     DIRECTIONS,
     KINDS,
     MAX_CONTRIBUTION_CHARS,
-    MAX_NAME_CHARS,
     MAX_TAG_CHARS,
     Contribution,
     Participant,
@@ -62,6 +59,7 @@ from ifworld.whatif.workshop_models import (
     Workshop,
     visible_text,
 )
+from ifworld.whatif.workshop_names import clean_name
 
 MAX_CONTRIBUTIONS_PER_ROUND = 20
 """Per participant and round."""
@@ -84,9 +82,6 @@ CODE_LENGTH = 6
 CODE_FAILURES = 8
 """Wrong codes a client may type per :data:`CODE_WINDOW_S` (per browser session and per IP address)."""
 CODE_WINDOW_S = 60.0
-NAME_CHARS_HELP = "letters, digits, spaces and . ' - _"
-RESERVED_WORDS = frozenset({"facilitator", "moderator", "teacher", "admin", "administrator", "system", "expert",
-                            "experts", "panel", "resolver", "judge", "assistant", "host", "organiser", "organizer"})
 _BEFORE_ROUND_1 = frozenset({State.DRAFT, State.REFINING, State.REVIEW})
 
 
@@ -216,21 +211,6 @@ def _text(value: Any, what: str, limit: int, *, required: bool = True) -> str:
     if len(text) > limit:
         raise WorkshopError(f"the {what} is {len(text):,} characters; at most {limit:,}")
     return text
-
-
-def clean_name(value: Any) -> str:
-    """A display name as stored (:func:`ifworld.names.clean_display_name`: NFKC, visible characters only,
-    :data:`NAME_CHARS_HELP`, a visible letter, no tag words) that does not pose — in any script — as the
-    facilitator, the panel or one of its experts (refused with the reason)."""
-    try:
-        name = clean_display_name(value, limit=MAX_NAME_CHARS, reserved=RESERVED_WORDS, help_text=NAME_CHARS_HELP)
-    except NameRefused as exc:
-        raise WorkshopError(str(exc)) from None
-    experts = {name_key(str(x)) for s in expert_registry for x in (s.name, s.label, *s.aliases)}
-    if expert_named(name) is not None or name_key(name) in experts:
-        raise WorkshopError("choose another display name: it may not look like the facilitator, the panel or "
-                            "one of its experts")
-    return name
 
 
 # -- participants -------------------------------------------------------------------------------------------

@@ -7,8 +7,8 @@ import pytest
 
 from ifworld.errors import WorkshopError
 from ifworld.names import clean_display_name, name_key, skeleton
-from ifworld.whatif.workshop import clean_name
 from ifworld.whatif.workshop_models import Participant, Workshop
+from ifworld.whatif.workshop_names import clean_name
 
 REFUSED = {
     "teacher, one Cyrillic е": "t\u0435acher",
