@@ -33,7 +33,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from ifworld import signin  # who-is-who's helpers, reached by the pages through this door
+from ifworld import edge, signin  # noqa: F401 — who-is-who's helpers, reached by the pages through this door
 from ifworld.errors import IFWorldError
 from ifworld.files import private_dir
 
