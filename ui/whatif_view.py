@@ -257,8 +257,23 @@ def render_whatif_record(record: dict[str, Any] | WhatIfRecord, key: str, usage:
         sst.warning("Some agents read less than all of their input — the model's context window was too small: "
                     + " ".join(r.sentence() for r in short))
     render_report(rec, key)
-    sst.markdown(demoted(whatif.session_markdown(rec)))
+    sst.markdown(demoted(whatif.session_markdown(rec, room=False)))
+    render_room(rec)
     render_rounds(rec, key, expanded=len(rec.rounds) <= 2)
+
+
+def render_room(rec: WhatIfRecord) -> None:
+    """The room's contributions as a plain-text table: a participant's words are never Markdown on a page."""
+    st.markdown("#### The room's contributions")
+    rows = whatif.contribution_rows(rec.participants)
+    legacy = rec.report.contributions if rec.report else []
+    if rows:
+        st.caption("The experts, the resolver and the report writers received each one as the room's data.")
+        st.dataframe(rows, hide_index=True)
+    elif legacy:
+        st.dataframe([{"Contribution": str(t)} for t in legacy], hide_index=True)
+    else:
+        st.caption("No contributions from the room.")
 
 
 def demoted(markdown: str) -> str:
