@@ -11,7 +11,7 @@ import streamlit as st
 from ifworld import whatif
 from ifworld.toolkit import WorkshopError
 from ui.common import show_error, store
-from ui.identity import JOINED, device_key
+from ui.identity import JOINED, client_address, device_key
 from ui.workshop_view import participant_view
 
 ss = st.session_state
@@ -19,8 +19,8 @@ ss.setdefault("join_client", secrets.token_hex(8))  # this browser session, for 
 
 
 def clients() -> list[str]:
-    """Keys the limits count under: this browser session and its IP address."""
-    ip = getattr(st.context, "ip_address", None)
+    """Keys the limits count under: this browser session and its address (:func:`ui.identity.client_address`)."""
+    ip = client_address()
     return [f"session:{ss['join_client']}", *([f"ip:{ip}"] if ip else [])]
 
 

@@ -6,6 +6,7 @@ from ifworld import llm, registry
 from ifworld.toolkit import DEMO_MODEL, DEMO_URL
 from ui.common import connection_check, current_settings, model_ready, store
 from ui.connection_view import status_box
+from ui.signin_view import signin_sessions_panel
 
 st.title("⚙️ About & settings")
 settings = current_settings()
@@ -51,6 +52,8 @@ else:
 st.subheader("Run store")
 runs = store().list_runs(limit=10_000)
 st.write(f"`{settings.store_label}` — {len(runs)} saved runs. Set `IFWORLD_DB` to another file or URL.")
+
+signin_sessions_panel()
 
 st.subheader("Environment variables")
 st.markdown(

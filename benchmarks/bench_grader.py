@@ -13,6 +13,9 @@ Run: ``.venv/bin/python benchmarks/bench_grader.py [--quick]``. Prints:
   references (sympy's ``parse_expr``, pint: ``benchmarks/grader_references.py``) where they can read the rows,
   with every disagreement, its note and our reason.
 
+* issue #43's classes (``tests/rws/cases/written_*.jsonl``): ours vs Math-Verify alone per class, with every
+  disagreement on the maths rows (``--written`` prints only this section).
+
 ``--quick`` skips the cold-start repeats; ``--kinds`` prints only the per-kind section.
 """
 
@@ -335,7 +338,8 @@ def _grade_kind(rows: list[dict], reference: str | None) -> list[dict]:
         mv = mathverify_verdict(row["pred"], row["gt"])
         mv_s = time.perf_counter() - start
         ref = refs[reference](row["pred"], row["gt"]) if reference else None
-        out.append({**row, "ours": result.verdict == "correct", "mv": mv, "ref": ref, "ours_s": ours_s,
+        out.append({**row, "ours": result.verdict == "correct", "verdict_ours": result.verdict, "mv": mv, "ref": ref,
+                    "ours_s": ours_s,
                     "mv_s": mv_s, "reason": result.reason, "want": row["verdict"] == "correct"})
     return out
 
@@ -381,10 +385,53 @@ def _kind_disagreements(graded: dict[str, list[dict]]) -> None:
                       f"ref {'C' if r['ref'] else '-'} | {r['pred'][:30]!r} vs {r['gt'][:26]!r} | {r['reason'][:90]}")
 
 
+WRITTEN = {  # issue #43's classes → case table
+    "1 closing, debris, think": "written_closing",
+    "2 several boxes": "written_boxes",
+    "3 numbers as written": "written_numbers",
+    "4 identical answers": "written_identical",
+    "5 functions and symbols": "written_symbols",
+    "6 text without a model": "written_text",
+    "7 chained working": "written_chains",
+}
+
+
+def bench_written() -> None:
+    """Per class of issue #43: right verdicts (a row marked exact needs its very verdict) of ours and of
+    Math-Verify alone (which cannot abstain: its "not correct" counts as right for an exact not_sure row only
+    when ours would be judged the same way — here it is simply correct vs not correct), wrong "correct"s."""
+    from ifworld.rws.grading.grader import check
+
+    check("x", "x", "symbolic")
+    print(f"\nissue #43 classes: tests/rws/cases/written_*.jsonl ({_load()}) — right verdicts, wrong 'correct'")
+    print(f"  {'class':26s} {'n':>3s} {'look-alikes':>11s}  {'ours':>7s} {'MV alone':>8s}  {'wrong correct':>13s}")
+    summary, graded = {}, {}
+    for name, table in WRITTEN.items():
+        rows = graded[name] = _grade_kind(_kind_rows(table), None)
+        n = len(rows)
+        right = sum(r["ours"] == r["want"] and (not r.get("exact") or r["verdict_ours"] == r["verdict"])
+                    for r in rows)
+        right_mv = sum(r["mv"] == r["want"] for r in rows)
+        wrong, wrong_mv = (sum(r[key] and not r["want"] for r in rows) for key in ("ours", "mv"))
+        print(f"  {name:26s} {n:3d} {sum(not r['want'] for r in rows):11d}  {right:3d}/{n:<3d} {right_mv:4d}/{n:<3d}  "
+              f"{wrong:5d} / {wrong_mv:<5d}")
+        summary[name] = f"ours {right}/{n}, MV {right_mv}/{n}, wrong correct {wrong}/{wrong_mv}"
+    print("  where ours and Math-Verify alone disagree (class | want | ours | MV | pred vs gold | note):")
+    for name, rows in graded.items():
+        for r in rows:
+            if r["ours"] != r["mv"] and r["type"] != "textual":
+                print(f"    {name[:22]:22s} | {'C' if r['want'] else '-'} | {'C' if r['ours'] else '-'} | "
+                      f"{'C' if r['mv'] else '-'} | {r['pred'][-40:]!r} vs {r['gt'][:30]!r} | {r['note'][:50]}")
+    print("SUMMARY " + json.dumps(summary))
+
+
 def main() -> None:
     """Run every section."""
     if "--kinds" in sys.argv:
         bench_kinds()
+        return
+    if "--written" in sys.argv:
+        bench_written()
         return
     items = bench_sample(1 if "--quick" in sys.argv else 3)
     bench_perturbations(items)

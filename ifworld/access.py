@@ -13,11 +13,12 @@ the model connection, decisions on contributions) takes the :class:`Caller` and 
 refused by the engine itself (:class:`AccessDenied`), not only hidden by the page.
 
 The credential is a 128-bit token kept in ``facilitator.token`` beside the run store (mode 0600, made on first
-use) or given as ``IFWORLD_FACILITATOR_TOKEN``. ``ifworld app`` prints the sign-in link ``…/signin?token=…``;
-the app's ``/signin`` route checks the token, sets an HttpOnly cookie holding a value *derived* from it
-(:func:`cookie_value`) and redirects to the app without the token, so the address bar that a projector shows
-never carries it, and a reload keeps the role. Deleting the file (or changing the variable) signs every
-facilitator browser out.
+use) or given as ``IFWORLD_FACILITATOR_TOKEN`` (refused when guessable: :func:`weak_token_reason`). ``ifworld
+app`` prints the sign-in link ``…/signin?token=…`` (``ifworld app signin-link`` prints it again, ``--rotate``
+makes a new one); the app's ``/signin`` page takes the token out of the address and exchanges it by POST for a
+sign-in *session* of that browser (:mod:`ifworld.signin`: a random HttpOnly cookie, stored, expiring,
+revocable with ``/signout`` or on the Settings page). :func:`cookie_value` remains for the session-only
+sign-in of ``streamlit run app.py`` served without the app's routes.
 """
 
 from __future__ import annotations
@@ -32,7 +33,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from ifworld import edge, signin  # noqa: F401 — who-is-who's helpers, reached by the pages through this door
 from ifworld.errors import IFWorldError
+from ifworld.files import private_dir
 
 TOKEN_ENV = "IFWORLD_FACILITATOR_TOKEN"
 TOKEN_FILE = "facilitator.token"
@@ -97,7 +100,7 @@ def facilitator_token(db_path: str | Path, *, create: bool = True) -> str | None
     """The facilitator token: ``IFWORLD_FACILITATOR_TOKEN``, else the token file (made when ``create``)."""
     env = os.environ.get(TOKEN_ENV, "").strip()
     if env:
-        return env if len(env) >= MIN_TOKEN_CHARS else None  # a short token is refused: nobody signs in
+        return env if weak_token_reason(env) is None else None  # a guessable token is refused: nobody signs in
     path = token_path(db_path)
     try:
         text = path.read_text(encoding="utf-8").strip()
@@ -108,11 +111,23 @@ def facilitator_token(db_path: str | Path, *, create: bool = True) -> str | None
     if not create:
         return None
     token = secrets.token_urlsafe(TOKEN_BYTES)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(path.parent)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         fh.write(token + "\n")
     return token
+
+
+def weak_token_reason(token: str) -> str | None:
+    """Why a facilitator token given in the environment is refused (None when it is strong enough): judged by
+    its entropy (:func:`ifworld.signin.token_bits`), not its length — sixteen copies of one letter are long
+    enough and guessable at once."""
+    bits = signin.token_bits(token)
+    if len(token) < MIN_TOKEN_CHARS or bits < signin.MIN_TOKEN_BITS:
+        return (f"{TOKEN_ENV} is too easy to guess (about {bits:.0f} bits; at least {signin.MIN_TOKEN_BITS:.0f} "
+                "needed): "
+                "make one with  python -c 'import secrets; print(secrets.token_urlsafe(24))'")
+    return None
 
 
 def cookie_value(token: str) -> str:

@@ -298,8 +298,13 @@ def runs_copy(
     typer.echo(json.dumps(report.summary(src, dst)))
 
 
-@app.command("app")
+app_group = typer.Typer(no_args_is_help=False)
+app.add_typer(app_group, name="app")
+
+
+@app_group.callback(invoke_without_command=True)
 def open_app(
+    ctx: typer.Context,
     port: Annotated[int, typer.Option(help="Port to serve on.")] = 8501,
     address: Annotated[str, typer.Option(help="Interface to bind: 127.0.0.1 (this computer only; its browsers are "
                                               "the facilitator) or 0.0.0.0 for a class on one network "
@@ -311,10 +316,21 @@ def open_app(
     """Launch the Streamlit app (from the checkout, or from the copy an installed wheel carries) and print the
     facilitator's sign-in link.
 
+    Loopback mode (127.0.0.1, the default) trusts every browser on this computer as the facilitator, so it
+    refuses any request that carries a forwarding header (X-Forwarded-For, Forwarded, X-Real-IP …): a proxy in
+    front of it would make every student the facilitator. Behind nginx or Caddy, name the proxy in
+    IFWORLD_TRUSTED_PROXIES (e.g. 127.0.0.1): the app then trusts no browser by its address (only the sign-in
+    link makes a facilitator), and each phone's own address, from the proxy's X-Forwarded-For, is what the join
+    and wrong-code limits count; from anyone else that header is ignored.
+
+    `ifworld app signin-link` prints the current sign-in link (`--rotate`: a new token, everyone signed out).
+
     On POSIX this process *becomes* Streamlit (``exec``): there is no child to outlive it, whatever signal
     ends it, and Streamlit receives SIGTERM / SIGINT / SIGHUP itself and stops serving. (A child would be
     left serving on its port after the parent's SIGTERM or SIGKILL.) Elsewhere Streamlit runs as a child.
     """
+    if ctx.invoked_subcommand is not None:
+        return
     from ifworld import resources
 
     script = resources.app_script()
@@ -324,6 +340,13 @@ def open_app(
            "--server.port", str(port), "--server.address", address]
     if require_signin:
         os.environ["IFWORLD_REQUIRE_SIGNIN"] = "1"
+    from ifworld.access import edge
+    from ifworld.errors import IFWorldError
+    try:  # a typo here would silently trust nobody (or the wrong host): say so before serving
+        edge.trusted_proxies()
+    except IFWorldError as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(2) from None
     print_signin(address, port, forced=require_signin)
     # The working directory stays the user's, so their ./.streamlit/secrets.toml is still found.
     if os.name == "posix":
@@ -333,11 +356,38 @@ def open_app(
     raise typer.Exit(subprocess.call(cmd, env=os.environ.copy()))  # pragma: no cover - non-POSIX
 
 
+@app_group.command("signin-link")
+def signin_link(
+    port: Annotated[int, typer.Option(help="The port the app serves on.")] = 8501,
+    address: Annotated[str, typer.Option(help="The address it was started with.")] = "0.0.0.0",
+    rotate: Annotated[bool, typer.Option("--rotate", help="Make a new token first: the old link stops working "
+                                         "and every signed-in facilitator browser is signed out.")] = False,
+) -> None:
+    """Print the facilitator's current sign-in link (the app may be running; nothing is restarted)."""
+    from ifworld import access
+    from ifworld.access import signin
+    from ifworld.config import load_settings
+    from ifworld.runs import get_store
+
+    db = load_settings().db_path
+    if rotate:
+        if os.environ.get(access.TOKEN_ENV, "").strip():
+            typer.echo(f"The token comes from {access.TOKEN_ENV}: change it there (and restart the app).", err=True)
+            raise typer.Exit(2)
+        access.token_path(db).unlink(missing_ok=True)
+        ended = signin.end_all_sessions(get_store())
+        typer.echo(f"New token made; {ended} signed-in browser(s) signed out.", err=True)
+    print_signin(address, port, forced=True)
+
+
 def print_signin(address: str, port: int, *, forced: bool = False) -> None:
     """Tell the person starting the app how they become the facilitator (on stderr, never on a page)."""
     from ifworld import access
     from ifworld.config import load_settings
 
+    weak = access.weak_token_reason(os.environ.get(access.TOKEN_ENV, "").strip())
+    if os.environ.get(access.TOKEN_ENV, "").strip() and weak:
+        typer.echo(f"Nobody can sign in as the facilitator: {weak}", err=True)
     token = access.facilitator_token(load_settings().db_path)
     host = "127.0.0.1" if address in ("0.0.0.0", "::", "") else address
     link = f"http://{host}:{port}{access.SIGNIN_PATH}?token={token}"

@@ -15,9 +15,12 @@ from pathlib import Path
 
 from ifworld.errors import InputError
 
-__all__ = ["FileRefused", "FileTooLarge", "check_output", "output_option", "read_bounded", "read_text_bounded"]
+__all__ = ["FileRefused", "FileTooLarge", "check_output", "output_option", "private_dir", "private_file",
+           "read_bounded", "read_text_bounded"]
 
 CHUNK_BYTES = 1 << 20
+PRIVATE_DIR_MODE = 0o700
+PRIVATE_FILE_MODE = 0o600
 
 
 class FileRefused(InputError):
@@ -128,3 +131,41 @@ def output_option(value: Path | None) -> Path | None:
         return check_output(value)
     except FileRefused as exc:
         raise typer.BadParameter(str(exc)) from None
+
+
+# -- files the app itself creates: private to their owner ------------------------------------------------------
+def private_dir(path: str | Path) -> Path:
+    """Make ``path`` (and missing parents) as folders only their owner can enter (0700). A folder that already
+    existed is left as it is — a user's own ``/tmp`` or project folder is theirs to set — except the app's own
+    ``~/.ifworld``, which is made private whenever it is used (it holds join tokens, contributions and the call
+    log, readable by any local user at 0755)."""
+    path = Path(path).expanduser()
+    missing = []
+    probe = path
+    while not probe.exists() and probe != probe.parent:
+        missing.append(probe)
+        probe = probe.parent
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder, PRIVATE_DIR_MODE)
+        except FileExistsError:
+            pass
+        os.chmod(folder, PRIVATE_DIR_MODE)  # the umask may have taken bits away, never added: set exactly
+    if path == Path.home() / ".ifworld":
+        os.chmod(path, PRIVATE_DIR_MODE)
+    return path
+
+
+def private_file(path: str | Path) -> Path:
+    """Create ``path`` if missing as a file only its owner can read (0600), and tighten a file the app made
+    earlier with a looser mode; the folder is made with :func:`private_dir`. SQLite gives a database's
+    ``-wal``/``-shm``/``-journal`` files the database file's own mode, so the store is private throughout."""
+    path = Path(path).expanduser()
+    private_dir(path.parent)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), PRIVATE_FILE_MODE)
+    try:
+        if stat.S_ISREG(os.fstat(fd).st_mode) and stat.S_IMODE(os.fstat(fd).st_mode) & 0o077:
+            os.fchmod(fd, PRIVATE_FILE_MODE)
+    finally:
+        os.close(fd)
+    return path

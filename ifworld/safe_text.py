@@ -221,6 +221,20 @@ def inert_markdown(text: str, limit: int = MAX_PARSED_CHARS) -> str:
     return out if not live_elements(out) else _fence(text) + "\n"
 
 
+_ASCII_PUNCT_RE = re.compile(r"[!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{}~]")
+
+
+def typed_text(text: str) -> str:
+    """A participant's words as one line of Markdown that shows exactly what was typed — in any CommonMark
+    viewer and after :func:`inert_markdown`'s pass over a whole export: every ASCII punctuation character is
+    backslash-escaped (CommonMark's own rule: ``\\*`` is a literal star, ``\\&lt;`` stays ``&lt;``), so bold,
+    links, HTML, entities, ``$…$`` math and ``:directives[…]`` are text. Line breaks fold to spaces; a ``|`` is
+    left for the table writer (``_cell``), the one place this goes into. Never use it for the app's own page:
+    Streamlit turns a text ``:smile:`` into an emoji whatever the escapes, so a page shows participant text
+    only in plain-text elements (``st.text``, table cells)."""
+    return _ASCII_PUNCT_RE.sub(lambda m: "\\" + m.group(0), " ".join(str(text or "").split()))
+
+
 def escape_export(text: str) -> str:
     """A Markdown export body safe to open in any Markdown viewer (same rules as :func:`inert_markdown`)."""
     return inert_markdown(text, MAX_EXPORT_PARSED_CHARS)

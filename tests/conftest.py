@@ -23,6 +23,9 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[No
         if key.startswith("IFWORLD_") or key in LEAKY_ENV:
             monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("IFWORLD_DB", str(tmp_path / "runs.sqlite"))
+    from ifworld.llm import context
+
+    context.clear_cache()  # a window or tokenizer probed by an earlier test's server is not this test's
     monkeypatch.setenv("IFWORLD_WARMUP", "0")  # no import thread left running in the test process by AppTest
     yield
 

@@ -33,6 +33,8 @@ Who is who (:mod:`ifworld.access`) needs two more things that only the server ca
 from __future__ import annotations
 
 import hashlib
+import os
+import time
 from http.cookies import SimpleCookie
 from pathlib import Path
 from typing import Any
@@ -46,6 +48,7 @@ from starlette.routing import Route
 from streamlit import config as st_config
 
 from ifworld import access
+from ifworld.access import edge, signin as signin_sessions
 from ifworld.toolkit import load_settings
 
 APP_SCRIPT = Path(__file__).resolve().parents[1] / "app.py"
@@ -88,7 +91,9 @@ BROWSER_USER_KEY = "ifworld_browser"
 
 
 def _bound_to_loopback() -> bool:
-    return access.is_loopback(st.get_option("server.address"))
+    """Loopback mode: bound to this computer only and no proxy named in ``IFWORLD_TRUSTED_PROXIES`` (with one, the
+    app is behind a proxy and trusts no browser by its address, as in network mode)."""
+    return access.is_loopback(st.get_option("server.address")) and not edge.trusted_proxies()
 
 
 def _host_allowed(host: str) -> bool:
@@ -171,24 +176,218 @@ def _home(request: Request) -> str:
     return f"/{base}/" if base else "/"
 
 
+_REFUSED = ("<h1>Sign-in refused</h1><p>This facilitator link is not valid (mistyped, or the token was changed). The "
+            "person running the app prints the current link with <code>ifworld app signin-link</code>.</p>")
+_EXCHANGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Signing in…</title></head><body>
+<form id="f" method="post" action="{action}"><input type="hidden" name="token" id="t">
+<noscript><p>Paste the token: <input name="token" type="password"></p><button>Sign in</button></noscript></form>
+<script src="{action}/exchange.js"></script></body></html>"""
+_EXCHANGE_JS = """(function () {
+  var q = new URLSearchParams(location.search), f = document.getElementById("f");
+  document.getElementById("t").value = q.get("token") || "";
+  history.replaceState(null, "", location.pathname);  // the token leaves the address bar and this history entry
+  f.submit();
+})();"""
+
+
 async def signin(request: Request) -> Response:
-    """Check the facilitator token; on success set the cookie and go to the app without the token."""
+    """``GET /signin?token=…`` answers a page that takes the token out of the address (``history.replaceState``)
+    and exchanges it by ``POST``: the token is never in a URL the server redirects to, a Referer, a log line or
+    the history entry. ``POST /signin`` checks it and starts a sign-in session (:mod:`ifworld.signin`): its own
+    random cookie, stored, expiring, revocable."""
+    if request.method == "GET":
+        return HTMLResponse(_EXCHANGE.format(action=_home(request).rstrip("/") + access.SIGNIN_PATH),
+                            headers={"cache-control": "no-store"})
+    form = await request.form(max_files=0, max_fields=4)
     token = access.facilitator_token(load_settings().db_path, create=False)
-    if not access.token_matches(request.query_params.get("token"), token):
-        return HTMLResponse("<h1>Sign-in refused</h1><p>This facilitator link is not valid (mistyped, or the token "
-                            "was changed). The person running the app finds the current link in the terminal "
-                            "where <code>ifworld app</code> was started.</p>", status_code=403)
+    if not access.token_matches(str(form.get("token") or ""), token):
+        return HTMLResponse(_REFUSED, status_code=403, headers={"cache-control": "no-store"})
+    value = signin_sessions.new_session(_run_store(), request.headers.get("user-agent", ""))
     response = RedirectResponse(_home(request), status_code=303)
-    response.set_cookie(access.FACILITATOR_COOKIE, access.cookie_value(str(token)), httponly=True,
+    response.set_cookie(access.FACILITATOR_COOKIE, value, max_age=signin_sessions.SESSION_TTL_S, httponly=True,
                         samesite="strict", secure=request.url.scheme == "https", path="/")
     return response
 
 
+async def exchange_js(request: Request) -> Response:
+    return Response(_EXCHANGE_JS, media_type="text/javascript", headers={"cache-control": "no-store"})
+
+
 async def signout(request: Request) -> Response:
+    """End this browser's sign-in session for good (not only its cookie)."""
+    signin_sessions.end_session(_run_store(), request.cookies.get(access.FACILITATOR_COOKIE))
+    _session_memo.clear()
     response = RedirectResponse(_home(request), status_code=303)
     response.delete_cookie(access.FACILITATOR_COOKIE, path="/")
     return response
 
 
-app = st.App(APP_SCRIPT, middleware=[Middleware(ContentSecurityPolicy), Middleware(Identity)],
-             routes=[Route(access.SIGNIN_PATH, signin, name="signin"), Route("/signout", signout, name="signout")])
+def _run_store() -> Any:
+    from ifworld.runs import get_store
+
+    return get_store()
+
+
+_session_memo: dict[str, tuple[float, bool]] = {}
+
+
+def session_valid(value: str | None) -> bool:
+    """Whether a cookie names a live sign-in session, asked of the store at most every 2 s per value."""
+    if not value:
+        return False
+    at, ok = _session_memo.get(value, (0.0, False))
+    if time.monotonic() - at > 2.0:
+        ok = signin_sessions.session_valid(_run_store(), value)
+        if len(_session_memo) > 1000:
+            _session_memo.clear()
+        _session_memo[value] = (time.monotonic(), ok)
+    return ok
+
+
+# -- the edges: the client's real address, facilitator-only routes, bounded uploads, no outbound request ------
+MAX_UPLOAD_BYTES = 50 * 1024 * 1024 + 64 * 1024
+"""One upload request (``server.maxUploadSize`` = 50 MB, plus the multipart envelope)."""
+MAX_SESSION_UPLOAD_BYTES = 200 * 1024 * 1024
+"""What one Streamlit session may upload in all (Streamlit keeps uploads in memory until the session ends)."""
+MAX_INFLIGHT_UPLOAD_BYTES = 120 * 1024 * 1024
+"""Upload bytes being received at once, all sessions together."""
+FACILITATOR_BACK_MSGS = frozenset({"clear_cache", "set_run_on_save", "debug_disconnect_websocket",
+                                   "debug_shutdown_runtime", "load_git_info"})
+"""Websocket requests that act on every user's server (caches, reruns) or on the server itself."""
+_uploads: dict[str, int] = {}
+_inflight = [0]
+
+
+def _facilitator_request(scope: dict[str, Any]) -> bool:
+    """Whether a request comes from the facilitator's browser (the same rule as :func:`ui.identity.is_facilitator`,
+    from the request's cookies)."""
+    forced = os.environ.get("IFWORLD_REQUIRE_SIGNIN", "").strip().lower() in ("1", "true", "yes")
+    if _bound_to_loopback() and not forced:
+        return True
+    jar = _cookies(scope)
+    return session_valid(jar[access.FACILITATOR_COOKIE].value if access.FACILITATOR_COOKIE in jar else None)
+
+
+async def _refuse(scope: dict[str, Any], receive: Any, send: Any, status: int, text: str) -> None:
+    if scope["type"] == "http":
+        # "Connection: close": the server need not read (and discard) a refused 50 MB body first
+        await Response(text, status_code=status, media_type="text/plain",
+                       headers={"connection": "close"})(scope, receive, send)
+    else:
+        await send({"type": "websocket.close", "code": 1008})
+
+
+class Edges:
+    """ASGI middleware: decide the client's address once (:func:`ifworld.edge.client_address`, set as
+    :data:`ifworld.edge.CLIENT_HEADER` and ``scope["client"]``); in loopback mode refuse forwarding headers (a
+    proxy in front of loopback mode would make every student the facilitator); keep ``/_stcore/metrics``, uploads
+    and the cache-clearing websocket requests to the facilitator; bound uploads per session and in total."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        headers = scope.get("headers", [])
+        forwarded = edge.forwarding_headers(headers)
+        if forwarded and _bound_to_loopback():
+            await _refuse(scope, receive, send, 400, "This app runs in loopback mode, which trusts every browser on "
+                          "this computer; a proxy in front of it (this request carries " + ", ".join(forwarded) +
+                          ") would make every visitor the facilitator. Start it with --address and set "
+                          "IFWORLD_TRUSTED_PROXIES instead (docs/deploy.md).")
+            return
+        peer = (scope.get("client") or ("", 0))[0]
+        address = edge.client_address(peer, _header(scope, b"x-forwarded-for") or None)
+        headers = [(k, v) for k, v in headers if k.lower() != edge.CLIENT_HEADER.encode()]
+        scope = {**scope, "client": (address, (scope.get("client") or ("", 0))[1]),
+                 "headers": [*headers, (edge.CLIENT_HEADER.encode(), address.encode("latin-1", "replace"))]}
+        path = scope.get("path", "")
+        if path.endswith("/_stcore/metrics") and not _facilitator_request(scope):
+            await _refuse(scope, receive, send, 403, "For the facilitator only.")
+            return
+        if "/_stcore/upload_file/" in path:
+            await self._upload(scope, receive, send, path)
+            return
+        if scope["type"] == "websocket" and not _facilitator_request(scope):
+            receive = _without_facilitator_requests(receive)
+        await self.app(scope, receive, send)
+
+    async def _upload(self, scope: dict[str, Any], receive: Any, send: Any, path: str) -> None:
+        if not _facilitator_request(scope):
+            await _refuse(scope, receive, send, 403, "Uploads are for the facilitator only.")
+            return
+        session = path.split("/_stcore/upload_file/", 1)[1].split("/")[0]
+        if scope.get("method") != "PUT":
+            await self.app(scope, receive, send)
+            return
+        try:
+            size = int(_header(scope, b"content-length") or -1)
+        except ValueError:
+            size = -1
+        if not 0 <= size <= MAX_UPLOAD_BYTES:
+            await _refuse(scope, receive, send, 413, "An upload needs a length of at most 50 MB.")
+            return
+        over = _uploads.get(session, 0) + size > MAX_SESSION_UPLOAD_BYTES
+        if over or _inflight[0] + size > MAX_INFLIGHT_UPLOAD_BYTES:
+            await _refuse(scope, receive, send, 429, "Too much uploaded; reload the page or wait for the uploads.")
+            return
+        _inflight[0] += size
+        try:
+            await self.app(scope, _capped(receive, size), send)
+            _uploads[session] = _uploads.get(session, 0) + size
+        finally:
+            _inflight[0] -= size
+
+
+def _capped(receive: Any, limit: int) -> Any:
+    """A body of at most ``limit`` bytes (what Content-Length said): more is cut off as a disconnect."""
+    seen = [0]
+
+    async def capped() -> dict[str, Any]:
+        message = await receive()
+        if message["type"] == "http.request":
+            seen[0] += len(message.get("body", b""))
+            if seen[0] > limit:
+                return {"type": "http.disconnect"}
+        return message
+    return capped
+
+
+def _without_facilitator_requests(receive: Any) -> Any:
+    """A participant's websocket stream without the requests that act on everyone (:data:`FACILITATOR_BACK_MSGS`)."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    async def filtered() -> dict[str, Any]:
+        while True:
+            message = await receive()
+            data = message.get("bytes") if message["type"] == "websocket.receive" else None
+            if data:
+                msg = BackMsg()
+                try:
+                    msg.ParseFromString(data)
+                except Exception:  # noqa: BLE001 — not ours to judge; Streamlit refuses it itself
+                    return message
+                if msg.WhichOneof("type") in FACILITATOR_BACK_MSGS:
+                    continue
+            return message
+    return filtered
+
+
+def _no_outbound_requests() -> None:
+    """Streamlit looks up the machine's external IP online (checkip.amazonaws.com) to print an "External URL" and
+    when a websocket's Origin is not a local one; this app makes no request of its own to anywhere."""
+    from streamlit import net_util
+
+    net_util.get_external_ip = lambda: None  # type: ignore[assignment]
+
+
+_no_outbound_requests()
+edge.disable_uvicorn_proxy_headers()
+edge.guard_connections()
+
+app = st.App(APP_SCRIPT, middleware=[Middleware(Edges), Middleware(ContentSecurityPolicy), Middleware(Identity)],
+             routes=[Route(access.SIGNIN_PATH, signin, methods=["GET", "POST"], name="signin"),
+                     Route(access.SIGNIN_PATH + "/exchange.js", exchange_js, name="signin_js"),
+                     Route("/signout", signout, methods=["GET", "POST"], name="signout")])

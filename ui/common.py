@@ -76,9 +76,33 @@ def store() -> RunStore:
     try:
         return _store(current_settings().store)
     except StoreError as exc:
-        store_problem(exc)
+        if is_facilitator():
+            store_problem(exc)
+        else:
+            reconnecting()
         st.stop()
         raise  # st.stop() raises; this keeps type checkers and readers sure nothing follows
+
+
+RECONNECT_EVERY_S = 2.0
+
+
+def reconnecting() -> None:
+    """What a participant or visitor reads while the run store cannot be reached: one friendly line — never the
+    store's address, user or error — and the page tries again every :data:`RECONNECT_EVERY_S` seconds, coming
+    back by itself (with what was typed still in its boxes: widget state outlives the stop)."""
+    st.info("🔄 Reconnecting to the workshop… this page comes back by itself.")
+
+    @st.fragment(run_every=RECONNECT_EVERY_S)
+    def retry() -> None:
+        from ifworld.runs import StoreError
+
+        try:
+            _store(current_settings().store)
+        except StoreError:
+            return
+        st.rerun(scope="app")
+    retry()
 
 
 def store_problem(exc: BaseException) -> None:

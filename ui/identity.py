@@ -23,7 +23,7 @@ import time
 import streamlit as st
 
 from ifworld import access
-from ifworld.access import Caller, Role
+from ifworld.access import Caller, Role, edge, signin
 from ifworld.toolkit import load_settings
 
 REQUIRE_SIGNIN_ENV = "IFWORLD_REQUIRE_SIGNIN"
@@ -36,7 +36,8 @@ JOINED = "join_me"
 def signin_required() -> bool:
     """Whether a browser must present the facilitator credential (network mode, or asked for locally)."""
     forced = os.environ.get(REQUIRE_SIGNIN_ENV, "").strip().lower() in ("1", "true", "yes")
-    return forced or not access.is_loopback(st.get_option("server.address"))
+    behind_proxy = bool(os.environ.get(edge.TRUSTED_PROXIES_ENV, "").strip())  # every request comes from the proxy
+    return forced or behind_proxy or not access.is_loopback(st.get_option("server.address"))
 
 
 _TOKEN_TTL_S = 2.0
@@ -81,8 +82,37 @@ def is_facilitator() -> bool:
         return True
     token = _token()
     _take_url_token(token)
-    return access.cookie_matches(_cookie(access.FACILITATOR_COOKIE), token) or \
+    return _session_valid(_cookie(access.FACILITATOR_COOKIE)) or \
         access.cookie_matches(st.session_state.get(_SESSION_SIGNIN), token)
+
+
+_session_memo: dict[str, tuple[float, bool]] = {}
+
+
+def _session_valid(value: str | None) -> bool:
+    """Whether the sign-in cookie names a live session (:mod:`ifworld.signin`), asked of the store at most every
+    2 s per browser (a room's fragments redraw every second); a store that cannot be read signs nobody in."""
+    if not value:
+        return False
+    now = time.monotonic()
+    at, ok = _session_memo.get(value, (0.0, False))
+    if now - at > _TOKEN_TTL_S:
+        from ifworld.runs import get_store
+        from ifworld.toolkit import IFWorldError
+
+        try:
+            ok = signin.session_valid(get_store(), value)
+        except IFWorldError:
+            ok = False
+        if len(_session_memo) > 1000:
+            _session_memo.clear()
+        _session_memo[value] = (now, ok)
+    return ok
+
+
+def forget_session(value: str | None) -> None:
+    """Drop a session from this process's memo at once (after "sign out")."""
+    _session_memo.pop(value or "", None)
 
 
 def caller() -> Caller:
@@ -93,6 +123,20 @@ def caller() -> Caller:
     if isinstance(me, dict) and me.get("id"):
         return Caller(role=Role.PARTICIPANT, participant=str(me["id"]), via="browser")
     return access.VISITOR
+
+
+def client_address() -> str:
+    """The address this browser session comes from, as the app's server decided it
+    (:func:`ifworld.edge.client_address`: the socket peer, loopback included; ``X-Forwarded-For`` only from
+    ``IFWORLD_TRUSTED_PROXIES``). Served without the app's server (``streamlit run app.py``): Streamlit's own
+    idea, which is empty for loopback peers."""
+    try:
+        decided = st.context.headers.get(edge.CLIENT_HEADER)
+    except Exception:  # noqa: BLE001 — no request context (bare mode)
+        decided = None
+    if decided:
+        return str(decided)
+    return str(getattr(st.context, "ip_address", None) or "")
 
 
 def device_key() -> str:

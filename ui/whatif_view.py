@@ -216,13 +216,16 @@ def render_judge(record: WhatIfRecord) -> None:
 
 def render_rounds(rec: WhatIfRecord, key: str, expanded: bool = True) -> None:
     """Every round with its deliberation view and what each agent of the round read, newest last."""
-    read: dict[int | None, list[str]] = {}
+    read: dict[int | None, list[Any]] = {}
     for reading in whatif.readings(rec.calls):
-        read.setdefault(reading.round, []).append(reading.sentence())
+        read.setdefault(reading.round, []).append(reading)
     for rnd in rec.rounds:
         with st.expander(f"Round {rnd.round}: experts and deliberation", expanded=expanded):
-            if read.get(rnd.round):
-                sst.caption("What each agent read: " + " ".join(read[rnd.round]))
+            whole = [r.sentence() for r in read.get(rnd.round, []) if r.whole]
+            if whole:
+                sst.caption("What each agent read: " + " ".join(whole))
+            for short in (r for r in read.get(rnd.round, []) if not r.whole):
+                sst.warning(short.sentence(), icon="✂️")
             render_round(rnd, rec.diff_of(rnd.round), f"{key}_round")
 
 
@@ -243,13 +246,34 @@ def render_whatif_record(record: dict[str, Any] | WhatIfRecord, key: str, usage:
     method = methods.get(rec.method).label if rec.method in methods else rec.method  # a method no longer installed
     sst.caption(f"Method: {method}" + (" · degraded run" if rec.degraded else ""))
     render_usage(usage_of(rec, usage))
+    roles = whatif.tokens_by_role(rec.calls)
+    if roles:
+        with st.expander("Where the tokens went (by role)"):
+            st.dataframe(pd.DataFrame([{"Role": r.role, "Calls": r.calls, "Prompt tokens": r.prompt_tokens,
+                                        "Completion tokens": r.completion_tokens} for r in roles]),
+                         hide_index=True, width="stretch")
     short = whatif.short_reads(rec.calls)
     if short:  # the deliberation ran on shortened inputs: say so before the report is read
         sst.warning("Some agents read less than all of their input — the model's context window was too small: "
                     + " ".join(r.sentence() for r in short))
     render_report(rec, key)
-    sst.markdown(demoted(whatif.session_markdown(rec)))
+    sst.markdown(demoted(whatif.session_markdown(rec, room=False)))
+    render_room(rec)
     render_rounds(rec, key, expanded=len(rec.rounds) <= 2)
+
+
+def render_room(rec: WhatIfRecord) -> None:
+    """The room's contributions as a plain-text table: a participant's words are never Markdown on a page."""
+    st.markdown("#### The room's contributions")
+    rows = whatif.contribution_rows(rec.participants)
+    legacy = rec.report.contributions if rec.report else []
+    if rows:
+        st.caption("The experts, the resolver and the report writers received each one as the room's data.")
+        st.dataframe(rows, hide_index=True)
+    elif legacy:
+        st.dataframe([{"Contribution": str(t)} for t in legacy], hide_index=True)
+    else:
+        st.caption("No contributions from the room.")
 
 
 def demoted(markdown: str) -> str:

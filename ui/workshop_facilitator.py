@@ -146,6 +146,12 @@ def _room(run_id: str) -> None:
     names = ws.display_names()
     if ws.participants:
         st.text("Joined: " + ", ".join(names[p.id] for p in ws.participants))
+    for group, people in ws.held_groups().items():
+        st.warning(f"{len(people)} more people joined from one device or connection within a minute: their +1s "
+                   "wait for you. Allow them if they are really different people.", icon="✋")
+        st.text("Waiting: " + ", ".join(names[p.id] for p in people))
+        st.button(f"Allow these {len(people)}", key=f"workshop_allow_{group}", on_click=_act,
+                  args=(whatif.allow_participants, run_id, [p.id for p in people]))
     if session.state == State.COMPLETED:
         _reveal_panel(run_id, ws)
     contributions = ws.by_votes(include_hidden=True)

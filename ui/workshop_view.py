@@ -45,13 +45,17 @@ def participant_view(run_id: str, me: dict[str, str]) -> None:
         sst.markdown(f"### {session.proposition}")
         st.text(f"You are {me['name']} · {session.label}" +
                 (" · the workshop is closed" if ws.status != "open" else ""))
+        person = ws.participant(me["id"])
+        if person is not None and person.held:
+            st.caption("✋ Several people joined from this connection at once: your +1s count once the facilitator "
+                       "lets them in.")
     scenario = whatif.Scenario.model_validate(_scenario(run_id, session.state.value, session.round))
     if scenario.variants or scenario.restated:
         with scenario_slot, st.expander("🗺️ The refined scenario", expanded=session.state == State.REVIEW):
             sst.markdown(whatif.scenario_markdown(scenario, heading=""))
     with action_slot:
         if ws.status == "open" and session.state in (State.REFINING, State.REVIEW):
-            _prediction_form(run_id, me, whatif.branches(scenario), [i.name for i in scenario.indicators])
+            _prediction_form(run_id, me, whatif.branches(scenario), whatif.indicator_names(scenario))
         elif ws.status == "open" and session.state not in ENDED:
             _contribution_form(run_id, me)
         else:

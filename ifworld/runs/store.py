@@ -34,6 +34,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 
 from ifworld.config import load_settings, store_url
 from ifworld.errors import StoreError, WorkflowError
+from ifworld.files import private_file
 from ifworld.limits import MAX_TITLE_CHARS
 from ifworld.llm.reply import clean_text, cut_text
 from ifworld.redact import MIN_SECRET_CHARS, redact, safe_error
@@ -140,7 +141,10 @@ class RunStore(WorkshopTables, ExpertTables):
         """Where the store is, fit to show (a URL's password masked)."""
         self._lock = threading.RLock()
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            private_file(self.path)  # 0600 in a 0700 folder; SQLite's -wal/-shm copy the file's mode
+            for extra in ("-wal", "-shm", "-journal"):
+                if Path(f"{self.path}{extra}").is_file():
+                    private_file(f"{self.path}{extra}")
             self._conn = _connect(self.path)
             with self._lock:
                 _migrate_sqlite(self._conn, str(self.path))

@@ -79,7 +79,13 @@ from .propositions import (
     validate_proposition as validate_proposition,
     workflow_name as workflow_name,
 )
-from .reading import Reading as Reading, readings as readings, short_reads as short_reads
+from .reading import (
+    Reading as Reading,
+    RoleTokens as RoleTokens,
+    readings as readings,
+    short_reads as short_reads,
+    tokens_by_role as tokens_by_role,
+)
 from .records import (
     BaselineStepDone as BaselineStepDone,
     ExpertDone as ExpertDone,
@@ -124,7 +130,11 @@ from .schemas import (
     Report as Report,
     Scenario as Scenario,
 )
-from .sections import scenario_markdown as scenario_markdown, session_markdown as session_markdown
+from .sections import (
+    contribution_rows as contribution_rows,
+    scenario_markdown as scenario_markdown,
+    session_markdown as session_markdown,
+)
 from .service import continue_run as continue_run
 from .session import (
     PAUSED as PAUSED,
@@ -145,11 +155,11 @@ from .session import (
 from .steps import record_steps as record_steps
 from .workshop import (
     CODE_FAILURES as CODE_FAILURES,
+    FREE_JOINS_PER_ADDRESS as FREE_JOINS_PER_ADDRESS,
     MAX_CONTRIBUTIONS_PER_PERSON as MAX_CONTRIBUTIONS_PER_PERSON,
     MAX_CONTRIBUTIONS_PER_ROUND as MAX_CONTRIBUTIONS_PER_ROUND,
     MAX_JOINS_PER_CLIENT as MAX_JOINS_PER_CLIENT,
-    NAME_CHARS_HELP as NAME_CHARS_HELP,
-    clean_name as clean_name,
+    allow_participants as allow_participants,
     close_workshop as close_workshop,
     continue_workshop as continue_workshop,
     contribute as contribute,
@@ -191,4 +201,7 @@ from .workshop_models import (
     WorkshopRecord as WorkshopRecord,
     branches as branches,
     even_split as even_split,
+    indicator_names as indicator_names,
+    unique_names as unique_names,
 )
+from .workshop_names import NAME_CHARS_HELP as NAME_CHARS_HELP, clean_name as clean_name

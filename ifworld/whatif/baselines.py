@@ -233,7 +233,7 @@ def _transcript(debates: list[dict]) -> Part:
     turns = sorted(debates, key=lambda d: (d["round"], d["side"] != "pro"))
     return Part("transcript", tuple(Section(f"Round {d['round']} {d['side'].upper()}",
                                             tuple(p for p in str(d.get("text") or "").split("\n\n") if p.strip()),
-                                            bullets=False, optional=True) for d in turns),
+                                            bullets=False, optional=True, sep="\n\n") for d in turns),
                 empty="(no turns yet)", label="debate transcript")
 
 

@@ -9,7 +9,7 @@ the report writers, A.5), ``final_synthesis``, ``transcript`` / ``answer`` / ``r
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ifworld.llm import Part, Section, section
@@ -151,7 +151,7 @@ def frame_text(frame: Mapping[str, Any]) -> str:
     return "\n\n".join(t for t in texts if t)
 
 
-def history_part(frames: list[Mapping[str, Any]]) -> Part:
+def history_part(frames: Sequence[Mapping[str, Any]]) -> Part:
     """The frames of every round (A.5's joined round summaries), each Ψ then D_r."""
     sections: list[Section] = []
     for f in frames:
@@ -164,6 +164,5 @@ def history_part(frames: list[Mapping[str, Any]]) -> Part:
 def text_part(name: str, label: str, heading: str, text: str) -> Part:
     """A free text (a baseline's answer, a transcript turn) as a part, one paragraph per item, so the packer
     can shorten it in proportion like any list."""
-    paragraphs = [p for p in (text or "").split("\n\n") if p.strip()]
-    return Part(name, (Section(heading, tuple(paragraphs), bullets=False),) if heading else
-                (Section("", tuple(paragraphs), bullets=False),), label=label)
+    paragraphs = tuple(p for p in (text or "").split("\n\n") if p.strip())
+    return Part(name, (Section(heading, paragraphs, bullets=False, sep="\n\n"),), label=label)

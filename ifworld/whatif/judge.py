@@ -53,7 +53,7 @@ def analysis_text(record: WhatIfRecord | dict[str, Any]) -> str:
 def analysis_part(analysis: str) -> llm.Part:
     """The analysis as one part of paragraphs, so a window too small for it shortens every paragraph alike."""
     paragraphs = tuple(p for p in analysis.split("\n\n") if p.strip())
-    return llm.Part("analysis", (llm.Section("", paragraphs, bullets=False),), joiner="\n\n",
+    return llm.Part("analysis", (llm.Section("", paragraphs, bullets=False, sep="\n\n"),),
                     label="the analysis judged")
 
 

@@ -91,6 +91,30 @@ def short_reads(calls: Iterable[Mapping[str, Any] | Any]) -> list[Reading]:
     return [r for r in readings(calls) if r.role in CORE_ROLES and not r.whole]
 
 
+class RoleTokens(BaseModel):
+    """Where a run's tokens went: one role's calls and tokens."""
+
+    model_config = ConfigDict(frozen=True)
+    role: str
+    calls: int
+    prompt_tokens: int
+    completion_tokens: int
+
+
+def tokens_by_role(calls: Iterable[Mapping[str, Any] | Any]) -> list[RoleTokens]:
+    """Calls and tokens per role (report parts together), most prompt tokens first."""
+    sums: dict[str, list[int]] = {}
+    for call in calls:
+        data = call if isinstance(call, Mapping) else call.model_dump()
+        row = sums.setdefault(_role_key(str(data.get("role") or "")), [0, 0, 0])
+        row[0] += 1
+        row[1] += int(data.get("prompt_tokens") or 0)
+        row[2] += int(data.get("completion_tokens") or 0)
+    rows = [RoleTokens(role=ROLE_NAMES.get(r, r), calls=n, prompt_tokens=p, completion_tokens=c)
+            for r, (n, p, c) in sums.items()]
+    return sorted(rows, key=lambda r: -r.prompt_tokens)
+
+
 def reading_markdown(calls: Iterable[Mapping[str, Any] | Any]) -> str:
     """The exports' "What each agent read" section (empty when no call was packed: an older record)."""
     lines = [r.sentence() for r in readings(calls)]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ifworld.safe_text import typed_text
 from ifworld.whatif.methods import REGISTRY as METHOD_REGISTRY
 from ifworld.whatif.reading import reading_markdown
 from ifworld.whatif.records import ReviewEdit, RoomEntry, WhatIfRecord, load_record
@@ -49,15 +50,26 @@ def review_markdown(edits: list[ReviewEdit], notes: list[str] | None = None) -> 
     return "\n".join(md).rstrip() + "\n"
 
 
+CONTRIBUTION_COLUMNS = ("Round", "Who", "Kind", "Contribution")
+
+
+def contribution_rows(participants: list[RoomEntry]) -> list[dict[str, str]]:
+    """The room's contributions as plain-text rows (exactly what was typed): the one source of the page's table
+    and of the exports' (which escape each cell with :func:`~ifworld.safe_text.typed_text`)."""
+    return [dict(zip(CONTRIBUTION_COLUMNS, (
+        f"after round {p.after_round} → round {p.round}", p.author,
+        p.kind + (f", {p.tag}" if p.tag else "") + (f", +{p.votes}" if p.votes else "")
+        + (", edited by the facilitator" if p.edited else ""), p.text), strict=True)) for p in participants]
+
+
 def contributions_markdown(participants: list[RoomEntry], legacy: list[str] | None = None) -> str:
-    """The room's contributions, each with who said it, its kind and votes, and which round it went into."""
+    """The room's contributions, each with who said it, its kind and votes, and which round it went into; the
+    participants' words are literal text, never Markdown."""
     md = ["## The room's contributions", ""]
     if participants:
         md += ["The experts, the resolver and the report writers received each one as the room's data.", ""]
-        md += _table(["Round", "Who", "Kind", "Contribution"],
-                     [[f"after round {p.after_round} → round {p.round}", p.author,
-                       p.kind + (f", {p.tag}" if p.tag else "") + (f", +{p.votes}" if p.votes else "")
-                       + (", edited by the facilitator" if p.edited else ""), p.text] for p in participants])
+        md += _table(list(CONTRIBUTION_COLUMNS),
+                     [[typed_text(v) for v in row.values()] for row in contribution_rows(participants)])
     elif legacy:
         md += _bullets(legacy)
     else:
@@ -83,16 +95,18 @@ def panel_markdown(rec: WhatIfRecord) -> str:
     return "\n".join(md).rstrip() + "\n"
 
 
-def session_markdown(record: WhatIfRecord | dict[str, Any]) -> str:
+def session_markdown(record: WhatIfRecord | dict[str, Any], *, room: bool = True) -> str:
     """Scenario card, review edits, the room's contributions, the panel's personas and what each agent read
-    (:func:`~ifworld.whatif.reading.reading_markdown`) of a run, in that order."""
+    (:func:`~ifworld.whatif.reading.reading_markdown`) of a run, in that order (``room=False``: without the
+    contributions, which a page draws as a plain-text table)."""
     rec = load_record(record)
     parts = []
     if rec.scenario is not None:
         parts.append(scenario_markdown(rec.scenario))
     legacy_notes = rec.review_notes or (rec.report.review_notes if rec.report else [])
     parts.append(review_markdown(rec.review_edits, legacy_notes))
-    parts.append(contributions_markdown(rec.participants, rec.report.contributions if rec.report else []))
+    if room:
+        parts.append(contributions_markdown(rec.participants, rec.report.contributions if rec.report else []))
     if panel_markdown(rec):
         parts.append(panel_markdown(rec))
     reading = reading_markdown(rec.calls)

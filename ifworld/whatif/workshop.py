@@ -43,7 +43,6 @@ from ifworld.config import Settings
 from ifworld.errors import IFWorldError, WorkshopError
 from ifworld.runs import Event, RunStore, get_store, start_background
 from ifworld.runs.workshop_tables import EventLog
-from ifworld.whatif.experts import lookup as expert_named
 from ifworld.whatif.room import MAX_ROOM_CONTRIBUTIONS, MAX_ROOM_TEXT_CHARS, RoomContribution, parse_room
 from ifworld.whatif.schemas import Scenario
 from ifworld.whatif.session import Action, SessionError, State, drive_session, load_session, paused_state
@@ -52,7 +51,6 @@ from ifworld.whatif.workshop_models import (
     DIRECTIONS,
     KINDS,
     MAX_CONTRIBUTION_CHARS,
-    MAX_NAME_CHARS,
     MAX_TAG_CHARS,
     Contribution,
     Participant,
@@ -61,6 +59,7 @@ from ifworld.whatif.workshop_models import (
     Workshop,
     visible_text,
 )
+from ifworld.whatif.workshop_names import clean_name
 
 MAX_CONTRIBUTIONS_PER_ROUND = 20
 """Per participant and round."""
@@ -71,6 +70,11 @@ MAX_JOINS_PER_CLIENT = 12
 """New participants one client (an IP address) may add to a workshop per :data:`JOIN_WINDOW_S` (a shared
 classroom connection still lets a class in; a script minting identities is stopped)."""
 JOIN_WINDOW_S = 600.0
+FREE_JOINS_PER_ADDRESS = 3
+"""New people one address may bring per :data:`FREE_JOIN_WINDOW_S` whose +1s count at once; beyond it they join
+*held* — their votes wait for the facilitator ("5 new people joined from one device in a minute — allow?"), so
+fresh cookies from one laptop cannot put "+12" on a contribution."""
+FREE_JOIN_WINDOW_S = 60.0
 TOKEN_BYTES = 16
 """Join tokens: 16 random bytes = 128 bits (``secrets.token_urlsafe``)."""
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L: read aloud and typed on a phone
@@ -78,9 +82,6 @@ CODE_LENGTH = 6
 CODE_FAILURES = 8
 """Wrong codes a client may type per :data:`CODE_WINDOW_S` (per browser session and per IP address)."""
 CODE_WINDOW_S = 60.0
-NAME_CHARS_HELP = "letters, digits, spaces and . ' - _"
-RESERVED_WORDS = frozenset({"facilitator", "moderator", "teacher", "admin", "administrator", "system", "expert",
-                            "experts", "panel", "resolver", "judge", "assistant", "host", "organiser", "organizer"})
 _BEFORE_ROUND_1 = frozenset({State.DRAFT, State.REFINING, State.REVIEW})
 
 
@@ -212,19 +213,6 @@ def _text(value: Any, what: str, limit: int, *, required: bool = True) -> str:
     return text
 
 
-def clean_name(value: Any) -> str:
-    """A display name as stored: visible characters only, :data:`NAME_CHARS_HELP`, and no name that poses as
-    the facilitator, the panel or one of its experts (refused with the reason)."""
-    name = _text(value, "display name", MAX_NAME_CHARS)
-    if not all(ch.isalnum() or ch in " .'-_" for ch in name):
-        raise WorkshopError(f"a display name may use {NAME_CHARS_HELP} only")
-    words = {w.strip(".'-_") for w in name.casefold().replace("_", " ").replace("-", " ").split()}
-    if words & RESERVED_WORDS or expert_named(name) is not None:
-        raise WorkshopError("choose another display name: it may not look like the facilitator, the panel or "
-                            "one of its experts")
-    return name
-
-
 # -- participants -------------------------------------------------------------------------------------------
 def join_workshop(token: str, name: str, *, device_key: str, clients: list[str] | None = None,
                   store: RunStore | None = None) -> tuple[Participant, str]:
@@ -249,6 +237,10 @@ def join_workshop(token: str, name: str, *, device_key: str, clients: list[str] 
         raise WorkshopError(f"too many people joined from this connection just now (at most "
                             f"{MAX_JOINS_PER_CLIENT} in {JOIN_WINDOW_S / 60:.0f} minutes); ask the facilitator")
     pid = secrets.token_hex(6)
+    address = next((c for c in clients or [] if c.startswith("ip:")), "")
+    held = bool(address) and not store.hit_rate(f"workshop-free-join:{run_id}:{address}",
+                                                limit=FREE_JOINS_PER_ADDRESS, window_s=FREE_JOIN_WINDOW_S)
+    group = _hash(f"{run_id}:{address}")[:8] if address else ""
 
     def check(log: EventLog) -> None:
         _open_check(log)
@@ -256,9 +248,21 @@ def join_workshop(token: str, name: str, *, device_key: str, clients: list[str] 
             raise WorkshopError("this device has just joined; reload the page")
         if log.count("join") >= MAX_PARTICIPANTS:
             raise WorkshopError(f"the workshop is full ({MAX_PARTICIPANTS} participants)")
-    store.add_workshop_event(run_id, "join", {"id": pid, "name": name, "key_hash": key_hash}, check,
-                             actor=pid, ref=key_hash)
-    return Participant(id=pid, name=name, joined=time.time()), device_key
+    store.add_workshop_event(run_id, "join", {"id": pid, "name": name, "key_hash": key_hash, "held": held,
+                                              "group": group}, check, actor=pid, ref=key_hash)
+    return Participant(id=pid, name=name, joined=time.time(), held=held, group=group), device_key
+
+
+def allow_participants(run_id: str, caller: Caller, ids: list[str], *, store: RunStore | None = None) -> int:
+    """Let held participants' +1s count (their waiting votes are counted at once); returns how many."""
+    require_facilitator(caller, "allow held participants")
+    store = store or get_store()
+    _need_workshop(run_id, store)
+    ws = load_workshop(run_id, store=store)
+    chosen = [p.id for p in ws.participants if p.held and p.id in set(ids)]
+    if chosen:
+        store.add_workshop_event(run_id, "allow", {"ids": chosen}, lambda log: None, actor="facilitator")
+    return len(chosen)
 
 
 def participant_for(run_id: str, device_key: str | None, *, store: RunStore | None = None) -> Participant | None:

@@ -6,6 +6,7 @@ Part of :mod:`ifworld.whatif.workshop` (kept apart so each module stays readable
 from __future__ import annotations
 
 from ifworld.runs import RunStore, get_store
+from ifworld.safe_text import typed_text
 from ifworld.whatif.schemas import Scenario
 from ifworld.whatif.workshop import load_workshop
 from ifworld.whatif.workshop_models import (
@@ -91,7 +92,8 @@ def workshop_record(run_id: str, *, store: RunStore | None = None, anonymise: bo
 
 
 def workshop_markdown(rec: WorkshopRecord) -> str:
-    """The workshop section of the Markdown export (participant text made inert by the export's own pass)."""
+    """The workshop section of the Markdown export: participants' names and words as literal text
+    (:func:`~ifworld.safe_text.typed_text`), so a viewer shows exactly what was typed."""
     names = {p.id: p.name for p in rec.participants}
     lines = ["## Workshop", "", f"{len(rec.participants)} participant(s), {len(rec.predictions)} prediction(s), "
              f"{len(rec.contributions)} contribution(s), {len(rec.votes)} vote(s); workshop {rec.status}"
@@ -99,7 +101,7 @@ def workshop_markdown(rec: WorkshopRecord) -> str:
     if rec.predictions:
         lines += ["### Pre-registered predictions", "", "| Participant | Most likely | Probabilities (%) |",
                   "|---|---|---|"]
-        lines += [f"| {_cell(names.get(p.participant_id, '?'))} | {_cell(p.likely)} | "
+        lines += [f"| {_cell(typed_text(names.get(p.participant_id, '?')))} | {_cell(p.likely)} | "
                   + _cell(", ".join(f"{b}: {v:g}" for b, v in p.probabilities.items())) + " |"
                   for p in rec.predictions]
         lines.append("")
@@ -120,8 +122,9 @@ def workshop_markdown(rec: WorkshopRecord) -> str:
                 decision += " (hidden)"
             if c.sent_round:
                 decision += f"; in round {c.sent_round}'s frame"
-            lines.append(f"| {c.after_round} | {_cell(c.name)} | {c.kind}{_cell(', ' + c.tag) if c.tag else ''} | "
-                         f"{_cell(c.final_text)} | {c.votes} | {decision} |")
+            lines.append(f"| {c.after_round} | {_cell(typed_text(c.name))} | {c.kind}"
+                         f"{_cell(', ' + typed_text(c.tag)) if c.tag else ''} | "
+                         f"{_cell(typed_text(c.final_text))} | {c.votes} | {decision} |")
         lines.append("")
     return "\n".join(lines)
 

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import threading
 import unicodedata
+from collections.abc import Iterable
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ifworld.names import name_key
 from ifworld.whatif.schemas import Scenario, numbered_variants
 
 MAX_NAME_CHARS = 40
@@ -32,6 +34,11 @@ class Participant(_Frozen):
     id: str
     name: str
     joined: float = 0.0
+    held: bool = False
+    """Joined from an address that had already brought :data:`~ifworld.whatif.workshop.FREE_JOINS_PER_ADDRESS`
+    people in a minute: their +1s do not count until the facilitator allows them (one voice per person)."""
+    group: str = ""
+    """Which address they came from, as a short digest (people held together are allowed together)."""
 
 
 class Prediction(_Frozen):
@@ -122,13 +129,23 @@ class Workshop(_Frozen):
 
     def display_names(self) -> dict[str, str]:
         """Each participant's name as the facilitator sees it: a name taken by someone who joined earlier gets
-        " (2)", " (3)" … in joining order (participants cannot type brackets, so nobody can fake the suffix)."""
+        " (2)", " (3)" … in joining order (participants cannot type brackets, so nobody can fake the suffix).
+        Names are the same when they look the same: their UTS #39 skeletons match (a Latin and a Cyrillic
+        ``Anna``, a name with an invisible filler), see :func:`ifworld.names.name_key`."""
         seen: dict[str, int] = {}
         out = {}
         for p in self.participants:
-            key = p.name.casefold()
+            key = name_key(p.name)
             seen[key] = seen.get(key, 0) + 1
             out[p.id] = p.name if seen[key] == 1 else f"{p.name} ({seen[key]})"
+        return out
+
+    def held_groups(self) -> dict[str, list[Participant]]:
+        """People whose +1s wait for the facilitator, by the address they came from (see :attr:`Participant.held`)."""
+        out: dict[str, list[Participant]] = {}
+        for p in self.participants:
+            if p.held:
+                out.setdefault(p.group, []).append(p)
         return out
 
     def prediction_of(self, participant_id: str) -> Prediction | None:
@@ -170,6 +187,7 @@ class RoomFold:
         self.predictions: dict[str, Prediction] = {}
         self.contributions: dict[str, dict[str, Any]] = {}
         self.votes: list[Vote] = []
+        self.pending: dict[str, list[Vote]] = {}  # votes of held participants, counted once they are allowed
         self.status: Literal["open", "closed"] = "open"
         self.revealed = False
         self._built: Workshop | None = None
@@ -188,14 +206,23 @@ class RoomFold:
     def _one(self, e: dict[str, Any]) -> None:
         d, kind, said = e["data"], e["kind"], self.contributions
         if kind == "join":
-            self.people.setdefault(d["id"], Participant(id=d["id"], name=d["name"], joined=e["at"]))
+            self.people.setdefault(d["id"], Participant(id=d["id"], name=d["name"], joined=e["at"],
+                                                        held=bool(d.get("held")), group=str(d.get("group", ""))))
+        elif kind == "allow":
+            for pid in d["ids"]:
+                if pid in self.people and self.people[pid].held:
+                    self.people[pid] = self.people[pid].model_copy(update={"held": False})
+                    for v in self.pending.pop(pid, []):
+                        self._count(v)
+        elif kind == "vote" and d["contribution_id"] in said and self.people.get(d["participant_id"]) is not None \
+                and self.people[d["participant_id"]].held:
+            self.pending.setdefault(d["participant_id"], []).append(Vote(**d))
         elif kind == "predict":
             self.predictions[d["participant_id"]] = Prediction(**d, at=e["at"])
         elif kind == "contribute":
             said[d["id"]] = {**d, "at": e["at"]}
         elif kind == "vote" and d["contribution_id"] in said:
-            self.votes.append(Vote(**d))
-            said[d["contribution_id"]]["votes"] = said[d["contribution_id"]].get("votes", 0) + 1
+            self._count(Vote(**d))
         elif kind == "decide" and d["contribution_id"] in said:
             said[d["contribution_id"]]["decision"] = Decision(**d, at=e["at"])
         elif kind == "hide" and d["contribution_id"] in said:
@@ -208,6 +235,12 @@ class RoomFold:
             self.status = "closed"
         elif kind == "reveal":
             self.revealed = True
+
+    def _count(self, vote: Vote) -> None:
+        if vote.contribution_id in self.contributions:
+            self.votes.append(vote)
+            said = self.contributions[vote.contribution_id]
+            said["votes"] = said.get("votes", 0) + 1
 
     def workshop(self, row: dict[str, Any]) -> Workshop:
         """The room as folded so far (built once per change, shared by every redraw until the next event)."""
@@ -238,24 +271,41 @@ def visible_text(value: str) -> str:
 
 
 # -- the branches a prediction is about ---------------------------------------------------------
-def branches(scenario: Scenario | dict | None) -> list[str]:
-    """The branches a prediction is about: the refined scenario's variants, by name; a name used twice gets
-    " (2)", " (3)" … so every branch has its own field and its own probability."""
-    return list(variant_labels(scenario).values())
+def unique_names(names: Iterable[Any]) -> list[str]:
+    """Names made fit to label one widget each: spaces folded, empty ones dropped, and a name used again (case
+    ignored) gets " (2)", " (3)" … — a model may name two branches or two indicators alike, and two widgets with
+    one key stop the page (``StreamlitDuplicateElementKey``) before anything is drawn."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for raw in names:
+        name = " ".join(str(raw or "").split())
+        if not name:
+            continue
+        label, n = name, 1
+        while label.casefold() in seen:
+            n += 1
+            label = f"{name} ({n})"
+        seen.add(label.casefold())
+        out.append(label)
+    return out
 
 
 def variant_labels(scenario: Scenario | dict | None) -> dict[str, str]:
-    """The variants a prediction is about, id → the label a participant sees (and a prediction is keyed by)."""
+    """The variants a prediction is about, id → the label a participant sees (and a prediction is keyed by):
+    :func:`unique_names` of their names, so every branch has its own field and its own probability."""
     raw = scenario.variants if isinstance(scenario, Scenario) else (scenario or {}).get("variants")
-    out: dict[str, str] = {}
-    for v in numbered_variants(raw):
-        name = " ".join(v.name.split())
-        label, n = name, 1
-        while label.casefold() in {b.casefold() for b in out.values()}:
-            n += 1
-            label = f"{name} ({n})"
-        out[v.id] = label
-    return out
+    named = [v for v in numbered_variants(raw) if v.name.strip()]
+    return dict(zip((v.id for v in named), unique_names(v.name for v in named), strict=True))
+
+
+def branches(scenario: Scenario | dict | None) -> list[str]:
+    """The branches a prediction is about: the refined scenario's variants, by label (:func:`variant_labels`)."""
+    return list(variant_labels(scenario).values())
+
+
+def indicator_names(scenario: Scenario | dict | None) -> list[str]:
+    """The scenario's indicators by name, each once (:func:`unique_names`)."""
+    return unique_names(i.name for i in Scenario.model_validate(scenario or {}).indicators)
 
 
 def even_split(names: list[str]) -> dict[str, float]:

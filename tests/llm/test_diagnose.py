@@ -139,9 +139,14 @@ def test_model_check_passes_and_reports_json(fake_server, monkeypatch) -> None:
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["ok"] and data["method"] == "json_schema" and data["first_token_s"] is not None
+    assert (data["context_tokens"], data["context_source"]) == (32_768, "default (the server does not say)")
+    fake_server.context_tokens = 4_096  # the server says it, as llama.cpp's /props does
+    from ifworld.llm import context
+
+    context.clear_cache()
     text = CliRunner().invoke(app, ["model", "check"]).output
     for line in ("reachable    yes", "key accepted yes", "model present yes", "structured   json_schema",
-                 "first token"):
+                 "first token", "window       4,096 tokens (server (llama.cpp /props)); counted by tiktoken"):
         assert line in text
 
 

@@ -69,6 +69,7 @@ def test_sidebar_test_connection(llm_env) -> None:
     shown = at.success[1].value
     assert "fake-model" in shown and " ms · " in shown and "tokens/s" in shown
     assert "structured output: json_schema" in shown
+    assert "context window 32,768 tokens (default (the server does not say))" in shown
     assert llm_env.count() == 2  # a plain call (latency, speed) and the structured probe
     llm_env.inject("500", times=1)
     at.button(key="settings_test").click().run()

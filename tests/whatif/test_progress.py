@@ -14,7 +14,8 @@ def test_estimate_calls_tokens_and_cost():
     est = estimate(params)
     assert (est.calls, est.tokens, est.cost) == (27, 27 * REGISTRY.get("ifworld").tokens_per_call, None)
     priced = estimate(params, price_per_1k=0.002)
-    assert priced.cost == pytest.approx(27 * 3.26 * 0.002) and "at the set price" in priced.text()
+    per_call = REGISTRY.get("ifworld").tokens_per_call / 1000
+    assert priced.cost == pytest.approx(27 * per_call * 0.002) and "at the set price" in priced.text()
     assert estimate(default_params("What if?", "single")).tokens == REGISTRY.get("single").tokens_per_call
 
 

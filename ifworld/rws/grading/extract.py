@@ -27,12 +27,20 @@ _FINAL_LINE = re.compile(r"(?im)^[\s*#>_-]*(?:\*\*)?(?:final\s+answer|answer)(?:
 _PHRASE = re.compile(r"(?i)\b(?:the|this)\s+(?:number|answer|result|value|total)\s+(?:is|equals)\s*[:：]?\s*"
                      r"((?:\$|\\\(|\\boxed|[-+−]?\.?\d)[^\n]{0,200})$")
 """"…, so the number is 42." — a closing phrase that names the answer (read only when it starts with maths)."""
-_BETWEEN_BOXES = re.compile(r"\s*\$?\s*(?:,|;|&|\\quad|\\qquad|\\,|\bor\b|\band\b|\\text\{\s*(?:and|or|,)\s*\})?"
-                            r"\s*\$?\s*")
+_BETWEEN_BOXES = re.compile(r"\s*\$?\s*(?:(?:,|;|&|\\quad|\\qquad|\\,|\bor\b|\band\b|"
+                            r"\\text\{\s*(?:and|or|,)\s*\})\s*){0,4}\$?\s*")
 """What may stand between two boxes of one answer list (``\\boxed{3} and \\boxed{-4}``)."""
 _HTML_BLOCK = re.compile(r"<(script|style)\b[^>]{0,200}>.*?</\1\s*>", re.S | re.I)
 _HTML_TAG = re.compile(r"</?[a-zA-Z][a-zA-Z0-9]{0,15}(?:\s[^<>]{0,200})?/?>")
 """HTML in a reply is markup, not the answer: script/style blocks go, other tags leave their text."""
+_END_OF_TURN = re.compile(r"<\|(?:im_end|eot_id|endoftext|end|eom_id|end_of_turn)\|>|</s>|<end_of_turn>"
+                         r"|<\|im_start\|>\s*(?:user|system)|<\|start_header_id\|>\s*(?:user|system)")
+"""Chat-template tokens that end the model's turn: what follows is another turn (the user's next question)."""
+_TEMPLATE_TOKEN = re.compile(r"<\|(?:im_start|start_header_id)\|>\s*assistant\s*(?:<\|end_header_id\|>)?"
+                             r"|<\|[a-z_]{1,30}\|>|<s>|<start_of_turn>\s*model")
+"""Any other template token left in a reply (an assistant header before the answer): markup, not the answer."""
+_HOPE = re.compile(r"(?i)(?<=\S)[\s.]*\bI\s+hope\s+(?:it|this|that)\s+is\s+correct\b[.!]?")
+"""The Minerva closing ("… The final answer is $X$. I hope it is correct."): words after the answer, not its unit."""
 _LABEL = re.compile(r"^\s*(?:numeric|symbolic|textual|text|answer|final|result)\s*[:：]\s*", re.I)
 _INLINE_MATH = re.compile(r"\$\$(.+?)\$\$|\\\[(.+?)\\\]|\\\((.+?)\\\)|\$(.+?)\$", re.S)
 
@@ -69,18 +77,45 @@ def _last_boxed(text: str) -> str | None:
     return boxes[-1][2] if boxes else None
 
 
-def boxed_group(text: str) -> list[str]:
+def boxed_group(text: str, parts: int = 1) -> list[str]:
     """The contents of the last run of boxes joined only by ``and``/``or``/commas (``\\boxed{3} and \\boxed{-4}``:
-    two answers written as one list); a box after other words is a restatement, and only the last counts."""
+    two answers written as one list); a box after other words is a restatement, and only the last counts —
+    unless the gold has `parts` parts and the reply holds exactly that many boxes (one box per part)."""
     boxes = _boxes(text)
     if not boxes:
         return []
+    if parts > 1 and len(boxes) == parts:
+        return [content for _, _, content in boxes]
     group = [boxes[-1]]
     for box in reversed(boxes[:-1]):
         if box[1] > group[0][0] or not _BETWEEN_BOXES.fullmatch(text[box[1]:group[0][0]]):
             break
         group.insert(0, box)
     return [content for _, _, content in group]
+
+
+def gold_parts(gold: str) -> int:
+    """How many parts a gold answer has: top-level commas, semicolons and ``and`` outside brackets (``(0,2), (3,-1)``
+    has two, ``[0, 1)`` one); a set's elements count as parts; a comma before three digits is a thousands sign."""
+    text = strip_wrappers(gold)
+    text = re.sub(r"^\\\{(.*)\\\}$", r"\1", text.strip(), flags=re.S)
+    text = re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", text)
+    text = re.sub(r"\\text\{\s*(?:and|or)\s*\}|\band\b|\bor\b", ",", text)
+    depth, count = 0, 1
+    for char in re.sub(r"\\left|\\right|\\[{}]", "", text):
+        depth += char in "({["
+        depth -= char in ")}]"
+        count += depth == 0 and char in ",;"
+    return count
+
+
+def end_of_turn(text: str) -> str:
+    """The reply up to the end of the model's turn, template tokens and the Minerva closing removed."""
+    for match in _END_OF_TURN.finditer(text):
+        if text[:match.start()].strip():
+            text = text[:match.start()]
+            break
+    return _HOPE.sub("", _TEMPLATE_TOKEN.sub(" ", text)).strip()
 
 
 def _json_answer(text: str) -> str | None:
@@ -136,21 +171,23 @@ def _number_line(text: str) -> str | None:
     return None
 
 
-def extract_answer(text: str, kind: str | None = None) -> Extraction:
+def extract_answer(text: str, kind: str | None = None, parts: int = 1) -> Extraction:
     """Find the final answer in free model output (see module docstring for the order).
 
     `kind` ("numeric" …) only changes the last resort: numeric answers fall back to the last line with a
-    number (units included), others to the last inline/display math.
+    number (units included), others to the last inline/display math. `parts` is the number of parts of the
+    gold (:func:`gold_parts`): a reply with one box per part is read as all its boxes.
     """
     truncated = len(text) > MAX_INPUT_CHARS
     s = text[-MAX_INPUT_CHARS:] if truncated else text
     s = _THINK.sub("", s)
     s = re.sub(r"^.*</think>", "", s, flags=re.S).strip()
+    s = end_of_turn(s) if "<" in s or "hope" in s else s
     s = _HTML_TAG.sub(" ", _HTML_BLOCK.sub(" ", s)).strip() if "<" in s else s
     found = _json_answer(s)
     lines = [next((g for g in groups if g), "").strip() for groups in _FINAL_LINE.findall(s)]
     lines = [ln for ln in lines if ln]
-    group = boxed_group(s)
+    group = boxed_group(s, parts)
     boxed = ", ".join(group) if group else None
     phrase = _PHRASE.search(s.rstrip())
     stripped = strip_wrappers(s)

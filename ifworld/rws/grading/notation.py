@@ -19,6 +19,7 @@ The renaming is a bijection on spellings applied to both sides, so it changes no
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 
 from ifworld.errors import GradingError
@@ -39,11 +40,17 @@ _SUBSCRIPTS = "0123456789abcdfghijklmnopqrstuvwxyz"
 _FORBIDDEN = re.compile(
     r"\\(?:def|edef|gdef|xdef|let|newcommand|renewcommand|providecommand|input|include|catcode|csname|"
     r"expandafter|write|immediate|openout|read|loop|repeat)(?![a-zA-Z])")
-_UNICODE = {"ψ": r"\psi ", "θ": r"\theta ", "λ": r"\lambda ", "μ": r"\mu ", "ρ": r"\rho ", "Ω": r"\Omega ",
-            "ω": r"\omega ", "π": r"\pi ", "α": r"\alpha ", "β": r"\beta ", "γ": r"\gamma ", "κ": r"\kappa ",
-            "ε": r"\epsilon ", "φ": r"\phi ", "σ": r"\sigma ", "τ": r"\tau ", "∂": r"\partial ", "∇": r"\nabla ",
-            "·": r"\cdot ", "×": r"\times ", "−": "-", "–": "-", "≈": "=", "≤": r"\le ", "≥": r"\ge ",
-            "≠": r"\ne ", "∞": r"\infty ", "±": r"\pm ", "²": "^2", "³": "^3", "√": r"\sqrt "}
+_UNICODE = {"∂": r"\partial", "∇": r"\nabla", "·": r"\cdot", "×": r"\times", "−": "-", "–": "-", "≈": "=",
+            "≤": r"\le", "≥": r"\ge", "≠": r"\ne", "∞": r"\infty", "±": r"\pm", "²": "^2", "³": "^3",
+            "√": r"\sqrt", "∝": r"\propto", "ℏ": r"\hbar", "∈": r"\in", "⊥": r"\perp", "∥": r"\parallel",
+            "⊙": r"\odot", "⊕": r"\oplus", "∼": r"\sim", "′": "'", "″": "''", "µ": r"\mu", "ϵ": r"\epsilon",
+            "ϕ": r"\phi", "ϑ": r"\theta", "ς": r"\sigma"}
+"""Unicode maths symbols as the LaTeX a model would type (Greek letters are named by :func:`unicode_latex`)."""
+_GREEK_CAPITALS = frozenset("Gamma Delta Theta Lambda Xi Pi Sigma Upsilon Phi Psi Omega".split())
+"""Greek capitals with a LaTeX command; the others (Α, Β, Ε …) are written as the Latin letter they look like."""
+_LATIN_CAPITALS = {"Alpha": "A", "Beta": "B", "Epsilon": "E", "Zeta": "Z", "Eta": "H", "Iota": "I", "Kappa": "K",
+                   "Mu": "M", "Nu": "N", "Omicron": "O", "Rho": "P", "Tau": "T", "Chi": "X"}
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _GREEK_VARIANTS = {"varepsilon": "epsilon", "varphi": "phi", "vartheta": "theta", "varrho": "rho",
                    "varsigma": "sigma", "varpi": "pi"}
 _SYMBOL = r"(?:\\[a-zA-Z]+|[a-zA-Z])(?:_\{[^{}]*\}|_\\?[a-zA-Z0-9]+)?"
@@ -118,11 +125,36 @@ def _partial_key(order: str, func: str, var: str) -> str:
     return f"d{order or '1'}:{squash(func)}/{squash(var)}"
 
 
+def _latex_name(char: str) -> str:
+    """``ω`` → ``\\omega``, ``Φ`` → ``\\Phi``, ``∝`` → ``\\propto`` (from the Unicode name), else itself."""
+    if char in _UNICODE:
+        return _UNICODE[char]
+    parts = unicodedata.name(char, "").split()
+    if len(parts) == 4 and parts[:2] == ["GREEK", "SMALL"] and parts[2] == "LETTER":
+        return "\\" + {"lamda": "lambda"}.get(parts[3].lower(), parts[3].lower())
+    if len(parts) == 4 and parts[:2] == ["GREEK", "CAPITAL"] and parts[2] == "LETTER":
+        name = {"Lamda": "Lambda"}.get(parts[3].capitalize(), parts[3].capitalize())
+        return "\\" + name if name in _GREEK_CAPITALS else _LATIN_CAPITALS.get(name, char)
+    return char
+
+
+def unicode_latex(text: str) -> str:
+    """Unicode Greek letters and maths symbols read as their LaTeX names (``ω_p`` → ``\\omega_p``, ``Φ_B`` →
+    ``\\Phi_B``); a space follows a command only where a letter would run into it (``\\cos θ`` → ``\\cos \\theta``)."""
+    if not _NON_ASCII.search(text):
+        return text
+
+    def one(match: re.Match) -> str:
+        name = _latex_name(match.group(0))
+        following = text[match.end():match.end() + 1]
+        return name + " " if name.startswith("\\") and following.isalpha() else name
+
+    return _NON_ASCII.sub(one, text)
+
+
 def clean(text: str) -> str:
     """Unicode maths, Greek variants and ``_\\perp`` subscripts as the parser expects them."""
-    s = text
-    for char, repl in _UNICODE.items():
-        s = s.replace(char, repl)
+    s = unicode_latex(text)
     s = re.sub(r"\\([a-zA-Z]+)", lambda m: "\\" + _GREEK_VARIANTS.get(m[1], m[1]), s)
     s = re.sub(r"_(?:\{\s*\\(perp|parallel)\s*\}|\\(perp|parallel)(?![a-zA-Z]))",
                lambda m: "_{" + {"perp": "perp", "parallel": "par"}[m[1] or m[2]] + "}", s)
@@ -222,6 +254,23 @@ def _rename(text: str, clashes: set[str], name: Callable[[str], str]) -> str:
     return "".join(pieces)
 
 
+_PRIMED = re.compile(r"(\\[a-zA-Z]+|[a-zA-Z])(_\{[^{}]*\}|_[a-zA-Z0-9])?('+|\^\{?(?:\\prime)+\}?|(?:\^\\prime)+)")
+"""A name with primes (``f'``, ``y''``, ``x^{\\prime}``): a different quantity from the name without them."""
+
+
+def _primes(text: str, name: Callable[[str], str]) -> str:
+    """Primed names → one placeholder per (name, number of primes): the parser drops a prime (``f'(x)`` read as
+    ``f(x)``), which would make a derivative equal to its function."""
+    def one(match: re.Match) -> str:
+        if match.group(1).startswith("\\") and match.group(1)[1:].lower() not in _CASELESS_COMMANDS:
+            return match.group(0)
+        marks = match.group(3)
+        count = marks.count("'") + marks.count("\\prime")
+        return " " + name(f"prime{count}:" + _spelling(match.group(1), match.group(2))) + " "
+
+    return _PRIMED.sub(one, text) if "'" in text or "\\prime" in text else text
+
+
 def in_math(text: str, rewrite: Callable[[str], str], whole: bool) -> str:
     """Apply `rewrite` to every math region of a reply (the whole text when `whole`)."""
     if whole:
@@ -263,7 +312,7 @@ def prepare(pred: str, gold: str, pred_whole: bool, gold_whole: bool) -> tuple[s
 
     def rewrite(text: str) -> str:
         s = replace_vectors(clean(text), lambda key: names(key), vector_mode)
-        s = _rename(_derivatives(s, names), clashes, names)
+        s = _rename(_primes(_derivatives(s, names), names), clashes, names)
         return re.sub(r"\s+", " ", s)
 
     out = []

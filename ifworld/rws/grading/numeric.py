@@ -21,6 +21,7 @@ from ifworld.rws.grading.result import (
     MISSING_UNITS,
     NEEDS_VERIFIER,
     PARSE_FAILURE,
+    READING,
     TOLERANCE_MISS,
     UNIT_MISMATCH,
     UNSCORED_GOLD,
@@ -57,6 +58,7 @@ def _result(verdict: Verdict, reason: str, pred: str, gold: str, notes: list[str
 def split_values(text: str) -> list[str]:
     """Split ``a = 1 km/s, b = 2 nT`` or ``1, 2 and 3`` into value segments (braces respected)."""
     text = latex_shorthand(fold_confusables(superscripts(text))[0])
+    text = re.sub(r"([€£¥])\s*([-+]?\d[\d,]*(?:\.\d+)?)", r"\2\1", text)  # €3,870.25: the sign is the unit
     text = decimal_commas(join_thousands(inline_math(text).strip()))
     text = re.sub(r"\\[,;!: ]", " ", text)
     text = re.sub(r"^\\?[\[(]|\\?[\])]$", "", text) if re.match(r"^\\?[\[(].*,.*\\?[\])]$", text) else text
@@ -226,12 +228,34 @@ def _pair(preds: list[Scalar], golds: list[Scalar]) -> list[tuple[Scalar, Scalar
     return list(zip(preds, golds, strict=True))
 
 
+_AMBIGUOUS_COMMA = re.compile(r"(?<![\d.,])([1-9]\d{0,2}),(\d{3})(?![\d,]|\.\d)")
+"""``2,375``: a thousands separator (2375) or a decimal comma (2.375) — the text alone cannot say which."""
+_PROSE = re.compile(r"[A-Za-zÀ-ÿ]{3,}")
+
+
 def check_numeric(pred: str, gold: str, units: str | None = None, required: str | None = None) -> CheckResult:
     """Grade a numeric answer (possibly several values) against the gold within :data:`REL_TOLERANCE`.
 
     `units` is the gold's unit when its text has none; `required` is the unit the item's format rule asks for
     (its hint): a bare number is then incorrect ("missing units"), otherwise not_sure ("no units given").
+    A comma that may be a thousands separator or a decimal comma (``2,375``) is read as thousands; when only
+    the decimal reading matches the gold the verdict is not_sure and the reason says the comma is ambiguous.
     """
+    result = _check_values(pred, gold, units, required)
+    commas = _AMBIGUOUS_COMMA.findall(pred)
+    if result.verdict == "correct" or len(commas) != 1 or _AMBIGUOUS_COMMA.search(gold):
+        return result
+    decimal = _check_values(_AMBIGUOUS_COMMA.sub(r"\1.\2", pred), gold, units, required)
+    if decimal.verdict != "correct":
+        return result
+    whole, part = commas[0]
+    return _result("not_sure", f"ambiguous comma: {whole},{part} is {whole}{part} with a thousands separator (not the "
+                   f"reference) or {whole}.{part} with a decimal comma (the reference); the answer does not say which",
+                   result.pred_norm, result.gt_norm, [NEEDS_VERIFIER]).with_(decided_by=READING)
+
+
+def _check_values(pred: str, gold: str, units: str | None, required: str | None) -> CheckResult:
+    """:func:`check_numeric` for one reading of the answer's commas."""
     units = units or required
     golds = _gold_values(pred, gold, units)
     if isinstance(golds, CheckResult):
@@ -247,11 +271,36 @@ def check_numeric(pred: str, gold: str, units: str | None = None, required: str 
         what = "the gold is a range, the answer is not" if any(gold_ranges) else \
             "a range where the gold is a single value"
         return _result("incorrect", f"format violation: {what}", pred_norm, gold_norm, [FORMAT_VIOLATION])
+    if len(golds[0]) == 1 and len(preds) > 1 and not any(pred_ranges):
+        return _sentence(pred, preds, golds[0][0], units, required, pred_norm, gold_norm)
     if len(preds) != len(golds[0]):
         what = "multiple answers" if len(golds[0]) == 1 else f"expected {len(golds[0])} values"
         return _result("incorrect", f"format violation: {what}, got {len(preds)}", pred_norm, gold_norm,
                        [FORMAT_VIOLATION])
     return _combine(_pair(preds, golds[0]), units, required, pred_norm, gold_norm)
+
+
+def _kind(scalar: Scalar) -> object:
+    """The dimension of a value (None for a bare number)."""
+    return None if scalar.unit is None else registry().Quantity(1, scalar.unit).dimensionality
+
+
+def _sentence(pred: str, preds: list[Scalar], gold: Scalar, units: str | None, required: str | None,
+              pred_norm: str, gold_norm: str) -> CheckResult:
+    """Several values for a one-value gold. A sentence that names given quantities and ends with the asked one
+    ("With T = 1.5 MK and n = 2 cm^-3, the sound speed is about 180 km/s") is graded on its last value; a list,
+    or an earlier value of the same kind as the last (which one is the answer?), is not."""
+    if len(_PROSE.findall(re.sub(r"\\[a-zA-Z]+", " ", pred))) < 3:
+        return _result("incorrect", f"format violation: multiple answers, got {len(preds)}", pred_norm, gold_norm,
+                       [FORMAT_VIOLATION])
+    last = preds[-1]
+    if any(_kind(p) == _kind(last) for p in preds[:-1]):
+        return _result("not_sure", f"the answer names {len(preds)} values, more than one of the asked value's kind "
+                       "(which one is the answer?)", pred_norm, gold_norm, [NEEDS_VERIFIER])
+    result = _combine([(last, gold)], units, required, _fmt(last), gold_norm)
+    given = ", ".join(_fmt(p) for p in preds[:-1])
+    return result.with_(reason=f"{result.reason} — the sentence ends with the asked value ({given} are given "
+                        "values of other kinds)")
 
 
 def _gold_values(pred: str, gold: str, units: str | None) -> tuple[list[Scalar], list[bool]] | CheckResult:

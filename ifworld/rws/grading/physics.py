@@ -92,12 +92,31 @@ def is_name(lhs_latex: str) -> bool:
                 or re.fullmatch(r"[A-Z]{2,3}", s))
 
 
-def tidy(value: Any) -> Any:
-    """Function calls of bare symbols name quantities (``n(r)`` → n); ``e`` stays Euler's number."""
+def calls(value: Any) -> dict[str, set[tuple]]:
+    """The applied undefined functions of a value: name → the argument tuples it is applied to."""
+    found: dict[str, set[tuple]] = {}
+    if isinstance(value, sympy.Basic):
+        for node in value.atoms(AppliedUndef):
+            found.setdefault(type(node).__name__, set()).add(node.args)
+    return found
+
+
+def distinct_calls(pred: Any, gold: Any) -> frozenset[str]:
+    """Functions the two sides apply to different arguments (``g(t)`` and ``g(s)``): those calls are different
+    quantities, never one name."""
+    ours, theirs = calls(pred), calls(gold)
+    return frozenset(name for name in ours.keys() & theirs.keys() if ours[name] != theirs[name])
+
+
+def tidy(value: Any, distinct: frozenset[str] = frozenset()) -> Any:
+    """Function calls of bare symbols name quantities (``n(r)`` → n), except those in `distinct` (each call its
+    own symbol, ``g(t)`` ≠ ``g(s)``); ``e`` stays Euler's number."""
     if not isinstance(value, sympy.Basic):
         return value
 
     def repl(node: sympy.Basic) -> sympy.Basic:
+        if type(node).__name__ in distinct:
+            return sympy.Symbol(f"{type(node).__name__}({', '.join(map(str, node.args))})", real=True)
         name = sympy.Symbol(type(node).__name__, real=True)
         if all(isinstance(arg, sympy.Symbol) for arg in node.args) or len(node.args) > 1:
             return name
@@ -113,14 +132,20 @@ def links(value: Any) -> list:
     return [value]
 
 
-def false_link(value: Any) -> str:
-    """Describe a link without symbols that is false (``5+5+1 = 12``), or ""."""
+def bad_link(value: Any) -> sympy.Eq | None:
+    """The first link without symbols that is false (``5+5+1 = 12``), or None."""
     for link in links(value):
         if (isinstance(link, sympy.Eq) and all(scalar(side) for side in link.args)
                 and not (link.lhs - link.rhs).free_symbols):
             if zero(link.lhs - link.rhs, Ctx(time.monotonic() + STEP_BUDGET_S)) is False:
-                return f"the link {link.lhs} = {link.rhs} is false"
-    return ""
+                return link
+    return None
+
+
+def false_link(value: Any) -> str:
+    """Describe a link without symbols that is false (``5+5+1 = 12``), or ""."""
+    link = bad_link(value)
+    return f"the link {link.lhs} = {link.rhs} is false" if link is not None else ""
 
 
 def undefined(value: Any) -> bool:
@@ -402,7 +427,8 @@ def rounded_match(pred: Any, gold: Any) -> bool:
 def accept(pred: Any, gold: Any, deadline: float, signed: frozenset[str] = frozenset()) -> Outcome:
     """Our own equivalence after Math-Verify said no: exact first, then with positive quantities (except x, y,
     z and the names in `signed`)."""
-    pred, gold = tidy(pred), tidy(gold)
+    distinct = distinct_calls(pred, gold)
+    pred, gold = tidy(pred, distinct), tidy(gold, distinct)
     same, why = _compare(pred, gold, Ctx(deadline))
     if same is None and not (isinstance(pred, sympy.Basic) and pred.has(sympy.Abs, sympy.sign)):
         try:

@@ -18,14 +18,15 @@ from __future__ import annotations
 
 import re
 import time
+from dataclasses import replace
 from typing import Any
 
 import sympy
 
 from ifworld.errors import GradingError
-from ifworld.rws.grading import forms, mathverify, notation, physics, plaintext
+from ifworld.rws.grading import approx, forms, mathverify, notation, physics, plaintext, proportional
 from ifworld.rws.grading.constants import REL_TOLERANCE
-from ifworld.rws.grading.extract import Extraction, boxed_group, strip_wrappers
+from ifworld.rws.grading.extract import Extraction, boxed_group, gold_parts, strip_wrappers
 from ifworld.rws.grading.result import (
     ALGEBRA,
     EXTRACTION,
@@ -74,11 +75,11 @@ class _Verdict(GradingError):
         self.verdict, self.reason, self.note = verdict, reason, note
 
 
-def _answer_text(reply: str, extraction: Extraction) -> str:
-    """The part of the reply Math-Verify reads: the answer we found, the last run of boxes, or the reply's tail."""
+def _answer_text(reply: str, extraction: Extraction, gold: str) -> str:
+    """The part of the reply Math-Verify reads: the answer we found, the boxes that answer, or the reply's tail."""
     text = extraction.answer if extraction.how in ("final_line", "json", "phrase") else reply[-MAX_REPLY_MATH_CHARS:]
-    if extraction.how == "boxed":  # the last box, or the last run of boxes written as one answer list
-        text = ", ".join("\\boxed{%s}" % content for content in boxed_group(text))
+    if extraction.how == "boxed":  # the last box, the last run of boxes written as one list, or one box per part
+        text = ", ".join("\\boxed{%s}" % content for content in boxed_group(text, gold_parts(gold)))
     return text
 
 
@@ -115,16 +116,29 @@ def _vectors(names: notation.Placeholders) -> frozenset[str]:
     return frozenset(names.sympy_name(value) for key, value in names.table.items() if key.startswith("vec:"))
 
 
-def _veto(pred: Any, gold: Any, gold_text: str, hint: str,
-                 vectors: frozenset[str]) -> tuple[Verdict, str, str] | None:
+def _written_link(answer: str, link: sympy.Eq) -> str:
+    """A false link as the answer wrote it (``4+6+1 = 12``), found among its ``=``-separated parts; else as parsed."""
+    parts = [part.strip() for part in re.split(r"(?<![<>!\\])=(?!=)", strip_wrappers(answer).replace("$", " "))]
+    for left, right in zip(parts, parts[1:], strict=False):
+        try:
+            pair = mathverify.read(f"${left}$").value, mathverify.read(f"${right}$").value
+        except notation.RefusedInput:
+            continue
+        if pair == (link.lhs, link.rhs):
+            return f"{left} = {right}"
+    return f"{link.lhs} = {link.rhs}"
+
+
+def _veto(pred: Any, gold: Any, gold_text: str, hint: str, vectors: frozenset[str],
+          answer: str = "") -> tuple[Verdict, str, str] | None:
     """A reason to overrule Math-Verify's "equivalent" (verdict, reason, deciding step), or None."""
     if physics.vector_product(pred, vectors) or physics.vector_product(gold, vectors):
         return "not_sure", "a product of two vectors without an explicit cross or dot product", SAFETY
     if physics.trivial_derivative(pred) or physics.trivial_derivative(gold):
         return "not_sure", "a derivative the grader could not name (it would read as 0)", SAFETY
-    bad = physics.false_link(pred)
-    if bad:
-        return "incorrect", f"chained equality: {bad}", SAFETY
+    bad = physics.bad_link(pred)
+    if bad is not None:
+        return "incorrect", f"chained equality: the link {_written_link(answer, bad)} is false", SAFETY
     gold_eq = isinstance(gold, (sympy.Eq, sympy.And)) and all(isinstance(x, sympy.Eq) for x in physics.links(gold))
     pred_eq = isinstance(pred, (sympy.Eq, sympy.And))
     lhs = _gold_lhs(gold_text)
@@ -180,7 +194,7 @@ def _read_sides(reply: str, extraction: Extraction, gold: str) -> tuple[_Ctx, An
     except notation.RefusedInput as exc:
         return ctx.result("not_sure", GOLD, f"unscored gold: {exc}", [UNSCORED_GOLD])
     try:
-        answer = _answer_text(reply, extraction)
+        answer = _answer_text(reply, extraction, gold)
         labels, one_sided = _labels(answer, gold_clean)
         ctx.gold_text = gold_text = _gold_text(gold_clean, labels)
         source, whole = _source(answer, labels)
@@ -272,6 +286,40 @@ def check_symbolic(reply: str, extraction: Extraction, gold: str, hint: str = ""
                    deadline: float | None = None) -> CheckResult:
     """Grade a symbolic answer: Math-Verify's equivalence inside our physics rules (see module docstring)."""
     deadline = deadline if deadline is not None else time.monotonic() + 4.0
+    restated = _restatements(reply, extraction, gold)
+    if isinstance(restated, CheckResult):
+        return restated
+    reply, extraction, note = restated
+    result = _graded(reply, extraction, gold, hint, deadline)
+    return result.with_(reason=result.reason + note) if note and result.verdict == "correct" else result
+
+
+def _restatements(reply: str, extraction: Extraction, gold: str) -> tuple[str, Extraction, str] | CheckResult:
+    """Approximate restatements (``y = 2/7 \\approx 0.29``) checked at their stated precision and removed (see
+    :mod:`ifworld.rws.grading.approx`), or the result for a false one."""
+    answer = _answer_text(reply, extraction, gold)
+    if "approx" not in answer and "≈" not in answer and "simeq" not in answer:
+        return reply, extraction, ""
+    found = [link for link in approx.links(answer) if link.holds is not None]
+    ctx = _Ctx(extraction, strip_wrappers(gold), "")
+    for link in found:
+        if not link.holds:
+            return ctx.result("incorrect", SAFETY, f"chained working: the link {link.exact} {link.approx} is false at "
+                              "the precision the decimal states")
+    if not found:
+        return reply, extraction, ""
+    kept = approx.without(answer, found)
+    shown = "; ".join(f"{link.exact} {link.approx}" for link in found)
+    note = f"; the approximate restatement {shown} holds at its stated precision"
+    return kept, replace(extraction, answer=strip_wrappers(kept), how="final_line", body=kept), note
+
+
+def _graded(reply: str, extraction: Extraction, gold: str, hint: str, deadline: float) -> CheckResult:
+    """:func:`check_symbolic` once approximate restatements are set aside."""
+    law = proportional.check_proportional(_answer_text(reply, extraction, gold), gold) \
+        if proportional.PROPTO.search(gold) else None
+    if law is not None:
+        return law
     read = _read_sides(reply, extraction, gold)
     if isinstance(read, CheckResult):
         return read
@@ -287,7 +335,7 @@ def check_symbolic(reply: str, extraction: Extraction, gold: str, hint: str = ""
         return ctx.result("incorrect", MATHVERIFY, "not equivalent (they differ at random points)")
     vectors = _vectors(names)
     if mathverify.same(gold_r, pred_r):
-        vetoed = _veto(pred_r.value, gold_r.value, ctx.gold_text, hint, vectors)
+        vetoed = _veto(pred_r.value, gold_r.value, ctx.gold_text, hint, vectors, ctx.extraction.answer)
         if vetoed is not None:
             verdict, reason, by = vetoed
             return ctx.result(verdict, by, f"{reason} (Math-Verify alone would accept it)",
@@ -297,7 +345,7 @@ def check_symbolic(reply: str, extraction: Extraction, gold: str, hint: str = ""
                        if re.match(r"id:[xyz](?:_|$)", key))  # coordinates keep their sign
     same, why = physics.accept(pred_r.value, gold_r.value, deadline, signed)
     if same:
-        vetoed = _veto(pred_r.value, gold_r.value, ctx.gold_text, hint, vectors)
+        vetoed = _veto(pred_r.value, gold_r.value, ctx.gold_text, hint, vectors, ctx.extraction.answer)
         if vetoed is not None:
             return ctx.result(vetoed[0], vetoed[2], vetoed[1], [NEEDS_VERIFIER] if vetoed[0] == "not_sure" else [])
         return ctx.result("correct", ALGEBRA, f"{why} (our algebra rules; Math-Verify: not equivalent)")

@@ -70,7 +70,7 @@ def _validate(golds: list) -> dict:
     problems = []
     for index, (kind, gold) in enumerate(golds):
         with SYMPY_LOCK:
-            result = check_local(str(gold), str(gold), str(kind))
+            result = check_local(str(gold), str(gold), str(kind), same_text=False)
         if result.verdict != "correct":
             problems.append([index, result.reason])
     return {"problems": problems}

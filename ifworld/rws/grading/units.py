@@ -35,7 +35,12 @@ _DEFINITIONS = (
     "gauss_si = 1e-4 tesla",
     "solar_mass = 1.98847e30 kg = M_sun",
     "earth_mass = 5.9722e24 kg = M_E",
+    "euro = [currency_euro] = EUR",
+    "pound_sterling = [currency_pound] = GBP",
+    "yen = [currency_yen] = JPY",
 )
+CURRENCY_SIGNS = {"€": "EUR", "£": "GBP", "¥": "JPY"}
+"""A currency sign glued to a number (``2,450.75€``) is its unit; each currency is its own dimension."""
 _CONTEXTS = ("boltzmann",)
 """pint contexts tried when dimensions differ: temperature <-> energy through k_B (eV <-> K)."""
 _GAUSS_PREFIX = re.compile(r"\b(k|M|m|u|n)(?:G|gauss|Gauss)\b")
@@ -150,6 +155,7 @@ def _latex_units_to_plain(text: str) -> str:
     s = re.sub(r"\^\s*\{\s*([-+−]?\s*\d+)\s*\}", r"^\1", s)
     for _ in range(3):
         s = _LATEX_WRAPPERS.sub(r" \1 ", s)
+    s = re.sub("[€£¥]", lambda m: f" {CURRENCY_SIGNS[m.group(0)]} ", s)
     s = s.replace("$", " ").replace("\\%", " percent ").replace("%", " percent ").replace("°", " degree ")
     s = re.sub(r"\^\s*\{?\s*\\circ\s*\}?", " degree ", s)
     s = re.sub(r"\\(odot|oplus|odot)", r"\1", s).replace("⊙", "odot").replace("⊕", "oplus")
@@ -289,7 +295,9 @@ def _rival(tail: str, unit: PlainUnit | None, value: float) -> str:
 
 
 def join_thousands(text: str) -> str:
-    """Join digit groups split by thin spaces or spaces (``31\\,000`` and ``31 000`` → ``31000``)."""
+    """Join digit groups split by thin spaces or spaces (``31\\,000`` and ``31 000`` → ``31000``); ``0,428`` is a
+    decimal comma (no thousands group starts after a lone 0)."""
+    text = re.sub(r"(?<![\d.,(\[])0,(?=\d{3}(?![\d,]))", "0.", text)
     return re.sub(r"(?<=\d)(?:,\s*\\!\s*|\\,|\\ |\s|\{,\}|,)(?=\d{3}(?!\d))", "", text)
 
 
