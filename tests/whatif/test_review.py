@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from ifworld.safe_text import typed_text
 from ifworld.whatif import export, review, service
 from ifworld.whatif.params import default_params
 from tests.whatif.conftest import PROP, SMALL
@@ -71,7 +72,8 @@ def test_participant_between_rounds_reaches_experts_resolver_and_report(fake_ser
     assert 'author="harbour master" kind="note"' in final_resolver.prompt and said in final_resolver.prompt
     md = export.record_markdown(rec)
     assert "## The room's contributions" in md
-    assert f"| after round 1 → round 2 | harbour master | note | {said} |" in md
+    # the export writes typed text escaped so a Markdown reader shows exactly what was typed (issue #40)
+    assert f"| after round 1 → round 2 | harbour master | note | {typed_text(said)} |" in md
 
 
 def test_a_bad_answer_is_asked_again_with_the_reason(fake_server, wsettings, store):
@@ -113,7 +115,7 @@ def test_cli_review_then_resume_with_edit_file(llm_env, tmp_path):
     assert res.exit_code == 0, res.output
     rec = json.loads(res.stdout)
     assert rec["panel"] == ["physics", "law"] and rec["scenario"]["constants"] == ["orbital mechanics"]
-    assert "The school gym is our shelter." in export.record_markdown(rec)
+    assert typed_text("The school gym is our shelter.") in export.record_markdown(rec)
     assert get_store().get_run(run_id).status == "completed"
 
 
