@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -56,9 +57,20 @@ def show_data(fig: go.Figure, *, container: Any = None, edges: list[dict[str, An
             st.markdown(inert_markdown("\n".join(f"- {line}" for line in edge_sentences(edges))))
         for caption, table in tables:
             st.markdown(f"**{inert_markdown(caption)}**")
-            if len(table) <= TABLE_ROWS:  # st.table renders Markdown in cells: every text made inert first
-                cells = table.map(lambda v: inert_markdown(v) if isinstance(v, str) else v)
-                cells.columns = [inert_markdown(str(c)) for c in cells.columns]
-                st.table(cells.set_index(cells.columns[0]))
+            if len(table) <= TABLE_ROWS:
+                inert_table(table.set_index(table.columns[0]))
             else:
                 st.dataframe(table, hide_index=True)
+
+
+def inert_table(table: pd.DataFrame, **kw: Any) -> Any:
+    """``st.table`` with every text made inert first: st.table renders Markdown in its cells, headers and index
+    (an image in a model's cell would be fetched), so each string goes through ``inert_markdown``. The one way
+    pages draw an HTML table."""
+    def cell(value: Any) -> Any:
+        return inert_markdown(value) if isinstance(value, str) else value
+
+    cells = table.map(cell)
+    cells.columns = [inert_markdown(str(c)) for c in cells.columns]
+    cells.index = cells.index.map(cell)
+    return st.table(cells, **kw)

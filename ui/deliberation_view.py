@@ -14,7 +14,7 @@ import streamlit as st
 
 from ifworld.toolkit import redact
 from ifworld.whatif import ADJUDICATION_RULES, Conflict, ExpertOutput, Frame, FrameDiff, confidence, domain_heatmap, pct
-from ui.charts import show_chart
+from ui.charts import inert_table, show_chart
 from ui.common import inert
 
 sst = inert()  # every text element here may carry model text: rendered inert
@@ -29,8 +29,8 @@ CHANGE_LABELS = {"consensus_gained": "➕ Consensus gained", "conflicts_resolved
 
 def _table(rows: list[dict[str, str]]) -> None:
     """A table whose cells wrap: the whole text of every cell is shown at any width (a data grid cut long
-    points, conditions and resolutions at a laptop's 1280 px). Static, so model text stays plain text."""
-    st.table(pd.DataFrame([redact(r) for r in rows]), hide_index=True, border="horizontal")
+    points, conditions and resolutions at a laptop's 1280 px); its Markdown cells hold model text made inert."""
+    inert_table(pd.DataFrame([redact(r) for r in rows]), hide_index=True, border="horizontal")
 
 
 def _conflict_rows(conflicts: list[Conflict]) -> list[dict[str, str]]:

@@ -263,15 +263,20 @@ def render_whatif_record(record: dict[str, Any] | WhatIfRecord, key: str, usage:
 
 
 def render_room(rec: WhatIfRecord) -> None:
-    """The room's contributions as a plain-text table: a participant's words are never Markdown on a page."""
+    """The room's contributions as plain text (``st.text``), one per contribution with who, what kind and which
+    round: a participant's words are never Markdown on a page, and unlike a data grid (drawn on a canvas) the
+    words are in the page, where a screen reader, a search and a projector's zoom reach them."""
     st.markdown("#### The room's contributions")
     rows = whatif.contribution_rows(rec.participants)
     legacy = rec.report.contributions if rec.report else []
     if rows:
         st.caption("The experts, the resolver and the report writers received each one as the room's data.")
-        st.dataframe(rows, hide_index=True)
+        for row in rows:
+            when, author, kind, text = row.values()
+            st.text(f"{author} ({kind}; {when}): {text}")
     elif legacy:
-        st.dataframe([{"Contribution": str(t)} for t in legacy], hide_index=True)
+        for text in legacy:
+            st.text(str(text))
     else:
         st.caption("No contributions from the room.")
 
