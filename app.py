@@ -12,7 +12,7 @@ else (so no widget of it exists in that session to be pressed).
 import streamlit as st
 
 from ifworld.runs import StoreError
-from ui.common import init_state, sidebar, store_problem
+from ui.common import init_state, reconnecting, sidebar, store_problem
 from ui.identity import for_facilitator_only, is_facilitator
 from ui.not_found import show_not_found, unknown_page
 from ui.warmup import start_warmup
@@ -84,4 +84,4 @@ try:
     else:
         page.run()
 except StoreError as exc:  # disk full, read-only or corrupt store mid-page: say so, keep the app usable
-    store_problem(exc)
+    store_problem(exc) if is_facilitator() else reconnecting()  # never the store's address to the room

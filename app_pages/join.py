@@ -10,7 +10,7 @@ import streamlit as st
 
 from ifworld import whatif
 from ifworld.toolkit import WorkshopError
-from ui.common import show_error, store
+from ui.common import participant_store, show_error, store
 from ui.identity import JOINED, client_address, device_key
 from ui.workshop_view import participant_view
 
@@ -66,21 +66,22 @@ def join_form(ws: whatif.Workshop) -> None:
                 st.rerun()
 
 
-me = ss.get(JOINED)
-if me and st.query_params.get("w") in (None, me["token"]):
-    participant_view(me["run_id"], me)
-else:
-    st.title("👥 Join a workshop")
-    st.caption("No account needed: give the code shown by the facilitator (or open their link), then a display "
-               "name.")
-    ws = find()
-    if ws is not None:
-        key = device_key()
-        known = whatif.participant_for(ws.run_id, key, store=store())
-        if known is not None:  # this device joined before (a reload, another tab, an app restart)
-            remember(ws, known, key)
-            st.rerun()
-        elif ws.status != "open":
-            st.warning("This workshop is closed; it accepts nothing more.")
-        else:
-            join_form(ws)
+with participant_store():  # an unreachable store: "reconnecting" within 2 s, never the server's details
+    me = ss.get(JOINED)
+    if me and st.query_params.get("w") in (None, me["token"]):
+        participant_view(me["run_id"], me)
+    else:
+        st.title("👥 Join a workshop")
+        st.caption("No account needed: give the code shown by the facilitator (or open their link), then a display "
+                   "name.")
+        ws = find()
+        if ws is not None:
+            key = device_key()
+            known = whatif.participant_for(ws.run_id, key, store=store())
+            if known is not None:  # this device joined before (a reload, another tab, an app restart)
+                remember(ws, known, key)
+                st.rerun()
+            elif ws.status != "open":
+                st.warning("This workshop is closed; it accepts nothing more.")
+            else:
+                join_form(ws)

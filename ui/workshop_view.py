@@ -15,9 +15,10 @@ from typing import Any
 import streamlit as st
 
 from ifworld import whatif
+from ifworld.runs import StoreError, store_patience
 from ifworld.toolkit import WorkshopError
 from ifworld.whatif import MAX_TAG_CHARS, NO_GROUND_TRUTH, State, Workshop
-from ui.common import current_settings, inert, show_error, store
+from ui.common import PARTICIPANT_WAIT_S, current_settings, inert, reconnects, show_error, store
 from ui.room_list import room_list
 from ui.workshop_rows import KIND_ICONS, participant_rows
 
@@ -98,6 +99,7 @@ def _scenario(run_id: str, state: str, round_no: int | None) -> dict[str, Any]:
 
 
 @st.fragment
+@reconnects
 def _prediction_form(run_id: str, me: dict[str, str], names: list[str], indicators: list[str]) -> None:
     if not names:
         st.info("The refiner is writing the scenario; its branches appear here for your prediction.")
@@ -134,6 +136,7 @@ def _even_split(names: list[str]) -> None:
 
 
 @st.fragment
+@reconnects
 def _contribution_form(run_id: str, me: dict[str, str]) -> None:
     """Send a contribution. The box is emptied only once the contribution is stored: a refused one (closed
     workshop, the per-round bound) keeps what the participant typed, with the reason."""
@@ -162,10 +165,15 @@ def _unsent() -> None:
 def _send(run_id: str, me: dict[str, str]) -> None:
     ss = st.session_state
     try:
-        whatif.contribute(run_id, me["id"], me["key"], ss.get("join_text", ""), ss.get("join_kind", "claim"),
-                          ss.get("join_tag", ""), store=store())
+        with store_patience(PARTICIPANT_WAIT_S):  # a callback: outside the page's participant_store
+            whatif.contribute(run_id, me["id"], me["key"], ss.get("join_text", ""), ss.get("join_kind", "claim"),
+                              ss.get("join_tag", ""), store=store())
     except WorkshopError as exc:
         ss["join_sent"] = str(exc)
+        return
+    except StoreError:
+        ss["join_sent"] = "The workshop could not be reached just now: nothing was sent and your text is kept — " \
+                          "press Send again in a moment."
         return
     ss["join_sent"], ss["join_text"], ss["join_tag"] = "sent", "", ""
 
@@ -186,6 +194,7 @@ def _my_reveal(run_id: str, me: dict[str, str], ws: Workshop) -> None:
 
 
 @st.fragment(run_every=PARTICIPANT_REFRESH_S)
+@reconnects
 def _participant_room(run_id: str, participant_id: str, key: str) -> None:
     """What the room has said (hidden ones left out), with +1 buttons; hands over to the page when the run's
     state changes. The list is one element (:mod:`ui.room_list`): every participant's fragment redraws each

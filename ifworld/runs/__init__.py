@@ -51,16 +51,19 @@ from ifworld.runs.store import (
     RunLive,
     RunNotFound,
     RunStore,
+    StoreBusy,
     StoreError,
     get_store,
+    store_patience,
 )
 
 __all__ = [
     "EXPORT_FORMATS", "KINDS", "MAX_RECURSION_LIMIT", "RECURSION_LIMIT", "RESUMABLE", "STATUSES", "Event",
     "ExpertPartial", "LenientModel", "LiveFeed", "RecordError", "ReplayStep", "RunCancelled", "RunFailed", "RunInfo",
-    "RunLive", "RunNotFound", "RunStore", "StepContext", "StepNamer", "StoreError", "UnknownWorkflow", "Workflow",
+    "RunLive", "RunNotFound", "RunStore", "StepContext", "StepNamer", "StoreBusy", "StoreError", "UnknownWorkflow",
+    "Workflow",
     "add_export_extra", "copy_runs", "delete_run", "drive", "emit", "execute", "export_run", "generic_label",
     "get_store", "get_workflow",
     "live_feed", "recursion_limit", "register", "replay", "request_cancel", "start_background", "start_run",
-    "stream_run", "validate_record", "verify_replay",
+    "store_patience", "stream_run", "validate_record", "verify_replay",
 ]

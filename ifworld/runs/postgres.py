@@ -26,7 +26,7 @@ from ifworld.errors import ConfigError, StoreError
 from ifworld.redact import redact_url, safe_error
 from ifworld.runs import schema
 from ifworld.runs.rows import RedactingSerializer
-from ifworld.runs.store import RunStore, StoreBusy, store_location
+from ifworld.runs.store import STORE_WAIT, RunStore, StoreBusy, store_location
 
 try:
     import psycopg
@@ -48,6 +48,12 @@ SETUP_LOCK = 0x1F_3011_D
 """Session advisory lock held while one process creates or migrates the tables (others wait, then see them)."""
 RETRYABLE = ("57P01", "57P02", "57P03", "08000", "08003", "08006", "08001", "40001", "40P01")
 """SQLSTATEs of a server shutting down or restarting, a lost connection, a serialization failure or deadlock."""
+
+
+def _wait() -> float:
+    """Seconds a store call waits for a connection: :func:`~ifworld.runs.store.store_patience`'s, else the pool's."""
+    wait = STORE_WAIT.get()
+    return POOL_WAIT_S if wait is None else wait
 
 
 def pg_sql(sql: str) -> str:
@@ -111,7 +117,7 @@ class PostgresStore(RunStore):
             kwargs={"connect_timeout": CONNECT_TIMEOUT_S, **kwargs},
             check=ConnectionPool.check_connection if check else None)
         try:
-            pool.open(wait=True, timeout=CONNECT_TIMEOUT_S)
+            pool.open(wait=True, timeout=min(CONNECT_TIMEOUT_S, _wait()))
         except psycopg.Error as exc:
             pool.close()
             raise StoreError(safe_error(f"run store {self.label}: cannot connect ({type(exc).__name__}: "
@@ -159,7 +165,7 @@ class PostgresStore(RunStore):
         """A pooled connection that answered a round trip (for writes: a transaction never starts on a connection
         the server dropped); broken ones are discarded, up to the pool's size, then the error is the caller's."""
         for attempt in range(POOL_MAX + 1):
-            with self._pool.connection() as conn:
+            with self._pool.connection(timeout=_wait()) as conn:
                 try:
                     ConnectionPool.check_connection(conn)
                 except psycopg.OperationalError:
@@ -172,7 +178,7 @@ class PostgresStore(RunStore):
     def _read(self, sql: str, args: tuple[Any, ...] | list[Any] = ()) -> tuple[list[str], list[tuple[Any, ...]]]:
         for attempt in (1, 2):
             try:
-                with self._pool.connection() as conn:
+                with self._pool.connection(timeout=_wait()) as conn:
                     cur = conn.execute(pg_sql(sql), tuple(args))
                     return [d.name for d in cur.description or ()], cur.fetchall()
             except psycopg.OperationalError as exc:
