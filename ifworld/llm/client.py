@@ -135,6 +135,10 @@ def chat_model(role: str, settings: Settings | None = None, **overrides: Any) ->
         "http_client": _http_client(settings.timeout_s),
         "max_retries": 0,  # retries are ours so each attempt is accounted and format errors are not retried
         "stream_usage": True,
+        # stream=False means one response: LangChain otherwise streams an invoke() whenever LangGraph's "messages"
+        # mode listens, so a server that cannot stream failed and a 2 MB reply was read as 250,000 chunks (minutes
+        # of CPU, past the reply bound that only the streaming reader enforces)
+        "disable_streaming": not settings.stream,
     }
     bound = overrides.pop("max_tokens", settings.max_tokens_for(role))
     if settings.base_url:

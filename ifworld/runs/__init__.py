@@ -40,6 +40,7 @@ from ifworld.runs.driver import (
 )
 from ifworld.runs.events import Event, ExpertPartial, emit
 from ifworld.runs.export import EXPORT_FORMATS, add_export_extra, export_run
+from ifworld.runs.patience import store_patience
 from ifworld.runs.records import LenientModel, RecordError, validate_record
 from ifworld.runs.registry import UnknownWorkflow, Workflow, get_workflow, register
 from ifworld.runs.steps import ReplayStep, StepContext, StepNamer, generic_label
@@ -54,7 +55,6 @@ from ifworld.runs.store import (
     StoreBusy,
     StoreError,
     get_store,
-    store_patience,
 )
 
 __all__ = [

@@ -24,7 +24,7 @@ from ifworld.access import OPERATOR, Caller, require_facilitator
 from ifworld.config import Settings, load_settings
 from ifworld.errors import StepFailed, WorkflowError
 from ifworld.llm.usage import UsageTracker, usage_totals
-from ifworld.redact import redact, safe_error
+from ifworld.redact import known_secrets, redact, safe_error
 from ifworld.runs.events import STREAM_MODES, Event, events_from_stream
 from ifworld.runs.lease import Lease
 from ifworld.runs.registry import Workflow, get_workflow
@@ -158,10 +158,11 @@ def stream_run(run_id: str, *, caller: Caller = OPERATOR, store: RunStore | None
         else:
             start = None if resume else wf.initial(info.params)
         chunks = graph.stream(start, config, stream_mode=list(modes))
+        secrets = _Secrets()
         try:
             for event in events_from_stream(run_id, _watch(chunks, store, run_id, stop)):
                 lease.idle()
-                yield event.model_copy(update={"data": redact(event.data)})
+                yield event.model_copy(update={"data": redact(event.data, secrets.now())})
                 lease.busy()
         finally:
             chunks.close()  # stop the graph at this step boundary (cancel, delete, closed consumer)
@@ -198,6 +199,25 @@ def stream_run(run_id: str, *, caller: Caller = OPERATOR, store: RunStore | None
     lease.idle()
     yield Event(type="run_finished", run_id=run_id,
                 data={"record": redact(record), "warnings": record.get("warnings", [])})
+
+
+class _Secrets:
+    """The secrets to mask in a run's events, looked up again at most every :data:`SECRETS_REFRESH_S`: a reply
+    streams as one event per token (250,000 for a 2 MB reply), and each lookup reads the environment and stats the
+    secrets files. The run's own key is known before its first event; a key registered meanwhile (typed in a
+    sidebar) is masked within the refresh."""
+
+    def __init__(self) -> None:
+        self._at = -SECRETS_REFRESH_S
+        self._secrets: tuple[str, ...] = ()
+
+    def now(self) -> tuple[str, ...]:
+        if time.monotonic() - self._at >= SECRETS_REFRESH_S:
+            self._at, self._secrets = time.monotonic(), known_secrets()
+        return self._secrets
+
+
+SECRETS_REFRESH_S = 0.5
 
 
 def _call_log(store: RunStore, run_id: str, tracker: UsageTracker) -> tuple[list[dict[str, Any]], list[str]]:

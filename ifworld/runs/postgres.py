@@ -25,8 +25,9 @@ from typing import Any
 from ifworld.errors import ConfigError, StoreError
 from ifworld.redact import redact_url, safe_error
 from ifworld.runs import schema
+from ifworld.runs.patience import STORE_WAIT
 from ifworld.runs.rows import RedactingSerializer
-from ifworld.runs.store import STORE_WAIT, RunStore, StoreBusy, store_location
+from ifworld.runs.store import RunStore, StoreBusy, store_location
 
 try:
     import psycopg

@@ -25,7 +25,6 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -82,22 +81,6 @@ class RunNotFound(WorkflowError, KeyError):
 class StoreBusy(StoreError):
     """Another connection held the store's write lock past the busy timeout (``database is locked``), or the
     PostgreSQL server could not be reached for a moment (restarting): a write may be retried."""
-
-
-STORE_WAIT: ContextVar[float | None] = ContextVar("ifworld_store_wait", default=None)
-"""How long this thread's store calls may wait for the server (None: the backend's own, 30 s for PostgreSQL)."""
-
-
-@contextmanager
-def store_patience(seconds: float) -> Iterator[None]:
-    """Store calls inside wait at most ``seconds`` for an unreachable server before :class:`StoreBusy` — a
-    participant's page would rather say "reconnecting" at once than hang for the backend's 30 s. Per thread
-    (a context variable): one Streamlit session's limit is not another's, nor a run driver's."""
-    token = STORE_WAIT.set(float(seconds))
-    try:
-        yield
-    finally:
-        STORE_WAIT.reset(token)
 
 
 def _connect(path: Path) -> sqlite3.Connection:

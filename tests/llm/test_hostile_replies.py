@@ -122,3 +122,16 @@ def test_extract_json_refuses_a_reply_too_big_even_after_cutting_strings() -> No
     with pytest.raises(llm.ReplyFormatError, match="still"):
         extract_json(many)
     assert extract_json('{"a": "\\ud800b"}') == {"a": "\ufffdb"}
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_the_stream_setting_holds_inside_a_langgraph_run(stream: bool, fake_server, settings, store) -> None:  # noqa: ANN001
+    """``stream=False`` sends one non-streamed request per call even while LangGraph's "messages" mode listens
+    (LangChain streams an invoke() whenever a streaming handler is attached: a server that cannot stream failed,
+    and a 2 MB reply was read as 250,000 chunks — 164 s of CPU in tests/reliability/test_hostile_runs.py)."""
+    from ifworld import runs
+
+    cfg = settings.model_copy(update={"stream": stream})
+    runs.execute("demo.fanout", {"topic": "the Moon", "workers": 2}, store=store, settings=cfg)
+    sent = [bool(r.body.get("stream")) for r in fake_server.requests if r.path.endswith("/chat/completions")]
+    assert len(sent) == 3 and set(sent) == {stream}, sent
