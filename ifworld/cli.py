@@ -23,7 +23,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ifworld import __version__, safe_json
+from ifworld import __version__, safe_json, stopping
 from ifworld.beliefs.cli import app as beliefs_app
 from ifworld.files import FileRefused, output_option, read_text_bounded
 from ifworld.limits import MAX_ANSWER_FILE_BYTES, confirmation_message, needs_confirmation
@@ -438,6 +438,7 @@ def _unwind_on_signals() -> list[int]:
 
     def handler(signum: int, _frame: Any) -> None:
         received.append(signum)
+        stopping.request_stop()  # worker threads send no further model call (ifworld.stopping)
         raise KeyboardInterrupt
 
     for sig in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)):

@@ -40,6 +40,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_openai import ChatOpenAI
 from pydantic import BaseModel, ValidationError
 
+from ifworld import stopping
 from ifworld.config import MAX_TOKENS_LIMIT, NO_MODEL_HELP, Settings, load_settings
 from ifworld.errors import ModelError
 from ifworld.llm.diagnose import classify, retry_note
@@ -219,6 +220,7 @@ def _call(role: str, model: ChatRunnable, msgs: list[BaseMessage], settings: Set
             time.sleep(_backoff(settings, attempt - 1))
         try:
             with limiter(settings.max_concurrency):
+                stopping.check()  # after the wait for a slot: a stopped process starts no request
                 reply = read_reply(model, msgs, cfg, settings, feed)
             record_ok(settings)
             return reply

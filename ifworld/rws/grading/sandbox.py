@@ -34,6 +34,7 @@ import sys
 import threading
 import time
 
+from ifworld import stopping
 from ifworld.procs import spawn
 from ifworld.rws.grading.constants import DEFAULT_TIMEOUT_S
 
@@ -41,6 +42,9 @@ STARTUP_TIMEOUT_S = 60.0
 """Budget for a worker process to become ready and warm (python + pint + sympy + Math-Verify imports)."""
 NEEDS_WARM = frozenset({"symbolic", "numeric"})
 """Answer types whose grading may use sympy / Math-Verify (textual never does)."""
+
+STOP_POLL_S = 0.2
+"""How often a wait for the worker looks whether the process was told to stop (:mod:`ifworld.stopping`)."""
 
 
 class SymbolicWorker:
@@ -75,9 +79,10 @@ class SymbolicWorker:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return None
-            ready, _, _ = select.select([fd], [], [], remaining)
+            ready, _, _ = select.select([fd], [], [], min(remaining, STOP_POLL_S))
             if not ready:
-                return None
+                stopping.check()  # a stopped process does not wait out a worker's start (seconds of sympy import)
+                continue
             chunk = os.read(fd, 65536)
             if not chunk:
                 return None
