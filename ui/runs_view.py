@@ -233,7 +233,8 @@ def render_compare(a: RunInfo, b: RunInfo, key: str = "cmp") -> None:
         return
     if rec_a.proposition != rec_b.proposition:
         st.caption("Note: the two runs answer different propositions.")
-    label_a, label_b = f"A: {_method(rec_a, a)}", f"B: {_method(rec_b, b)}"
+    label_a, label_b = (whatif.run_label(side, rec, _method(rec, info), info.created)
+                        for side, rec, info in (("A", rec_a, a), ("B", rec_b, b)))
     st.caption(f"{label_a} — {whatif.tokens_text(rec_a, a.usage)}  \n{label_b} — {whatif.tokens_text(rec_b, b.usage)}")
     pairs = [(label_a, a, whatif.judge_scores(rec_a)), (label_b, b, whatif.judge_scores(rec_b))]
     scored = {lab: s for lab, _, s in pairs if s}

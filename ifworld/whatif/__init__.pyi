@@ -24,6 +24,7 @@ from .compare import (
     judge_radar as judge_radar,
     judge_scores as judge_scores,
     report_sections as report_sections,
+    run_label as run_label,
     tokens_text as tokens_text,
     usage_of as usage_of,
     usage_table as usage_table,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -73,8 +74,15 @@ def test_compare_two_whatif_runs(two_runs: tuple[str, str]) -> None:
     charts = [c for c in at.get("plotly_chart")]
     assert len(charts) >= 2  # radar + bars (+ report charts)
     assert any(m.value == "#### Usage" for m in at.markdown)
-    assert any("A: debate — 1,050 tokens" in c.value and "B: ifworld — 1,050 tokens" in c.value
-               for c in at.caption)  # the tokens beside the scores
+    caption = next(c.value for c in at.caption if c.value.startswith("A: "))  # the tokens beside the scores
+    # each side named by proposition (clipped), method and start time — not "A: debate / B: ifworld" (#42 item 5c)
+    when = r"\d{1,2} [A-Z][a-z]{2} \d\d:\d\d"
+    assert re.search(rf"A: What if the Moon[^·]*… · debate · {when} — 1,050 tokens", caption), caption
+    assert re.search(rf"B: What if the Moon[^·]*… · ifworld · {when} — 1,050 tokens", caption), caption
+    labels = {t.get("name", "") for c in charts for t in json.loads(c.proto.spec)["data"]}
+    assert any(n.startswith("B: What if the Moon") and "ifworld" in n for n in labels), labels
+    table = next(d.value for d in at.dataframe if "Metric" in d.value.columns)
+    assert [c for c in table.columns if c != "Metric"] == [line.split(" — ")[0] for line in caption.split("  \n")]
 
 
 def _step_caption(at: AppTest) -> str:
