@@ -12,8 +12,7 @@ from ui.common import current_run, follow_run_link, set_current_run, show_run_li
 
 st.title("🕸️ Causal map")
 st.caption("Every expert's causal edges (all rounds) merged with the report's map. Node colour = domain, "
-           "edge colour = sign (green +, red −, grey mixed), width = strength; amber halo = cross-domain, "
-           "purple halo = feedback loop. Hover for mechanisms and who said it.")
+           f"{whatif.causal_legend()}. Hover for mechanisms and who said it.")
 follow_run_link()  # ?run=ID opens that run (an unknown id is reported, not followed)
 
 
@@ -115,8 +114,8 @@ show_chart(drawn["figure"], key="causal_fig", edges=whatif.edge_rows(view))
 heat = drawn["heat"]
 if heat is not None:
     st.markdown("#### Cross-domain causal integration")
-    st.caption("Domain × domain: net sign × strength of the links from a cause's domain (row) to an effect's "
-               "domain (column); the number in brackets counts the links.")
+    st.caption(f"Domain × domain: net sign × strength of the links from a cause's domain (row) to an effect's "
+               f"domain (column); {whatif.heatmap_legend()}; the number in brackets counts the links.")
     show_chart(heat, key="causal_heat")
 
 left, right = st.columns(2)

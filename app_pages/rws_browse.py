@@ -2,7 +2,15 @@
 
 import streamlit as st
 
-from ifworld.rws import LLMVerifier, RWSItem, grade_output, item_label, load_grade, load_sample
+from ifworld.rws import (
+    INTERACTIVE_TIMEOUT_S,
+    LLMVerifier,
+    RWSItem,
+    grade_output,
+    item_label,
+    load_grade,
+    load_sample,
+)
 from ui.common import current_settings, show_error
 from ui.rws_view import load_upload, render_item, show_grade
 
@@ -76,7 +84,9 @@ if graded and not answer.strip():
 elif graded:
     verifier = LLMVerifier(settings) if use_verifier and settings.enabled else None
     try:
-        st.session_state["rwsbrowse_result"] = (item.id, answer, grade_output(item, answer, verifier=verifier))
+        with st.spinner("Grading…"):  # a symbolic answer can take seconds on a busy machine: say it is working
+            st.session_state["rwsbrowse_result"] = (item.id, answer, grade_output(
+                item, answer, verifier=verifier, timeout_s=INTERACTIVE_TIMEOUT_S))
     except Exception as exc:  # noqa: BLE001 — a failed verifier call is shown, never a crash
         show_error(f"Grading failed: {exc}")
 saved = st.session_state.get("rwsbrowse_result")

@@ -25,6 +25,11 @@ LANGUAGES = ["auto", "English", "Deutsch", "Français", "Español", "Italiano", 
 ss = st.session_state
 ss.setdefault("whatif_prop", whatif.PAPER_PROPOSITIONS[-1])
 ss.setdefault("whatif_rounds", 2)
+for _key, _default in {"whatif_breadth": 3, "whatif_depth": 2, "whatif_debate_rounds": 2, "whatif_price": 0.0,
+                       "whatif_budget": 0}.items():
+    # defaults live in the session state, not on the widgets: keep_draft re-sets these keys on every rerun, and a
+    # widget given both logged Streamlit's "default value … also set via the Session State API" stack trace
+    ss.setdefault(_key, _default)
 whatif_session.keep_draft()  # the form's values survive while a run is shown (else New what-if came back empty)
 
 
@@ -95,12 +100,12 @@ def draft_form() -> tuple[bool, bool]:
                      help="Text written by the models follows this language; headings stay English.")
         with st.expander("Baseline settings, price and cache"):
             b1, b2, b3, b4 = st.columns(4)
-            b1.number_input("Tree breadth", 1, whatif.MAX_BREADTH, 3, key="whatif_breadth")
-            b2.number_input("Tree depth", 1, whatif.MAX_DEPTH, 2, key="whatif_depth")
-            b3.number_input("Debate rounds", 1, whatif.MAX_DEBATE_ROUNDS, 2, key="whatif_debate_rounds")
-            b4.number_input("Price per 1,000 tokens", 0.0, 100.0, 0.0, step=0.001, format="%.4f",
+            b1.number_input("Tree breadth", 1, whatif.MAX_BREADTH, key="whatif_breadth")
+            b2.number_input("Tree depth", 1, whatif.MAX_DEPTH, key="whatif_depth")
+            b3.number_input("Debate rounds", 1, whatif.MAX_DEBATE_ROUNDS, key="whatif_debate_rounds")
+            b4.number_input("Price per 1,000 tokens", 0.0, 100.0, step=0.001, format="%.4f",
                             key="whatif_price", help="Optional: shows the estimated cost of a run.")
-            st.number_input("Token budget for tree / debate (0 = the sizes above)", 0, 5_000_000, 0, step=5_000,
+            st.number_input("Token budget for tree / debate (0 = the sizes above)", 0, 5_000_000, step=5_000,
                             key="whatif_budget",
                             help="The tree or debate keeps adding steps until its tokens are within ±25 % of this "
                                  "budget, e.g. the tokens an IF-World run on the same proposition spent.")

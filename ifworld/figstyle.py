@@ -42,6 +42,18 @@ SERIES_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E
 """Okabe & Ito's colour-universal-design palette (yellow left out: too light on white), in series order."""
 POSITIVE, NEGATIVE, MIXED = "#0072B2", "#D55E00", "#6b7280"
 """Sign and truth colours (+ / true: blue; − / false: vermillion; mixed or none: grey) — never red against green."""
+NOTHING, NEVER_SEEN = "#bbbbbb", "#d9d9d9"
+"""Light greys for "nothing happened" (a link that passed nothing) and "no value" (a cell never heard of)."""
+AMBER_HALO, PURPLE_HALO = "rgba(255, 179, 0, 0.45)", "rgba(123, 31, 162, 0.45)"
+PURPLE = "#7b1fa2"
+"""Highlight colours drawn under or around marks (a cross-domain link, a feedback loop), never a series' colour."""
+COLOUR_NAMES: dict[str, str] = {
+    "#0072B2": "blue", "#D55E00": "vermillion", "#009E73": "green", "#CC79A7": "pink", "#E69F00": "orange",
+    "#56B4E9": "sky blue", "#000000": "black", MIXED: "grey", NOTHING: "grey", NEVER_SEEN: "light grey",
+    AMBER_HALO: "amber", PURPLE_HALO: "purple", PURPLE: "purple",
+}
+"""The word a caption uses for each colour a figure draws (Okabe & Ito's own names): captions call
+:func:`colour_name` on the colour that draws the mark, so the words change with the palette, never apart from it."""
 SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "star", "triangle-down")
 DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot", "solid")
 PATTERNS = ("", "/", ".", "x", "\\", "+", "-")
@@ -51,6 +63,16 @@ TOOLBAR_PX = 30
 COLOUR_BAR: dict[str, Any] = {"thickness": 14, "outlinewidth": 0, "ticks": "outside", "ticklen": 3,
                               "tickfont": {"size": MIN_TEXT_PX},
                               "title": {"side": "right", "font": {"size": MIN_TEXT_PX}}}
+
+
+def colour_name(colour: str) -> str:
+    """The human name of a colour of :data:`COLOUR_NAMES` (a colour without one is an error: a caption must not
+    guess a colour's name)."""
+    key = str(colour).strip()
+    for known, name in COLOUR_NAMES.items():
+        if known.upper() == key.upper():
+            return name
+    raise KeyError(f"no human name for the figure colour {colour!r}: add it to figstyle.COLOUR_NAMES")
 
 
 def _template() -> go.layout.Template:

@@ -20,6 +20,8 @@ from typing import Any
 import pandas as pd
 import plotly.graph_objects as go
 
+from ifworld.whatif.numbers import num
+
 _TAG = re.compile(r"<[^>]+>")
 
 
@@ -32,7 +34,13 @@ MAX_TRACES = 8
 """Traces described one by one; the rest are counted."""
 
 def _num(x: float) -> str:
-    return f"{x:.3g}"
+    return num(x)
+
+
+def _label(value: Any) -> str:
+    """A place on an axis in words: a number as people read it ("-0.316", not "-0.31586336219399974"), text plain."""
+    return num(value) if isinstance(value, (int, float)) and not isinstance(value, bool) or \
+        hasattr(value, "item") and isinstance(value.item(), (int, float)) else _plain(value)
 
 
 def _numbers(values: Iterable[Any] | None) -> list[float]:
@@ -63,7 +71,7 @@ def _trace(trace: Any, x_name: str, y_name: str, *, alone: bool = False) -> str 
         z = _numbers(trace.z)
         return f"{name}: {len(z)} cells, values from {_num(min(z))} to {_num(max(z))}" if z else None
     if kind == "scatterpolar":
-        r, theta = list(trace.r or ()), [_plain(t) for t in (trace.theta or ())]
+        r, theta = list(trace.r or ()), [_label(t) for t in (trace.theta or ())]
         pairs = [f"{t} {_num(float(v))}" for t, v in zip(theta, r, strict=False) if _numbers([v])]
         return f"{name}: {', '.join(pairs[:12])}" if pairs else None
     if kind not in ("scatter", "scattergl", "bar", "box", "violin", "histogram"):
@@ -79,7 +87,7 @@ def _trace(trace: Any, x_name: str, y_name: str, *, alone: bool = False) -> str 
     text += f", from {_num(min(nums))} to {_num(max(nums))}" if len(nums) > 1 else f", {_num(nums[0])}"
     if len(nums) > 1 and places is not None and len(list(places)) == len(ys):
         best = max(range(len(ys)), key=lambda i: _numbers([ys[i]])[0] if _numbers([ys[i]]) else -math.inf)
-        where = _plain(list(places)[best])
+        where = _label(list(places)[best])
         text += f" (highest at {where})" if where else ""
     return text
 
@@ -215,7 +223,7 @@ def edge_sentences(rows: list[dict[str, Any]]) -> list[str]:
     lines = []
     for row in rows:
         sign = SIGN_WORDS.get(str(row.get("sign") or "±"), str(row.get("sign") or ""))
-        parts = [sign] + ([f"strength {row['strength']}"] if row.get("strength") not in (None, "") else [])
+        parts = [sign] + ([f"strength {_label(row['strength'])}"] if row.get("strength") not in (None, "") else [])
         because = _plain(row.get("mechanism"))
         lines.append(f"{_plain(row.get('source'))} → {_plain(row.get('target'))} ({', '.join(parts)}"
                      + (f"; because {because})" if because else ")"))

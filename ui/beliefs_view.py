@@ -222,9 +222,8 @@ def player(recording: Recording, domain: Domain, prefix: str, run: int = 0) -> N
                           on_select="rerun" if clickable else "ignore", selection_mode="points")
         _clicked_cell(heat, prefix, recording, domain)
         show_chart(curve, key=f"{prefix}_curve")
-        st.caption("Network: green = only true facts passed, red = a false fact passed, grey = nothing sent; "
-                   "purple nodes are liars. Heatmap: true facts left of the dashed line, false facts right; "
-                   "grey cells = never heard of (0 = heard of it and disbelieves it); hover for the statement. "
+        st.caption(f"Network: {beliefs.network_legend()}. Heatmap: true facts left of the dashed line, false "
+                   f"facts right; {beliefs.heatmap_legend()}; hover for the statement. "
                    "Click a node to inspect that agent, a heatmap cell to inspect that fact and agent.")
         inspector(recording, domain, prefix, run, t)
 

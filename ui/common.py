@@ -212,6 +212,10 @@ def sidebar() -> None:
                       placeholder="set" if settings.api_key else "not set",
                       help="Kept in this browser session only; never written to the run store, logs or exports.")
         connection_check("conn_test")
+        if is_facilitator():
+            from ui.connection_view import demo_button
+
+            demo_button("conn_demo")
     from ui.connection_view import sidebar_status
 
     sidebar_status(current_settings())  # ok / failing since … / untested: never green after a failure

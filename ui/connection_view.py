@@ -11,7 +11,7 @@ from typing import Any
 
 import streamlit as st
 
-from ifworld.toolkit import Settings, inert_markdown
+from ifworld.toolkit import DEMO_MODEL, Settings, inert_markdown
 
 ICONS = {"ok": "🟢", "failing": "🔴", "untested": "⚪"}
 REPORT_AT = "conn_report_at"
@@ -142,3 +142,19 @@ class RetryNote:
             self.slot.warning(inert_markdown(str(data.get("text") or "")), icon="⏳")
         elif event.type in ("step_finished", "token", "run_finished", "run_failed", "run_cancelled"):
             self.slot.empty()
+
+
+def use_demo_model() -> None:
+    """On-click of "Use the demo model": the sidebar's connection becomes this process's own demo server (its
+    canned answers are labelled [demo]); the key is cleared, the demo needs none. A callback, so the fields show
+    the new values in the run the click starts."""
+    from ifworld.llm import builtin_demo_url
+    from ui.identity import caller
+
+    st.session_state.update(conn_base_url=builtin_demo_url(caller()), conn_model=DEMO_MODEL, conn_api_key="")
+
+
+def demo_button(key: str) -> None:
+    """The facilitator's "Use the demo model" button (the caller draws it for the facilitator only)."""
+    st.button("🎭 Use the demo model", key=key, on_click=use_demo_model,
+              help="Canned answers labelled [demo], served by this app — to try every page without a model.")

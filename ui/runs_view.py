@@ -17,7 +17,7 @@ import streamlit as st
 
 from ifworld import whatif
 from ifworld.llm import Usage
-from ifworld.runs import ReplayStep, RunInfo
+from ifworld.runs import ReplayStep, RunInfo, state_markdown
 from ifworld.toolkit import column_label, human_columns, safe_error
 from ifworld.whatif import RecordError, WhatIfRecord, load_record
 from ui import whatif_view
@@ -107,13 +107,16 @@ def render_replay_state(kind: str, step: ReplayStep, total: int, key: str) -> No
     if rec is not None and (rec.rounds or rec.report or rec.scenario):
         if changed:
             st.caption("Changed in this step: " + ", ".join(f"`{k}`" for k in changed))
-        if rec.scenario and not rec.rounds:
-            st.json(rec.scenario.model_dump(mode="json"), expanded=1)
+        if rec.scenario and not rec.rounds:  # a card, as on the live run's review, not a JSON tree
+            inert().markdown(whatif.scenario_markdown(rec.scenario, heading="##### Refined scenario"))
         for rnd in rec.rounds:
             st.markdown(f"##### Round {rnd.round}")
             whatif_view.render_round(rnd, rec.diff_of(rnd.round), f"{key}_replay")
         if rec.report:
             whatif_view.render_report(rec, f"{key}_report")
+        return
+    if step.number == 1:  # the run's input: read as a card of its parameters (model text kept inert)
+        inert().markdown(state_markdown(values))
         return
     if changed:
         st.markdown("**Changed in this step:** " + ", ".join(f"`{k}`" for k in changed))
@@ -233,7 +236,8 @@ def render_compare(a: RunInfo, b: RunInfo, key: str = "cmp") -> None:
         return
     if rec_a.proposition != rec_b.proposition:
         st.caption("Note: the two runs answer different propositions.")
-    label_a, label_b = f"A: {_method(rec_a, a)}", f"B: {_method(rec_b, b)}"
+    label_a, label_b = (whatif.run_label(side, rec, _method(rec, info), info.created)
+                        for side, rec, info in (("A", rec_a, a), ("B", rec_b, b)))
     st.caption(f"{label_a} — {whatif.tokens_text(rec_a, a.usage)}  \n{label_b} — {whatif.tokens_text(rec_b, b.usage)}")
     pairs = [(label_a, a, whatif.judge_scores(rec_a)), (label_b, b, whatif.judge_scores(rec_b))]
     scored = {lab: s for lab, _, s in pairs if s}

@@ -9,8 +9,10 @@ from .animation import (
     drawn_agents as drawn_agents,
     fact_holders as fact_holders,
     fact_order as fact_order,
+    heatmap_legend as heatmap_legend,
     metrics_figure as metrics_figure,
     network_figure as network_figure,
+    network_legend as network_legend,
     round_data as round_data,
 )
 from .config import (

@@ -15,14 +15,15 @@ from ifworld.beliefs.config import BeliefConfig
 from ifworld.beliefs.domain import Domain
 from ifworld.beliefs.recording import Recording
 from ifworld.beliefs.rules import UPDATE_RULES, get_rule, normalised
-from ifworld.figstyle import NEGATIVE, POSITIVE, styled
+from ifworld.figstyle import NEGATIVE, NEVER_SEEN, NOTHING, POSITIVE, colour_name, styled
 
-EDGE_TRUE, EDGE_FALSE, EDGE_NONE = POSITIVE, NEGATIVE, "#bbbbbb"  # colour-blind-safe (figstyle), never red/green
+EDGE_TRUE, EDGE_FALSE, EDGE_NONE = POSITIVE, NEGATIVE, NOTHING  # colour-blind-safe (figstyle), never red/green
+LIAR_COLOUR, HONEST_COLOUR = NEGATIVE, POSITIVE
 EDGE_DASH = {EDGE_TRUE: "solid", EDGE_FALSE: "dash", EDGE_NONE: "dot"}  # and told apart without colour too
 FRAME_MS = 500
 MAX_STEP_LABELS = 31  # an animation slider writes each round under its tick up to this many rounds
 MAX_DRAWN_AGENTS = 60  # larger populations: a fixed random sample of agents is drawn (no hairball)
-NEVER_HEARD = "#d9d9d9"
+NEVER_HEARD = NEVER_SEEN
 CELL_LAYER = 1  # curve number of the click layer: it follows the heatmap trace in a still heatmap
 MAX_CLICK_CELLS = 10_000  # one invisible SVG marker per cell; beyond this the inspector's select boxes remain
 
@@ -110,15 +111,14 @@ def _network_traces(recording: Recording, domain: Domain, run: int, t: int) -> l
              for i, a in enumerate(shown)]
     traces.append(go.Scatter(x=x, y=y, mode="markers+text", text=[str(a) for a in shown], hovertext=hover,
                              hoverinfo="text", marker={"size": 14 if len(shown) <= 30 else 9,
-                                                       "color": np.where(liars, NEGATIVE, POSITIVE),
+                                                       "color": np.where(liars, LIAR_COLOUR, HONEST_COLOUR),
                                                        "symbol": np.where(liars, "diamond", "circle")},
                              showlegend=False))
     return traces
 
 
 def network_figure(recording: Recording, domain: Domain, run: int = 0) -> go.Figure:
-    """Agents on a circle; per round, who talked to whom (blue solid: only true facts, vermillion dashed: a false
-    one, grey dotted: nothing; liars are vermillion diamonds)."""
+    """Agents on a circle; per round, who talked to whom (colours and dashes as :func:`network_legend` says)."""
     frames = [go.Frame(data=_network_traces(recording, domain, run, t), name=str(t))
               for t in range(recording.rounds + 1)]
     fig = go.Figure(data=frames[0].data, frames=frames)
@@ -127,6 +127,18 @@ def network_figure(recording: Recording, domain: Domain, run: int = 0) -> go.Fig
     fig.update_layout(title=title, xaxis={"visible": False}, yaxis={"visible": False, "scaleanchor": "x"},
                       **_player(recording.rounds))
     return styled(fig)
+
+
+def network_legend() -> str:
+    """What :func:`network_figure` draws, in words named from the colours it draws with."""
+    return (f"{colour_name(EDGE_TRUE)} solid = only true facts passed, {colour_name(EDGE_FALSE)} dashed = a false "
+            f"fact passed, {colour_name(EDGE_NONE)} dotted = nothing sent; {colour_name(LIAR_COLOUR)} diamonds are "
+            f"liars, {colour_name(HONEST_COLOUR)} circles honest agents")
+
+
+def heatmap_legend() -> str:
+    """What a cell of :func:`belief_heatmap_figure` without a value means, named from the colour behind it."""
+    return f"{colour_name(NEVER_HEARD)} cells = never heard of (0 = heard of it and disbelieves it)"
 
 
 def belief_heatmap_figure(recording: Recording, domain: Domain, run: int = 0) -> go.Figure:
@@ -229,7 +241,8 @@ def agent_figure(recording: Recording, domain: Domain, run: int, agent: int) -> 
         fig.add_trace(go.Scatter(x=np.arange(len(series)), y=series[:, col], mode="lines",
                                  name=domain.labels[order[col]], line={"dash": "solid" if true else "dot",
                                                                        "color": EDGE_TRUE if true else EDGE_FALSE}))
-    fig.update_layout(title=f"Agent {agent}: confidence per fact (blue solid = true, vermillion dotted = false)",
+    fig.update_layout(title=f"Agent {agent}: confidence per fact ({colour_name(EDGE_TRUE)} solid = true, "
+                            f"{colour_name(EDGE_FALSE)} dotted = false)",
                       xaxis_title="round", yaxis_title="confidence", yaxis_range=[-0.02, 1.05], showlegend=False)
     return styled(fig)
 

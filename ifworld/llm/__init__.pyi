@@ -17,7 +17,7 @@ from .context import (
     context_window as context_window,
     token_counter as token_counter,
 )
-from .demo_cli import demo_server as demo_server
+from .demo_cli import builtin_demo_url as builtin_demo_url, demo_server as demo_server
 from .diagnose import (
     Failure as Failure,
     ModelUnreachable as ModelUnreachable,

@@ -6,9 +6,12 @@ Kept light: the server module is imported inside the command, so ``ifworld --hel
 from __future__ import annotations
 
 import sys
+import threading
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+from ifworld.access import OPERATOR, Caller, require_facilitator
 
 if TYPE_CHECKING:
     from ifworld.llm.demo import ChatServer
@@ -16,6 +19,21 @@ if TYPE_CHECKING:
 DEFAULT_PORT = 8765  # = demo.DEFAULT_PORT (not imported here: that would load the server at start)
 DEFAULT_HOST = "127.0.0.1"
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+_BUILTIN: list[ChatServer] = []
+_BUILTIN_LOCK = threading.Lock()
+
+
+def builtin_demo_url(caller: Caller | None = OPERATOR) -> str:
+    """The address of this process's own demo server — the "Use the demo model" button's endpoint. Started on
+    first use on a free port of 127.0.0.1 (one per process, on daemon threads: it ends with the app), so trying
+    the app needs no second terminal. Connecting a model is the facilitator's (``caller``)."""
+    require_facilitator(caller, "change the model connection")
+    from ifworld.llm.demo import make_demo_server
+
+    with _BUILTIN_LOCK:
+        if not _BUILTIN:
+            _BUILTIN.append(make_demo_server(host=DEFAULT_HOST, port=0).start())
+        return _BUILTIN[0].url
 
 
 def demo_server(

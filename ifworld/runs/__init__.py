@@ -43,7 +43,7 @@ from ifworld.runs.export import EXPORT_FORMATS, add_export_extra, export_run
 from ifworld.runs.patience import store_patience
 from ifworld.runs.records import LenientModel, RecordError, validate_record
 from ifworld.runs.registry import UnknownWorkflow, Workflow, get_workflow, register
-from ifworld.runs.steps import ReplayStep, StepContext, StepNamer, generic_label
+from ifworld.runs.steps import ReplayStep, StepContext, StepNamer, generic_label, state_markdown
 from ifworld.runs.store import (
     KINDS,
     RESUMABLE,
@@ -65,5 +65,5 @@ __all__ = [
     "add_export_extra", "copy_runs", "delete_run", "drive", "emit", "execute", "export_run", "generic_label",
     "get_store", "get_workflow",
     "live_feed", "recursion_limit", "register", "replay", "request_cancel", "start_background", "start_run",
-    "store_patience", "stream_run", "validate_record", "verify_replay",
+    "state_markdown", "store_patience", "stream_run", "validate_record", "verify_replay",
 ]

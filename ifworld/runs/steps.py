@@ -22,6 +22,8 @@ from pydantic import BaseModel, ConfigDict, Field
 PSEUDO_NODES = frozenset({"__start__", "__end__", "__input__"})
 """LangGraph's own nodes: they carry the run's input or mark its end, no work of the workflow."""
 PAUSE_NODE = "__interrupt__"
+STATE_VALUE_CHARS = 300
+"""A value of a state card longer than this is cut: the card says what a step holds, the export holds it all."""
 
 
 class ReplayStep(BaseModel):
@@ -131,3 +133,30 @@ def history_steps(history: Sequence[Any], namer: StepNamer | None = None) -> lis
                             finished=False),
                 values, [t.name for t in due], steps[-1].values if steps else values)
     return steps
+
+
+def state_markdown(values: dict[str, Any]) -> str:
+    """A step's state as a readable card, one line per key in words ("**Rounds.** 2"), lists joined, nested
+    values as "key: value" — what a replay shows instead of a JSON tree (its first step is the run's input).
+    The text is plain Markdown built from stored values: the caller renders it inert (it may hold model text)."""
+    lines = [f"**{_key_words(key)}.** {_value_text(value)}" for key, value in values.items()
+             if value not in (None, "", [], {})]
+    return "\n\n".join(lines) or "_Nothing recorded in this step._"
+
+
+def _key_words(key: Any) -> str:
+    # figstyle.column_label would say it better but pulls plotly and pandas into every `ifworld runs` command
+    text = " ".join(str(key).replace("_", " ").split())
+    return text[:1].upper() + text[1:]
+
+
+def _value_text(value: Any) -> str:
+    if isinstance(value, dict):
+        text = "; ".join(f"{_key_words(k)}: {_value_text(v)}" for k, v in value.items() if v not in (None, "", [], {}))
+    elif isinstance(value, (list, tuple)):
+        text = ", ".join(_value_text(v) for v in value)
+    elif isinstance(value, bool):
+        text = "yes" if value else "no"
+    else:
+        text = " ".join(str(value).split())
+    return text if len(text) <= STATE_VALUE_CHARS else text[: STATE_VALUE_CHARS - 1].rstrip() + "…"

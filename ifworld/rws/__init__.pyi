@@ -28,6 +28,7 @@ from .dataset import (
 from .display import answer_latex as answer_latex, item_label as item_label, plain_text as plain_text
 from .grading import (
     DEFAULT_TIMEOUT_S as DEFAULT_TIMEOUT_S,
+    INTERACTIVE_TIMEOUT_S as INTERACTIVE_TIMEOUT_S,
     TYPES as TYPES,
     CheckResult as CheckResult,
     GradeReport as GradeReport,

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from ifworld import llm, prompts
 from ifworld.config import Settings
 from ifworld.rws.dataset import RWSItem
-from ifworld.rws.grading.constants import REL_TOLERANCE
+from ifworld.rws.grading.constants import DEFAULT_TIMEOUT_S, REL_TOLERANCE
 from ifworld.rws.grading.grader import Verifier, grade_item
 from ifworld.rws.grading.result import CheckResult
 
@@ -159,10 +159,11 @@ class LLMVerifier:
 
 
 def grade_output(item: RWSItem | dict, raw_output: str, *, verifier: LLMVerifier | None = None,
-                 saved: dict | None = None) -> dict[str, Any]:
+                 saved: dict | None = None, timeout_s: float | None = None) -> dict[str, Any]:
     """Grade a saved raw output: programmatic first; if not correct, a ``saved`` verifier grade (re-scoring
     without a model), else the live ``verifier`` (if any). Returns the grade as a plain dict, with the
-    verifier's trace under ``verifier_trace`` when it was consulted."""
+    verifier's trace under ``verifier_trace`` when it was consulted. ``timeout_s`` bounds the programmatic grade
+    (default: the batch limit, ``DEFAULT_TIMEOUT_S``; a person waiting passes ``INTERACTIVE_TIMEOUT_S``)."""
     item = item if isinstance(item, RWSItem) else RWSItem.model_validate(item)
     hook: Verifier | None = None
     if saved and saved.get("stage") == "verifier":
@@ -171,7 +172,7 @@ def grade_output(item: RWSItem | dict, raw_output: str, *, verifier: LLMVerifier
         hook = saved_grade
     elif verifier is not None:
         hook = verifier
-    result = grade_item(item, raw_output, hook)
+    result = grade_item(item, raw_output, hook, timeout_s=DEFAULT_TIMEOUT_S if timeout_s is None else timeout_s)
     grade = result.model_dump()
     if verifier is not None and hook is verifier and item.id in verifier.traces:
         grade["verifier_trace"] = verifier.traces.pop(item.id)

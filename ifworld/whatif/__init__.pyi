@@ -6,12 +6,14 @@ from .causal import (
     MAX_CYCLES as MAX_CYCLES,
     build_causal_graph as build_causal_graph,
     causal_figure as causal_figure,
+    causal_legend as causal_legend,
     domain_heatmap as domain_heatmap,
     domains_of as domains_of,
     edge_rows as edge_rows,
     feedback_loops as feedback_loops,
     filter_graph as filter_graph,
     graph_domain_edges as graph_domain_edges,
+    heatmap_legend as heatmap_legend,
     influential_nodes as influential_nodes,
 )
 from .compare import (
@@ -22,6 +24,7 @@ from .compare import (
     judge_radar as judge_radar,
     judge_scores as judge_scores,
     report_sections as report_sections,
+    run_label as run_label,
     tokens_text as tokens_text,
     usage_of as usage_of,
     usage_table as usage_table,

@@ -22,7 +22,20 @@ import networkx as nx
 import numpy as np
 import plotly.graph_objects as go
 
-from ifworld.figstyle import MIXED, NEGATIVE, POSITIVE, SERIES_COLOURS, SYMBOLS, TEXT_COLOUR, styled, wrap_label
+from ifworld.figstyle import (
+    AMBER_HALO,
+    MIXED,
+    NEGATIVE,
+    POSITIVE,
+    PURPLE,
+    PURPLE_HALO,
+    SERIES_COLOURS,
+    SYMBOLS,
+    TEXT_COLOUR,
+    colour_name,
+    styled,
+    wrap_label,
+)
 from ifworld.whatif.records import WhatIfRecord, load_record
 from ifworld.whatif.schemas import CausalEdge, CausalMap
 
@@ -33,8 +46,7 @@ PAGERANK_ITERATIONS = 100
 UNKNOWN_DOMAIN = "unspecified"
 LABEL_ROOM_X, LABEL_ROOM_Y = 0.2, 0.1  # share of the layout's span kept free beside it for node names
 SIGN_COLOURS = {"+": POSITIVE, "-": NEGATIVE, "±": MIXED}  # colour-blind-safe; each edge also shows its sign
-CROSS_DOMAIN_COLOUR = "rgba(255, 179, 0, 0.45)"
-CYCLE_COLOUR = "rgba(123, 31, 162, 0.45)"
+CROSS_DOMAIN_COLOUR, CYCLE_COLOUR, CYCLE_NODE_COLOUR = AMBER_HALO, PURPLE_HALO, PURPLE
 DOMAIN_PALETTE = SERIES_COLOURS  # Okabe & Ito; each domain also has its own marker shape (SYMBOLS)
 _NEGATIVE_SIGNS = {"-", "−", "negative", "neg", "decrease", "decreases", "reduces", "inhibits", "down"}
 _POSITIVE_SIGNS = {"+", "positive", "pos", "increase", "increases", "raises", "amplifies", "up"}
@@ -323,13 +335,25 @@ def causal_figure(graph: nx.DiGraph, highlight_cycles: bool = False, highlight_c
             marker=dict(size=sizes, color=colour, symbol=SYMBOLS[(k + k // len(DOMAIN_PALETTE)) % len(SYMBOLS)],
                         line=dict(
                 width=[4 if n in cycle_nodes else 1 for n in nodes],
-                color=["#7b1fa2" if n in cycle_nodes else "#ffffff" for n in nodes]))))
+                color=[CYCLE_NODE_COLOUR if n in cycle_nodes else "#ffffff" for n in nodes]))))
     fig.update_layout(annotations=annotations, height=height, title=title, hovermode="closest",
                       xaxis=dict(visible=False, range=_padded([x for x, _ in pos.values()], LABEL_ROOM_X)),
                       yaxis=dict(visible=False, range=_padded([y for _, y in pos.values()], LABEL_ROOM_Y)),
                       plot_bgcolor="white", legend=dict(title=dict(text="domain", side="top"), orientation="h", x=0,
                                                         y=0, yanchor="top"))  # title above: the rows wrap in width
     return styled(fig)
+
+
+def causal_legend() -> str:
+    """What the colours of :func:`causal_figure` mean, in words named from the colours it draws with."""
+    sign = ", ".join(f"{colour_name(SIGN_COLOURS[s])} {w}" for s, w in (("+", "+"), ("-", "−"), ("±", "mixed")))
+    return (f"edge colour = sign ({sign}), width = strength; {colour_name(CROSS_DOMAIN_COLOUR)} halo = "
+            f"cross-domain, {colour_name(CYCLE_COLOUR)} halo = feedback loop")
+
+
+def heatmap_legend() -> str:
+    """What the colours of :func:`domain_heatmap` mean, named from its colour scale's ends."""
+    return f"{colour_name(SIGN_COLOURS['+'])} = net amplifying, {colour_name(SIGN_COLOURS['-'])} = net damping"
 
 
 def _padded(values: list[float], share: float) -> list[float] | None:
@@ -386,7 +410,7 @@ def domain_matrix(edges: Iterable[CausalEdge | DomainLink]) -> tuple[list[str], 
 
 
 def domain_heatmap(edges: Iterable[CausalEdge | DomainLink], title: str = "") -> go.Figure | None:
-    """Domain × domain heatmap of :func:`domain_matrix` (green: net amplifying, red: net damping)."""
+    """Domain × domain heatmap of :func:`domain_matrix` (coloured as :func:`heatmap_legend` says)."""
     domains, net, count = domain_matrix(edges)
     if not domains:
         return None

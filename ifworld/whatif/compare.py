@@ -9,6 +9,7 @@ malformed record raises :class:`~ifworld.whatif.records.RecordError` naming the 
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 import plotly.graph_objects as go
@@ -17,6 +18,7 @@ from ifworld.figstyle import styled, wrap_label
 from ifworld.runs.steps import changed_keys as _changed_keys
 from ifworld.safe_text import demote_headings
 from ifworld.whatif.budget import unbudgeted_status
+from ifworld.whatif.frame import clip
 from ifworld.whatif.methods import REGISTRY as METHOD_REGISTRY
 from ifworld.whatif.numbers import pct
 from ifworld.whatif.records import JudgeResult, WhatIfRecord, load_record
@@ -26,6 +28,8 @@ RecordLike = WhatIfRecord | dict[str, Any] | None
 
 SECTION_HEADING_FLOOR = 5
 """Sections are shown under level-4 titles; a model's own headings in them start one level lower."""
+RUN_LABEL_CHARS = 24
+"""A compared run's proposition is clipped to this in its label: the label names trace legends and table columns."""
 USAGE_KEYS = ("calls", "prompt_tokens", "completion_tokens", "retries", "failures", "latency_s")
 
 
@@ -36,6 +40,15 @@ def judge_scores(record: RecordLike) -> dict[str, float] | None:
         return None
     out = {k: getattr(judge, k) for k in (*JUDGE_MAXIMA, "overall") if getattr(judge, k) is not None}
     return out or None
+
+
+def run_label(side: str, record: RecordLike, method: str, started: float) -> str:
+    """How the comparison names a run: its side, proposition (clipped), method and start time in the server's
+    local time ("A: What if the Moon vanish… · ifworld · 28 Nov 14:05"); two runs of one method on one
+    proposition differ by their time, and always by their side."""
+    when = datetime.fromtimestamp(started)
+    return (f"{side}: {clip(load_record(record).proposition, RUN_LABEL_CHARS) or 'untitled'} · {method} · "
+            f"{when.day} {when:%b %H:%M}")
 
 
 def tokens_text(record: RecordLike, fallback: dict[str, Any] | None = None) -> str:

@@ -165,3 +165,32 @@ def test_settings_lists_an_outside_extension_that_failed_to_load(monkeypatch) ->
     at.run()
     assert not at.exception
     assert any("school_pack" in w.value for w in at.warning)
+
+
+def test_use_the_demo_model_connects_the_sidebar_to_the_built_in_demo(monkeypatch) -> None:
+    """#42 item 5: a teacher without a model clicks one button instead of starting `ifworld demo-server` and typing
+    its address and model; the connection test then answers (🟢) from this app's own demo server."""
+    for name in ("IFWORLD_BASE_URL", "IFWORLD_MODEL", "IFWORLD_API_KEY", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    assert "no model connected" in " ".join(c.value for c in at.sidebar.caption)
+    at.button(key="conn_demo").click().run()
+    assert not at.exception, at.exception
+    url = at.text_input(key="conn_base_url").value
+    assert url.startswith("http://127.0.0.1:") and url.endswith("/v1")
+    assert at.text_input(key="conn_model").value == "demo" and not at.text_input(key="conn_api_key").value
+    at.button(key="conn_test").click().run()
+    captions = " ".join(c.value for c in at.sidebar.caption)
+    assert "🟢 demo @" in captions, captions
+
+
+def test_the_demo_model_button_is_the_facilitators(monkeypatch) -> None:
+    """A participant's or visitor's session draws no such button, and the engine refuses the action from them."""
+    from ifworld.access import VISITOR, AccessDenied
+    from ifworld.llm import builtin_demo_url
+
+    monkeypatch.setenv("IFWORLD_REQUIRE_SIGNIN", "1")  # as in network mode: this session has not signed in
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    assert not any(b.key == "conn_demo" for b in at.button)
+    with pytest.raises(AccessDenied):
+        builtin_demo_url(VISITOR)

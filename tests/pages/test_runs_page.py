@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -73,8 +74,15 @@ def test_compare_two_whatif_runs(two_runs: tuple[str, str]) -> None:
     charts = [c for c in at.get("plotly_chart")]
     assert len(charts) >= 2  # radar + bars (+ report charts)
     assert any(m.value == "#### Usage" for m in at.markdown)
-    assert any("A: debate — 1,050 tokens" in c.value and "B: ifworld — 1,050 tokens" in c.value
-               for c in at.caption)  # the tokens beside the scores
+    caption = next(c.value for c in at.caption if c.value.startswith("A: "))  # the tokens beside the scores
+    # each side named by proposition (clipped), method and start time — not "A: debate / B: ifworld" (#42 item 5c)
+    when = r"\d{1,2} [A-Z][a-z]{2} \d\d:\d\d"
+    assert re.search(rf"A: What if the Moon[^·]*… · debate · {when} — 1,050 tokens", caption), caption
+    assert re.search(rf"B: What if the Moon[^·]*… · ifworld · {when} — 1,050 tokens", caption), caption
+    labels = {t.get("name", "") for c in charts for t in json.loads(c.proto.spec)["data"]}
+    assert any(n.startswith("B: What if the Moon") and "ifworld" in n for n in labels), labels
+    table = next(d.value for d in at.dataframe if "Metric" in d.value.columns)
+    assert [c for c in table.columns if c != "Metric"] == [line.split(" — ")[0] for line in caption.split("  \n")]
 
 
 def _step_caption(at: AppTest) -> str:
@@ -332,3 +340,30 @@ def test_a_judge_failure_is_shown_where_the_button_is(unjudged: tuple[str, str],
     assert len(errors) == 2 and all(e.startswith("The judge failed for run whatif-") for e in errors)
     assert not any((get_store().get_run(i).record or {}).get("judge") for i in unjudged)
     assert at.button(key="runs_cmp_judge").label == "⚖️ Judge both runs"  # still there, to try again
+
+
+def _replay_tab(at: AppTest):  # noqa: ANN202
+    return next(t for t in at.tabs if "Replay" in t.label)
+
+
+def test_replay_step_1_is_a_readable_view_not_json(two_runs: tuple[str, str]) -> None:
+    """#42 item 5d: step 1 (the refiner's scenario) was an ``st.json`` tree; it is the scenario card now."""
+    at = _open()
+    assert _step_caption(at) == "Step 1 of 9 · Refined the scenario"
+    tab = _replay_tab(at)
+    assert not tab.json
+    text = "\n".join(m.value for m in tab.markdown)
+    assert "Refined scenario" in text and "**Premises**" in text
+    assert "{" not in text.split("Refined scenario", 1)[1]  # no JSON left in the card
+
+
+def test_replay_step_1_of_a_checkpointed_run_reads_its_input(settings) -> None:  # noqa: ANN001
+    runs.execute("demo.fanout", {"topic": "tides ![x](http://evil.example/x.png)", "workers": 2},
+                 store=get_store(), settings=settings)
+    at = _open()
+    assert any("checkpoint history" in c.value for c in at.caption)
+    tab = _replay_tab(at)
+    assert not tab.json
+    text = "\n".join(m.value for m in tab.markdown)
+    assert "**Topic.** tides" in text and "**Workers.** 2" in text
+    assert "![x](http" not in text  # the input is shown as text: an image in it is not fetched

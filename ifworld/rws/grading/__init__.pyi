@@ -2,6 +2,7 @@
 
 from .grader import (
     DEFAULT_TIMEOUT_S as DEFAULT_TIMEOUT_S,
+    INTERACTIVE_TIMEOUT_S as INTERACTIVE_TIMEOUT_S,
     TYPES as TYPES,
     CheckResult as CheckResult,
     GradeReport as GradeReport,

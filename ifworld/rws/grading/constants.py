@@ -5,7 +5,12 @@ pint or sympy; the worker imports the stages.
 """
 
 DEFAULT_TIMEOUT_S = 5.0
-"""Hard time limit for grading one item once the worker is warm (the worker is killed beyond it)."""
+"""Hard time limit for grading one item of a batch once the worker is warm (the worker is killed beyond it): a
+hung item costs a benchmark at most this."""
+INTERACTIVE_TIMEOUT_S = 60.0
+"""The limit for one answer a person typed and waits for under a spinner (RWS browse). Generous: a symbolic
+answer such as ``tan psi = Omega r / V`` took more than 5 s on a busy 2-core machine and came back "timed out";
+a person would rather wait. Still a bound, because sympy can hang on a hostile input."""
 REL_TOLERANCE = 0.05
 """Relative tolerance for numeric answers (5 %)."""
 MAX_INPUT_CHARS = 20_000

@@ -20,7 +20,13 @@ from collections.abc import Callable, Iterable, Mapping
 
 from ifworld.errors import InputError
 from ifworld.rws.dataset import RWSItem
-from ifworld.rws.grading.constants import DEFAULT_TIMEOUT_S, MAX_GOLD_CHARS, MAX_INPUT_CHARS, REL_TOLERANCE
+from ifworld.rws.grading.constants import (
+    DEFAULT_TIMEOUT_S,
+    INTERACTIVE_TIMEOUT_S,
+    MAX_GOLD_CHARS,
+    MAX_INPUT_CHARS,
+    REL_TOLERANCE,
+)
 from ifworld.rws.grading.result import (
     GOLD,
     READING,
@@ -36,7 +42,7 @@ from ifworld.rws.grading.sandbox import POOL_SIZE, run_check, warm_up_async, wor
 
 __all__ = [
     "CheckResult", "GradeReport", "ItemGrade", "Verifier", "REL_TOLERANCE", "DEFAULT_TIMEOUT_S",
-    "MAX_INPUT_CHARS", "TYPES", "check", "grade_item", "grade_many", "normalise_type",
+    "INTERACTIVE_TIMEOUT_S", "MAX_INPUT_CHARS", "TYPES", "check", "grade_item", "grade_many", "normalise_type",
 ]
 
 TYPES = ("numeric", "symbolic", "textual")
