@@ -20,7 +20,6 @@ from tests.whatif.records import sample_record
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 TIMEOUT = 60
 WAIT_S = 90.0
-SIDEBAR = {"Test connection"}
 # The exact controls each state draws (besides the sidebar's connection test).
 DRAFT = {"⚡ Quick preset: 2 experts, 1 round", "🧮 Apply and estimate", "▶️ Start run", "Open", "➕ Add expert",
          "🗑️ Delete expert"}  # the last two: 'Add an expert' (the facilitator's; AppTest is on loopback)
@@ -44,7 +43,8 @@ def _button(at: AppTest, label: str):  # noqa: ANN202
 
 
 def _controls(at: AppTest) -> set[str]:
-    return {b.label for b in at.button} - SIDEBAR
+    """The page's own buttons (the sidebar's — Test connection, Use the demo model — are not the run's)."""
+    return {b.label for b in at.button} - {b.label for b in at.sidebar.button}
 
 
 def _wait(at: AppTest, until: Callable[[Session], bool]) -> Session:
