@@ -6,7 +6,8 @@ so a participant's browser session, a forged widget press or a typed URL cannot 
 Participants join without an account (a join token of 128 random bits in the link, or a short code typed on the
 Join page — rate-limited per client) with a display name; their identity is their *device key* (the app server's
 per-browser cookie, stored hashed), so a reload, a second tab or an app restart is the same person with the same
-one vote per contribution, and joining again from the same device returns that person.
+one vote per contribution, and joining again from the same device returns that person. A *roster room*
+(:mod:`ifworld.whatif.workshop_roster`) takes personal codes from the facilitator's class list instead of names.
 
 What happens, in session states (:mod:`ifworld.whatif.session`):
 
