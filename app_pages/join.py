@@ -12,10 +12,13 @@ from ifworld import whatif
 from ifworld.toolkit import WorkshopError
 from ui.common import participant_store, show_error, store
 from ui.identity import JOINED, client_address, device_key
+from ui.workshop_roster import PERSONAL_PARAM
 from ui.workshop_view import participant_view
 
 ss = st.session_state
 ss.setdefault("join_client", secrets.token_hex(8))  # this browser session, for the wrong-code limit
+if PERSONAL_PARAM in st.query_params:  # a card's QR link: the code fills the field, and leaves the address bar
+    ss["join_personal_text"] = str(st.query_params.pop(PERSONAL_PARAM))[:20]
 
 
 def clients() -> list[str]:
@@ -66,8 +69,29 @@ def join_form(ws: whatif.Workshop) -> None:
                 st.rerun()
 
 
+def roster_form(ws: whatif.Workshop) -> None:
+    """A roster room: the student gives their personal code, never a name (the roster's name is theirs)."""
+    st.text(f"Workshop for: {whatif.load_session(ws.run_id, store()).proposition}")
+    with st.form("join_personal"):
+        code = st.text_input("Your personal code", max_chars=20, key="join_personal_text",
+                             placeholder="the code on your card, e.g. K7QX3MPA")
+        st.caption("This workshop uses the facilitator's class list: your code signs you in under your own name.")
+        if st.form_submit_button("Join", type="primary"):
+            key = device_key()
+            try:
+                person, key = whatif.join_with_code(ws.token, code, device_key=key, clients=clients(), store=store())
+            except WorkshopError as exc:
+                show_error(str(exc))
+            else:
+                remember(ws, person, key)
+                st.rerun()
+
+
 with participant_store():  # an unreachable store: "reconnecting" within 2 s, never the server's details
     me = ss.get(JOINED)
+    if me and whatif.participant_for(me["run_id"], me["key"], store=store()) is None:
+        ss.pop(JOINED)  # the facilitator released this device's personal code, or made new codes
+        me = None
     if me and st.query_params.get("w") in (None, me["token"]):
         participant_view(me["run_id"], me)
     else:
@@ -83,5 +107,7 @@ with participant_store():  # an unreachable store: "reconnecting" within 2 s, ne
                 st.rerun()
             elif ws.status != "open":
                 st.warning("This workshop is closed; it accepts nothing more.")
+            elif ws.is_roster:
+                roster_form(ws)
             else:
                 join_form(ws)

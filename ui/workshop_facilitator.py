@@ -23,6 +23,7 @@ from ifworld.whatif import NO_GROUND_TRUTH, SessionError, State, Workshop
 from ui.common import current_settings, show_error, store
 from ui.identity import caller
 from ui.room_list import room_list
+from ui.workshop_roster import roster_panel
 from ui.workshop_rows import AFTER_REPORT_ACTIONS, FACILITATOR_ACTIONS, already_done, facilitator_rows, kind_heading
 
 REFRESH_S = 1.0  # the facilitator's room: one page, and what the room says should reach it first
@@ -99,6 +100,7 @@ def facilitator_panel(run_id: str, state: State) -> bool:
     st.session_state["workshop_fac_seen"] = state.value
     with st.expander(f"👥 Workshop · code **{ws.code}** · {ws.status}", expanded=state != State.COMPLETED):
         _join_card(ws, run_id)
+    roster_panel(ws, run_id, join_link(ws.token), f"Workshop {ws.code}")  # not nested: expanders cannot be
     _room(run_id)
     return ws.status == "open"
 

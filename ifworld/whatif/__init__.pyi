@@ -199,6 +199,7 @@ from .workshop_models import (
     Decision as Decision,
     Participant as Participant,
     Prediction as Prediction,
+    RosterEntry as RosterEntry,
     Vote as Vote,
     Workshop as Workshop,
     WorkshopRecord as WorkshopRecord,
@@ -208,3 +209,10 @@ from .workshop_models import (
     unique_names as unique_names,
 )
 from .workshop_names import NAME_CHARS_HELP as NAME_CHARS_HELP, clean_name as clean_name
+from .workshop_roster import (
+    PERSONAL_CODE_LENGTH as PERSONAL_CODE_LENGTH,
+    RosterCode as RosterCode,
+    join_with_code as join_with_code,
+    release_code as release_code,
+    set_roster as set_roster,
+)

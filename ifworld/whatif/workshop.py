@@ -6,7 +6,8 @@ so a participant's browser session, a forged widget press or a typed URL cannot 
 Participants join without an account (a join token of 128 random bits in the link, or a short code typed on the
 Join page — rate-limited per client) with a display name; their identity is their *device key* (the app server's
 per-browser cookie, stored hashed), so a reload, a second tab or an app restart is the same person with the same
-one vote per contribution, and joining again from the same device returns that person.
+one vote per contribution, and joining again from the same device returns that person. A *roster room*
+(:mod:`ifworld.whatif.workshop_roster`) takes personal codes from the facilitator's class list instead of names.
 
 What happens, in session states (:mod:`ifworld.whatif.session`):
 
@@ -56,7 +57,9 @@ from ifworld.whatif.workshop_models import (
     Participant,
     Prediction,
     RoomFold,
+    StoreLog,
     Workshop,
+    bound,
     visible_text,
 )
 from ifworld.whatif.workshop_names import clean_name
@@ -186,8 +189,8 @@ def _facilitator(run_id: str, caller: Caller | None, store: RunStore, action: st
 
 
 def _joined(log: EventLog, participant_id: str) -> dict[str, Any] | None:
-    rows = log.find("join", actor=participant_id)
-    return rows[0]["data"] if rows else None
+    rows = log.find("join", actor=participant_id)  # a roster code's device binding may be renewed: the last one
+    return rows[-1]["data"] if rows and bound(log, rows[-1]) else None
 
 
 def _participant_check(participant_id: str, key: str | None, log: EventLog) -> dict[str, Any]:
@@ -228,10 +231,9 @@ def join_workshop(token: str, name: str, *, device_key: str, clients: list[str] 
     if not isinstance(device_key, str) or len(device_key) < 16:
         raise WorkshopError("this browser has no device key; reload the page and join again")
     key_hash = _hash(device_key)
-    found = store.workshop_find(run_id, "join", ref=key_hash)
-    if found:
-        d = found[0]["data"]
-        return Participant(id=d["id"], name=d["name"], joined=found[0]["at"]), device_key
+    known = participant_for(run_id, device_key, store=store)
+    if known is not None:
+        return known, device_key
     limits = [f"workshop-join:{run_id}:{c}" for c in clients or [] if c.startswith("ip:")]
     if any(not store.hit_rate(k, limit=MAX_JOINS_PER_CLIENT, window_s=JOIN_WINDOW_S) for k in limits):
         raise WorkshopError(f"too many people joined from this connection just now (at most "
@@ -244,6 +246,8 @@ def join_workshop(token: str, name: str, *, device_key: str, clients: list[str] 
 
     def check(log: EventLog) -> None:
         _open_check(log)
+        if log.count("roster"):  # engine-checked: a roster room takes personal codes only (workshop_roster)
+            raise WorkshopError("this workshop takes personal codes only; type the code on your card")
         if log.find("join", ref=key_hash):
             raise WorkshopError("this device has just joined; reload the page")
         if log.count("join") >= MAX_PARTICIPANTS:
@@ -269,11 +273,11 @@ def participant_for(run_id: str, device_key: str | None, *, store: RunStore | No
     """The participant this device joined ``run_id``'s workshop as (None when it has not)."""
     if not device_key:
         return None
-    found = (store or get_store()).workshop_find(run_id, "join", ref=_hash(device_key))
-    if not found:
-        return None
-    d = found[0]["data"]
-    return Participant(id=d["id"], name=d["name"], joined=found[0]["at"])
+    store = store or get_store()
+    for row in reversed(store.workshop_find(run_id, "join", ref=_hash(device_key))):
+        if bound(StoreLog(store, run_id), row):  # a released roster device is nobody now
+            return Participant(id=row["data"]["id"], name=row["data"]["name"], joined=row["at"])
+    return None
 
 
 def _need_workshop(run_id: str, store: RunStore) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 import unicodedata
 from collections.abc import Iterable
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -56,6 +56,15 @@ class Prediction(_Frozen):
         top = max(self.probabilities.values())
         leaders = [b for b, p in self.probabilities.items() if p == top]
         return leaders[0] if len(leaders) == 1 else ""
+
+
+class RosterEntry(_Frozen):
+    """One name of a roster room as the facilitator's page lists it (never its code nor the code's hash)."""
+    id: str
+    """The participant id this name joins as (kept when the same name is on a new roster)."""
+    name: str
+    joined: bool = False
+    """A device holds this name's code now (released or re-rostered: False until a device uses the code)."""
 
 
 class Vote(_Frozen):
@@ -122,7 +131,14 @@ class Workshop(_Frozen):
     predictions: list[Prediction] = Field(default_factory=list)
     contributions: list[Contribution] = Field(default_factory=list)
     votes: list[Vote] = Field(default_factory=list)
+    roster: list[RosterEntry] = Field(default_factory=list)
+    """Set by the facilitator (:func:`~ifworld.whatif.workshop_roster.set_roster`): the room then takes personal
+    codes only, and each name comes from this list."""
     events: int = 0
+
+    @property
+    def is_roster(self) -> bool:
+        return bool(self.roster)
 
     def participant(self, participant_id: str) -> Participant | None:
         return next((p for p in self.participants if p.id == participant_id), None)
@@ -132,12 +148,15 @@ class Workshop(_Frozen):
         " (2)", " (3)" … in joining order (participants cannot type brackets, so nobody can fake the suffix).
         Names are the same when they look the same: their UTS #39 skeletons match (a Latin and a Cyrillic
         ``Anna``, a name with an invisible filler), see :func:`ifworld.names.name_key`."""
-        seen: dict[str, int] = {}
+        used: set[str] = set()
         out = {}
-        for p in self.participants:
-            key = name_key(p.name)
-            seen[key] = seen.get(key, 0) + 1
-            out[p.id] = p.name if seen[key] == 1 else f"{p.name} ({seen[key]})"
+        for p in self.participants:  # a roster's own "Sam (2)" is a name too: no label is given twice
+            label, n = p.name, 1
+            while name_key(label) in used:
+                n += 1
+                label = f"{p.name} ({n})"
+            used.add(name_key(label))
+            out[p.id] = label
         return out
 
     def held_groups(self) -> dict[str, list[Participant]]:
@@ -190,6 +209,8 @@ class RoomFold:
         self.pending: dict[str, list[Vote]] = {}  # votes of held participants, counted once they are allowed
         self.status: Literal["open", "closed"] = "open"
         self.revealed = False
+        self.roster: list[dict[str, str]] = []
+        self.bound: set[str] = set()  # roster entries a device holds now
         self._built: Workshop | None = None
         self.lock = threading.Lock()  # sessions read the store outside it, then apply and build under it
 
@@ -208,6 +229,13 @@ class RoomFold:
         if kind == "join":
             self.people.setdefault(d["id"], Participant(id=d["id"], name=d["name"], joined=e["at"],
                                                         held=bool(d.get("held")), group=str(d.get("group", ""))))
+            if d.get("roster"):
+                self.bound.add(d["id"])
+        elif kind == "roster":  # a new roster: new codes, so no device holds one yet
+            self.roster = [{"id": x["id"], "name": x["name"]} for x in d["entries"]]
+            self.bound.clear()
+        elif kind == "release":
+            self.bound.discard(d["id"])
         elif kind == "allow":
             for pid in d["ids"]:
                 if pid in self.people and self.people[pid].held:
@@ -250,7 +278,7 @@ class RoomFold:
                 revealed=self.revealed, participants=list(self.people.values()),
                 predictions=list(self.predictions.values()),
                 contributions=[Contribution(**c) for c in self.contributions.values()], votes=list(self.votes),
-                events=self.count)
+                roster=[RosterEntry(**x, joined=x["id"] in self.bound) for x in self.roster], events=self.count)
         return self._built
 
 
@@ -259,6 +287,31 @@ def fold(row: dict[str, Any], events: list[dict[str, Any]]) -> Workshop:
     room = RoomFold()
     room.apply(events)
     return room.workshop(row)
+
+
+# -- whose device a join event still is ---------------------------------------------------------
+class _Finder(Protocol):
+    def count(self, kind: str, *, actor: str | None = None, ref: str | None = None) -> int: ...
+
+
+class StoreLog:
+    """The store's indexed look-ups outside a write, shaped like the write lock's event log (for :func:`bound`)."""
+
+    def __init__(self, store: Any, run_id: str) -> None:
+        self._store, self._run_id = store, run_id
+
+    def count(self, kind: str, *, actor: str | None = None, ref: str | None = None) -> int:
+        return len(self._store.workshop_find(self._run_id, kind, actor=actor, ref=ref))
+
+
+def bound(log: _Finder, join: dict[str, Any]) -> bool:
+    """Whether the device of ``join`` (a join event) is still its participant. An open join always is; a roster
+    code's join records how many rosters and releases of its name there were, and stops counting once either
+    grows (the facilitator released the code, or made new codes) — two counts, never a read of the log."""
+    d = join["data"]
+    if not d.get("roster"):
+        return True
+    return log.count("roster") == d.get("rosters") and log.count("release", actor=d["id"]) == d.get("releases")
 
 
 _INVISIBLE = frozenset({"Cf", "Cc", "Cs", "Co", "Cn", "Zl", "Zp"})

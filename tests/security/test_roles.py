@@ -28,7 +28,7 @@ NOT_FACILITATOR = [Caller(role=Role.PARTICIPANT, participant="p1"), Caller(role=
 GUARDED = {"drive_session", "cancel_session", "start_session", "start_run", "stream_run", "export_run",
            "delete_run", "judge_record", "open_workshop", "decide", "hide_contribution", "close_workshop",
            "reveal_workshop", "continue_workshop", "start_benchmark", "load_settings", "add_custom_expert",
-           "delete_custom_expert"}
+           "delete_custom_expert", "set_roster", "release_code"}
 """Front doors that act with the facilitator's powers: a page must name the caller on every call."""
 
 
@@ -75,6 +75,8 @@ def _actions(run_id: str, store: Any, settings: Any) -> dict[str, Callable[[Call
         "decide": lambda c: whatif.decide(run_id, c, cid, "accept", store=store),
         "hide": lambda c: whatif.hide_contribution(run_id, c, cid, store=store),
         "close": lambda c: whatif.close_workshop(run_id, c, store=store),
+        "set roster": lambda c: whatif.set_roster(run_id, c, ["Ada", "Bo"], store=store),
+        "release code": lambda c: whatif.release_code(run_id, c, "Ada", store=store),
         "reveal": lambda c: whatif.reveal_workshop(run_id, c, store=store),
         "continue the workshop": lambda c: whatif.continue_workshop(run_id, c, store=store, settings=settings),
         "add expert": lambda c: whatif.add_custom_expert("harbour history", "You reason from harbour records and "
