@@ -240,7 +240,9 @@ def render_compare(a: RunInfo, b: RunInfo, key: str = "cmp") -> None:
                         for side, rec, info in (("A", rec_a, a), ("B", rec_b, b)))
     st.caption(f"{label_a} — {whatif.tokens_text(rec_a, a.usage)}  \n{label_b} — {whatif.tokens_text(rec_b, b.usage)}")
     pairs = [(label_a, a, whatif.judge_scores(rec_a)), (label_b, b, whatif.judge_scores(rec_b))]
-    scored = {lab: s for lab, _, s in pairs if s}
+    legend = {label: whatif.run_label(side, rec, _method(rec, info), info.created, short=True)
+              for label, side, rec, info in ((label_a, "A", rec_a, a), (label_b, "B", rec_b, b))}
+    scored = {legend[lab]: s for lab, _, s in pairs if s}  # the charts' legends: short (half-width columns)
     if scored:
         left, right = st.columns(2)
         show_chart(whatif.judge_radar(scored), container=left, key=f"{key}_radar")

@@ -42,11 +42,15 @@ def judge_scores(record: RecordLike) -> dict[str, float] | None:
     return out or None
 
 
-def run_label(side: str, record: RecordLike, method: str, started: float) -> str:
+def run_label(side: str, record: RecordLike, method: str, started: float, *, short: bool = False) -> str:
     """How the comparison names a run: its side, proposition (clipped), method and start time in the server's
     local time ("A: What if the Moon vanish… · ifworld · 28 Nov 14:05"); two runs of one method on one
-    proposition differ by their time, and always by their side."""
+    proposition differ by their time, and always by their side. ``short``: a chart's legend in a half-width
+    column ("A · ifworld · 14:05"; the whole label would be cut at the chart's edge), the caption above it
+    giving the whole one."""
     when = datetime.fromtimestamp(started)
+    if short:
+        return f"{side} · {method} · {when:%H:%M}"
     return (f"{side}: {clip(load_record(record).proposition, RUN_LABEL_CHARS) or 'untitled'} · {method} · "
             f"{when.day} {when:%b %H:%M}")
 
