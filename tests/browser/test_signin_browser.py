@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from playwright.sync_api import Error as PlaywrightError
+
 from ifworld import access
 from tests.browser.conftest import wait_idle
 
@@ -27,7 +29,11 @@ def test_the_token_never_stays_in_history_and_signout_ends_a_copied_cookie(brows
     assert access.FACILITATOR_COOKIE not in fac.evaluate("document.cookie")  # HttpOnly
     seen: list[str] = []
     for _ in range(3):  # walk the whole session history back: no entry holds the token
-        fac.go_back(wait_until="commit")
+        try:
+            fac.go_back(wait_until="commit")
+        except PlaywrightError as exc:  # the entry's own page navigated on (the sign-in exchange posts and moves
+            if "ERR_ABORTED" not in str(exc):  # on): the history step was still taken — read where it is
+                raise
         seen.append(fac.url)
     assert not any(token in url for url in seen), seen
     cookie: Any = next(c for c in ctx.cookies() if c["name"] == access.FACILITATOR_COOKIE)
