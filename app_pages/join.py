@@ -5,6 +5,7 @@ finds the same participant again from the join link, so one person keeps one nam
 """
 
 import secrets
+from collections.abc import Callable
 
 import streamlit as st
 
@@ -53,20 +54,25 @@ def remember(ws: whatif.Workshop, person: whatif.Participant, key: str) -> None:
     ss[JOINED] = {"run_id": ws.run_id, "token": ws.token, "id": person.id, "key": key, "name": person.name}
 
 
+def join(ws: whatif.Workshop, joiner: Callable[..., tuple[whatif.Participant, str]], given: str) -> None:
+    """Join by a name (``whatif.join_workshop``) or a personal code (``whatif.join_with_code``) from this device;
+    a refusal is shown and the form keeps what was typed."""
+    try:
+        person, key = joiner(ws.token, given, device_key=device_key(), clients=clients(), store=store())
+    except WorkshopError as exc:
+        show_error(str(exc))
+    else:
+        remember(ws, person, key)
+        st.rerun()
+
+
 def join_form(ws: whatif.Workshop) -> None:
     st.text(f"Workshop for: {whatif.load_session(ws.run_id, store()).proposition}")
     with st.form("join_name"):
         name = st.text_input("Your display name", max_chars=whatif.MAX_NAME_CHARS, key="join_name_text")
         st.caption(f"Use {whatif.NAME_CHARS_HELP}; the facilitator sees it beside what you send.")
         if st.form_submit_button("Join", type="primary"):
-            key = device_key()
-            try:
-                person, key = whatif.join_workshop(ws.token, name, device_key=key, clients=clients(), store=store())
-            except WorkshopError as exc:
-                show_error(str(exc))
-            else:
-                remember(ws, person, key)
-                st.rerun()
+            join(ws, whatif.join_workshop, name)
 
 
 def roster_form(ws: whatif.Workshop) -> None:
@@ -77,14 +83,7 @@ def roster_form(ws: whatif.Workshop) -> None:
                              placeholder="the code on your card, e.g. K7QX3MPA")
         st.caption("This workshop uses the facilitator's class list: your code signs you in under your own name.")
         if st.form_submit_button("Join", type="primary"):
-            key = device_key()
-            try:
-                person, key = whatif.join_with_code(ws.token, code, device_key=key, clients=clients(), store=store())
-            except WorkshopError as exc:
-                show_error(str(exc))
-            else:
-                remember(ws, person, key)
-                st.rerun()
+            join(ws, whatif.join_with_code, code)
 
 
 with participant_store():  # an unreachable store: "reconnecting" within 2 s, never the server's details

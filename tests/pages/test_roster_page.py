@@ -4,8 +4,6 @@ device with the same code is refused until the facilitator releases it. No parti
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -13,27 +11,13 @@ from ifworld import access, whatif
 from ifworld.config import load_settings
 from ifworld.runs.store import get_store
 from ifworld.whatif import State
+from tests.pages.test_workshop_page import _button, _page
 from tests.security.helpers import wait_for_session
-
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
-TIMEOUT = 60
 
 
 @pytest.fixture(autouse=True)
 def signin_required(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("IFWORLD_REQUIRE_SIGNIN", "1")
-
-
-def _page(path: str, query: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.switch_page(path)
-    for k, v in (query or {}).items():
-        at.query_params[k] = v
-    return at.run()
-
-
-def _button(at: AppTest, label: str):  # noqa: ANN202
-    return next(b for b in at.button if b.label.startswith(label))
 
 
 def _shown(at: AppTest) -> str:
