@@ -58,7 +58,10 @@ def participant_view(run_id: str, me: dict[str, str]) -> None:
         if ws.status == "open" and session.state in (State.REFINING, State.REVIEW):
             _prediction_form(run_id, me, whatif.branches(scenario), whatif.indicator_names(scenario))
         elif ws.status == "open" and session.state not in ENDED:
+            st.session_state["join_had_form"] = True
             _contribution_form(run_id, me)
+        elif session.state not in ENDED and st.session_state.get("join_had_form"):
+            _closed_form()  # the workshop closed mid-run: keep the box (at the end, the reveal comes first)
         else:
             _unsent()
     with deliberation_slot:
@@ -142,9 +145,7 @@ def _contribution_form(run_id: str, me: dict[str, str]) -> None:
     workshop, the per-round bound) keeps what the participant typed, with the reason."""
     st.markdown("#### ✍️ Add to the deliberation")
     with st.form("join_contribute"):
-        st.radio("Kind", whatif.KINDS, horizontal=True, key="join_kind", format_func=lambda k: f"{KIND_ICONS[k]} {k}")
-        st.text_area("Your contribution", key="join_text", max_chars=whatif.MAX_CONTRIBUTION_CHARS)
-        st.text_input("Domain (optional)", key="join_tag", max_chars=MAX_TAG_CHARS)
+        _contribution_fields()
         st.form_submit_button("Send", type="primary", on_click=_send, args=(run_id, me))
     outcome = st.session_state.pop("join_sent", None)
     if outcome == "sent":
@@ -153,9 +154,31 @@ def _contribution_form(run_id: str, me: dict[str, str]) -> None:
         show_error(outcome)
 
 
+def _contribution_fields() -> None:
+    """One definition for the open and the closed form: the same keys at the same place keep the typed text."""
+    st.radio("Kind", whatif.KINDS, horizontal=True, key="join_kind", format_func=lambda k: f"{KIND_ICONS[k]} {k}")
+    st.text_area("Your contribution", key="join_text", max_chars=whatif.MAX_CONTRIBUTION_CHARS)
+    st.text_input("Domain (optional)", key="join_tag", max_chars=MAX_TAG_CHARS)
+
+
+def _closed_form() -> None:
+    """The contribution form once the workshop is closed, drawn at the same place
+    with the same keys so the browser keeps whatever was being typed, with Send off and the reason: nothing a
+    participant typed disappears with the form. A Send refused meanwhile says why. "Done" takes the form away."""
+    outcome = st.session_state.pop("join_sent", None)
+    if outcome and outcome != "sent":
+        show_error(outcome)
+    st.markdown("#### ✍️ Add to the deliberation")
+    st.warning("The workshop is closed: what is in the box below was not sent. Copy it if you want to keep it.")
+    with st.form("join_contribute"):
+        _contribution_fields()
+        st.form_submit_button("Send", type="primary", disabled=True)
+    st.button("Done, take the box away", key="join_closed_done", on_click=st.session_state.pop,
+              args=("join_had_form", None))
+
+
 def _unsent() -> None:
-    """A Send refused because the form went away meanwhile (the workshop closed, the run ended): say so and
-    show what was typed, so it can still be copied."""
+    """A Send refused because the run ended meanwhile: say so and show what was typed, so it can be copied."""
     outcome = st.session_state.pop("join_sent", None)
     if outcome and outcome != "sent":
         show_error(outcome)
@@ -163,10 +186,21 @@ def _unsent() -> None:
 
 
 def _send(run_id: str, me: dict[str, str]) -> None:
+    """Store the box's text. The box is emptied by the reply to this press; when that reply never reaches the
+    browser (a redraw lost on a busy server), the box still shows the stored text and the participant types on.
+    The next Send then carries the stored text again: it is recognised (this session's last stored text, kept
+    server-side) and only what was typed after it is sent, so the room never gets a merged duplicate."""
     ss = st.session_state
+    typed, last = ss.get("join_text", ""), ss.get("join_last_sent", "")
+    text = typed
+    if last and typed.strip() == last.strip():
+        ss["join_sent"], ss["join_text"], ss["join_tag"] = "sent", "", ""  # stored already: say so now
+        return
+    if last and typed.startswith(last):
+        text = typed[len(last):].strip()
     try:
         with store_patience(PARTICIPANT_WAIT_S):  # a callback: outside the page's participant_store
-            whatif.contribute(run_id, me["id"], me["key"], ss.get("join_text", ""), ss.get("join_kind", "claim"),
+            whatif.contribute(run_id, me["id"], me["key"], text, ss.get("join_kind", "claim"),
                               ss.get("join_tag", ""), store=store())
     except WorkshopError as exc:
         ss["join_sent"] = str(exc)
@@ -175,7 +209,7 @@ def _send(run_id: str, me: dict[str, str]) -> None:
         ss["join_sent"] = "The workshop could not be reached just now: nothing was sent and your text is kept — " \
                           "press Send again in a moment."
         return
-    ss["join_sent"], ss["join_text"], ss["join_tag"] = "sent", "", ""
+    ss["join_sent"], ss["join_text"], ss["join_tag"], ss["join_last_sent"] = "sent", "", "", typed
 
 
 def _my_reveal(run_id: str, me: dict[str, str], ws: Workshop) -> None:

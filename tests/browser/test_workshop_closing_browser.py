@@ -1,0 +1,58 @@
+"""Closing the workshop while a participant is typing: the box stays with their text in it, Send goes off, and
+the page says it was not sent (issue #42 item 3). The text is typed and never sent, so only a real browser
+holds it: AppTest, like the server, sees a form's text only when Send is pressed."""
+
+from __future__ import annotations
+
+from ifworld.access import OPERATOR
+from ifworld.config import load_settings
+from ifworld.runs.store import RunStore
+from ifworld.whatif import service
+from ifworld.whatif.params import default_params
+from ifworld.whatif.session import State, load_session
+from ifworld.whatif.workshop import close_workshop, load_workshop, open_workshop
+from tests.browser.conftest import KNOWN_KEY, e2e_db, shot, wait_idle
+
+DRAFT = "Half-written: the ferry timetable would need"
+
+
+def _between_rounds(store: RunStore, settings) -> str:  # noqa: ANN001
+    params = default_params("What if the tides stopped for a month?", "ifworld", rounds=2,
+                            review=True, pause_between_rounds=True)
+    run_id = service.run(params, settings=settings, store=store)["run_id"]
+    service.continue_run(run_id, settings=settings, store=store)  # the review, unchanged: round 1, then a pause
+    assert load_session(run_id, store).state == State.BETWEEN_ROUNDS
+    return run_id
+
+
+def test_closing_keeps_what_a_participant_was_typing(browser, app_url, e2e_fake, tmp_path_factory) -> None:  # noqa: ANN001
+    db = e2e_db(tmp_path_factory)
+    settings = load_settings({"base_url": e2e_fake.url, "model": "fake-model", "api_key": KNOWN_KEY, "db_path": db})
+    store = RunStore(db)
+    try:
+        run_id = _between_rounds(store, settings)
+        room = open_workshop(run_id, store=store)
+        ctx = browser.new_context(viewport={"width": 390, "height": 844})
+        page = ctx.new_page()
+        page.set_default_timeout(120_000)
+        page.app_url = app_url
+        page.goto(f"{app_url}/join?w={room.token}", wait_until="commit")
+        page.get_by_label("Your display name").fill("Ines")
+        page.get_by_role("button", name="Join", exact=True).click()
+        page.get_by_text("Add to the deliberation").first.wait_for()
+        wait_idle(page)
+        box = page.get_by_label("Your contribution")
+        box.fill(DRAFT)  # typed, never sent
+
+        close_workshop(run_id, OPERATOR, store=store)
+        page.get_by_text("what is in the box below was not sent").first.wait_for()  # the page moved on by itself
+        wait_idle(page)
+        assert box.input_value() == DRAFT
+        assert page.get_by_role("button", name="Send").is_disabled()
+        assert load_workshop(run_id, store=store).contributions == []
+        shot(page, "workshop_participant_closed")
+        page.get_by_role("button", name="Done, take the box away").click()
+        page.get_by_label("Your contribution").wait_for(state="detached")
+        ctx.close()
+    finally:
+        store.close()
