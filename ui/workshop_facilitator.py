@@ -157,18 +157,51 @@ def _room(run_id: str) -> None:
     if session.state == State.COMPLETED:
         _reveal_panel(run_id, ws)
     contributions = ws.by_votes(include_hidden=True)
-    if session.state == State.BETWEEN_ROUNDS and ws.status == "open":
-        pending = ws.pending()
-        st.button(f"▶️ Continue with {len(pending)} accepted contribution(s)", key="workshop_continue",
-                  type="primary", on_click=_continue, args=(run_id,),
-                  help="The accepted contributions enter the next round's shared frame, each with its author.")
     rounds_left = session.state not in ENDED  # after the report, accepting would go nowhere
+    undecided = [c for c in _shown(contributions) if not c.sent_round and not c.hidden and c.decision is None]
+    with st.container(horizontal=True):
+        if session.state == State.BETWEEN_ROUNDS and ws.status == "open":
+            st.button(continue_label(len(ws.pending())), key="workshop_continue", type="primary",
+                      on_click=_continue, args=(run_id,),
+                      help="The accepted contributions enter the next round's shared frame, each with its author.")
+        if rounds_left and ws.status == "open" and undecided:
+            st.button(f"✅ Accept all {len(undecided)} undecided shown", key="workshop_accept_all",
+                      on_click=_accept_all, args=(run_id, [c.id for c in undecided]),
+                      help="Accepts every contribution listed below that has no decision yet (hidden ones stay out).")
     editing = st.session_state.get("workshop_editing") if rounds_left else None
     for kind in whatif.KINDS:
         mine = [c for c in contributions if c.kind == kind]
         if mine:
             st.markdown(f"#### {kind_heading(kind, len(mine))}")
             _kind_list(run_id, ws, kind, mine, editing, rounds_left)
+
+
+def continue_label(accepted: int) -> str:
+    """The main button says what it will do: the number it carries, or that it carries nothing from the room."""
+    if accepted == 0:
+        return "▶️ Continue with no room contributions"
+    return f"▶️ Continue with {accepted} accepted contribution{'s' if accepted != 1 else ''}"
+
+
+def _shown(contributions: list[whatif.Contribution]) -> list[whatif.Contribution]:
+    """The rows each kind's list shows now (its first pages, :func:`_kind_list`)."""
+    return [c for kind in whatif.KINDS
+            for c in [c for c in contributions if c.kind == kind][:int(st.session_state.get(f"workshop_page_{kind}",
+                                                                                             PAGE_ROWS))]]
+
+
+def _accept_all(run_id: str, ids: list[str]) -> None:
+    """Accept the shown undecided contributions one by one through the engine (each checked there); one refused
+    (decided meanwhile, the workshop closed) stops nothing else and is named in the notice."""
+    s = store()
+    refused = []
+    for cid in ids:
+        try:
+            whatif.decide(run_id, caller(), cid, "accept", store=s)
+        except (WorkshopError, SessionError, AccessDenied) as exc:
+            refused.append(str(exc))
+    if refused:
+        st.session_state["workshop_notice"] = f"{len(refused)} not accepted: {refused[0]}"
 
 
 def _kind_list(run_id: str, ws: Workshop, kind: str, mine: list[whatif.Contribution], editing: str | None,

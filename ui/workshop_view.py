@@ -41,7 +41,8 @@ def participant_view(run_id: str, me: dict[str, str]) -> None:
     session = whatif.load_session(run_id, store())
     ws = whatif.load_workshop(run_id, store=store())
     st.session_state["join_seen_state"] = (session.state.value, session.round, ws.status, ws.revealed)
-    head, scenario_slot, action_slot, deliberation_slot, reveal_slot, room_slot = (st.container() for _ in range(6))
+    # the form first: on a phone in review, the scenario above it pushed the prediction two screens down
+    head, action_slot, scenario_slot, deliberation_slot, reveal_slot, room_slot = (st.container() for _ in range(6))
     with head:
         sst.markdown(f"### {session.proposition}")
         st.text(f"You are {me['name']} · {session.label}" +

@@ -428,8 +428,8 @@ def test_forged_facilitator_presses_on_the_wire_do_nothing_but_the_same_frames_w
         assert len(app["fake"].requests) > calls
 
         # 2. between rounds: the workshop's Continue with the accepted contribution
-        found, script_hash, _ = attack(app, room, seen, attacker, ["accepted contribution(s)"])
-        control(app, room, script_hash, press(one(found, "accepted contribution(s)")), found)
+        found, script_hash, _ = attack(app, room, seen, attacker, ["accepted contribution"])
+        control(app, room, script_hash, press(one(found, "accepted contribution")), found)
         wait_store(db, lambda s: state(s, run_id) == State.COMPLETED, "the run continued to its report")
 
         # 3. after the report: Reveal

@@ -151,7 +151,7 @@ def test_a_three_participant_workshop_end_to_end(browser, app_url, tmp_path_fact
     people[1][1].locator(f"[data-act='vote:{hostile.id}']").wait_for(state="detached", timeout=VISIBLE_S)
     people[0][1].get_by_text("you · hidden by the facilitator").first.wait_for(timeout=VISIBLE_S)  # its author
     shot(fac, "workshop_facilitator_between_rounds")
-    _click_until(fac, fac.get_by_role("button", name="Continue with 2 accepted contribution(s)"),
+    _click_until(fac, fac.get_by_role("button", name="Continue with 2 accepted contributions"),
                  lambda: _state(run_id, db) != "between_rounds")
     fac.get_by_text("Calibration ranges").first.wait_for(timeout=180_000)
     wait_idle(fac)

@@ -215,6 +215,43 @@ def test_the_facilitator_edits_and_merges_and_a_refused_contribution_keeps_its_t
     assert len(whatif.load_workshop(run_id, store=get_store()).contributions) == 2
 
 
+def test_accept_all_shown_and_a_main_button_that_says_what_it_does(llm_env) -> None:  # noqa: ANN001
+    fac, run_id, token = _facilitator_between_rounds()
+    fac.run()
+    assert _button(fac, "▶️ Continue").label == "▶️ Continue with no room contributions"
+    assert not [b for b in fac.button if b.label.startswith("✅ Accept all")]  # nothing to accept yet
+    people = [whatif.join_workshop(token, name, device_key=_device(), store=get_store()) for name in "ABCD"]
+    ids = [whatif.contribute(run_id, p.id, key, f"Point {i} about the harbour", store=get_store()).id
+           for i, (p, key) in enumerate(people)]
+    fac.run()
+    press(fac, "workshop_list_claim", f"hide:{ids[0]}", f"reject:{ids[1]}")
+    assert _button(fac, "✅ Accept all").label == "✅ Accept all 2 undecided shown"
+    _button(fac, "✅ Accept all").click().run()
+    room = {c.id: c for c in whatif.load_workshop(run_id, store=get_store()).contributions}
+    assert [room[i].accepted for i in ids] == [False, False, True, True]  # hidden and rejected stay out
+    assert _button(fac, "▶️ Continue").label == "▶️ Continue with 2 accepted contributions"
+    assert not [b for b in fac.button if b.label.startswith("✅ Accept all")]
+    you = _join(token, "Eve")
+    assert not [b for b in you.button if "Accept" in b.label]  # a participant never sees it
+
+
+def _in_order(node) -> list[str]:  # noqa: ANN001
+    """The page's texts and expander labels in document order."""
+    out = [str(getattr(node, "value", None) or getattr(node, "label", ""))]
+    for child in getattr(node, "children", {}).values():
+        out += _in_order(child)
+    return [t for t in out if t]
+
+
+def test_a_phone_in_review_sees_the_prediction_form_before_the_scenario(llm_env) -> None:  # noqa: ANN001
+    fac, run_id = _facilitator_at_review()
+    you = _join(whatif.load_workshop(run_id, store=get_store()).token, "Ada")
+    texts = _in_order(you.main)
+    form = next(i for i, t in enumerate(texts) if "Your prediction" in t)
+    scenario = next(i for i, t in enumerate(texts) if "The refined scenario" in t)
+    assert form < scenario, texts[:12]
+
+
 def test_closing_the_workshop_keeps_the_box_and_says_it_was_not_sent(llm_env) -> None:  # noqa: ANN001
     fac, run_id, token = _facilitator_between_rounds()
     you = _join(token, "Ada")
