@@ -7,6 +7,8 @@
 #   browser  Chromium + Playwright against `streamlit run`            (tests/browser)
 #   realserver  llama-cpp-python + a 270M GGUF model                  (tests/realserver)
 # Extra arguments go to every pytest call (e.g. -x, -k name).
+# Two cores: the realserver tier (one llama.cpp thread) runs beside the checks and the fast tier (one pytest
+# process each), its output printed when it ends; slow and browser then use both cores (pytest-xdist, -n 2).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh test,cluster,fast,docs,postgres || exit 1
@@ -16,26 +18,48 @@ results=$(mktemp -d)
 failed=0
 summary=()
 
+record() {  # record NAME SECONDS RC
+  local rc=$3
+  [ "$rc" -eq 5 ] && rc=0  # pytest: no test selected in this tier (e.g. -k narrowed it away)
+  [ "$rc" -ne 0 ] && failed=1
+  summary+=("$(printf '%-11s %5d s  %s' "$1" "$2" "$([ "$rc" -eq 0 ] && echo ok || echo "FAILED (exit $rc)")")")
+}
+
 step() {  # step NAME COMMAND…: run, time and record one tier
   local name=$1; shift
   local start=$SECONDS
   echo "== $name"
   "$@"
-  local rc=$?
-  [ "$rc" -eq 5 ] && rc=0  # pytest: no test selected in this tier (e.g. -k narrowed it away)
-  [ "$rc" -ne 0 ] && failed=1
-  summary+=("$(printf '%-11s %5d s  %s' "$name" $((SECONDS - start)) "$([ "$rc" -eq 0 ] && echo ok || echo "FAILED (exit $rc)")")")
+  record "$name" $((SECONDS - start)) $?
+}
+
+beside() {  # beside NAME COMMAND…: start one tier in the background, its output kept for `joined`
+  local name=$1; shift
+  echo "== $name (started; runs beside the next tiers)"
+  ( start=$SECONDS; "$@" >"$results/$name.out" 2>&1; echo "$? $((SECONDS - start))" >"$results/$name.rc" ) &
+  beside_pid=$!
+}
+
+joined() {  # joined NAME: wait for the background tier, print its output, record it
+  wait "$beside_pid"
+  echo "== $1 (output)"
+  cat "$results/$1.out"
+  local rc secs
+  read -r rc secs <"$results/$1.rc"
+  record "$1" "$secs" "$rc"
 }
 
 py=.venv/bin/python
+beside realserver $py -m pytest -m realserver --junitxml="$results/realserver.xml" "$@"
 step ruff $py -m ruff check ifworld ui app_pages tests benchmarks app.py
 step mypy $py -m mypy ifworld
 step docs $py -m mkdocs build --strict --quiet --site-dir "$results/site"
 step fast $py -m pytest --junitxml="$results/fast.xml" "$@"
-step slow $py -m pytest -m "slow and not browser and not realserver and not postgres" --junitxml="$results/slow.xml" "$@"
+joined realserver
+step slow $py -m pytest -n 2 -m "slow and not browser and not realserver and not postgres" \
+  --junitxml="$results/slow.xml" "$@"
 step postgres $py -m pytest -m "postgres and not browser and not realserver" --junitxml="$results/postgres.xml" "$@"
-step browser $py -m pytest -m browser --junitxml="$results/browser.xml" "$@"
-step realserver $py -m pytest -m realserver --junitxml="$results/realserver.xml" "$@"
+step browser $py -m pytest -n 2 -m browser --junitxml="$results/browser.xml" "$@"
 
 echo
 echo "== tiers"

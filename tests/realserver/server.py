@@ -100,11 +100,12 @@ def start(py: Path | None = None, model: Path | None = None) -> RealServer:
     py = py or ensure_venv()
     model = model or model_path(py)
     port = free_port()
+    # one thread, on every machine: scripts/test.sh runs this tier beside the fast tier, a core each
     log = cache_dir() / f"server-{port}.log"
     out = log.open("w")
     proc = subprocess.Popen(
         [str(py), "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1", "--port", str(port),
-         "--n_ctx", str(CONTEXT_TOKENS)], stdout=out, stderr=subprocess.STDOUT)
+         "--n_ctx", str(CONTEXT_TOKENS), "--n_threads", "1"], stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/v1"
     deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline:
