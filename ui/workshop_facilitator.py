@@ -8,20 +8,17 @@ signs anyone in (the projector shows the code, the join link and the QR code).
 
 from __future__ import annotations
 
-import base64
-import io
-import socket
 from typing import Any
-from urllib.parse import urlencode, urlsplit
 
 import streamlit as st
 
-from ifworld import access, whatif
+from ifworld import whatif
 from ifworld.access import AccessDenied
 from ifworld.toolkit import WorkshopError
 from ifworld.whatif import NO_GROUND_TRUTH, SessionError, State, Workshop
 from ui.common import current_settings, show_error, store
 from ui.identity import caller
+from ui.join_card import join_card, join_link
 from ui.room_list import room_list
 from ui.workshop_roster import roster_panel
 from ui.workshop_rows import AFTER_REPORT_ACTIONS, FACILITATOR_ACTIONS, already_done, facilitator_rows, kind_heading
@@ -31,44 +28,6 @@ PAGE_ROWS = 150
 """Rows per kind before "Show more": a class (30 people × a few contributions) sees all of theirs, and a flooded
 room (thousands of contributions) stays one quick page."""
 ENDED = frozenset({State.COMPLETED, State.CANCELLED, State.FAILED})  # no later round can take a contribution
-
-
-# -- links ------------------------------------------------------------------------------------------------
-def app_origin() -> str:
-    """``scheme://host:port`` of this app as the room reaches it (empty when unknown, e.g. in AppTest): the
-    facilitator's own address, unless that is the loopback one while the app serves the network — then this
-    machine's network address, since ``127.0.0.1`` on a phone is the phone."""
-    parts = urlsplit(st.context.url or "")
-    if not (parts.scheme and parts.netloc):
-        return ""
-    host = parts.hostname or ""
-    if access.is_loopback(host) and not access.is_loopback(st.get_option("server.address")):
-        lan = network_address()
-        if lan:
-            return f"{parts.scheme}://{lan}{f':{parts.port}' if parts.port else ''}"
-    return f"{parts.scheme}://{parts.netloc}"
-
-
-def network_address() -> str:
-    """This machine's first IPv4 address that is not loopback (by its host name; no packet is sent), or ""."""
-    try:
-        found = {a[4][0] for a in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)}
-    except OSError:
-        return ""
-    return next((str(a) for a in sorted(found) if not access.is_loopback(str(a))), "")
-
-
-def join_link(token: str) -> str:
-    return f"{app_origin()}/join?{urlencode({'w': token})}"
-
-
-def qr_png(url: str) -> bytes:
-    """The join link as a QR code PNG (``segno``), large enough to project (scale 12 ≈ 500 px wide)."""
-    import segno
-
-    buf = io.BytesIO()
-    segno.make(url, error="m").save(buf, kind="png", scale=12, border=2)
-    return buf.getvalue()
 
 
 def _act(fn: Any, run_id: str, *args: Any, **kwargs: Any) -> None:
@@ -99,32 +58,10 @@ def facilitator_panel(run_id: str, state: State) -> bool:
     ws = whatif.load_workshop(run_id, store=store())
     st.session_state["workshop_fac_seen"] = state.value
     with st.expander(f"👥 Workshop · code **{ws.code}** · {ws.status}", expanded=state != State.COMPLETED):
-        _join_card(ws, run_id)
+        join_card(ws, lambda: _act(whatif.close_workshop, run_id))
     roster_panel(ws, run_id, join_link(ws.token), f"Workshop {ws.code}")  # not nested: expanders cannot be
     _room(run_id)
     return ws.status == "open"
-
-
-def _join_card(ws: Workshop, run_id: str) -> None:
-    """What the facilitator projects: the code, the join link and its QR code — nothing that signs anyone in."""
-    left, right = st.columns([3, 2])
-    link = join_link(ws.token)
-    left.markdown("Join on the **Join** page with the code")
-    left.markdown(f"<div style='font-size:4rem;font-weight:700;letter-spacing:.5rem'>{ws.code}</div>",
-                  unsafe_allow_html=True)  # the code is ours: letters and digits from CODE_ALPHABET only
-    left.caption("…or open this link:")
-    left.code(link, language=None)
-    if access.is_loopback(urlsplit(link).hostname) and not access.is_loopback(st.get_option("server.address")):
-        left.caption("⚠️ This link names this computer itself; phones need its network address in its place "
-                     "(this machine reports none).")
-    if ws.status == "open":
-        left.button("🔒 Close workshop", key="workshop_close", on_click=_act,
-                    args=(whatif.close_workshop, run_id), help="It accepts nothing more after this.")
-    # Not st.image: Streamlit 1.67 draws it with no alt text (axe image-alt, critical; docs/accessibility.md).
-    qr = base64.b64encode(qr_png(link)).decode("ascii")
-    right.markdown(f"<img src='data:image/png;base64,{qr}' alt='QR code of the join link' style='width:100%'>",
-                   unsafe_allow_html=True)  # ours: a PNG we just made, base64 — no participant text
-    right.caption("Scan to join")
 
 
 @st.fragment(run_every=REFRESH_S)

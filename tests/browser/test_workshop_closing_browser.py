@@ -16,7 +16,7 @@ from tests.browser.conftest import KNOWN_KEY, e2e_db, shot, wait_idle
 DRAFT = "Half-written: the ferry timetable would need"
 
 
-def _between_rounds(store: RunStore, settings) -> str:  # noqa: ANN001
+def between_rounds(store: RunStore, settings) -> str:  # noqa: ANN001
     params = default_params("What if the tides stopped for a month?", "ifworld", rounds=2,
                             review=True, pause_between_rounds=True)
     run_id = service.run(params, settings=settings, store=store)["run_id"]
@@ -30,7 +30,7 @@ def test_closing_keeps_what_a_participant_was_typing(browser, app_url, e2e_fake,
     settings = load_settings({"base_url": e2e_fake.url, "model": "fake-model", "api_key": KNOWN_KEY, "db_path": db})
     store = RunStore(db)
     try:
-        run_id = _between_rounds(store, settings)
+        run_id = between_rounds(store, settings)
         room = open_workshop(run_id, store=store)
         ctx = browser.new_context(viewport={"width": 390, "height": 844})
         page = ctx.new_page()
