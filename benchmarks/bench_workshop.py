@@ -54,6 +54,8 @@ TIMEOUT_MS = 180_000
 WALL_MINUS_PERF = time.time() - time.perf_counter()  # the store and the page stamp with the wall clock
 RETRIES: Counter[str] = Counter()
 CONSOLE: dict = {}  # page -> its console messages (printed when a participant's page gets stuck)
+RECEIVED: Counter = Counter()  # page -> websocket bytes it received (what a phone pulls over the school's Wi-Fi)
+IDLE_S = 30.0  # the idle window over which bytes per minute are measured (nobody acts; the pages redraw)
 # How often a participant's driver looks at its page (idle? landed?). Each look is a DevTools round trip through
 # the browser process; 30 drivers looking 5 times a second cost the shared 2 cores more than the app did.
 LOOK_S = 0.4
@@ -132,6 +134,7 @@ async def join_and_predict(browser, url: str, code: str, i: int, gate: asyncio.S
         page = await ctx.new_page()
         CONSOLE[page] = []
         page.on("console", lambda m, p=page: CONSOLE[p].append(f"{m.type}: {m.text}"[:300]))
+        count_bytes(page)
         page.set_default_timeout(TIMEOUT_MS)
         await page.goto(f"{url}/join")
         await page.get_by_label("Workshop code").fill(code)
@@ -146,6 +149,21 @@ async def join_and_predict(browser, url: str, code: str, i: int, gate: asyncio.S
         await act(page, "save prediction", page.get_by_role("button", name="Save my prediction").click,
                   lambda: saved.count())
         return ctx, page
+
+
+def count_bytes(page) -> None:  # noqa: ANN001
+    """Add every websocket frame the page receives to RECEIVED[page] (Streamlit's deltas arrive this way)."""
+    def on_socket(ws) -> None:  # noqa: ANN001
+        ws.on("framereceived", lambda payload: RECEIVED.update({page: len(payload)}))
+    page.on("websocket", on_socket)
+
+
+async def idle_bytes(pages: list, fac) -> tuple[float, float, float]:  # noqa: ANN001
+    """Bytes per minute while nobody acts: the median and the largest phone, and the facilitator."""
+    before = dict(RECEIVED)
+    await asyncio.sleep(IDLE_S)
+    per_min = sorted((RECEIVED[p] - before.get(p, 0)) * 60 / IDLE_S for p in pages)
+    return statistics.median(per_min), per_min[-1], (RECEIVED[fac] - before.get(fac, 0)) * 60 / IDLE_S
 
 
 async def contribute(page, i: int, submitted: dict[str, float], gate: asyncio.Semaphore) -> None:  # noqa: ANN001
@@ -238,6 +256,7 @@ async def bench(n: int, concurrency: int, processes: int = 1, where: str | None 
                 browser = await p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
                 fctx = await own.new_context(viewport={"width": 1400, "height": 1000})
                 fac = await fctx.new_page()
+                count_bytes(fac)
                 fac.set_default_timeout(TIMEOUT_MS)
                 await fac.goto(signin)  # the cookie: this browser is the facilitator from now on
                 await fac.get_by_text("Model connection").first.wait_for()
@@ -267,6 +286,8 @@ async def bench(n: int, concurrency: int, processes: int = 1, where: str | None 
                 log("votes sent")
                 await asyncio.wait_for(watcher, timeout=600)
                 log("all contributions seen by the facilitator")
+                phone_median, phone_max, fac_bytes = await idle_bytes([pg for _, pg in people], fac)
+                log(f"idle {IDLE_S:.0f} s: bytes per minute measured")
                 await browser.close()
                 await own.close()
         finally:
@@ -292,7 +313,8 @@ async def bench(n: int, concurrency: int, processes: int = 1, where: str | None 
               f"median_visible_s={statistics.median(delays) if delays else float('nan'):.2f} "
               f"max_visible_s={max(delays) if delays else float('nan'):.2f} concurrency={concurrency} "
               f"clicks_repeated={repeated} p95_send_to_store_s={_p95(to_store):.2f} "
-              f"p95_store_to_facilitator_s={_p95(to_screen):.2f}")
+              f"p95_store_to_facilitator_s={_p95(to_screen):.2f} idle_kb_per_min_phone_median={phone_median / 1e3:.0f} "
+              f"idle_kb_per_min_phone_max={phone_max / 1e3:.0f} idle_kb_per_min_facilitator={fac_bytes / 1e3:.0f}")
         backend = store.backend
         store.close()
         return (f"participants={len(ws.participants)} contributions={len(ws.contributions)} votes={len(ws.votes)} "

@@ -8,7 +8,8 @@
 #   realserver  llama-cpp-python + a 270M GGUF model                  (tests/realserver)
 # Extra arguments go to every pytest call (e.g. -x, -k name).
 # Two cores: the realserver tier (one llama.cpp thread) runs beside the checks and the fast tier (one pytest
-# process each), its output printed when it ends; slow and browser then use both cores (pytest-xdist, -n 2).
+# process each), its output printed when it ends; slow and browser then use both cores (pytest-xdist, -n 2, a
+# file per worker: module fixtures such as the browser are set up once).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh test,cluster,fast,docs,postgres || exit 1
@@ -56,10 +57,10 @@ step mypy $py -m mypy ifworld
 step docs $py -m mkdocs build --strict --quiet --site-dir "$results/site"
 step fast $py -m pytest --junitxml="$results/fast.xml" "$@"
 joined realserver
-step slow $py -m pytest -n 2 -m "slow and not browser and not realserver and not postgres" \
+step slow $py -m pytest -n 2 --dist loadfile -m "slow and not browser and not realserver and not postgres" \
   --junitxml="$results/slow.xml" "$@"
 step postgres $py -m pytest -m "postgres and not browser and not realserver" --junitxml="$results/postgres.xml" "$@"
-step browser $py -m pytest -n 2 -m browser --junitxml="$results/browser.xml" "$@"
+step browser $py -m pytest -n 2 --dist loadfile -m browser --junitxml="$results/browser.xml" "$@"
 
 echo
 echo "== tiers"
