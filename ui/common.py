@@ -24,6 +24,7 @@ from ifworld.toolkit import (
     redact,
     safe_error,
 )
+from ui.connection_memory import NOTICE, remember, restore
 from ui.identity import caller, is_facilitator
 
 P = ParamSpec("P")
@@ -202,12 +203,18 @@ def show_error(message: Any, target: Callable[..., Any] | None = None, **kwargs:
 
 
 def sidebar() -> None:
-    """Model connection panel: endpoint, model, key (never stored), test button."""
+    """Model connection panel: endpoint, model (both kept for the next visit), key (never stored), test button."""
+    restore(store())
     settings = current_settings()
     with st.sidebar.expander("Model connection", expanded=not settings.enabled):
         st.text_input("Base URL", key="conn_base_url", placeholder=settings.base_url or "http://localhost:11434/v1",
-                      help="Any OpenAI-compatible endpoint. Empty = IFWORLD_BASE_URL, or OpenAI if only a key is set.")
-        st.text_input("Model", key="conn_model", placeholder=settings.model)
+                      on_change=remember, args=(store(),),
+                      help="Any OpenAI-compatible endpoint. Empty = IFWORLD_BASE_URL, or OpenAI if only a key is set. "
+                           "Kept for the next visit, with the model name (never the key).")
+        st.text_input("Model", key="conn_model", placeholder=settings.model, on_change=remember, args=(store(),))
+        notice = st.session_state.pop(NOTICE, None)
+        if notice:
+            show_error(notice)
         st.text_input("API key", key="conn_api_key", type="password",
                       placeholder="set" if settings.api_key else "not set",
                       help="Kept in this browser session only; never written to the run store, logs or exports.")

@@ -149,9 +149,12 @@ def use_demo_model() -> None:
     canned answers are labelled [demo]); the key is cleared, the demo needs none. A callback, so the fields show
     the new values in the run the click starts."""
     from ifworld.llm import builtin_demo_url
+    from ui.common import store
+    from ui.connection_memory import remember
     from ui.identity import caller
 
     st.session_state.update(conn_base_url=builtin_demo_url(caller()), conn_model=DEMO_MODEL, conn_api_key="")
+    remember(store())  # a reload keeps the demo model too
 
 
 def demo_button(key: str) -> None:

@@ -103,6 +103,20 @@ def test_method_memory_lives_in_the_store(any_store: RunStore) -> None:
     assert rows == [("json_mode",)]
 
 
+def test_the_saved_connection_lives_in_the_store(any_store: RunStore) -> None:
+    from ifworld.access import OPERATOR
+    from ifworld.saved_connection import save_connection, saved_connection
+
+    save_connection(any_store, OPERATOR, "http://10.0.0.5:8080/v1", "qwen2.5-7b")
+    save_connection(any_store, OPERATOR, "http://10.0.0.6:8080/v1", "qwen2.5-7b")  # replaced, not added
+    assert saved_connection(any_store).base_url == "http://10.0.0.6:8080/v1"
+    _, rows = any_store._read("SELECT key FROM ifw_meta WHERE key='saved_connection'")
+    assert len(rows) == 1
+    save_connection(any_store, OPERATOR, "", "")
+    assert saved_connection(any_store).base_url == "" and not any_store._read(
+        "SELECT key FROM ifw_meta WHERE key='saved_connection'")[1]
+
+
 def test_newer_schema_is_refused(any_store: RunStore) -> None:
     with any_store._tx() as c:
         c.execute("UPDATE ifw_meta SET value='99' WHERE key='schema_version'")
