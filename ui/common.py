@@ -204,14 +204,14 @@ def show_error(message: Any, target: Callable[..., Any] | None = None, **kwargs:
 
 def sidebar() -> None:
     """Model connection panel: endpoint, model (both kept for the next visit), key (never stored), test button."""
-    restore(store())
     settings = current_settings()
+    restore(store, settings.store)
     with st.sidebar.expander("Model connection", expanded=not settings.enabled):
         st.text_input("Base URL", key="conn_base_url", placeholder=settings.base_url or "http://localhost:11434/v1",
-                      on_change=remember, args=(store(),),
+                      on_change=remember, args=(store,),
                       help="Any OpenAI-compatible endpoint. Empty = IFWORLD_BASE_URL, or OpenAI if only a key is set. "
                            "Kept for the next visit, with the model name (never the key).")
-        st.text_input("Model", key="conn_model", placeholder=settings.model, on_change=remember, args=(store(),))
+        st.text_input("Model", key="conn_model", placeholder=settings.model, on_change=remember, args=(store,))
         notice = st.session_state.pop(NOTICE, None)
         if notice:
             show_error(notice)

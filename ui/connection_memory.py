@@ -4,6 +4,8 @@ fill the sidebar's empty fields when a new browser session starts."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import streamlit as st
@@ -15,22 +17,25 @@ from ui.identity import caller, is_facilitator
 NOTICE = "conn_notice"
 
 
-def restore(store: Any) -> None:
-    """Once per browser session, for the facilitator: the saved values fill the fields left empty."""
+def restore(open_store: Callable[[], Any], where: str) -> None:
+    """Once per browser session, for the facilitator: the saved values fill the fields left empty. ``where`` is
+    the store's file or URL: a SQLite file that does not exist holds nothing, and is not created just to look."""
     ss = st.session_state
     if ss.get("conn_restored") or not is_facilitator():
         return
     ss["conn_restored"] = True
-    saved = saved_connection(store)
+    if not where.startswith("postgresql") and not Path(where).exists():
+        return
+    saved = saved_connection(open_store())
     for field, value in (("conn_base_url", saved.base_url), ("conn_model", saved.model)):
         if value and not ss.get(field):
             ss[field] = value
 
 
-def remember(store: Any) -> None:
+def remember(open_store: Callable[[], Any]) -> None:
     """On a change of the Base URL or the model (a callback): save them; a refusal is shown, not raised."""
     ss = st.session_state
     try:
-        save_connection(store, caller(), str(ss.get("conn_base_url") or ""), str(ss.get("conn_model") or ""))
+        save_connection(open_store(), caller(), str(ss.get("conn_base_url") or ""), str(ss.get("conn_model") or ""))
     except (ConfigError, AccessDenied) as exc:
         ss[NOTICE] = str(exc)

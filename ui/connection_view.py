@@ -154,7 +154,7 @@ def use_demo_model() -> None:
     from ui.identity import caller
 
     st.session_state.update(conn_base_url=builtin_demo_url(caller()), conn_model=DEMO_MODEL, conn_api_key="")
-    remember(store())  # a reload keeps the demo model too
+    remember(store)  # a reload keeps the demo model too
 
 
 def demo_button(key: str) -> None:
