@@ -17,11 +17,12 @@ from ifworld.limits import CONFIRM_CALLS, confirmation_message, needs_confirmati
 from ifworld.redact import redact, safe_error
 from ifworld.safe_csv import write_csv
 from ifworld.safe_figure import inert_figure
-from ifworld.saved_connection import save_connection, saved_connection
 from ifworld.safe_text import clean_title, demote_headings, inert_markdown
+from ifworld.saved_connection import save_connection, saved_connection
 
 __all__ = [
-    "CONFIRM_CALLS", "CONNECT_HELP", "DEMO_MODEL", "DEMO_URL", "TEMPLATE", "ConfigError", "IFWorldError", "InputError", "Settings",
+    "CONFIRM_CALLS", "CONNECT_HELP", "DEMO_MODEL", "DEMO_URL", "TEMPLATE", "ConfigError", "IFWorldError", "InputError",
+    "Settings",
     "WorkshopError", "clean_title", "column_label", "confirmation_message", "demote_headings", "describe_figure",
     "edge_sentences", "figure_tables", "human_columns",
     "inert_figure", "inert_markdown", "load_settings", "needs_confirmation", "redact", "safe_error", "save_connection",

@@ -33,7 +33,8 @@ def test_only_the_facilitator_saves(store: RunStore, who: Caller | None) -> None
 
 
 @pytest.mark.parametrize("url, why", [
-    ("ftp://models.example/v1", "not an http"), ("javascript:alert(1)", "not an http"), ("localhost:8080", "not an http"),
+    ("ftp://models.example/v1", "not an http"), ("javascript:alert(1)", "not an http"),
+    ("localhost:8080", "not an http"),
     ("http://admin:hunter2@10.0.0.7/v1", "user name or password"), ("http://10.0.0.7/v1\nX-Evil: 1", "control"),
     ("http://h.example/" + "a" * MAX_URL_CHARS, "at most"),
 ])
