@@ -205,7 +205,7 @@ def show_error(message: Any, target: Callable[..., Any] | None = None, **kwargs:
 def sidebar() -> None:
     """Model connection panel: endpoint, model (both kept for the next visit), key (never stored), test button."""
     settings = current_settings()
-    restore(store, settings.store)
+    restore(lambda: _store(settings.store), settings.store)  # not store(): a broken one must not stop the page
     with st.sidebar.expander("Model connection", expanded=not settings.enabled):
         st.text_input("Base URL", key="conn_base_url", placeholder=settings.base_url or "http://localhost:11434/v1",
                       on_change=remember, args=(store,),

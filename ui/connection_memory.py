@@ -11,6 +11,7 @@ from typing import Any
 import streamlit as st
 
 from ifworld.access import AccessDenied
+from ifworld.runs import StoreError
 from ifworld.toolkit import ConfigError, save_connection, saved_connection
 from ui.identity import caller, is_facilitator
 
@@ -26,7 +27,10 @@ def restore(open_store: Callable[[], Any], where: str) -> None:
     ss["conn_restored"] = True
     if not where.startswith("postgresql") and not Path(where).exists():
         return
-    saved = saved_connection(open_store())
+    try:
+        saved = saved_connection(open_store())
+    except StoreError:  # a store that cannot be read holds nothing to restore; the pages that use it say why
+        return
     for field, value in (("conn_base_url", saved.base_url), ("conn_model", saved.model)):
         if value and not ss.get(field):
             ss[field] = value
