@@ -10,7 +10,7 @@ Moving a helper between those files then changes this module only.
 from __future__ import annotations
 
 from ifworld.config import CONNECT_HELP, DEMO_MODEL, DEMO_URL, Settings, load_settings
-from ifworld.errors import ConfigError, IFWorldError, InputError, WorkshopError
+from ifworld.errors import ConfigError, IFWorldError, InputError, StoreError, WorkshopError
 from ifworld.figstyle import TEMPLATE, column_label, human_columns, styled
 from ifworld.figure_words import describe as describe_figure, edge_sentences, figure_tables
 from ifworld.limits import CONFIRM_CALLS, confirmation_message, needs_confirmation
@@ -22,7 +22,7 @@ from ifworld.saved_connection import save_connection, saved_connection
 
 __all__ = [
     "CONFIRM_CALLS", "CONNECT_HELP", "DEMO_MODEL", "DEMO_URL", "TEMPLATE", "ConfigError", "IFWorldError", "InputError",
-    "Settings",
+    "Settings", "StoreError",
     "WorkshopError", "clean_title", "column_label", "confirmation_message", "demote_headings", "describe_figure",
     "edge_sentences", "figure_tables", "human_columns",
     "inert_figure", "inert_markdown", "load_settings", "needs_confirmation", "redact", "safe_error", "save_connection",

@@ -11,8 +11,7 @@ from typing import Any
 import streamlit as st
 
 from ifworld.access import AccessDenied
-from ifworld.runs import StoreError
-from ifworld.toolkit import ConfigError, save_connection, saved_connection
+from ifworld.toolkit import ConfigError, StoreError, save_connection, saved_connection
 from ui.identity import caller, is_facilitator
 
 NOTICE = "conn_notice"
