@@ -3,24 +3,14 @@ device scale 1.75) the address, the code and the QR code all sit inside one scre
 
 from __future__ import annotations
 
-from ifworld.config import load_settings
-from ifworld.runs.store import RunStore
-from ifworld.whatif.workshop import open_workshop
-from tests.browser.conftest import KNOWN_KEY, SHOTS, e2e_db, wait_idle
-from tests.browser.test_workshop_closing_browser import between_rounds
+from tests.browser.conftest import SHOTS, wait_idle
+from tests.browser.test_workshop_closing_browser import room_between_rounds
 
 PROJECTOR = {"width": 731, "height": 411}  # 1280×720 at 175 %
 
 
 def test_the_join_slide_fits_one_projector_screen(browser, app_url, e2e_fake, tmp_path_factory) -> None:  # noqa: ANN001
-    db = e2e_db(tmp_path_factory)
-    settings = load_settings({"base_url": e2e_fake.url, "model": "fake-model", "api_key": KNOWN_KEY, "db_path": db})
-    store = RunStore(db)
-    try:
-        run_id = between_rounds(store, settings)
-        room = open_workshop(run_id, store=store)
-    finally:
-        store.close()
+    _, run_id, room = room_between_rounds(e2e_fake, tmp_path_factory)
     ctx = browser.new_context(viewport=PROJECTOR, device_scale_factor=1.75)
     page = ctx.new_page()
     page.set_default_timeout(120_000)

@@ -16,22 +16,27 @@ from tests.browser.conftest import KNOWN_KEY, e2e_db, shot, wait_idle
 DRAFT = "Half-written: the ferry timetable would need"
 
 
-def between_rounds(store: RunStore, settings) -> str:  # noqa: ANN001
+def room_between_rounds(e2e_fake, tmp_path_factory):  # noqa: ANN001, ANN201
+    """A run paused after round 1 with its workshop open, made by the engine on the e2e app's store and fake
+    model: (store file, run id, workshop)."""
+    db = e2e_db(tmp_path_factory)
+    settings = load_settings({"base_url": e2e_fake.url, "model": "fake-model", "api_key": KNOWN_KEY, "db_path": db})
     params = default_params("What if the tides stopped for a month?", "ifworld", rounds=2,
                             review=True, pause_between_rounds=True)
-    run_id = service.run(params, settings=settings, store=store)["run_id"]
-    service.continue_run(run_id, settings=settings, store=store)  # the review, unchanged: round 1, then a pause
-    assert load_session(run_id, store).state == State.BETWEEN_ROUNDS
-    return run_id
+    store = RunStore(db)
+    try:
+        run_id = service.run(params, settings=settings, store=store)["run_id"]
+        service.continue_run(run_id, settings=settings, store=store)  # the review, unchanged: round 1, then a pause
+        assert load_session(run_id, store).state == State.BETWEEN_ROUNDS
+        return db, run_id, open_workshop(run_id, store=store)
+    finally:
+        store.close()
 
 
 def test_closing_keeps_what_a_participant_was_typing(browser, app_url, e2e_fake, tmp_path_factory) -> None:  # noqa: ANN001
-    db = e2e_db(tmp_path_factory)
-    settings = load_settings({"base_url": e2e_fake.url, "model": "fake-model", "api_key": KNOWN_KEY, "db_path": db})
+    db, run_id, room = room_between_rounds(e2e_fake, tmp_path_factory)
     store = RunStore(db)
     try:
-        run_id = between_rounds(store, settings)
-        room = open_workshop(run_id, store=store)
         ctx = browser.new_context(viewport={"width": 390, "height": 844})
         page = ctx.new_page()
         page.set_default_timeout(120_000)
