@@ -38,6 +38,7 @@ _DEFINITIONS = (
     "euro = [currency_euro] = EUR",
     "pound_sterling = [currency_pound] = GBP",
     "yen = [currency_yen] = JPY",
+    "us_dollar = [currency_dollar] = USD",
 )
 CURRENCY_SIGNS = {"€": "EUR", "£": "GBP", "¥": "JPY"}
 """A currency sign glued to a number (``2,450.75€``) is its unit; each currency is its own dimension."""
