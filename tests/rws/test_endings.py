@@ -38,3 +38,28 @@ def test_every_table_has_look_alikes() -> None:
         rows = [param.values[0] for param in load_tables((name,))]
         assert sum(row["verdict"] != "correct" for row in rows) >= len(rows) // 3, name
         assert any(row["verdict"] == "correct" for row in rows), name
+
+
+def test_word_lists_are_data(tmp_path, monkeypatch) -> None:
+    """Abbreviations and opposite words come from one data file each: a row added there is used, no code changed."""
+    from ifworld import resources
+    from ifworld.rws.grading import wording
+    from ifworld.rws.grading.textual import check_textual
+
+    assert wording.opposites()["sunward"] == "antisunward" and wording.opposites()["weakens"] == "strengthens"
+    assert wording.abbreviations()["CIR"] == "corotating interaction region"
+    for name in (wording.ANTONYMS_FILE, wording.ABBREVIATIONS_FILE):
+        (tmp_path / name).write_text(resources.data_path(name).read_text("utf-8"), "utf-8")
+    with (tmp_path / wording.ANTONYMS_FILE).open("a", encoding="utf-8") as out:
+        out.write("ebbing\tflowing\n")
+    with (tmp_path / wording.ABBREVIATIONS_FILE).open("a", encoding="utf-8") as out:
+        out.write("QPP\tquasi periodic pulsation\n")
+    monkeypatch.setattr(resources, "data_path", lambda name: tmp_path / name)
+    for cached in (wording.opposites, wording.abbreviations, wording._abbreviation_re):
+        cached.cache_clear()
+    try:
+        assert check_textual("the tide is ebbing", "the tide is flowing").verdict == "incorrect"
+        assert check_textual("a QPP", "quasi-periodic pulsation").verdict == "correct"
+    finally:
+        for cached in (wording.opposites, wording.abbreviations, wording._abbreviation_re):
+            cached.cache_clear()
