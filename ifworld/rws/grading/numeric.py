@@ -255,8 +255,12 @@ def check_numeric(pred: str, gold: str, units: str | None = None, required: str 
     """
     result = _check_values(pred, gold, units, required)
     commas = _AMBIGUOUS_COMMA.findall(pred)
-    if result.verdict == "correct" or len(commas) != 1 or _AMBIGUOUS_COMMA.search(gold):
+    if len(commas) != 1 or _AMBIGUOUS_COMMA.search(gold):
         return result
+    if result.verdict == "correct":  # the usual reading, but the reason says which one was taken
+        whole, part = commas[0]
+        return result.with_(reason=f"{result.reason} ({whole},{part} read as {whole}{part}, a thousands separator; "
+                            f"as a decimal comma it would be {whole}.{part})")
     decimal = _check_values(_AMBIGUOUS_COMMA.sub(r"\1.\2", pred), gold, units, required)
     if decimal.verdict != "correct":
         return result
