@@ -64,6 +64,7 @@ _SPELLED = re.compile(
     r"(?<![\\A-Za-z])(alpha|beta|gamma|delta|epsilon|zeta|eta|theta|iota|kappa|lambda|mu|nu|xi|rho|sigma|tau|"
     r"upsilon|phi|chi|psi|omega|pi|Gamma|Delta|Theta|Lambda|Xi|Pi|Sigma|Upsilon|Phi|Psi|Omega|"
     r"sin|cos|tan|cot|sinh|cosh|tanh|arcsin|arccos|arctan|ln|log|exp)(?![A-Za-z])")
+_SPELLED_FUNCTIONS = frozenset("sin cos tan cot sinh cosh tanh arcsin arccos arctan ln log exp".split())
 """Greek letters and functions spelled without a backslash (``tan psi = Omega r / V``, ``B A cos θ``): LaTeX
 would read them letter by letter (t·a·n·p·s·i), so they are read as the commands they name. ``sec`` and ``csc``
 are left out: ``sec`` is more often seconds."""
@@ -162,9 +163,15 @@ def unicode_latex(text: str) -> str:
 def spelled_commands(text: str) -> str:
     """Spelled Greek letters and function names as LaTeX commands (``omega_p`` → ``\\omega_p``, ``v_perp`` →
     ``v_{perp}``), outside ``\\text{…}`` and its kin (where a word is a word)."""
+    def one(match: re.Match) -> str:
+        before = match.string[max(0, match.start() - 2):match.start()]
+        if match[1] in _SPELLED_FUNCTIONS and before.endswith(("_", "_{")):
+            return match[0]  # a subscript word (t_{exp}, x_{log}) is a label, not a function
+        return "\\" + match[1] + " "
+
     pieces = re.split(f"({_TEXTLIKE.pattern})", text)
     for index in range(0, len(pieces), 2):
-        piece = _SPELLED.sub(lambda m: "\\" + m[1] + " ", pieces[index])
+        piece = _SPELLED.sub(one, pieces[index])
         pieces[index] = re.sub(r"_(perp|par)(?:allel)?(?![A-Za-z])", r"_{\1}", piece)
     return "".join(pieces)
 
