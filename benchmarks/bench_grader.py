@@ -14,7 +14,8 @@ Run: ``.venv/bin/python benchmarks/bench_grader.py [--quick]``. Prints:
   with every disagreement, its note and our reason.
 
 * issue #43's classes (``tests/rws/cases/written_*.jsonl``): ours vs Math-Verify alone per class, with every
-  disagreement on the maths rows (``--written`` prints only this section).
+  disagreement on the maths rows (``--written`` prints only this section; ``--endings`` the same for the second
+  set of tables, ``tests/rws/cases/endings_*.jsonl``).
 
 ``--quick`` skips the cold-start repeats; ``--kinds`` prints only the per-kind section.
 """
@@ -385,29 +386,29 @@ def _kind_disagreements(graded: dict[str, list[dict]]) -> None:
                       f"ref {'C' if r['ref'] else '-'} | {r['pred'][:30]!r} vs {r['gt'][:26]!r} | {r['reason'][:90]}")
 
 
-WRITTEN = {  # issue #43's classes → case table
-    "1 closing, debris, think": "written_closing",
-    "2 several boxes": "written_boxes",
-    "3 numbers as written": "written_numbers",
-    "4 identical answers": "written_identical",
-    "5 functions and symbols": "written_symbols",
-    "6 text without a model": "written_text",
-    "7 chained working": "written_chains",
+WRITTEN = {  # issue #43's classes → case table suffix (written_* and, written apart from them, endings_*)
+    "1 closing, debris, think": "closing",
+    "2 several boxes": "boxes",
+    "3 numbers as written": "numbers",
+    "4 identical answers": "identical",
+    "5 functions and symbols": "symbols",
+    "6 text without a model": "text",
+    "7 chained working": "chains",
 }
 
 
-def bench_written() -> None:
+def bench_written(prefix: str = "written") -> None:
     """Per class of issue #43: right verdicts (a row marked exact needs its very verdict) of ours and of
     Math-Verify alone (which cannot abstain: its "not correct" counts as right for an exact not_sure row only
     when ours would be judged the same way — here it is simply correct vs not correct), wrong "correct"s."""
     from ifworld.rws.grading.grader import check
 
     check("x", "x", "symbolic")
-    print(f"\nissue #43 classes: tests/rws/cases/written_*.jsonl ({_load()}) — right verdicts, wrong 'correct'")
+    print(f"\nissue #43 classes: tests/rws/cases/{prefix}_*.jsonl ({_load()}) — right verdicts, wrong 'correct'")
     print(f"  {'class':26s} {'n':>3s} {'look-alikes':>11s}  {'ours':>7s} {'MV alone':>8s}  {'wrong correct':>13s}")
     summary, graded = {}, {}
     for name, table in WRITTEN.items():
-        rows = graded[name] = _grade_kind(_kind_rows(table), None)
+        rows = graded[name] = _grade_kind(_kind_rows(f"{prefix}_{table}"), None)
         n = len(rows)
         right = sum(r["ours"] == r["want"] and (not r.get("exact") or r["verdict_ours"] == r["verdict"])
                     for r in rows)
@@ -430,8 +431,8 @@ def main() -> None:
     if "--kinds" in sys.argv:
         bench_kinds()
         return
-    if "--written" in sys.argv:
-        bench_written()
+    if "--written" in sys.argv or "--endings" in sys.argv:
+        bench_written("endings" if "--endings" in sys.argv else "written")
         return
     items = bench_sample(1 if "--quick" in sys.argv else 3)
     bench_perturbations(items)

@@ -70,7 +70,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
 def test_wheel_carries_app_prompts_and_data(installed: Installed) -> None:
     names = set(zipfile.ZipFile(installed.wheel).namelist())
     for required in ("ifworld/_bundle/app.py", "ifworld/_bundle/app_pages/whatif.py", "ifworld/_bundle/ui/common.py",
-                     "ifworld/_bundle/data/rws_sample.jsonl", "ifworld/_bundle/.streamlit/config.toml"):
+                     "ifworld/_bundle/data/rws_sample.jsonl", "ifworld/_bundle/.streamlit/config.toml",
+                     "ifworld/_bundle/data/abbreviations.tsv", "ifworld/_bundle/data/antonyms.tsv"):
         assert required in names
     assert any(n.startswith("ifworld/_bundle/prompts/whatif/") for n in names)
     assert not any("secrets.toml" in n or "__pycache__" in n for n in names)

@@ -6,8 +6,9 @@ What comes from Math-Verify and what is ours: docs/grading.md.
 - ``mathverify`` — Math-Verify's ``parse`` / ``verify`` (extraction and equivalence; its own timeouts off).
 - ``notation`` — hostile-input guards and physics notation rewritten for it (derivatives, ``vectors``,
   subscripted names, case); ``plaintext`` — calculator and CAS notation read safely; ``physics`` — vetoes of false
-  "correct" and the proofs Math-Verify misses; ``forms`` — answers as people write them (label sides such as
-  ``P(r) =`` and ``A_1:A_2 =``, ``i`` for a numeric gold, stated precision); ``symbolic`` — the symbolic stage.
+  "correct" and the proofs Math-Verify misses; ``ratios`` — ``a:b:c`` part by part; ``forms`` — answers as
+  people write them (label sides such as ``P(r) =`` and ``A_1:A_2 =``, ``i`` for a numeric gold, stated
+  precision); ``symbolic`` — the symbolic stage.
 - ``numeric`` with ``units`` (pint), ``magnitude``, ``values`` (our reading and Math-Verify's of one value),
   ``latexnorm`` — numbers with units, 5 % tolerance, heliophysics units; ``textual`` — text answers.
 - ``chain`` — one item's stages in the worker; ``sandbox`` / ``symworker`` — the killable worker pool;

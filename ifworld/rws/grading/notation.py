@@ -60,6 +60,14 @@ _IDENT = re.compile(r"(\\[a-zA-Z]+|[a-zA-Z])(_\{[^{}\\]*\}|_[a-zA-Z0-9])?")
 _CASELESS_COMMANDS = frozenset(
     "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi rho sigma tau phi chi psi omega "
     "ell".split())
+_SPELLED = re.compile(
+    r"(?<![\\A-Za-z])(alpha|beta|gamma|delta|epsilon|zeta|eta|theta|iota|kappa|lambda|mu|nu|xi|rho|sigma|tau|"
+    r"upsilon|phi|chi|psi|omega|pi|Gamma|Delta|Theta|Lambda|Xi|Pi|Sigma|Upsilon|Phi|Psi|Omega|"
+    r"sin|cos|tan|cot|sinh|cosh|tanh|arcsin|arccos|arctan|ln|log|exp)(?![A-Za-z])")
+_SPELLED_FUNCTIONS = frozenset("sin cos tan cot sinh cosh tanh arcsin arccos arctan ln log exp".split())
+"""Greek letters and functions spelled without a backslash (``tan psi = Omega r / V``, ``B A cos θ``): LaTeX
+would read them letter by letter (t·a·n·p·s·i), so they are read as the commands they name. ``sec`` and ``csc``
+are left out: ``sec`` is more often seconds."""
 _MATH_REGION = re.compile(r"\$\$(.+?)\$\$|\\\[(.+?)\\\]|\\\((.+?)\\\)|(?<![\\$])\$(.+?)\$", re.S)
 
 
@@ -152,9 +160,26 @@ def unicode_latex(text: str) -> str:
     return _NON_ASCII.sub(one, text)
 
 
+def spelled_commands(text: str) -> str:
+    """Spelled Greek letters and function names as LaTeX commands (``omega_p`` → ``\\omega_p``, ``v_perp`` →
+    ``v_{perp}``), outside ``\\text{…}`` and its kin (where a word is a word)."""
+    def one(match: re.Match) -> str:
+        before = match.string[max(0, match.start() - 2):match.start()]
+        if match[1] in _SPELLED_FUNCTIONS and before.endswith(("_", "_{")):
+            return match[0]  # a subscript word (t_{exp}, x_{log}) is a label, not a function
+        return "\\" + match[1] + " "
+
+    pieces = re.split(f"({_TEXTLIKE.pattern})", text)
+    for index in range(0, len(pieces), 2):
+        piece = _SPELLED.sub(one, pieces[index])
+        pieces[index] = re.sub(r"_(perp|par)(?:allel)?(?![A-Za-z])", r"_{\1}", piece)
+    return "".join(pieces)
+
+
 def clean(text: str) -> str:
-    """Unicode maths, Greek variants and ``_\\perp`` subscripts as the parser expects them."""
-    s = unicode_latex(text)
+    """Unicode maths, spelled Greek and functions, Greek variants and ``_\\perp`` subscripts as the parser
+    expects them."""
+    s = spelled_commands(unicode_latex(text))
     s = re.sub(r"\\([a-zA-Z]+)", lambda m: "\\" + _GREEK_VARIANTS.get(m[1], m[1]), s)
     s = re.sub(r"_(?:\{\s*\\(perp|parallel)\s*\}|\\(perp|parallel)(?![a-zA-Z]))",
                lambda m: "_{" + {"perp": "perp", "parallel": "par"}[m[1] or m[2]] + "}", s)

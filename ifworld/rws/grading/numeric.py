@@ -37,7 +37,7 @@ from ifworld.rws.grading.units import (
     parse_unit,
     registry,
 )
-from ifworld.rws.grading.values import cross_check, read_value
+from ifworld.rws.grading.values import cross_check, false_link, read_value
 
 _NUMBER_LABEL = re.compile(r"[-+]?\d+(?:\.\d+)?")
 """A "label" that is itself a number (``5 = 6 m``): a chained equality whose link must hold."""
@@ -55,10 +55,22 @@ def _result(verdict: Verdict, reason: str, pred: str, gold: str, notes: list[str
                        stage="numeric", annotations=notes or [], rel_error=rel)
 
 
+_LONE_DOLLAR = re.compile(r"(?<!\\)\$")
+
+
+def _dollar_sign(text: str) -> str:
+    """A single ``$`` glued to a number (``$9,015``, ``5,640.80$``) is the currency, written ``\\$`` from here on;
+    a pair of them is a maths delimiter."""
+    if len(_LONE_DOLLAR.findall(text)) != 1:
+        return text
+    return re.sub(r"(?<!\\)\$(?=\s?[-+]?\d)|(?<=\d)\$|(?<=\d\s)\$", lambda _: "\\$", text)
+
+
 def split_values(text: str) -> list[str]:
     """Split ``a = 1 km/s, b = 2 nT`` or ``1, 2 and 3`` into value segments (braces respected)."""
-    text = latex_shorthand(fold_confusables(superscripts(text))[0])
-    text = re.sub(r"([€£¥])\s*([-+]?\d[\d,]*(?:\.\d+)?)", r"\2\1", text)  # €3,870.25: the sign is the unit
+    text = latex_shorthand(fold_confusables(superscripts(_dollar_sign(text)))[0])
+    text = re.sub(r"(\\\$|[€£¥])\s*([-+]?\d[\d,]*(?:\.\d+)?)", r"\2\1", text)  # €3,870.25: the sign is the unit
+    text = text.replace("\\$", " USD ")  # before the maths delimiters go: \$ is the currency, $ a delimiter
     text = decimal_commas(join_thousands(inline_math(text).strip()))
     text = re.sub(r"\\[,;!: ]", " ", text)
     text = re.sub(r"^\\?[\[(]|\\?[\])]$", "", text) if re.match(r"^\\?[\[(].*,.*\\?[\])]$", text) else text
@@ -243,8 +255,12 @@ def check_numeric(pred: str, gold: str, units: str | None = None, required: str 
     """
     result = _check_values(pred, gold, units, required)
     commas = _AMBIGUOUS_COMMA.findall(pred)
-    if result.verdict == "correct" or len(commas) != 1 or _AMBIGUOUS_COMMA.search(gold):
+    if len(commas) != 1 or _AMBIGUOUS_COMMA.search(gold):
         return result
+    if result.verdict == "correct":  # the usual reading, but the reason says which one was taken
+        whole, part = commas[0]
+        return result.with_(reason=f"{result.reason} ({whole},{part} read as {whole}{part}, a thousands separator; "
+                            f"as a decimal comma it would be {whole}.{part})")
     decimal = _check_values(_AMBIGUOUS_COMMA.sub(r"\1.\2", pred), gold, units, required)
     if decimal.verdict != "correct":
         return result
@@ -351,6 +367,10 @@ def _refuse(pred: str, gold: str, gold_norm: str, preds: list[Scalar],
     if link is not None:
         return _result("incorrect", f"safety checks: chained equality: the link {link.label} = {link.value:g} is "
                        "false", pred, gold_norm, [FORMAT_VIOLATION])
+    written = next((w for w in map(false_link, preds) if w), "")
+    if written:
+        return _result("incorrect", f"safety checks: chained equality: the link {written} is false", pred, gold_norm,
+                       [FORMAT_VIOLATION])
     disagreement = next((d for d in map(cross_check, preds) if d), "")
     if disagreement:
         return _result("not_sure", disagreement, pred, gold_norm, [NEEDS_VERIFIER])

@@ -21,11 +21,15 @@ MAX_PLAIN_CHARS = 300
 MAX_NESTING = 20
 GREEK = frozenset(
     "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon "
-    "phi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma Upsilon Phi Psi Omega".split())
+    "phi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma Upsilon Phi Psi Omega lamda".split())
+"""``lamda`` is sympy's spelling of λ (``lambda`` is a Python keyword; :func:`_spelled` renames it)."""
 FUNCTIONS = {"sin": "sin", "cos": "cos", "tan": "tan", "cot": "cot", "sec": "sec", "csc": "csc",
              "asin": "asin", "acos": "acos", "atan": "atan", "arcsin": "asin", "arccos": "acos",
              "arctan": "atan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "exp": "exp", "log": "log",
              "ln": "log", "sqrt": "sqrt", "abs": "Abs"}
+_BARE_CALL = re.compile(r"\b(%s)\s+([A-Za-z][A-Za-z0-9_]*|\d+(?:\.\d+)?)(?![A-Za-z0-9_(]|\s*(?:\*\*|\^))"
+                        % "|".join(FUNCTIONS))
+"""A function applied without brackets (``tan psi``, ``ln 2``): sympy's parser would read a product."""
 _ALLOWED = re.compile(r"[A-Za-z0-9_ \t+\-*/^().,=<>!]+")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -96,11 +100,16 @@ def _parse(side: str, local: dict | None = None) -> Any:
         raise NotPlainMaths(f"{type(exc).__name__}") from exc
 
 
+def _spelled(text: str) -> str:
+    """``tan psi`` as ``tan(psi)`` and ``lambda`` as ``lamda`` — how people type them, as sympy reads them."""
+    return _BARE_CALL.sub(r"\1(\2)", re.sub(r"\blambda\b", "lamda", text))
+
+
 def to_latex(text: str) -> str:
     """Parse plain-text maths safely and print it as LaTeX (raises NotPlainMaths)."""
     import sympy
 
-    s = text.strip().rstrip(".")
+    s = _spelled(text.strip().rstrip("."))
     _check(s)
     sides = re.split(r"(?<![<>!=])=(?!=)", s)
     if len(sides) > 3:

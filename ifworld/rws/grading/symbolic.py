@@ -24,7 +24,7 @@ from typing import Any
 import sympy
 
 from ifworld.errors import GradingError
-from ifworld.rws.grading import approx, forms, mathverify, notation, physics, plaintext, proportional
+from ifworld.rws.grading import approx, forms, mathverify, notation, physics, plaintext, proportional, ratios
 from ifworld.rws.grading.constants import REL_TOLERANCE
 from ifworld.rws.grading.extract import Extraction, boxed_group, gold_parts, strip_wrappers
 from ifworld.rws.grading.result import (
@@ -124,9 +124,18 @@ def _written_link(answer: str, link: sympy.Eq) -> str:
             pair = mathverify.read(f"${left}$").value, mathverify.read(f"${right}$").value
         except notation.RefusedInput:
             continue
-        if pair == (link.lhs, link.rhs):
+        if _same_side(pair[0], link.lhs) and _same_side(pair[1], link.rhs):
             return f"{left} = {right}"
     return f"{link.lhs} = {link.rhs}"
+
+
+def _same_side(written: Any, parsed: Any) -> bool:
+    """One side of a link as written and as parsed: unevaluated sums keep their order (``8 + 9 + 4`` is not
+    ``4 + 8 + 9`` to ``==``), so numbers are compared by value."""
+    if written == parsed:
+        return True
+    numbers = all(isinstance(x, sympy.Expr) and x.is_number for x in (written, parsed))
+    return bool(numbers and sympy.simplify(written - parsed) == 0)
 
 
 def _veto(pred: Any, gold: Any, gold_text: str, hint: str, vectors: frozenset[str],
@@ -157,9 +166,22 @@ def _labels(pred_text: str, gold_text: str) -> tuple[set[tuple[str, str]], set[t
     written on one side only — the ones worth saying in the reason)."""
     regions = notation.math_regions(pred_text, whole=not _DELIMITED.search(pred_text)) + [gold_text]
     found = {label for label in (forms.call_label(strip_wrappers(r)) for r in regions) if label is not None}
+    clashing = {name for name, args in found if any(n == name and _clash(a, args) for n, a in found)}
+    found = {label for label in found if label[0] not in clashing}
     both = {label for label in found if forms.drop_calls(pred_text, {label}) != pred_text
             and forms.drop_calls(gold_text, {label}) != gold_text}
     return found, found - both
+
+
+def _clash(one: str, other: str) -> bool:
+    """Calls of one name at other arguments — two quantities (``h(t)``, ``h(s)``; ``G(p,q)``, ``G(q,p)``), so
+    neither is a mere label. A call with more arguments that include the other's in order names the same quantity
+    (``n(r,\\theta)`` and ``n(r)``: the density, said to depend on θ too)."""
+    short, long = sorted((one.split(","), other.split(",")), key=len)
+    if len(short) == len(long):
+        return short != long
+    remaining = iter(long)
+    return not all(arg in remaining for arg in short)
 
 
 def _gold_text(gold: str, labels: set[tuple[str, str]]) -> str:
@@ -320,6 +342,9 @@ def _graded(reply: str, extraction: Extraction, gold: str, hint: str, deadline: 
         if proportional.PROPTO.search(gold) else None
     if law is not None:
         return law
+    ratio = ratios.check_ratio(_answer_text(reply, extraction, gold), gold) if ":" in gold else None
+    if ratio is not None:
+        return ratio
     read = _read_sides(reply, extraction, gold)
     if isinstance(read, CheckResult):
         return read

@@ -4,7 +4,8 @@ A paraphrase we cannot confirm is ``not_sure`` ("needs LLM verifier"), never ``i
 meaning is the verifier's job. We say ``incorrect`` only where no model is needed: the answer asserts the
 opposite of a key term (``westward`` for ``eastward``, ``weakens`` for ``strengthens``) without also containing
 the gold term, hedges between the two ("either sunward or antisunward"), or is the gold with a negation added
-or removed ("is not adiabatic" for "is adiabatic").
+or removed ("is not adiabatic" for "is adiabatic"). The pairs of opposite words are data, ``data/antonyms.tsv``
+(read by :func:`ifworld.rws.grading.wording.opposites`).
 """
 
 from __future__ import annotations
@@ -15,31 +16,13 @@ from collections.abc import Callable
 
 from ifworld.rws.grading.latexnorm import fold_confusables
 from ifworld.rws.grading.result import FORMAT_VIOLATION, NEEDS_VERIFIER, UNSCORED_GOLD, CheckResult, Verdict
-from ifworld.rws.grading.wording import expand
+from ifworld.rws.grading.wording import expand, opposites
 
 _STOPWORDS = frozenset(
     "a an the of to in on at by for and or is are was were be it its this that these those with as from "
     "so which who whom into onto than then there their they them also".split()
 )
 _NEGATIONS = frozenset("not no never neither nor without cannot isnt doesnt dont wont".split())
-_PAIRS = (
-    "increases decreases", "increase decrease", "increasing decreasing", "higher lower", "larger smaller",
-    "north south", "northward southward", "northern southern", "east west", "eastward westward",
-    "eastern western", "inward outward", "dawn dusk", "dawnward duskward", "positive negative", "inner outer",
-    "closer farther", "day night", "daytime nighttime", "parallel antiparallel", "yes no", "true false",
-    "faster slower", "stronger weaker", "open closed", "strengthens weakens", "strengthen weaken",
-    "strengthening weakening", "hot cold", "hotter colder", "heats cools", "heating cooling",
-    "accelerates decelerates", "accelerate decelerate", "accelerated decelerated", "acceleration deceleration",
-    "sunward antisunward", "earthward tailward", "upward downward", "rises falls", "expands contracts",
-    "clockwise counterclockwise", "gains loses", "emission absorption", "attractive repulsive",
-    "prograde retrograde", "incoming outgoing", "maximum minimum", "stable unstable", "leading trailing",
-)
-"""Opposite direction and sign words: an answer with one where the reference has the other is incorrect."""
-_OPPOSITES: dict[str, str] = {}
-for _pair in _PAIRS:
-    _a, _b = _pair.split()
-    _OPPOSITES.setdefault(_a, _b)
-    _OPPOSITES.setdefault(_b, _a)
 _HEDGES = frozenset("either or maybe perhaps possibly might could may unclear uncertain probably likely unsure "
                     "depends".split())
 """Words that turn a containing answer into a hedge ("either eastward or westward")."""
@@ -79,9 +62,10 @@ def _opposed(p_words: list[str], g_words: list[str], g_key: list[str]) -> tuple[
     """An opposite direction or sign word (``southward`` for ``northward``, ``nonadiabatic`` for ``adiabatic``):
     incorrect; both the word and its opposite: incorrect when hedged ("either … or …"), else not_sure."""
     p_set, g_set = set(_content(p_words)), set(g_words)
+    table = opposites()  # data/antonyms.tsv
     for word in g_key:
-        opposites = {_OPPOSITES.get(word, ""), f"non{word}", word[3:] if word.startswith("non") else ""} - {""}
-        for opposite in sorted(opposites):
+        candidates = {table.get(word, ""), f"non{word}", word[3:] if word.startswith("non") else ""} - {""}
+        for opposite in sorted(candidates):
             if opposite in p_set and opposite not in g_set:
                 if word not in p_set:
                     return "incorrect", f"answer says {opposite!r} where the gold says {word!r}"

@@ -38,8 +38,9 @@ _DEFINITIONS = (
     "euro = [currency_euro] = EUR",
     "pound_sterling = [currency_pound] = GBP",
     "yen = [currency_yen] = JPY",
+    "dollar = [currency_dollar] = USD",
 )
-CURRENCY_SIGNS = {"€": "EUR", "£": "GBP", "¥": "JPY"}
+CURRENCY_SIGNS = {"€": "EUR", "£": "GBP", "¥": "JPY"}  # \$ is read in numeric.split_values ($ is a delimiter)
 """A currency sign glued to a number (``2,450.75€``) is its unit; each currency is its own dimension."""
 _CONTEXTS = ("boltzmann",)
 """pint contexts tried when dimensions differ: temperature <-> energy through k_B (eV <-> K)."""

@@ -94,3 +94,49 @@ def cross_check(scalar: Scalar) -> str:
         return ""
     return (f"the readings disagree: Math-Verify reads {shown!r} as {number.real:.6g}, our unit path as "
             f"{scalar.value:.6g}")
+
+
+_ARITHMETIC = re.compile(r"(?:[\d\s.+\-−*/()×·^{}]|\\(?:times|cdot|frac|dfrac|tfrac|sqrt|left|right)(?![a-zA-Z]))+")
+"""A side of a link that is arithmetic on numbers only (``3 \\times 14``, ``\\frac{84}{2}``): it has a value."""
+_OPERATOR = re.compile(r"[+\-−*/×·^]|\\(?:times|cdot|frac|dfrac|tfrac|sqrt)")
+
+
+def _half_unit(literal: str) -> float:
+    """Half a unit of the last digit a decimal literal writes (``44`` → 0.5, ``1.41`` → 0.005); 0 for others."""
+    match = re.fullmatch(r"\s*[-+−]?\d+(?:\.(\d+))?(?:\s*(?:\\times|×|\\cdot)\s*10\^\{?([-+−]?\d+)\}?)?\s*", literal)
+    if match is None:
+        return 0.0
+    places = len(match[1] or "")
+    power = int((match[2] or "0").replace("−", "-"))
+    return 0.5 * 10.0 ** (power - places)
+
+
+def false_link(scalar: Scalar) -> str:
+    """A link of chained working that is false, as written (``3 \\times 14 = 44``), or "".
+
+    ``v = 3 \\times 14 = 44 m/s`` ends in the right value, but its working says 42 = 44. Each link whose left side
+    is arithmetic on numbers must hold within half a unit of the right side's last written digit (or exactly,
+    when the right side is itself arithmetic); links with names (``v = …``) are left alone.
+    """
+    parts = [part.strip() for part in re.split(r"(?<![<>!\\])=(?!=)", scalar.text.replace("$", " "))]
+    if len(parts) < 2:
+        return ""
+    for index, (left, right) in enumerate(zip(parts, parts[1:], strict=False)):
+        last = index == len(parts) - 2
+        if not (_ARITHMETIC.fullmatch(left) and _OPERATOR.search(left)):
+            continue
+        if not last and not _ARITHMETIC.fullmatch(right):
+            continue
+        try:
+            a, _ = _mathverify_number(left)
+            b = complex(scalar.value) if last else _mathverify_number(right)[0]
+        except UnitError:
+            continue
+        if a is None or b is None:
+            continue
+        written = scalar.number if last else right
+        allowed = max(_half_unit(written), 1e-9 * max(abs(a), abs(b)))
+        if abs(a - b) > allowed * (1 + 1e-9):
+            shown = written if last else right
+            return f"{left} = {shown}"
+    return ""

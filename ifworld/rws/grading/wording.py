@@ -8,6 +8,9 @@ a rewriting can only make two texts that say the same thing look the same:
   goes south);
 * abbreviations (``CME``, ``HCS``, ``IMF`` …) → their long names, from one data file, ``data/abbreviations.tsv``,
   matched as whole upper-case words (a plural ``s`` kept: ``CMEs`` → ``coronal mass ejections``).
+
+The opposite direction and sign words the textual grader refuses (north/south, strengthens/weakens, hot/cold …)
+are data too, in one file, ``data/antonyms.tsv`` (:func:`opposites`): adding a pair needs no code.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from functools import lru_cache
 from ifworld import resources
 
 ABBREVIATIONS_FILE = "abbreviations.tsv"
+ANTONYMS_FILE = "antonyms.tsv"
 _DIRECTIONS = r"north|south|east|west|sun|earth|dawn|dusk|equator|pole"
 _MOTION = r"directed|heading|pointing|points?|moving|moves?|going|goes|flows?|flowing|travels?|travelling|propagates?"
 _TOWARD = re.compile(rf"(?i)(?:\b(?:{_MOTION})\s+(?:to|toward|towards)|\btowards?)\s+(?:the\s+)?({_DIRECTIONS})\b")
@@ -26,14 +30,29 @@ _AWAY = re.compile(r"(?i)\baway\s+from\s+(?:the\s+)?(sun)\b")
 _WARDS = re.compile(rf"(?i)\b({_DIRECTIONS}|up|down|in|out)wards\b")
 
 
+def _pairs(name: str) -> list[tuple[str, str]]:
+    """The ``left <tab> right`` rows of a data file (comments and blank lines skipped)."""
+    rows = []
+    for line in resources.data_path(name).read_text("utf-8").splitlines():
+        if line.strip() and not line.startswith("#") and "\t" in line:
+            left, right = line.split("\t", 1)
+            rows.append((left.strip(), right.strip()))
+    return rows
+
+
 @lru_cache(maxsize=1)
 def abbreviations() -> dict[str, str]:
-    """ABBREVIATION → long name, read once from ``data/abbreviations.tsv`` (comments and blanks skipped)."""
+    """ABBREVIATION → long name, read once from ``data/abbreviations.tsv``."""
+    return dict(_pairs(ABBREVIATIONS_FILE))
+
+
+@lru_cache(maxsize=1)
+def opposites() -> dict[str, str]:
+    """word → its opposite, both ways, read once from ``data/antonyms.tsv`` (a word keeps its first opposite)."""
     table: dict[str, str] = {}
-    for line in resources.data_path(ABBREVIATIONS_FILE).read_text("utf-8").splitlines():
-        if line.strip() and not line.startswith("#") and "\t" in line:
-            short, long = line.split("\t", 1)
-            table[short.strip()] = long.strip()
+    for left, right in _pairs(ANTONYMS_FILE):
+        table.setdefault(left.lower(), right.lower())
+        table.setdefault(right.lower(), left.lower())
     return table
 
 
