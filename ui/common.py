@@ -1,4 +1,4 @@
-"""Shared page furniture: session settings, the model-connection sidebar, the store, the no-model panel,
+"""Shared page furniture: session settings, the store, the no-model panel,
 the run the user is looking at (:data:`CURRENT_RUN`, ``?run=ID`` links), and the safe ways to show model text
 and errors (:func:`safe_md`, :func:`show_error`)."""
 
@@ -199,34 +199,6 @@ def show_error(message: Any, target: Callable[..., Any] | None = None, **kwargs:
     """An error box for text that may come from a model or an endpoint: masked, capped, made inert."""
     text = message if isinstance(message, str) else safe_error(message)
     return (target or st.error)(inert_markdown(safe_error(text)), **kwargs)
-
-
-def sidebar() -> None:
-    """Model connection panel: endpoint, model, key (never stored), test button."""
-    settings = current_settings()
-    with st.sidebar.expander("Model connection", expanded=not settings.enabled):
-        st.text_input("Base URL", key="conn_base_url", placeholder=settings.base_url or "http://localhost:11434/v1",
-                      help="Any OpenAI-compatible endpoint. Empty = IFWORLD_BASE_URL, or OpenAI if only a key is set.")
-        st.text_input("Model", key="conn_model", placeholder=settings.model)
-        st.text_input("API key", key="conn_api_key", type="password",
-                      placeholder="set" if settings.api_key else "not set",
-                      help="Kept in this browser session only; never written to the run store, logs or exports.")
-        connection_check("conn_test")
-        if is_facilitator():
-            from ui.connection_view import demo_button
-
-            demo_button("conn_demo")
-    from ui.connection_view import sidebar_status
-
-    sidebar_status(current_settings())  # ok / failing since … / untested: never green after a failure
-    st.sidebar.caption(f"Run store: `{settings.store_label}`")
-
-
-def connection_check(key: str) -> None:
-    """A "Test connection" button: latency, tokens/s and the structured-output method, or the cause and address."""
-    from ui.connection_view import test_button
-
-    test_button(key, current_settings())
 
 
 def model_ready(feature: str) -> bool:
