@@ -195,6 +195,26 @@ def test_no_import_cycles() -> None:
     assert cycles == [], "\n".join(" -> ".join(c + c[:1]) for c in cycles[:10])
 
 
+def test_progress_events_share_one_base() -> None:
+    """Every typed progress payload (a model with a ``kind`` and a ``node``) derives from the one
+    :class:`ifworld.runs.events.ProgressEvent`; no engine defines its own base again."""
+    from pydantic import BaseModel
+
+    from ifworld.runs.events import ProgressEvent
+
+    payloads = []
+    for name in ("ifworld.runs.events", *(f"ifworld.{e}.records" for e in ENGINES if (ROOT / "ifworld" / e /
+                                                                                        "records.py").exists())):
+        module = importlib.import_module(name)
+        payloads += [cls for cls in vars(module).values() if isinstance(cls, type) and issubclass(cls, BaseModel)
+                     and cls.__module__ == name and {"kind", "node"} <= set(cls.model_fields)]
+    assert len(payloads) >= 12  # the walk found the what-if and belief events and the partial outputs
+    assert [cls.__qualname__ for cls in payloads if not issubclass(cls, ProgressEvent)] == []
+    bases = [p for p in (ROOT / "ifworld").rglob("*.py") if any(
+        isinstance(n, ast.ClassDef) and n.name in ("_Progress", "ProgressBase") for n in ast.walk(_tree(p)))]
+    assert bases == []
+
+
 def test_engine_clis_are_registered_explicitly() -> None:
     """The ``ifworld`` command mounts each engine's CLI by an import a reader (and an IDE) can follow."""
     cli = _tree(ROOT / "ifworld" / "cli.py")
