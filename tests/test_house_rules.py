@@ -78,6 +78,42 @@ def _consumer_files() -> list[Path]:
             ROOT / "ifworld" / "cli.py"]
 
 
+def test_the_model_layer_imports_no_engine() -> None:
+    """``ifworld.llm`` sits below the engines: no import of ``ifworld.whatif``, ``ifworld.rws`` or
+    ``ifworld.beliefs`` anywhere in it (function bodies included), and no back door to one — an engine's dotted
+    name handed to ``import_module`` or an extension point's registry looked up by name. What the model layer
+    needs from an engine (the demo model's expert words) the engine hands down (issue #41)."""
+    engines = {f"ifworld.{e}" for e in ENGINES}
+    offenders = []
+    for path in sorted((ROOT / "ifworld" / "llm").rglob("*.py")):
+        where = path.relative_to(ROOT)
+        for module, name, line in _ifworld_imports(path):
+            target = f"ifworld.{name}" if module == "ifworld" else module
+            if any(target == e or target.startswith(f"{e}.") for e in engines):
+                offenders.append(f"{where}:{line}: imports {target}")
+            if module == "ifworld.registry" and name in ("registry", "POINTS"):
+                offenders.append(f"{where}:{line}: reaches an engine's registry by name")
+        tree = _tree(path)
+        docstrings = {id(n.body[0].value) for n in ast.walk(tree) if isinstance(
+            n, (ast.Module, ast.ClassDef, ast.FunctionDef)) and n.body and isinstance(n.body[0], ast.Expr)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings \
+                    and any(f"{e}." in node.value or node.value == e for e in engines):
+                offenders.append(f"{where}:{node.lineno}: names {node.value!r}")
+    assert offenders == []
+
+
+def test_the_model_layer_rule_catches_an_engine_import(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rule above fails on each way in: a plain import, one inside a function, a door used as a namespace."""
+    for source in ("from ifworld.whatif import EXPERTS\n", "def f():\n    import ifworld.rws.dataset\n",
+                   "from ifworld import beliefs\n"):
+        (tmp_path / "ifworld" / "llm").mkdir(parents=True, exist_ok=True)
+        (tmp_path / "ifworld" / "llm" / "leak.py").write_text(source, encoding="utf-8")
+        monkeypatch.setitem(globals(), "ROOT", tmp_path)
+        with pytest.raises(AssertionError):
+            test_the_model_layer_imports_no_engine()
+
+
 def test_pages_ui_and_cli_enter_engines_through_their_front_doors() -> None:
     """ui/, app_pages/ and ifworld/cli.py import engines and infrastructure only by their front doors, and
     only names those doors export (``__all__``); the one exception is the CLI mounting the engines' own CLIs."""
