@@ -12,7 +12,6 @@ loads none of them.
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import signal
@@ -49,16 +48,7 @@ app.add_typer(beliefs_app, name="beliefs",
               help="Belief exchange: simulate populations exchanging facts, run parameter sweeps.")
 app.add_typer(runs_app, name="runs")
 app.add_typer(model_cli, name="model", help="The model connection: `ifworld model check` tests the endpoint.")
-
-
-@functools.wraps(demo_server)
-def _demo_server(*args: Any, **kwargs: Any) -> None:
-    from ifworld.whatif import EXPERTS  # noqa: F401 — loading the experts hands the demo model their words
-
-    demo_server(*args, **kwargs)
-
-
-app.command("demo-server")(_demo_server)
+app.command("demo-server")(demo_server)
 
 ENGINES = ("whatif", "rws", "beliefs")
 MODEL_KINDS = ("whatif", "rws")

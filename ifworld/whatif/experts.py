@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ifworld import prompts
 from ifworld.errors import InputError
-from ifworld.llm.demo_answers.whatif import ExpertWords, use_expert_words
+from ifworld.llm.demo_answers.whatif import ExpertWords
 from ifworld.registry import NAME_PATTERN, Registry, Spec
 
 MAX_EXPERTS = 12
@@ -187,9 +187,6 @@ def lookup(text: Any) -> ExpertSpec | None:
 def default_experts() -> list[str]:
     """The panel a new run starts with: every entry with ``default_panel``, in registry order."""
     return [s.label for s in REGISTRY if s.default_panel]
-
-
-use_expert_words(demo_words, default_experts)  # the model layer imports no engine: the engine hands them over
 
 
 def known_experts() -> list[str]:

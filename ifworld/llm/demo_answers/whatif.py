@@ -7,8 +7,8 @@ of every free-text field listed in :data:`LABEL_KEYS`. Rules match the ``Agent r
 system prefix (the judge's ``Task id: …``).
 
 The model layer imports no engine: what it says for an expert (:class:`ExpertWords`) and the panel a refiner
-offers when its prompt names none come from whoever owns the experts — the what-if engine hands them over with
-:func:`use_expert_words` when its expert registry loads. Without them (a process that never loaded the engine)
+offers when its prompt names none come from whoever owns the experts — the package ``ifworld.whatif`` hands them
+over with :func:`use_expert_words` when it is imported. Without them (a process that never imported the engine)
 every expert gets words made from its domain.
 """
 
