@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from ifworld import llm, runs
-from ifworld.whatif import METHOD_REGISTRY, RECORD_KEYS, consistency, estimate_calls, service
-from ifworld.whatif.params import default_params
+from ifworld.whatif import METHOD_REGISTRY, consistency, estimate_calls, service
+from ifworld.whatif.params import RECORD_KEYS, default_params
 from tests.whatif.conftest import PROP, SMALL
 
 EXPERT_RE = r"Agent role: whatif\.expert"
