@@ -12,7 +12,8 @@ else (so no widget of it exists in that session to be pressed).
 import streamlit as st
 
 from ifworld.runs import StoreError
-from ui.common import init_state, reconnecting, sidebar, store_problem
+from ui.common import init_state, reconnecting, store_problem
+from ui.connection_view import sidebar
 from ui.identity import for_facilitator_only, is_facilitator
 from ui.not_found import show_not_found, unknown_page
 from ui.warmup import start_warmup

@@ -4,8 +4,8 @@ import streamlit as st
 
 from ifworld import llm, registry
 from ifworld.toolkit import DEMO_MODEL, DEMO_URL
-from ui.common import connection_check, current_settings, model_ready, store
-from ui.connection_view import status_box
+from ui.common import current_settings, model_ready, store
+from ui.connection_view import connection_check, status_box
 from ui.signin_view import signin_sessions_panel
 
 st.title("⚙️ About & settings")

@@ -28,8 +28,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ifworld.config import load_settings  # noqa: E402
 from ifworld.runs.store import RunStore  # noqa: E402
-from ifworld.whatif import DEFAULT_EXPERTS, service  # noqa: E402
+from ifworld.whatif import service  # noqa: E402
 from ifworld.whatif.params import default_params  # noqa: E402
+from ifworld.whatif.propositions import DEFAULT_EXPERTS  # noqa: E402
 from tests.fixtures.fake_openai import FakeOpenAI  # noqa: E402
 from tests.realserver.server import prompt_evals, start  # noqa: E402
 

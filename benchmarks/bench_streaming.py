@@ -32,8 +32,9 @@ from langgraph.types import Send  # noqa: E402
 from ifworld import prompts  # noqa: E402
 from ifworld.config import load_settings  # noqa: E402
 from ifworld.runs.store import RunStore  # noqa: E402
-from ifworld.whatif import DEFAULT_EXPERTS, agents, service  # noqa: E402
+from ifworld.whatif import agents, service  # noqa: E402
 from ifworld.whatif.params import default_params  # noqa: E402
+from ifworld.whatif.propositions import DEFAULT_EXPERTS  # noqa: E402
 from tests.fixtures.fake_openai import FakeOpenAI  # noqa: E402
 
 PROPOSITION = "What if the Moon disappeared overnight?"

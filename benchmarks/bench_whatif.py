@@ -28,7 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ifworld.config import load_settings  # noqa: E402
 from ifworld.runs.store import RunStore  # noqa: E402
-from ifworld.whatif import DEFAULT_EXPERTS, default_params, estimate_calls, service  # noqa: E402
+from ifworld.whatif import default_params, estimate_calls, service  # noqa: E402
+from ifworld.whatif.propositions import DEFAULT_EXPERTS  # noqa: E402
 from tests.fixtures.fake_openai import FakeOpenAI  # noqa: E402
 
 LEVELS_PER_BOUNDARY = 2  # (resolver ∥ debate pro ∥ con) → debate judge

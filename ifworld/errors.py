@@ -26,7 +26,8 @@ The finer classes stay next to the code that raises them, each below its area:
 - WorkflowError: ``RunFailed`` → ``RunCancelled`` (:mod:`ifworld.runs.driver`), ``RunLive``, ``RunNotFound``
   (:mod:`ifworld.runs.store`), ``UnknownWorkflow`` (:mod:`ifworld.runs.registry`).
 - InputError: ``ReviewError`` (what-if review answers), ``AliasRefused`` (YAML), ``DatasetTooLarge`` and
-  ``HubUnavailable`` (RWS datasets).
+  ``HubUnavailable`` (RWS datasets), ``UnknownEntry``, ``DuplicateEntry`` and ``WrongSpecType`` (an extension
+  point's registry, :mod:`ifworld.registry`).
 - GradingError: ``UnitError``, ``MagnitudeError``, ``SymbolicInputError``, ``OpaqueVector``,
   ``UnreadableAnswer`` — refusals that become an item's verdict, never a crashed run.
 - PackageError: ``PromptError`` (:mod:`ifworld.prompts`), ``ResourcesNotFound`` (:mod:`ifworld.resources`).

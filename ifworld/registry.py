@@ -31,8 +31,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ifworld.errors import InputError
 
-__all__ = ["ENTRY_POINT_GROUP", "POINTS", "DuplicateEntry", "Registry", "Spec", "UnknownEntry", "markdown_table",
-           "plugin_errors", "registry"]
+__all__ = ["ENTRY_POINT_GROUP", "POINTS", "DuplicateEntry", "Registry", "Spec", "UnknownEntry", "WrongSpecType",
+           "markdown_table", "plugin_errors", "registry"]
 
 ENTRY_POINT_GROUP = "ifworld.extensions"
 NAME_PATTERN = r"^[a-z][a-z0-9_]{0,39}$"
@@ -61,6 +61,11 @@ class UnknownEntry(InputError, KeyError):
 
 class DuplicateEntry(InputError):
     """A second entry under a name that is taken (names are the only identity, so they must be unique)."""
+
+
+class WrongSpecType(InputError, TypeError):
+    """An entry of another point's spec type (a ``RuleSpec`` given to the topologies, say): the message names
+    both types. A ``TypeError`` too, as it always was."""
 
 
 class Spec(BaseModel):
@@ -114,7 +119,7 @@ class Registry(Generic[S]):
     def register(self, spec: S, *, replace: bool = False) -> S:
         """Add ``spec``; a taken name is refused unless ``replace`` (a deliberate override)."""
         if not isinstance(spec, self.spec_type):
-            raise TypeError(f"{self.point} takes {self.spec_type.__name__}, not {type(spec).__name__}")
+            raise WrongSpecType(f"{self.point} takes {self.spec_type.__name__}, not {type(spec).__name__}")
         with self._lock:
             if spec.name in self._entries and not replace:
                 raise DuplicateEntry(f"{self.noun} {spec.name!r} is already registered in {self.point}")
@@ -190,7 +195,7 @@ def registry(point: str) -> Registry[Any]:
         raise UnknownEntry(f"unknown extension point {point!r}; choose from {', '.join(POINTS)}") from None
     found = getattr(importlib.import_module(module), "REGISTRY", None)
     if not isinstance(found, Registry):
-        raise TypeError(f"{module} has no REGISTRY for {point}")
+        raise TypeError(f"no REGISTRY for {point} in {module}")
     return found
 
 

@@ -57,10 +57,6 @@ def _ifworld_imports(path: Path) -> list[tuple[str, str | None, int]]:
     return found
 
 
-def _package_modules() -> dict[str, Path]:
-    return {_module_name(p): p for p in (ROOT / "ifworld").rglob("*.py")}
-
-
 def test_engines_never_import_streamlit() -> None:
     offenders = [str(p.relative_to(ROOT)) for p in (ROOT / "ifworld").rglob("*.py") if "streamlit" in _imports(p)]
     assert offenders == []
@@ -80,6 +76,42 @@ def test_only_the_model_layer_builds_chat_clients() -> None:
 def _consumer_files() -> list[Path]:
     return [*(ROOT / "ui").glob("*.py"), *(ROOT / "app_pages").glob("*.py"), ROOT / "app.py",
             ROOT / "ifworld" / "cli.py"]
+
+
+def test_the_model_layer_imports_no_engine() -> None:
+    """``ifworld.llm`` sits below the engines: no import of ``ifworld.whatif``, ``ifworld.rws`` or
+    ``ifworld.beliefs`` anywhere in it (function bodies included), and no back door to one — an engine's dotted
+    name handed to ``import_module`` or an extension point's registry looked up by name. What the model layer
+    needs from an engine (the demo model's expert words) the engine hands down (issue #41)."""
+    engines = {f"ifworld.{e}" for e in ENGINES}
+    offenders = []
+    for path in sorted((ROOT / "ifworld" / "llm").rglob("*.py")):
+        where = path.relative_to(ROOT)
+        for module, name, line in _ifworld_imports(path):
+            target = f"ifworld.{name}" if module == "ifworld" else module
+            if any(target == e or target.startswith(f"{e}.") for e in engines):
+                offenders.append(f"{where}:{line}: imports {target}")
+            if module == "ifworld.registry" and name in ("registry", "POINTS"):
+                offenders.append(f"{where}:{line}: reaches an engine's registry by name")
+        tree = _tree(path)
+        docstrings = {id(n.body[0].value) for n in ast.walk(tree) if isinstance(
+            n, (ast.Module, ast.ClassDef, ast.FunctionDef)) and n.body and isinstance(n.body[0], ast.Expr)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings \
+                    and any(f"{e}." in node.value or node.value == e for e in engines):
+                offenders.append(f"{where}:{node.lineno}: names {node.value!r}")
+    assert offenders == []
+
+
+def test_the_model_layer_rule_catches_an_engine_import(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rule above fails on each way in: a plain import, one inside a function, a door used as a namespace."""
+    for source in ("from ifworld.whatif import EXPERTS\n", "def f():\n    import ifworld.rws.dataset\n",
+                   "from ifworld import beliefs\n"):
+        (tmp_path / "ifworld" / "llm").mkdir(parents=True, exist_ok=True)
+        (tmp_path / "ifworld" / "llm" / "leak.py").write_text(source, encoding="utf-8")
+        monkeypatch.setitem(globals(), "ROOT", tmp_path)
+        with pytest.raises(AssertionError):
+            test_the_model_layer_imports_no_engine()
 
 
 def test_pages_ui_and_cli_enter_engines_through_their_front_doors() -> None:
@@ -151,16 +183,37 @@ def test_every_front_door_maps_its_modules_and_resolves_its_exports(package: str
     assert missing == []
 
 
+GRAPHED = ("ifworld", "ui", "app_pages")
+"""The packages the no-cycle rule covers (with ``app.py``, the entry file)."""
+
+
+def _graphed_modules() -> dict[str, Path]:
+    found = {_module_name(p): p for top in GRAPHED for p in (ROOT / top).rglob("*.py")}
+    return {**found, "app": ROOT / "app.py"}
+
+
+def _local_imports(path: Path) -> list[tuple[str, str | None]]:
+    """(module, imported name or None) for every import of a graphed package in a file, wherever it stands."""
+    found = []
+    for node in ast.walk(_tree(path)):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in GRAPHED:
+            found += [(node.module, a.name) for a in node.names]
+        elif isinstance(node, ast.Import):
+            found += [(a.name, None) for a in node.names if a.name.split(".")[0] in GRAPHED]
+    return found
+
+
 def _module_graph() -> nx.DiGraph:
-    """ifworld's modules and their imports (wherever they stand, function bodies included). Importing a module
-    runs the ``__init__`` of every package above it first, so an edge also goes to each of those — except the
-    packages above the importing module itself, which are already initialised when it runs."""
-    modules = _package_modules()
+    """The modules of ifworld/, ui/, app_pages/ and app.py and their imports (wherever they stand, function
+    bodies included). Importing a module runs the ``__init__`` of every package above it first, so an edge also
+    goes to each of those — except the packages above the importing module itself, which are already
+    initialised when it runs."""
+    modules = _graphed_modules()
     graph = nx.DiGraph()
     graph.add_nodes_from(modules)
     for name in modules:
         own = {".".join(name.split(".")[:i]) for i in range(1, name.count(".") + 2)}
-        for module, imported, _ in _ifworld_imports(modules[name]):
+        for module, imported in _local_imports(modules[name]):
             target = f"{module}.{imported}" if imported and f"{module}.{imported}" in modules else module
             parts = target.split(".")
             for enclosing in (".".join(parts[:i]) for i in range(1, len(parts) + 1)):
@@ -170,8 +223,32 @@ def _module_graph() -> nx.DiGraph:
 
 
 def test_no_import_cycles() -> None:
-    cycles = list(nx.simple_cycles(_module_graph()))
+    """No cycle among the modules of ifworld/, ui/ and app_pages/ (docs/architecture.md, "No cycles")."""
+    graph = _module_graph()
+    assert {"ui.common", "ui.connection_view", "app_pages.whatif", "app", "ifworld.whatif"} <= set(graph)
+    assert graph.has_edge("ui.connection_view", "ui.common")  # the walk sees ui/'s own imports
+    cycles = list(nx.simple_cycles(graph))
     assert cycles == [], "\n".join(" -> ".join(c + c[:1]) for c in cycles[:10])
+
+
+def test_progress_events_share_one_base() -> None:
+    """Every typed progress payload (a model with a ``kind`` and a ``node``) derives from the one
+    :class:`ifworld.runs.events.ProgressEvent`; no engine defines its own base again."""
+    from pydantic import BaseModel
+
+    from ifworld.runs.events import ProgressEvent
+
+    payloads = []
+    for name in ("ifworld.runs.events", *(f"ifworld.{e}.records" for e in ENGINES if (ROOT / "ifworld" / e /
+                                                                                        "records.py").exists())):
+        module = importlib.import_module(name)
+        payloads += [cls for cls in vars(module).values() if isinstance(cls, type) and issubclass(cls, BaseModel)
+                     and cls.__module__ == name and {"kind", "node"} <= set(cls.model_fields)]
+    assert len(payloads) >= 12  # the walk found the what-if and belief events and the partial outputs
+    assert [cls.__qualname__ for cls in payloads if not issubclass(cls, ProgressEvent)] == []
+    bases = [p for p in (ROOT / "ifworld").rglob("*.py") if any(
+        isinstance(n, ast.ClassDef) and n.name in ("_Progress", "ProgressBase") for n in ast.walk(_tree(p)))]
+    assert bases == []
 
 
 def test_engine_clis_are_registered_explicitly() -> None:

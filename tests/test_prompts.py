@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from ifworld import prompts
-from ifworld.whatif import DEFAULT_EXPERTS, service
+from ifworld.whatif import service
 from ifworld.whatif.params import default_params
+from ifworld.whatif.propositions import DEFAULT_EXPERTS
 
 PREFIX_TARGET = 0.80
 

@@ -1,4 +1,4 @@
-"""Shared page furniture: session settings, the model-connection sidebar, the store, the no-model panel,
+"""Shared page furniture: session settings, the store, the no-model panel,
 the run the user is looking at (:data:`CURRENT_RUN`, ``?run=ID`` links), and the safe ways to show model text
 and errors (:func:`safe_md`, :func:`show_error`)."""
 
@@ -24,7 +24,6 @@ from ifworld.toolkit import (
     redact,
     safe_error,
 )
-from ui.connection_memory import NOTICE, remember, restore
 from ui.identity import caller, is_facilitator
 
 P = ParamSpec("P")
@@ -200,40 +199,6 @@ def show_error(message: Any, target: Callable[..., Any] | None = None, **kwargs:
     """An error box for text that may come from a model or an endpoint: masked, capped, made inert."""
     text = message if isinstance(message, str) else safe_error(message)
     return (target or st.error)(inert_markdown(safe_error(text)), **kwargs)
-
-
-def sidebar() -> None:
-    """Model connection panel: endpoint, model (both kept for the next visit), key (never stored), test button."""
-    settings = current_settings()
-    restore(lambda: _store(settings.store), settings.store)  # not store(): a broken one must not stop the page
-    with st.sidebar.expander("Model connection", expanded=not settings.enabled):
-        st.text_input("Base URL", key="conn_base_url", placeholder=settings.base_url or "http://localhost:11434/v1",
-                      on_change=remember, args=(store,),
-                      help="Any OpenAI-compatible endpoint. Empty = IFWORLD_BASE_URL, or OpenAI if only a key is set. "
-                           "Kept for the next visit, with the model name (never the key).")
-        st.text_input("Model", key="conn_model", placeholder=settings.model, on_change=remember, args=(store,))
-        notice = st.session_state.pop(NOTICE, None)
-        if notice:
-            show_error(notice)
-        st.text_input("API key", key="conn_api_key", type="password",
-                      placeholder="set" if settings.api_key else "not set",
-                      help="Kept in this browser session only; never written to the run store, logs or exports.")
-        connection_check("conn_test")
-        if is_facilitator():
-            from ui.connection_view import demo_button
-
-            demo_button("conn_demo")
-    from ui.connection_view import sidebar_status
-
-    sidebar_status(current_settings())  # ok / failing since … / untested: never green after a failure
-    st.sidebar.caption(f"Run store: `{settings.store_label}`")
-
-
-def connection_check(key: str) -> None:
-    """A "Test connection" button: latency, tokens/s and the structured-output method, or the cause and address."""
-    from ui.connection_view import test_button
-
-    test_button(key, current_settings())
 
 
 def model_ready(feature: str) -> bool:

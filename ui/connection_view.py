@@ -1,5 +1,5 @@
-"""The model connection as the facts left it, on every page: the sidebar's status line, Settings' status box,
-the *Test connection* button, and the check a page makes before it starts a long job.
+"""The model connection as the facts left it, on every page: the sidebar's connection panel and status line,
+Settings' status box, the *Test connection* button, and the check a page makes before it starts a long job.
 
 The state comes from :mod:`ifworld.llm.status` (last test, preflight or call of this app process): 🟢 only after
 an answer, 🔴 "failing since …" after a failure, ⚪ untested before either — never green after a failure.
@@ -12,6 +12,9 @@ from typing import Any
 import streamlit as st
 
 from ifworld.toolkit import DEMO_MODEL, Settings, inert_markdown
+from ui.common import _store, current_settings, show_error, store
+from ui.connection_memory import NOTICE, remember, restore
+from ui.identity import caller, is_facilitator
 
 ICONS = {"ok": "🟢", "failing": "🔴", "untested": "⚪"}
 REPORT_AT = "conn_report_at"
@@ -105,8 +108,6 @@ def model_reachable(settings: Settings, notice_key: str | None = None) -> bool:
 
 def reachable_now() -> bool:
     """:func:`model_reachable` with this session's settings (for buttons that call a model once, e.g. the judge)."""
-    from ui.common import current_settings
-
     return model_reachable(current_settings())
 
 
@@ -149,9 +150,6 @@ def use_demo_model() -> None:
     canned answers are labelled [demo]); the key is cleared, the demo needs none. A callback, so the fields show
     the new values in the run the click starts."""
     from ifworld.llm import builtin_demo_url
-    from ui.common import store
-    from ui.connection_memory import remember
-    from ui.identity import caller
 
     st.session_state.update(conn_base_url=builtin_demo_url(caller()), conn_model=DEMO_MODEL, conn_api_key="")
     remember(store)  # a reload keeps the demo model too
@@ -161,3 +159,31 @@ def demo_button(key: str) -> None:
     """The facilitator's "Use the demo model" button (the caller draws it for the facilitator only)."""
     st.button("🎭 Use the demo model", key=key, on_click=use_demo_model,
               help="Canned answers labelled [demo], served by this app — to try every page without a model.")
+
+
+def sidebar() -> None:
+    """Model connection panel: endpoint, model (both kept for the next visit), key (never stored), test button."""
+    settings = current_settings()
+    restore(lambda: _store(settings.store), settings.store)  # not store(): a broken one must not stop the page
+    with st.sidebar.expander("Model connection", expanded=not settings.enabled):
+        st.text_input("Base URL", key="conn_base_url", placeholder=settings.base_url or "http://localhost:11434/v1",
+                      on_change=remember, args=(store,),
+                      help="Any OpenAI-compatible endpoint. Empty = IFWORLD_BASE_URL, or OpenAI if only a key is set. "
+                           "Kept for the next visit, with the model name (never the key).")
+        st.text_input("Model", key="conn_model", placeholder=settings.model, on_change=remember, args=(store,))
+        notice = st.session_state.pop(NOTICE, None)
+        if notice:
+            show_error(notice)
+        st.text_input("API key", key="conn_api_key", type="password",
+                      placeholder="set" if settings.api_key else "not set",
+                      help="Kept in this browser session only; never written to the run store, logs or exports.")
+        connection_check("conn_test")
+        if is_facilitator():
+            demo_button("conn_demo")
+    sidebar_status(current_settings())  # ok / failing since … / untested: never green after a failure
+    st.sidebar.caption(f"Run store: `{settings.store_label}`")
+
+
+def connection_check(key: str) -> None:
+    """A "Test connection" button: latency, tokens/s and the structured-output method, or the cause and address."""
+    test_button(key, current_settings())

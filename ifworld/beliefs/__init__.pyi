@@ -31,19 +31,13 @@ from .cost import CostEstimate as CostEstimate, estimate_cost as estimate_cost, 
 from .domain import Domain as Domain
 from .engine import (
     KERNEL_PATH as KERNEL_PATH,
-    NUMPY_PATH as NUMPY_PATH,
     SimulationResult as SimulationResult,
     check_size as check_size,
     recordable_runs as recordable_runs,
     simulate as simulate,
     summarise as summarise,
 )
-from .figures import (
-    HAS_KALEIDO as HAS_KALEIDO,
-    figure1 as figure1,
-    figure2 as figure2,
-    figure_image as figure_image,
-)
+from .figures import HAS_KALEIDO as HAS_KALEIDO, figure1 as figure1, figure2 as figure2, figure_image as figure_image
 from .graph import recording_of as recording_of
 from .llm_agents import departures as departures, make_params as make_params
 from .paper import (
@@ -51,16 +45,9 @@ from .paper import (
     printed_tables as printed_tables,
     reproduce as reproduce,
     residuals as residuals,
-    samples13 as samples13,
     sweep_table as sweep_table,
-    table1 as table1,
-    table2 as table2,
-    table4 as table4,
-    table5 as table5,
-    table6 as table6,
 )
 from .paper_numbers import PAPER_BOTH as PAPER_BOTH, PAPER_RULES as PAPER_RULES
-from .paper_output import write_outputs as write_outputs
 from .phase import crossing_table as crossing_table, phase_both_rules as phase_both_rules, phase_figure as phase_figure
 from .recording import Recording as Recording
 from .records import (
@@ -87,10 +74,7 @@ from .sweep import (
     partial_rows as partial_rows,
     read_table as read_table,
 )
-from .sweep_estimate import (
-    SweepEstimate as SweepEstimate,
-    estimate_sweep as estimate_sweep,
-)
+from .sweep_estimate import SweepEstimate as SweepEstimate, estimate_sweep as estimate_sweep
 from .tables import (
     readable as readable,
     table1_by_condition as table1_by_condition,
@@ -100,7 +84,7 @@ from .tables import (
     table5_convergence as table5_convergence,
     table6_top_configurations as table6_top_configurations,
 )
-from .topology import TOPOLOGIES as TOPOLOGIES, TopologySpec as TopologySpec, topology_names as topology_names
+from .topology import TOPOLOGIES as TOPOLOGIES, TopologySpec as TopologySpec
 from .workflows import (
     run_sweep_run as run_sweep_run,
     save_simulation as save_simulation,

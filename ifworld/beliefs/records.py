@@ -22,6 +22,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, TypeAdapter
 
 from ifworld.beliefs.config import BeliefConfig
+from ifworld.runs.events import ProgressEvent
 from ifworld.runs.records import LenientModel, RecordError, validate_record
 
 __all__ = ["AgentDone", "AgentStarted", "BeliefRoundDone", "FinalMetrics", "LLMBeliefRecord", "RecordError",
@@ -145,18 +146,13 @@ def load_llm_record(record: dict[str, Any] | LLMBeliefRecord, run_id: str | None
 
 
 # -- progress events of an LLM run -------------------------------------------------------------------
-class _Progress(LenientModel):
-    node: str | None = None
-    round: int = 0
-
-
-class AgentStarted(_Progress):
+class AgentStarted(ProgressEvent):
     kind: Literal["agent_started"]
     agent: int
     model: str = ""
 
 
-class AgentDone(_Progress):
+class AgentDone(ProgressEvent):
     """One agent's reply applied: its vote, how many facts it shared, and its problem counts."""
     kind: Literal["agent_done"]
     agent: int
@@ -169,7 +165,7 @@ class AgentDone(_Progress):
     extra_shares: int = 0
 
 
-class BeliefRoundDone(_Progress):
+class BeliefRoundDone(ProgressEvent):
     kind: Literal["round_done"]
     precision: float = 0.0
     recall: float = 0.0

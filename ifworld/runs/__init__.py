@@ -38,7 +38,7 @@ from ifworld.runs.driver import (
     start_run,
     stream_run,
 )
-from ifworld.runs.events import Event, ExpertPartial, emit
+from ifworld.runs.events import Event, ExpertPartial, ProgressEvent, emit
 from ifworld.runs.export import EXPORT_FORMATS, add_export_extra, export_run
 from ifworld.runs.patience import store_patience
 from ifworld.runs.records import LenientModel, RecordError, validate_record
@@ -59,7 +59,8 @@ from ifworld.runs.store import (
 
 __all__ = [
     "EXPORT_FORMATS", "KINDS", "MAX_RECURSION_LIMIT", "RECURSION_LIMIT", "RESUMABLE", "STATUSES", "Event",
-    "ExpertPartial", "LenientModel", "LiveFeed", "RecordError", "ReplayStep", "RunCancelled", "RunFailed", "RunInfo",
+    "ExpertPartial", "LenientModel", "LiveFeed", "ProgressEvent", "RecordError", "ReplayStep", "RunCancelled",
+    "RunFailed", "RunInfo",
     "RunLive", "RunNotFound", "RunStore", "StepContext", "StepNamer", "StoreBusy", "StoreError", "UnknownWorkflow",
     "Workflow",
     "add_export_extra", "copy_runs", "delete_run", "drive", "emit", "execute", "export_run", "generic_label",

@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ifworld.runs.records import LenientModel
+
 EventType = Literal[
     "run_started", "step_started", "step_finished", "step_failed", "token", "progress", "run_finished",
     "run_failed", "run_cancelled", "run_paused",
@@ -77,14 +79,22 @@ def events_from_stream(run_id: str, chunks: Iterable[tuple[str, Any]]) -> Iterat
                             data={"text": text, "role": meta.get("ifworld_role"), "call": meta.get("ifworld_call")})
 
 
-class ExpertPartial(BaseModel):
+class ProgressEvent(LenientModel):
+    """Base of every typed ``progress`` payload (an :class:`Event`'s ``data``), whichever engine emits it: the
+    ``kind`` a subclass narrows to its own ``Literal``, the node that emitted it and its round (0: none).
+    Defined once here, so the what-if and belief events, and the model layer's partial outputs, read alike;
+    records of earlier versions load (unknown keys ignored, ``null`` read as the default)."""
+
+    kind: str
+    node: str | None = None
+    round: int = 0
+
+
+class ExpertPartial(ProgressEvent):
     """An expert's output so far, while its reply streams (``kind="expert_partial"``, throttled by the model
     layer to one per :data:`ifworld.llm.PARTIAL_INTERVAL_S` per call)."""
 
-    model_config = ConfigDict(extra="ignore")
-
     kind: Literal["expert_partial"] = "expert_partial"
-    node: str | None = None
     domain: str
     round: int
     partial: dict[str, Any]

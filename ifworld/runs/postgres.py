@@ -177,18 +177,21 @@ class PostgresStore(RunStore):
                 return
 
     def _read(self, sql: str, args: tuple[Any, ...] | list[Any] = ()) -> tuple[list[str], list[tuple[Any, ...]]]:
-        for attempt in (1, 2):
-            try:
-                with self._pool.connection(timeout=_wait()) as conn:
-                    cur = conn.execute(pg_sql(sql), tuple(args))
-                    return [d.name for d in cur.description or ()], cur.fetchall()
-            except psycopg.OperationalError as exc:
-                if attempt == 2:
-                    raise self._error(exc) from None
-                self._pool.check()  # the server restarted: drop every broken idle connection, then once more
-            except psycopg.Error as exc:
-                raise self._error(exc) from None
-        raise AssertionError("unreachable")
+        try:
+            return self._read_once(sql, args)
+        except psycopg.OperationalError:
+            self._pool.check()  # the server restarted: drop every broken idle connection, then once more
+        except psycopg.Error as exc:
+            raise self._error(exc) from None
+        try:
+            return self._read_once(sql, args)
+        except psycopg.Error as exc:
+            raise self._error(exc) from None
+
+    def _read_once(self, sql: str, args: tuple[Any, ...] | list[Any]) -> tuple[list[str], list[tuple[Any, ...]]]:
+        with self._pool.connection(timeout=_wait()) as conn:
+            cur = conn.execute(pg_sql(sql), tuple(args))
+            return [d.name for d in cur.description or ()], cur.fetchall()
 
     def _error(self, exc: BaseException) -> StoreError:
         """A :class:`StoreError` naming the server (password masked); :class:`StoreBusy` when a retry may work."""

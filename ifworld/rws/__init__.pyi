@@ -27,9 +27,7 @@ from .dataset import (
 )
 from .display import answer_latex as answer_latex, item_label as item_label, plain_text as plain_text
 from .grading import (
-    DEFAULT_TIMEOUT_S as DEFAULT_TIMEOUT_S,
     INTERACTIVE_TIMEOUT_S as INTERACTIVE_TIMEOUT_S,
-    TYPES as TYPES,
     CheckResult as CheckResult,
     GradeReport as GradeReport,
     ItemGrade as ItemGrade,
@@ -37,14 +35,9 @@ from .grading import (
     check as check,
     grade_item as grade_item,
     grade_many as grade_many,
-    normalise_type as normalise_type,
 )
 from .patterns.run import run_pattern as run_pattern
-from .patterns.spec import (
-    PATTERN_REGISTRY as PATTERN_REGISTRY,
-    PatternSpec as PatternSpec,
-    check_pattern as check_pattern,
-)
+from .patterns.spec import PATTERN_REGISTRY as PATTERN_REGISTRY, PatternSpec as PatternSpec
 from .records import (
     BenchmarkRecord as BenchmarkRecord,
     Grade as Grade,

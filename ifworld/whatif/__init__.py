@@ -37,4 +37,23 @@ Front door: pages, ``ui/`` and the CLI import only the names in ``__all__`` (lis
 
 import lazy_loader as _lazy
 
+from ifworld.llm.demo_answers.whatif import ExpertWords as _ExpertWords, use_expert_words as _use_expert_words
+
 __getattr__, __dir__, __all__ = _lazy.attach_stub(__name__, __file__)
+
+
+def _demo_words(domain: str) -> _ExpertWords | None:
+    from ifworld.whatif.experts import demo_words
+
+    return demo_words(domain)
+
+
+def _demo_panel() -> list[str]:
+    from ifworld.whatif.experts import default_experts
+
+    return default_experts()
+
+
+# The model layer imports no engine: this package hands the demo model its experts' words (read on first use,
+# so this stays cheap) — in the app, the CLI (``ifworld demo-server`` too: the command mounts ``whatif``) and tests.
+_use_expert_words(_demo_words, _demo_panel)

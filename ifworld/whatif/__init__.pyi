@@ -1,6 +1,5 @@
 """Type stub of the front door: the names listed here are what `ifworld.whatif` exports (loaded lazily)."""
 
-from .budget import Budget as Budget
 from .causal import (
     MAX_CYCLE_LENGTH as MAX_CYCLE_LENGTH,
     MAX_CYCLES as MAX_CYCLES,
@@ -19,7 +18,6 @@ from .causal import (
 from .compare import (
     JUDGE_LABELS as JUDGE_LABELS,
     JUDGE_MAXIMA as JUDGE_MAXIMA,
-    changed_keys as changed_keys,
     judge_bars as judge_bars,
     judge_radar as judge_radar,
     judge_scores as judge_scores,
@@ -47,31 +45,22 @@ from .experts import (
     default_experts as default_experts,
     expert_from_file as expert_from_file,
     known_experts as known_experts,
-    personas_for as personas_for,
 )
 from .figures import calibration_figure as calibration_figure, scenario_figure as scenario_figure
 from .graph import round_records as round_records
-from .judge import judge_record as judge_record, judge_report as judge_report
+from .judge import judge_record as judge_record
 from .methods import METHOD_REGISTRY as METHOD_REGISTRY, MethodSpec as MethodSpec
-from .numbers import (
-    confidence as confidence,
-    interval as interval,
-    num as num,
-    pct as pct,
-)
-from .params import RECORD_KEYS as RECORD_KEYS, default_params as default_params, estimate_calls as estimate_calls
+from .numbers import confidence as confidence, interval as interval, num as num, pct as pct
+from .params import default_params as default_params, estimate_calls as estimate_calls
 from .progress import (
-    Estimate as Estimate,
     describe as describe,
     estimate as estimate,
-    progress as progress,
     session_progress as session_progress,
     step_label as step_label,
 )
 from .propositions import (
     ABLATION_PROPOSITION as ABLATION_PROPOSITION,
     CLASSROOM_PRESETS as CLASSROOM_PRESETS,
-    DEFAULT_EXPERTS as DEFAULT_EXPERTS,
     MAX_BREADTH as MAX_BREADTH,
     MAX_DEBATE_ROUNDS as MAX_DEBATE_ROUNDS,
     MAX_DEPTH as MAX_DEPTH,
@@ -82,13 +71,7 @@ from .propositions import (
     validate_proposition as validate_proposition,
     workflow_name as workflow_name,
 )
-from .reading import (
-    Reading as Reading,
-    RoleTokens as RoleTokens,
-    readings as readings,
-    short_reads as short_reads,
-    tokens_by_role as tokens_by_role,
-)
+from .reading import readings as readings, short_reads as short_reads, tokens_by_role as tokens_by_role
 from .records import (
     BaselineStepDone as BaselineStepDone,
     ExpertDone as ExpertDone,
@@ -108,7 +91,7 @@ from .records import (
     load_record as load_record,
     parse_progress as parse_progress,
 )
-from .report import REPORT_SECTIONS as REPORT_SECTIONS, render_report_markdown as render_report_markdown
+from .report import render_report_markdown as render_report_markdown
 from .review import (
     EDITABLE as EDITABLE,
     FIELD_LABELS as FIELD_LABELS,
@@ -119,13 +102,7 @@ from .review import (
     field_lines as field_lines,
     parse_ask as parse_ask,
 )
-from .room import (
-    FACILITATOR_AUTHOR as FACILITATOR_AUTHOR,
-    MAX_ROOM_CONTRIBUTIONS as MAX_ROOM_CONTRIBUTIONS,
-    MAX_ROOM_TEXT_CHARS as MAX_ROOM_TEXT_CHARS,
-    RoomContribution as RoomContribution,
-    room_block as room_block,
-)
+from .room import FACILITATOR_AUTHOR as FACILITATOR_AUTHOR, MAX_ROOM_TEXT_CHARS as MAX_ROOM_TEXT_CHARS
 from .schemas import (
     ADJUDICATION_RULES as ADJUDICATION_RULES,
     Conflict as Conflict,
@@ -142,13 +119,11 @@ from .service import continue_run as continue_run
 from .session import (
     PAUSED as PAUSED,
     RUNNING as RUNNING,
-    STOPPED as STOPPED,
     Action as Action,
     Session as Session,
     SessionError as SessionError,
     State as State,
     cancel_session as cancel_session,
-    checked_answer as checked_answer,
     drive_session as drive_session,
     load_session as load_session,
     paused_state as paused_state,
@@ -157,11 +132,6 @@ from .session import (
 )
 from .steps import record_steps as record_steps
 from .workshop import (
-    CODE_FAILURES as CODE_FAILURES,
-    FREE_JOINS_PER_ADDRESS as FREE_JOINS_PER_ADDRESS,
-    MAX_CONTRIBUTIONS_PER_PERSON as MAX_CONTRIBUTIONS_PER_PERSON,
-    MAX_CONTRIBUTIONS_PER_ROUND as MAX_CONTRIBUTIONS_PER_ROUND,
-    MAX_JOINS_PER_CLIENT as MAX_JOINS_PER_CLIENT,
     allow_participants as allow_participants,
     close_workshop as close_workshop,
     continue_workshop as continue_workshop,
@@ -180,13 +150,7 @@ from .workshop import (
     scenario_of as scenario_of,
     vote as vote,
 )
-from .workshop_export import (
-    compare_room as compare_room,
-    panel_branches as panel_branches,
-    reveal_table as reveal_table,
-    workshop_markdown as workshop_markdown,
-    workshop_record as workshop_record,
-)
+from .workshop_export import compare_room as compare_room, reveal_table as reveal_table
 from .workshop_models import (
     DIRECTIONS as DIRECTIONS,
     KINDS as KINDS,
@@ -194,23 +158,16 @@ from .workshop_models import (
     MAX_NAME_CHARS as MAX_NAME_CHARS,
     MAX_TAG_CHARS as MAX_TAG_CHARS,
     NO_GROUND_TRUTH as NO_GROUND_TRUTH,
-    BranchComparison as BranchComparison,
     Contribution as Contribution,
-    Decision as Decision,
     Participant as Participant,
-    Prediction as Prediction,
-    RosterEntry as RosterEntry,
-    Vote as Vote,
     Workshop as Workshop,
     WorkshopRecord as WorkshopRecord,
     branches as branches,
     even_split as even_split,
     indicator_names as indicator_names,
-    unique_names as unique_names,
 )
-from .workshop_names import NAME_CHARS_HELP as NAME_CHARS_HELP, clean_name as clean_name
+from .workshop_names import NAME_CHARS_HELP as NAME_CHARS_HELP
 from .workshop_roster import (
-    PERSONAL_CODE_LENGTH as PERSONAL_CODE_LENGTH,
     RosterCode as RosterCode,
     join_with_code as join_with_code,
     release_code as release_code,

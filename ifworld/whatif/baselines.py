@@ -22,6 +22,7 @@ from langgraph.types import CachePolicy, Send
 
 from ifworld import prompts
 from ifworld.config import Settings
+from ifworld.errors import StepFailed
 from ifworld.llm import LLMError, Part, Section
 from ifworld.runs.events import emit
 from ifworld.whatif import agents, budget as budgets
@@ -72,8 +73,9 @@ def _policy(params: dict) -> CachePolicy | None:
     return cache_policy(params)
 
 
-def _fail(what: str, exc: Exception) -> RuntimeError:
-    return RuntimeError(f"{what} failed: {exc}")
+def _fail(what: str, exc: Exception) -> StepFailed:
+    """The run stops at this step (a RuntimeError too, as before); finished steps are kept, resume continues."""
+    return StepFailed(f"{what} failed: {exc}")
 
 
 # -- single ---------------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ import typer
 from rich.console import Console
 
 from ifworld import safe_json
+from ifworld.errors import InputError
 from ifworld.files import FileRefused, output_option, read_text_bounded
 from ifworld.limits import MAX_UPLOAD_BYTES
 from ifworld.whatif.methods import REGISTRY as METHODS, paper_methods, reference_method
@@ -267,7 +268,7 @@ def eval_cmd(
         props = resolve_propositions(propositions)
         base = {"rounds": rounds, **({"experts": normalize_experts(experts)} if experts else {})}
         if repeats < 1 or rounds < 1:
-            raise ValueError("--repeats and --rounds must be at least 1.")
+            raise InputError("--repeats and --rounds must be at least 1.")
         size = parse_budget(budget)
         calls = estimate_eval_calls(specs, props, repeats, base, size)
     except ValueError as exc:

@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ifworld import prompts
 from ifworld.errors import InputError
+from ifworld.llm.demo_answers.whatif import ExpertWords
 from ifworld.registry import NAME_PATTERN, Registry, Spec
 
 MAX_EXPERTS = 12
@@ -157,6 +158,17 @@ def _register_built_ins() -> None:
 
 
 _register_built_ins()
+
+
+def demo_words(domain: str) -> ExpertWords | None:
+    """What the demo model writes for the expert of this domain (its file's ``demo`` block), or None."""
+    spec = next((s for s in REGISTRY if s.label == domain), None)
+    if spec is None or spec.demo is None:
+        return None
+    down = REGISTRY.get(spec.demo.downstream).label if spec.demo.downstream in REGISTRY else ""
+    return ExpertWords(spec.demo.mechanism, spec.demo.indicator, spec.demo.unit, down)
+
+
 DEFAULT_EXPERTS: list[str] = [s.label for s in REGISTRY if s.default_panel]
 """The built-in default panel (the paper's nine domains, from their files), fixed at import for benchmarks and
 tests that reproduce the paper; the product asks :func:`default_experts`, which sees later entries too."""

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import Field, TypeAdapter, field_validator, model_validator
 
+from ifworld.runs.events import ProgressEvent
 from ifworld.runs.records import (
     RecordError as RecordError,  # re-exported: callers catch it from here
     validate_record,
@@ -184,30 +185,25 @@ def load_record(record: dict[str, Any] | WhatIfRecord | None, run_id: str | None
 
 
 # -- progress events ----------------------------------------------------------------------------------
-class _Progress(_Base):
-    node: str | None = None
-    round: int = 0
-
-
-class PhaseEvent(_Progress):
+class PhaseEvent(ProgressEvent):
     kind: Literal["phase"]
     phase: str = "working"
     part: str = ""
     violations: list[str] = Field(default_factory=list)
 
 
-class ExpertStarted(_Progress):
+class ExpertStarted(ProgressEvent):
     kind: Literal["expert_started"]
     domain: str
 
 
-class ExpertDone(_Progress):
+class ExpertDone(ProgressEvent):
     kind: Literal["expert_done"]
     domain: str
     output: ExpertOutput
 
 
-class BaselineStepDone(_Progress):
+class BaselineStepDone(ProgressEvent):
     """A baseline's finished step (a tree-of-thought branch, a debate side): free text, not an
     :class:`ExpertOutput`, so it has its own kind rather than an ``expert_done`` without its output."""
     kind: Literal["baseline_step_done"]
@@ -215,25 +211,25 @@ class BaselineStepDone(_Progress):
     text: str = ""
 
 
-class ExpertFailed(_Progress):
+class ExpertFailed(ProgressEvent):
     kind: Literal["expert_failed"]
     domain: str
     error: str = "failed"
 
 
-class RoundDone(_Progress):
+class RoundDone(ProgressEvent):
     kind: Literal["round_done"]
     ok: int = 0
     failed: list[str] = Field(default_factory=list)
 
 
-class FrameBuilt(_Progress):
+class FrameBuilt(ProgressEvent):
     kind: Literal["frame_built"]
     frame: Frame
     diff: FrameDiff
 
 
-class ReportDone(_Progress):
+class ReportDone(ProgressEvent):
     kind: Literal["report_done"]
 
 

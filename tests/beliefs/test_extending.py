@@ -13,7 +13,6 @@ import pytest
 from typer.testing import CliRunner
 
 from ifworld.beliefs import (
-    NUMPY_PATH,
     TOPOLOGIES,
     UPDATE_RULES,
     BeliefConfig,
@@ -24,6 +23,7 @@ from ifworld.beliefs import (
     table4_strategy_by_condition,
 )
 from ifworld.beliefs.cli import app
+from ifworld.beliefs.engine import NUMPY_PATH
 from ifworld.registry import markdown_table
 from tests.fixtures.examples import load_example
 

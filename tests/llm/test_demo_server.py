@@ -26,6 +26,7 @@ from ifworld.llm.demo_cli import DEFAULT_PORT as CLI_DEFAULT_PORT
 from ifworld.runs import RunStore, export_run
 from ifworld.rws import load_benchmark_record
 from ifworld.whatif import load_record
+from ifworld.whatif.experts import load_expert
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "data" / "rws_sample.jsonl"
@@ -119,6 +120,21 @@ def stored(run_id: str) -> dict:
         store.close()
 
 
+def test_the_demo_model_says_what_the_experts_owner_hands_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The model layer imports no engine: an expert's words and the default panel come from use_expert_words;
+    without them every expert gets words made from its domain."""
+    from ifworld.llm.demo_answers import whatif as demo
+
+    monkeypatch.setattr(demo, "_source", dict(demo._source))
+    demo.use_expert_words(lambda d: demo.ExpertWords("tides", "tidal range", "m", "navigation")
+                          if d == "harbours" else None, lambda: ["harbours"])
+    assert demo._demo("harbours") == (("tides", "tidal range", "m"), "navigation")
+    assert demo._demo("law") == (("law mechanisms", "law indicator", "index"), demo.GENERIC_DOWNSTREAM)
+    asked = "<proposition>What if tides stop?</proposition>"
+    refined = demo.refiner({"messages": [{"role": "user", "content": asked}]})
+    assert refined["expert_plan"] == ["harbours"]
+
+
 def test_prints_where_it_listens_and_what_to_set(demo: DemoProcess) -> None:
     err = demo.stderr()
     assert f"IFWORLD_BASE_URL={demo.url} IFWORLD_MODEL={DEMO_MODEL}" in err
@@ -136,6 +152,8 @@ def test_whatif_run_completes_with_labelled_report(demo: DemoProcess, tmp_path: 
     assert set(typed.rounds[0].experts) == {"physics", "economics"} and len(typed.rounds) == 1
     assert not record["degraded"] and {c["status"] for c in record["calls"]} == {"ok"}
     assert record["report"]["executive_verdict"]["verdict"].startswith(DEMO_LABEL)
+    physics = load_expert("physics").demo  # the command hands the model layer the experts' words (issue #41)
+    assert physics is not None and typed.rounds[0].experts["physics"].reasoning_steps[0].mechanism == physics.mechanism
     markdown = export_run(record["run_id"], "md", store=RunStore(load_settings().db_path))
     assert markdown.count(DEMO_LABEL) >= 5  # verdict, summary, conclusions … all say they are demo text
 

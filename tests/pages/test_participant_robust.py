@@ -8,6 +8,7 @@ import pytest
 
 from ifworld import whatif
 from ifworld.runs.store import get_store
+from ifworld.whatif.workshop_models import unique_names
 from tests.pages.test_workshop_page import _facilitator_at_review, _join, _page
 
 DUPLICATED = {
@@ -37,7 +38,7 @@ def test_a_scenario_whose_every_list_has_duplicates_draws_for_a_participant(llm_
 
 
 def test_unique_names() -> None:
-    assert whatif.unique_names(["a", "A", "a", "", "  b  ", "b"]) == ["a", "A (2)", "a (3)", "b", "b (2)"]
+    assert unique_names(["a", "A", "a", "", "  b  ", "b"]) == ["a", "A (2)", "a (3)", "b", "b (2)"]
 
 
 def test_a_store_that_cannot_be_reached_says_reconnecting_to_a_participant(tmp_path, monkeypatch) -> None:  # noqa: ANN001

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ifworld.whatif import Contribution, Decision
+from ifworld.whatif import Contribution
+from ifworld.whatif.workshop_models import Decision
 from ui.room_list import MAX_ENTRIES, RoomRow, RowAction, pressed
 from ui.workshop_rows import already_done
 

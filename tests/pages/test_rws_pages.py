@@ -217,8 +217,8 @@ def test_browse_grades_a_slow_answer_under_a_spinner_not_a_timeout(monkeypatch):
 
     import streamlit as st
 
-    from ifworld.rws import DEFAULT_TIMEOUT_S, INTERACTIVE_TIMEOUT_S
-    from ifworld.rws.grading import grader
+    from ifworld.rws import INTERACTIVE_TIMEOUT_S
+    from ifworld.rws.grading import DEFAULT_TIMEOUT_S, grader
 
     slow_s = DEFAULT_TIMEOUT_S + 1.0
     real, limits, spinners = grader.run_check, [], []

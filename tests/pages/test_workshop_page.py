@@ -18,6 +18,7 @@ from ifworld import access, whatif
 from ifworld.config import load_settings
 from ifworld.runs.store import get_store
 from ifworld.whatif import State
+from ifworld.whatif.workshop import CODE_FAILURES
 from tests.pages.room_lists import all_rows, list_keys, press, rows
 from tests.security.helpers import wait_for_session
 
@@ -167,7 +168,7 @@ def test_join_by_code_and_wrong_codes_are_limited(llm_env) -> None:  # noqa: ANN
     fac, run_id = _facilitator_at_review()
     code = whatif.load_workshop(run_id, store=get_store()).code
     at = _page("app_pages/join.py")
-    for _ in range(whatif.CODE_FAILURES):
+    for _ in range(CODE_FAILURES):
         at.text_input(key="join_code_text").set_value("AAAAAA")
         _button(at, "Find the workshop").click().run()
         assert any("no workshop has this code" in e.value for e in at.error)

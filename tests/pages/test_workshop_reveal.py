@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 from ifworld import whatif
 from ifworld.runs.store import get_store
 from ifworld.whatif import State
+from ifworld.whatif.workshop_export import workshop_markdown, workshop_record
 from tests.pages.test_workshop_page import _button, _facilitator_at_review, _join
 from tests.security.helpers import wait_for_session
 
@@ -74,8 +75,8 @@ def test_the_reveal_shows_room_and_panel_side_by_side_and_never_none(llm_env) ->
     assert all(r["You (%)"] == "—" for r in _table(bo)) and "None" not in _shown(bo)
 
     for anonymise in (False, True):
-        rec = whatif.workshop_record(run_id, store=get_store(), anonymise=anonymise)
+        rec = workshop_record(run_id, store=get_store(), anonymise=anonymise)
         assert rec is not None
-        md = whatif.workshop_markdown(rec)
+        md = workshop_markdown(rec)
         assert "### The room against the panel" in md and "None" not in md
         assert all(f"| {i} |" in md for i in ids)

@@ -14,9 +14,10 @@ from streamlit.testing.v1 import AppTest
 from typer.testing import CliRunner
 
 from ifworld.registry import markdown_table
-from ifworld.rws import PATTERN_REGISTRY, benchmark, check_pattern
+from ifworld.rws import PATTERN_REGISTRY, benchmark
 from ifworld.rws.cli import app
 from ifworld.rws.patterns.run import run_pattern
+from ifworld.rws.patterns.spec import check_pattern
 from ifworld.rws.tables import paper_table2, table2_columns
 from tests.fixtures.examples import load_example
 from tests.rws.conftest import SAMPLE

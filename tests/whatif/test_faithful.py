@@ -12,9 +12,9 @@ import pytest
 
 from ifworld import prompts
 from ifworld.llm.demo_answers import last_user
-from ifworld.whatif import DEFAULT_EXPERTS
 from ifworld.whatif.graph import suggested_experts
 from ifworld.whatif.judge import judge_record
+from ifworld.whatif.propositions import DEFAULT_EXPERTS
 from tests.fixtures.scripts import whatif as script
 from tests.whatif.conftest import SMALL
 

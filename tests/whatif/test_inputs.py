@@ -12,10 +12,8 @@ from ifworld import prompts
 from ifworld.whatif import (
     ABLATION_PROPOSITION,
     CLASSROOM_PRESETS,
-    DEFAULT_EXPERTS,
     MAX_PROPOSITION_CHARS,
     PAPER_PROPOSITIONS,
-    REPORT_SECTIONS,
     agents,
     estimate_calls,
     normalize_experts,
@@ -27,7 +25,8 @@ from ifworld.whatif import (
 from ifworld.whatif.experts import REGISTRY as EXPERT_REGISTRY, persona
 from ifworld.whatif.frame import build_frame, frame_diff
 from ifworld.whatif.params import default_params
-from ifworld.whatif.report import finish_report
+from ifworld.whatif.propositions import DEFAULT_EXPERTS
+from ifworld.whatif.report import REPORT_SECTIONS, finish_report
 from ifworld.whatif.schemas import (
     DebateBrief,
     ExpertOutput,

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from ifworld import llm, runs
-from ifworld.whatif import METHOD_REGISTRY, RECORD_KEYS, consistency, estimate_calls, service
-from ifworld.whatif.params import default_params
+from ifworld.whatif import METHOD_REGISTRY, consistency, estimate_calls, service
+from ifworld.whatif.experts import DEFAULT_EXPERTS
+from ifworld.whatif.params import RECORD_KEYS, default_params
 from tests.whatif.conftest import PROP, SMALL
 
 EXPERT_RE = r"Agent role: whatif\.expert"
@@ -54,8 +55,7 @@ def test_round_two_sees_frame_and_prompts_stay_bounded(run_whatif, fake_server):
     sizes = {}
     for n, experts in ((3, SMALL), (9, None)):
         fake_server.reset()
-        run_whatif(experts=experts) if experts else run_whatif(experts=list(__import__(
-            "ifworld.whatif", fromlist=["DEFAULT_EXPERTS"]).DEFAULT_EXPERTS))
+        run_whatif(experts=experts or list(DEFAULT_EXPERTS))
         r2 = [r for r in fake_server.requests if r.role == "whatif.expert" and "Round 2." in str(r.body)]
         assert len(r2) == n and all("<shared_frame>" in str(r.body) for r in r2)
         sizes[n] = max(len(str(r.body["messages"][-1]["content"])) for r in r2)

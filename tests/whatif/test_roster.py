@@ -13,6 +13,7 @@ from ifworld import whatif
 from ifworld.access import OPERATOR, AccessDenied, Caller, Role
 from ifworld.errors import WorkshopError
 from ifworld.whatif import workshop as ws
+from ifworld.whatif.workshop_roster import PERSONAL_CODE_LENGTH
 from ui.roster_sheet import sheet_html
 
 CLASS = ["Ada Lovelace", "Bo", "Cy", "Bo"]
@@ -43,7 +44,7 @@ def test_codes_are_distinct_in_the_alphabet_and_stored_only_as_hashes(roster, st
     w, codes = roster
     assert list(codes) == ["Ada Lovelace", "Bo", "Cy", "Bo (2)"]  # twins apart as the room does, in list order
     assert len(set(codes.values())) == 4 and w.code not in codes.values()
-    assert all(len(c) == whatif.PERSONAL_CODE_LENGTH and set(c) <= set(ws.CODE_ALPHABET) for c in codes.values())
+    assert all(len(c) == PERSONAL_CODE_LENGTH and set(c) <= set(ws.CODE_ALPHABET) for c in codes.values())
     assert all(c.encode() not in _raw(store) for c in codes.values())
     room = whatif.load_workshop(w.run_id, store=store)
     assert room.is_roster and [(e.name, e.joined) for e in room.roster] == [(n, False) for n in codes]

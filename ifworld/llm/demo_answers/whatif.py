@@ -5,6 +5,11 @@ that tighten in round 2, branches the report keeps, decision rules, a causal map
 ``ifworld.whatif.schemas``. They are invented examples, not analysis: the server puts the demo label in front
 of every free-text field listed in :data:`LABEL_KEYS`. Rules match the ``Agent role: …`` line of the shared
 system prefix (the judge's ``Task id: …``).
+
+The model layer imports no engine: what it says for an expert (:class:`ExpertWords`) and the panel a refiner
+offers when its prompt names none come from whoever owns the experts — the package ``ifworld.whatif`` hands them
+over with :func:`use_expert_words` when it is imported. Without them (a process that never imported the engine)
+every expert gets words made from its domain.
 """
 
 from __future__ import annotations
@@ -12,6 +17,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from ifworld.llm.demo_answers import last_user, prompt_text
@@ -43,25 +50,54 @@ TOPICS = {
 }
 DEFAULT_TOPIC = ("the hypothetical shock", "headline impact", "% change", 5.0, 30.0)
 GENERIC_DOWNSTREAM = "economics"
+FALLBACK_PANEL = ("physics", "engineering", "economics")
+"""The refiner's plan when neither its prompt nor the experts' owner names a panel."""
 
 
-def _hints(domain: str) -> Any:
-    """The ``demo`` block of the expert whose domain this is (prompts/whatif/experts/), or None."""
-    from ifworld.whatif import EXPERTS
+@dataclass(frozen=True)
+class ExpertWords:
+    """What the demo model writes for one expert: its mechanism, the quantity it estimates with its unit, and the
+    domain (label) of the expert its effects flow to ("" when that expert is unknown)."""
 
-    spec = next((s for s in EXPERTS if s.label == domain), None)
-    return spec.demo if spec is not None else None
+    mechanism: str
+    indicator: str
+    unit: str
+    downstream: str = ""
+
+
+WordsOf = Callable[[str], "ExpertWords | None"]
+"""An expert's words by its domain (the label prompts use), or None for an expert without any."""
+
+
+def _no_words(domain: str) -> ExpertWords | None:
+    return None
+
+
+def _fallback_panel() -> list[str]:
+    return list(FALLBACK_PANEL)
+
+
+_source: dict[str, Any] = {"words": _no_words, "panel": _fallback_panel}
+
+
+def use_expert_words(words: WordsOf, panel: Callable[[], list[str]]) -> None:
+    """Hand the demo model the experts' words and the default panel (both asked on every answer, so experts
+    registered later are seen). Called by the owner of the experts — the what-if engine — never by this layer."""
+    _source.update(words=words, panel=panel)
+
+
+def _hints(domain: str) -> ExpertWords | None:
+    """The words of the expert whose domain this is, or None."""
+    found: ExpertWords | None = _source["words"](domain)
+    return found
 
 
 def _demo(domain: str) -> tuple[tuple[str, str, str], str]:
     """((mechanism, indicator, unit), downstream domain) of an expert; words made from its name without hints."""
-    from ifworld.whatif import EXPERTS
-
     hints = _hints(domain)
     if hints is None:
         return (f"{domain} mechanisms", f"{domain} indicator", "index"), GENERIC_DOWNSTREAM
-    down = EXPERTS.get(hints.downstream).label if hints.downstream in EXPERTS else GENERIC_DOWNSTREAM
-    return (hints.mechanism, hints.indicator, hints.unit), down
+    return (hints.mechanism, hints.indicator, hints.unit), hints.downstream or GENERIC_DOWNSTREAM
 
 
 def _n(*parts: object) -> int:
@@ -163,12 +199,7 @@ def expert(body: dict[str, Any]) -> dict[str, Any]:
 def refiner(body: dict[str, Any]) -> dict[str, Any]:
     shock, qty, unit, lo, hi = topic(body)
     m = re.search(r"Expert panel available: (.+)", last_user(body))
-    if m:
-        panel = [p.strip() for p in m.group(1).split(",")]
-    else:
-        from ifworld.whatif import default_experts
-
-        panel = default_experts()
+    panel = [p.strip() for p in m.group(1).split(",")] if m else list(_source["panel"]())
     return {
         "restated": f"Assume {shock} starts now and persists; study consequences over 50 years.",
         "premises": [f"{shock} occurs abruptly", "all other physical constants unchanged",
