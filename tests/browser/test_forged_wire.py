@@ -411,13 +411,13 @@ def test_forged_facilitator_presses_on_the_wire_do_nothing_but_the_same_frames_w
         # 1. paused in review: the review form, the room list (accept …), Close workshop, the sidebar
         found, script_hash, fac_msgs = attack(app, room, seen, attacker, [
             "Continue unchanged", "Apply edits and continue", "Cancel run", "Close workshop", "Base URL",
-            "Test connection", "ifworld_room_list"])
+            "Test connection", "room_list"])
         # control: the facilitator's own browser (its cookies) still gets its session back by id, as on a reconnect
         with RawClient(app["url"], cookies_of(room["fctx"]), session_id=session_of(fac_msgs)) as raw:
             back = raw.send(rerun(f"run={run_id}", script_hash))
             assert raw.session_ids == {session_of(fac_msgs)} and one(widgets(back), "Continue unchanged")
         # control: the facilitator's cookie, the same forged accept and Continue unchanged
-        accept = [WidgetState(id=_make_trigger_id(one(found, "ifworld_room_list", "bidi_component").id, "events"),
+        accept = [WidgetState(id=_make_trigger_id(one(found, "room_list", "bidi_component").id, "events"),
                               json_trigger_value=json.dumps([{"event": "act", "value": f"accept:{cid}"}]))]
         control(app, room, script_hash, accept, found)
         wait_store(db, lambda s: any(e.get("kind") == "decide" for e in s.workshop_events(run_id)),

@@ -44,3 +44,37 @@ def test_already_done_follows_the_standing_decision() -> None:
     merged_away = _contribution(decision=Decision(contribution_id="c1", decision="merge", merged_into="c2"))
     assert not already_done(merged_away, "accept")  # merged into another: accepting it is a change
     assert already_done(_contribution(hidden=True), "hide")
+
+
+def _room_app() -> None:
+    import streamlit as st
+
+    from ui.room_list import RoomRow, RowAction, room_list
+
+    texts = st.session_state.setdefault("texts", ["Ferries first"])
+    refuse = st.session_state.get("refuse", [])
+    room_list([RoomRow(id=f"c{i}", who="Ada", text=t, actions=[RowAction(name="vote", label="+1")])
+               for i, t in enumerate(texts)], key="room", on_press=lambda pairs: list(refuse))
+
+
+def test_an_unchanged_list_is_sent_its_digest_alone_and_its_rows_when_they_change_or_are_asked_for() -> None:
+    from streamlit.testing.v1 import AppTest
+
+    from tests.pages.room_lists import data, press, trigger
+
+    at = AppTest.from_function(_room_app, default_timeout=60).run()
+    first = data(at, "room")
+    assert [r["text"] for r in first["rows"]] == ["Ferries first"]
+    at.run()
+    assert data(at, "room") == {"digest": first["digest"], "refused": []}  # an idle redraw: no rows, no code
+    trigger(at, "room", "need", first["digest"])  # a list that does not hold them asks once
+    assert data(at, "room")["rows"] == first["rows"]
+    at.session_state["texts"] = ["Ferries first", "<b>Bridges</b> next"]
+    at.run()
+    changed = data(at, "room")
+    assert changed["digest"] != first["digest"] and [r["text"] for r in changed["rows"]][1] == "<b>Bridges</b> next"
+    at.session_state["refuse"] = ["vote:c1"]
+    at.run()  # the press runs the callback the last run registered
+    press(at, "room", "vote:c1")  # a refused press needs the rows even unchanged: its button comes back from them
+    refused = data(at, "room")
+    assert refused["refused"] == ["vote:c1"] and refused["rows"] == changed["rows"]
