@@ -41,6 +41,7 @@ from ifworld.figstyle import (
 from ifworld.whatif.causal_layout import (
     DESIGN_WIDTH_PX,
     LABEL_WRAP,
+    LINE_PX,
     footprints,
     marker_diameter,
     place_nodes,
@@ -52,6 +53,7 @@ from ifworld.whatif.records import WhatIfRecord, load_record
 from ifworld.whatif.schemas import CausalEdge, CausalMap
 
 MAX_CYCLE_LENGTH = 6
+HEAT_WRAP, HEAT_ROW_PX = 20, 44  # the heatmap's domain names: characters per line, and the least row height
 MAX_CYCLES = 50
 PAGERANK_DAMPING = 0.85
 PAGERANK_ITERATIONS = 100
@@ -434,15 +436,19 @@ def domain_heatmap(edges: Iterable[CausalEdge | DomainLink], title: str = "") ->
     bound = max(1.0, float(np.abs(net).max()))
     text = [[f"{net[i, j]:+g} ({count[i, j]})" if count[i, j] else "" for j in range(len(domains))]
             for i in range(len(domains))]
-    labels = [wrap_label(d, 14) for d in domains]
+    labels = [wrap_label(d, HEAT_WRAP) for d in domains]
+    lines = [label.split("<br>") for label in labels]
+    row_px = max(HEAT_ROW_PX, LINE_PX * FONT_SIZE * max(len(ls) for ls in lines) + 8)
+    # plotly turns the column names upright when they do not fit side by side (autotickangles): keep room for that
+    upright_px = max(text_width_px(line, FONT_SIZE) for ls in lines for line in ls)
     fig = go.Figure(go.Heatmap(
         z=net, x=labels, y=labels, text=text, texttemplate="%{text}", zmin=-bound, zmax=bound, zmid=0,
         colorscale=[[0, SIGN_COLOURS["-"]], [0.5, "#f5f5f5"], [1, SIGN_COLOURS["+"]]],
         colorbar=dict(title="net sign × strength"),
         customdata=[[[a, b] for b in domains] for a in domains],
         hovertemplate="%{customdata[0]} → %{customdata[1]}: %{z:+g}<extra></extra>"))
-    fig.update_layout(title=title or None, height=200 + 44 * len(domains),
-                      xaxis=dict(title="effect on (domain)", side="bottom", tickangle=0),
+    fig.update_layout(title=title or None, height=round(200 + upright_px + row_px * len(domains)),
+                      xaxis=dict(title="effect on (domain)", side="bottom", autotickangles=[0, 90]),
                       yaxis=dict(title="cause in (domain)", autorange="reversed"))
     return styled(fig)
 

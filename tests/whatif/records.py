@@ -141,7 +141,8 @@ def large_record(proposition: str = "What if fuel duty doubled overnight?") -> d
     names = [(d, n) for d, ns in LARGE_DOMAINS.items() for n in ns]
     edges: list[dict[str, Any]] = []
     for d, ns in LARGE_DOMAINS.items():
-        edges += [edge(a, b, "+-"[k % 2], 1 + k % 3, [d], f"{a} moves {b}") for k, (a, b) in enumerate(zip(ns, ns[1:]))]
+        edges += [edge(a, b, "+-"[k % 2], 1 + k % 3, [d], f"{a} moves {b}")
+                  for k, (a, b) in enumerate(zip(ns, ns[1:], strict=False))]
     for k in range(len(names)):
         (da, a), (db, b) = names[k], names[(k * 7 + 3) % len(names)]
         if a != b and len(edges) < 28:
