@@ -42,6 +42,7 @@ from ifworld.whatif.causal_layout import (
     DESIGN_WIDTH_PX,
     LABEL_WRAP,
     LINE_PX,
+    exit_px,
     footprints,
     marker_diameter,
     place_nodes,
@@ -312,24 +313,27 @@ def causal_figure(graph: nx.DiGraph, highlight_cycles: bool = False, highlight_c
     boxes = {n: text_box_px(names[n].split("<br>"), FONT_SIZE) for n in graph.nodes}
     pos, plot_px = place_nodes(layout(graph, seed), sizes, boxes)
     drawn = [(u, v, d) for u, v, d in sorted(graph.edges(data=True), key=lambda e: (e[0], e[1])) if u != v]
-    marks = place_signs(pos, footprints(sizes, boxes), [(u, v) for u, v, _ in drawn])
+    feet = footprints(sizes, boxes)
+    marks = place_signs(pos, feet, [(u, v) for u, v, _ in drawn])
     fig = go.Figure()
     on_cycle: set[tuple[str, str]] = set()
     if highlight_cycles:
         on_cycle = cycle_edges(loops if loops is not None else feedback_loops(graph))
     for u, v in sorted(on_cycle):
         if u != v:
-            _halo(fig, pos, u, v, CYCLE_COLOUR, 10, "feedback loop")
+            _halo(fig, _between(pos, feet, u, v), CYCLE_COLOUR, 10, "feedback loop")
     if highlight_cross_domain:
         for u, v, d in drawn:
             if d.get("cross_domain"):
-                _halo(fig, pos, u, v, CROSS_DOMAIN_COLOUR, 7, "cross-domain", dash="dot")
+                _halo(fig, _between(pos, feet, u, v), CROSS_DOMAIN_COLOUR, 7, "cross-domain", dash="dot")
     annotations: list[dict[str, Any]] = []
     for u, v, d in drawn:
         (x0, y0), (x1, y1) = pos[u], pos[v]
         annotations.append(dict(x=x1, y=y1, ax=x0, ay=y0, xref="x", yref="y", axref="x", ayref="y", text="",
-                                showarrow=True, arrowhead=2, arrowsize=1.1, standoff=sizes[v] / 2 + 2,
-                                startstandoff=sizes[u] / 2, arrowwidth=0.8 + 0.9 * d.get("strength", 1),
+                                showarrow=True, arrowhead=2, arrowsize=1.1,
+                                standoff=exit_px(feet[v], x0 - x1, y0 - y1) + 2,
+                                startstandoff=exit_px(feet[u], x1 - x0, y1 - y0),
+                                arrowwidth=0.8 + 0.9 * d.get("strength", 1),
                                 arrowcolor=SIGN_COLOURS.get(d.get("sign"), SIGN_COLOURS["±"])))
     # each edge's sign is written on it: the sign is never told by colour alone
     fig.add_trace(go.Scatter(x=[marks[u, v][0] for u, v, _ in drawn], y=[marks[u, v][1] for u, v, _ in drawn],
@@ -385,9 +389,17 @@ def heatmap_legend() -> str:
     return f"{colour_name(SIGN_COLOURS['+'])} = net amplifying, {colour_name(SIGN_COLOURS['-'])} = net damping"
 
 
-def _halo(fig: go.Figure, pos: dict, u: str, v: str, colour: str, width: float, name: str,
-          dash: str = "solid") -> None:
+def _between(pos: dict, feet: dict, u: str, v: str) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The part of the line from ``u`` to ``v`` outside both nodes' markers and names (where a halo is drawn)."""
     (x0, y0), (x1, y1) = pos[u], pos[v]
+    length = math.hypot(x1 - x0, y1 - y0) or 1.0
+    start, end = exit_px(feet[u], x1 - x0, y1 - y0) / length, 1 - exit_px(feet[v], x0 - x1, y0 - y1) / length
+    return ((x0 + start * (x1 - x0), y0 + start * (y1 - y0)), (x0 + end * (x1 - x0), y0 + end * (y1 - y0)))
+
+
+def _halo(fig: go.Figure, ends: tuple[tuple[float, float], tuple[float, float]], colour: str, width: float,
+          name: str, dash: str = "solid") -> None:
+    (x0, y0), (x1, y1) = ends
     fig.add_trace(go.Scatter(x=[x0, x1], y=[y0, y1], mode="lines", hoverinfo="skip", showlegend=False,
                              name=name, line=dict(color=colour, width=width, dash=dash)))
 

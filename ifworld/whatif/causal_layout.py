@@ -165,6 +165,16 @@ def place_signs(nodes: Mapping[str, tuple[float, float]], feet: Mapping[str, np.
     return found
 
 
+def exit_px(foot: np.ndarray, dx: float, dy: float) -> float:
+    """How far from a node's centre a line heading ``(dx, dy)`` leaves its marker and name (the footprint less its
+    padding): an arrow starts and ends there, so no edge is drawn across its own ends' names."""
+    left, right, below, above = foot[0] + PAD_PX, foot[1] - PAD_PX, foot[2] + PAD_PX, foot[3] - PAD_PX
+    length = math.hypot(dx, dy) or 1.0
+    ux, uy = dx / length, dy / length
+    found = [bound / u for u, bound in ((ux, right if ux > 0 else left), (uy, above if uy > 0 else below)) if u]
+    return float(min(found, default=0.0))
+
+
 def marker_diameter(weighted_degree: float) -> float:
     """A node marker's size in px: larger for nodes with more (and stronger) links."""
     return 14 + 4 * math.sqrt(weighted_degree)

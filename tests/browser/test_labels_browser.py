@@ -29,13 +29,14 @@ CUT = r"""() => {
   for (const b of document.querySelectorAll('[data-testid=stApp] button')) {
     if (!b.checkVisibility({opacityProperty: true, visibilityProperty: true})) continue;
     const text = (b.innerText || '').trim();
-    if (!text) continue;  // an icon button
     const r = b.getBoundingClientRect();
-    if (r.width < 1 || r.height < 1) continue;
-    const parts = [b, ...b.querySelectorAll('*')].filter(e => (e.innerText || '').trim());
-    const over = parts.some(e => e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== 'visible'
-                                 || getComputedStyle(e).textOverflow === 'ellipsis' && e.scrollWidth > e.clientWidth)
-      || parts.some(e => { const q = e.getBoundingClientRect(); return q.right > r.right + 1 || q.left < r.left - 1; });
+    if (!text || r.width < 1 || r.height < 1) continue;  // an icon button, or not laid out
+    // the button and what draws its text (elements of no size, such as a screen reader's copy, draw nothing)
+    const parts = [b, ...b.querySelectorAll('*')].filter(e => { const q = e.getBoundingClientRect();
+      return q.width >= 1 && q.height >= 1 && (e.innerText || '').trim(); });
+    const over = parts.some(e => { const s = getComputedStyle(e), q = e.getBoundingClientRect();
+      return (e.scrollWidth > e.clientWidth + 1 && s.overflowX !== 'visible')  // clipped, with or without "…"
+        || q.right > r.right + 1 || q.left < r.left - 1; });  // or drawn past the button's edge
     if (over) cut.push(text.replace(/\s+/g, ' ').slice(0, 80));
   }
   return cut;
@@ -66,6 +67,7 @@ def _charts(page) -> list[dict]:  # noqa: ANN001
     last = None
     for _ in range(60):
         page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot svg.main-svg').length >= 2")
+        page.evaluate("() => document.fonts.ready.then(() => document.fonts.status)")
         now = page.evaluate(f"() => [...document.querySelectorAll('.js-plotly-plot')].map({BOXES})")
         if now == last:
             return now
@@ -95,22 +97,43 @@ def test_causal_map_and_heatmap_labels_do_not_collide(browser, app_url, large_ru
         assert {k: v for k, v in problems.items() if v} == {}
         if view is PROJECTOR_175:
             SHOTS.mkdir(parents=True, exist_ok=True)
-            page.locator(".js-plotly-plot").first.screenshot(path=str(SHOTS / "causal_map_175.png"))
+            chart = page.locator(".js-plotly-plot").first  # the whole chart: a window as tall as it, as wide
+            page.set_viewport_size({"width": view[0]["width"], "height": round(network["chart"]["b"] + 200)})
+            wait_idle(page)
+            chart.screenshot(path=str(SHOTS / "causal_map_175.png"))
     finally:
         ctx.close()
+
+
+def _cut_buttons(page) -> list[str]:  # noqa: ANN001
+    """:data:`CUT` once the page has settled: its web fonts loaded (a label measured in the fallback font is wider)
+    and two equal readings (a button measured while Streamlit is still laying out its column can read as cut)."""
+    last = None
+    for _ in range(40):
+        wait_idle(page)
+        page.evaluate("() => document.fonts.ready.then(() => document.fonts.status)")
+        now = page.evaluate(CUT)
+        if now == last:
+            return now
+        last = now
+        page.wait_for_timeout(250)  # the next reading, not a wait for a state: the state is "two readings agree"
+    raise AssertionError("the page kept changing")
 
 
 def test_no_button_text_is_cut_at_175_percent(browser, app_url, large_run) -> None:  # noqa: ANN001
     ctx, page = _page(browser, app_url, PROJECTOR_175)
     cut: dict[str, list[str]] = {}
     try:
-        for path in PAGES:
+        for path in (*PAGES, f"whatif?run={large_run}", f"runs?run={large_run}"):
             page.goto(f"{app_url}/{path}")
-            page.wait_for_selector("[data-testid=stApp]")
-            page.locator("[data-testid=stSidebar], [data-testid=stSidebarCollapsedControl]").first.wait_for(
-                state="attached")
+            page.locator("[data-testid=stMain] h1").first.wait_for()  # the page's own title: it has rendered
             wait_idle(page)
-            found = page.evaluate(CUT)
+            found = _cut_buttons(page)
+            opener = page.locator("[data-testid=stExpandSidebarButton], [data-testid=stSidebarCollapsedControl] button")
+            if opener.count() and opener.first.is_visible():  # the sidebar's buttons too (collapsed at this width)
+                opener.first.click()
+                page.locator("[data-testid=stSidebar]").get_by_text("Model connection").first.wait_for()
+                found += _cut_buttons(page)
             if found:
                 cut[path or "home"] = found
     finally:
