@@ -109,34 +109,35 @@ with tab_open:
     show_run_link(run_id, "runs")
     if info.error:
         show_error(f"Last error: {info.error}", st.warning)
-    c1, c2, c3, c4, c5, c6 = st.columns(6)
-    c1.download_button("⬇️ Markdown", export_builder(run_id, "md"), file_name=f"{run_id}.md",
-                       mime="text/markdown", key="runs_dl_md", on_click="ignore")
-    c2.download_button("⬇️ JSON", export_builder(run_id, "json"), file_name=f"{run_id}.json",
-                       mime="application/json", key="runs_dl_json", on_click="ignore")
-    c2.download_button("⬇️ HTML", export_builder(run_id, "html"), file_name=f"{run_id}.html",
-                       mime="text/html", key="runs_dl_html", on_click="ignore",
-                       help="Self-contained page: charts inline, opens offline.")
+    row = st.container(horizontal=True)  # the buttons wrap to a new line where a column would cut their text
+    row.download_button("⬇️ Markdown", export_builder(run_id, "md"), file_name=f"{run_id}.md",
+                        mime="text/markdown", key="runs_dl_md", on_click="ignore")
+    row.download_button("⬇️ JSON", export_builder(run_id, "json"), file_name=f"{run_id}.json",
+                        mime="application/json", key="runs_dl_json", on_click="ignore")
+    row.download_button("⬇️ HTML", export_builder(run_id, "html"), file_name=f"{run_id}.html",
+                        mime="text/html", key="runs_dl_html", on_click="ignore",
+                        help="Self-contained page: charts inline, opens offline.")
     resume = False
     if info.workflow.startswith("whatif."):  # a what-if session: its own page offers exactly what its state allows
-        c3.page_link("app_pages/whatif.py", label="Open in What-if", icon="🌋", query_params={"run": run_id},
-                     help="Continue, answer a pause, cancel or resume it there.")
+        row.page_link("app_pages/whatif.py", label="Open in What-if", icon="🌋", query_params={"run": run_id},
+                      help="Continue, answer a pause, cancel or resume it there.")
     else:
-        resume = c3.button("▶️ Resume", key="runs_resume", disabled=info.status not in RESUMABLE or
-                           not current_settings().enabled,
-                           help="Continue an interrupted or cancelled run from its last checkpoint (needs a model).")
-        if info.status == "running" and c6.button("⏹️ Cancel", key="runs_cancel",
-                                                  help="Stop the live run at its next step; it can be resumed."):
+        resume = row.button("▶️ Resume", key="runs_resume", disabled=info.status not in RESUMABLE or
+                            not current_settings().enabled,
+                            help="Continue an interrupted or cancelled run from its last checkpoint (needs a model).")
+        if info.status == "running" and row.button("⏹️ Cancel", key="runs_cancel",
+                                                   help="Stop the live run at its next step; it can be resumed."):
             runs.request_cancel(run_id, store=store())
             st.toast(f"Cancel requested for {run_id}; it stops at its next step.")
-    if c4.button("🗑️ Delete", key="runs_delete"):
+    if row.button("🗑️ Delete", key="runs_delete"):
         st.session_state["runs_delete_open"] = run_id
     if st.session_state.get("runs_delete_open") == run_id:
         confirm_delete(run_id, info.status == "running")
     judged_here = info.kind == "whatif" and bool(info.record)
-    with c5:
-        if judged_here and runs_view.judge_button(info, "runs_judge"):
-            runs_view.judge_runs([info], "runs_judge")
+    with row:
+        judge = judged_here and runs_view.judge_button(info, "runs_judge")
+    if judge:
+        runs_view.judge_runs([info], "runs_judge")
     if judged_here:  # the scores sit right under the button row, not at the end of the long record
         runs_view.render_judge(info, "runs_judge")
     if resume:

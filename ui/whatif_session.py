@@ -260,18 +260,19 @@ def _draft(session: Session, info: RunInfo, ready: bool) -> None:
 def _completed(session: Session, info: RunInfo, ready: bool) -> None:
     whatif_view.render_whatif_record(info.record or {}, "whatif_rep", info.usage, heading=False)
     st.divider()
-    judge_col, md, js, page, causal = st.columns([2, 1, 1, 1, 1.4])
+    judge_col, row = st.columns([2, 3.4])
+    row = row.container(horizontal=True)  # the downloads wrap to a new line where a column would cut their text
     with judge_col:
         whatif_view.judge_panel(info.id, info.record or {}, "whatif", ready)
-    md.download_button("⬇️ Markdown", runs.export_run(info.id, "md", caller=caller(), store=store()), f"{info.id}.md",
-                       "text/markdown", key="whatif_dl_md", on_click="ignore")
-    js.download_button("⬇️ JSON", runs.export_run(info.id, "json", caller=caller(), store=store()), f"{info.id}.json",
-                       "application/json", key="whatif_dl_json", on_click="ignore")
-    page.download_button("⬇️ HTML", runs.export_run(info.id, "html", caller=caller(), store=store()), f"{info.id}.html",
-                         "text/html", key="whatif_dl_html", on_click="ignore",
-                         help="One self-contained page (charts included) that opens and prints offline.")
-    causal.page_link("app_pages/causal_map.py", label="Explore the causal map", icon="🕸️",
-                     query_params={"run": info.id})
+    row.download_button("⬇️ Markdown", runs.export_run(info.id, "md", caller=caller(), store=store()), f"{info.id}.md",
+                        "text/markdown", key="whatif_dl_md", on_click="ignore")
+    row.download_button("⬇️ JSON", runs.export_run(info.id, "json", caller=caller(), store=store()), f"{info.id}.json",
+                        "application/json", key="whatif_dl_json", on_click="ignore")
+    row.download_button("⬇️ HTML", runs.export_run(info.id, "html", caller=caller(), store=store()), f"{info.id}.html",
+                        "text/html", key="whatif_dl_html", on_click="ignore",
+                        help="One self-contained page (charts included) that opens and prints offline.")
+    row.page_link("app_pages/causal_map.py", label="Explore the causal map", icon="🕸️",
+                  query_params={"run": info.id})
 
 
 VIEWS: dict[State, Callable[[Session, RunInfo, bool], None]] = {

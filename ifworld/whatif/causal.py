@@ -24,6 +24,7 @@ import plotly.graph_objects as go
 
 from ifworld.figstyle import (
     AMBER_HALO,
+    FONT_SIZE,
     MIXED,
     NEGATIVE,
     POSITIVE,
@@ -32,19 +33,32 @@ from ifworld.figstyle import (
     SERIES_COLOURS,
     SYMBOLS,
     TEXT_COLOUR,
+    TOOLBAR_PX,
     colour_name,
     styled,
     wrap_label,
+)
+from ifworld.whatif.causal_layout import (
+    DESIGN_WIDTH_PX,
+    LABEL_WRAP,
+    LINE_PX,
+    exit_px,
+    footprints,
+    marker_diameter,
+    place_nodes,
+    place_signs,
+    text_box_px,
+    text_width_px,
 )
 from ifworld.whatif.records import WhatIfRecord, load_record
 from ifworld.whatif.schemas import CausalEdge, CausalMap
 
 MAX_CYCLE_LENGTH = 6
+HEAT_WRAP, HEAT_ROW_PX = 20, 44  # the heatmap's domain names: characters per line, and the least row height
 MAX_CYCLES = 50
 PAGERANK_DAMPING = 0.85
 PAGERANK_ITERATIONS = 100
 UNKNOWN_DOMAIN = "unspecified"
-LABEL_ROOM_X, LABEL_ROOM_Y = 0.2, 0.1  # share of the layout's span kept free beside it for node names
 SIGN_COLOURS = {"+": POSITIVE, "-": NEGATIVE, "±": MIXED}  # colour-blind-safe; each edge also shows its sign
 CROSS_DOMAIN_COLOUR, CYCLE_COLOUR, CYCLE_NODE_COLOUR = AMBER_HALO, PURPLE_HALO, PURPLE
 DOMAIN_PALETTE = SERIES_COLOURS  # Okabe & Ito; each domain also has its own marker shape (SYMBOLS)
@@ -288,60 +302,79 @@ def _edge_hover(graph: nx.DiGraph, u: str, v: str, data: dict[str, Any]) -> str:
 
 
 def causal_figure(graph: nx.DiGraph, highlight_cycles: bool = False, highlight_cross_domain: bool = True,
-                  *, seed: int = 0, loops: list[dict[str, Any]] | None = None, height: int = 620,
+                  *, seed: int = 0, loops: list[dict[str, Any]] | None = None, height: int | None = None,
                   title: str | None = None) -> go.Figure:
     """Interactive network: nodes coloured by domain (size by influence), edges coloured by sign and
     as wide as their strength, arrows to the effect, hover with mechanism and sources; cross-domain
-    edges get an amber halo and feedback loops a purple one."""
-    pos = layout(graph, seed)
+    edges get an amber halo and feedback loops a purple one. Names and sign marks never overlap
+    (:mod:`ifworld.whatif.causal_layout`); the figure is as tall as they need (``height`` sets a minimum)."""
+    sizes = {n: marker_diameter(graph.degree(n, weight="weight")) for n in graph.nodes}
+    names = {n: wrap_label(graph.nodes[n].get("label", n), LABEL_WRAP) for n in graph.nodes}
+    boxes = {n: text_box_px(names[n].split("<br>"), FONT_SIZE) for n in graph.nodes}
+    pos, plot_px = place_nodes(layout(graph, seed), sizes, boxes)
+    drawn = [(u, v, d) for u, v, d in sorted(graph.edges(data=True), key=lambda e: (e[0], e[1])) if u != v]
+    feet = footprints(sizes, boxes)
+    marks = place_signs(pos, feet, [(u, v) for u, v, _ in drawn])
     fig = go.Figure()
     on_cycle: set[tuple[str, str]] = set()
     if highlight_cycles:
         on_cycle = cycle_edges(loops if loops is not None else feedback_loops(graph))
     for u, v in sorted(on_cycle):
         if u != v:
-            _halo(fig, pos, u, v, CYCLE_COLOUR, 10, "feedback loop")
+            _halo(fig, _between(pos, feet, u, v), CYCLE_COLOUR, 10, "feedback loop")
     if highlight_cross_domain:
-        for u, v, d in graph.edges(data=True):
-            if d.get("cross_domain") and u != v:
-                _halo(fig, pos, u, v, CROSS_DOMAIN_COLOUR, 7, "cross-domain", dash="dot")
+        for u, v, d in drawn:
+            if d.get("cross_domain"):
+                _halo(fig, _between(pos, feet, u, v), CROSS_DOMAIN_COLOUR, 7, "cross-domain", dash="dot")
     annotations: list[dict[str, Any]] = []
-    mids: dict[str, list[Any]] = {"x": [], "y": [], "text": []}
-    signs: list[str] = []  # written at each edge's middle: the sign is never told by colour alone
-    for u, v, d in graph.edges(data=True):
+    for u, v, d in drawn:
         (x0, y0), (x1, y1) = pos[u], pos[v]
-        if u == v:
-            continue
         annotations.append(dict(x=x1, y=y1, ax=x0, ay=y0, xref="x", yref="y", axref="x", ayref="y", text="",
-                                showarrow=True, arrowhead=2, arrowsize=1.1, standoff=12, startstandoff=8,
+                                showarrow=True, arrowhead=2, arrowsize=1.1,
+                                standoff=exit_px(feet[v], x0 - x1, y0 - y1) + 2,
+                                startstandoff=exit_px(feet[u], x1 - x0, y1 - y0),
                                 arrowwidth=0.8 + 0.9 * d.get("strength", 1),
                                 arrowcolor=SIGN_COLOURS.get(d.get("sign"), SIGN_COLOURS["±"])))
-        mids["x"].append((x0 + x1) / 2)
-        mids["y"].append((y0 + y1) / 2)
-        mids["text"].append(_edge_hover(graph, u, v, d))
-        signs.append({"+": "+", "-": "−"}.get(_sign(d.get("sign")), "±"))
-    fig.add_trace(go.Scatter(x=mids["x"], y=mids["y"], hovertext=mids["text"], text=signs, mode="markers+text",
+    # each edge's sign is written on it: the sign is never told by colour alone
+    fig.add_trace(go.Scatter(x=[marks[u, v][0] for u, v, _ in drawn], y=[marks[u, v][1] for u, v, _ in drawn],
+                             hovertext=[_edge_hover(graph, u, v, d) for u, v, d in drawn], mode="markers+text",
+                             text=[{"+": "+", "-": "−"}.get(_sign(d.get("sign")), "±") for *_, d in drawn],
                              hoverinfo="text", showlegend=False, name="edges", textfont=dict(color=TEXT_COLOUR),
                              marker=dict(size=10, color="rgba(0,0,0,0)")))
     colours = domain_colours(domains_of(graph))
     cycle_nodes = {n for e in on_cycle for n in e}
     for k, (domain, colour) in enumerate(colours.items()):
         nodes = sorted(n for n, d in graph.nodes(data=True) if d.get("domain", UNKNOWN_DOMAIN) == domain)
-        sizes = [14 + 4 * graph.degree(n, weight="weight") ** 0.5 for n in nodes]
         fig.add_trace(go.Scatter(
             x=[pos[n][0] for n in nodes], y=[pos[n][1] for n in nodes], mode="markers+text", name=domain,
-            text=[graph.nodes[n].get("label", n) for n in nodes], textposition="top center",
+            text=[names[n] for n in nodes], textposition="top center", textfont=dict(size=FONT_SIZE),
             hovertext=[_node_hover(graph, n) for n in nodes], hoverinfo="text",
-            marker=dict(size=sizes, color=colour, symbol=SYMBOLS[(k + k // len(DOMAIN_PALETTE)) % len(SYMBOLS)],
-                        line=dict(
+            marker=dict(size=[sizes[n] for n in nodes], color=colour,
+                        symbol=SYMBOLS[(k + k // len(DOMAIN_PALETTE)) % len(SYMBOLS)], line=dict(
                 width=[4 if n in cycle_nodes else 1 for n in nodes],
                 color=[CYCLE_NODE_COLOUR if n in cycle_nodes else "#ffffff" for n in nodes]))))
-    fig.update_layout(annotations=annotations, height=height, title=title, hovermode="closest",
-                      xaxis=dict(visible=False, range=_padded([x for x, _ in pos.values()], LABEL_ROOM_X)),
-                      yaxis=dict(visible=False, range=_padded([y for _, y in pos.values()], LABEL_ROOM_Y)),
-                      plot_bgcolor="white", legend=dict(title=dict(text="domain", side="top"), orientation="h", x=0,
-                                                        y=0, yanchor="top"))  # title above: the rows wrap in width
+    top, bottom = TOOLBAR_PX + 16 + (40 if title else 0), _legend_px(list(colours))
+    extra = max(0, (height or 0) - plot_px - top - bottom)
+    fig.update_layout(annotations=annotations, height=round(plot_px + top + bottom + extra), title=title,
+                      hovermode="closest", xaxis=dict(visible=False, range=[0, DESIGN_WIDTH_PX]),
+                      yaxis=dict(visible=False, range=[-extra / 2, plot_px + extra / 2]),
+                      # margins fixed, not grown by plotly: the plot keeps the height the names were laid out in
+                      margin=dict(t=top, b=bottom, autoexpand=False), plot_bgcolor="white",
+                      legend=dict(title=dict(text="domain", side="top"), orientation="h", x=0, y=0, yanchor="top",
+                                  yref="paper"))  # title above: the rows wrap in width
     return styled(fig)
+
+
+def _legend_px(domains: list[str]) -> float:
+    """Room below the plot for the horizontal legend (its title and its rows as they wrap at the design width),
+    counted generously: a plot shorter than laid out would bring names closer together."""
+    x, rows = 0.0, 1
+    for domain in domains:
+        item = 48 + text_width_px(domain, FONT_SIZE)
+        if x and x + item > DESIGN_WIDTH_PX:
+            rows, x = rows + 1, 0.0
+        x += item
+    return 44 + 34 * rows + 16
 
 
 def causal_legend() -> str:
@@ -356,19 +389,17 @@ def heatmap_legend() -> str:
     return f"{colour_name(SIGN_COLOURS['+'])} = net amplifying, {colour_name(SIGN_COLOURS['-'])} = net damping"
 
 
-def _padded(values: list[float], share: float) -> list[float] | None:
-    """An axis range around ``values`` with ``share`` of their span added each side (node names drawn beside the
-    outermost nodes stay inside the chart)."""
-    if not values:
-        return None
-    low, high = min(values), max(values)
-    pad = (high - low) * share or 1.0
-    return [low - pad, high + pad]
-
-
-def _halo(fig: go.Figure, pos: dict, u: str, v: str, colour: str, width: float, name: str,
-          dash: str = "solid") -> None:
+def _between(pos: dict, feet: dict, u: str, v: str) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The part of the line from ``u`` to ``v`` outside both nodes' markers and names (where a halo is drawn)."""
     (x0, y0), (x1, y1) = pos[u], pos[v]
+    length = math.hypot(x1 - x0, y1 - y0) or 1.0
+    start, end = exit_px(feet[u], x1 - x0, y1 - y0) / length, 1 - exit_px(feet[v], x0 - x1, y0 - y1) / length
+    return ((x0 + start * (x1 - x0), y0 + start * (y1 - y0)), (x0 + end * (x1 - x0), y0 + end * (y1 - y0)))
+
+
+def _halo(fig: go.Figure, ends: tuple[tuple[float, float], tuple[float, float]], colour: str, width: float,
+          name: str, dash: str = "solid") -> None:
+    (x0, y0), (x1, y1) = ends
     fig.add_trace(go.Scatter(x=[x0, x1], y=[y0, y1], mode="lines", hoverinfo="skip", showlegend=False,
                              name=name, line=dict(color=colour, width=width, dash=dash)))
 
@@ -417,15 +448,19 @@ def domain_heatmap(edges: Iterable[CausalEdge | DomainLink], title: str = "") ->
     bound = max(1.0, float(np.abs(net).max()))
     text = [[f"{net[i, j]:+g} ({count[i, j]})" if count[i, j] else "" for j in range(len(domains))]
             for i in range(len(domains))]
-    labels = [wrap_label(d, 14) for d in domains]
+    labels = [wrap_label(d, HEAT_WRAP) for d in domains]
+    lines = [label.split("<br>") for label in labels]
+    row_px = max(HEAT_ROW_PX, LINE_PX * FONT_SIZE * max(len(ls) for ls in lines) + 8)
+    # plotly turns the column names upright when they do not fit side by side (autotickangles): keep room for that
+    upright_px = max(text_width_px(line, FONT_SIZE) for ls in lines for line in ls)
     fig = go.Figure(go.Heatmap(
         z=net, x=labels, y=labels, text=text, texttemplate="%{text}", zmin=-bound, zmax=bound, zmid=0,
         colorscale=[[0, SIGN_COLOURS["-"]], [0.5, "#f5f5f5"], [1, SIGN_COLOURS["+"]]],
         colorbar=dict(title="net sign × strength"),
         customdata=[[[a, b] for b in domains] for a in domains],
         hovertemplate="%{customdata[0]} → %{customdata[1]}: %{z:+g}<extra></extra>"))
-    fig.update_layout(title=title or None, height=200 + 44 * len(domains),
-                      xaxis=dict(title="effect on (domain)", side="bottom", tickangle=0),
+    fig.update_layout(title=title or None, height=round(200 + upright_px + row_px * len(domains)),
+                      xaxis=dict(title="effect on (domain)", side="bottom", autotickangles=[0, 90]),
                       yaxis=dict(title="cause in (domain)", autorange="reversed"))
     return styled(fig)
 

@@ -120,3 +120,38 @@ def sample_record(method: str = "ifworld", proposition: str = "What if the Moon 
                          "branches_added": [], "branches_dropped": ["abrupt shift"]}],
         "judge": judge,
     }
+
+
+LARGE_DOMAINS = {
+    "macroeconomics": ["Household disposable income", "Central bank policy rate", "Consumer price inflation",
+                       "Unemployment rate"],
+    "energy systems": ["Regional electricity prices", "Grid storage capacity", "Natural gas imports"],
+    "public health": ["Hospital admissions in winter", "Heat-related mortality", "Air quality (PM2.5)"],
+    "climate science": ["Average summer temperature", "Frequency of drought years"],
+    "agriculture and food": ["Crop yields per hectare", "Food price volatility"],
+    "transport": ["Commuter car traffic", "Rail freight share"],
+    "international relations and trade": ["Export competitiveness", "Trade agreement stability"],
+}
+"""Seven domains (one with a long name) and eighteen nodes with long-ish names: a causal map as big as a real run's."""
+
+
+def large_record(proposition: str = "What if fuel duty doubled overnight?") -> dict[str, Any]:
+    """A what-if record whose merged causal map has 18 nodes in 7 domains and 28 edges (chains within each domain,
+    links between neighbouring domains and a few across), all from one expert round and the report."""
+    names = [(d, n) for d, ns in LARGE_DOMAINS.items() for n in ns]
+    edges: list[dict[str, Any]] = []
+    for d, ns in LARGE_DOMAINS.items():
+        edges += [edge(a, b, "+-"[k % 2], 1 + k % 3, [d], f"{a} moves {b}")
+                  for k, (a, b) in enumerate(zip(ns, ns[1:], strict=False))]
+    for k in range(len(names)):
+        (da, a), (db, b) = names[k], names[(k * 7 + 3) % len(names)]
+        if a != b and len(edges) < 28:
+            edges.append(edge(a, b, "+-±"[k % 3], 1 + (k * 5) % 3, [da, db], f"{a} feeds {b}"))
+    experts = {d: expert("plausible", [e for e in edges if e["domains"][0] == d]) for d in LARGE_DOMAINS}
+    record = sample_record(proposition=proposition)
+    record["params"]["experts"] = list(LARGE_DOMAINS)
+    record["rounds"] = [{**record["rounds"][0], "experts": experts, "failed": {}}]
+    record["report"]["causal_map"] = {"nodes": [{"id": f"n{i}", "label": n, "domain": d}
+                                                for i, (d, n) in enumerate(names)], "edges": []}
+    record["report"]["causal_matrix"] = []
+    return record

@@ -1,0 +1,70 @@
+"""The causal map's label layout in pixels (the browser check is tests/browser/test_labels_browser.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ifworld.figstyle import FONT_SIZE, wrap_label
+from ifworld.whatif import causal, causal_layout as cl
+from tests.whatif.records import large_record, sample_record
+
+
+def _laid_out(record: dict, seed: int = 0):  # noqa: ANN202
+    g = causal.build_causal_graph(record)
+    sizes = {n: cl.marker_diameter(g.degree(n, weight="weight")) for n in g.nodes}
+    boxes = {n: cl.text_box_px(wrap_label(g.nodes[n]["label"], cl.LABEL_WRAP).split("<br>"), FONT_SIZE)
+             for n in g.nodes}
+    pos, height = cl.place_nodes(causal.layout(g, seed), sizes, boxes)
+    return g, pos, height, cl.footprints(sizes, boxes)
+
+
+def _box(pos: dict, feet: dict, n: str) -> tuple[float, float, float, float]:
+    (x, y), f = pos[n], feet[n]
+    return x + f[0], x + f[1], y + f[2], y + f[3]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 7])
+@pytest.mark.parametrize("record", [large_record(), sample_record()], ids=["18 nodes", "sample"])
+def test_no_two_footprints_overlap_and_all_fit_the_frame(record: dict, seed: int) -> None:
+    _, pos, height, feet = _laid_out(record, seed)
+    boxes = {n: _box(pos, feet, n) for n in pos}
+    names = sorted(boxes)
+    for i, a in enumerate(names):
+        left, right, below, above = boxes[a]
+        assert left >= -0.01 and right <= cl.DESIGN_WIDTH_PX + 0.01 and below >= -0.01 and above <= height + 0.01
+        for b in names[i + 1:]:
+            l2, r2, b2, a2 = boxes[b]
+            assert min(right, r2) - max(left, l2) <= 1e-6 or min(above, a2) - max(below, b2) <= 1e-6, (a, b)
+
+
+def test_every_sign_mark_finds_a_free_place_on_the_large_map() -> None:
+    g, pos, _, feet = _laid_out(large_record())
+    edges = sorted((u, v) for u, v in g.edges if u != v)
+    marks = cl.place_signs(pos, feet, edges)
+    w, h = cl.SIGN_BOX_PX[0] / 2, cl.SIGN_BOX_PX[1] / 2
+    for (u, v), (x, y) in marks.items():
+        for n in pos:
+            left, right, below, above = (a + s * cl.PAD_PX for a, s in zip(_box(pos, feet, n), (1, -1, 1, -1),
+                                                                           strict=True))
+            assert not (x + w > left and x - w < right and y + h > below and y - h < above), (u, v, n)
+
+
+def test_a_line_leaves_a_node_at_its_name_or_its_marker() -> None:
+    foot = np.array([-50.0, 50.0, -20.0, 60.0])
+    assert cl.exit_px(foot, 0, 1) == pytest.approx(60 - cl.PAD_PX)  # straight up: through the name
+    assert cl.exit_px(foot, 1, 0) == pytest.approx(50 - cl.PAD_PX)
+    assert cl.exit_px(foot, 0, -1) == pytest.approx(20 - cl.PAD_PX)
+
+
+def test_text_widths_are_an_upper_bound_of_the_font_stack() -> None:
+    assert cl.text_width_px("mmmm", 16) > cl.text_width_px("iiii", 16)
+    assert cl.text_width_px("Household disposable income", 16) == pytest.approx(16 * 15.26, rel=0.05)
+    assert cl.text_width_px("日本", 16) == 32  # unknown characters count a full em
+
+
+def test_the_figure_keeps_the_laid_out_pixels_as_its_axes() -> None:
+    fig = causal.causal_figure(causal.build_causal_graph(large_record()))
+    assert list(fig.layout.xaxis.range) == [0, cl.DESIGN_WIDTH_PX]
+    assert fig.layout.margin.autoexpand is False
+    assert fig.layout.height > fig.layout.yaxis.range[1]  # the plot plus the fixed margins
