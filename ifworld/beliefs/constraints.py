@@ -231,17 +231,16 @@ class ConstrainedRule:
         self.inner, self.name, self.uses_confidence = inner, inner.name, inner.uses_confidence
         self.clauses = clauses
         self.closure = Closure(clauses, facts)
-        if hasattr(inner, "all_sure"):
-            self.all_sure = inner.all_sure
+        from ifworld.beliefs.engine import all_sure
+
+        # the stop vote stays the wrapped rule's (on its evidence), not the 0/1 confidence below
+        self.all_sure = getattr(inner, "all_sure", None) or all_sure
 
     def dtype(self, rounds: int, bandwidth: int) -> Any:
         return self.inner.dtype(rounds, bandwidth)
 
     def initial(self, held: np.ndarray, axis: int = -1, dtype: Any = np.int16) -> np.ndarray:
         return self.inner.initial(held, axis=axis, dtype=dtype)
-
-    def believes(self, beliefs: np.ndarray) -> np.ndarray:
-        return self.confidence(beliefs) > 0
 
     def apply(self, beliefs: np.ndarray, got: np.ndarray, cols: np.ndarray, reported: np.ndarray | None) -> np.ndarray:
         return self.inner.apply(beliefs, got, cols, reported)

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from ifworld import prompts
 from ifworld.errors import InputError
 from ifworld.llm.demo_answers.whatif import ExpertWords
-from ifworld.registry import NAME_PATTERN, Registry, Spec
+from ifworld.registry import NAME_PATTERN, Registry, Spec, name_key
 
 MAX_EXPERTS = 12
 MAX_DOMAIN_CHARS = 60
@@ -177,9 +177,9 @@ tests that reproduce the paper; the product asks :func:`default_experts`, which 
 # -- names → domains → personas --------------------------------------------------------------------------------
 def lookup(text: Any) -> ExpertSpec | None:
     """The entry a user's word means: its name (``materials_chemistry``), domain or one of its aliases."""
-    key = canonical_text(text)
+    key, name = canonical_text(text), name_key(text)  # a typed name reads as every registry reads it
     for spec in REGISTRY:
-        if key in (spec.name, spec.label) or key in spec.aliases:
+        if spec.name in (key, name) or key == spec.label or key in spec.aliases:
             return spec
     return None
 
