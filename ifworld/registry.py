@@ -175,6 +175,11 @@ class Registry(Generic[S]):
         _load_plugins()
         return self._entries
 
+    def loaded(self) -> tuple[S, ...]:
+        """The entries registered so far, without importing outside extensions: for a module that reads its
+        built-ins while it is being imported (loading an extension then would import that module half-made)."""
+        return tuple(self._entries.values())
+
     def names(self) -> tuple[str, ...]:
         return tuple(self._all())
 

@@ -33,6 +33,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ifworld.beliefs.config import STOP_CONFIDENCE_PCT
 from ifworld.beliefs.domain import SYMMETRIC, Domain
 from ifworld.errors import BeliefConfigError
 
@@ -231,10 +232,17 @@ class ConstrainedRule:
         self.inner, self.name, self.uses_confidence = inner, inner.name, inner.uses_confidence
         self.clauses = clauses
         self.closure = Closure(clauses, facts)
-        from ifworld.beliefs.engine import all_sure
 
-        # the stop vote stays the wrapped rule's (on its evidence), not the 0/1 confidence below
-        self.all_sure = getattr(inner, "all_sure", None) or all_sure
+    def all_sure(self, block: np.ndarray) -> np.ndarray:
+        """The stop vote stays the wrapped rule's, on its evidence (not the 0/1 :meth:`confidence` below): its
+        own ``all_sure``, else every pair has an opinion at least ``STOP_CONFIDENCE_PCT`` % sure by the values
+        (the engine's default ``all_sure``, written out: high / (high + low) >= pct)."""
+        own = getattr(self.inner, "all_sure", None)
+        if own is not None:
+            return own(block)
+        b0, b1 = block[0::2].astype(np.int64), block[1::2].astype(np.int64)
+        low, high = np.minimum(b0, b1), np.maximum(b0, b1)
+        return (((100 - STOP_CONFIDENCE_PCT) * high >= STOP_CONFIDENCE_PCT * low) & (high > 0)).all(axis=0)
 
     def dtype(self, rounds: int, bandwidth: int) -> Any:
         return self.inner.dtype(rounds, bandwidth)

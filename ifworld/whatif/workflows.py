@@ -50,7 +50,7 @@ def late_workflow(name: str) -> None:
         register(method_workflow(REGISTRY.get(method)))
 
 
-for _spec in REGISTRY:
+for _spec in REGISTRY.loaded():  # the built-ins; a method registered later gets its workflow in late_workflow
     register(method_workflow(_spec))
 
 

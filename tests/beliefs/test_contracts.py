@@ -134,3 +134,15 @@ def test_the_default_stop_vote_reads_the_rules_confidence_hook() -> None:
     block = np.zeros((FACTS, 3), dtype=np.int16)  # nobody heard of anything: by counts, nobody is sure
     assert not all_sure(block).any() and not stop_test(AdditiveRule())(block).any()
     assert stop_test(Decided())(block).all()
+
+
+def test_a_constrained_rule_keeps_the_wrapped_rules_stop_vote() -> None:
+    """Domain constraints change what an agent accepts (0/1 confidence), not when it is sure enough to stop."""
+    from ifworld.beliefs.constraints import constrained
+    from ifworld.beliefs.domain import build_domain
+    from ifworld.beliefs.engine import all_sure
+    from ifworld.beliefs.rules import AdditiveRule
+
+    rule = constrained(AdditiveRule(), build_domain(BeliefConfig(facts=3, true_facts=1, false_facts=1)))
+    block = np.random.default_rng(0).integers(0, 6, size=(6, 500)).astype(np.int16)
+    assert np.array_equal(stop_test(rule)(block), all_sure(block)) and all_sure(block).any()
