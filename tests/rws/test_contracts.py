@@ -88,7 +88,7 @@ def test_old_records_code_status_is_still_not_a_call() -> None:
     assert counts_as_call({"status": "ok"}) and counts_as_call({"status": "degraded"}) and counts_as_call({})
 
 
-def test_rws_patterns_lists_every_registered_pattern_like_beliefs_rules() -> None:
+def test_rws_patterns_lists_the_patterns_like_beliefs_rules() -> None:
     import json
 
     from typer.testing import CliRunner
