@@ -242,7 +242,8 @@ class ConstrainedRule:
             return own(block)
         b0, b1 = block[0::2].astype(np.int64), block[1::2].astype(np.int64)
         low, high = np.minimum(b0, b1), np.maximum(b0, b1)
-        return (((100 - STOP_CONFIDENCE_PCT) * high >= STOP_CONFIDENCE_PCT * low) & (high > 0)).all(axis=0)
+        sure = ((100 - STOP_CONFIDENCE_PCT) * high >= STOP_CONFIDENCE_PCT * low) & (high > 0)
+        return np.asarray(sure.all(axis=0))
 
     def dtype(self, rounds: int, bandwidth: int) -> Any:
         return self.inner.dtype(rounds, bandwidth)
