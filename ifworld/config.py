@@ -27,6 +27,11 @@ from ifworld.errors import ConfigError
 from ifworld.files import FileRefused, read_text_bounded
 from ifworld.limits import MAX_SECRETS_BYTES
 
+__all__ = ["CONNECT_HELP", "DEFAULT_DB", "DEFAULT_MAX_TOKENS", "DEFAULT_MODEL", "DEMO_HINT", "DEMO_MODEL", "DEMO_URL",
+           "MAX_CONTEXT_TOKENS", "MAX_TOKENS_LIMIT", "MIN_CONTEXT_TOKENS", "NO_MODEL_HELP", "POSTGRES_SCHEMES",
+           "ROLE_CONTEXT_PREFIX", "ROLE_MAX_TOKENS", "ROLE_MAX_TOKENS_PREFIX", "ROLE_MODEL_PREFIX",
+           "STRUCTURED_METHODS", "Settings", "load_settings", "store_url"]
+
 DEFAULT_MODEL = "gpt-4o-mini"
 DEFAULT_DB = Path.home() / ".ifworld" / "runs.sqlite"
 POSTGRES_SCHEMES = ("postgresql", "postgres")

@@ -21,21 +21,27 @@ from __future__ import annotations
 
 import importlib
 import logging
+import re
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from importlib.metadata import entry_points
 from typing import Any, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ifworld.errors import InputError
 
-__all__ = ["ENTRY_POINT_GROUP", "POINTS", "DuplicateEntry", "Registry", "Spec", "UnknownEntry", "WrongSpecType",
-           "markdown_table", "plugin_errors", "registry"]
+__all__ = ["ENTRY_POINT_GROUP", "NAME_PATTERN", "NAME_RULE", "POINTS", "BadName", "DuplicateEntry", "Registry", "Spec",
+           "UnknownEntry", "WrongSpecType", "check_name", "listing", "markdown_table", "name_key", "plugin_errors",
+           "registry"]
 
 ENTRY_POINT_GROUP = "ifworld.extensions"
 NAME_PATTERN = r"^[a-z][a-z0-9_]{0,39}$"
+NAME_RULE = ("a name is 1-40 characters of lower-case letters a-z, digits and underscores, starting with a letter "
+             "(e.g. 'draft_check'); where a name is typed, a hyphen reads as an underscore and case is ignored")
+"""The one naming rule of every extension point (:func:`check_name` registers, :func:`name_key` looks up)."""
+_NAME_RE = re.compile(NAME_PATTERN)
 
 POINTS: dict[str, str] = {
     "whatif.methods": "ifworld.whatif.methods",
@@ -63,6 +69,24 @@ class DuplicateEntry(InputError):
     """A second entry under a name that is taken (names are the only identity, so they must be unique)."""
 
 
+class BadName(InputError):
+    """A name that breaks :data:`NAME_RULE` (the message quotes the name and states the rule)."""
+
+
+def check_name(name: object, noun: str = "entry") -> str:
+    """``name`` if it follows :data:`NAME_RULE`, else :class:`BadName` naming the rule: the one check of a
+    registered name in every registry (a spec's ``name`` field runs it)."""
+    if not isinstance(name, str) or not _NAME_RE.fullmatch(name):
+        raise BadName(f"{noun} name {name!r} breaks the naming rule: {NAME_RULE}")
+    return name
+
+
+def name_key(text: object) -> str:
+    """What a typed name means (CLI, config, a URL): stripped, lower case, ``-`` and spaces read as ``_`` —
+    the same for every registry, so ``--pattern draft-check`` and ``--rule my-rule`` both work."""
+    return "_".join(str(text).strip().lower().replace("-", " ").split())
+
+
 class WrongSpecType(InputError, TypeError):
     """An entry of another point's spec type (a ``RuleSpec`` given to the topologies, say): the message names
     both types. A ``TypeError`` too, as it always was."""
@@ -73,9 +97,14 @@ class Spec(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
-    name: str = Field(pattern=NAME_PATTERN, description="the one name: CLI value, stored in run records")
+    name: str = Field(description=f"the one name: CLI value, stored in run records ({NAME_RULE})")
     label: str = Field(min_length=1, max_length=60, description="what pages and tables show")
     help: str = Field(default="", max_length=600, description="one or two sentences for help texts and docs")
+
+    @field_validator("name", mode="before")
+    @classmethod
+    def _name_rule(cls, value: object) -> object:
+        return check_name(value, cls.__name__.removesuffix("Spec").lower() or "entry")
 
 
 S = TypeVar("S", bound=Spec)
@@ -108,10 +137,12 @@ def plugin_errors() -> list[str]:
 class Registry(Generic[S]):
     """Typed entries of one extension point, in registration order (built-ins first, in their stated order)."""
 
-    def __init__(self, point: str, spec_type: type[S], *, noun: str | None = None) -> None:
+    def __init__(self, point: str, spec_type: type[S], *, noun: str | None = None,
+                 aliases: Mapping[str, str] | None = None) -> None:
         self.point = point
         self.spec_type = spec_type
         self.noun = noun or point.rsplit(".", 1)[-1].rstrip("s")
+        self.aliases = dict(aliases or {})  # other typed names of an entry (rws: 'single_shot' -> 'single')
         self._entries: dict[str, S] = {}
         self._lock = threading.Lock()
 
@@ -144,6 +175,11 @@ class Registry(Generic[S]):
         _load_plugins()
         return self._entries
 
+    def loaded(self) -> tuple[S, ...]:
+        """The entries registered so far, without importing outside extensions: for a module that reads its
+        built-ins while it is being imported (loading an extension then would import that module half-made)."""
+        return tuple(self._entries.values())
+
     def names(self) -> tuple[str, ...]:
         return tuple(self._all())
 
@@ -157,13 +193,17 @@ class Registry(Generic[S]):
         return sep.join(self.names())
 
     def get(self, name: str) -> S:
-        """The entry called ``name``; an unknown name raises :class:`UnknownEntry` listing the choices."""
+        """The entry called ``name`` (read by :func:`name_key`: ``Draft-Check`` is ``draft_check``); an unknown
+        name raises :class:`UnknownEntry` listing the choices, and says the naming rule when it breaks it."""
         entries = self._all()
+        key = name_key(name)
+        key = self.aliases.get(key, key)
         try:
-            return entries[name]
+            return entries[key]
         except KeyError:
             choices = ", ".join(entries) or "(none registered)"
-            raise UnknownEntry(f"unknown {self.noun} {name!r}; choose from {choices}") from None
+            rule = "" if _NAME_RE.fullmatch(key) else f" ({NAME_RULE})"
+            raise UnknownEntry(f"unknown {self.noun} {name!r}; choose from {choices}{rule}") from None
 
     def check(self, name: str) -> str:
         """``name`` if registered, else :class:`UnknownEntry` (a ``ValueError`` listing the choices).
@@ -175,7 +215,7 @@ class Registry(Generic[S]):
         return self.get(name).name
 
     def __contains__(self, name: object) -> bool:
-        return name in self._all()
+        return name in self._all()  # the exact registered name (use get/check for what a person typed)
 
     def __iter__(self) -> Iterator[S]:
         return iter(self.specs())
@@ -197,6 +237,17 @@ def registry(point: str) -> Registry[Any]:
     if not isinstance(found, Registry):
         raise TypeError(f"no REGISTRY for {point} in {module}")
     return found
+
+
+def listing(point: str, as_json: bool = False, extra: Callable[[Any], dict[str, Any]] | None = None) -> str:
+    """What ``ifworld beliefs rules`` / ``topologies`` and ``ifworld rws patterns`` print: the docs table of the
+    point (Markdown), or with ``as_json`` one object per entry — name, label, help, and ``extra(spec)``."""
+    import json
+
+    if not as_json:
+        return markdown_table(point)
+    return json.dumps([{"name": s.name, "label": s.label, "help": s.help, **(extra(s) if extra else {})}
+                       for s in registry(point)], ensure_ascii=False)
 
 
 def _cell(value: object) -> str:

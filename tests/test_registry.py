@@ -122,3 +122,31 @@ def test_an_outside_extension_that_fails_to_load_is_reported_not_fatal(monkeypat
     assert registry("rws.patterns").names()  # listing loads the plugins, and still works
     assert plugin_errors() == ["extension 'school_pack' (school_pack.experts) could not be loaded: ImportError: "
                                "No module named 'school_pack'"]
+
+
+@pytest.mark.parametrize("point", sorted(POINTS))
+def test_one_name_rule_in_every_registry(point: str) -> None:
+    """Every extension point checks names in one place (ifworld/registry.py): a bad name is refused with the rule
+    stated, and a typed name is read the same way (hyphens as underscores, any case) by every registry."""
+    from ifworld.registry import NAME_RULE, BadName, check_name, name_key
+
+    reg = registry(point)
+    spec = reg.specs()[-1]
+    with pytest.raises(ValidationError, match="naming rule"):
+        type(spec).model_validate({**spec.model_dump(), "name": "my-entry"})
+    assert reg.check(spec.name.upper().replace("_", "-")) == spec.name
+    with pytest.raises(UnknownEntry, match="lower-case letters") as err:
+        reg.check("no such/thing")
+    assert NAME_RULE in str(err.value)
+    with pytest.raises(BadName, match=r"'Bad Name' breaks the naming rule: a name is 1-40 characters"):
+        check_name("Bad Name")
+    assert name_key(" Draft-Check ") == "draft_check"
+
+
+def test_a_hyphenated_rule_and_pattern_are_read_alike() -> None:
+    """The issue's case: ``--pattern`` accepted hyphens and ``--rule`` refused them; now both read them."""
+    from ifworld.beliefs import BeliefConfig
+    from ifworld.rws.patterns.spec import check_pattern
+
+    assert BeliefConfig(topology="small-world", degree=4).topology == "small_world"
+    assert check_pattern("single-shot") == "single" and check_pattern("HMAW") == "hmaw"

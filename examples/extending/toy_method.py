@@ -2,7 +2,7 @@
 parallel) and the more detailed answer is the report (two model calls, no budget: a baseline of fixed size).
 
 It reuses the single agent's prompt file (``whatif/single``); a method with prompts of its own puts them under
-``prompts/whatif/``. Its record is the record every method ends in (:func:`ifworld.whatif.params.make_record`),
+``prompts/whatif/``. Its record is the record every method ends in (:func:`ifworld.whatif.method_kit.make_record`),
 so the export, the judge, the replay and the comparison take it as they are. Register it (``register()``), then
 ``ifworld whatif run "What if …?" --method best_of_two`` and the What-if page offer it.
 """
@@ -14,9 +14,7 @@ from langgraph.graph import END, START, StateGraph
 
 from ifworld.config import Settings
 from ifworld.whatif import METHOD_REGISTRY, MethodSpec
-from ifworld.whatif.agents import answer, proposition_block
-from ifworld.whatif.params import make_record
-from ifworld.whatif.report import natural_report
+from ifworld.whatif.method_kit import answer, make_record, natural_report, proposition_block
 
 DRAFTS = ("draft_a", "draft_b")
 

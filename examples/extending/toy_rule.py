@@ -16,7 +16,7 @@ COPIES = 3  # copies an agent must hear before it believes (and passes on) a fac
 
 
 class StubbornRule:
-    """The UpdateRule contract: name, believe_min, uses_confidence, dtype, initial, believes, apply."""
+    """The UpdateRule contract: name, believe_min, uses_confidence, dtype, initial, apply (no optional hooks)."""
 
     name = "stubborn"
     believe_min = COPIES
@@ -29,9 +29,6 @@ class StubbornRule:
     def initial(self, held: np.ndarray, axis: int = -1, dtype: type[np.signedinteger] = np.int16) -> np.ndarray:
         """What an agent starts with, it holds as firmly as if it had heard it COPIES times."""
         return held.astype(dtype) * dtype(COPIES)
-
-    def believes(self, beliefs: np.ndarray) -> np.ndarray:
-        return beliefs >= self.believe_min
 
     def apply(self, beliefs: np.ndarray, got: np.ndarray, cols: np.ndarray,
               reported: np.ndarray | None) -> np.ndarray:

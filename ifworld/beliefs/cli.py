@@ -171,14 +171,10 @@ def run_cmd(
 
 
 def _list_entries(point: str, as_json: bool) -> None:
-    from ifworld.registry import markdown_table, registry
+    from ifworld.registry import listing
 
-    if as_json:
-        typer.echo(safe_json.dumps([spec.model_dump(include={"name", "label", "help", "options"})
-                                    | ({"compiled_kernel": spec.kernel is not None} if hasattr(spec, "kernel") else {})
-                                    for spec in registry(point)]))
-        return
-    typer.echo(markdown_table(point))
+    typer.echo(listing(point, as_json, lambda spec: {"options": list(getattr(spec, "options", ()))}
+                       | ({"compiled_kernel": spec.kernel is not None} if hasattr(spec, "kernel") else {})))
 
 
 @app.command("rules")

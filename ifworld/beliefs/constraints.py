@@ -33,6 +33,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ifworld.beliefs.config import STOP_CONFIDENCE_PCT
 from ifworld.beliefs.domain import SYMMETRIC, Domain
 from ifworld.errors import BeliefConfigError
 
@@ -231,17 +232,24 @@ class ConstrainedRule:
         self.inner, self.name, self.uses_confidence = inner, inner.name, inner.uses_confidence
         self.clauses = clauses
         self.closure = Closure(clauses, facts)
-        if hasattr(inner, "all_sure"):
-            self.all_sure = inner.all_sure
+
+    def all_sure(self, block: np.ndarray) -> np.ndarray:
+        """The stop vote stays the wrapped rule's, on its evidence (not the 0/1 :meth:`confidence` below): its
+        own ``all_sure``, else every pair has an opinion at least ``STOP_CONFIDENCE_PCT`` % sure by the values
+        (the engine's default ``all_sure``, written out: high / (high + low) >= pct)."""
+        own = getattr(self.inner, "all_sure", None)
+        if own is not None:
+            return own(block)
+        b0, b1 = block[0::2].astype(np.int64), block[1::2].astype(np.int64)
+        low, high = np.minimum(b0, b1), np.maximum(b0, b1)
+        sure = ((100 - STOP_CONFIDENCE_PCT) * high >= STOP_CONFIDENCE_PCT * low) & (high > 0)
+        return np.asarray(sure.all(axis=0))
 
     def dtype(self, rounds: int, bandwidth: int) -> Any:
         return self.inner.dtype(rounds, bandwidth)
 
     def initial(self, held: np.ndarray, axis: int = -1, dtype: Any = np.int16) -> np.ndarray:
         return self.inner.initial(held, axis=axis, dtype=dtype)
-
-    def believes(self, beliefs: np.ndarray) -> np.ndarray:
-        return self.confidence(beliefs) > 0
 
     def apply(self, beliefs: np.ndarray, got: np.ndarray, cols: np.ndarray, reported: np.ndarray | None) -> np.ndarray:
         return self.inner.apply(beliefs, got, cols, reported)

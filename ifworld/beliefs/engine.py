@@ -15,9 +15,9 @@ reduction is a SIMD pass over contiguous columns instead of a short row. One rou
 3. update - reports reach the partner (reciprocal) and the rule applies them slot by slot (a
    receiver appears once per slot, so plain fancy adds are exact);
 4. stop vote - an agent votes STOP when its beliefs did not change during the round, or when it
-   has an opinion on every pair and each is at least
-   ``STOP_CONFIDENCE_PCT`` % sure. A run ends when at least ``stop_share`` of its agents vote STOP
-   (converged) or at the round cap; finished runs are dropped from the working arrays.
+   has an opinion on every pair and each is at least ``STOP_CONFIDENCE_PCT`` % sure (the rule's ``all_sure``
+   hook, else by its ``confidence`` hook: :func:`stop_test`). A run ends when at least ``stop_share`` of its
+   agents vote STOP (converged) or at the round cap; finished runs are dropped from the working arrays.
 
 With numba installed, steps 2-4 (and 1 on the complete graph) run in :mod:`ifworld.beliefs.kernel`
 (compiled, identical results per seed) for a rule whose spec declares a compiled kernel;
@@ -348,6 +348,25 @@ def all_sure(beliefs: np.ndarray) -> np.ndarray:
     return out
 
 
+def sure_by_confidence(confidence: Callable[..., np.ndarray], block: np.ndarray) -> np.ndarray:
+    """(columns,) bool: every pair has a member the rule's ``confidence`` hook puts at least
+    ``STOP_CONFIDENCE_PCT`` % sure (a pair never heard of, confidence 0 and 0, is not sure)."""
+    conf = confidence(np.ascontiguousarray(block.T), np.float64)  # (columns, F): the hook's agents-major layout
+    return (np.maximum(conf[:, 0::2], conf[:, 1::2]) >= STOP_CONFIDENCE_PCT / 100).all(axis=1)
+
+
+def stop_test(rule: UpdateRule) -> Callable[[np.ndarray], np.ndarray]:
+    """The stop vote's sureness test of ``rule``: its ``all_sure`` hook; else :func:`sure_by_confidence` of its
+    ``confidence`` hook; else :func:`all_sure` on the belief values (b_f / (b_f + b_¬f))."""
+    own = getattr(rule, "all_sure", None)
+    if own is not None:
+        return own
+    confidence = getattr(rule, "confidence", None)
+    if confidence is None:
+        return all_sure
+    return lambda block: sure_by_confidence(confidence, block)
+
+
 def play_round(
     beliefs: np.ndarray, liars: np.ndarray, rule: UpdateRule, config: BeliefConfig, rng: np.random.Generator,
     buffers: Buffers | None = None, edges: np.ndarray | None = None,
@@ -367,7 +386,7 @@ def play_round(
     if round_path(rule, facts, beliefs.dtype) == KERNEL_PATH:
         _kernel_blocks(beliefs, liars, rule, config, rng, partners, sent, votes, width)
         return partners, sent, votes
-    sure = getattr(rule, "all_sure", all_sure)
+    sure = stop_test(rule)
     for s in range(0, cols, width):
         block, out = beliefs[:, s:s + width], sent[:, s:s + width]
         select_facts_major(block[:facts], rule.believe_min, config.strategy, config.bandwidth, rng, out, buffers,

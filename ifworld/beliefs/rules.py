@@ -19,13 +19,11 @@ scratch row; its negation ``F ^ 1`` is the second), so deliveries need no masks.
 To add a rule, implement :class:`UpdateRule` (the contract below) and register a :class:`RuleSpec` in
 :data:`REGISTRY` (``ifworld.registry``'s ``beliefs.rules``): its name is then a config value, a CLI choice,
 a page option and a docs-table row. A rule runs on the numpy path unless its spec names a compiled kernel
-(``kernel``; only the built-in rules have one), and the run record says which path ran. Optional hooks the
-engine and metrics use when a rule has them: ``configured(config)`` (a copy with the config's parameters,
-the fields its spec lists as ``options``), ``rank(block)`` (what ``highest_confidence`` orders by, and
->= ``believe_min`` for a believed fact; default: the belief value), ``all_sure(block)`` (the stop vote's
-sureness test), ``confidence(beliefs)`` and ``exact_confidence(a, b)`` (per-agent confidence in a pair's
-member; default b_f / (b_f + b_¬f)), ``shown(beliefs)`` (confidences as the round player draws them, NaN for a
-pair never heard of; default the normalised confidence). See docs/extending.md ("Belief update rules").
+(``kernel``; only the built-in rules have one), and the run record says which path ran. The contract is what
+the engine calls, nothing more: the required members of :class:`UpdateRule`, and the optional hooks of
+:data:`OPTIONAL_HOOKS` when a rule has them. The knowledge base an agent shares from is
+``rank(beliefs) >= believe_min`` (:func:`believed`); the stop vote's sureness test is :func:`stop_test`.
+See docs/extending.md ("Add a belief update rule").
 """
 
 from __future__ import annotations
@@ -50,6 +48,24 @@ from ifworld.beliefs.config import (
 from ifworld.errors import BeliefConfigError
 from ifworld.registry import Registry, Spec
 
+OPTIONAL_HOOKS: dict[str, str] = {
+    "configured": "configured(config) -> a copy with the config's parameters (the spec's options)",
+    "rank": "rank(block) -> what highest_confidence orders by and the knowledge base is read from "
+            "(>= believe_min: believed); default: the belief values themselves",
+    "all_sure": "all_sure(block) -> (columns,) bool, the stop vote's sureness test; default: every pair has an "
+                "opinion at least STOP_CONFIDENCE_PCT % sure, by the rule's confidence hook if it has one, else "
+                "by b_f / (b_f + b_¬f)",
+    "confidence": "confidence(beliefs, dtype) -> per-agent confidence in each fact, (..., 2K) agents-major; "
+                  "default b_f / (b_f + b_¬f) (the collective's acceptance and the stop vote read it)",
+    "exact_confidence": "exact_confidence(a, b) -> Fraction, the confidence of a pair's member with beliefs "
+                        "(a, b), to decide ties exactly",
+    "binary_confidence": "True when confidence() is 0 or 1 per agent: the collective then compares counts of "
+                         "agents exactly",
+    "shown": "shown(beliefs) -> confidences as the round player draws them, NaN for a pair never heard of",
+}
+"""The optional hooks of an update rule: name → what the engine, the metrics or the player call it for."""
+REQUIRED_MEMBERS = ("name", "believe_min", "uses_confidence", "dtype", "initial", "apply")
+"""What every update rule defines (:class:`UpdateRule`); :class:`RuleSpec` refuses a rule that lacks one."""
 REPORT_BELIEVED = 0.5  # a reported confidence above this counts as support under the bounded rule
 SCRATCH_ROWS = 2  # fact rows F and F ^ 1 that absorb "no message" deliveries
 STOP_SURE = Fraction(STOP_CONFIDENCE_PCT, 100)
@@ -61,11 +77,11 @@ class UpdateRule(Protocol):
     Beliefs are signed integers in the rule's own units, facts-major (see the module docstring). A rule
     defines: ``name`` (its registered name), ``believe_min`` (smallest believed value), ``uses_confidence``
     (whether :meth:`apply` reads the senders' reported confidences; if False the engine does not compute them),
-    and the four methods below. Everything else is an optional hook (module docstring).
+    and the three methods below. Everything else is an optional hook (:data:`OPTIONAL_HOOKS`).
     """
 
     name: str
-    believe_min: int  # smallest believed value (the knowledge base is beliefs >= believe_min)
+    believe_min: int  # smallest believed value (the knowledge base is rank(beliefs) >= believe_min)
     uses_confidence: bool  # whether apply() reads the reported confidences
 
     def dtype(self, rounds: int, bandwidth: int) -> type[np.signedinteger]:
@@ -74,10 +90,6 @@ class UpdateRule(Protocol):
 
     def initial(self, held: np.ndarray, axis: int = -1, dtype: type[np.signedinteger] = np.int16) -> np.ndarray:
         """Beliefs from a bool mask of initially held facts (fact axis ``axis``, same shape)."""
-        ...
-
-    def believes(self, beliefs: np.ndarray) -> np.ndarray:
-        """Bool mask of the knowledge base: facts the agent currently believes."""
         ...
 
     def apply(
@@ -129,9 +141,6 @@ class AdditiveRule:
     def initial(self, held: np.ndarray, axis: int = -1, dtype: type[np.signedinteger] = np.int16) -> np.ndarray:
         return held.astype(dtype)
 
-    def believes(self, beliefs: np.ndarray) -> np.ndarray:
-        return beliefs >= self.believe_min
-
     def apply(
         self, beliefs: np.ndarray, got: np.ndarray, cols: np.ndarray, reported: np.ndarray | None
     ) -> np.ndarray:
@@ -158,9 +167,6 @@ class BoundedRule:
         h *= BOUNDED_INIT_STEP
         h += BOUNDED_START
         return h
-
-    def believes(self, beliefs: np.ndarray) -> np.ndarray:
-        return beliefs >= self.believe_min
 
     def shown(self, beliefs: np.ndarray) -> np.ndarray:
         """Confidences as the player draws them: the tenths themselves (every pair is 'heard of')."""
@@ -217,9 +223,6 @@ class BayesRule(AdditiveRule):
         np.negative(margin[0::2], out=margin[1::2])
         np.maximum(margin, 0, out=margin)
         return margin
-
-    def believes(self, beliefs: np.ndarray) -> np.ndarray:
-        return beliefs - np.take(beliefs, np.arange(beliefs.shape[-1]) ^ 1, axis=-1) >= 1
 
     def all_sure(self, block: np.ndarray) -> np.ndarray:
         """(columns,) every pair has |e_f - e_¬f| >= the margin where P reaches 0.8."""
@@ -320,8 +323,7 @@ class RuleSpec(Spec):
 
     @model_validator(mode="after")
     def _rule_fits(self) -> RuleSpec:
-        missing = [a for a in ("name", "believe_min", "uses_confidence", "dtype", "initial", "believes", "apply")
-                   if not hasattr(self.rule, a)]
+        missing = [a for a in REQUIRED_MEMBERS if not hasattr(self.rule, a)]
         if missing:
             raise BeliefConfigError(f"rule {self.name!r} lacks {', '.join(missing)} (see UpdateRule)")
         if self.rule.name != self.name:
@@ -379,6 +381,13 @@ def get_rule(name: str, config: Any = None) -> UpdateRule:
 
         return constrained(rule, build_domain(config))
     return rule
+
+
+def believed(rule: UpdateRule, beliefs: np.ndarray) -> np.ndarray:
+    """The knowledge base as the engine reads it: (F, columns) facts-major beliefs -> bool, believed facts
+    (``rank(beliefs) >= believe_min``; without a ``rank`` hook, the beliefs themselves)."""
+    rank = getattr(rule, "rank", None)
+    return (beliefs if rank is None else rank(beliefs)) >= rule.believe_min
 
 
 def normalised(beliefs: np.ndarray, dtype: DTypeLike = np.float32) -> np.ndarray:

@@ -13,7 +13,8 @@ verifier is on by default, as in the paper): the run id goes to stderr at start,
 run record (results, summary, cost) to ``--out`` or stdout. Without a model the command exits 2 with the
 connection help; bad input lines are listed on stderr and skipped. When the estimated calls (items × patterns
 × models, retry paths included) exceed ``ifworld.limits.CONFIRM_CALLS`` the command asks on a terminal and
-otherwise refuses (exit 2) unless ``--yes`` is given. ``tables`` prints the paper's tables from saved runs.
+otherwise refuses (exit 2) unless ``--yes`` is given. ``tables`` prints the paper's tables from saved runs;
+``patterns [--json]`` lists the registered patterns (as ``ifworld beliefs rules`` lists rules).
 
 Only typer, pydantic, light constants and the pattern registry (which loads no LangGraph) are imported here at
 load time: the grader, the model layer, the run store and LangGraph load inside the commands that use them, so
@@ -258,6 +259,15 @@ def run_cmd(
         typer.echo(f"results written to {out}", err=True)
     else:
         typer.echo(text)
+
+
+@app.command("patterns")
+def patterns_cmd(as_json: bool = typer.Option(False, "--json", help="Print the patterns as JSON.")) -> None:
+    """List the registered answer patterns (--pattern): name, label, roles, model calls per item, Table 2."""
+    from ifworld.registry import listing
+
+    typer.echo(listing("rws.patterns", as_json, lambda spec: {
+        "roles": list(spec.roles), "calls_per_item": list(spec.calls_range()), "in_table2": spec.in_table2}))
 
 
 @app.command("tables")

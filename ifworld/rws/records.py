@@ -30,7 +30,7 @@ class TraceEntry(LenientModel):
     step: str = ""
     input: str = ""
     output: str = ""
-    status: str = "ok"
+    status: str = "ok"  # ok | degraded | code (a step computed without a model; ifworld.rws.patterns.base.TraceStatus)
     error: str = ""
 
 

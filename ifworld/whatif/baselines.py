@@ -18,7 +18,7 @@ import operator
 from typing import Annotated, Any, TypedDict
 
 from langgraph.graph import END, START, StateGraph
-from langgraph.types import CachePolicy, Send
+from langgraph.types import Send
 
 from ifworld import prompts
 from ifworld.config import Settings
@@ -69,10 +69,6 @@ def initial(params: dict[str, Any]) -> dict[str, Any]:
             "depth": 0, "round": 1, "debates": [], "degraded": [], "spent": {}}
 
 
-def _policy(params: dict) -> CachePolicy | None:
-    return cache_policy(params)
-
-
 def _fail(what: str, exc: Exception) -> StepFailed:
     """The run stops at this step (a RuntimeError too, as before); finished steps are kept, resume continues."""
     return StepFailed(f"{what} failed: {exc}")
@@ -92,7 +88,7 @@ def build_single(params: dict[str, Any], settings: Settings) -> StateGraph:
         return {"report": natural_report(text, state["proposition"], [])}
 
     g = StateGraph(BaselineState)
-    g.add_node("single", single, cache_policy=_policy(params))
+    g.add_node("single", single, cache_policy=cache_policy(params))
     g.add_edge(START, "single")
     g.add_edge("single", END)
     return g
@@ -196,7 +192,7 @@ def build_tree(params: dict[str, Any], settings: Settings) -> StateGraph:
         return {"best": leaf["id"],
                 "report": natural_report(leaf["text"], state["proposition"], list(state.get("degraded", [])))}
 
-    policy = _policy(params)
+    policy = cache_policy(params)
     g = StateGraph(BaselineState)
     g.add_node("draft", draft, cache_policy=policy)
     g.add_node("expand", expand, cache_policy=policy)
@@ -296,7 +292,7 @@ def build_debate(params: dict[str, Any], settings: Settings) -> StateGraph:
         emit("report_done", node="synthesis", round=done)
         return {"report": natural_report(text, state["proposition"], list(state.get("degraded", [])))}
 
-    policy = _policy(params)
+    policy = cache_policy(params)
     g = StateGraph(BaselineState)
     g.add_node("debate_pro", side("pro"), cache_policy=policy)
     g.add_node("debate_con", side("con"), cache_policy=policy)

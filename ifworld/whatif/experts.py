@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from ifworld import prompts
 from ifworld.errors import InputError
 from ifworld.llm.demo_answers.whatif import ExpertWords
-from ifworld.registry import NAME_PATTERN, Registry, Spec
+from ifworld.registry import NAME_PATTERN, Registry, Spec, name_key
 
 MAX_EXPERTS = 12
 MAX_DOMAIN_CHARS = 60
@@ -151,8 +151,9 @@ def topic_panels() -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
 def _register_built_ins() -> None:
     for name in _panels()["experts"]:
         REGISTRY.register(load_expert(name), replace=True)
-    for spec in REGISTRY:
-        if spec.demo and spec.demo.downstream not in REGISTRY:
+    built_in = {s.name for s in REGISTRY.loaded()}  # at import: an installed extension loads on first listing
+    for spec in REGISTRY.loaded():
+        if spec.demo and spec.demo.downstream not in built_in:
             raise prompts.PromptError(f"{prompts.data_path(f'{DATA_DIR}/{spec.name}')}: demo.downstream: no "
                                       f"expert {spec.demo.downstream!r}")
 
@@ -169,7 +170,7 @@ def demo_words(domain: str) -> ExpertWords | None:
     return ExpertWords(spec.demo.mechanism, spec.demo.indicator, spec.demo.unit, down)
 
 
-DEFAULT_EXPERTS: list[str] = [s.label for s in REGISTRY if s.default_panel]
+DEFAULT_EXPERTS: list[str] = [s.label for s in REGISTRY.loaded() if s.default_panel]
 """The built-in default panel (the paper's nine domains, from their files), fixed at import for benchmarks and
 tests that reproduce the paper; the product asks :func:`default_experts`, which sees later entries too."""
 
@@ -177,9 +178,9 @@ tests that reproduce the paper; the product asks :func:`default_experts`, which 
 # -- names → domains → personas --------------------------------------------------------------------------------
 def lookup(text: Any) -> ExpertSpec | None:
     """The entry a user's word means: its name (``materials_chemistry``), domain or one of its aliases."""
-    key = canonical_text(text)
+    key, name = canonical_text(text), name_key(text)  # a typed name reads as every registry reads it
     for spec in REGISTRY:
-        if key in (spec.name, spec.label) or key in spec.aliases:
+        if spec.name in (key, name) or key == spec.label or key in spec.aliases:
             return spec
     return None
 

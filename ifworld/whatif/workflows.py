@@ -25,10 +25,19 @@ def record_markdown(record: dict[str, Any]) -> str:
     return export.record_markdown(record, metadata=False)
 
 
+def _live(method: str, field: str) -> Any:
+    """The hook ``field`` of the method registered as ``method`` when the run calls it (a method registered
+    again, replaced or in a test, runs its current spec, not the one its workflow was first made from)."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return REGISTRY.get(method).call(field, *args, **kwargs)
+
+    return call
+
+
 def method_workflow(spec: MethodSpec) -> Workflow:
-    """The run workflow of one method, from its spec's hooks (resolved now)."""
-    build, initial, finalize = (spec.hook(f) for f in ("build", "initial", "finalize"))
-    assert build is not None and initial is not None and finalize is not None  # required fields of the spec
+    """The run workflow of one method: its graph, input and record from the registered spec's hooks."""
+    build, initial, finalize = (_live(spec.name, f) for f in ("build", "initial", "finalize"))
     return Workflow(name=spec.workflow, kind="whatif", build=build, initial=initial, finalize=finalize,
                     markdown=record_markdown, title=_title, html=export.record_html, metadata_last=True,
                     step_label=spec.hook("step_namer"), max_steps=spec.hook("max_steps"))
@@ -41,7 +50,7 @@ def late_workflow(name: str) -> None:
         register(method_workflow(REGISTRY.get(method)))
 
 
-for _spec in REGISTRY:
+for _spec in REGISTRY.loaded():  # the built-ins; a method registered later gets its workflow in late_workflow
     register(method_workflow(_spec))
 
 

@@ -8,13 +8,13 @@ import pytest
 from ifworld.beliefs.config import BeliefConfig
 from ifworld.beliefs.engine import deliver, simulate
 from ifworld.beliefs.metrics import accept
-from ifworld.beliefs.rules import get_rule
+from ifworld.beliefs.rules import believed, get_rule
 
 
 def test_bayes_hand_case():
     rule = get_rule("bayes", BeliefConfig(rule="bayes", trust=0.8))  # odds x4 per report
     b = np.array([[2, 0, 1, 1, 0, 0]], dtype=np.int16)  # believes fact 0; pair 1 balanced; pair 2 unheard
-    assert rule.believes(b).tolist() == [[True, False, False, False, False, False]]
+    assert believed(rule, b.T).T.tolist() == [[True, False, False, False, False, False]]
     conf = rule.confidence(b)
     assert conf[0].tolist() == pytest.approx([16 / 17, 1 / 17, 0.5, 0.5, 0.0, 0.0])
     assert rule.exact_confidence(2, 0) == Fraction(16, 17) and rule.exact_confidence(0, 0) == 0

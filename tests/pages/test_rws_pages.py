@@ -7,7 +7,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from ifworld.rws import benchmark
+from ifworld.rws import PATTERN_REGISTRY, benchmark
 
 TIMEOUT = 90
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -143,7 +143,7 @@ def test_benchmark_page_runs_two_patterns_on_three_items(llm_env):
 
 def test_benchmark_page_asks_before_a_large_run(llm_env):
     at = _open("app_pages/rws_benchmark.py")
-    at.multiselect(key="rwsb_patterns").set_value(["single", "hmaw", "pace", "phase", "schema"]).run()
+    at.multiselect(key="rwsb_patterns").set_value(list(PATTERN_REGISTRY.names())).run()
     at.number_input(key="rwsb_limit").set_value(53).run()
     assert not at.exception
     assert at.button(key="rwsb_run").disabled  # estimate above CONFIRM_CALLS: not startable yet

@@ -120,8 +120,8 @@ def test_cli_run_above_threshold_needs_yes(llm_env, tmp_path, fake_server):
     from ifworld.limits import CONFIRM_CALLS
 
     fake_server.reset()
-    args = ["run", "--pattern", "single,hmaw,pace,phase,schema", "--data", str(SAMPLE_PATH)]
-    lo, hi = benchmark.estimate_calls(53, ["single", "hmaw", "pace", "phase", "schema"])["total"]
+    args = ["run", "--pattern", ",".join(REGISTRY.names()), "--data", str(SAMPLE_PATH)]
+    lo, hi = benchmark.estimate_calls(53, list(REGISTRY.names()))["total"]
     assert hi > CONFIRM_CALLS
     res = CliRunner().invoke(rws_app, args)
     assert res.exit_code == 2 and "--yes" in res.stderr

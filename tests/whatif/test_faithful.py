@@ -12,6 +12,7 @@ import pytest
 
 from ifworld import prompts
 from ifworld.llm.demo_answers import last_user
+from ifworld.whatif import METHOD_REGISTRY
 from ifworld.whatif.graph import suggested_experts
 from ifworld.whatif.judge import judge_record
 from ifworld.whatif.propositions import DEFAULT_EXPERTS
@@ -121,7 +122,7 @@ def test_every_method_gets_the_same_system_prefix_and_no_extra_format_rule(run_w
     prefix = prompts.render("whatif/common", "system")
     assert "coverage, causality, feasibility, uncertainty and adaptation, scenarios and timeline" in prefix
     assert "in one language" in prefix
-    for method in ("ifworld", "single", "tree", "debate"):
+    for method in METHOD_REGISTRY.names():
         fake_server.reset()
         run_whatif(method=method, rounds=1, experts=TWO, breadth=1, depth=1, debate_rounds=1)
         for r in _chat(fake_server):
@@ -169,7 +170,7 @@ TELLS = ("Consistency checks", "consistency check", "Rule applied", "Repaired", 
 """Words only our pipeline writes (its resolver's schema, its checks): never in the text the judge reads."""
 
 
-@pytest.mark.parametrize("method", ["ifworld", "single", "tree", "debate"])
+@pytest.mark.parametrize("method", [s.name for s in METHOD_REGISTRY if s.in_paper])  # each with its fault below
 def test_the_text_the_judge_is_sent_has_no_pipeline_tell(run_whatif, fake_server, wsettings, method):
     # a degraded run with repairs: a failing step, and (IF-World) parts the consistency check repairs
     fake_server.inject("500", times=3, match={"ifworld": "You are the medicine expert", "tree": "Variant #2",

@@ -5,14 +5,18 @@ render the role's prompt file (``prompts/rws/<pattern>/<role>.yaml``: the shared
 with the question first and the role's task last), call the model through :mod:`ifworld.llm`, and return a state
 update that appends one trace entry (the role's input and raw output). A JSON role that is still invalid after the
 repair turn degrades: the caller gets ``None`` and the trace/annotations say so; transport errors propagate so the
-run stops and can be resumed.
+run stops and can be resumed. A step computed in code (no model call: a check, a merge, a tool) records itself with
+:func:`code_step`: its trace entry has status :data:`CODE` and is not counted as a model call.
+
+This module is the public toolkit of a pattern (``__all__``; docs/extending.md): an extension imports from here,
+:mod:`ifworld.rws.patterns.schemas` and the front door ``ifworld.rws``, never a ``_`` name.
 """
 
 from __future__ import annotations
 
 import json
 import operator
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any, Literal, TypedDict
 
 from pydantic import BaseModel
 
@@ -20,6 +24,19 @@ from ifworld import llm, prompts
 from ifworld.config import Settings
 from ifworld.rws.grading.extract import extract_answer
 
+__all__ = ["CODE", "DEGRADED", "FINAL_PREFIX", "GATE_CONFIDENCE", "OK", "PatternOutput", "PatternState", "TraceStatus",
+           "as_text", "canonical", "code_step", "counts_as_call", "ensure_final", "final_line", "format_final",
+           "item_block", "json_role", "merge_updates", "passes", "render_role", "role_settings", "text_role",
+           "trace_entry"]
+
+TraceStatus = Literal["ok", "degraded", "code"]
+"""A trace entry's status: ``ok`` (a model call that answered), ``degraded`` (a model call whose JSON stayed invalid
+after repair) or ``code`` (a step computed without a model: not a call)."""
+OK: TraceStatus = "ok"
+DEGRADED: TraceStatus = "degraded"
+CODE: TraceStatus = "code"
+LEGACY_CODE_PREFIX = "ok (code)"
+"""How records written before :data:`CODE` marked a code step (still read as one)."""
 GATE_CONFIDENCE = 0.7
 """Gates pass when the reviewer accepts *and* its confidence is at least this."""
 FINAL_PREFIX = "Final Answer:"
@@ -77,14 +94,31 @@ def render_role(pattern: str, role: str, user: str = "user", *, template: str | 
     return system, text
 
 
-def _entry(role: str, step: str, user: str, output: str, status: str = "ok", error: str = "",
-           parsed: Any = None) -> dict:
+def trace_entry(role: str, step: str, user: str, output: str, status: TraceStatus = OK, error: str = "",
+                parsed: Any = None) -> dict:
+    """One entry of an item's trace (:class:`ifworld.rws.TraceEntry` as stored): who (``role``), which step, the
+    input it was given, its raw output and its :data:`TraceStatus`."""
     entry = {"role": role, "step": step, "input": user, "output": output, "status": status}
     if parsed is not None:
         entry["parsed"] = parsed
     if error:
         entry["error"] = error
     return entry
+
+
+def counts_as_call(entry: dict) -> bool:
+    """Whether a trace entry was a model call (every status but :data:`CODE`; old records' ``ok (code)`` too)."""
+    status = str(entry.get("status", OK))
+    return status != CODE and not status.startswith(LEGACY_CODE_PREFIX)
+
+
+def code_step(state: PatternState, step: str, output: Any, *, given: str = "") -> dict:
+    """The state update of a step computed in code (no model call): one trace entry with status :data:`CODE`
+    (shown in the trace, not counted in the item's ``calls``) and ``out[step] = output``; ``given`` says what
+    it read."""
+    text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False, default=str)
+    role = f"rws.{state['pattern']}.{step}"
+    return {"trace": [trace_entry(role, step, given, text, CODE)], "out": {step: output}}
 
 
 def text_role(settings: Settings, state: PatternState, role: str, step: str, *, prompt: str | None = None,
@@ -98,7 +132,7 @@ def text_role(settings: Settings, state: PatternState, role: str, step: str, *, 
     system, user = render_role(pattern, role, prompt or "user", template=template, **values)
     text = llm.complete(f"rws.{pattern}.{role}", [("system", system), ("user", user)],
                         settings=role_settings(settings, state), meta={"system": SYSTEM_LABEL})
-    return text, {"trace": [_entry(f"rws.{pattern}.{role}", step, user, text)], "out": {step: text}}
+    return text, {"trace": [trace_entry(f"rws.{pattern}.{role}", step, user, text)], "out": {step: text}}
 
 
 def json_role(settings: Settings, state: PatternState, role: str, step: str, schema: type[BaseModel], *,
@@ -112,10 +146,10 @@ def json_role(settings: Settings, state: PatternState, role: str, step: str, sch
                                settings=role_settings(settings, state), meta={"system": SYSTEM_LABEL})
     except llm.StructuredOutputError as exc:
         note = f"degraded: {full} gave no valid JSON after repair"
-        return None, {"trace": [_entry(full, step, user, exc.raw, "degraded", str(exc))],
+        return None, {"trace": [trace_entry(full, step, user, exc.raw, DEGRADED, str(exc))],
                       "annotations": [note], "out": {step: None}}
     data = value.model_dump()
-    return data, {"trace": [_entry(full, step, user, json.dumps(data), parsed=data)], "out": {step: data}}
+    return data, {"trace": [trace_entry(full, step, user, json.dumps(data), parsed=data)], "out": {step: data}}
 
 
 def passes(review: dict | None) -> bool:

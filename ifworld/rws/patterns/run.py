@@ -15,7 +15,7 @@ from langgraph.graph import END, StateGraph
 
 from ifworld.config import Settings
 from ifworld.rws.dataset import RWSItem
-from ifworld.rws.patterns.base import PatternOutput, PatternState, final_line
+from ifworld.rws.patterns.base import DEGRADED, PatternOutput, PatternState, counts_as_call, final_line
 from ifworld.rws.patterns.spec import REGISTRY, check_pattern
 from ifworld.rws.verifier import LLMVerifier, grade_output
 
@@ -36,8 +36,8 @@ def _finish(settings: Settings):
             "source": (item.get("meta") or {}).get("source", ""), "question": item["question"], "gold": item["final"],
             "raw_output": raw, "answer": final_line(raw), "grade": grade,
             "annotations": list(state.get("annotations") or []), "trace": trace,
-            "calls": sum(1 for t in trace if not str(t.get("status", "")).startswith("ok (code)")),
-            "degraded": any(t.get("status") == "degraded" for t in trace),
+            "calls": sum(1 for t in trace if counts_as_call(t)),
+            "degraded": any(t.get("status") == DEGRADED for t in trace),
         }
         return {"results": [record]}
     return finish

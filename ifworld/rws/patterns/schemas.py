@@ -7,6 +7,10 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
+__all__ = ["MAX_ALLOCATION_CHECKS", "MAX_EXPERTS", "MAX_PACE_CHECKS", "MAX_PLAN_STEPS", "MAX_SCHEMA_CHECKS",
+           "AllocatedStep", "Allocation", "Architecture", "ExpertStep", "Hypotheses", "PhasePlan", "Plan",
+           "QuestionType", "Review"]
+
 MAX_PLAN_STEPS = 4
 MAX_PACE_CHECKS = 2
 MAX_SCHEMA_CHECKS = 3

@@ -47,7 +47,8 @@ class PatternSpec(Spec):
         return min(totals), max(totals)
 
 
-REGISTRY: Registry[PatternSpec] = Registry("rws.patterns", PatternSpec, noun="pattern")
+REGISTRY: Registry[PatternSpec] = Registry("rws.patterns", PatternSpec, noun="pattern",
+                                           aliases={"single_shot": "single"})
 """The answer patterns, in benchmark order (built-ins are registered by :mod:`ifworld.rws.patterns`)."""
 PATTERN_REGISTRY = REGISTRY
 """The same registry under the name the front door ``ifworld.rws`` exports."""
@@ -65,8 +66,6 @@ DOC_COLUMNS: dict[str, Callable[[PatternSpec], object]] = {
 
 
 def check_pattern(name: str) -> str:
-    """A registered pattern's name (accepts "single-shot" for "single"); else ``UnknownEntry`` with the choices."""
-    key = name.strip().lower().replace("single-shot", "single").replace("-", "_")
-    if key not in REGISTRY and key.replace("_", "") in REGISTRY:
-        key = key.replace("_", "")
-    return REGISTRY.check(key)
+    """A registered pattern's name (read by the one rule of :func:`ifworld.registry.name_key`; ``single-shot``
+    is an alias of ``single``); else ``UnknownEntry`` with the choices."""
+    return REGISTRY.check(name)
