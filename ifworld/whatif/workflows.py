@@ -31,7 +31,8 @@ def method_workflow(spec: MethodSpec) -> Workflow:
     assert build is not None and initial is not None and finalize is not None  # required fields of the spec
     return Workflow(name=spec.workflow, kind="whatif", build=build, initial=initial, finalize=finalize,
                     markdown=record_markdown, title=_title, html=export.record_html, metadata_last=True,
-                    step_label=spec.hook("step_namer"), max_steps=spec.hook("max_steps"))
+                    step_label=spec.hook("step_namer"), max_steps=spec.hook("max_steps"),
+                    loop_params=spec.loop_params)
 
 
 def late_workflow(name: str) -> None:
