@@ -144,10 +144,11 @@ def run_cmd(
                                         help=f"{METHODS.help_text()} (the registered methods: IF-World and the "
                                              "baselines; a wrong name lists them).")] = "ifworld",
     experts: Annotated[str | None, typer.Option("--experts", help=EXPERTS_HELP)] = None,
-    no_debate: Annotated[bool, typer.Option("--no-debate")] = False,
-    no_conflict: Annotated[bool, typer.Option("--no-conflict")] = False,
-    no_shared_frame: Annotated[bool, typer.Option("--no-shared-frame")] = False,
-    no_refine: Annotated[bool, typer.Option("--no-refine")] = False,
+    no_debate: Annotated[bool, typer.Option("--no-debate", help=param_info("no_debate")["help"])] = False,
+    no_conflict: Annotated[bool, typer.Option("--no-conflict", help=param_info("no_conflict")["help"])] = False,
+    no_shared_frame: Annotated[bool, typer.Option("--no-shared-frame",
+                                                  help=param_info("no_shared_frame")["help"])] = False,
+    no_refine: Annotated[bool, typer.Option("--no-refine", help=param_info("no_refine")["help"])] = False,
     budget_tokens: Annotated[int | None, typer.Option(
         "--budget-tokens", help="Tree/debate: add steps until the run's tokens are within ±25 % of this budget "
                                 "(instead of --depth / --debate-rounds).")] = None,
