@@ -1,5 +1,7 @@
 """What-if: pose a counterfactual, watch the expert panel reason round by round, read the report."""
 
+from typing import Any
+
 import streamlit as st
 
 from ifworld import whatif
@@ -18,14 +20,14 @@ PRESETS[f"📄 Ablation topic (paper §3.4): {whatif.ABLATION_PROPOSITION}"] = w
 PRESETS.update({f"🏫 {p}": p for p in whatif.CLASSROOM_PRESETS})
 PRESETS.update({f"🚨 {p}": p for p in CRISIS_PRESETS})
 METHODS = whatif.METHOD_REGISTRY  # IF-World and the baselines, in registry order (labels from their specs)
-ABLATIONS = {"no_debate": "No debate", "no_conflict": "No conflict resolver", "no_shared_frame": "No shared frame",
-             "no_refine": "No problem refiner"}
+ABLATIONS = tuple(dict.fromkeys(sw for spec in METHODS for sw in spec.switches))  # labels: whatif.param_info
+# each method's own parameters (rounds, breadth …): default, bounds, label and help declared once, in its spec
+SIZES = whatif.size_fields()
 LANGUAGES = ["auto", "English", "Deutsch", "Français", "Español", "Italiano", "Português", "Nederlands", "Polski",
              "中文", "日本語"]
 ss = st.session_state
 ss.setdefault("whatif_prop", whatif.PAPER_PROPOSITIONS[-1])
-ss.setdefault("whatif_rounds", 2)
-for _key, _default in {"whatif_breadth": 3, "whatif_depth": 2, "whatif_debate_rounds": 2, "whatif_price": 0.0,
+for _key, _default in {**{f"whatif_{n}": whatif.param_info(n)["default"] for n in SIZES}, "whatif_price": 0.0,
                        "whatif_budget": 0}.items():
     # defaults live in the session state, not on the widgets: keep_draft re-sets these keys on every rerun, and a
     # widget given both logged Streamlit's "default value … also set via the Session State API" stack trace
@@ -44,18 +46,17 @@ def quick_preset() -> None:
     ss["whatif_experts"] = [d for d in whatif.suggest_experts(ss.get("whatif_prop", ""), 2) if d in known]
     ss["whatif_custom"] = ", ".join(d for d in whatif.suggest_experts(ss.get("whatif_prop", ""), 2)
                                     if d not in known)
-    ss["whatif_rounds"] = 1
+    ss["whatif_rounds"] = whatif.param_info("rounds")["min"]
 
 
 def build_params() -> dict:
     custom = [c.strip() for c in ss.get("whatif_custom", "").split(",") if c.strip()]
-    extra = {k: ss.get(f"whatif_{k}") for k in ("breadth", "depth", "debate_rounds", "cache", "review",
-                                                 "pause_between_rounds", "language")}
+    extra = {k: ss.get(f"whatif_{k}") for k in (*SIZES, "cache", "review", "pause_between_rounds", "language")}
     method = ss.get("whatif_method") or METHODS.names()[0]
     if method in METHODS and METHODS.get(method).budget is not None and ss.get("whatif_budget"):
         extra["budget_tokens"] = ss["whatif_budget"]
     return whatif.default_params(ss["whatif_prop"], method,
-                                 experts=list(ss["whatif_experts"]) + custom, rounds=int(ss["whatif_rounds"]),
+                                 experts=list(ss["whatif_experts"]) + custom,
                                  **{k: bool(ss.get(f"whatif_{k}")) for k in ABLATIONS}, **extra)
 
 
@@ -66,6 +67,17 @@ st.caption("A panel of domain experts analyses a counterfactual over rounds, ali
 custom_experts_view.sync()  # the facilitator's own experts, offered like built-in ones
 ss.setdefault("whatif_experts", whatif.default_experts()[:4])
 ready = model_ready("a what-if analysis")
+
+
+def size_input(container: Any, name: str) -> None:
+    """The number input of a method's own parameter, as its spec declares it."""
+    info = whatif.param_info(name)
+    container.number_input(info["label"], info["min"], info["max"], key=f"whatif_{name}", help=info["help"] or None)
+
+
+def toggle(container: Any, name: str) -> None:
+    info = whatif.param_info(name)
+    container.toggle(info["label"], key=f"whatif_{name}", help=info["help"] or None)
 
 
 def draft_form() -> tuple[bool, bool]:
@@ -79,37 +91,35 @@ def draft_form() -> tuple[bool, bool]:
                      help=f"At most {whatif.MAX_PROPOSITION_CHARS:,} characters.")
         c1, c2 = st.columns([4, 1])
         c1.multiselect("Expert panel", whatif.known_experts(), key="whatif_experts")
-        c2.number_input("Rounds", min_value=1, max_value=6, key="whatif_rounds")
+        for name in (n for n, (_, method) in SIZES.items() if not METHODS.get(method).baseline):
+            size_input(c2, name)  # the paper's method's own (rounds), beside its panel
         st.text_input("More domains (comma-separated, any field)", key="whatif_custom",
                       help="Any field of expertise, e.g. 'urban planning, epidemiology'; a domain the app does not "
                            "know gets a persona written from its name. The refiner may add up to two experts, "
                            "never remove yours.")
         m1, m2 = st.columns(2)
         m1.radio("Method", METHODS.names(), format_func=lambda m: METHODS.get(m).label, key="whatif_method")
-        m1.toggle("Pause for review after the refiner", key="whatif_review",
-                  help="Edit every part of the refined scenario and the panel before any expert runs.")
-        m1.toggle("Pause between rounds for workshop input", key="whatif_pause_between_rounds",
-                  help="Add the room's own contribution; the resolver weighs it like an expert's and the report "
-                       "lists it.")
+        toggle(m1, "review")
+        toggle(m1, "pause_between_rounds")
         with m2:
             st.caption("Ablations (IF-World only)")
-            for k, text in ABLATIONS.items():
-                st.toggle(text, key=f"whatif_{k}")
+            for k in ABLATIONS:
+                toggle(st, k)
         st.selectbox("Report language", LANGUAGES, key="whatif_language",
                      format_func=lambda x: "Auto (the proposition's language)" if x == "auto" else x,
                      help="Text written by the models follows this language; headings stay English.")
         with st.expander("Baseline settings, price and cache"):
-            b1, b2, b3, b4 = st.columns(4)
-            b1.number_input("Tree breadth", 1, whatif.MAX_BREADTH, key="whatif_breadth")
-            b2.number_input("Tree depth", 1, whatif.MAX_DEPTH, key="whatif_depth")
-            b3.number_input("Debate rounds", 1, whatif.MAX_DEBATE_ROUNDS, key="whatif_debate_rounds")
+            baseline = [n for n, (_, method) in SIZES.items() if METHODS.get(method).baseline]
+            *cols, b4 = st.columns(len(baseline) + 1)
+            for col, name in zip(cols, baseline, strict=True):
+                size_input(col, name)
             b4.number_input("Price per 1,000 tokens", 0.0, 100.0, step=0.001, format="%.4f",
                             key="whatif_price", help="Optional: shows the estimated cost of a run.")
             st.number_input("Token budget for tree / debate (0 = the sizes above)", 0, 5_000_000, step=5_000,
                             key="whatif_budget",
                             help="The tree or debate keeps adding steps until its tokens are within ±25 % of this "
                                  "budget, e.g. the tokens an IF-World run on the same proposition spent.")
-            st.checkbox("Cache identical model calls", key="whatif_cache")
+            st.checkbox(whatif.param_info("cache")["label"], key="whatif_cache")
         st.checkbox(f"I confirm a run above {CONFIRM_CALLS:,} model calls (CONFIRM_CALLS)", key="whatif_confirm",
                     help="Needed only when the estimate exceeds CONFIRM_CALLS.")
         s1, s2 = st.columns(2)

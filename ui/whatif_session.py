@@ -62,18 +62,18 @@ def requested_run() -> str | None:
     return st.session_state.get("whatif_run_id")
 
 
-DRAFT_KEYS = ("whatif_prop", "whatif_experts", "whatif_custom", "whatif_rounds", "whatif_method", "whatif_language",
-              "whatif_review", "whatif_pause_between_rounds", "whatif_breadth", "whatif_depth",
-              "whatif_debate_rounds", "whatif_price", "whatif_budget", "whatif_cache", "whatif_no_debate",
-              "whatif_no_conflict", "whatif_no_shared_frame", "whatif_no_refine")
-"""The new-run form's values (its widgets' keys), kept while a run is shown: see :func:`keep_draft`."""
+DRAFT_KEYS = ("whatif_prop", "whatif_experts", "whatif_custom", "whatif_method", "whatif_language",
+              "whatif_review", "whatif_pause_between_rounds", "whatif_price", "whatif_budget", "whatif_cache",
+              "whatif_no_debate", "whatif_no_conflict", "whatif_no_shared_frame", "whatif_no_refine")
+"""The new-run form's values (its widgets' keys), kept while a run is shown: see :func:`keep_draft`; the methods'
+own parameters (``whatif_rounds`` …) are added from their specs."""
 
 
 def keep_draft() -> None:
     """Keep the new-run form's values while the page shows a run instead of the form. Streamlit drops the state of
     widgets a run does not draw, so *➕ New what-if* came back with an empty expert panel and *Start run* failed
     with "The expert list is empty" (a reload fixed it). Re-setting each value marks it as the app's own."""
-    for key in DRAFT_KEYS:
+    for key in (*DRAFT_KEYS, *(f"whatif_{name}" for name in whatif.size_fields())):
         if key in st.session_state:
             st.session_state[key] = st.session_state[key]
 

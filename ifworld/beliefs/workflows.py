@@ -182,10 +182,12 @@ def resume_run(run_id: str) -> dict[str, Any] | None:
 
 
 register(Workflow(name="beliefs.llm", kind=KIND, build=llm_graph.build, initial=llm_graph.initial,
-                  finalize=llm_graph.finalize, markdown=llm_graph.markdown, title=llm_graph.title))
+                  finalize=llm_graph.finalize, markdown=llm_graph.markdown, title=llm_graph.title,
+                  loop_params=("config.rounds",)))
 register(Workflow(name="beliefs.simulate", kind=KIND, build=lambda p, s: _one_node(_simulate_params),
                   initial=lambda p: {"params": p}, finalize=lambda state, p, calls: state["record"],
-                  markdown=simulation_markdown, title=simulation_title))
+                  markdown=simulation_markdown, title=simulation_title, loop_params=("config.rounds",)))
 register(Workflow(name="beliefs.sweep", kind=KIND, build=lambda p, s: _one_node(_sweep_in_graph),
                   initial=lambda p: {"params": p}, finalize=lambda state, p, calls: state["record"],
-                  markdown=sweep_markdown, title=sweep_title, resume=resume_run))
+                  markdown=sweep_markdown, title=sweep_title, resume=resume_run,
+                  loop_params=("spec.base.rounds",)))

@@ -37,9 +37,6 @@ __all__ = ["RunCancelled", "RunFailed", "delete_run", "drive", "execute", "repla
 RECURSION_LIMIT = 200
 """Floor of a run's LangGraph recursion limit (supersteps per invocation)."""
 MAX_RECURSION_LIMIT = 100_000
-# Parameters that set how often a graph goes round its loop (what-if rounds, debate rounds, tree depth,
-# belief rounds); the recursion limit grows with them instead of cutting long configured runs short.
-LOOP_KEYS = ("rounds", "debate_rounds", "depth", "max_depth", "breadth")
 CANCEL_POLL_S = 0.2
 """Between step updates, the cancel flag is read at most this often (token chunks arrive far faster)."""
 # Graph worker threads beyond the model-call limit, so join/bookkeeping nodes never wait behind a full
@@ -76,26 +73,29 @@ def _graph(wf: Workflow, params: dict[str, Any], store: RunStore, settings: Sett
     return store.compile(wf.build(params, settings), cache=wf.cache or bool(params.get("cache")))
 
 
-def loop_count(params: Any, depth: int = 0) -> int:
-    """Sum of the integer loop parameters (:data:`LOOP_KEYS`) anywhere in ``params`` (nested configs too)."""
+def loop_count(params: Any, paths: Iterable[str]) -> int:
+    """Sum of the positive integers at the workflow's declared loop params (:attr:`Workflow.loop_params`, dotted
+    paths into nested configs); a path the params lack counts 0."""
     total = 0
-    if isinstance(params, dict) and depth < 4:
-        for key, value in params.items():
-            if key in LOOP_KEYS and isinstance(value, int) and not isinstance(value, bool) and value > 0:
-                total += value
-            elif isinstance(value, dict):
-                total += loop_count(value, depth + 1)
+    for path in paths:
+        value = params
+        for key in path.split("."):
+            value = value.get(key) if isinstance(value, dict) else None
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            total += value
     return total
 
 
 def recursion_limit(wf: Workflow, params: dict[str, Any], graph: Any) -> int:
     """The run's recursion limit, derived from the configured graph: every node may run once per loop
-    iteration, so ``nodes × (1 + loop parameters)`` supersteps, doubled for gates' bounded retries."""
+    iteration, so ``nodes × (1 + loop parameters)`` supersteps, doubled for gates' bounded retries. The loop
+    parameters are the ones the workflow declares (:attr:`Workflow.loop_params`): the long configured runs they
+    allow are not cut short."""
     if wf.max_steps is not None:
         steps = int(wf.max_steps(params))
     else:
         nodes = max(1, len(getattr(graph, "nodes", {}) or {}))
-        steps = 2 * nodes * (1 + loop_count(params))
+        steps = 2 * nodes * (1 + loop_count(params, wf.loop_params))
     return max(RECURSION_LIMIT, min(MAX_RECURSION_LIMIT, steps + RECURSION_LIMIT // 4))
 
 

@@ -55,6 +55,9 @@ class Workflow:
     """Optional estimate of model calls for ``params``: above ``limits.CONFIRM_CALLS`` a resume needs --yes."""
     step_label: StepNamer | None = None
     """Optional namer of replay steps in the user's words (see :mod:`ifworld.runs.steps`); else node names."""
+    loop_params: tuple[str, ...] = ()
+    """Params that bound how often the graph goes round its loop (``"rounds"``; a dotted path reaches into a nested
+    config: ``"config.rounds"``): :func:`recursion_limit` grows with their values. Declared, never guessed."""
     resume: Callable[[str], dict[str, Any] | None] | None = None
     """Optional ``resume(run_id)`` for runs that do not continue by replaying their graph (e.g. sweeps): it
     returns the final record, or None to fall back to the generic graph resume."""

@@ -10,7 +10,9 @@ Front door: pages, ``ui/`` and the CLI import only the names in ``__all__`` (lis
 - ``propositions`` — validation of a proposition, the paper's propositions, classroom presets.
 - ``experts`` — expert domains as data (``prompts/whatif/experts/``): the ``whatif.experts`` registry, panels,
   personas; ``custom_experts`` — a facilitator's own experts kept with the run store (caller checked).
-- ``params`` — run parameters, their defaults and the call estimate; ``progress`` — estimate and ETA.
+- ``run_params`` — the typed run parameters (``RunParams``: shared fields + each method's own, declared in its
+  ``MethodSpec.params``): the one source of defaults, bounds, labels and help for page, CLI and record;
+  ``params`` — ``default_params`` and the call estimate; ``progress`` — estimate and ETA.
 - ``schemas`` — what a model returns (refined scenario, expert output, conflicts, report parts).
 - ``records`` — the typed run record and progress events that cross to pages; ``load_record`` validates.
 - ``agents`` — prompt assembly, one model call per role; ``frame`` — the shared frame between rounds.

@@ -49,6 +49,7 @@ from .experts import (
 from .figures import calibration_figure as calibration_figure, scenario_figure as scenario_figure
 from .graph import round_records as round_records
 from .judge import judge_record as judge_record
+from .method_spec import ParamField as ParamField
 from .methods import METHOD_REGISTRY as METHOD_REGISTRY, MethodSpec as MethodSpec
 from .numbers import confidence as confidence, interval as interval, num as num, pct as pct
 from .params import default_params as default_params, estimate_calls as estimate_calls
@@ -61,9 +62,6 @@ from .progress import (
 from .propositions import (
     ABLATION_PROPOSITION as ABLATION_PROPOSITION,
     CLASSROOM_PRESETS as CLASSROOM_PRESETS,
-    MAX_BREADTH as MAX_BREADTH,
-    MAX_DEBATE_ROUNDS as MAX_DEBATE_ROUNDS,
-    MAX_DEPTH as MAX_DEPTH,
     MAX_PROPOSITION_CHARS as MAX_PROPOSITION_CHARS,
     PAPER_PROPOSITIONS as PAPER_PROPOSITIONS,
     normalize_experts as normalize_experts,
@@ -103,6 +101,7 @@ from .review import (
     parse_ask as parse_ask,
 )
 from .room import FACILITATOR_AUTHOR as FACILITATOR_AUTHOR, MAX_ROOM_TEXT_CHARS as MAX_ROOM_TEXT_CHARS
+from .run_params import RunParams as RunParams, param_info as param_info, size_fields as size_fields
 from .schemas import (
     ADJUDICATION_RULES as ADJUDICATION_RULES,
     Conflict as Conflict,

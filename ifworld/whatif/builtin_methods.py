@@ -9,11 +9,21 @@ the paper's propositions (IF-World 27 calls / 88k tokens, single 1 / 3.6k, tree 
 
 from __future__ import annotations
 
-from ifworld.whatif.method_spec import REGISTRY, MethodBudget, MethodSpec
+from ifworld.whatif.method_spec import REGISTRY, MethodBudget, MethodSpec, ParamField
 
 GRAPH, BASELINES, STEPS = "ifworld.whatif.graph", "ifworld.whatif.baselines", "ifworld.whatif.steps"
 EST = "ifworld.whatif.estimates"
 SWITCHES = ("no_debate", "no_conflict", "no_shared_frame", "no_refine")
+# Upper bounds of the baselines' size parameters (each call multiplies: tree ≈ 2·breadth·depth calls).
+MAX_BREADTH = 6
+MAX_DEPTH = 4
+MAX_DEBATE_ROUNDS = 6
+TREE_PARAMS = {
+    # Appendix B.3's breadth of 3 (a matched budget keeps it and grows the depth)
+    "breadth": ParamField(default=3, ge=1, le=MAX_BREADTH, label="Tree breadth",
+                          help="Tree baseline: variants per level."),
+    "depth": ParamField(default=2, ge=1, le=MAX_DEPTH, label="Tree depth", help="Tree baseline: levels."),
+}
 REPORT_WORDS = {"report_core": "Writing the report", "report_analysis": "Writing the report",
                 "report_scenarios": "Writing the report"}
 
@@ -25,6 +35,9 @@ REGISTRY.register(MethodSpec(
          "a conflict resolver and a pro/con debate build the shared frame of the next round, a report generator "
          "writes a decision-centric report.",
     switches=SWITCHES, options=("extend_panel", "expert_memory"), size_params=("experts", "rounds"),
+    # the one declaration of the number of deliberation rounds: page, CLI, validation and record read it here
+    params={"rounds": ParamField(default=2, ge=1, le=6, label="Rounds", help="Expert rounds (IF-World).")},
+    loop_params=("rounds",),
     tokens_per_call=3_320, calls_per_round="1 + experts × rounds + 4 between rounds + 4 at the end",
     build=f"{GRAPH}:build", initial=f"{GRAPH}:initial", finalize=f"{GRAPH}:finalize",
     estimate="ifworld.whatif.params:ifworld_calls", describe=f"{EST}:ifworld_text", step_namer=f"{STEPS}:label_ifworld",
@@ -53,7 +66,8 @@ REGISTRY.register(MethodSpec(
     name="tree", label="Tree of thoughts", in_paper=True,
     help="Tree-of-thoughts search (Appendix B.3): drafts, variants of the best leaf scored by a critic, the best "
          "leaf's answer; its size follows a token budget.",
-    options=("tree_angles",), size_params=("breadth", "depth"), tokens_per_call=2_860,
+    options=("tree_angles",), size_params=("breadth", "depth"), params=TREE_PARAMS, loop_params=("depth",),
+    tokens_per_call=2_860,
     calls_per_round="2 + 2 × breadth per step",
     budget=MethodBudget(step_param="depth", unit="expansion steps", calls_per_step=2, fixed_calls=2, ceiling=40,
                         per_branch=True),
@@ -71,7 +85,10 @@ REGISTRY.register(MethodSpec(
     name="debate", label="Debate", in_paper=True,
     help="Pro/Con multi-agent debate (Appendix B.2) over rounds, then a judge's synthesis; its size follows a "
          "token budget.",
-    options=("debate_history",), size_params=("debate_rounds",), tokens_per_call=1_260,
+    options=("debate_history",), size_params=("debate_rounds",), loop_params=("debate_rounds",),
+    params={"debate_rounds": ParamField(default=2, ge=1, le=MAX_DEBATE_ROUNDS, label="Debate rounds",
+                                        help="Debate baseline: Pro/Con rounds.")},
+    tokens_per_call=1_260,
     calls_per_round="2 per round + 1",
     budget=MethodBudget(step_param="debate_rounds", unit="rounds", calls_per_step=2, final_calls=1, ceiling=60),
     build=f"{BASELINES}:build_debate", initial=f"{BASELINES}:initial", finalize=f"{BASELINES}:finalize_debate",

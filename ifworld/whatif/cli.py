@@ -6,8 +6,11 @@ connection exit with code 2 and a specific message.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import sys
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
@@ -19,6 +22,7 @@ from ifworld.errors import InputError
 from ifworld.files import FileRefused, output_option, read_text_bounded
 from ifworld.limits import MAX_UPLOAD_BYTES
 from ifworld.whatif.methods import REGISTRY as METHODS, paper_methods, reference_method
+from ifworld.whatif.run_params import param_info, size_fields
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -40,6 +44,33 @@ EXPERTS_HELP = ("Comma-separated expert names or domains, e.g. physics,medieval_
                 "lists them: built-in, installed and your own); any other field gets a persona written from its name.")
 JUDGE_KEYS = ("rigor_traceability", "integration_causality", "feasibility_minimality", "uncertainty_adaptation",
               "decisionability", "overall")
+
+
+def size_options(include: Iterable[str] | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator: the command gets one ``--name`` option per method's own run parameter (``include`` limits them),
+    its default, bounds and help read from the typed run parameters (:mod:`ifworld.whatif.run_params`), and a
+    ``sizes`` dict of their values (validated by ``default_params``, which names the bounds)."""
+    names = [n for n in size_fields() if include is None or n in set(include)]
+
+    def option(name: str) -> inspect.Parameter:
+        info = param_info(name)
+        flag = "--" + name.replace("_", "-")
+        opt = typer.Option(info["default"], flag, help=f"{info['help']} [{info['min']}–{info['max']}]")
+        return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=opt, annotation=int)
+
+    def wrap(command: Callable[..., Any]) -> Callable[..., Any]:
+        own = [p for p in inspect.signature(command, eval_str=True).parameters.values() if p.name != "sizes"]
+
+        @functools.wraps(command)
+        def run(**kwargs: Any) -> Any:
+            return command(sizes={n: kwargs.pop(n) for n in names}, **kwargs)
+
+        run.__signature__ = inspect.Signature(own + [option(n) for n in names])  # type: ignore[attr-defined]
+        run.__annotations__ = {p.name: p.annotation for p in own}
+        del run.__wrapped__  # typer must read the generated signature, not the command's
+        return run
+
+    return wrap
 
 
 def _bad(message: str) -> NoReturn:
@@ -105,6 +136,7 @@ def _on_event(progress: Progress, task: Any) -> Any:
 
 
 @app.command("run")
+@size_options()
 def run_cmd(
     proposition: Annotated[str, typer.Argument(help="The what-if proposition (any language; the report follows "
                                                     "it, or --language).")],
@@ -112,14 +144,11 @@ def run_cmd(
                                         help=f"{METHODS.help_text()} (the registered methods: IF-World and the "
                                              "baselines; a wrong name lists them).")] = "ifworld",
     experts: Annotated[str | None, typer.Option("--experts", help=EXPERTS_HELP)] = None,
-    rounds: Annotated[int, typer.Option("--rounds", help="Expert rounds (IF-World).")] = 2,
-    no_debate: Annotated[bool, typer.Option("--no-debate")] = False,
-    no_conflict: Annotated[bool, typer.Option("--no-conflict")] = False,
-    no_shared_frame: Annotated[bool, typer.Option("--no-shared-frame")] = False,
-    no_refine: Annotated[bool, typer.Option("--no-refine")] = False,
-    breadth: Annotated[int, typer.Option("--breadth", help="Tree baseline: variants per level.")] = 3,
-    depth: Annotated[int, typer.Option("--depth", help="Tree baseline: levels.")] = 2,
-    debate_rounds: Annotated[int, typer.Option("--debate-rounds", help="Debate baseline: Pro/Con rounds.")] = 2,
+    no_debate: Annotated[bool, typer.Option("--no-debate", help=param_info("no_debate")["help"])] = False,
+    no_conflict: Annotated[bool, typer.Option("--no-conflict", help=param_info("no_conflict")["help"])] = False,
+    no_shared_frame: Annotated[bool, typer.Option("--no-shared-frame",
+                                                  help=param_info("no_shared_frame")["help"])] = False,
+    no_refine: Annotated[bool, typer.Option("--no-refine", help=param_info("no_refine")["help"])] = False,
     budget_tokens: Annotated[int | None, typer.Option(
         "--budget-tokens", help="Tree/debate: add steps until the run's tokens are within ±25 % of this budget "
                                 "(instead of --depth / --debate-rounds).")] = None,
@@ -137,6 +166,7 @@ def run_cmd(
     option: Annotated[list[str] | None, typer.Option(
         "--option", help="Turn on one of our departures from the paper (repeatable): extend_panel, expert_memory, "
                          "tree_angles, debate_history (docs/whatif.md, 'Faithful to the paper').")] = None,
+    sizes: dict[str, int] | None = None,
 ) -> None:
     """Run one analysis and write its record (proposition, scenario, rounds, report, calls, usage …)."""
     from ifworld import runs
@@ -144,18 +174,15 @@ def run_cmd(
     from ifworld.whatif import estimate_calls, service, workflow_name
     from ifworld.whatif.params import OPTIONS, default_params
 
-    if rounds < 1:
-        _bad(f"--rounds must be at least 1 (got {rounds}).")
     unknown = [o for o in option or [] if o not in OPTIONS]
     if unknown:
         _bad(f"unknown --option {', '.join(unknown)}; choose from {', '.join(OPTIONS)}.")
     _sync_experts()
     try:
         params = default_params(proposition, method, experts=experts.split(",") if experts is not None else None,
-                                rounds=rounds, no_debate=no_debate, no_conflict=no_conflict,
-                                no_shared_frame=no_shared_frame, no_refine=no_refine, breadth=breadth, depth=depth,
-                                debate_rounds=debate_rounds, budget_tokens=budget_tokens, cache=cache, review=review,
-                                pause_between_rounds=pause_between_rounds, language=language,
+                                no_debate=no_debate, no_conflict=no_conflict, no_shared_frame=no_shared_frame,
+                                no_refine=no_refine, **(sizes or {}), budget_tokens=budget_tokens, cache=cache,
+                                review=review, pause_between_rounds=pause_between_rounds, language=language,
                                 **{o: True for o in option or []})
     except ValueError as exc:
         _bad(str(exc))
@@ -236,6 +263,7 @@ def judge_cmd(
 
 
 @app.command("eval")
+@size_options(include=("rounds",))
 def eval_cmd(
     methods: Annotated[str, typer.Option("--methods", help=METHODS_HELP)] = "paper",
     propositions: Annotated[str, typer.Option(
@@ -243,12 +271,12 @@ def eval_cmd(
     repeats: Annotated[int, typer.Option("--repeats")] = 1,
     out: Annotated[Path, typer.Option("--out", help="Output directory (CSV, HTML charts).")] = Path("whatif-eval"),
     experts: Annotated[str | None, typer.Option("--experts")] = None,
-    rounds: Annotated[int, typer.Option("--rounds")] = 2,
     budget: Annotated[str, typer.Option(
         "--budget", help="Token budget of the tree and debate baselines: 'matched' (IF-World's measured tokens "
                          "for the same proposition, ±25 %), a number of tokens, or 'none' (fixed sizes).")
     ] = "matched",
     yes: Annotated[bool, typer.Option("--yes", help="Confirm a job above CONFIRM_CALLS model calls.")] = False,
+    sizes: dict[str, int] | None = None,
 ) -> None:
     """Run and judge methods × propositions × repeats; write the paper's tables and charts (tokens per
     method beside the scores, every judgement in evaluation.json)."""
@@ -266,9 +294,9 @@ def eval_cmd(
     try:
         specs = resolve_methods(methods)
         props = resolve_propositions(propositions)
-        base = {"rounds": rounds, **({"experts": normalize_experts(experts)} if experts else {})}
-        if repeats < 1 or rounds < 1:
-            raise InputError("--repeats and --rounds must be at least 1.")
+        base = {**(sizes or {}), **({"experts": normalize_experts(experts)} if experts else {})}
+        if repeats < 1:
+            raise InputError("--repeats must be at least 1.")
         size = parse_budget(budget)
         calls = estimate_eval_calls(specs, props, repeats, base, size)
     except ValueError as exc:

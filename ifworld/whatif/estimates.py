@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ifworld.whatif.budget import planned_steps
-from ifworld.whatif.params import DEFAULT_BREADTH
+from ifworld.whatif.params import default_of
 
 
 # -- estimates: the graphs' shapes ---------------------------------------------------------------------------
@@ -17,7 +17,7 @@ def single_calls(params: dict[str, Any]) -> int:
 
 def tree_calls(params: dict[str, Any]) -> int:
     """A budgeted run: the steps its budget is expected to buy (two first drafts, variant + critic per branch)."""
-    return 2 + 2 * int(params.get("breadth", DEFAULT_BREADTH)) * planned_steps("tree", params)
+    return 2 + 2 * int(params.get("breadth", default_of("breadth"))) * planned_steps("tree", params)
 
 
 def debate_calls(params: dict[str, Any]) -> int:

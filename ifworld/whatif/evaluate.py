@@ -35,7 +35,7 @@ from ifworld.whatif import service
 from ifworld.whatif.budget import BUDGET_TOLERANCE, Budget, budget_of, budgeted, unbudgeted_status
 from ifworld.whatif.judge import DIMENSIONS, JUDGE_ROLE, judge_record
 from ifworld.whatif.methods import REGISTRY, paper_methods, reference_method
-from ifworld.whatif.params import DEFAULT_BREADTH, default_params, estimate_calls
+from ifworld.whatif.params import default_of, default_params, estimate_calls
 from ifworld.whatif.progress import estimate
 from ifworld.whatif.propositions import ABLATION_PROPOSITION, CLASSROOM_PRESETS, PAPER_PROPOSITIONS
 
@@ -144,12 +144,12 @@ def parse_budget(budget: str | float | None) -> str | float:
 
 def budget_params(method: str, target: float | None) -> dict[str, Any]:
     """Size parameters of a budgeted baseline: the target (the steps follow the measured tokens while the run
-    goes; a tree keeps Appendix B.3's breadth of 3, :data:`~ifworld.whatif.params.DEFAULT_BREADTH`, and grows in
+    goes; a tree keeps Appendix B.3's breadth of 3, the tree's declared default, and grows in
     depth); nothing for IF-World, the single agent or no target."""
     spec = budget_of(method)
     if spec is None or not target:
         return {}
-    return {"budget_tokens": target, **({"breadth": DEFAULT_BREADTH} if spec.per_branch else {})}
+    return {"budget_tokens": target, **({"breadth": default_of("breadth")} if spec.per_branch else {})}
 
 
 def estimate_eval_calls(methods: Sequence[str], propositions: Sequence[str], repeats: int,

@@ -10,15 +10,36 @@ import importlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from ifworld.errors import InputError
 from ifworld.registry import Registry, Spec
 
-__all__ = ["DOC_COLUMNS", "METHOD_REGISTRY", "REGISTRY", "Hook", "MethodBudget", "MethodSpec", "check_method",
-           "paper_methods", "reference_method"]
+__all__ = ["DOC_COLUMNS", "METHOD_REGISTRY", "REGISTRY", "Hook", "MethodBudget", "MethodSpec", "ParamField",
+           "check_method", "paper_methods", "reference_method"]
 
 Hook = Callable[..., Any] | str
 """A callable, or ``"package.module:attribute"`` imported when first used."""
+
+
+class ParamField(BaseModel):
+    """One integer run parameter a method declares (``MethodSpec.params``): the one place its default, bounds,
+    label and help live — the typed run parameters (:mod:`ifworld.whatif.run_params`), the page's number input
+    and the CLI's option are made from it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    default: int = Field(description="the value of a run that does not set it")
+    ge: int = Field(description="smallest value allowed")
+    le: int = Field(description="largest value allowed")
+    label: str = Field(min_length=1, max_length=40, description="the page's widget label")
+    help: str = Field(default="", max_length=300, description="help text of the widget and the CLI option")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> ParamField:
+        if not self.ge <= self.default <= self.le:
+            raise InputError(f"default {self.default} is outside its bounds {self.ge}..{self.le}")
+        return self
 
 
 class MethodBudget(BaseModel):
@@ -44,6 +65,10 @@ class MethodSpec(Spec):
     switches: tuple[str, ...] = Field(default=(), description="ablation switches that apply (no_debate, …)")
     options: tuple[str, ...] = Field(default=(), description="our departures from the paper that apply")
     size_params: tuple[str, ...] = Field(default=(), description="run-size params it reads (rounds, breadth, …)")
+    params: Mapping[str, ParamField] = Field(default_factory=dict, description="its own run parameters, typed "
+                                             "(name → default, bounds, label, help); joined into RunParams")
+    loop_params: tuple[str, ...] = Field(default=(), description="its params that bound how often its graph loops "
+                                         "(the run's recursion limit grows with them)")
     tokens_per_call: int = Field(default=3_000, ge=1, description="measured mean tokens per call (estimates)")
     calls_per_round: str = Field(default="", description="calls per round / step in words (docs table)")
     budget: MethodBudget | None = Field(default=None, description="matched token budgets; None: fixed size")
@@ -61,6 +86,13 @@ class MethodSpec(Spec):
                                                                     "saved record (a baseline's own answer)")
     report_nodes: tuple[str, ...] = Field(default=(), description="node name prefixes that write the report")
     blind_words: tuple[str, ...] = Field(default=(), description="names of the method the judge must not see")
+
+    @model_validator(mode="after")
+    def _loops_declared(self) -> MethodSpec:
+        missing = [k for k in self.loop_params if k not in self.params]
+        if missing:
+            raise InputError(f"loop_params {missing} are not among the method's own params {list(self.params)}")
+        return self
 
     @property
     def workflow(self) -> str:

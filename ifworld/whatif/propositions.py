@@ -22,13 +22,9 @@ from ifworld.whatif.experts import (  # noqa: F401  (expert domains are data now
 )
 
 MAX_PROPOSITION_CHARS = 2_000
-MIN_ROUNDS = 1
-MAX_ROUNDS = 6
 MAX_LANGUAGE_CHARS = 40
-# Upper bounds of the baselines' size parameters (each call multiplies: tree ≈ 2·breadth·depth calls).
-MAX_BREADTH = 6
-MAX_DEPTH = 4
-MAX_DEBATE_ROUNDS = 6
+# The bounds of the run-size parameters (rounds, breadth, depth, debate_rounds) are declared once, by the method
+# that reads them (``MethodSpec.params`` in :mod:`ifworld.whatif.builtin_methods`; :mod:`ifworld.whatif.run_params`).
 # The paper's ten evaluation topics (§3.1, in its order and its wording, as "What if …?" questions; nothing
 # added, such as an "overnight"), and its ablation topic (§3.4). Sea level uses the case study's 10 meters (§3.5).
 PAPER_PROPOSITIONS: list[str] = [
@@ -77,13 +73,6 @@ def validate_proposition(text: str | None) -> str:
     return cleaned
 
 
-def validate_bound(name: str, value: int, upper: int, lower: int = 1) -> int:
-    """``value`` if ``lower ≤ value ≤ upper``, else ValueError naming the parameter and its bounds."""
-    if not isinstance(value, int) or isinstance(value, bool) or not lower <= value <= upper:
-        raise InputError(f"{name} must be an integer from {lower} to {upper} (got {value!r}).")
-    return value
-
-
 def validate_language(language: str | None) -> str:
     """``auto`` (the report follows the proposition's language) or a language name of at most 40 letters."""
     text = " ".join(str(language or "auto").split())
@@ -93,12 +82,6 @@ def validate_language(language: str | None) -> str:
         raise InputError(f"Report language {text[:60]!r} is not usable: name a language (e.g. 'Français') "
                          f"in at most {MAX_LANGUAGE_CHARS} letters, or 'auto'.")
     return text
-
-
-def validate_rounds(rounds: int) -> int:
-    if not isinstance(rounds, int) or rounds < MIN_ROUNDS or rounds > MAX_ROUNDS:
-        raise InputError(f"rounds must be an integer from {MIN_ROUNDS} to {MAX_ROUNDS} (got {rounds!r}).")
-    return rounds
 
 
 def workflow_name(method: str) -> str:

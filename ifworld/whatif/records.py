@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, TypeAlias
 
-from pydantic import Field, TypeAdapter, field_validator, model_validator
+from pydantic import Field, SerializeAsAny, TypeAdapter, field_validator, model_validator
 
 from ifworld.runs.events import ProgressEvent
 from ifworld.runs.records import (
@@ -19,6 +19,7 @@ from ifworld.runs.records import (
 )
 from ifworld.whatif.budget import Budget
 from ifworld.whatif.room import FACILITATOR_AUTHOR
+from ifworld.whatif.run_params import RunParams, load_params
 from ifworld.whatif.schemas import (
     ContentionPoint,
     DebateBrief,
@@ -122,7 +123,9 @@ class WhatIfRecord(_Base):
     report: Report | None = None
     calls: list[CallRecord] = Field(default_factory=list)
     usage: dict[str, Any] = Field(default_factory=dict)
-    params: dict[str, Any] = Field(default_factory=dict)
+    params: SerializeAsAny[RunParams] | None = None
+    """The run's parameters, typed (:mod:`ifworld.whatif.run_params`; records saved before 2026-11-29 stored a
+    plain dict: it loads as it was saved)."""
     degraded: list[str] = Field(default_factory=list)
     frame_diffs: list[FrameDiff] = Field(default_factory=list)
     judge: dict[str, Any] | None = None
@@ -140,6 +143,11 @@ class WhatIfRecord(_Base):
             return rounds
         return [{**r, "round": i + 1} if isinstance(r, dict) and r.get("round") is None else r
                 for i, r in enumerate(rounds)]
+
+    @field_validator("params", mode="plain")
+    @classmethod
+    def _typed_params(cls, params: Any) -> RunParams | None:
+        return None if params is None or params == {} else load_params(params)
 
     def diff_of(self, round_no: int) -> FrameDiff | None:
         return next((d for d in self.frame_diffs if d.round == round_no), None)

@@ -83,11 +83,11 @@ WRITTEN_BY = {"built-in": "built-in", "facilitator": "the facilitator", "generat
 def panel_markdown(rec: WhatIfRecord) -> str:
     """The panel with the personas this run used (recorded in its params when it started, so a later change to
     an expert, or its deletion, never changes what a run shows); empty for records made before they were kept."""
-    personas = rec.params.get("personas") if isinstance(rec.params, dict) else None
+    personas = rec.params.personas if rec.params is not None else None
     spec = METHOD_REGISTRY.get(rec.method) if rec.method in METHOD_REGISTRY else None
     if spec is None or "experts" not in spec.size_params or not isinstance(personas, dict) or not personas:
         return ""  # a method without an expert panel (the single, tree and debate baselines)
-    panel = rec.panel or list(rec.params.get("experts") or [])
+    panel = rec.panel or list((rec.params.experts if rec.params is not None else None) or [])
     rows = [[d, WRITTEN_BY.get(str(personas[d].get("by")), str(personas[d].get("by", ""))),
              personas[d].get("persona", "")] for d in panel if isinstance(personas.get(d), dict)]
     md = ["## Expert panel", "", "Each expert's persona as this run used it.", ""]

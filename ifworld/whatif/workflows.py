@@ -40,7 +40,8 @@ def method_workflow(spec: MethodSpec) -> Workflow:
     build, initial, finalize = (_live(spec.name, f) for f in ("build", "initial", "finalize"))
     return Workflow(name=spec.workflow, kind="whatif", build=build, initial=initial, finalize=finalize,
                     markdown=record_markdown, title=_title, html=export.record_html, metadata_last=True,
-                    step_label=spec.hook("step_namer"), max_steps=spec.hook("max_steps"))
+                    step_label=spec.hook("step_namer"), max_steps=spec.hook("max_steps"),
+                    loop_params=spec.loop_params)
 
 
 def late_workflow(name: str) -> None:

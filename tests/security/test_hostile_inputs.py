@@ -3,6 +3,7 @@ with bidirectional overrides, long error messages, and long LLM jobs that need c
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 import time
@@ -150,8 +151,10 @@ def test_recursion_limit_grows_with_the_configured_loops() -> None:
     g.add_edge("b", "c")
     g.add_edge("c", END)
     compiled = g.compile()
-    wf = runs.get_workflow("demo.fanout")
-    small = runs.recursion_limit(wf, {"rounds": 2}, compiled)
+    # the loop params are the workflow's declaration (#41), never guessed from key names
+    wf = dataclasses.replace(runs.get_workflow("demo.fanout"), loop_params=("config.rounds", "debate_rounds"))
+    small = runs.recursion_limit(wf, {"config": {"rounds": 2}}, compiled)
     big = runs.recursion_limit(wf, {"config": {"rounds": 300}, "debate_rounds": 400}, compiled)
-    assert small == runs.RECURSION_LIMIT
+    undeclared = runs.recursion_limit(wf, {"rounds": 300, "depth": 400}, compiled)
+    assert small == undeclared == runs.RECURSION_LIMIT
     assert big >= 2 * len(compiled.nodes) * 701 and big <= runs.MAX_RECURSION_LIMIT

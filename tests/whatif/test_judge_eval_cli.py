@@ -97,7 +97,7 @@ def test_cli_bad_input_exits_2(llm_env, tmp_path):
              (["run", PROP, "--experts", "physics,<b>"], "is not usable"),
              (["run", PROP, "--method", "tree", "--breadth", "1000"], "breadth must be an integer from 1 to 6"),
              (["run", PROP, "--method", "debate", "--debate-rounds", "100000"], "from 1 to 6"),
-             (["run", PROP, "--rounds", "0"], "at least 1"),
+             (["run", PROP, "--rounds", "0"], "rounds must be an integer from 1 to 6"),
              (["run", PROP, "--method", "magic"], "unknown method 'magic'"),
              (["judge", str(tmp_path / "missing.json")], "does not exist"),
              (["eval", "--methods", "ifworld:nope"], "Unknown ablation")]
@@ -117,8 +117,11 @@ def test_eval_above_confirm_calls_needs_yes(llm_env):
     assert res.exit_code == 2 and f"{calls:,} model calls, more than {CONFIRM_CALLS}" in res.output
     # every single run stays below the threshold within the documented bounds
     from ifworld.whatif.params import default_params
-    from ifworld.whatif.propositions import MAX_EXPERTS, MAX_ROUNDS
-    biggest = default_params(PROP, experts=[f"field {i}" for i in range(MAX_EXPERTS)], rounds=MAX_ROUNDS)
+    from ifworld.whatif.propositions import MAX_EXPERTS
+    from ifworld.whatif.run_params import param_info
+
+    biggest = default_params(PROP, experts=[f"field {i}" for i in range(MAX_EXPERTS)],
+                             rounds=param_info("rounds")["max"])
     assert estimate_calls(biggest) == 97 < CONFIRM_CALLS
 
 

@@ -10,10 +10,11 @@ from typer.testing import CliRunner
 
 from ifworld.whatif import budget as budgets, run_eval
 from ifworld.whatif.baselines import best_leaf
+from ifworld.whatif.builtin_methods import MAX_DEBATE_ROUNDS
 from ifworld.whatif.cli import app
 from ifworld.whatif.evaluate import estimate_eval_calls, parse_budget, resolve_methods, resolve_propositions
 from ifworld.whatif.judge import analysis_text, judge_record
-from ifworld.whatif.propositions import ABLATION_PROPOSITION, MAX_DEBATE_ROUNDS
+from ifworld.whatif.propositions import ABLATION_PROPOSITION
 from ifworld.whatif.report import REPORT_SECTIONS, natural_report
 from ifworld.whatif.rubric import JUDGE_MAXIMA, RUBRIC, RUBRIC_TOTAL, blind, rubric_text
 from ifworld.whatif.schemas import Judgement
