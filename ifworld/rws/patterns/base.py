@@ -87,6 +87,12 @@ def _entry(role: str, step: str, user: str, output: str, status: str = "ok", err
     return entry
 
 
+def _variant(prompt: str | None) -> str:
+    """The kind of call on the wire (``user_retry`` → ``rws.pace.answer#retry``): the role names who asks, a
+    user section other than ``user`` what kind of call it is."""
+    return "" if prompt in (None, "user") else str(prompt).removeprefix("user_")
+
+
 def text_role(settings: Settings, state: PatternState, role: str, step: str, *, prompt: str | None = None,
               template: str | None = None, **values: Any) -> tuple[str, dict]:
     """Call a free-text role; returns (text, state update with its trace entry and ``out[step]``).
@@ -97,7 +103,8 @@ def text_role(settings: Settings, state: PatternState, role: str, step: str, *, 
     pattern = state["pattern"]
     system, user = render_role(pattern, role, prompt or "user", template=template, **values)
     text = llm.complete(f"rws.{pattern}.{role}", [("system", system), ("user", user)],
-                        settings=role_settings(settings, state), meta={"system": SYSTEM_LABEL})
+                        settings=role_settings(settings, state), meta={"system": SYSTEM_LABEL},
+                        variant=_variant(prompt))
     return text, {"trace": [_entry(f"rws.{pattern}.{role}", step, user, text)], "out": {step: text}}
 
 
@@ -109,7 +116,8 @@ def json_role(settings: Settings, state: PatternState, role: str, step: str, sch
     system, user = render_role(pattern, role, prompt or "user", template=template, **values)
     try:
         value = llm.structured(full, [("system", system), ("user", user)], schema,
-                               settings=role_settings(settings, state), meta={"system": SYSTEM_LABEL})
+                               settings=role_settings(settings, state), meta={"system": SYSTEM_LABEL},
+                               variant=_variant(prompt))
     except llm.StructuredOutputError as exc:
         note = f"degraded: {full} gave no valid JSON after repair"
         return None, {"trace": [_entry(full, step, user, exc.raw, "degraded", str(exc))],
