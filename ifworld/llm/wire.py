@@ -9,7 +9,8 @@ model and the tests' fake server answer by this name and never by the prompt's w
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
+from typing import Protocol
 
 __all__ = ["ROLE_HEADER", "call_name", "role_candidates", "role_of", "split_call"]
 
@@ -28,15 +29,20 @@ def split_call(name: str) -> tuple[str, str]:
     return role, variant
 
 
-def role_of(headers: Mapping[str, str] | None) -> str | None:
-    """The call name a request carries (None without the header). ``headers`` may be case-insensitive."""
+class Headers(Protocol):
+    """What :func:`role_of` reads: ``http.server``'s message headers (case-insensitive) or a dict."""
+
+    def get(self, name: str, /) -> str | None: ...
+
+
+def role_of(headers: Headers | None) -> str | None:
+    """The call name a request carries (None without the header, or with an empty one)."""
     if headers is None:
         return None
     value = headers.get(ROLE_HEADER)
-    if value is None:  # a plain dict: look the name up without regard to case
+    if value is None and isinstance(headers, dict):  # a plain dict: look the name up without regard to case
         value = next((v for k, v in headers.items() if k.lower() == ROLE_HEADER.lower()), None)
-    value = (value or "").strip()
-    return value or None
+    return (value or "").strip() or None
 
 
 def role_candidates(name: str) -> Iterator[str]:
