@@ -38,10 +38,10 @@ def toy() -> Iterator[str]:
 
 def test_the_toy_pattern_runs_with_its_stated_calls(toy, fake_server, settings):
     item = {i.id: i for i in benchmark.load_sample()}["2025_IFW_2_b"]
-    result = run_pattern(toy, item, settings)
+    result = run_pattern(toy, item, settings, verify=False)  # no LLM verifier calls: the pattern's own only
     assert fake_server.count() == result["calls"] == sum(PATTERN_REGISTRY.get(toy).calls["accept"].values()) == 2
     assert [t["role"] for t in result["trace"]] == [f"rws.{toy}.draft", f"rws.{toy}.check"]
-    assert result["pattern"] == toy and result["grade"]["verdict"] == "incorrect"  # its canned draft says 42
+    assert result["pattern"] == toy and result["grade"]["verdict"] in ("incorrect", "not_sure")  # the draft says 42
     # it reuses the single-shot solver's and the PACE critic's prompts, yet is counted (and answered) as itself
     assert fake_server.count(f"rws.{toy}.draft") == fake_server.count(f"rws.{toy}.check") == 1
     assert fake_server.count("rws.single") == fake_server.count("rws.pace") == 0
@@ -55,7 +55,7 @@ def test_a_pattern_without_a_demo_answer_gets_a_schema_valid_generic_one(fake_se
     bare = module.SPEC.model_copy(update={"name": "bare_check", "demo_answer": None})
     item = {i.id: i for i in benchmark.load_sample()}["2025_IFW_2_b"]
     with PATTERN_REGISTRY.temporarily(bare):
-        result = run_pattern("bare_check", item, settings)
+        result = run_pattern("bare_check", item, settings, verify=False)
     assert not result["degraded"] and fake_server.count("rws.bare_check") == 2
     assert [r.rule for r in fake_server.requests] == [None, None]  # nobody's rule: the generic answer
     assert check_pattern(toy.replace("_", "-")) == toy
