@@ -201,21 +201,17 @@ def repair_part(part: str, proposition: str, current: dict[str, Any], violations
 
 
 def answer(role: str, prompt: str, settings: Settings, round_no: int | None = None, *, user: str = "user",
-           **values: Any) -> str:
+           call_variant: str = "", **values: Any) -> str:
     """A baseline's natural output (its own words and structure, not IF-World's report schema), so the
     judge scores what each method really produces; ``prompt`` names its file under prompts/."""
     msgs = prompts.messages(prompt, user, **values)
-    return llm.complete(role, msgs, settings=settings, meta=_meta(round_no), variant=_variant(user))
+    return llm.complete(role, msgs, settings=settings, meta=_meta(round_no), variant=call_variant)
 
 
 def answer_packed(role: str, prompt: str, settings: Settings, round_no: int | None, parts: dict[str, Slot], *,
-                  user: str = "user", **values: Any) -> str:
-    """:func:`answer` whose named ``parts`` (a transcript, a candidate) are fitted to the role's window."""
+                  user: str = "user", call_variant: str = "", **values: Any) -> str:
+    """:func:`answer` whose named ``parts`` (a transcript, a candidate) are fitted to the role's window.
+    ``call_variant`` names the kind of call on the wire when a role makes several (the debate judge's
+    ``synthesis``)."""
     msgs, meta = packed(role, prompt, settings, round_no, parts, user, **values)
-    return llm.complete(role, msgs, settings=settings, meta=meta, variant=_variant(user))
-
-
-def _variant(user: str) -> str:
-    """The kind of call a prompt's user section makes, on the wire with the role (``user_synthesis`` →
-    ``synthesis``; the plain ``user`` section: none)."""
-    return "" if user == "user" else user.removeprefix("user_")
+    return llm.complete(role, msgs, settings=settings, meta=meta, variant=call_variant)

@@ -47,6 +47,8 @@ def test_the_toy_pattern_runs_with_its_stated_calls(toy, fake_server, settings):
     assert fake_server.count("rws.single") == fake_server.count("rws.pace") == 0
     assert result["trace"][0]["output"].endswith("Final Answer: 42")  # the spec's demo_answer
     assert result["trace"][1]["parsed"]["confidence"] == 0.9
+    assert check_pattern(toy.replace("_", "-")) == toy
+    assert benchmark.estimate_calls(3, [toy])[toy] == (6, 6)
 
 
 def test_a_pattern_without_a_demo_answer_gets_a_schema_valid_generic_one(fake_server, settings):
@@ -58,8 +60,6 @@ def test_a_pattern_without_a_demo_answer_gets_a_schema_valid_generic_one(fake_se
         result = run_pattern("bare_check", item, settings, verify=False)
     assert not result["degraded"] and fake_server.count("rws.bare_check") == 2
     assert [r.rule for r in fake_server.requests] == [None, None]  # nobody's rule: the generic answer
-    assert check_pattern(toy.replace("_", "-")) == toy
-    assert benchmark.estimate_calls(3, [toy])[toy] == (6, 6)
 
 
 def test_the_cli_accepts_and_runs_the_toy_pattern(toy, llm_env, tmp_path):
