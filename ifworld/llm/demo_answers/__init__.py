@@ -93,7 +93,7 @@ def system_prompt(body: dict[str, Any]) -> str:
 
 
 def prompt_text(body: dict[str, Any]) -> str:
-    """System and user messages of a request, in order: the text rules match on."""
+    """System and user messages of a request, in order (what a rule's optional content ``match`` reads)."""
     return role_text(body, "system", "developer", "user")
 
 
