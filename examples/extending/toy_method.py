@@ -64,6 +64,9 @@ SPEC = MethodSpec(
     step_labels={"draft_a": "Best of two — first draft", "draft_b": "Best of two — second draft",
                  "pick": "Best of two — keeping the more detailed answer"},
     blind_words=("best of two",),
+    # what the demo model (and the tests' fake server) answers its role whatif.best_of_two.draft with
+    demo_answer={"draft": "**Short answer.** A canned draft: the shock moves the headline quantity by 5-30 % "
+                          "within a few years; watch the first policy response."},
 )
 
 

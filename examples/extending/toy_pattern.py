@@ -3,8 +3,11 @@ Final Answer line (two model calls per item, no retry: a rejection is noted, the
 
 Its roles reuse the prompt files of the built-in patterns (``template=``): the single-shot solver's and the PACE
 critic's. A pattern with prompts of its own puts them under ``prompts/rws/<name>/<role>.yaml`` and leaves
-``template`` out. Register it (``register()``), then ``ifworld rws run --pattern draft_check`` and the RWS
-benchmark page offer it, and Table 2 has a "Draft + check" column.
+``template`` out. Reusing a prompt does not make it another pattern's role: its calls are
+``rws.draft_check.draft`` and ``rws.draft_check.check`` on the wire, and the demo model answers them with the
+spec's ``demo_answer`` (without one, a generic answer valid for the reply's schema). Register it
+(``register()``), then ``ifworld rws run --pattern draft_check`` and the RWS benchmark page offer it, and Table 2
+has a "Draft + check" column.
 """
 
 from __future__ import annotations
@@ -43,6 +46,8 @@ def add_nodes(g: StateGraph, settings: Settings) -> str:
 SPEC = PatternSpec(
     name="draft_check", label="Draft + check", roles=("draft", "check"),
     calls={"accept": {"draft": 1, "check": 1}}, add_nodes=add_nodes,
+    demo_answer={"draft": "Reasoning: a canned draft.\nFinal Answer: 42",
+                 "check": {"accept": True, "confidence": 0.9, "issues": [], "fix": ""}},
     help="A single-shot draft, then a reviewer checks its Final Answer line; a rejection is noted, not retried.",
 )
 

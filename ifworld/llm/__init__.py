@@ -22,8 +22,10 @@ Modules:
   CLI and run errors), the preflight before long jobs, the "waiting for the model — retry …" notes.
 - :mod:`~ifworld.llm.status` — the connection's state as the facts left it (ok / failing since … / untested).
 - :mod:`~ifworld.llm.tracing` — optional LangSmith tracing switch.
+- :mod:`~ifworld.llm.wire` — the ``X-IFWorld-Role`` header: every request names the role that asks.
 - :mod:`~ifworld.llm.demo` and :mod:`~ifworld.llm.demo_answers` — ``ifworld demo-server``: an OpenAI-compatible
-  server with labelled canned answers for every role (to try the app without a model); the command itself is
+  server with labelled canned answers for every role, picked by the role a request names (to try the app
+  without a model); the command itself is
   :func:`demo_server` (:mod:`~ifworld.llm.demo_cli`, which loads the server only when run).
 """
 

@@ -65,6 +65,7 @@ from ifworld.llm.schema import missing_content, sent_schema, shown_schema
 from ifworld.llm.status import record_failure, record_ok
 from ifworld.llm.streaming import PARTIAL_INTERVAL_S, ChatRunnable, PartialFeed, PartialSink, Reply, read_reply
 from ifworld.llm.usage import UsageTracker
+from ifworld.llm.wire import ROLE_HEADER, call_name
 from ifworld.redact import safe_error
 
 __all__ = ["PARTIAL_INTERVAL_S", "acomplete", "astructured", "chat_model", "complete", "limiter", "structured"]
@@ -120,8 +121,12 @@ def _http_client(timeout_s: float) -> httpx.Client:
                                                                          max_keepalive_connections=32))
 
 
-def chat_model(role: str, settings: Settings | None = None, **overrides: Any) -> ChatOpenAI:
-    """A ChatOpenAI for ``role`` (per-role model and bound apply). Retries are added by the callers."""
+def chat_model(role: str, settings: Settings | None = None, *, variant: str = "", **overrides: Any) -> ChatOpenAI:
+    """A ChatOpenAI for ``role`` (per-role model and bound apply). Retries are added by the callers.
+
+    Every request it sends carries the role in the :data:`~ifworld.llm.wire.ROLE_HEADER` header (``variant``
+    names one kind of call of the role: ``whatif.report#core``), so a server can tell who is asking without
+    reading the prompt; servers that do not know the header ignore it."""
     settings = settings or load_settings()
     if not settings.enabled:
         raise LLMNotConfigured(role, NO_MODEL_HELP)
@@ -140,6 +145,7 @@ def chat_model(role: str, settings: Settings | None = None, **overrides: Any) ->
         # mode listens, so a server that cannot stream failed and a 2 MB reply was read as 250,000 chunks (minutes
         # of CPU, past the reply bound that only the streaming reader enforces)
         "disable_streaming": not settings.stream,
+        "default_headers": {ROLE_HEADER: call_name(role, variant)},
     }
     bound = overrides.pop("max_tokens", settings.max_tokens_for(role))
     if settings.base_url:
@@ -285,9 +291,11 @@ def _bounded(role: str, settings: Settings, bound: int, send: Callable[[int], Re
 
 
 def complete(role: str, messages: Messages, *, settings: Settings | None = None, meta: dict[str, Any] | None = None,
-             callbacks: Callbacks | None = None, **model_overrides: Any) -> str:
+             callbacks: Callbacks | None = None, variant: str = "", **model_overrides: Any) -> str:
     """Plain text completion for ``role`` with retries; ``<think>`` blocks removed.
 
+    ``variant`` names the kind of call when a role makes several (it goes on the wire with the role, see
+    :mod:`ifworld.llm.wire`; records and settings use the role alone).
     ``meta`` (e.g. ``{"round": 2, "system": "whatif"}``) is attached to the call record. A reply cut at the
     bound is retried once with a larger bound; if it is cut again the text so far is returned and the call
     is recorded as ``truncated``.
@@ -298,7 +306,7 @@ def complete(role: str, messages: Messages, *, settings: Settings | None = None,
     first = int(model_overrides.pop("max_tokens", settings.max_tokens_for(role)))
 
     def send(bound: int) -> Reply:
-        model = chat_model(role, settings, max_tokens=bound, **model_overrides)
+        model = chat_model(role, settings, variant=variant, max_tokens=bound, **model_overrides)
         cfg = _config(role, call_id, meta, callbacks, max_tokens=bound)
         return _call(role, model, msgs, settings, cfg, PartialFeed(None))
 
@@ -349,7 +357,7 @@ def _invoke_structured(role: str, msgs: list[BaseMessage], schema: type[BaseMode
         for method in chain_:
 
             def send(bound: int, method: str = method) -> Reply:
-                model = chat_model(role, settings, **{**overrides, "max_tokens": bound})
+                model = chat_model(role, settings, **{**overrides, "max_tokens": bound})  # carries the variant
                 bound_model = model.bind(**_format_kwargs(method, schema))
                 cfg = _config(role, call_id, meta, callbacks, quiet=True, method=method, max_tokens=bound)
                 return _call(role, bound_model, msgs, settings, cfg, PartialFeed(sink), formatted=method != "prompt",
@@ -389,7 +397,7 @@ def _parse(schema: type[T], text: str) -> T:
 
 def structured(role: str, messages: Messages, schema: type[T], *, settings: Settings | None = None,
                meta: dict[str, Any] | None = None, callbacks: Callbacks | None = None,
-               on_partial: PartialSink | None = None,
+               on_partial: PartialSink | None = None, variant: str = "",
                **model_overrides: Any) -> T:
     """A validated, non-empty ``schema`` instance from ``role``.
 
@@ -398,12 +406,14 @@ def structured(role: str, messages: Messages, schema: type[T], *, settings: Sett
     receives the partially parsed object while the reply streams (throttled to every
     :data:`PARTIAL_INTERVAL_S`). Structured calls are tagged ``nostream``: their JSON tokens do not flood
     LangGraph's "messages" stream; progress goes through ``on_partial`` instead. ``model_overrides`` (e.g.
-    ``seed``, ``temperature``) go to the chat model.
+    ``seed``, ``temperature``) go to the chat model; ``variant`` goes on the wire with the role (:func:`complete`).
     """
     settings = settings or load_settings()
     msgs = _with_schema(_to_messages(messages), schema)
     call_id = uuid.uuid4().hex
     tracker = _find_tracker(callbacks)
+    if variant:
+        model_overrides = {**model_overrides, "variant": variant}
     try:
         reply = _invoke_structured(role, msgs, schema, settings, call_id, meta, callbacks, on_partial, model_overrides)
         try:

@@ -77,7 +77,7 @@ def test_connection(settings: Settings | None = None) -> ConnectionReport:
     speed = f", {tps:.1f} tokens/s" if tps else ""
     try:
         llm.structured(ROLE, [("user", STRUCTURED_PROMPT)], ConnectionCheck, callbacks=[tracker],
-                       settings=settings.model_copy(update={"temperature": 0.0}))
+                       settings=settings.model_copy(update={"temperature": 0.0}), variant="structured")
         if tps is None:  # tiny models may answer the plain prompt with nothing; the structured reply has tokens
             tps = max((r.tokens_per_s or 0.0 for r in tracker.records()), default=0.0) or None
             speed = f", {tps:.1f} tokens/s" if tps else ""

@@ -2,12 +2,17 @@
 
 It lets people try the app (and scripts try the CLI) without a model: ``POST /v1/chat/completions`` (JSON and
 SSE streaming, ``response_format`` json_schema / json_object, forced tool calls) and ``GET /v1/models`` on
-127.0.0.1. A request is answered by the first rule whose pattern matches its prompt (system and user messages
-in order; prompts put the agent role last); the rules and their answers live in :mod:`ifworld.llm.demo_answers`.
-Every free-text field of a demo answer starts with :data:`DEMO_LABEL`, so nobody mistakes it for analysis.
+127.0.0.1. A request is answered **by the role it names** in the :data:`~ifworld.llm.wire.ROLE_HEADER` header
+(every request the product sends carries it): the rule keyed by the call name itself (``whatif.report#core``),
+else by its role, else by the role's nearest dotted prefix; a pattern or method can declare its own answer in
+its spec (see :func:`~ifworld.llm.demo_answers.add_source`). The prompt's words never decide who is asking. A
+request without the header, or for a role nobody declared an answer for, gets a generic answer: a minimal
+instance of its ``response_format`` / tool schema when it has one, else a labelled note. The built-in tables live
+in :mod:`ifworld.llm.demo_answers`. Every free-text field of a demo answer starts with :data:`DEMO_LABEL`, so
+nobody mistakes it for analysis.
 
-:class:`ChatServer` is the reusable part (lifecycle, rule matching, OpenAI wire format); the test suite's fake
-server (``tests/fixtures/fake_openai.py``) builds its fault injection and request log on it.
+:class:`ChatServer` is the reusable part (lifecycle, answering by role, OpenAI wire format); the test suite's
+fake server (``tests/fixtures/fake_openai.py``) builds its fault injection and request log on it.
 """
 
 from __future__ import annotations
@@ -28,13 +33,23 @@ from types import ModuleType
 from typing import Any
 
 from ifworld.config import DEMO_MODEL
-from ifworld.llm.demo_answers import last_user, message_text, modules, prompt_text, role_text, system_prompt
+from ifworld.llm.demo_answers import (
+    declared_answers,
+    last_user,
+    message_text,
+    modules,
+    prompt_text,
+    role_text,
+    system_prompt,
+)
+from ifworld.llm.wire import ROLE_HEADER, role_candidates, role_of
 
 __all__ = [
-    "CHARS_PER_TOKEN", "DEFAULT_HOST", "DEFAULT_PORT", "DEMO_LABEL", "DEMO_MODEL", "STOP_POLL_S", "STREAM_CHUNK_CHARS",
+    "CHARS_PER_TOKEN", "DEFAULT_HOST", "DEFAULT_PORT", "DEMO_LABEL", "DEMO_MODEL", "ROLE_HEADER", "STOP_POLL_S",
+    "STREAM_CHUNK_CHARS",
     "ChatHandler", "ChatServer", "Reply", "Rule", "as_tool_call", "bounded", "completion", "demo_rules", "label_reply",
     "last_user", "make_demo_server", "make_rule", "message_text", "module_rules", "n_chunks", "prompt_text",
-    "request_problem", "role_text", "serve", "stream_chunks", "synthesize", "system_prompt", "usage",
+    "request_problem", "role_of", "role_text", "serve", "stream_chunks", "synthesize", "system_prompt", "usage",
 ]
 
 Reply = str | dict[str, Any] | Callable[[dict[str, Any]], "str | dict[str, Any]"]
@@ -53,13 +68,17 @@ DEMO_FALLBACK_STRING = f"{DEMO_LABEL} canned example value"
 
 @dataclass
 class Rule:
-    """Answer requests whose prompt matches ``pattern`` with ``reply``; ``label_keys`` name its free-text
-    fields (a JSON reply's strings under those keys get the demo label; a plain-text reply gets it in front)."""
+    """Answer requests of ``role`` with ``reply``. ``role`` is a call name (``whatif.report#core``), a role, or
+    a dotted role prefix (``rws.mypattern`` answers every role of that pattern); the most specific rule wins.
+    ``match`` optionally narrows a rule to requests whose prompt text matches it — content the answer depends
+    on (one agent of many, a proposition a test picked), never who is asking. ``label_keys`` name the reply's
+    free-text fields (a JSON reply's strings under those keys get the demo label; plain text gets it in front)."""
 
-    pattern: re.Pattern[str]
+    role: str
     reply: Reply
     name: str
     label_keys: frozenset[str] = field(default_factory=frozenset)
+    match: re.Pattern[str] | None = None
 
 
 # -- reading a request ---------------------------------------------------------------------------------------
@@ -83,16 +102,16 @@ def request_problem(body: Any) -> str | None:
 
 
 # -- rules ---------------------------------------------------------------------------------------------------
-def make_rule(pattern: str, reply: Reply, name: str | None = None, label_keys: Iterable[str] = ()) -> Rule:
-    return Rule(re.compile(pattern, re.S | re.I), reply, name or pattern, frozenset(label_keys))
+def make_rule(role: str, reply: Reply, name: str | None = None, label_keys: Iterable[str] = (), *,
+              match: str | None = None) -> Rule:
+    """A rule answering ``role`` (a call name, a role or a dotted prefix) with ``reply``."""
+    return Rule(role, reply, name or role, frozenset(label_keys), re.compile(match, re.S | re.I) if match else None)
 
 
 def module_rules(module: ModuleType) -> list[Rule]:
-    """The ``RULES`` of an answers module (``(pattern, reply[, name])`` tuples) with its ``LABEL_KEYS``."""
+    """The ``ANSWERS`` table of an answers module (role → reply) with its ``LABEL_KEYS``."""
     keys = getattr(module, "LABEL_KEYS", ())
-    short = module.__name__.rsplit(".", 1)[-1]
-    return [make_rule(pattern, reply, rest[0] if rest else f"{short}:{pattern}", keys)
-            for pattern, reply, *rest in getattr(module, "RULES", [])]
+    return [make_rule(role, reply, role, keys) for role, reply in getattr(module, "ANSWERS", {}).items()]
 
 
 def demo_rules() -> list[Rule]:
@@ -287,34 +306,49 @@ class ChatServer:
             self._stopping.wait(seconds)
 
     # -- answering ----------------------------------------------------------------------------------
-    def add_rule(self, pattern: str, reply: Reply, name: str | None = None, *, first: bool = True) -> None:
-        """Answer requests whose prompt matches ``pattern`` (earlier rules win)."""
-        rule = make_rule(pattern, reply, name)
+    def add_rule(self, role: str, reply: Reply, name: str | None = None, *, match: str | None = None,
+                 first: bool = True) -> None:
+        """Answer requests of ``role`` (a call name, role or dotted prefix; ``match``: only prompts matching
+        it) with ``reply``; among rules for the same key, earlier ones win."""
+        rule = make_rule(role, reply, name, match=match)
         if first:
             self.rules.insert(0, rule)
         else:
             self.rules.append(rule)
 
-    def answer(self, body: dict[str, Any]) -> tuple[str, str | None, list[Any] | None]:
-        """(content, rule name, tool_calls) for a request: the first matching rule, else the fallback."""
-        haystack = prompt_text(body)
-        for rule in self.rules:
-            if rule.pattern.search(haystack):
-                try:
-                    reply = rule.reply(body) if callable(rule.reply) else rule.reply
-                except Exception:  # noqa: BLE001 — the demo answers anyway; the traceback goes to stderr
-                    if not self.forgiving:
-                        raise
-                    traceback.print_exc(file=sys.stderr)
-                    break
-                content = reply if isinstance(reply, str) else json.dumps(reply)
-                if self.label:
-                    content = label_reply(content, rule.label_keys, self.label)
-                return as_tool_call(body, content, rule.name)
-        return self.fallback(body)
+    def find_rule(self, name: str | None, body: dict[str, Any]) -> Rule | None:
+        """The rule for a call name: keyed by the name itself, else by its role, else by the nearest dotted
+        prefix (:func:`~ifworld.llm.wire.role_candidates`); this server's rules before the answers that
+        patterns and methods declare in their specs. None without a name (no header) or without a rule."""
+        if not name:
+            return None
+        rules = [*self.rules, *(make_rule(key, reply, key, keys) for key, reply, keys in declared_answers())]
+        for key in role_candidates(name):
+            for rule in rules:
+                if rule.role == key and (rule.match is None or rule.match.search(prompt_text(body))):
+                    return rule
+        return None
+
+    def answer(self, body: dict[str, Any], role: str | None = None) -> tuple[str, str | None, list[Any] | None]:
+        """(content, rule name, tool_calls) for a request from ``role`` (the call name in its header): the
+        rule for that role, else the generic fallback."""
+        rule = self.find_rule(role, body)
+        if rule is None:
+            return self.fallback(body)
+        try:
+            reply = rule.reply(body) if callable(rule.reply) else rule.reply
+        except Exception:  # noqa: BLE001 — the demo answers anyway; the traceback goes to stderr
+            if not self.forgiving:
+                raise
+            traceback.print_exc(file=sys.stderr)
+            return self.fallback(body)
+        content = reply if isinstance(reply, str) else json.dumps(reply)
+        if self.label:
+            content = label_reply(content, rule.label_keys, self.label)
+        return as_tool_call(body, content, rule.name)
 
     def fallback(self, body: dict[str, Any]) -> tuple[str, str | None, list[Any] | None]:
-        """The answer when no rule matches: a schema-valid instance for structured calls, else plain text."""
+        """The generic answer (no header, no rule): schema-valid for structured calls, else plain text."""
         fmt = body.get("response_format") or {}
         if fmt.get("type") == "json_schema":
             return json.dumps(synthesize(fmt["json_schema"].get("schema", {}), text=self.fallback_string)), None, None
@@ -328,7 +362,7 @@ class ChatServer:
     def complete(self, handler: ChatHandler, body: dict[str, Any]) -> None:
         """Answer one chat request (after ``latency``), as JSON or as an SSE stream."""
         self.pause(self.latency)
-        content, _name, tool_calls = self.answer(body)
+        content, _name, tool_calls = self.answer(body, role_of(handler.headers))
         text, finish = bounded(body, tool_calls[0]["function"]["arguments"] if tool_calls else content,
                                bool(tool_calls))
         if tool_calls:

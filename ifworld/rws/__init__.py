@@ -17,4 +17,17 @@ Front door: pages, ``ui/`` and the CLI import only the names in ``__all__`` (lis
 
 import lazy_loader as _lazy
 
+from ifworld.llm.demo_answers import add_source as _add_demo_source, spec_answers as _spec_answers
+
 __getattr__, __dir__, __all__ = _lazy.attach_stub(__name__, __file__)
+
+
+def _pattern_demo_answers() -> list[tuple[str, object]]:
+    from ifworld.rws.patterns.spec import REGISTRY
+
+    return [row for spec in REGISTRY for row in _spec_answers(f"rws.{spec.name}", spec.demo_answer)]
+
+
+# The model layer imports no engine: this package hands the demo model the answers its patterns declare
+# (``PatternSpec.demo_answer``), asked per request so patterns registered later are seen.
+_add_demo_source(_pattern_demo_answers)

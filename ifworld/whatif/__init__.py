@@ -39,6 +39,7 @@ Front door: pages, ``ui/`` and the CLI import only the names in ``__all__`` (lis
 
 import lazy_loader as _lazy
 
+from ifworld.llm.demo_answers import add_source as _add_demo_source, spec_answers as _spec_answers
 from ifworld.llm.demo_answers.whatif import ExpertWords as _ExpertWords, use_expert_words as _use_expert_words
 
 __getattr__, __dir__, __all__ = _lazy.attach_stub(__name__, __file__)
@@ -59,3 +60,13 @@ def _demo_panel() -> list[str]:
 # The model layer imports no engine: this package hands the demo model its experts' words (read on first use,
 # so this stays cheap) — in the app, the CLI (``ifworld demo-server`` too: the command mounts ``whatif``) and tests.
 _use_expert_words(_demo_words, _demo_panel)
+
+
+def _method_demo_answers() -> list[tuple[str, object]]:
+    from ifworld.whatif.method_spec import REGISTRY
+
+    return [row for spec in REGISTRY for row in _spec_answers(f"whatif.{spec.name}", spec.demo_answer)]
+
+
+# The demo model answers a method's roles with what its spec declares (``demo_answer``), asked per request.
+_add_demo_source(_method_demo_answers)

@@ -50,11 +50,13 @@ _DELIM_RE = re.compile(r"<\s*/?\s*proposition\s*>", re.I)
 
 
 def structured_call(role: str, messages: list[tuple[str, str]], schema: type[BaseModel], settings: Settings,
-                    round_no: int | None, on_partial: Any = None, meta: dict[str, Any] | None = None) -> dict[str, Any]:
+                    round_no: int | None, on_partial: Any = None, meta: dict[str, Any] | None = None,
+                    variant: str = "") -> dict[str, Any]:
     """``llm.structured`` → JSON dict. The model layer keeps JSON tokens out of the "messages" stream (tag
-    ``nostream``); ``on_partial`` gets the throttled partial object instead."""
+    ``nostream``); ``on_partial`` gets the throttled partial object instead. ``variant`` names the kind of call
+    on the wire when a role makes several (a report part)."""
     value = llm.structured(role, messages, schema, settings=settings, meta=meta or _meta(round_no),
-                           on_partial=on_partial)
+                           on_partial=on_partial, variant=variant)
     return value.model_dump(mode="json")
 
 
@@ -186,7 +188,7 @@ def report_part(part: str, proposition: str, scenario: dict | None, frames: list
                          "final_synthesis": final, "outputs": outputs_slot(outputs)}, schema=REPORT_PARTS[part],
                         proposition_block=proposition_block(proposition, language), room=room, part=part,
                         part_instructions=prompts.render("whatif/report", f"part_{part}"))
-    return structured_call("whatif.report", msgs, REPORT_PARTS[part], settings, round_no, meta=meta)
+    return structured_call("whatif.report", msgs, REPORT_PARTS[part], settings, round_no, meta=meta, variant=part)
 
 
 def repair_part(part: str, proposition: str, current: dict[str, Any], violations: list[str], settings: Settings,
@@ -195,19 +197,21 @@ def repair_part(part: str, proposition: str, current: dict[str, Any], violations
     msgs = prompts.messages("whatif/repair", proposition_block=proposition_block(proposition, language), part=part,
                             current=json.dumps(current, ensure_ascii=False, indent=1),
                             violations="\n".join(f"- {v}" for v in violations))
-    return structured_call("whatif.repair", msgs, REPAIR_PARTS[part], settings, round_no)
+    return structured_call("whatif.repair", msgs, REPAIR_PARTS[part], settings, round_no, variant=part)
 
 
 def answer(role: str, prompt: str, settings: Settings, round_no: int | None = None, *, user: str = "user",
-           **values: Any) -> str:
+           call_variant: str = "", **values: Any) -> str:
     """A baseline's natural output (its own words and structure, not IF-World's report schema), so the
     judge scores what each method really produces; ``prompt`` names its file under prompts/."""
     msgs = prompts.messages(prompt, user, **values)
-    return llm.complete(role, msgs, settings=settings, meta=_meta(round_no))
+    return llm.complete(role, msgs, settings=settings, meta=_meta(round_no), variant=call_variant)
 
 
 def answer_packed(role: str, prompt: str, settings: Settings, round_no: int | None, parts: dict[str, Slot], *,
-                  user: str = "user", **values: Any) -> str:
-    """:func:`answer` whose named ``parts`` (a transcript, a candidate) are fitted to the role's window."""
+                  user: str = "user", call_variant: str = "", **values: Any) -> str:
+    """:func:`answer` whose named ``parts`` (a transcript, a candidate) are fitted to the role's window.
+    ``call_variant`` names the kind of call on the wire when a role makes several (the debate judge's
+    ``synthesis``)."""
     msgs, meta = packed(role, prompt, settings, round_no, parts, user, **values)
-    return llm.complete(role, msgs, settings=settings, meta=meta)
+    return llm.complete(role, msgs, settings=settings, meta=meta, variant=call_variant)

@@ -285,6 +285,7 @@ def build_debate(params: dict[str, Any], settings: Settings) -> StateGraph:
         try:
             text = agents.answer_packed("whatif.debate.judge", "whatif/debate_judge", settings, done,
                                         {"transcript": _transcript(state.get("debates", []))}, user="user_synthesis",
+                                        call_variant="synthesis",
                                         proposition_block=agents.proposition_block(
                                             state["proposition"], str(params.get("language") or "auto")))
         except LLMError as exc:

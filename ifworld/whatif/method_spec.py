@@ -86,6 +86,11 @@ class MethodSpec(Spec):
                                                                     "saved record (a baseline's own answer)")
     report_nodes: tuple[str, ...] = Field(default=(), description="node name prefixes that write the report")
     blind_words: tuple[str, ...] = Field(default=(), description="names of the method the judge must not see")
+    demo_answer: Any = Field(
+        default=None, description="what the demo model (and the tests' fake server) answers the method's own "
+        "roles (whatif.<name>.…) with: {role suffix: reply} ('' answers every one; 'x#variant' a kind of call), "
+        "or one reply for all; a reply is text, a JSON object or a callable(request body). None: the generic "
+        "schema-valid answer")
 
     @model_validator(mode="after")
     def _loops_declared(self) -> MethodSpec:

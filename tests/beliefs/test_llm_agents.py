@@ -73,7 +73,7 @@ def test_heterogeneous_models_by_share(fake_server, settings, store):
 def test_unknown_facts_are_ignored_and_counted(fake_server, settings, store):
     bad = {"updated_beliefs": {"f999": 0.9, "Nobody is anyone's cousin": 0.5}, "facts_to_share": ["f998"],
            "vote": "CONTINUE"}
-    fake_server.add_rule(r"You are agent 1,", bad)
+    fake_server.add_rule("beliefs.agent", bad, match=r"You are agent 1,")
     rec = run(settings, store)
     rounds = rec["final"]["rounds_used"]
     assert rounds == STOP_FROM_ROUND  # 3 of 4 vote STOP = 0.75 quorum

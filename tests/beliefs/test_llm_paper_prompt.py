@@ -87,7 +87,7 @@ def test_vote_is_parsed_continue_or_stop():
 
 
 def test_strategy_reaches_the_model_and_stop_votes_end_the_run(fake_server, settings, store):
-    fake_server.add_rule(r"belief-exchange game", {"updated_beliefs": {}, "facts_to_share": [], "vote": "STOP"})
+    fake_server.add_rule("beliefs.agent", {"updated_beliefs": {}, "facts_to_share": [], "vote": "STOP"})
     config = SMALL.replace(strategy="highest_confidence")
     rec = runs.execute("beliefs.llm", la.make_params(config, seed=1), store=store, settings=settings)
     assert rec["final"]["rounds_used"] == 1 and rec["final"]["converged"]  # every agent voted STOP in round 1
@@ -128,7 +128,7 @@ BELIEF_LINE = re.compile(r"^- \[f(\d+)\] .+ — confidence (\d\.\d\d)$")
 def round_one_prompts(fake_server, settings, store, **kw) -> dict[int, tuple[str, str]]:
     """(system, user) as the fake server received them in round 1, by agent; every agent votes STOP at once."""
     fake_server.reset()
-    fake_server.add_rule(r"belief-exchange game", {"updated_beliefs": {}, "facts_to_share": [], "vote": "STOP"})
+    fake_server.add_rule("beliefs.agent", {"updated_beliefs": {}, "facts_to_share": [], "vote": "STOP"})
     runs.execute("beliefs.llm", la.make_params(SMALL, seed=BOTH_SEED, **kw), store=store, settings=settings)
     out = {}
     for r in fake_server.requests:

@@ -18,7 +18,7 @@ SYS = "You are the test verdict agent."
 
 
 def test_complete_and_accounting(fake_server, settings) -> None:
-    fake_server.add_rule("test verdict agent", "<think>private reasoning</think>All good.")
+    fake_server.add_rule("test", "<think>private reasoning</think>All good.")
     tracker = llm.UsageTracker()
     text = llm.complete("test.agent", [("system", SYS), ("user", "hi")], settings=settings,
                         meta={"round": 2, "system": "test"}, callbacks=[tracker])
@@ -35,7 +35,7 @@ def test_unclosed_think_is_stripped() -> None:
 
 
 def test_streaming_path(fake_server, settings) -> None:
-    fake_server.add_rule("test verdict agent", "streamed " * 20)
+    fake_server.add_rule("test", "streamed " * 20)
     model = llm.chat_model("test.agent", settings)
     chunks = list(model.stream([("system", SYS), ("user", "x")]))
     assert len(chunks) > 3
@@ -45,7 +45,7 @@ def test_streaming_path(fake_server, settings) -> None:
 
 
 def test_structured_uses_json_schema(fake_server, settings) -> None:
-    fake_server.add_rule("test verdict agent", {"verdict": "yes", "confidence": 0.9})
+    fake_server.add_rule("test", {"verdict": "yes", "confidence": 0.9})
     out = llm.structured("test.agent", [("system", SYS), ("user", "q")], Verdict, settings=settings)
     assert out == Verdict(verdict="yes", confidence=0.9)
     body = fake_server.requests[-1].body
@@ -54,14 +54,14 @@ def test_structured_uses_json_schema(fake_server, settings) -> None:
 
 
 def test_structured_fenced_and_think(fake_server, settings) -> None:
-    fake_server.add_rule("test verdict agent",
+    fake_server.add_rule("test",
                          '<think>hmm {"no": 1}</think>Here:\n```json\n{"verdict": "no", "confidence": 0.2}\n```')
     out = llm.structured("test.agent", [("system", SYS), ("user", "q")], Verdict, settings=settings)
     assert out.verdict == "no"
 
 
 def test_structured_repair_path(fake_server, settings) -> None:
-    fake_server.add_rule("test verdict agent", {"verdict": "yes", "confidence": 0.5})
+    fake_server.add_rule("test", {"verdict": "yes", "confidence": 0.5})
     fake_server.inject("malformed", times=1)
     tracker = llm.UsageTracker()
     out = llm.structured("test.agent", [("system", SYS), ("user", "q")], Verdict, settings=settings,
@@ -74,7 +74,7 @@ def test_structured_repair_path(fake_server, settings) -> None:
 
 
 def test_structured_fails_with_typed_error(fake_server, settings) -> None:
-    fake_server.add_rule("test verdict agent", "not json, twice")
+    fake_server.add_rule("test", "not json, twice")
     with pytest.raises(llm.StructuredOutputError) as err:
         llm.structured("test.role", [("system", SYS), ("user", "q")], Verdict, settings=settings)
     assert err.value.role == "test.role" and "[test.role]" in str(err.value)
@@ -83,7 +83,7 @@ def test_structured_fails_with_typed_error(fake_server, settings) -> None:
 
 def test_schema_validation_error_is_repaired(fake_server, settings) -> None:
     replies = iter([{"verdict": "yes"}, {"verdict": "yes", "confidence": 1.0}])
-    fake_server.add_rule("test verdict agent", lambda body: next(replies))
+    fake_server.add_rule("test", lambda body: next(replies))
     out = llm.structured("test.agent", [("system", SYS), ("user", "q")], Verdict, settings=settings)
     assert out.confidence == 1.0
     assert "confidence" in fake_server.requests[-1].body["messages"][-1]["content"]
@@ -132,7 +132,7 @@ def test_async_variants_respect_concurrency(fake_server, settings) -> None:
 
 
 def test_structured_async(fake_server, settings) -> None:
-    fake_server.add_rule("test verdict agent", {"verdict": "a", "confidence": 0})
+    fake_server.add_rule("t", {"verdict": "a", "confidence": 0})
     out = asyncio.run(llm.astructured("t", [("system", SYS), ("user", "q")], Verdict, settings=settings))
     assert out.verdict == "a"
 

@@ -250,3 +250,26 @@ def test_settings_page_says_when_the_model_is_the_demo(monkeypatch: pytest.Monke
     at.run()
     assert not at.exception, at.exception
     assert any("ifworld demo-server" in w.value and DEMO_LABEL in w.value for w in at.warning)
+
+
+def test_the_demo_answers_by_the_role_header_not_the_prompt() -> None:
+    """Issue #41 item 2: the role comes from ``X-IFWorld-Role``; a spec's ``demo_answer`` is served (labelled)
+    for its own roles even when the prompt is another role's; a request without the header gets the generic
+    answer whatever its prompt says."""
+    from ifworld.llm.wire import ROLE_HEADER
+    from ifworld.rws import PATTERN_REGISTRY
+    from tests.fixtures.examples import load_example
+
+    spec = load_example("toy_pattern").SPEC
+    hmaw_prompt = [{"role": "system", "content": "You are the HMAW worker."}, {"role": "user", "content": "Q?"}]
+    with make_demo_server(port=0) as server, PATTERN_REGISTRY.temporarily(spec):
+        chat = f"{server.url}/chat/completions"
+
+        def ask(role: str | None) -> str:
+            headers = {ROLE_HEADER: role} if role else {}
+            reply = httpx.post(chat, json={"model": "demo", "messages": hmaw_prompt}, headers=headers, timeout=10)
+            return reply.json()["choices"][0]["message"]["content"]
+
+        assert ask("rws.hmaw.manager").startswith(f"{DEMO_LABEL} 1. List the knowns")  # the manager's, not the worker's
+        assert ask("rws.draft_check.draft") == f"{DEMO_LABEL} Reasoning: a canned draft.\nFinal Answer: 42"
+        assert "no canned answer" in ask(None) and "no canned answer" in ask("rws.nobody.here")

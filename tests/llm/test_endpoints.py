@@ -17,7 +17,7 @@ from ifworld.config import load_settings
 from ifworld.llm import methods
 
 SYS = "You are the endpoint test agent."
-RULE = "endpoint test agent"
+RULE = "test.endpoint"  # the role the calls below name
 
 
 class Verdict(BaseModel):
@@ -101,7 +101,7 @@ def test_empty_object_is_a_failed_call_not_a_success(fake_server, settings):
 
 
 def test_max_tokens_sent_per_role_and_overridable(fake_server, settings, monkeypatch):
-    fake_server.add_rule(RULE, "fine")
+    fake_server.add_rule("whatif.expert", "fine")
     llm.complete("whatif.expert", [("system", SYS), ("user", "q")], settings=settings)
     assert fake_server.requests[-1].body["max_tokens"] == 3000
     monkeypatch.setenv("IFWORLD_MAX_TOKENS", "700")

@@ -24,7 +24,7 @@ class Answer(BaseModel):
 
 @pytest.fixture
 def hostile(fake_server, settings):
-    fake_server.add_rule(ROLE_PROMPT, ANSWER)
+    fake_server.add_rule("test.hostile", ANSWER)
     return fake_server, settings
 
 
@@ -67,8 +67,9 @@ def test_lone_surrogates_become_replacement_characters(hostile, stream: bool) ->
     tracker = llm.UsageTracker()
     value = llm.structured("test.hostile", MESSAGES, Answer, settings=settings, callbacks=[tracker])
     assert not _has_surrogate(value.model_dump()) and "\ufffd" in value.answer
-    fake.add_rule("Agent role: test.plain", "a plain reply that is long enough to be free text")
-    text = llm.complete("test.hostile", [("system", "Agent role: test.plain")], settings=settings, callbacks=[tracker])
+    fake.add_rule("test.hostile#plain", "a plain reply that is long enough to be free text")
+    text = llm.complete("test.hostile", [("system", "Agent role: test.plain")], settings=settings, callbacks=[tracker],
+                        variant="plain")
     assert not _has_surrogate(text) and "\ufffd" in text
     assert all(not _has_surrogate(r.output) for r in tracker.records())
     for rec in tracker.records():
@@ -100,8 +101,9 @@ def test_huge_reply_is_cut_with_size_and_hash(hostile) -> None:
     tracker = llm.UsageTracker()
     value = llm.structured("test.hostile", MESSAGES, Answer, settings=settings, callbacks=[tracker])
     assert HUGE_CHARS > len(value.answer) > MAX_FIELD_CHARS // 2 and "characters in all, sha256" in value.answer
-    fake.add_rule("Agent role: test.plain", "a plain reply that is long enough to be free text")
-    text = llm.complete("test.hostile", [("system", "Agent role: test.plain")], settings=settings, callbacks=[tracker])
+    fake.add_rule("test.hostile#plain", "a plain reply that is long enough to be free text")
+    text = llm.complete("test.hostile", [("system", "Agent role: test.plain")], settings=settings, callbacks=[tracker],
+                        variant="plain")
     assert len(text) <= MAX_REPLY_CHARS + 300 and "reply cut: 2,000,0" in text
     whole = hostile_text("huge", "a plain reply that is long enough to be free text")
     plain = tracker.records()[-1]

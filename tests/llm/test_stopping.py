@@ -19,7 +19,7 @@ def stopped() -> Iterator[None]:
 
 
 def test_a_stopped_process_sends_no_model_call(fake_server, settings, stopped: None) -> None:  # noqa: ANN001, ARG001
-    fake_server.add_rule("Agent role: test.stop", "a reply long enough to count as free text")
+    fake_server.add_rule("test.stop", "a reply long enough to count as free text")
     with pytest.raises(stopping.Stopping):
         llm.complete("test.stop", [("system", "Agent role: test.stop")], settings=settings)
     assert fake_server.requests == []
@@ -32,7 +32,7 @@ def test_a_stopped_process_sends_no_model_call(fake_server, settings, stopped: N
 
 
 def test_calls_go_out_when_nobody_asked_to_stop(fake_server, settings) -> None:  # noqa: ANN001
-    fake_server.add_rule("Agent role: test.stop", "a reply long enough to count as free text")
+    fake_server.add_rule("test.stop", "a reply long enough to count as free text")
     assert not stopping.stopping()
     assert llm.complete("test.stop", [("system", "Agent role: test.stop")], settings=settings)
     assert len(fake_server.requests) == 1

@@ -333,7 +333,7 @@ def test_compare_judges_the_one_run_missing_and_without_a_model_says_why(unjudge
 
 
 def test_a_judge_failure_is_shown_where_the_button_is(unjudged: tuple[str, str], llm_env) -> None:  # noqa: ANN001
-    llm_env.inject("500", times=None, match=r"Task id: whatif\.judge")
+    llm_env.inject("500", times=None, role="whatif.judge")
     at = _open()
     at.button(key="runs_cmp_judge").click().run()
     assert not at.exception

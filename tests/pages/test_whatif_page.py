@@ -166,7 +166,7 @@ def test_full_run_shows_only_each_states_controls(llm_env) -> None:  # noqa: ANN
 
 
 def test_failed_run_shows_error_and_resumes(llm_env) -> None:  # noqa: ANN001
-    llm_env.inject("500", times=1, match=r"Agent role: whatif\.refiner")
+    llm_env.inject("500", times=1, role="whatif.refiner")
     at = _open()
     at.button(key="whatif_quick").click().run()
     _start(at)

@@ -48,7 +48,7 @@ def test_whatif_run_survives_a_hostile_expert(kind: str, fake_server, settings, 
 
 @pytest.mark.parametrize("kind", ["bad_utf8", "surrogate", "deep_nesting"])
 def test_rws_run_survives_hostile_replies(kind: str, fake_server, settings, store: RunStore) -> None:
-    fake_server.inject(kind, times=4, match="You are the PACE critic")  # a JSON role: it degrades
+    fake_server.inject(kind, times=4, role="rws.pace.critic")  # a JSON role: it degrades
     params = benchmark_params(load_sample()[:2], ["pace"])
     record = runs.execute("rws.benchmark", params, store=store, settings=_settings(settings))
     info = store.list_runs()[0]

@@ -36,15 +36,15 @@ def wait_for(condition: Callable[[], bool], timeout: float = 30.0, what: str = "
         time.sleep(0.02)
 
 
-def gated(fake, pattern: str) -> threading.Event:  # noqa: ANN001
-    """Requests whose system prompt matches ``pattern`` wait until the returned gate is set."""
+def gated(fake, role: str, match: str | None = None) -> threading.Event:  # noqa: ANN001
+    """Requests of ``role`` (whose prompt matches ``match``, when given) wait until the returned gate is set."""
     gate = threading.Event()
 
     def reply(body: dict) -> str:
         gate.wait(60)
         return "a gated answer"
 
-    fake.add_rule(pattern, reply)
+    fake.add_rule(role, reply, match=match)
     return gate
 
 
@@ -57,7 +57,7 @@ def test_second_process_cannot_drive_a_live_run(fake_server, tmp_path: Path) -> 
     db = tmp_path / "runs.sqlite"
     store = RunStore(db)
     run_id = runs.start_run("demo.fanout", PARAMS, store=store)
-    gate = gated(fake_server, "demo worker")
+    gate = gated(fake_server, "demo.worker")
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("IFWORLD_")}, "IFWORLD_DB": str(db),
            "IFWORLD_BASE_URL": fake_server.url, "IFWORLD_MODEL": "fake-model", "IFWORLD_MAX_RETRIES": "0",
            "PYTHONPATH": str(ROOT)}
@@ -90,7 +90,7 @@ def test_two_threads_one_process_cannot_both_drive(store: RunStore) -> None:
 
 def test_closed_stream_leaves_the_run_interrupted_at_once(store: RunStore, settings, fake_server) -> None:  # noqa: ANN001
     """Leaving the page closes the event stream (GeneratorExit): the run must not stay 'running'."""
-    gate = gated(fake_server, "demo worker")
+    gate = gated(fake_server, "demo.worker")
     run_id = runs.start_run("demo.fanout", PARAMS, store=store)
     stream = runs.stream_run(run_id, store=store, settings=settings)
     assert next(stream).type == "run_started"
@@ -129,7 +129,7 @@ def test_abandoned_stream_goes_stale(store: RunStore, settings, fake_server,  # 
 
 
 def test_cancel_stops_at_a_step_boundary_and_resumes(store: RunStore, settings, fake_server) -> None:  # noqa: ANN001
-    gate = gated(fake_server, "demo worker 2")
+    gate = gated(fake_server, "demo.worker", "demo worker 2")
     run_id = runs.start_run("demo.fanout", PARAMS, store=store)
     events: list = []
     result: dict = {}
@@ -158,7 +158,7 @@ def test_cancel_stops_at_a_step_boundary_and_resumes(store: RunStore, settings, 
 
 
 def test_deleting_a_live_run_leaves_no_rows(store: RunStore, settings, fake_server) -> None:  # noqa: ANN001
-    gate = gated(fake_server, "demo worker 2")
+    gate = gated(fake_server, "demo.worker", "demo worker 2")
     run_id = runs.start_run("demo.fanout", PARAMS, store=store)
     worker = threading.Thread(target=lambda: list(runs.stream_run(run_id, store=store, settings=settings)))
     worker.start()

@@ -60,7 +60,7 @@ def test_a_call_finishing_while_another_process_holds_the_lock_is_recorded(
         go.wait(60)
         return "One line joining the workers' sentences about the Moon."
 
-    fake_server.add_rule("You are the demo summariser", summary)
+    fake_server.add_rule("demo.summary", summary)
     outcome: dict = {}
 
     def drive() -> None:

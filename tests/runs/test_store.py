@@ -102,7 +102,7 @@ def test_kill_9_mid_run_then_resume(tmp_path: Path, fake_server, settings) -> No
             gate.wait(60)
         return f"answer {i}"
 
-    fake_server.add_rule("demo worker", reply)
+    fake_server.add_rule("demo.worker", reply)
     db = tmp_path / "kill.sqlite"
     env = {**os.environ, "IFWORLD_BASE_URL": fake_server.url, "IFWORLD_MODEL": "fake-model",
            "IFWORLD_MAX_RETRIES": "0", "IFWORLD_MAX_CONCURRENCY": "8", "PYTHONPATH": str(ROOT)}
@@ -133,7 +133,7 @@ def test_kill_9_mid_run_then_resume(tmp_path: Path, fake_server, settings) -> No
     assert info.status == "interrupted"
     before = len(fake_server.requests)
     record = runs.drive(info.id, store=store, settings=settings)
-    resent = {r.content for r in fake_server.requests[before:] if r.role == "demo worker"}
+    resent = {r.content for r in fake_server.requests[before:] if r.role == "demo.worker"}
     assert not (resent & finished), f"checkpointed workers sent again: {sorted(resent & finished)}"
     assert resent >= {"answer 2", "answer 3"}
     assert [a["text"] for a in record["answers"]] == [f"answer {i}" for i in range(4)]
@@ -188,7 +188,7 @@ def test_no_secret_reaches_the_file(tmp_path: Path, fake_server, monkeypatch) ->
 def test_key_echoed_by_the_model_is_redacted(tmp_path: Path, fake_server, monkeypatch) -> None:
     monkeypatch.setenv("IFWORLD_API_KEY", SECRET)
     monkeypatch.setenv("IFWORLD_BASE_URL", fake_server.url)
-    fake_server.add_rule("demo", f"my key is {SECRET}")
+    fake_server.add_rule("demo", f"my key is {SECRET}")  # every demo.* role
     store = RunStore(tmp_path / "echo.sqlite")
     runs.execute("demo.fanout", demo_params(), store=store)
     store.close()
@@ -227,7 +227,7 @@ def test_repaired_call_inside_a_graph_is_marked(store: RunStore, settings, fake_
         return g
 
     register(Workflow("demo.structured", "whatif", build, lambda p: {"done": False}, lambda s, p, c: {"ok": True}))
-    fake_server.add_rule("structured demo", {"ok": True})
+    fake_server.add_rule("demo.structured", {"ok": True})
     fake_server.inject("malformed", times=1)
     runs.execute("demo.structured", {}, store=store, settings=settings)
     (call,) = store.calls(store.list_runs()[0].id)

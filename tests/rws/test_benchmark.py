@@ -59,7 +59,7 @@ def test_run_records_results_summary_and_cost(fake_server, settings, store, item
 def test_resume_after_failure_does_not_resend_finished_calls(fake_server, settings, store, items):
     params = benchmark.benchmark_params(items, "pace")
     run_id = benchmark.start_benchmark(params, store=store)
-    fake_server.inject("500", times=1, match="PACE critic")
+    fake_server.inject("500", times=1, role="rws.pace.critic")
     with pytest.raises(runs.RunFailed):
         for _ in benchmark.stream_benchmark(run_id, store=store, settings=settings):
             pass

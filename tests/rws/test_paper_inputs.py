@@ -29,7 +29,7 @@ def _system(fake, role: str) -> str:
 
 # -- 12. each role's input is the paper's -----------------------------------------------------------------------
 def test_phase_roles_get_the_conductors_inputs(fake_server, settings, item):
-    fake_server.add_rule(r"You are the PHASE evaluator", REJECT, "rws.phase.evaluator")
+    fake_server.add_rule("rws.phase.evaluator", REJECT)
     run_pattern("phase", item, settings, verify=False)
     evaluator = _user(fake_server, "rws.phase.evaluator")
     assert item.question not in evaluator and "Question:" not in evaluator  # PLAN + HYPOTHESIS + SOLUTION
@@ -42,7 +42,7 @@ def test_phase_roles_get_the_conductors_inputs(fake_server, settings, item):
 
 
 def test_pace_roles_get_the_conductors_inputs(fake_server, settings, item):
-    fake_server.add_rule(r"You are the PACE critic", REJECT, "rws.pace.critic")
+    fake_server.add_rule("rws.pace.critic", REJECT)
     run_pattern("pace", item, settings, verify=False)
     critic, system = _user(fake_server, "rws.pace.critic"), _system(fake_server, "rws.pace.critic")
     assert item.question not in critic and "Plan:" in critic and "Draft answer:" in critic  # PLAN + DRAFT
@@ -84,9 +84,8 @@ def test_poisoned_gold_fields_change_no_prompt(pattern, fake_server, settings, i
                                               (["chemistry", "qa"], "5%")])
 def test_guard_tolerance_follows_the_architects_domain(fake_server, settings, item, roles, tolerance):
     experts = [{"role": r, "prompt": "work it out", "produces": "a value", "consumes": "the task"} for r in roles]
-    fake_server.add_rule(r"You are the SCHEMA architect", {"q_type": "numeric", "format_hints": "", "plan": ["a"],
-                                                           "checks": ["units"], "expert_sequence": experts},
-                         "rws.schema.architect")
+    fake_server.add_rule("rws.schema.architect", {"q_type": "numeric", "format_hints": "", "plan": ["a"],
+                                                  "checks": ["units"], "expert_sequence": experts})
     run_pattern("schema", _poisoned(item), settings, verify=False)  # its meta says "plasma physics"
     guard = _user(fake_server, "rws.schema.guard") + _system(fake_server, "rws.schema.guard")
     assert tolerance in guard and {"2%": "5%", "5%": "2%"}[tolerance] not in guard

@@ -15,8 +15,6 @@ from ifworld.rws.patterns.run import run_pattern
 from ifworld.rws.patterns.schema import allocate
 
 REVIEWERS = {"pace": "critic", "phase": "evaluator", "schema": "guard"}
-REVIEW_SYSTEM = {"pace": r"You are the PACE critic", "phase": r"You are the PHASE evaluator",
-                 "schema": r"You are the SCHEMA guard"}
 REJECT = {"accept": False, "confidence": 0.9, "issues": ["units"], "fix": "convert to km/s"}
 
 
@@ -57,7 +55,7 @@ def test_accept_path_call_counts(pattern, fake_server, settings, items):
 @pytest.mark.parametrize("pattern", ["pace", "phase", "schema"])
 def test_reject_path_retries_once(pattern, fake_server, settings, items):
     role = REVIEWERS[pattern]
-    fake_server.add_rule(REVIEW_SYSTEM[pattern], REJECT, f"rws.{pattern}.{role}")
+    fake_server.add_rule(f"rws.{pattern}.{role}", REJECT)
     result = run_pattern(pattern, items["2025_IFW_2_b"], settings)
     expected = _calls(pattern, "reject")
     assert _counts(fake_server, pattern, expected) == expected
@@ -69,13 +67,12 @@ def test_reject_path_retries_once(pattern, fake_server, settings, items):
 @pytest.mark.parametrize("pattern", ["pace", "phase", "schema"])
 def test_gate_needs_confidence_at_threshold(pattern, fake_server, settings, items):
     low = {"accept": True, "confidence": GATE_CONFIDENCE - 0.05, "issues": [], "fix": "double-check"}
-    fake_server.add_rule(REVIEW_SYSTEM[pattern], low, f"rws.{pattern}.{REVIEWERS[pattern]}")
+    fake_server.add_rule(f"rws.{pattern}.{REVIEWERS[pattern]}", low)
     run_pattern(pattern, items["2025_IFW_2_b"], settings)
     assert fake_server.count() == sum(_calls(pattern, "reject").values())
     fake_server.reset()
     fake_server.rules.pop(0)
-    fake_server.add_rule(REVIEW_SYSTEM[pattern], {**low, "confidence": GATE_CONFIDENCE},
-                         f"rws.{pattern}.{REVIEWERS[pattern]}")
+    fake_server.add_rule(f"rws.{pattern}.{REVIEWERS[pattern]}", {**low, "confidence": GATE_CONFIDENCE})
     run_pattern(pattern, items["2025_IFW_2_b"], settings)
     assert fake_server.count() == sum(_calls(pattern, "accept").values())
 
@@ -89,16 +86,15 @@ def test_scripted_wrong_first_answer_is_fixed_by_the_gate(fake_server, settings,
 
 
 def test_malformed_json_is_repaired(fake_server, settings, items):
-    fake_server.inject("malformed", times=1, match="PACE planner")
+    fake_server.inject("malformed", times=1, role="rws.pace.planner")
     result = run_pattern("pace", items["2025_IFW_2_b"], settings)
     assert fake_server.count("rws.pace.planner") == 2  # the reply and the repair turn
     assert not result["degraded"] and result["grade"]["verdict"] == "correct"
 
 
-@pytest.mark.parametrize("pattern,system", [("pace", "PACE critic"), ("phase", "PHASE planner"),
-                                            ("schema", "SCHEMA architect")])
-def test_json_role_still_invalid_degrades_without_crashing(pattern, system, fake_server, settings, items):
-    fake_server.inject("malformed", times=2, match=system)
+@pytest.mark.parametrize("pattern,role", [("pace", "critic"), ("phase", "planner"), ("schema", "architect")])
+def test_json_role_still_invalid_degrades_without_crashing(pattern, role, fake_server, settings, items):
+    fake_server.inject("malformed", times=2, role=f"rws.{pattern}.{role}")
     result = run_pattern(pattern, items["2025_IFW_2_b"], settings)
     assert result["degraded"]
     assert any(a.startswith("degraded:") for a in result["annotations"])

@@ -11,8 +11,8 @@ from ifworld.rws.patterns import REGISTRY
 from ifworld.rws.patterns.run import run_pattern
 from tests.fixtures.fake_openai import last_user
 
-GUARD = r"You are the SCHEMA guard"
-ALLOCATOR = r"You are the SCHEMA allocator"
+GUARD = "rws.schema.guard"
+ALLOCATOR = "rws.schema.allocator"
 ACCEPT_SEQUENCE = ["architect", "allocator", "qtype", "expert", "expert", "synthesizer", "guard", "finalizer"]
 REJECT_SEQUENCE = ["architect", "allocator", "qtype", "expert", "expert", "synthesizer", "guard",
                    "synthesizer#retry", "finalizer"]
@@ -41,8 +41,7 @@ def test_guard_accepts_eight_calls_in_the_papers_order(fake_server, settings, it
 
 
 def test_guard_rejects_then_synthesizer_runs_again_before_the_finalizer(fake_server, settings, item):
-    fake_server.add_rule(GUARD, {"accept": False, "confidence": 0.9, "issues": ["unit"], "fix": "use km/s"},
-                         "rws.schema.guard")
+    fake_server.add_rule(GUARD, {"accept": False, "confidence": 0.9, "issues": ["unit"], "fix": "use km/s"})
     result = run_pattern("schema", item, settings)
     assert _sequence(fake_server) == REJECT_SEQUENCE
     assert len(REJECT_SEQUENCE) == sum(REGISTRY.get("schema").calls["reject"].values()) == result["calls"] == 9
@@ -68,8 +67,7 @@ def test_each_role_sees_what_the_papers_conductor_passes(fake_server, settings, 
 
 
 def test_allocator_with_no_steps_runs_no_expert(fake_server, settings, item):
-    fake_server.add_rule(ALLOCATOR, {"steps": [], "q_type": "numeric", "notes": "none needed"},
-                         "rws.schema.allocator")
+    fake_server.add_rule(ALLOCATOR, {"steps": [], "q_type": "numeric", "notes": "none needed"})
     result = run_pattern("schema", item, settings)
     assert _sequence(fake_server) == ["architect", "allocator", "qtype", "synthesizer", "guard", "finalizer"]
     assert result["calls"] == REGISTRY.get("schema").calls_range()[0] == 6
@@ -78,14 +76,14 @@ def test_allocator_with_no_steps_runs_no_expert(fake_server, settings, item):
 
 def test_allocator_caps_at_three_experts(fake_server, settings, item):
     steps = [{"role": "physics", "prompt": f"step {i}", "produces": "x"} for i in range(5)]
-    fake_server.add_rule(ALLOCATOR, {"steps": steps, "q_type": "numeric"}, "rws.schema.allocator")
+    fake_server.add_rule(ALLOCATOR, {"steps": steps, "q_type": "numeric"})
     result = run_pattern("schema", item, settings)
     assert _sequence(fake_server).count("expert") == 3
     assert any("kept the first 3 of 5" in a for a in result["annotations"])
 
 
 def test_degraded_allocator_falls_back_to_the_architects_sequence(fake_server, settings, item):
-    fake_server.inject("malformed", times=2, match=ALLOCATOR)
+    fake_server.inject("malformed", times=2, role=ALLOCATOR)
     result = run_pattern("schema", item, settings)
     assert result["degraded"] and _sequence(fake_server).count("expert") == 2
     assert any("architect's expert sequence" in a for a in result["annotations"])

@@ -47,6 +47,8 @@ def test_the_cli_runs_the_toy_method_and_the_judge_and_exports_take_its_record(t
     record = json.loads(out.read_text())
     assert record["method"] == toy and record["usage"]["calls"] == 2
     assert [c["role"] for c in record["calls"]] == ["whatif.best_of_two.draft"] * 2
+    # it reuses the single agent's prompt, yet is counted and answered as its own role (its spec's demo_answer)
+    assert llm_env.count("whatif.best_of_two.draft") == 2 and llm_env.count("whatif.single") == 0
     rec = load_record(record)
     assert rec.report is not None and rec.report.natural and PROP in rec.report.markdown
     assert record_steps(rec)[-1].label == "Best of two — the kept answer"

@@ -35,9 +35,8 @@ def _chat(fake) -> list:
 @pytest.fixture
 def greedy_refiner(fake_server):
     """A refiner whose expert plan names two more domains than the panel it was given."""
-    fake_server.add_rule(r"Agent role: whatif\.refiner\b",
-                         lambda body: {**script.refiner(body), "expert_plan": [*TWO, "law", "geology"]},
-                         "whatif.refiner")
+    fake_server.add_rule("whatif.refiner",
+                         lambda body: {**script.refiner(body), "expert_plan": [*TWO, "law", "geology"]})
     return fake_server
 
 
@@ -75,8 +74,8 @@ BRIEF = {"points": [{"issue": "adaptation speed", "pro": "PRO-MARK slower than a
 
 
 def test_a_large_synthesis_never_pushes_the_debate_brief_out(run_whatif, fake_server):
-    fake_server.add_rule(r"Agent role: whatif\.resolver\b", _big_synthesis, "whatif.resolver")
-    fake_server.add_rule(r"Agent role: whatif\.debate\.judge\b(?!.*multi-round)", BRIEF, "whatif.debate.judge")
+    fake_server.add_rule("whatif.resolver", _big_synthesis)
+    fake_server.add_rule("whatif.debate.judge", BRIEF)  # its synthesis is whatif.debate.judge#synthesis
     rec = run_whatif(rounds=2)
     assert len(rec["rounds"][0]["frame"]["text"]) > 3_500  # Ψ alone fills its whole budget
     round2 = [p for p in _sent(fake_server, "whatif.expert") if "Round 2." in p]
@@ -92,7 +91,7 @@ def test_resolver_and_report_writers_get_each_experts_whole_output(run_whatif, f
     rec = run_whatif(rounds=1, experts=list(DEFAULT_EXPERTS))  # nine experts share the budget
     outputs = rec["rounds"][0]["experts"]
     readers = {"resolver": _sent(fake_server, "whatif.resolver")[-1],
-               **{part: _sent(fake_server, f"whatif.report.{part}")[-1] for part in ("core", "analysis", "scenarios")}}
+               **{part: _sent(fake_server, f"whatif.report#{part}")[-1] for part in ("core", "analysis", "scenarios")}}
     for who, prompt in readers.items():
         blocks = prompt.split("\n---\n")
         assert len(blocks) == len(DEFAULT_EXPERTS), who
@@ -114,7 +113,7 @@ def test_minimal_change_means_the_fewest_extra_assumptions(run_whatif, fake_serv
     body = json.dumps(expert.body)
     assert "fewest extra assumptions under which your conclusions still hold" in last_user(expert.body)
     assert not re.search(r"flip\w* (?:your|the|its) verdict|that would flip", body, re.I)
-    assert "fewest extra assumptions" in _sent(fake_server, "whatif.report.core")[0]
+    assert "fewest extra assumptions" in _sent(fake_server, "whatif.report#core")[0]
 
 
 # -- 5. one system prefix for every method ------------------------------------------------------------------

@@ -35,14 +35,14 @@ def test_judge_is_blind_neutral_and_logged(run_whatif, fake_server, wsettings, s
 
 def test_judge_overall_mismatch_flagged(run_whatif, fake_server, wsettings):
     rec = run_whatif(method="single")
-    fake_server.add_rule(r"Task id: whatif\.judge", BAD_JUDGE, "whatif.judge.bad")
+    fake_server.add_rule("whatif.judge", BAD_JUDGE, "whatif.judge.bad")
     result = judge_record(rec, wsettings)
     assert result["overall"] == 70 and result["reported_overall"] == 95 and result["overall_mismatch"] is True
 
 
 def test_judge_repairs_malformed_json(run_whatif, fake_server, wsettings):
     rec = run_whatif(method="single")
-    fake_server.inject("malformed", times=1, match="Task id: whatif.judge")
+    fake_server.inject("malformed", times=1, role="whatif.judge")
     assert judge_record(rec, wsettings)["overall"] > 0
 
 

@@ -32,8 +32,7 @@ def _analysis_with_huge_numbers(body: dict) -> str:
 
 @pytest.fixture
 def huge_run(run_whatif: Any, fake_server: Any) -> dict:
-    fake_server.add_rule(r"Agent role: whatif\.report\b.*Report part: analysis", _analysis_with_huge_numbers,
-                         "whatif.report.analysis.huge")
+    fake_server.add_rule("whatif.report#analysis", _analysis_with_huge_numbers, "whatif.report.analysis.huge")
     return run_whatif(rounds=1, experts=["physics", "economics"])
 
 
@@ -63,8 +62,7 @@ def test_every_json_export_parses_strictly(huge_run: dict, store: RunStore, tmp_
 
 
 def test_whatif_run_out_file_parses_strictly(llm_env: Any, tmp_path: Any) -> None:
-    llm_env.add_rule(r"Agent role: whatif\.report\b.*Report part: analysis", _analysis_with_huge_numbers,
-                     "whatif.report.analysis.huge")
+    llm_env.add_rule("whatif.report#analysis", _analysis_with_huge_numbers, "whatif.report.analysis.huge")
     from ifworld.whatif.cli import app
 
     out = tmp_path / "run.json"

@@ -151,7 +151,7 @@ def test_debate_rounds_then_a_judge_asked_for_appendix_b_deliverables(run_whatif
     # B.2: a turn gets its side, the proposition and the round — not the exchange so far (issue #30 item 6)
     assert not any("The debate so far" in r.prompt for r in sides)
     assert all("Round 2." in r.prompt for r in sides[2:]) and all("strongest reading" not in r.prompt for r in sides)
-    synthesis = next(r for r in fake_server.requests if r.role == "whatif.debate.synthesis").prompt
+    synthesis = next(r for r in fake_server.requests if r.role == "whatif.debate.judge#synthesis").prompt
     for asked in ("conclusions", "uncertain", "branch", "timeline", "adapt"):
         assert asked in synthesis, asked
     assert [r["round"] for r in rec["rounds"]] == [1, 2]
@@ -179,7 +179,7 @@ def test_weights_are_applied_to_float_scores(run_whatif, fake_server, wsettings)
     rec = run_whatif(method="single")
     scores = {"rigor_traceability": 22.5, "integration_causality": 21.25, "feasibility_minimality": 17.5,
               "uncertainty_adaptation": 12.75, "decisionability": 13.0}
-    fake_server.add_rule(r"Task id: whatif\.judge", {**scores, "overall": 87.0, "rationale": "ok"}, "judge.float")
+    fake_server.add_rule("whatif.judge", {**scores, "overall": 87.0, "rationale": "ok"}, "judge.float")
     fake_server.reset()
     result = judge_record(rec, wsettings)
     assert result["overall"] == pytest.approx(87.0) and not result["overall_mismatch"]

@@ -99,7 +99,7 @@ def test_failed_expert_degrades_and_run_completes(run_whatif, fake_server):
 
 
 def test_failed_refiner_fails_run_then_resumes(wsettings, store, fake_server):
-    fake_server.inject("500", times=1, match=r"Agent role: whatif\.refiner")
+    fake_server.inject("500", times=1, role="whatif.refiner")
     params = default_params(PROP, experts=SMALL)
     run_id = runs.start_run("whatif.ifworld", params, store=store)
     with pytest.raises(runs.RunFailed, match="problem refiner failed"):
@@ -112,7 +112,7 @@ def test_failed_refiner_fails_run_then_resumes(wsettings, store, fake_server):
 
 
 def test_resume_after_resolver_failure_does_not_resend_finished_calls(wsettings, store, fake_server):
-    fake_server.inject("500", times=1, match=r"Agent role: whatif\.resolver")
+    fake_server.inject("500", times=1, role="whatif.resolver")
     params = default_params(PROP, experts=SMALL)
     run_id = runs.start_run("whatif.ifworld", params, store=store)
     with pytest.raises(runs.RunFailed, match="conflict resolver failed in round 1"):
@@ -148,7 +148,8 @@ def test_cache_reuses_identical_runs(run_whatif, fake_server):
 @pytest.mark.parametrize("method, overrides, roles", [
     ("single", {}, {"whatif.single": 1}),
     ("tree", {"breadth": 2, "depth": 1}, {"whatif.tree.draft": 1, "whatif.tree.expand": 2, "whatif.tree.critic": 3}),
-    ("debate", {"debate_rounds": 2}, {"whatif.debate.pro": 2, "whatif.debate.con": 2, "whatif.debate.synthesis": 1}),
+    ("debate", {"debate_rounds": 2},
+     {"whatif.debate.pro": 2, "whatif.debate.con": 2, "whatif.debate.judge#synthesis": 1}),
 ])
 def test_baselines_same_record_shape(run_whatif, fake_server, method, overrides, roles):
     rec = run_whatif(method=method, **overrides)
@@ -182,7 +183,7 @@ def test_report_language_follows_one_rule_stated_once(run_whatif, fake_server, m
 
 
 def test_failed_report_analysis_stands_in_with_the_experts_rows(run_whatif, fake_server):
-    fake_server.inject("500", times=10, match=r"Report part: analysis")
+    fake_server.inject("500", times=10, role="whatif.report#analysis")
     rec = run_whatif(rounds=1)
     experts = rec["rounds"][0]["experts"].values()
     report = rec["report"]
@@ -194,7 +195,7 @@ def test_failed_report_analysis_stands_in_with_the_experts_rows(run_whatif, fake
 
 
 def test_failed_report_scenarios_use_the_adjudicated_branches(run_whatif, fake_server):
-    fake_server.inject("500", times=10, match=r"Report part: scenarios")
+    fake_server.inject("500", times=10, role="whatif.report#scenarios")
     rec = run_whatif(rounds=1)
     branches = rec["rounds"][0]["synthesis"]["branches"]
     assert branches and [s["id"] for s in rec["report"]["scenarios"]] == [b["id"] for b in branches]
@@ -202,7 +203,7 @@ def test_failed_report_scenarios_use_the_adjudicated_branches(run_whatif, fake_s
 
 
 def test_failed_report_core_stops_the_run(wsettings, store, fake_server):
-    fake_server.inject("500", times=10, match=r"Report part: core")
+    fake_server.inject("500", times=10, role="whatif.report#core")
     params = default_params(PROP, experts=SMALL, rounds=1)
     with pytest.raises(runs.RunFailed, match=r"report writer \(core\) failed"):
         service.run(params, settings=wsettings, store=store)

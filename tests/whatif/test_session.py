@@ -96,7 +96,7 @@ def test_a_mid_run_cancel_is_recorded_as_cancelled(fake_server, wsettings, store
 
 
 def test_a_failed_run_reads_failed_and_resumes(fake_server, wsettings, store) -> None:
-    fake_server.inject("500", times=1, match=r"Agent role: whatif\.refiner")
+    fake_server.inject("500", times=1, role="whatif.refiner")
     with pytest.raises(Exception, match="refiner failed"):
         service.run(_params(rounds=1), settings=wsettings, store=store)
     run_id = store.list_runs()[0].id

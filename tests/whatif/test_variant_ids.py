@@ -47,7 +47,7 @@ def test_a_violating_scenarios_reply_gets_one_repair_turn_and_the_prompt_names_e
     rec = run_whatif(proposition=FORGETFUL, experts=SMALL[:2], rounds=1)
     ids = [v.id for v in Scenario.model_validate(rec["scenario"]).variants]
     assert len(ids) >= 2
-    writers = [r for r in fake_server.requests if (r.role or "") == "whatif.report.scenarios"]
+    writers = [r for r in fake_server.requests if (r.role or "") == "whatif.report#scenarios"]
     assert writers and all(f"- {i} " in r.prompt for r in writers for i in ids)  # as sent, at the fake server
     assert fake_server.count("whatif.repair") == 1
     cc = rec["report"]["consistency_checks"]

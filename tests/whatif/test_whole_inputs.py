@@ -100,7 +100,7 @@ def test_every_report_writer_reads_the_final_synthesis_and_the_history(whole_run
     final = markers(_requests(fake, "whatif.resolver")[-1].content)
     first_psi = markers(_requests(fake, "whatif.resolver")[0].content)
     final_experts = set().union(*(markers(r.content) for r in _requests(fake, "whatif.expert")[3:]))
-    writers = [r for r in fake.requests if (r.role or "").startswith("whatif.report.")]
+    writers = [r for r in fake.requests if (r.role or "").startswith("whatif.report#")]
     assert len(writers) == 3
     for writer in writers:
         prompt = prompt_text(writer.body)

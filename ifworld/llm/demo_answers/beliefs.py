@@ -13,7 +13,6 @@ from typing import Any
 
 from ifworld.llm.demo_answers import role_text
 
-SYSTEM_RE = r"belief-exchange game"
 STOP_FROM_ROUND = 3
 RAISE = 0.15
 HELD_RE = re.compile(r"\[f(\d+)\][^\n]*— confidence (\d(?:\.\d+)?)")
@@ -43,4 +42,4 @@ def agent_reply(body: dict[str, Any]) -> dict[str, Any]:
             "vote": "STOP" if round_ >= STOP_FROM_ROUND else "CONTINUE"}
 
 
-RULES = [(SYSTEM_RE, agent_reply, "beliefs.agent")]
+ANSWERS: dict[str, Any] = {"beliefs.agent": agent_reply}

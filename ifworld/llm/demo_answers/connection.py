@@ -1,15 +1,11 @@
-"""Demo answers for the connection test (Settings and the sidebar's "Test connection")."""
+"""Demo answers for the connection test (Settings and the sidebar's "Test connection"), role ``connection``:
+the plain call gets the count it asks for, the structured call (``connection#structured``) the object."""
 
 from __future__ import annotations
 
-import re
-
-from ifworld.llm.connection import PLAIN_PROMPT, STRUCTURED_PROMPT
+from typing import Any
 
 COUNT = " ".join(str(i) for i in range(1, 21))
 LABEL_KEYS = frozenset({"word"})
 
-RULES = [
-    (re.escape(PLAIN_PROMPT), COUNT, "connection.plain"),
-    (re.escape(STRUCTURED_PROMPT), {"numbers": [1, 2, 3], "word": "pong"}, "connection.structured"),
-]
+ANSWERS: dict[str, Any] = {"connection": COUNT, "connection#structured": {"numbers": [1, 2, 3], "word": "pong"}}

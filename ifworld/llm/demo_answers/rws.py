@@ -1,4 +1,4 @@
-"""Demo answers for the RWS verifier and the built-in answer patterns (rules match each role's system text).
+"""Demo answers for the RWS verifier and the built-in answer patterns (keyed by role name).
 
 Final answers come from the shipped sample set's gold when the question in the user message is found there,
 and a fixed third of the items ("wrong first": id hashes to 0 mod 3) get a wrong first answer: single-shot
@@ -158,34 +158,32 @@ def judge(body: dict[str, Any]) -> dict[str, Any]:
 
 LABEL_KEYS = frozenset({"plan", "issues", "fix", "reason", "format_hints", "prompt", "notes"})
 
-RULES = [
-    (r"answer parser of a physics grading desk", parse, "rws.verifier.parser"),
-    (r"equivalence judge of a physics grading desk", judge, "rws.verifier.judge"),
-    (r"You are a single-shot solver", first_answer, "rws.single.answer"),
-    (r"You are the HMAW chief executive", "Identify the relation, keep SI units, give one final line.",
-     "rws.hmaw.ceo"),
-    (r"You are the HMAW manager", "1. List the knowns. 2. Apply the relation. 3. End with 'Final Answer: ...'.",
-     "rws.hmaw.manager"),
-    (r"You are the HMAW worker", first_answer, "rws.hmaw.worker"),
-    (r"You are the PACE planner", plan, "rws.pace.planner"),
-    (r"PACE answerer on a second attempt", retry_answer, "rws.pace.answer#retry"),
-    (r"You are the PACE answerer", first_answer, "rws.pace.answer"),
-    (r"You are the PACE critic", review, "rws.pace.critic"),
-    (r"You are the PACE encloser", enclose, "rws.pace.encloser"),
-    (r"You are the PHASE planner", plan, "rws.phase.planner"),
-    (r"You are the PHASE hypothesizer", HYPOTHESES, "rws.phase.hypothesizer"),
-    (r"You are the PHASE analyzer", "Rearranged the relation and substituted.\nCandidate: see solver.",
-     "rws.phase.analyzer"),
-    (r"PHASE solver on a second attempt", retry_answer, "rws.phase.solver#retry"),
-    (r"You are the PHASE solver", first_answer, "rws.phase.solver"),
-    (r"You are the PHASE evaluator", review, "rws.phase.evaluator"),
-    (r"You are the PHASE finalizer", enclose, "rws.phase.finalizer"),
-    (r"You are the SCHEMA architect", architecture, "rws.schema.architect"),
-    (r"You are the SCHEMA allocator", allocation, "rws.schema.allocator"),
-    (r"You are the SCHEMA question-type checker", question_type, "rws.schema.qtype"),
-    (r"You are a SCHEMA expert", "Worked my step; values and units stated above.", "rws.schema.expert"),
-    (r"SCHEMA synthesizer correcting", retry_answer, "rws.schema.synthesizer#retry"),
-    (r"You are the SCHEMA synthesizer", first_answer, "rws.schema.synthesizer"),
-    (r"You are the SCHEMA guard", review, "rws.schema.guard"),
-    (r"You are the SCHEMA finalizer", enclose, "rws.schema.finalizer"),
-]
+ANSWERS: dict[str, Any] = {
+    "rws.verifier.parser": parse,
+    "rws.verifier.judge": judge,
+    "rws.single.answer": first_answer,
+    "rws.hmaw.ceo": "Identify the relation, keep SI units, give one final line.",
+    "rws.hmaw.manager": "1. List the knowns. 2. Apply the relation. 3. End with 'Final Answer: ...'.",
+    "rws.hmaw.worker": first_answer,
+    "rws.pace.planner": plan,
+    "rws.pace.answer#retry": retry_answer,
+    "rws.pace.answer": first_answer,
+    "rws.pace.critic": review,
+    "rws.pace.encloser": enclose,
+    "rws.phase.planner": plan,
+    "rws.phase.hypothesizer": HYPOTHESES,
+    "rws.phase.analyzer": "Rearranged the relation and substituted.\nCandidate: see solver.",
+    "rws.phase.solver#retry": retry_answer,
+    "rws.phase.solver": first_answer,
+    "rws.phase.evaluator": review,
+    "rws.phase.finalizer": enclose,
+    "rws.schema.architect": architecture,
+    "rws.schema.allocator": allocation,
+    "rws.schema.qtype": question_type,
+    "rws.schema.expert": "Worked my step; values and units stated above.",
+    "rws.schema.synthesizer#retry": retry_answer,
+    "rws.schema.synthesizer": first_answer,
+    "rws.schema.guard": review,
+    "rws.schema.finalizer": enclose,
+}
+"""Answers by call name (see :mod:`ifworld.llm.wire`): ``#retry`` is a gated pattern's second attempt."""

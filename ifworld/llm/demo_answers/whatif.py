@@ -3,8 +3,8 @@
 Replies are built from small topic profiles so that a demo run exercises every part of the pipeline (ranges
 that tighten in round 2, branches the report keeps, decision rules, a causal map); they all parse into
 ``ifworld.whatif.schemas``. They are invented examples, not analysis: the server puts the demo label in front
-of every free-text field listed in :data:`LABEL_KEYS`. Rules match the ``Agent role: …`` line of the shared
-system prefix (the judge's ``Task id: …``).
+of every free-text field listed in :data:`LABEL_KEYS`. :data:`ANSWERS` is keyed by the role (and variant) each
+request names in its header; the replies read the proposition, round and expert domain from the prompt.
 
 The model layer imports no engine: what it says for an expert (:class:`ExpertWords`) and the panel a refiner
 offers when its prompt names none come from whoever owns the experts — the package ``ifworld.whatif`` hands them
@@ -446,21 +446,23 @@ LABEL_KEYS = frozenset({
     "summary_bullets", "core_conclusions", "uncertainty_analysis", "feasibility", "summary", "reason", "rationale",
 })
 
-RULES = [
-    (r"Agent role: whatif\.refiner\b", refiner, "whatif.refiner"),
-    (r"Agent role: whatif\.expert\b", expert, "whatif.expert"),
-    (r"Agent role: whatif\.resolver\b", resolver, "whatif.resolver"),
-    (r"Agent role: whatif\.debate\.pro\b", debate_pro, "whatif.debate.pro"),
-    (r"Agent role: whatif\.debate\.con\b", debate_con, "whatif.debate.con"),
-    (r"Agent role: whatif\.debate\.judge\b.*multi-round Pro/Con", direct_answer, "whatif.debate.synthesis"),
-    (r"Agent role: whatif\.debate\.judge\b", debate_brief, "whatif.debate.judge"),
-    (r"Agent role: whatif\.report\b.*Report part: core", report_core, "whatif.report.core"),
-    (r"Agent role: whatif\.report\b.*Report part: analysis", report_analysis, "whatif.report.analysis"),
-    (r"Agent role: whatif\.report\b.*Report part: scenarios", report_scenarios, "whatif.report.scenarios"),
-    (r"Agent role: whatif\.repair\b", repair, "whatif.repair"),
-    (r"Agent role: whatif\.single\b", direct_answer, "whatif.single"),
-    (r"Agent role: whatif\.tree\.draft\b", direct_answer, "whatif.tree.draft"),
-    (r"Agent role: whatif\.tree\.expand\b", direct_answer, "whatif.tree.expand"),
-    (r"Agent role: whatif\.tree\.critic\b", critic, "whatif.tree.critic"),
-    (r"Task id: whatif\.judge\b", judge, "whatif.judge"),
-]
+ANSWERS: dict[str, Any] = {
+    "whatif.refiner": refiner,
+    "whatif.expert": expert,
+    "whatif.resolver": resolver,
+    "whatif.debate.pro": debate_pro,
+    "whatif.debate.con": debate_con,
+    "whatif.debate.judge#synthesis": direct_answer,
+    "whatif.debate.judge": debate_brief,
+    "whatif.report#core": report_core,
+    "whatif.report#analysis": report_analysis,
+    "whatif.report#scenarios": report_scenarios,
+    "whatif.repair": repair,
+    "whatif.single": direct_answer,
+    "whatif.tree.draft": direct_answer,
+    "whatif.tree.expand": direct_answer,
+    "whatif.tree.critic": critic,
+    "whatif.judge": judge,
+}
+"""Answers by call name (:mod:`ifworld.llm.wire`): a report part and the debate judge's closing synthesis are
+variants of their roles."""

@@ -121,6 +121,12 @@ def code_step(state: PatternState, step: str, output: Any, *, given: str = "") -
     return {"trace": [trace_entry(role, step, given, text, CODE)], "out": {step: output}}
 
 
+def _variant(prompt: str | None) -> str:
+    """The kind of call on the wire (``user_retry`` → ``rws.pace.answer#retry``): the role names who asks, a
+    user section other than ``user`` what kind of call it is."""
+    return "" if prompt in (None, "user") else str(prompt).removeprefix("user_")
+
+
 def text_role(settings: Settings, state: PatternState, role: str, step: str, *, prompt: str | None = None,
               template: str | None = None, **values: Any) -> tuple[str, dict]:
     """Call a free-text role; returns (text, state update with its trace entry and ``out[step]``).
@@ -131,7 +137,8 @@ def text_role(settings: Settings, state: PatternState, role: str, step: str, *, 
     pattern = state["pattern"]
     system, user = render_role(pattern, role, prompt or "user", template=template, **values)
     text = llm.complete(f"rws.{pattern}.{role}", [("system", system), ("user", user)],
-                        settings=role_settings(settings, state), meta={"system": SYSTEM_LABEL})
+                        settings=role_settings(settings, state), meta={"system": SYSTEM_LABEL},
+                        variant=_variant(prompt))
     return text, {"trace": [trace_entry(f"rws.{pattern}.{role}", step, user, text)], "out": {step: text}}
 
 
@@ -143,7 +150,8 @@ def json_role(settings: Settings, state: PatternState, role: str, step: str, sch
     system, user = render_role(pattern, role, prompt or "user", template=template, **values)
     try:
         value = llm.structured(full, [("system", system), ("user", user)], schema,
-                               settings=role_settings(settings, state), meta={"system": SYSTEM_LABEL})
+                               settings=role_settings(settings, state), meta={"system": SYSTEM_LABEL},
+                               variant=_variant(prompt))
     except llm.StructuredOutputError as exc:
         note = f"degraded: {full} gave no valid JSON after repair"
         return None, {"trace": [trace_entry(full, step, user, exc.raw, DEGRADED, str(exc))],

@@ -10,6 +10,7 @@ model layer, so the CLI's help stays fast.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from pydantic import Field, model_validator
 
@@ -32,6 +33,10 @@ class PatternSpec(Spec):
     in_table2: bool = Field(default=True, description="a column of Table 2 (accuracy by agent design pattern); "
                                                       "the single-shot baseline is Table 1's")
     preselected: bool = Field(default=False, description="picked by default on the benchmark page")
+    demo_answer: Any = Field(
+        default=None, description="what the demo model (and the tests' fake server) answers its roles with: "
+        "{role: reply} (a role's retry is 'role#retry'; '' answers every role), or one reply for all; a reply is "
+        "text, a JSON object or a callable(request body). None: the generic schema-valid answer")
 
     @model_validator(mode="after")
     def _accept_path(self) -> PatternSpec:
