@@ -64,7 +64,8 @@ def current_settings() -> Settings:
 
 
 @st.cache_resource(show_spinner=False)
-def _store(path: str) -> RunStore:
+def open_store(path: str) -> RunStore:
+    """The store at ``path``, opened as it is: no page-stopping report (:func:`store` adds that)."""
     from ifworld.runs import get_store  # langgraph import is slow: only pages that need the store pay it
 
     return get_store(path)
@@ -79,7 +80,7 @@ def store() -> RunStore:
     from ifworld.runs import StoreError
 
     try:
-        return _store(current_settings().store)
+        return open_store(current_settings().store)
     except StoreError as exc:
         if is_facilitator():
             store_problem(exc)
@@ -111,7 +112,7 @@ def reconnecting() -> None:
             return                                            # down a moment ago; try on the next tick
         try:
             with store_patience(PARTICIPANT_WAIT_S):
-                _store(current_settings().store).list_runs(limit=1)  # a read: an open store whose server is down
+                open_store(current_settings().store).list_runs(limit=1)  # a read: an open store whose server is down
         except StoreError:                                             # is not back yet
             return
         st.rerun(scope="app")

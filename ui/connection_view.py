@@ -12,7 +12,7 @@ from typing import Any
 import streamlit as st
 
 from ifworld.toolkit import DEMO_MODEL, Settings, inert_markdown
-from ui.common import _store, current_settings, show_error, store
+from ui.common import current_settings, open_store, show_error, store
 from ui.connection_memory import NOTICE, remember, restore
 from ui.identity import caller, is_facilitator
 
@@ -164,7 +164,7 @@ def demo_button(key: str) -> None:
 def sidebar() -> None:
     """Model connection panel: endpoint, model (both kept for the next visit), key (never stored), test button."""
     settings = current_settings()
-    restore(lambda: _store(settings.store), settings.store)  # not store(): a broken one must not stop the page
+    restore(lambda: open_store(settings.store), settings.store)  # not store(): a broken one must not stop the page
     with st.sidebar.expander("Model connection", expanded=not settings.enabled):
         st.text_input("Base URL", key="conn_base_url", placeholder=settings.base_url or "http://localhost:11434/v1",
                       on_change=remember, args=(store,),
