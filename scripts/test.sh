@@ -7,9 +7,12 @@
 #   browser  Chromium + Playwright against `streamlit run`            (tests/browser)
 #   realserver  llama-cpp-python + a 270M GGUF model                  (tests/realserver)
 # Extra arguments go to every pytest call (e.g. -x, -k name).
-# Two cores: the realserver tier (one llama.cpp thread) runs beside the checks and the fast tier (one pytest
-# process each), its output printed when it ends; slow and browser then use both cores (pytest-xdist, -n 2, a
-# file per worker: module fixtures such as the browser are set up once).
+# Two cores: the realserver tier (one llama.cpp thread) runs beside the checks and the fast tier, its output
+# printed when it ends. The fast tier runs on two pytest-xdist workers beside it all the same: its 2,500 tests
+# took 1,466 s in one process beside realserver's 982 s (CI, 2026-11-29), leaving a core idle once realserver
+# ended; two workers share both cores to the end (872 s alone here). Slow and browser then use both cores
+# (-n 2, a file per worker: module fixtures such as the browser are set up once). Each tier prints its 15
+# slowest tests, to see where CI's time goes.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh test,cluster,fast,docs,postgres || exit 1
@@ -51,16 +54,16 @@ joined() {  # joined NAME: wait for the background tier, print its output, recor
 }
 
 py=.venv/bin/python
-beside realserver $py -m pytest -m realserver --junitxml="$results/realserver.xml" "$@"
+beside realserver $py -m pytest -m realserver --durations=15 --junitxml="$results/realserver.xml" "$@"
 step ruff $py -m ruff check ifworld ui app_pages tests benchmarks app.py
 step mypy $py -m mypy ifworld
 step docs $py -m mkdocs build --strict --quiet --site-dir "$results/site"
-step fast $py -m pytest --junitxml="$results/fast.xml" "$@"
+step fast $py -m pytest -n 2 --durations=15 --junitxml="$results/fast.xml" "$@"
 joined realserver
-step slow $py -m pytest -n 2 --dist loadfile -m "slow and not browser and not realserver and not postgres" \
+step slow $py -m pytest -n 2 --dist loadfile --durations=15 -m "slow and not browser and not realserver and not postgres" \
   --junitxml="$results/slow.xml" "$@"
-step postgres $py -m pytest -m "postgres and not browser and not realserver" --junitxml="$results/postgres.xml" "$@"
-step browser $py -m pytest -n 2 --dist loadfile -m browser --junitxml="$results/browser.xml" "$@"
+step postgres $py -m pytest --durations=15 -m "postgres and not browser and not realserver" --junitxml="$results/postgres.xml" "$@"
+step browser $py -m pytest -n 2 --dist loadfile --durations=15 -m browser --junitxml="$results/browser.xml" "$@"
 
 echo
 echo "== tiers"
