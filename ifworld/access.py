@@ -34,6 +34,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from ifworld import edge, signin  # noqa: F401 — who-is-who's helpers, reached by the pages through this door
+from ifworld.asset_cache import AssetCache  # noqa: F401 — the server's edge (ui/asgi.py), through this door
 from ifworld.errors import IFWorldError
 from ifworld.files import private_dir
 

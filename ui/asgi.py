@@ -48,7 +48,7 @@ from starlette.routing import Route
 from streamlit import config as st_config
 
 from ifworld import access
-from ifworld.access import edge, signin as signin_sessions
+from ifworld.access import AssetCache, edge, signin as signin_sessions
 from ifworld.toolkit import load_settings
 
 APP_SCRIPT = Path(__file__).resolve().parents[1] / "app.py"
@@ -387,7 +387,10 @@ _no_outbound_requests()
 edge.disable_uvicorn_proxy_headers()
 edge.guard_connections()
 
-app = st.App(APP_SCRIPT, middleware=[Middleware(Edges), Middleware(ContentSecurityPolicy), Middleware(Identity)],
+_base = (st.get_option("server.baseUrlPath") or "").strip("/")
+app = st.App(APP_SCRIPT, middleware=[Middleware(Edges), Middleware(ContentSecurityPolicy), Middleware(Identity),
+                                     # innermost: a cached asset gets the other layers' headers as any answer
+                                     Middleware(AssetCache, prefix=f"/{_base}/static/" if _base else "/static/")],
              routes=[Route(access.SIGNIN_PATH, signin, methods=["GET", "POST"], name="signin"),
                      Route(access.SIGNIN_PATH + "/exchange.js", exchange_js, name="signin_js"),
                      Route("/signout", signout, methods=["GET", "POST"], name="signout")])

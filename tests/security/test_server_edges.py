@@ -246,6 +246,32 @@ def test_a_foreign_origin_makes_no_outbound_request(network: dict[str, Any]) -> 
     assert _Recorder.seen[before:] == []
 
 
+def test_streamlits_assets_are_sent_compressed_from_memory_with_every_header(network: dict[str, Any]) -> None:
+    """The asset cache (ifworld/asset_cache.py) on the real server: a phone's page assets, compressed, the same
+    bytes as Streamlit's own answer, with the CSP and the device cookie that every answer carries."""
+    import gzip
+    import re
+
+    page = httpx.get(f"{network['url']}/join", timeout=10).text
+    assets = re.findall(r'(?:src|href)="\.?/?(static/[^"]+\.(?:js|css))"', page)
+    assert assets, page[:500]
+    sizes = []
+    for asset in assets:
+        plain = httpx.get(f"{network['url']}/{asset}", headers={"accept-encoding": "identity"}, timeout=10)
+        assert plain.status_code == 200 and "immutable" in plain.headers["cache-control"]
+        raw = httpx.Client(headers={"accept-encoding": "gzip"}, timeout=10)
+        with raw.stream("GET", f"{network['url']}/{asset}") as packed:
+            body = b"".join(packed.iter_raw())
+            assert packed.headers["content-encoding"] == "gzip", asset
+            assert gzip.decompress(body) == plain.content
+            sizes.append((len(body), len(plain.content)))
+            assert "content-security-policy" in packed.headers and "ifworld_device=" in packed.headers["set-cookie"]
+        raw.close()
+        again = httpx.get(f"{network['url']}/{asset}", headers={"if-none-match": plain.headers["etag"]}, timeout=10)
+        assert again.status_code == 304 and again.content == b""
+    assert sum(p for p, _ in sizes) < sum(f for _, f in sizes) / 3  # JavaScript and CSS: about a quarter
+
+
 def test_loopback_mode_refuses_forwarding_headers(tmp_path: Path, outbound: str) -> None:
     proc, url, log = _serve(tmp_path, "127.0.0.1", outbound)
     try:
