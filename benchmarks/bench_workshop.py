@@ -37,6 +37,7 @@ from collections import Counter
 from pathlib import Path
 
 import httpx
+import psutil
 from playwright.async_api import Error as PlaywrightError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -61,6 +62,7 @@ IDLE_S = 30.0  # the idle window over which bytes per minute are measured (nobod
 # the browser process; 30 drivers looking 5 times a second cost the shared 2 cores more than the app did.
 LOOK_S = 0.4
 PHONES_PER_BROWSER = 100
+SAID: set[str] = set()  # texts whose phone said "Sent"
 WAITED: list[float] = []  # seconds each phone waited for the benchmark's own browsers (join's gate)
 PHONE_ADDRESS = "10.42.{}.7"  # phone i's address on the class's Wi-Fi (see start_app)
 FAST_CALL_S = 0.05  # the fake model's reply time, except while round 2 runs
@@ -73,6 +75,25 @@ T0 = time.perf_counter()
 def log(message: str) -> None:
     """Progress on stderr (the figures go to stdout)."""
     print(f"[{time.perf_counter() - T0:7.1f}s] {message}", file=sys.stderr, flush=True)
+
+
+def cpu_s(pids: list[int]) -> float:
+    """CPU seconds used so far by these processes and all their children (the app; the browsers)."""
+    seen: dict[int, psutil.Process] = {}
+    for pid in pids:
+        try:
+            root = psutil.Process(pid)
+            seen.update({p.pid: p for p in [root, *root.children(recursive=True)]})  # each process once
+        except psutil.Error:
+            continue
+    total = 0.0
+    for proc in seen.values():
+        try:
+            times = proc.cpu_times()
+            total += times.user + times.system
+        except psutil.Error:
+            continue
+    return total
 
 
 def free_port() -> int:
@@ -227,7 +248,9 @@ SENT_JS = """() => {
 async def contribute(page, texts: list[str], submitted: dict[str, float], sent: list[float],  # noqa: ANN001
                      gate: asyncio.Semaphore) -> None:
     """Send each text; ``sent`` gets the seconds from the press until the phone said "Sent" (first press only:
-    a press that did nothing is counted in RETRIES and its text's figures start at the first press)."""
+    a press that did nothing is counted in RETRIES and its text's figures start at the first press). A Send has
+    landed once the phone said "Sent" or its room list shows the text; whether every phone's list came to show
+    its own texts is checked afterwards (:func:`own_missing`)."""
     async with gate:
         await page.get_by_text("Add to the deliberation").first.wait_for()
         for text in texts:
@@ -242,9 +265,26 @@ async def contribute(page, texts: list[str], submitted: dict[str, float], sent: 
                     try:
                         await page.wait_for_function(SENT_JS, polling=50, timeout=20_000)
                         sent.append(time.perf_counter() - pressed)
+                        SAID.add(text)
                     except Exception:  # noqa: BLE001 — never said; act() sees the list and presses again
                         sent.append(float("inf"))
-            await act(page, "send", send, shown.count)
+            await act(page, "send", send, lambda text=text, shown=shown: _landed(text, shown))
+
+
+async def _landed(text: str, shown) -> bool:  # noqa: ANN001
+    return text in SAID or await shown.count() > 0
+
+
+async def own_missing(phones: list[tuple[object, list[str]]], wait_s: float = 15) -> int:
+    """How many sent texts a phone's own room list still lacks ``wait_s`` after the last Send (each list
+    redraws itself every 1.5 s, so every one should be there)."""
+    await asyncio.sleep(wait_s)
+    missing = 0
+    for page, texts in phones:
+        for text in texts:
+            if await page.locator("li.row .text").filter(has_text=text).count() == 0:  # type: ignore[attr-defined]
+                missing += 1
+    return missing
 
 
 async def _voted(button) -> bool:  # noqa: ANN001
@@ -378,11 +418,18 @@ async def bench(n: int, concurrency: int, processes: int = 1, where: str | None 
                 await fac.get_by_text("Scan to join").first.wait_for()
                 log("facilitator page open")
                 gate = asyncio.Semaphore(concurrency)
+                # who spends the machine while the class joins: the app's processes, and the phones' browser
+                browser_pids = [pr.pid for pr in psutil.Process().children(recursive=True) if "chrom" in pr.name()]
+                app_pids = [proc.pid for proc, _, _ in apps]
+                cpu0 = (cpu_s(app_pids), cpu_s(browser_pids), time.perf_counter())
                 joined = await asyncio.gather(*(join(browsers[i % len(browsers)], urls[i % processes], room.code, i,
                                                      arrive_s * (i - 1) / n, gate) for i in range(1, n + 1)))
                 people = [(ctx, pg) for ctx, pg, _ in joined]
                 join_s = sorted(s for _, _, s in joined)
-                log(f"{n} joined over {arrive_s:.0f} s: p95 {_p95(join_s):.2f} s in the room")
+                cpu1 = (cpu_s(app_pids), cpu_s(browser_pids), time.perf_counter())
+                join_cpu = tuple(b - a for a, b in zip(cpu0, cpu1, strict=True))
+                log(f"{n} joined over {arrive_s:.0f} s: p95 {_p95(join_s):.2f} s in the room; CPU s: app "
+                    f"{join_cpu[0]:.0f}, browsers {join_cpu[1]:.0f} over {join_cpu[2]:.0f} s")
                 await asyncio.gather(*(predict(pg, gate) for _, pg in people))
                 log(f"{n} predicted")
                 service.run({}, settings=settings, store=store, run_id=run_id, answer={"action": "continue"})
@@ -395,6 +442,10 @@ async def bench(n: int, concurrency: int, processes: int = 1, where: str | None 
                                                        for k in range(CONTRIBUTIONS_EACH)], submitted, sent_paused,
                                                   gate) for i, (_, pg) in enumerate(people, 1)))
                 log("contributions sent")
+                missing = await own_missing([(pg, [f"Student {i:02d} point {k}: harbour tides stop"
+                                                   for k in range(CONTRIBUTIONS_EACH)])
+                                             for i, (_, pg) in enumerate(people, 1)])
+                log(f"{missing} sent texts missing from their own phone's room list 15 s later")
                 ws = load_workshop(run_id, store=store)
                 by_name: dict[str, list[str]] = {}
                 for c in ws.contributions:
@@ -446,11 +497,13 @@ async def bench(n: int, concurrency: int, processes: int = 1, where: str | None 
               f"p95_store_to_facilitator_s={_p95(to_screen):.2f} idle_kb_per_min_phone_median={phone_median / 1e3:.0f} "
               f"idle_kb_per_min_phone_max={phone_max / 1e3:.0f} idle_kb_per_min_facilitator={fac_bytes / 1e3:.0f}")
         print(f"targets (#42): p95_join_s={_p95(join_s):.2f} (<= 3, {n} arriving over {arrive_s:.0f} s, "
-              f"at most {concurrency} loading; p95_join_wait_s={_p95(sorted(WAITED)):.2f}) "
+              f"at most {concurrency} loading; p95_join_wait_s={_p95(sorted(WAITED)):.2f}; CPU s app "
+              f"{join_cpu[0]:.0f} browsers {join_cpu[1]:.0f} in {join_cpu[2]:.0f} s) "
               f"p95_sent_s={_p95(sorted(sent_paused)):.2f} (<= 1) p95_visible_s={p95:.2f} (<= 2) "
               f"while_running: rounds_running={running} p95_sent_s={_p95(sorted(sent_running)):.2f} (<= 1) "
               f"p95_visible_s={_p95(delays_running):.2f} (<= 2) "
-              f"reveal_p95_s={_p95(sorted(reveal_s)):.2f} reveal_last_s={max(reveal_s):.2f} (<= 3)")
+              f"reveal_p95_s={_p95(sorted(reveal_s)):.2f} reveal_last_s={max(reveal_s):.2f} (<= 3) "
+              f"own_texts_missing_from_own_list={missing}")
         backend = store.backend
         store.close()
         return (f"participants={len(ws.participants)} contributions={len(ws.contributions)} votes={len(ws.votes)} "
