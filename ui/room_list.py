@@ -92,7 +92,7 @@ def room_list(rows: list[RoomRow], *, key: str, on_press: Callable[[list[tuple[s
     """Draw ``rows``; presses call ``on_press([(action, contribution_id), …])`` before the fragment that holds
     the list reruns. The pairs are every press the list has not seen settled, so one may come again: skip what
     is already done. ``on_press`` returns the entries (``"action:id"``) it refused, so their buttons come back."""
-    refused_key, sent_key = f"{key}__refused", f"{key}__sent"
+    refused_key, sent_key, redraw_key = f"{key}__refused", f"{key}__sent", f"{key}__redraw"
 
     def on_change() -> None:
         st.session_state[refused_key] = on_press(pressed(getattr(st.session_state.get(key), ACT, None)))
@@ -102,7 +102,11 @@ def room_list(rows: list[RoomRow], *, key: str, on_press: Callable[[list[tuple[s
 
     refused = st.session_state.pop(refused_key, [])
     dumped = [r.model_dump() for r in rows]
-    data: dict[str, Any] = {"digest": digest(dumped), "refused": refused}
+    # "redraw" numbers this session's redraws: Streamlit calls the list's script only when its data changed, and
+    # a list that missed its rows (a delta that never arrived: the benchmark's facilitator never saw the last
+    # contributions of a class of 12) would otherwise be told the same digest again, unchanged, and never ask
+    redraw = st.session_state[redraw_key] = st.session_state.get(redraw_key, 0) + 1
+    data: dict[str, Any] = {"digest": digest(dumped), "refused": refused, "redraw": redraw}
     # Idle redraws of an unchanged room send the digest alone (bytes a phone pulls each minute over the school's
     # Wi-Fi: benchmarks/bench_workshop.py). A refused press needs the rows: its button comes back from them.
     if refused or st.session_state.get(sent_key) != data["digest"]:

@@ -7,10 +7,11 @@ export default function (component) {
     parentElement.appendChild(list);
     list.pending = new Set();
   }
-  // Rows come only when they changed since this browser last got them: a redraw of an unchanged room carries
-  // their digest alone (and Streamlit calls this function only when the data changed). A list that does not hold
-  // that digest — drawn afresh after a reload, or a delta that never arrived — asks for the rows, which come
-  // with the server's next redraw.
+  // Rows come only when they changed since the server last sent them: a redraw of an unchanged room carries
+  // their digest alone (numbered, so Streamlit, which calls this function only when the data changed, calls it on
+  // every redraw). A list that does not hold that digest — drawn afresh after a reload, or a delta that never
+  // arrived — asks for the rows, which come with the server's next redraw; and asks again at the next redraw
+  // while they have not come.
   (data && data.refused || []).forEach((entry) => list.pending.delete(entry));
   if (!data || !Array.isArray(data.rows)) {
     if (data && data.digest && list.dataset.digest !== data.digest) setTriggerValue("need", data.digest);

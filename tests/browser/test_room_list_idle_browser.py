@@ -103,6 +103,8 @@ def test_the_list_keeps_its_rows_on_a_digest_it_holds_and_asks_for_one_it_does_n
     page.evaluate("() => draw({digest: 'd2', refused: []})")  # rows it never got (a lost delta)
     assert page.evaluate("asked") == [["need", "d2"]]
     assert page.evaluate("texts()") == ["<b>Bridges</b> first"]  # what it had stays until they come
+    page.evaluate("() => draw({digest: 'd2', refused: [], redraw: 7})")  # the rows asked for were lost too
+    assert page.evaluate("asked") == [["need", "d2"], ["need", "d2"]]  # it asks again at the next redraw
     page.evaluate("() => button().click()")  # pressed: greyed at once, the press sent
     assert page.evaluate("button().disabled") and page.evaluate("asked")[-1] == ["act", "vote:c1"]
     page.evaluate("() => draw({digest: 'd2', refused: ['vote:c1'], rows: %s})" % json.dumps([ROW]))
