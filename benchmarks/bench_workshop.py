@@ -62,6 +62,8 @@ IDLE_S = 30.0  # the idle window over which bytes per minute are measured (nobod
 # the browser process; 30 drivers looking 5 times a second cost the shared 2 cores more than the app did.
 LOOK_S = 0.4
 PHONES_PER_BROWSER = 100
+WATCH_S = 180  # a text not on the facilitator's screen this long after the phase began is lost
+DURING = "During round 2, student "  # how the texts sent while a round runs begin
 SAID: set[str] = set()  # texts whose phone said "Sent"
 WAITED: list[float] = []  # seconds each phone waited for the benchmark's own browsers (join's gate)
 PHONE_ADDRESS = "10.42.{}.7"  # phone i's address on the class's Wi-Fi (see start_app)
@@ -320,12 +322,15 @@ SEEN_JS = """() => {
 }"""
 
 
-async def watch(fac, submitted: dict[str, float], seen: dict[str, float], expected: int) -> None:  # noqa: ANN001
+async def watch(fac, submitted: dict[str, float], seen: dict[str, float], expected: int,  # noqa: ANN001
+                prefix: str = "") -> None:
     """Collect, once a second, when each submitted text first showed on the facilitator's page (it refreshes
-    itself), on this process's clock, until ``expected`` texts have been seen."""
+    itself), on this process's clock, until ``expected`` texts starting with ``prefix`` have been seen (at most
+    WATCH_S: what is never seen counts as lost)."""
     await fac.evaluate(SEEN_JS)
-    deadline = time.perf_counter() + 600
-    while sum(t in seen for t in submitted) < expected and time.perf_counter() < deadline:
+    deadline = time.perf_counter() + WATCH_S
+    while (sum(t in seen for t in submitted if t.startswith(prefix)) < expected
+           and time.perf_counter() < deadline):
         stamps = await fac.evaluate("() => window.__seen")
         for t in list(submitted):
             if t not in seen and t in stamps:
@@ -350,10 +355,9 @@ async def while_a_round_runs(fac, people: list, settings, store, db: str, run_id
     while store.get_run(run_id).status != "running":
         await asyncio.sleep(0.1)
     log("round 2 running")
-    before = len(submitted)
     sent: list[float] = []
-    watcher = asyncio.create_task(watch(fac, submitted, seen, before + len(people)))
-    await asyncio.gather(*(contribute(pg, [f"Student {i:02d} during round 2: tides"], submitted, sent, gate)
+    watcher = asyncio.create_task(watch(fac, submitted, seen, len(people), DURING))
+    await asyncio.gather(*(contribute(pg, [f"{DURING}{i:02d}: tides"], submitted, sent, gate)
                            for i, (_, pg) in enumerate(people, 1)))
     await asyncio.wait_for(watcher, timeout=600)
     still_running = not round_2.done()
