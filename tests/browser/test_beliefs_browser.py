@@ -132,8 +132,13 @@ def test_click_a_heatmap_cell_inspects_that_fact(page) -> None:
     counts = " · ".join(f"{group} {len(who)}" for group, who in holders.items())
 
     def click() -> None:
-        box = cells.nth(agent * cols + col).bounding_box()
-        page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        # the chart may be redrawn between the wait and the read (its markers replaced): a cell without a box
+        # is not clicked, and _click_until, seeing no inspector, tries again on the redrawn chart
+        target = cells.nth(agent * cols + col)
+        target.wait_for(state="visible")
+        box = target.bounding_box()
+        if box is not None:
+            page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
 
     heading = f"{label} ({'true' if true else 'false'}) after round {at_round}: {counts}"
     _click_until(click, page.get_by_text(heading).first)
