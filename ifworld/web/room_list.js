@@ -82,8 +82,8 @@ function span(className, hidden) {
   return s;
 }
 
-// A row: who said it and what (cut to its first lines where the list is of middling width or wider), a "read all"
-// toggle shown only when the text is cut, and the row's buttons. Clicking the text opens it too; a keyboard
+// A row: who said it and what (cut to its first lines where the list is of middling width or wider), the row's
+// buttons, and a "read all" toggle shown only when the text is cut. Clicking the text opens it too; a keyboard
 // opens it with the toggle, and while one of the row's buttons has the keyboard's focus (room_list.css).
 function newRow(id) {
   const li = document.createElement("li");
@@ -112,7 +112,7 @@ function newRow(id) {
   });
   const buttons = document.createElement("div");
   buttons.className = "buttons";
-  li.append(words, more, buttons);
+  li.append(words, buttons, more);  // last: the same place on every row, whatever buttons it has
   li.addEventListener("focusout", () => requestAnimationFrame(() => measure(li.parentElement)));
   return li;
 }
