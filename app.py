@@ -21,7 +21,10 @@ from ui.warmup import start_warmup
 st.set_page_config(page_title="IF-World Studio", page_icon="🌍", layout="wide")
 # Captions carry the charts' words and most notes: Streamlit draws them at 14 px, under the 16 px that is 28 px on a
 # projector zoomed to 175 % (docs/accessibility.md, "Legible on a projector"). A style-only block takes no space.
-st.html("<style>[data-testid='stCaptionContainer'] { font-size: 1rem; }</style>")
+# A link shown as code (the join link, a run's link) wraps anywhere on a narrow screen: a box that scrolls sideways
+# without a control in it cannot be scrolled from the keyboard (axe: scrollable-region-focusable).
+st.html("<style>[data-testid='stCaptionContainer'] { font-size: 1rem; } "
+        "[data-testid='stCode'] code { overflow-wrap: anywhere; }</style>")
 start_warmup()
 init_state()
 

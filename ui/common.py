@@ -277,4 +277,4 @@ def run_link(run_id: str, page: str) -> str:
 def show_run_link(run_id: str, page: str) -> None:
     """The run's link, ready to copy (send it to a class: it opens this run on this page)."""
     st.caption("🔗 Link to this run — anyone with access to this app opens it with:")
-    st.code(run_link(run_id, page), language=None)
+    st.code(run_link(run_id, page), language=None, wrap_lines=True)  # not a scrolling box on a narrow screen

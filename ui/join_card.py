@@ -96,7 +96,7 @@ def join_card(ws: Workshop, close: Callable[[], None]) -> None:
     left.markdown(f"<div style='font-size:4rem;font-weight:700;letter-spacing:.5rem'>{ws.code}</div>",
                   unsafe_allow_html=True)  # the code is ours: letters and digits from CODE_ALPHABET only
     left.caption("…or open this link:")
-    left.code(link, language=None)
+    left.code(link, language=None, wrap_lines=True)  # wrapped (app.py), not a box that scrolls at 175 %
     if access.is_loopback(urlsplit(link).hostname) and not access.is_loopback(st.get_option("server.address")):
         left.caption("⚠️ This link names this computer itself; phones need its network address in its place "
                      "(this machine reports none).")

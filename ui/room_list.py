@@ -6,6 +6,12 @@ per contribution a room of 30 with 60 contributions sent 5,400 elements a second
 py-spy showed the server saturated by per-element overhead, and the facilitator's 480-element list kept what was
 said 6–12 s away from their screen (``benchmarks/bench_workshop.py``). This is one element whose data is the list.
 
+The list's width decides its layout, in its style (a container query, no flag from the page): on a phone a box
+per contribution with the whole text and buttons in words; from 34rem (a projector at 175 % zoom: 731×411 CSS px)
+a row each, who and text on one line cut to two lines — a toggle, a click on the text, or the keyboard's focus on
+one of the row's buttons opens it whole — and icon buttons of 2rem, so 8 and more rows fit one screen
+(``tests/browser/test_room_rows_browser.py``).
+
 The script sets every participant-typed string with ``textContent`` (never ``innerHTML``), so names and
 contributions stay text. It updates rows in place, keyed by id, so a redraw never replaces a button under a
 finger. A pressed button greys at once, and every press the data does not reflect yet is re-sent with the next
@@ -40,7 +46,9 @@ MANIFEST_NAME = "ifworld.room_list"  # the name pyproject.toml's [tool.streamlit
 
 class RowAction(BaseModel):
     """One button of a row: ``name`` is what the server is told (with the row's id), ``title`` its tooltip — why
-    it is disabled, or what it does."""
+    it is disabled, or what it does. A ``label`` that starts with symbols and a space ("✅ Accept") has them as its
+    icon: where the list is of middling width the button shows the icon alone (its name and tooltip keep the
+    words); "+1 (3)" starts with a digit and keeps its words everywhere."""
     name: str = Field(pattern=r"^[a-z]+$")
     label: str
     enabled: bool = True

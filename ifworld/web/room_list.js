@@ -1,3 +1,8 @@
+// A label's leading symbols ("✅ Accept") are its icon: a list of middling width (a projector at 175 %) draws the
+// icon alone, a wide one both, a narrow one (a phone) both; the whole label stays the button's name. "+1 (3)"
+// starts with a digit: no icon, it keeps its words everywhere.
+const ICON = /^([^\p{L}\p{N}\s]+)\s+(.+)$/u;
+
 export default function (component) {
   const { data, setTriggerValue, parentElement } = component;
   let list = parentElement.querySelector("ol.room");
@@ -6,6 +11,9 @@ export default function (component) {
     list.className = "room";
     parentElement.appendChild(list);
     list.pending = new Set();
+    // whether a row's text is cut to its first lines depends on the list's width (room_list.css): measured
+    // again whenever the width changes
+    if (window.ResizeObserver) new ResizeObserver(() => measure(list)).observe(list);
   }
   // Rows come only when they changed since the server last sent them: a redraw of an unchanged room carries
   // their digest alone (numbered, so Streamlit, which calls this function only when the data changed, calls it on
@@ -24,25 +32,11 @@ export default function (component) {
   const present = new Map([...list.children].map((li) => [li.dataset.id, li]));
   const keep = new Set();
   rows.forEach((row, i) => {
-    let li = present.get(row.id);
-    if (!li) {
-      li = document.createElement("li");
-      li.dataset.id = row.id;
-      li.className = "row";
-      const words = document.createElement("div");
-      words.className = "words";
-      const who = document.createElement("div");
-      who.className = "who";
-      const text = document.createElement("div");
-      text.className = "text";
-      const buttons = document.createElement("div");
-      buttons.className = "buttons";
-      words.append(who, text);
-      li.append(words, buttons);
-    }
+    const li = present.get(row.id) || newRow(row.id);
     li.classList.toggle("muted", !!row.muted);
     put(li.querySelector(".who"), "textContent", row.who);
     put(li.querySelector(".text"), "textContent", row.text);
+    put(li.querySelector("button.more"), "ariaLabel", "Read all · " + row.who);
     const buttons = li.querySelector(".buttons");
     const wanted = row.actions.map((a) => a.name + ":" + row.id);
     [...buttons.children].forEach((b) => { if (!wanted.includes(b.dataset.act)) b.remove(); });
@@ -53,6 +47,7 @@ export default function (component) {
         button = document.createElement("button");
         button.type = "button";
         button.dataset.act = entry;
+        button.append(span("icon", true), span("word"));
         button.addEventListener("click", () => {
           button.disabled = true;
           list.pending.add(entry);
@@ -60,9 +55,13 @@ export default function (component) {
         });
       }
       if (!action.enabled) list.pending.delete(entry);
-      put(button, "textContent", action.label);
+      const [, icon, word] = action.label.match(ICON) || ["", "", action.label];
+      put(button.firstChild, "textContent", icon);
+      put(button.lastChild, "textContent", word);
+      button.classList.toggle("iconic", !!icon);
       put(button, "disabled", !action.enabled || list.pending.has(entry));
-      put(button, "title", action.title || "");
+      // an icon drawn alone says what it does on hover too
+      put(button, "title", icon ? word + (action.title ? " — " + action.title : "") : action.title || "");
       put(button, "ariaLabel", action.label + " · " + row.who);
       if (buttons.children[j] !== button) buttons.insertBefore(button, buttons.children[j] || null);
     });
@@ -74,4 +73,67 @@ export default function (component) {
   [...list.pending].forEach((entry) => { if (!offered.has(entry)) list.pending.delete(entry); });
   [...list.children].forEach((li) => { if (!keep.has(li.dataset.id)) li.remove(); });
   list.dataset.digest = data.digest || "";
+  requestAnimationFrame(() => measure(list));
+}
+
+function span(className, hidden) {
+  const s = document.createElement("span");
+  s.className = className;
+  if (hidden) s.setAttribute("aria-hidden", "true");
+  return s;
+}
+
+// A row: who said it and what (cut to its first lines where the list is of middling width or wider), the row's
+// buttons, and a "read all" toggle shown only when the text is cut. Clicking the text opens it too; a keyboard
+// opens it with the toggle, and while one of the row's buttons has the keyboard's focus (room_list.css).
+function newRow(id) {
+  const li = document.createElement("li");
+  li.dataset.id = id;
+  li.className = "row";
+  const words = document.createElement("div");
+  words.className = "words";
+  words.id = "words-" + id;
+  const who = document.createElement("div");
+  who.className = "who";
+  const text = document.createElement("div");
+  text.className = "text";
+  words.append(who, text);
+  const more = document.createElement("button");
+  more.type = "button";
+  more.className = "more";
+  more.id = "more-" + id;
+  more.setAttribute("aria-expanded", "false");
+  more.setAttribute("aria-controls", words.id);
+  more.append(span("icon", true));
+  more.firstChild.textContent = "▾";
+  more.addEventListener("click", () => open(li, !li.classList.contains("open")));
+  words.addEventListener("click", () => {  // not when the click ended a text selection (copying a sentence)
+    const cut = li.classList.contains("long") || li.classList.contains("open");
+    if (cut && String(window.getSelection() || "") === "") open(li, !li.classList.contains("open"));
+  });
+  const buttons = document.createElement("div");
+  buttons.className = "buttons";
+  li.append(words, buttons, more);  // last: the same place on every row, whatever buttons it has
+  li.addEventListener("focusout", () => requestAnimationFrame(() => measure(li.parentElement)));
+  return li;
+}
+
+function open(li, yes) {
+  li.classList.toggle("open", yes);
+  const more = li.querySelector("button.more");
+  more.setAttribute("aria-expanded", String(yes));
+  more.firstChild.textContent = yes ? "▴" : "▾";
+  if (yes) li.scrollIntoView({ block: "nearest" });  // the whole of it on the screen
+  else measure(li.parentElement);
+}
+
+// "long": the row's text is cut (it overflows its clamped box), so its toggle shows. An open row stays long, and
+// so does one opened by its focused button (measured again when the focus leaves it).
+function measure(list) {
+  if (!list) return;
+  list.querySelectorAll(":scope > li.row:not(.open)").forEach((li) => {
+    if (li.matches(":has(button[data-act]:focus-visible)")) return;
+    const words = li.querySelector(".words");
+    li.classList.toggle("long", words.scrollHeight > words.clientHeight + 1);
+  });
 }
