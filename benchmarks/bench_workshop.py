@@ -361,11 +361,21 @@ async def while_a_round_runs(fac, people: list, settings, store, db: str, run_id
                            for i, (_, pg) in enumerate(people, 1)))
     await asyncio.wait_for(watcher, timeout=600)
     still_running = not round_2.done()
-    log(f"sent while round 2 ran; the round {'was still running' if still_running else 'had ended'}")
+    log(f"sent while round 2 ran; the round {'was still running' if still_running else 'had ended'}; "
+        + phase_figures(sent, submitted, seen, DURING))
     await round_2
     own.close()
     fake.latency = FAST_CALL_S
     return sent, still_running
+
+
+def phase_figures(sent: list[float], submitted: dict[str, float], seen: dict[str, float], prefix: str) -> str:
+    """A phase's figures so far, logged as it ends (a run stopped later still leaves them)."""
+    delays = sorted(seen[t] - submitted[t] for t in seen if t in submitted and t.startswith(prefix))
+    said = sorted(sent)
+    never = sum(x == float("inf") for x in said)
+    return (f"Send -> 'Sent' p95 {_p95(said):.2f} s (n={len(said)}, never said {never}); "
+            f"on the facilitator's screen p95 {_p95(delays):.2f} s (n={len(delays)})")
 
 
 async def reveal(fac, phones: list) -> list[float]:  # noqa: ANN001
@@ -445,7 +455,7 @@ async def bench(n: int, concurrency: int, processes: int = 1, where: str | None 
                 await asyncio.gather(*(contribute(pg, [f"Student {i:02d} point {k}: harbour tides stop"
                                                        for k in range(CONTRIBUTIONS_EACH)], submitted, sent_paused,
                                                   gate) for i, (_, pg) in enumerate(people, 1)))
-                log("contributions sent")
+                log("contributions sent; " + phase_figures(sent_paused, submitted, seen, "Student "))
                 missing = await own_missing([(pg, [f"Student {i:02d} point {k}: harbour tides stop"
                                                    for k in range(CONTRIBUTIONS_EACH)])
                                              for i, (_, pg) in enumerate(people, 1)])
@@ -461,7 +471,8 @@ async def bench(n: int, concurrency: int, processes: int = 1, where: str | None 
                                        for i, (_, pg) in enumerate(people)))
                 log("votes sent")
                 await asyncio.wait_for(watcher, timeout=600)
-                log("all contributions seen by the facilitator")
+                log(f"{sum(t in seen for t in submitted)} of {len(submitted)} contributions seen by the facilitator; "
+                    + phase_figures(sent_paused, submitted, seen, "Student "))
                 phone_median, phone_max, fac_bytes = await idle_bytes([pg for _, pg in people], fac)
                 log(f"idle {IDLE_S:.0f} s: bytes per minute measured")
                 paused_texts = set(submitted)
