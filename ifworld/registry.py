@@ -7,8 +7,10 @@ CLI choices and help, page options and labels, table order, the docs tables (:fu
 by the docs build), demo answers and the tests' parametrisation. The registered name is the only name, as in
 inspect_ai's solver and scorer registries.
 
-Built-in entries are imported explicitly by the engine package that owns the point (house rule: explicit
-imports, no scanning of folders). :data:`POINTS` says which module owns which point, so a generic consumer
+Built-in entries are imported explicitly by the engine package that owns the point, in the order pages and
+tables show them. An entry added to the tree later is a module in :mod:`ifworld.extensions` with a ``register()``
+function, found there and registered after the built-ins (its author edits no other file). :data:`POINTS`
+says which module owns which point, so a generic consumer
 (the docs hook, a test) can reach a registry by its dotted name without importing every engine up front.
 
 Outside packages may add entries through the ``ifworld.extensions`` entry-point group: each entry point names
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import pkgutil
 import re
 import threading
 from collections.abc import Callable, Iterator, Mapping
@@ -111,7 +114,8 @@ S = TypeVar("S", bound=Spec)
 
 
 def _load_plugins() -> None:
-    """Import every module named in the ``ifworld.extensions`` entry-point group, once per process."""
+    """Register the in-tree extensions (every module of :mod:`ifworld.extensions`, by name, its ``register()``
+    called), then import every module named in the ``ifworld.extensions`` entry-point group; once per process."""
     global _plugins_loaded
     if _plugins_loaded:
         return
@@ -119,13 +123,32 @@ def _load_plugins() -> None:
         if _plugins_loaded:
             return
         _plugins_loaded = True
+        for name in _in_tree_modules():
+            _guarded(f"extension {name!r} (ifworld/extensions/{name}.py)", lambda name=name: _register_in_tree(name))
         for ep in entry_points(group=ENTRY_POINT_GROUP):
-            try:
-                ep.load()
-            except Exception as exc:  # an outside package must not stop the product
-                message = f"extension {ep.name!r} ({ep.value}) could not be loaded: {type(exc).__name__}: {exc}"
-                _plugin_errors.append(message)
-                _log.warning(message)
+            _guarded(f"extension {ep.name!r} ({ep.value})", ep.load)
+
+
+def _in_tree_modules() -> list[str]:
+    extensions = importlib.import_module("ifworld.extensions")
+    return sorted(info.name for info in pkgutil.iter_modules(extensions.__path__) if not info.name.startswith("_"))
+
+
+def _register_in_tree(name: str) -> None:
+    module = importlib.import_module(f"ifworld.extensions.{name}")
+    register = getattr(module, "register", None)
+    if not callable(register):
+        raise TypeError("it has no register() function")
+    register()
+
+
+def _guarded(what: str, load: Callable[[], Any]) -> None:
+    try:
+        load()
+    except Exception as exc:  # an extension must not stop the product
+        message = f"{what} could not be loaded: {type(exc).__name__}: {exc}"
+        _plugin_errors.append(message)
+        _log.warning(message)
 
 
 def plugin_errors() -> list[str]:

@@ -124,6 +124,44 @@ def test_an_outside_extension_that_fails_to_load_is_reported_not_fatal(monkeypat
                                "No module named 'school_pack'"]
 
 
+def test_an_in_tree_extension_is_registered_after_the_built_ins_and_a_broken_one_is_reported(
+        monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:  # noqa: ANN001
+    """ifworld/extensions/: each module's register() is called when a registry is first listed, after the
+    built-ins; one that fails to import, or has no register(), is named (Settings page) and nothing else stops."""
+    import sys
+
+    import ifworld.extensions
+    import ifworld.registry as reg_module
+
+    (tmp_path / "a_ring.py").write_text(
+        "import networkx as nx\n"
+        "from ifworld.beliefs import TOPOLOGIES, TopologySpec\n"
+        "def register():\n"
+        "    return TOPOLOGIES.register(TopologySpec(name='in_tree_ring', label='In-tree ring',\n"
+        "        graph=lambda agents, degree, rewire, seed: nx.cycle_graph(agents), edges=lambda a, d: a))\n",
+        encoding="utf-8")
+    (tmp_path / "b_broken.py").write_text("raise RuntimeError('a typo in the file')\n", encoding="utf-8")
+    (tmp_path / "c_no_register.py").write_text("X = 1\n", encoding="utf-8")
+    (tmp_path / "_private.py").write_text("raise SystemExit('never imported')\n", encoding="utf-8")
+    monkeypatch.setattr(ifworld.extensions, "__path__", [str(tmp_path)])
+    monkeypatch.setattr(reg_module, "_plugins_loaded", False)
+    monkeypatch.setattr(reg_module, "_plugin_errors", [])
+    monkeypatch.setattr(reg_module, "entry_points", lambda group: [])
+    topologies = registry("beliefs.topologies")
+    try:
+        names = topologies.names()
+        assert names[-1] == "in_tree_ring" and len(names) > 1  # after every built-in
+        assert plugin_errors() == [
+            "extension 'b_broken' (ifworld/extensions/b_broken.py) could not be loaded: RuntimeError: a typo in the "
+            "file",
+            "extension 'c_no_register' (ifworld/extensions/c_no_register.py) could not be loaded: TypeError: it has "
+            "no register() function"]
+    finally:
+        topologies.unregister("in_tree_ring")
+        for name in ("a_ring", "b_broken", "c_no_register"):
+            sys.modules.pop(f"ifworld.extensions.{name}", None)
+
+
 @pytest.mark.parametrize("point", sorted(POINTS))
 def test_one_name_rule_in_every_registry(point: str) -> None:
     """Every extension point checks names in one place (ifworld/registry.py): a bad name is refused with the rule
