@@ -28,6 +28,7 @@ import re
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from functools import partial
 from importlib.metadata import entry_points
 from typing import Any, Generic, TypeVar
 
@@ -124,7 +125,7 @@ def _load_plugins() -> None:
             return
         _plugins_loaded = True
         for name in _in_tree_modules():
-            _guarded(f"extension {name!r} (ifworld/extensions/{name}.py)", lambda name=name: _register_in_tree(name))
+            _guarded(f"extension {name!r} (ifworld/extensions/{name}.py)", partial(_register_in_tree, name))
         for ep in entry_points(group=ENTRY_POINT_GROUP):
             _guarded(f"extension {ep.name!r} ({ep.value})", ep.load)
 
@@ -138,7 +139,7 @@ def _register_in_tree(name: str) -> None:
     module = importlib.import_module(f"ifworld.extensions.{name}")
     register = getattr(module, "register", None)
     if not callable(register):
-        raise TypeError("it has no register() function")
+        raise InputError("it has no register() function")
     register()
 
 

@@ -154,7 +154,7 @@ def test_an_in_tree_extension_is_registered_after_the_built_ins_and_a_broken_one
         assert plugin_errors() == [
             "extension 'b_broken' (ifworld/extensions/b_broken.py) could not be loaded: RuntimeError: a typo in the "
             "file",
-            "extension 'c_no_register' (ifworld/extensions/c_no_register.py) could not be loaded: TypeError: it has "
+            "extension 'c_no_register' (ifworld/extensions/c_no_register.py) could not be loaded: InputError: it has "
             "no register() function"]
     finally:
         topologies.unregister("in_tree_ring")
