@@ -45,6 +45,7 @@ from ifworld.whatif.causal_layout import (
     exit_px,
     footprints,
     marker_diameter,
+    pair_shifts,
     place_nodes,
     place_signs,
     text_box_px,
@@ -314,21 +315,23 @@ def causal_figure(graph: nx.DiGraph, highlight_cycles: bool = False, highlight_c
     pos, plot_px = place_nodes(layout(graph, seed), sizes, boxes)
     drawn = [(u, v, d) for u, v, d in sorted(graph.edges(data=True), key=lambda e: (e[0], e[1])) if u != v]
     feet = footprints(sizes, boxes)
-    marks = place_signs(pos, feet, [(u, v) for u, v, _ in drawn])
+    shifts = pair_shifts(pos, [(u, v) for u, v, _ in drawn])  # a two-way pair: side by side, not one over the other
+    marks = place_signs(pos, feet, [(u, v) for u, v, _ in drawn], shifts)
     fig = go.Figure()
     on_cycle: set[tuple[str, str]] = set()
     if highlight_cycles:
         on_cycle = cycle_edges(loops if loops is not None else feedback_loops(graph))
     for u, v in sorted(on_cycle):
         if u != v:
-            _halo(fig, _between(pos, feet, u, v), CYCLE_COLOUR, 10, "feedback loop")
+            _halo(fig, _between(pos, feet, u, v, shifts), CYCLE_COLOUR, 10, "feedback loop")
     if highlight_cross_domain:
         for u, v, d in drawn:
             if d.get("cross_domain"):
-                _halo(fig, _between(pos, feet, u, v), CROSS_DOMAIN_COLOUR, 7, "cross-domain", dash="dot")
+                _halo(fig, _between(pos, feet, u, v, shifts), CROSS_DOMAIN_COLOUR, 7, "cross-domain", dash="dot")
     annotations: list[dict[str, Any]] = []
     for u, v, d in drawn:
-        (x0, y0), (x1, y1) = pos[u], pos[v]
+        sx, sy = shifts.get((u, v), (0.0, 0.0))
+        (x0, y0), (x1, y1) = (pos[u][0] + sx, pos[u][1] + sy), (pos[v][0] + sx, pos[v][1] + sy)
         annotations.append(dict(x=x1, y=y1, ax=x0, ay=y0, xref="x", yref="y", axref="x", ayref="y", text="",
                                 showarrow=True, arrowhead=2, arrowsize=1.1,
                                 standoff=exit_px(feet[v], x0 - x1, y0 - y1) + 2,
@@ -389,9 +392,12 @@ def heatmap_legend() -> str:
     return f"{colour_name(SIGN_COLOURS['+'])} = net amplifying, {colour_name(SIGN_COLOURS['-'])} = net damping"
 
 
-def _between(pos: dict, feet: dict, u: str, v: str) -> tuple[tuple[float, float], tuple[float, float]]:
-    """The part of the line from ``u`` to ``v`` outside both nodes' markers and names (where a halo is drawn)."""
-    (x0, y0), (x1, y1) = pos[u], pos[v]
+def _between(pos: dict, feet: dict, u: str, v: str,
+             shifts: dict) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The part of the line from ``u`` to ``v`` (moved by its shift) outside both nodes' markers and names (where a
+    halo is drawn)."""
+    sx, sy = shifts.get((u, v), (0.0, 0.0))
+    (x0, y0), (x1, y1) = (pos[u][0] + sx, pos[u][1] + sy), (pos[v][0] + sx, pos[v][1] + sy)
     length = math.hypot(x1 - x0, y1 - y0) or 1.0
     start, end = exit_px(feet[u], x1 - x0, y1 - y0) / length, 1 - exit_px(feet[v], x0 - x1, y0 - y1) / length
     return ((x0 + start * (x1 - x0), y0 + start * (y1 - y0)), (x0 + end * (x1 - x0), y0 + end * (y1 - y0)))

@@ -38,6 +38,7 @@ outline."""
 SIGN_BOX_PX = (14, 22)  # an edge's sign mark: one character at the figure's text size
 SIGN_STEP_PX = 2  # the places tried along an edge, from its middle outwards
 SIGN_OFFSETS_PX = (0, 11, -11)  # beside an edge: the mark still touches its line
+PAIR_GAP_PX = 12  # between the two arrows of a two-way pair: a sign mark (14 px wide) on one clears the other
 MIN_PLOT_HEIGHT_PX = 420
 MAX_ROUNDS, MAX_GROWTHS, GROWTH = 400, 12, 1.15
 _WIDTH_EM = dict(zip(
@@ -140,23 +141,41 @@ def place_nodes(pos: Mapping[str, tuple[float, float]], sizes: Mapping[str, floa
     return {n: (float(x), float(y)) for n, (x, y) in zip(names, xy, strict=True)}, height
 
 
+def pair_shifts(nodes: Mapping[str, tuple[float, float]], edges: list[tuple[str, str]],
+                gap: float = PAIR_GAP_PX) -> dict[tuple[str, str], tuple[float, float]]:
+    """How far each edge of a two-way pair (``u → v`` and ``v → u`` both drawn) moves sideways: each to its own
+    right, ``gap / 2``, so the two arrows run side by side instead of one over the other. Other edges: none."""
+    drawn = set(edges)
+    shifts = {}
+    for u, v in edges:
+        if (v, u) in drawn:
+            (x0, y0), (x1, y1) = nodes[u], nodes[v]
+            length = math.hypot(x1 - x0, y1 - y0) or 1.0
+            shifts[(u, v)] = ((y1 - y0) / length * gap / 2, -(x1 - x0) / length * gap / 2)
+    return shifts
+
+
 def place_signs(nodes: Mapping[str, tuple[float, float]], feet: Mapping[str, np.ndarray],
-                edges: list[tuple[str, str]]) -> dict[tuple[str, str], tuple[float, float]]:
-    """A point on each edge for its sign mark, as near its middle as keeps the mark off every footprint and
-    every mark placed before it (the middle when no point does)."""
+                edges: list[tuple[str, str]], shifts: Mapping[tuple[str, str], tuple[float, float]] | None = None,
+                ) -> dict[tuple[str, str], tuple[float, float]]:
+    """A point on each edge (moved by its ``shifts``, :func:`pair_shifts`) for its sign mark, as near its middle
+    as keeps the mark off every footprint and every mark placed before it (the middle when no point does)."""
     # a footprint less its padding: the marker and name themselves (the padding is where sign marks go)
     taken = [(x + f[0] + PAD_PX, x + f[1] - PAD_PX, y + f[2] + PAD_PX, y + f[3] - PAD_PX)
              for n, f in feet.items() for x, y in [nodes[n]]]
     w, h = SIGN_BOX_PX[0] / 2, SIGN_BOX_PX[1] / 2
     found = {}
     for u, v in edges:
-        (x0, y0), (x1, y1) = nodes[u], nodes[v]
+        sx, sy = (shifts or {}).get((u, v), (0.0, 0.0))
+        (x0, y0), (x1, y1) = (nodes[u][0] + sx, nodes[u][1] + sy), (nodes[v][0] + sx, nodes[v][1] + sy)
         length = math.hypot(x1 - x0, y1 - y0) or 1.0
         across = (-(y1 - y0) / length, (x1 - x0) / length)
         places = sorted((k * SIGN_STEP_PX / length for k in range(int(length / SIGN_STEP_PX) + 1)),
                         key=lambda t: abs(t - 0.5))
+        # a two-way pair's mark stays on its arrow or goes outward (its right), never toward the other arrow
+        offsets = [k for k in SIGN_OFFSETS_PX if k <= 0] if (u, v) in (shifts or {}) else SIGN_OFFSETS_PX
         spots = [(x0 + t * (x1 - x0) + k * across[0], y0 + t * (y1 - y0) + k * across[1])
-                 for t in places for k in SIGN_OFFSETS_PX]
+                 for t in places for k in offsets]
         free = [(x, y) for x, y in spots
                 if not any(x + w > a and x - w < b and y + h > c and y - h < d for a, b, c, d in taken)]
         x, y = free[0] if free else spots[0]

@@ -41,7 +41,7 @@ def test_no_two_footprints_overlap_and_all_fit_the_frame(record: dict, seed: int
 def test_every_sign_mark_finds_a_free_place_on_the_large_map() -> None:
     g, pos, _, feet = _laid_out(large_record())
     edges = sorted((u, v) for u, v in g.edges if u != v)
-    marks = cl.place_signs(pos, feet, edges)
+    marks = cl.place_signs(pos, feet, edges, cl.pair_shifts(pos, edges))  # as the figure places them
     w, h = cl.SIGN_BOX_PX[0] / 2, cl.SIGN_BOX_PX[1] / 2
     for (u, v), (x, y) in marks.items():
         for n in pos:
@@ -68,3 +68,46 @@ def test_the_figure_keeps_the_laid_out_pixels_as_its_axes() -> None:
     assert list(fig.layout.xaxis.range) == [0, cl.DESIGN_WIDTH_PX]
     assert fig.layout.margin.autoexpand is False
     assert fig.layout.height > fig.layout.yaxis.range[1]  # the plot plus the fixed margins
+
+
+def test_a_two_way_pair_is_drawn_side_by_side_not_one_over_the_other() -> None:
+    """Income → policy rate and policy rate → income, and the map's three other two-way pairs (#42 item 5): two
+    arrows a gap apart, each sign mark on or outside its own arrow — nearer its own line than the other's —
+    where both used to lie on one line."""
+    from tests.whatif.records import edge
+
+    record = large_record()
+    macro = record["rounds"][0]["experts"]["macroeconomics"]
+    there = macro["key_causal_edges"][0]
+    macro["key_causal_edges"].append(edge(there["target"], there["source"], "-", 3, ["macroeconomics"],
+                                          "a higher rate cools incomes"))
+    g = causal.build_causal_graph(record)
+    pair = [(u, v) for u, v in g.edges if g.has_edge(v, u) and u != v]  # the map had three pairs already
+    assert ("central bank policy rate", "household disposable income") in pair and len(pair) == 8
+    fig = causal.causal_figure(g)
+    arrows = [((a.ax, a.ay), (a.x, a.y)) for a in fig.layout.annotations]
+    assert len(arrows) == sum(1 for u, v in g.edges if u != v)
+
+    def gap(one: tuple, other: tuple) -> float:  # distance from ``other``'s middle to ``one``'s line
+        (x0, y0), (x1, y1) = one
+        mx, my = (other[0][0] + other[1][0]) / 2, (other[0][1] + other[1][1]) / 2
+        return abs((x1 - x0) * (y0 - my) - (x0 - mx) * (y1 - y0)) / float(np.hypot(x1 - x0, y1 - y0))
+
+    def parallel(a: tuple, b: tuple) -> bool:
+        (ax, ay), (bx, by) = (np.subtract(a[1], a[0]), np.subtract(b[1], b[0]))
+        return abs(ax * by - ay * bx) <= 1e-6 * float(np.hypot(ax, ay) * np.hypot(bx, by))
+
+    lined_up = [(a, b) for i, a in enumerate(arrows) for b in arrows[i + 1:] if parallel(a, b)]
+    assert len(lined_up) >= 4  # the four pairs
+    for a, b in lined_up:  # no arrow lies over another: parallel ones keep the pair's gap
+        assert gap(a, b) >= cl.PAIR_GAP_PX - 1e-6, (a, b)
+    _, pos, _, feet = _laid_out(record)
+    shifts = cl.pair_shifts(pos, pair)
+    marks = cl.place_signs(pos, feet, pair, shifts)
+    for (u, v), (x, y) in marks.items():
+        own, other = ((pos[u][0] + shifts[u, v][0], pos[u][1] + shifts[u, v][1]),
+                      (pos[v][0] + shifts[u, v][0], pos[v][1] + shifts[u, v][1])), \
+                     ((pos[v][0] + shifts[v, u][0], pos[v][1] + shifts[v, u][1]),
+                      (pos[u][0] + shifts[v, u][0], pos[u][1] + shifts[v, u][1]))
+        point = ((x, y), (x, y))
+        assert gap(own, point) < gap(other, point), (u, v)
