@@ -1,13 +1,18 @@
-"""Does a workshop hold a class? N participant browser sessions and one facilitator against the fake model.
+"""Does a workshop hold a class? N phones and one facilitator against the fake model, timed where people look.
 
 `ifworld app --address 0.0.0.0` on a free port — network mode, roles on, the product's own server (CSP, sign-in
-route, device cookies); the run is started in this process (review + pause between rounds, 2 rounds) and its
-workshop opened; the facilitator's browser (a Chromium of its own, as their own laptop) opens the sign-in link
-that ``ifworld app`` printed, then the run. Each participant (one Playwright context in a second Debian
-Chromium) joins by code, pre-registers an even-split prediction, then — once the run is paused after round 1 —
-submits 2 contributions and +1s 3 others' contributions. Measured: the time from a participant's submit until
-the contribution's text shows on the facilitator's page (which refreshes itself; the page stamps each text
-when it first appears); from the store: what was lost or stored twice.
+route, device cookies); the run is started in this process (review + pause between rounds, 3 rounds) and its
+workshop opened; the facilitator's browser (a Chromium of its own, as their own laptop) opens the sign-in link,
+then the run. The phones (Playwright contexts of 390×844 in a second Debian Chromium, each saying its own
+address through a trusted proxy, as behind docs/deploy.md's proxies) go through every moment of #42's targets:
+
+1. join: they arrive evenly over ``--arrive-s``, at most ``--concurrency`` loading at once; each is timed from
+   opening /join until its prediction form is drawn; the app's and the browsers' CPU seconds are printed beside;
+2. predict (an even split), then — paused after round 1 — 2 contributions each (Send → "Sent", waited for in
+   the page, and → on the facilitator's self-refreshing page, which stamps each text when it first appears) and
+   3 +1s; whether each phone's own list shows its texts 15 s later; the bytes each page receives while idle;
+3. while round 2 runs on a model that takes ROUND_CALL_S a call: one contribution each, timed the same way;
+4. the reveal: the facilitator presses it; each phone is timed until it shows its prediction beside the panel's.
 
     python benchmarks/bench_workshop.py --participants 30
     python benchmarks/bench_workshop.py --processes 2 --store postgresql://user:pw@127.0.0.1:5432/db
@@ -17,8 +22,9 @@ docs/deploy.md), one ``IFWORLD_FACILITATOR_TOKEN``; participants alternate betwe
 on the last one, so most of what the facilitator sees was written by the other process. ``--store``: a
 ``postgresql://`` URL (an empty database) or a SQLite file (default: a new one).
 
-Last line: ``participants=N contributions=C votes=V lost=L duplicated=D p95_visible_s=S`` (then
-``processes=P store=sqlite|postgres``).
+Each phase logs its figures as it ends (a run stopped later keeps them). Printed at the end: a line of detail,
+``targets (#42): …`` against each target, and last ``participants=N contributions=C votes=V lost=L duplicated=D
+p95_visible_s=S processes=P store=sqlite|postgres`` (lost: never stored, or never on the facilitator's screen).
 """
 
 from __future__ import annotations

@@ -330,8 +330,7 @@ def causal_figure(graph: nx.DiGraph, highlight_cycles: bool = False, highlight_c
                 _halo(fig, _between(pos, feet, u, v, shifts), CROSS_DOMAIN_COLOUR, 7, "cross-domain", dash="dot")
     annotations: list[dict[str, Any]] = []
     for u, v, d in drawn:
-        sx, sy = shifts.get((u, v), (0.0, 0.0))
-        (x0, y0), (x1, y1) = (pos[u][0] + sx, pos[u][1] + sy), (pos[v][0] + sx, pos[v][1] + sy)
+        (x0, y0), (x1, y1) = _ends(pos, shifts, u, v)
         annotations.append(dict(x=x1, y=y1, ax=x0, ay=y0, xref="x", yref="y", axref="x", ayref="y", text="",
                                 showarrow=True, arrowhead=2, arrowsize=1.1,
                                 standoff=exit_px(feet[v], x0 - x1, y0 - y1) + 2,
@@ -392,12 +391,17 @@ def heatmap_legend() -> str:
     return f"{colour_name(SIGN_COLOURS['+'])} = net amplifying, {colour_name(SIGN_COLOURS['-'])} = net damping"
 
 
+def _ends(pos: dict, shifts: dict, u: str, v: str) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Where the edge ``u → v`` is drawn: between the two nodes, moved by its shift (a two-way pair's)."""
+    sx, sy = shifts.get((u, v), (0.0, 0.0))
+    return (pos[u][0] + sx, pos[u][1] + sy), (pos[v][0] + sx, pos[v][1] + sy)
+
+
 def _between(pos: dict, feet: dict, u: str, v: str,
              shifts: dict) -> tuple[tuple[float, float], tuple[float, float]]:
     """The part of the line from ``u`` to ``v`` (moved by its shift) outside both nodes' markers and names (where a
     halo is drawn)."""
-    sx, sy = shifts.get((u, v), (0.0, 0.0))
-    (x0, y0), (x1, y1) = (pos[u][0] + sx, pos[u][1] + sy), (pos[v][0] + sx, pos[v][1] + sy)
+    (x0, y0), (x1, y1) = _ends(pos, shifts, u, v)
     length = math.hypot(x1 - x0, y1 - y0) or 1.0
     start, end = exit_px(feet[u], x1 - x0, y1 - y0) / length, 1 - exit_px(feet[v], x0 - x1, y0 - y1) / length
     return ((x0 + start * (x1 - x0), y0 + start * (y1 - y0)), (x0 + end * (x1 - x0), y0 + end * (y1 - y0)))
