@@ -116,10 +116,10 @@ class AssetCache:
     def _keep(self, path: str, start: dict[str, Any], plain: bytes) -> None:
         headers = start.get("headers", [])
         length = _header(headers, b"content-length")
-        if length and length != str(len(plain)).encode():
-            return  # not the whole file (cut short): never held
+        if (length and length != str(len(plain)).encode()) or path in self.held:
+            return  # not the whole file (cut short), or held already by a request that ran beside this one
         packed = gzip.compress(plain, compresslevel=GZIP_LEVEL, mtime=0)
-        if self.bytes_held + len(plain) + len(packed) > MAX_CACHED_BYTES or path in self.held:
+        if self.bytes_held + len(plain) + len(packed) > MAX_CACHED_BYTES:
             return
         self.held[path] = _Held(status=200, headers=[(k, v) for k, v in headers if k.lower() not in _DROPPED],
                                 plain=plain, packed=packed, etag=_header(headers, b"etag"))

@@ -172,8 +172,13 @@ class Identity:
 
 def _home(request: Request) -> str:
     """The app's own root, relative to this server (never built from the request's Host header)."""
+    return _base_path() + "/"
+
+
+def _base_path() -> str:
+    """The app's path prefix on this server (``server.baseUrlPath``): ``""`` or ``"/class"``."""
     base = (st.get_option("server.baseUrlPath") or "").strip("/")
-    return f"/{base}/" if base else "/"
+    return f"/{base}" if base else ""
 
 
 _REFUSED = ("<h1>Sign-in refused</h1><p>This facilitator link is not valid (mistyped, or the token was changed). The "
@@ -387,10 +392,9 @@ _no_outbound_requests()
 edge.disable_uvicorn_proxy_headers()
 edge.guard_connections()
 
-_base = (st.get_option("server.baseUrlPath") or "").strip("/")
 app = st.App(APP_SCRIPT, middleware=[Middleware(Edges), Middleware(ContentSecurityPolicy), Middleware(Identity),
                                      # innermost: a cached asset gets the other layers' headers as any answer
-                                     Middleware(AssetCache, prefix=f"/{_base}/static/" if _base else "/static/")],
+                                     Middleware(AssetCache, prefix=_base_path() + "/static/")],
              routes=[Route(access.SIGNIN_PATH, signin, methods=["GET", "POST"], name="signin"),
                      Route(access.SIGNIN_PATH + "/exchange.js", exchange_js, name="signin_js"),
                      Route("/signout", signout, methods=["GET", "POST"], name="signout")])

@@ -3,7 +3,7 @@
 Every module in this folder is imported once, when a registry is first listed, and its ``register()`` called —
 the same moment and the same function an outside package's ``ifworld.extensions`` entry point uses
 (:mod:`ifworld.registry`). A module that fails to import or register is reported (``plugin_errors``: the
-Settings page, ``ifworld runs doctor``), never fatal. Data files beside a module (an expert's YAML) ship with
+Settings page), never fatal. Data files beside a module (an expert's YAML) ship with
 the package (``pyproject.toml``'s package data).
 
 Why a scanned folder when the built-ins are imported by explicit lines: the built-ins' order is the order pages
