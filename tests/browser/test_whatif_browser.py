@@ -157,8 +157,17 @@ def test_cancel_a_running_run_then_resume_it(page, slow_model) -> None:
     _no_controls_of(page, "Resume", "Cancel run")
 
 
+@pytest.fixture
+def held_experts(e2e_fake):
+    """The experts' replies wait until the test releases them: the run is surely mid-round while the test acts
+    (a 1.5 s latency let a loaded machine's page miss the round's whole window)."""
+    e2e_fake.hold("whatif.expert")
+    yield e2e_fake
+    e2e_fake.release()
+
+
 @pytest.mark.parametrize("come_back", ["same session", "a link in a new tab"])
-def test_leaving_mid_run_loses_nothing(page, browser, slow_model, come_back) -> None:
+def test_leaving_mid_run_loses_nothing(page, browser, held_experts, come_back) -> None:
     """The app drives the run, not the browser tab: leaving the page mid-run lets it finish; coming back
     (or opening its link elsewhere, e.g. on the projector) shows it."""
     page.set_default_timeout(120_000)
@@ -166,7 +175,8 @@ def test_leaving_mid_run_loses_nothing(page, browser, slow_model, come_back) -> 
     link = page.url
     page.get_by_role("link", name="Home").first.click()  # leave while the experts run
     wait_idle(page)
-    slow_model.latency = 0.05
+    assert held_experts.held_requests() >= 1, "the experts were not running when the page was left"
+    held_experts.release()
     if come_back == "same session":
         page.get_by_role("link", name="What-if").first.click()
         viewer = page

@@ -101,6 +101,22 @@ run_sweep(SweepSpec.from_dict(yaml.safe_load(open(sys.argv[1]))), workers=2)
 """
 
 
+def _open_files(pid: int) -> set[str]:
+    """What ``pid``'s descriptors point at now. A descriptor closed between listing and reading (a worker
+    opens and closes files as it runs) is skipped: it holds nothing any more."""
+    found = set()
+    try:
+        fds = list(Path(f"/proc/{pid}/fd").iterdir())
+    except FileNotFoundError:  # the process has ended
+        return found
+    for fd in fds:
+        try:
+            found.add(os.readlink(fd))
+        except FileNotFoundError:
+            continue
+    return found
+
+
 def test_kill_9_of_a_server_frees_its_port(tmp_path: Path) -> None:
     """Like `streamlit run` driving a sweep from a page: the server holds a listening socket. Forked
     workers used to inherit it and keep the port after the server died."""
@@ -113,9 +129,7 @@ def test_kill_9_of_a_server_frees_its_port(tmp_path: Path) -> None:
                               env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT, stderr=subprocess.PIPE, text=True)
     procs = _wait_for_workers(server, 2)
     for pid in procs:  # no worker holds a listening socket of the server
-        fds = Path(f"/proc/{pid}/fd")
-        inodes = {os.readlink(fd) for fd in fds.iterdir()} if fds.exists() else set()
-        server_inodes = {os.readlink(fd) for fd in Path(f"/proc/{server.pid}/fd").iterdir()}
+        inodes, server_inodes = _open_files(pid), _open_files(server.pid)
         assert not {i for i in inodes & server_inodes if i.startswith("socket:")}, f"worker {pid} shares a socket"
     os.kill(server.pid, signal.SIGKILL)
     server.wait()
