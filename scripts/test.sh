@@ -10,7 +10,9 @@
 # Two cores: the realserver tier (one llama.cpp thread) runs beside the checks and the fast tier, its output
 # printed when it ends. The fast tier runs on two pytest-xdist workers beside it all the same: its 2,500 tests
 # took 1,466 s in one process beside realserver's 982 s (CI, 2026-11-29), leaving a core idle once realserver
-# ended; two workers share both cores to the end (872 s alone here). Slow and browser then use both cores
+# ended; two workers share both cores to the end (872 s alone here). They run at `nice 10`: realserver is the
+# critical path (one what-if run took 1,217 s of its 1,650 s on CI while three processes shared two cores), and
+# llama.cpp's one thread at full priority keeps its pace while the fast tier takes what is left. Slow and browser then use both cores
 # (-n 2, a file per worker: module fixtures such as the browser are set up once). Each tier prints its 15
 # slowest tests, to see where CI's time goes.
 set -uo pipefail
@@ -58,7 +60,7 @@ beside realserver $py -m pytest -m realserver --durations=15 --junitxml="$result
 step ruff $py -m ruff check ifworld ui app_pages tests benchmarks app.py
 step mypy $py -m mypy ifworld
 step docs $py -m mkdocs build --strict --quiet --site-dir "$results/site"
-step fast $py -m pytest -n 2 --durations=15 --junitxml="$results/fast.xml" "$@"
+step fast nice -n 10 $py -m pytest -n 2 --durations=15 --junitxml="$results/fast.xml" "$@"
 joined realserver
 step slow $py -m pytest -n 2 --dist loadfile --durations=15 -m "slow and not browser and not realserver and not postgres" \
   --junitxml="$results/slow.xml" "$@"
