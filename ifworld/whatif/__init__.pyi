@@ -48,7 +48,7 @@ from .experts import (
 )
 from .figures import calibration_figure as calibration_figure, scenario_figure as scenario_figure
 from .graph import round_records as round_records
-from .judge import judge_record as judge_record
+from .judge import judge_record as judge_record, report_markdown as report_markdown
 from .method_spec import ParamField as ParamField
 from .methods import METHOD_REGISTRY as METHOD_REGISTRY, MethodSpec as MethodSpec
 from .numbers import confidence as confidence, interval as interval, num as num, pct as pct

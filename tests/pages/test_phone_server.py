@@ -1,0 +1,140 @@
+"""The phone page's server (ui/phone_server.py) over HTTP, against a real store and the engine: the page, its
+stream, every action, and what a forged or flooding client gets."""
+
+from __future__ import annotations
+
+import json
+import secrets
+
+import pytest
+from starlette.applications import Starlette
+from starlette.testclient import TestClient
+
+from ifworld import access, whatif
+from ifworld.access import OPERATOR
+from ifworld.whatif import service
+from ifworld.whatif.params import default_params
+from ui import phone_server
+from ui.phone_server import ACTION_HEADER, ROUTES
+
+PROP = "What if the Moon disappeared overnight?"
+HOSTILE = '<img src=x onerror="alert(1)"></script><script>alert(2)</script>'
+
+
+@pytest.fixture
+def room(fake_server, settings, store, tmp_path, monkeypatch):  # noqa: ANN001, ANN201
+    monkeypatch.setenv("IFWORLD_DB", str(tmp_path / "store.sqlite"))
+    monkeypatch.setenv("IFWORLD_BASE_URL", fake_server.url)
+    monkeypatch.setenv("IFWORLD_MODEL", "fake-model")
+    params = default_params(PROP, experts=["physics", "economics"], rounds=2, review=True, pause_between_rounds=True)
+    run_id = service.run(params, settings=settings.model_copy(update={"max_concurrency": 16}), store=store,
+                         source="page")["run_id"]
+    ws = whatif.open_workshop(run_id, caller=OPERATOR, store=store)
+    phone_server._budgets.clear()
+    return run_id, ws
+
+
+def phone() -> TestClient:
+    client = TestClient(Starlette(routes=ROUTES), base_url="http://class.example")
+    client.cookies.set(access.DEVICE_COOKIE, secrets.token_urlsafe(16))
+    return client
+
+
+def post(client: TestClient, action: str, body: dict, **headers: str):  # noqa: ANN201
+    return client.post(f"/p/{action}", content=json.dumps(body),
+                       headers={ACTION_HEADER: "1", "content-type": "application/json", **headers})
+
+
+def start_of(html: str) -> dict:
+    return json.loads(html.split('<script type="application/json" id="start">', 1)[1].split("</script>", 1)[0])
+
+
+def test_code_then_name_then_the_room(room) -> None:
+    run_id, ws = room
+    client = phone()
+    assert client.get("/p", follow_redirects=False).headers["location"] == "p/"
+    assert start_of(client.get("/p/").text) == {"screen": "code"}
+    token = post(client, "find", {"code": ws.code.lower()}).json()["token"]
+    assert token == ws.token
+    joining = start_of(client.get(f"/p/?w={token}").text)
+    assert joining["screen"] == "join" and joining["proposition"] == PROP and not joining["roster"]
+    assert post(client, "join", {"token": token, "given": "Ada"}).json() == {"ok": True, "token": token, "name": "Ada"}
+    assert start_of(client.get(f"/p/?w={token}").text) == {"screen": "room", "token": token}  # the device is known
+
+
+def test_the_stream_sends_this_phones_view(room, store) -> None:
+    run_id, ws = room
+    client = phone()
+    post(client, "join", {"token": ws.token, "given": "Ada"})
+    other = phone()
+    post(other, "join", {"token": ws.token, "given": "Bo"})
+    said = post(other, "send", {"token": ws.token, "text": HOSTILE, "kind": "concern"})
+    assert said.status_code == 400 and "round" in said.json()["message"] or said.json()["ok"]
+    with client.stream("GET", f"/p/events?w={ws.token}") as stream:
+        assert stream.headers["content-type"].startswith("text/event-stream")
+        view = _first_view(stream)
+    assert view["me"] == "Ada" and view["form"] == "predict" and view["branches"]
+    assert view["status_line"].startswith("You are Ada · ")
+
+
+def _first_view(stream) -> dict:  # noqa: ANN001
+    event = None
+    for line in stream.iter_lines():
+        if line.startswith("event: "):
+            event = line[7:]
+        elif line.startswith("data: ") and event == "view":
+            return json.loads(line[6:])
+    raise AssertionError("no view came")
+
+
+def test_a_prediction_is_checked_by_the_engine(room) -> None:
+    run_id, ws = room
+    client = phone()
+    post(client, "join", {"token": ws.token, "given": "Ada"})
+    names = whatif.branches(whatif.scenario_of(run_id))
+    bad = post(client, "predict", {"token": ws.token, "probabilities": {n: 10 for n in names}})
+    assert bad.status_code == 400 and "100" in bad.json()["message"]
+    even = whatif.even_split(names)
+    good = post(client, "predict", {"token": ws.token, "probabilities": even})
+    assert good.json()["ok"]
+    assert whatif.load_workshop(run_id).predictions[0].probabilities == even
+
+
+@pytest.mark.parametrize("forgery", ["no header", "other origin", "no device"])
+def test_forged_presses_do_nothing(room, forgery) -> None:
+    run_id, ws = room
+    client = phone()
+    post(client, "join", {"token": ws.token, "given": "Ada"})
+    headers = {"origin": "http://evil.example"} if forgery == "other origin" else {}
+    if forgery == "no header":
+        reply = client.post("/p/predict", content=json.dumps({"token": ws.token, "probabilities": {}}))
+    else:
+        if forgery == "no device":
+            client.cookies.clear()
+        reply = post(client, "predict", {"token": ws.token, "probabilities": {}}, **headers)
+    assert reply.status_code == 403
+    assert whatif.load_workshop(run_id).predictions == []
+
+
+def test_a_device_that_has_not_joined_gets_no_stream_and_no_action(room) -> None:
+    run_id, ws = room
+    client = phone()
+    assert client.get(f"/p/events?w={ws.token}").status_code == 403
+    reply = post(client, "send", {"token": ws.token, "text": "hello"})
+    assert reply.status_code == 400 and "join" in reply.json()["message"]
+
+
+def test_a_flood_of_presses_is_held_at_the_budget(room, monkeypatch) -> None:
+    """A script pressing as fast as it can gets the burst, then 429 — before the engine or the store is asked."""
+    monkeypatch.setattr(phone_server, "ACTIONS_PER_S", 0.0)  # no refill while the test runs, however slow it is
+    run_id, ws = room
+    client = phone()
+    codes = [post(client, "find", {"code": "NOPE00"}).status_code for _ in range(phone_server.ACTION_BURST + 5)]
+    assert codes[phone_server.ACTION_BURST:] == [429] * 5 and 429 not in codes[:phone_server.ACTION_BURST]
+
+
+def test_the_page_carries_hostile_text_only_as_json_data(room, store) -> None:
+    run_id, ws = room
+    client = phone()
+    html = client.get("/p/?w=" + "</script><script>alert(1)</script>").text
+    assert "<script>alert(1)" not in html and "</script><script>" not in html.split('id="start">', 1)[1][:200]
