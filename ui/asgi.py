@@ -50,7 +50,7 @@ from streamlit import config as st_config
 from ifworld import access
 from ifworld.access import AssetCache, edge, signin as signin_sessions
 from ifworld.toolkit import load_settings
-from ui.phone_server import ROUTES as phone_routes
+from ui import phone_server
 
 APP_SCRIPT = Path(__file__).resolve().parents[1] / "app.py"
 # Same origin only: Streamlit's own bundle, websocket and media; inline data/blob images and fonts (charts,
@@ -399,4 +399,5 @@ app = st.App(APP_SCRIPT, middleware=[Middleware(Edges), Middleware(ContentSecuri
              routes=[Route(access.SIGNIN_PATH, signin, methods=["GET", "POST"], name="signin"),
                      Route(access.SIGNIN_PATH + "/exchange.js", exchange_js, name="signin_js"),
                      Route("/signout", signout, methods=["GET", "POST"], name="signout"),
-                     *phone_routes])
+                     *phone_server.ROUTES])
+phone_server.SERVED = True  # the join card links to the phone page

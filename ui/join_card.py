@@ -19,6 +19,8 @@ import streamlit as st
 
 from ifworld import access
 from ifworld.whatif import Workshop
+from ui import phone_server
+from ui.phone_server import PREFIX
 
 QR_ALT = "QR code of the join link"
 _SLIDE_CSS = """<style>
@@ -56,7 +58,10 @@ def network_address() -> str:
 
 
 def join_link(token: str) -> str:
-    return f"{app_origin()}/join?{urlencode({'w': token})}"
+    """The link the room opens: the phone page (:mod:`ui.phone_server`) when this app's server serves it (``ifworld
+    app``), else the Join page (``streamlit run app.py`` has no routes of its own)."""
+    page = f"{PREFIX.strip('/')}/" if phone_server.SERVED else "join"
+    return f"{app_origin()}/{page}?{urlencode({'w': token})}"
 
 
 def qr_png(url: str) -> bytes:

@@ -36,6 +36,8 @@ from ui.phone_view import PhoneView, RunSnapshot, phone_view, read_run
 from ui.room_list import ASSETS as ROOM_ASSETS
 
 PREFIX = "/p"
+SERVED = False
+"""Set by ``ui/asgi.py`` when it mounts :data:`ROUTES`: the join card then links here, not to the Join page."""
 ACTION_HEADER = "x-ifworld-phone"
 POLL_S = 0.4  # how often a watched run's room is read while phones are connected (once per run, not per phone)
 KEEPALIVE_S = 15.0  # a comment line on a quiet stream, so proxies and phones keep it open

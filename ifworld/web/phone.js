@@ -81,6 +81,12 @@
       el("button", { type: "submit", className: "primary", text: "Join" }), status);
     app.replaceChildren(el("h1", { text: "👥 Join a workshop" }),
       el("p", { className: "proposition", text: "Workshop for: " + s.proposition }), form);
+    const query = new URLSearchParams(location.search);  // a card's QR link carries the personal code
+    if (s.roster && query.get("personal")) {
+      input.value = query.get("personal").slice(0, 20);
+      query.delete("personal");
+      history.replaceState(null, "", location.pathname + "?" + query.toString());  // it leaves the address bar
+    }
     input.focus();
   }
 
@@ -182,13 +188,16 @@
       say(status, "Sending…");
       const kind = (form.querySelector("input[name=kind]:checked") || {}).value || "claim";
       const r = await post("send", { token, text: said, kind, tag: tag.value });
-      send.disabled = false;
-      if (r.ok) {
+      send.disabled = closed;
+      // the room may have shown it stored before this answer came (reconcile): the box is already cleared
+      // and the status already says so, whatever this answer (or the lost one) says
+      const reconciled = lastTried !== said;
+      if (r.ok && !reconciled) {
         if (text.value === said) { text.value = ""; tag.value = ""; }
         else if (text.value.startsWith(said)) text.value = text.value.slice(said.length).trimStart();
         lastTried = "";
         say(status, "✅ Sent to the facilitator.", "ok");
-      } else say(status, r.message, "error");
+      } else if (!r.ok && !reconciled) say(status, r.message, "error");
     } }, el("h2", { text: "✍️ Add to the deliberation" }),
       closed ? el("p", { className: "say error",
         text: "The workshop is closed: what is in the box below was not sent. Copy it if you want to keep it." }) : null,
@@ -214,7 +223,7 @@
     const status = el("p", { id: "predict-status", role: "status", className: "say" });
     const total = el("p", { id: "total", className: "help" });
     const mine = (v.prediction || {}).probabilities || {};
-    const inputs = v.branches.map((b, i) => el("input", { type: "number", id: "p" + i, min: 0, max: 100, step: 5,
+    const inputs = v.branches.map((b, i) => el("input", { type: "number", id: "p" + i, min: 0, max: 100, step: "any",
       value: mine[b] !== undefined ? mine[b] : 0, inputMode: "decimal" }));
     const sum = () => inputs.reduce((s, x) => s + (Number(x.value) || 0), 0);
     const showTotal = () => { total.textContent = "Total: " + sum() + " of 100"; };

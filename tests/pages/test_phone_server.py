@@ -138,3 +138,60 @@ def test_the_page_carries_hostile_text_only_as_json_data(room, store) -> None:
     client = phone()
     html = client.get("/p/?w=" + "</script><script>alert(1)</script>").text
     assert "<script>alert(1)" not in html and "</script><script>" not in html.split('id="start">', 1)[1][:200]
+
+
+def _view(client: TestClient, token: str) -> dict:
+    with client.stream("GET", f"/p/events?w={token}") as stream:
+        return _first_view(stream)
+
+
+def test_every_state_of_a_workshop_through_the_phone(room, store, settings) -> None:
+    """Review → between rounds → completed → revealed, as two phones see it: the form of each state, the room,
+    the reveal's numbers side by side — and no "None" in any view (a cell with no value is "—")."""
+    run_id, ws = room
+    ada, bo = phone(), phone()
+    post(ada, "join", {"token": ws.token, "given": "Ada"})
+    post(bo, "join", {"token": ws.token, "given": "Bo"})
+    views = [_view(ada, ws.token)]
+    names = views[0]["branches"]
+    assert post(ada, "predict", {"token": ws.token, "probabilities": {names[0]: 70, names[1]: 30,
+                                                                      **{n: 0 for n in names[2:]}}}).json()["ok"]
+    wsettings = settings.model_copy(update={"max_concurrency": 16})
+    service.run({}, settings=wsettings, store=store, run_id=run_id, answer={"action": "continue"})
+    views.append(between := _view(ada, ws.token))
+    assert between["form"] == "contribute" and between["frame"] and between["frame_round"] == 1
+    sent = post(ada, "send", {"token": ws.token, "text": HOSTILE, "kind": "concern", "tag": "ecology"}).json()
+    again = post(ada, "send", {"token": ws.token, "text": HOSTILE, "kind": "concern", "tag": "ecology"}).json()
+    assert sent["ok"] and again["id"] == sent["id"]  # a Send whose answer was lost, pressed again: one contribution
+    assert post(bo, "vote", {"token": ws.token, "contribution_id": sent["id"]}).json()["ok"]
+    refused = post(ada, "vote", {"token": ws.token, "contribution_id": sent["id"]})
+    assert refused.status_code == 400 and "own" in refused.json()["message"]
+    mine, theirs = _view(ada, ws.token), _view(bo, ws.token)
+    assert [r["text"] for r in mine["rows"]] == [HOSTILE] and " you · " in mine["rows"][0]["who"]
+    assert theirs["rows"][0]["actions"][0] == {"name": "vote", "label": "+1 (1)", "enabled": False,
+                                               "title": "you have +1'd it"}
+    whatif.decide(run_id, OPERATOR, sent["id"], "accept", store=store)
+    for _ in whatif.continue_workshop(run_id, OPERATOR, store=store, settings=wsettings, background=False) or ():
+        pass
+    views.append(done := _view(ada, ws.token))
+    assert done["form"] == "none" and done["report"] and done["reveal"] == {
+        "revealed": False, "columns": [], "rows": [], "predicted": False, "note": whatif.NO_GROUND_TRUTH}
+    whatif.reveal_workshop(run_id, OPERATOR, store=store)
+    views += [shown := _view(ada, ws.token), other := _view(bo, ws.token)]
+    table = dict(zip(shown["reveal"]["columns"], zip(*shown["reveal"]["rows"])))
+    assert shown["reveal"]["predicted"] and not other["reveal"]["predicted"]
+    mine_pct = dict(zip(table["Branch"], table["You (%)"]))
+    assert mine_pct[names[0]] == "70" and mine_pct[names[1]] == "30"
+    assert all(cell.replace(".", "").isdigit() for cell in table["Panel (%)"][:len(names)])  # the panel's own %
+    for view in views:
+        assert "None" not in json.dumps(view), view["form"]
+
+
+def test_one_device_may_hold_only_a_few_streams(room, monkeypatch) -> None:
+    run_id, ws = room
+    client = phone()
+    post(client, "join", {"token": ws.token, "given": "Ada"})
+    device = client.cookies[access.DEVICE_COOKIE]
+    monkeypatch.setitem(phone_server._streams, device, phone_server.MAX_STREAMS_PER_DEVICE)
+    reply = client.get(f"/p/events?w={ws.token}")
+    assert reply.status_code == 429 and "Too many pages" in reply.json()["message"]
