@@ -49,6 +49,8 @@ from playwright.async_api import Error as PlaywrightError
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import bench_phone  # noqa: E402 — the phone page's steps (--view phone), beside this file
+
 from ifworld.config import load_settings  # noqa: E402
 from ifworld.runs.store import RunStore  # noqa: E402
 from ifworld.whatif import load_workshop, open_workshop, service  # noqa: E402
@@ -75,6 +77,8 @@ WAITED: list[float] = []  # seconds each phone waited for the benchmark's own br
 PHONE_ADDRESS = "10.42.{}.7"  # phone i's address on the class's Wi-Fi (see start_app)
 FAST_CALL_S = 0.05  # the fake model's reply time, except while round 2 runs
 ROUND_CALL_S = 4.0  # while round 2 runs: its calls last long enough for the whole class to send meanwhile
+VIEW = "phone"  # the participants' page: "phone" (/p/, server-sent events) or "streamlit" (/join); see --view
+PHONE_PAGES: set = set()  # the participants' pages on /p/ (no Streamlit: nothing to wait for between presses)
 
 
 T0 = time.perf_counter()
@@ -138,7 +142,10 @@ def start_app(db: str, home: Path, fake_url: str, token: str, name: str = "app")
 
 
 async def idle(page) -> None:  # noqa: ANN001
-    """Streamlit finished running the script (its status widget gone, twice in a row)."""
+    """Streamlit finished running the script (its status widget gone, twice in a row). A phone page (/p/) has no
+    script to rerun: it is always ready."""
+    if page in PHONE_PAGES:
+        return
     for _ in range(600):
         if await page.locator("[data-testid=stStatusWidget]").count() == 0:
             await asyncio.sleep(LOOK_S)
@@ -159,7 +166,8 @@ async def act(page, what: str, click, landed, tries: int = 4, wait_s: float = 20
                 return
             await asyncio.sleep(LOOK_S)
         RETRIES[what] += 1
-        said = await page.locator("[data-testid=stAlert]").all_inner_texts()
+        said = (await bench_phone.said(page) if page in PHONE_PAGES
+                else await page.locator("[data-testid=stAlert]").all_inner_texts())
         log(f"{what}: no effect after {wait_s:.0f} s; clicking again (the page said: {said or 'nothing'})")
     await stuck(page, what)
     raise RuntimeError(f"{what}: no effect after {tries} clicks")
@@ -195,8 +203,24 @@ async def _join(browser, url: str, code: str, i: int):  # noqa: ANN001, ANN202
     page = await ctx.new_page()
     CONSOLE[page] = []
     page.on("console", lambda m, p=page: CONSOLE[p].append(f"{m.type}: {m.text}"[:300]))
-    count_bytes(page)
+    page.on("pageerror", lambda e, p=page: CONSOLE[p].append(f"pageerror: {e}"[:300]))
     page.set_default_timeout(TIMEOUT_MS)
+    if VIEW == "phone":
+        PHONE_PAGES.add(page)
+        await bench_phone.count_bytes(page, RECEIVED)
+        start = time.perf_counter()
+        for attempt in range(3):  # as below: a page that did not load is loaded again (timed from the first)
+            try:
+                await bench_phone.join(page, url, code, f"Student {i:02d}")
+                break
+            except PlaywrightError as exc:
+                RETRIES["join reload"] += 1
+                log(f"phone {i}: joining did not go through ({str(exc).splitlines()[0]}); starting again")
+                if attempt == 2:
+                    await stuck(page, f"join-{i}")
+                    raise
+        return ctx, page, time.perf_counter() - start
+    count_bytes(page)
     start = time.perf_counter()
     for attempt in range(3):  # a page that did not load is reloaded, as a person would (counted, timed from the first)
         try:
@@ -221,16 +245,19 @@ async def _join(browser, url: str, code: str, i: int):  # noqa: ANN001, ANN202
 
 async def predict(page, gate: asyncio.Semaphore) -> None:  # noqa: ANN001
     async with gate:
+        numbers_set = (bench_phone.NUMBERS_SET_JS if page in PHONE_PAGES else
+                       "() => [...document.querySelectorAll('input[type=number]')].some(i => parseFloat(i.value) > 0)")
         await act(page, "even split", page.get_by_role("button", name="Even split").click,
-                  lambda: page.evaluate("() => [...document.querySelectorAll('input[type=number]')]"
-                                        ".some(i => parseFloat(i.value) > 0)"))
-        saved = page.get_by_text("Saved: ")
+                  lambda: page.evaluate(numbers_set))
+        saved = (page.locator("#predict-status", has_text="Saved: ") if page in PHONE_PAGES
+                 else page.get_by_text("Saved: "))
         await act(page, "save prediction", page.get_by_role("button", name="Save my prediction").click,
                   lambda: saved.count())
 
 
 def count_bytes(page) -> None:  # noqa: ANN001
-    """Add every websocket frame the page receives to RECEIVED[page] (Streamlit's deltas arrive this way)."""
+    """Add every websocket frame the page receives to RECEIVED[page] (Streamlit's deltas arrive this way; a phone
+    page's stream is counted by :func:`bench_phone.count_bytes`)."""
     def on_socket(ws) -> None:  # noqa: ANN001
         ws.on("framereceived", lambda payload: RECEIVED.update({page: len(payload)}))
     page.on("websocket", on_socket)
@@ -238,8 +265,12 @@ def count_bytes(page) -> None:  # noqa: ANN001
 
 async def idle_bytes(pages: list, fac) -> tuple[float, float, float]:  # noqa: ANN001
     """Bytes per minute while nobody acts: the median and the largest phone, and the facilitator."""
-    before = dict(RECEIVED)
+    before, views = dict(RECEIVED), dict(bench_phone.VIEWS)
+    log("idle: nobody acts")
     await asyncio.sleep(IDLE_S)
+    if VIEW == "phone":
+        pushed = sorted(bench_phone.VIEWS[p] - views.get(p, 0) for p in pages)
+        log(f"idle {IDLE_S:.0f} s: views pushed to a phone: median {statistics.median(pushed)}, most {pushed[-1]}")
     per_min = sorted((RECEIVED[p] - before.get(p, 0)) * 60 / IDLE_S for p in pages)
     return statistics.median(per_min), per_min[-1], (RECEIVED[fac] - before.get(fac, 0)) * 60 / IDLE_S
 
@@ -267,11 +298,12 @@ async def contribute(page, texts: list[str], submitted: dict[str, float], sent: 
             async def send(text: str = text) -> None:
                 await page.get_by_label("Your contribution").fill(text)
                 pressed = time.perf_counter()
-                await page.get_by_role("button", name="Send").click()
+                await page.get_by_role("button", name="Send", exact=page in PHONE_PAGES).click()
                 if text not in submitted:
                     submitted[text] = pressed
                     try:
-                        await page.wait_for_function(SENT_JS, polling=50, timeout=20_000)
+                        await page.wait_for_function(bench_phone.SENT_JS if page in PHONE_PAGES else SENT_JS,
+                                                     polling=50, timeout=20_000)
                         sent.append(time.perf_counter() - pressed)
                         SAID.add(text)
                     except Exception:  # noqa: BLE001 — never said; act() sees the list and presses again
@@ -296,14 +328,15 @@ async def own_missing(phones: list[tuple[object, list[str]]], wait_s: float = 15
 
 
 async def _voted(button) -> bool:  # noqa: ANN001
-    return await button.get_attribute("title") == "you have +1'd it"
+    return await button.get_attribute("title") == bench_phone.VOTED
 
 
 async def vote(page, own: set[str], targets: list[str], gate: asyncio.Semaphore) -> None:  # noqa: ANN001
     """+1 each target (its button in the room's list, by contribution id)."""
     async with gate:
-        for cid in [t for t in targets if t not in own][:VOTES_EACH]:
-            button = page.locator(f"[data-act='vote:{cid}']")
+        for cid in [t for t in dict.fromkeys(targets) if t not in own][:VOTES_EACH]:  # a class of 2 names one twice
+            button = (bench_phone.vote_button(page, cid) if page in PHONE_PAGES
+                      else page.locator(f"[data-act='vote:{cid}']"))
             await button.wait_for()
             # landed when the redraw says so (the button greys itself on the press, before the server hears it)
             await act(page, "vote", button.click, lambda b=button: _voted(b))
@@ -386,14 +419,15 @@ def phase_figures(sent: list[float], submitted: dict[str, float], seen: dict[str
 
 async def reveal(fac, phones: list) -> list[float]:  # noqa: ANN001
     """Every phone waiting for the reveal; the facilitator presses it; seconds until each phone shows it."""
-    await asyncio.gather(*(pg.get_by_text("The facilitator will reveal the predictions").first.wait_for()
-                           for pg in phones))
+    await asyncio.gather(*(pg.get_by_text(bench_phone.WAITING).first.wait_for() for pg in phones))
     await idle(fac)
     button = fac.get_by_role("button", name="Reveal predictions to the room")
     await button.wait_for()
 
     async def shown(pg) -> float:  # noqa: ANN001
-        await pg.get_by_text("Your prediction beside the panel's").first.wait_for(timeout=120_000)
+        where = (pg.locator(bench_phone.REVEALED) if pg in PHONE_PAGES
+                 else pg.get_by_text("Your prediction beside the panel's"))
+        await where.first.wait_for(timeout=120_000)
         return time.perf_counter() - pressed
     pressed = time.perf_counter()
     await button.click()
@@ -401,8 +435,11 @@ async def reveal(fac, phones: list) -> list[float]:  # noqa: ANN001
 
 
 async def bench(n: int, concurrency: int, processes: int = 1, where: str | None = None,
-                arrive_s: float = 10.0) -> str:
+                arrive_s: float = 10.0, view: str = "phone") -> str:
     from playwright.async_api import async_playwright
+
+    global VIEW
+    VIEW = view
 
     home = Path(tempfile.mkdtemp(prefix="bench-workshop-"))
     db = where or str(home / "runs.sqlite")
@@ -418,7 +455,7 @@ async def bench(n: int, concurrency: int, processes: int = 1, where: str | None 
         urls = [u for _, u, _ in apps]
         url = apps[-1][1]  # the facilitator's process; participants alternate over all of them
         signin = f"{url}/signin?token={token}"  # the printed link masks a token given in the environment
-        log(f"{processes} app process(es) on {store.label}")
+        log(f"{processes} app process(es) on {store.label}; the participants' page: {view}")
         try:
             async with async_playwright() as p:
                 # the facilitator's own browser, as on their own laptop: one Chromium's browser process carries
@@ -450,8 +487,9 @@ async def bench(n: int, concurrency: int, processes: int = 1, where: str | None 
                 join_cpu = tuple(b - a for a, b in zip(cpu0, cpu1, strict=True))
                 log(f"{n} joined over {arrive_s:.0f} s: p95 {_p95(join_s):.2f} s in the room; CPU s: app "
                     f"{join_cpu[0]:.0f}, browsers {join_cpu[1]:.0f} over {join_cpu[2]:.0f} s")
+                began = time.perf_counter()
                 await asyncio.gather(*(predict(pg, gate) for _, pg in people))
-                log(f"{n} predicted")
+                log(f"{n} predicted in {time.perf_counter() - began:.1f} s")
                 service.run({}, settings=settings, store=store, run_id=run_id, answer={"action": "continue"})
                 log("round 1 done; paused between rounds")
                 submitted: dict[str, float] = {}
@@ -473,21 +511,23 @@ async def bench(n: int, concurrency: int, processes: int = 1, where: str | None 
                 names = [f"Student {i:02d}" for i in range(1, n + 1)]
                 targets = [[by_name.get(names[(i + d) % n], [""])[0] for d in range(1, 1 + VOTES_EACH)]
                            for i in range(n)]
+                began = time.perf_counter()
                 await asyncio.gather(*(vote(pg, set(by_name.get(names[i], [])), targets[i], gate)
                                        for i, (_, pg) in enumerate(people)))
-                log("votes sent")
+                log(f"votes sent in {time.perf_counter() - began:.1f} s (each landed: its button said so)")
                 await asyncio.wait_for(watcher, timeout=600)
                 log(f"{sum(t in seen for t in submitted)} of {len(submitted)} contributions seen by the facilitator; "
                     + phase_figures(sent_paused, submitted, seen, "Student "))
                 phone_median, phone_max, fac_bytes = await idle_bytes([pg for _, pg in people], fac)
-                log(f"idle {IDLE_S:.0f} s: bytes per minute measured")
+                log(f"idle {IDLE_S:.0f} s: kB per minute: phone median {phone_median / 1e3:.1f}, phone max "
+                    f"{phone_max / 1e3:.1f}, facilitator {fac_bytes / 1e3:.1f}")
                 paused_texts = set(submitted)
                 sent_running, running = await while_a_round_runs(fac, people, settings, store, db, run_id,
                                                                  submitted, seen, fake, gate)
                 service.run({}, settings=settings, store=store, run_id=run_id, answer={"action": "continue"})
                 log("round 3 and the report done")
                 reveal_s = await reveal(fac, [pg for _, pg in people])
-                log(f"revealed: the last phone after {max(reveal_s):.2f} s")
+                log(f"revealed: p95 {_p95(sorted(reveal_s)):.2f} s, the last phone after {max(reveal_s):.2f} s")
                 for browser in browsers:
                     await browser.close()
                 await own.close()
@@ -528,7 +568,8 @@ async def bench(n: int, concurrency: int, processes: int = 1, where: str | None 
         backend = store.backend
         store.close()
         return (f"participants={len(ws.participants)} contributions={len(ws.contributions)} votes={len(ws.votes)} "
-                f"lost={lost} duplicated={duplicated} p95_visible_s={p95:.2f} processes={processes} store={backend}")
+                f"lost={lost} duplicated={duplicated} p95_visible_s={p95:.2f} processes={processes} store={backend} "
+                f"view={view}")
 
 
 def main() -> None:
@@ -538,10 +579,13 @@ def main() -> None:
     ap.add_argument("--processes", type=int, default=1, help="ifworld app processes on the one store")
     ap.add_argument("--store", help="postgresql:// URL (an empty database) or SQLite file; default: a new file")
     ap.add_argument("--arrive-s", type=float, default=10.0, help="the phones arrive evenly over these seconds")
+    ap.add_argument("--view", choices=["phone", "streamlit"], default="phone",
+                    help="the participants' page: /p/ (server-rendered, server-sent events) or Streamlit's /join")
     args = ap.parse_args()
     if not Path(CHROMIUM).exists():
         raise SystemExit("Chromium is not installed (scripts/browser.sh installs Debian's chromium)")
-    print(asyncio.run(bench(args.participants, args.concurrency, args.processes, args.store, args.arrive_s)))
+    print(asyncio.run(bench(args.participants, args.concurrency, args.processes, args.store, args.arrive_s,
+                            args.view)))
 
 
 if __name__ == "__main__":

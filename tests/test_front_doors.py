@@ -22,7 +22,7 @@ FRONT_DOORS: dict[str, tuple[str, ...]] = {
     "find_by_code", "find_by_token", "Frame", "FrameBuilt", "FrameDiff", "graph_domain_edges", "has_content",
     "has_workshop", "heatmap_legend", "hide_contribution", "indicator_names", "influential_nodes", "interval",
     "join_with_code", "join_workshop", "judge_bars", "JUDGE_LABELS", "JUDGE_MAXIMA", "judge_radar",
-    "judge_record", "judge_scores", "JudgeResult", "KINDS", "known_experts", "load_record", "load_session",
+    "judge_record", "judge_scores", "JudgeResult", "KINDS", "report_markdown", "known_experts", "load_record", "load_session",
     "load_workshop", "MAX_CONTRIBUTION_CHARS", "MAX_CUSTOM_PERSONA_CHARS", "MAX_CYCLE_LENGTH",
     "MAX_CYCLES", "MAX_EXPERT_NAME_CHARS", "MAX_EXPERTS", "MAX_NAME_CHARS",
     "MAX_PROPOSITION_CHARS", "MAX_ROOM_TEXT_CHARS", "MAX_TAG_CHARS", "METHOD_REGISTRY", "MethodSpec",

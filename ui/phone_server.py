@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,6 +44,7 @@ POLL_S = 0.4  # how often a watched run's room is read while phones are connecte
 KEEPALIVE_S = 15.0  # a comment line on a quiet stream, so proxies and phones keep it open
 IDLE_WATCH_S = 30.0  # a run nobody watches is read no more after this
 MAX_BODY = 16 * 1024
+log = logging.getLogger(__name__)
 ACTIONS_PER_S, ACTION_BURST = 4.0, 20  # one device's presses: a person taps far slower; a script is held here
 MAX_STREAMS_PER_DEVICE, MAX_STREAMS = 4, 2000
 ASSETS = ROOM_ASSETS  # ifworld/web, where the room list's files are
@@ -69,8 +71,11 @@ class RunWatch:
             try:
                 snap = await run_in_threadpool(read_run, self.run_id, get_store(), load_settings())
                 error = ""
-            except IFWorldError:  # an unreachable store: phones say "reconnecting", nothing is lost
-                snap, error = None, "The workshop cannot be reached just now; the page reconnects by itself."
+            except IFWorldError:  # an unreachable store: phones say so and keep what they hold; nothing is lost
+                snap, error = None, "The workshop cannot be reached just now; the page carries on by itself."
+            except Exception:  # noqa: BLE001 — the reader must outlive one bad read, or every phone of the run hangs
+                log.exception("reading run %s for its phones failed", self.run_id)
+                snap, error = None, "The workshop cannot be read just now; the page carries on by itself."
             if snap is not None and snap.stamp() != stamp:
                 stamp, self.snapshot = snap.stamp(), snap
                 await self._publish(error)

@@ -105,6 +105,8 @@ def read_run(run_id: str, store: RunStore, settings: Settings) -> RunSnapshot:
     frame = ""
     if session.state == State.BETWEEN_ROUNDS:
         if (run_id, session.round) not in _frames:
+            if len(_frames) > 256:
+                _frames.clear()
             asks, _ = whatif.paused_state(run_id, settings, store)
             ask = whatif.parse_ask(asks[0]) if asks else None
             _frames[(run_id, session.round)] = ask.frame if isinstance(ask, whatif.BetweenRoundsAsk) else ""

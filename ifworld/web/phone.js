@@ -275,10 +275,10 @@
     const table = el("table", {}, el("caption", { text: "Your prediction beside the panel's" }),
       el("thead", {}, el("tr", {}, r.columns.map((c) => el("th", { scope: "col", text: c })))),
       el("tbody", {}, r.rows.map((row) => el("tr", {}, row.map((cell) => el("td", { text: cell }))))));
-    slot.replaceChildren(el("h2", { text: "🔍 Your prediction beside the panel's" }),
+    slot.replaceChildren(...[el("h2", { text: "🔍 Your prediction beside the panel's" }),
       el("p", { className: "info", text: r.note }),
       r.predicted ? null : el("p", { className: "help", text: "You made no prediction." }),
-      el("div", { className: "scroll" }, table));
+      el("div", { className: "scroll" }, table)].filter(Boolean));  // replaceChildren would write null as "null"
   }
 
   function drawRoom(v) {
