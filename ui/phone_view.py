@@ -20,6 +20,7 @@ from ifworld import whatif
 from ifworld.runs import RunStore
 from ifworld.toolkit import Settings
 from ifworld.whatif import NO_GROUND_TRUTH, State, Workshop
+from ui.phone_doc import Block, doc_blocks
 from ui.room_list import RoomRow
 from ui.workshop_rows import KIND_ICONS, participant_rows
 
@@ -57,11 +58,11 @@ class PhoneView(BaseModel):
     max_text: int = whatif.MAX_CONTRIBUTION_CHARS
     max_tag: int = whatif.MAX_TAG_CHARS
     prediction: PredictionView | None = None
-    scenario: str = ""
+    scenario: list[Block] = []
     scenario_open: bool = False
-    frame: str = ""
+    frame: list[Block] = []
     frame_round: int = 0
-    report: str = ""
+    report: list[Block] = []
     reveal: RevealView | None = None
     room_heading: str
     rows: list[RoomRow] = []
@@ -76,8 +77,9 @@ class RunSnapshot(BaseModel):
     session: whatif.Session
     workshop: Workshop
     scenario: whatif.Scenario
-    frame: str = ""
-    report: str = ""
+    scenario_doc: list[Block] = []
+    frame: list[Block] = []  # the documents are parsed once per read, not once per phone
+    report: list[Block] = []
     record: dict | None = None
     read_at: float = 0.0
 
@@ -115,8 +117,11 @@ def read_run(run_id: str, store: RunStore, settings: Settings) -> RunSnapshot:
     if session.state == State.COMPLETED:
         record = store.get_run(run_id).record or {}
         report = whatif.report_markdown(record) if record.get("report") else ""
-    return RunSnapshot(session=session, workshop=ws, scenario=_scenarios[key], frame=frame, report=report,
-                       record=record, read_at=time.time())
+    scenario = _scenarios[key]
+    shown = scenario.variants or scenario.restated
+    return RunSnapshot(session=session, workshop=ws, scenario=scenario, frame=doc_blocks(frame),
+                       scenario_doc=doc_blocks(whatif.scenario_markdown(scenario, heading="")) if shown else [],
+                       report=doc_blocks(report), record=record, read_at=time.time())
 
 
 def _form(snap: RunSnapshot) -> Form:
@@ -169,7 +174,6 @@ def phone_view(snap: RunSnapshot, participant_id: str) -> PhoneView:
         indicators=whatif.indicator_names(scenario) if form == "predict" else [],
         prediction=PredictionView(probabilities=mine.probabilities, directions=mine.directions,
                                   likely=mine.likely) if mine else None,
-        scenario=whatif.scenario_markdown(scenario, heading="") if scenario.variants or scenario.restated else "",
-        scenario_open=session.state == State.REVIEW,
-        frame=snap.frame, frame_round=session.round or 0 if snap.frame else 0,
-        report=snap.report, reveal=_reveal(snap, participant_id), room_heading=heading, rows=rows)
+        scenario=snap.scenario_doc, scenario_open=session.state == State.REVIEW,
+        frame=snap.frame, frame_round=session.round or 0 if snap.frame else 0, report=snap.report,
+        reveal=_reveal(snap, participant_id), room_heading=heading, rows=rows)

@@ -131,8 +131,11 @@
     document.body.dataset.digest = String(v.rows.length) + ":" + v.form;
   }
 
-  function drawDetails(slot, title, text, open) {
-    if (!text) { slot.replaceChildren(); return; }
+  // A document (the scenario, the frame, the report) comes as blocks of text runs (ui/phone_doc.py): each block
+  // a heading, paragraph, list item, code or table row, each run's text set with textContent, bold or not.
+  function drawDetails(slot, title, blocks, open) {
+    if (!blocks || !blocks.length) { slot.replaceChildren(); return; }
+    const key = JSON.stringify(blocks);
     let d = slot.querySelector("details");
     if (!d || d.dataset.title !== title) {
       d = el("details", { open: !!open }, el("summary", { text: title }), el("div", { className: "doc" }));
@@ -140,7 +143,11 @@
       slot.replaceChildren(d);
     }
     const doc = d.querySelector(".doc");
-    if (doc.textContent !== text) doc.textContent = text;
+    if (doc.dataset.key === key) return;
+    doc.dataset.key = key;
+    const tags = { h: "h3", p: "p", li: "p", pre: "pre", row: "p" };
+    doc.replaceChildren(...blocks.map((b) => el(tags[b.kind] || "p", { className: "doc-" + b.kind },
+      b.runs.map(([text, bold]) => bold ? el("strong", { text }) : text))));
   }
 
   // The form of this state. Rebuilt only when the state's form changes, so typing survives every redraw; a
