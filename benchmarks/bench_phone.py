@@ -10,6 +10,7 @@ The page draws everything in its own DOM (no Streamlit, no shadow roots): the co
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 
 # In the room: the prediction form is drawn (the figure "in the room" stops here, as on the Join page).
@@ -27,14 +28,24 @@ WAITING = "The facilitator will reveal the predictions"
 REVEALED = "#reveal table"
 
 
+STEPS: dict[str, list[float]] = {}  # a join's steps -> the seconds each phone spent in it (where the time goes)
+
+
 async def join(page, url: str, code: str, name: str) -> None:  # noqa: ANN001
-    """The code, then the name, as a person types them; returns once the page is in the room."""
+    """The code, then the name, as a person types them; returns once the page is in the room. Each step's seconds
+    go to STEPS: the code screen drawn, the workshop found (its join form drawn), then in the room."""
+    marks = [time.perf_counter()]
     await page.goto(f"{url}/p/")
     await page.locator("#find #code").fill(code)
+    marks.append(time.perf_counter())
     await page.get_by_role("button", name="Find the workshop").click()
     await page.locator("#join #given").fill(name)  # the page opened ?w=TOKEN: the join form
+    marks.append(time.perf_counter())
     await page.get_by_role("button", name="Join", exact=True).click()
     await page.locator(IN_ROOM).wait_for()
+    marks.append(time.perf_counter())
+    for step, a, b in zip(("code screen", "found", "in the room"), marks, marks[1:], strict=False):
+        STEPS.setdefault(step, []).append(b - a)
 
 
 async def said(page) -> list[str]:  # noqa: ANN001
@@ -47,30 +58,19 @@ def vote_button(page, cid: str):  # noqa: ANN001, ANN201
 
 
 VIEWS: Counter = Counter()  # page -> the views (``event: view``) its stream has brought
-LAST: dict = {}  # page -> the last view's data (debug)
 
 
 async def count_bytes(page, received: Counter) -> None:  # noqa: ANN001
-    """Add every chunk of every response the page receives to ``received[page]`` — the SSE stream's above all,
-    as it arrives (bytes on the wire when Chromium knows them, else the decoded length) — and count the views
-    the stream brings in VIEWS[page]."""
+    """Add the body bytes of every chunk the page receives to ``received[page]`` — the SSE stream's above all, as
+    each chunk arrives — and count the views the stream brings in VIEWS[page]. ``dataLength`` (the body's bytes),
+    not ``encodedDataLength``: Chromium reports the latter for a stream late and summed (a 13-byte keepalive came
+    with 4.6 kB, the views before it), which would put a busy minute's bytes into the idle one. Body bytes, as
+    the Streamlit pages' figure counts websocket payloads: headers and chunk framing are left out of both."""
     cdp = await page.context.new_cdp_session(page)
-
-    def on_data(event: dict) -> None:
-        received.update({page: event.get("encodedDataLength") or event.get("dataLength", 0)})
-        import os, sys, time
-        if os.environ.get("BENCH_PHONE_DEBUG"):
-            print("DATA", id(page) % 1000, round(time.time() % 1000, 1), event.get("requestId"), event.get("dataLength"), event.get("encodedDataLength"), file=sys.stderr)
 
     def on_message(event: dict) -> None:
         if event.get("eventName") == "view":
             VIEWS.update({page: 1})
-            import os, sys, json, difflib
-            if os.environ.get("BENCH_PHONE_DEBUG") and page in LAST:
-                a = json.dumps(json.loads(LAST[page]), indent=1).splitlines()
-                b = json.dumps(json.loads(event["data"]), indent=1).splitlines()
-                print("VIEWDIFF", [l for l in difflib.unified_diff(a, b, n=0, lineterm="")][:12], file=sys.stderr)
-            LAST[page] = event["data"]
-    cdp.on("Network.dataReceived", on_data)
+    cdp.on("Network.dataReceived", lambda event: received.update({page: event.get("dataLength", 0)}))
     cdp.on("Network.eventSourceMessageReceived", on_message)
     await cdp.send("Network.enable")

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 import time
 from http.cookies import SimpleCookie
 from pathlib import Path
@@ -50,9 +51,12 @@ from streamlit import config as st_config
 from ifworld import access
 from ifworld.access import AssetCache, edge, signin as signin_sessions
 from ifworld.toolkit import load_settings
-from ui import phone_server
 
 APP_SCRIPT = Path(__file__).resolve().parents[1] / "app.py"
+if str(APP_SCRIPT.parent) not in sys.path:  # `streamlit run ui/asgi.py` puts only ui/ on the path, from any cwd
+    sys.path.insert(0, str(APP_SCRIPT.parent))
+from ui import phone_server  # noqa: E402 — importable only once the app's directory is on the path
+
 # Same origin only: Streamlit's own bundle, websocket and media; inline data/blob images and fonts (charts,
 # downloads); component iframes from srcdoc/blob; scripts from blob: because Streamlit loads an st.components.v2
 # component's inline module from a blob URL (the workshop's room list; only a script already on the page can

@@ -61,6 +61,7 @@ class RunWatch:
     error: str = ""
     watchers: int = 0
     idle_since: float = field(default_factory=time.monotonic)
+    fresh_since: float = 0.0  # when the latest good read of the room began (time.monotonic)
     changed: asyncio.Condition = field(default_factory=asyncio.Condition)
     poke: asyncio.Event = field(default_factory=asyncio.Event)
     task: asyncio.Task | None = None
@@ -68,9 +69,10 @@ class RunWatch:
     async def run(self) -> None:
         stamp = ""
         while self.watchers or time.monotonic() - self.idle_since < IDLE_WATCH_S:
+            began = time.monotonic()
             try:
                 snap = await run_in_threadpool(read_run, self.run_id, get_store(), load_settings())
-                error = ""
+                error, self.fresh_since = "", began
             except IFWorldError:  # an unreachable store: phones say so and keep what they hold; nothing is lost
                 snap, error = None, "The workshop cannot be reached just now; the page carries on by itself."
             except Exception:  # noqa: BLE001 — the reader must outlive one bad read, or every phone of the run hangs
@@ -236,6 +238,7 @@ def _participant(token: str, device: str | None) -> tuple[str, str]:
 
 
 async def events(request: Request) -> Response:
+    opened = time.monotonic()
     device = _device(request)
     try:
         run_id, pid = await run_in_threadpool(_participant, request.query_params.get("w", "")[:100], device)
@@ -244,11 +247,14 @@ async def events(request: Request) -> Response:
     assert device is not None
     if _streams.get(device, 0) >= MAX_STREAMS_PER_DEVICE or sum(_streams.values()) >= MAX_STREAMS:
         return _refusal("Too many pages open from this device: close one.", 429)
-    return StreamingResponse(_stream(run_id, pid, device), media_type="text/event-stream",
+    return StreamingResponse(_stream(run_id, pid, device, opened), media_type="text/event-stream",
                              headers={"cache-control": "no-store", "x-accel-buffering": "no"})
 
 
-async def _stream(run_id: str, pid: str, device: str) -> Any:
+async def _stream(run_id: str, pid: str, device: str, opened: float) -> Any:
+    """This phone's views. ``opened``: when it asked, having joined — the run's reader, already serving the
+    phones that came first, may hold a snapshot from before this participant joined: the room is read again
+    then, and only a read begun after ``opened`` without them says "gone"."""
     _streams[device] = _streams.get(device, 0) + 1
     w = watch(run_id)
     w.watchers += 1
@@ -263,10 +269,12 @@ async def _stream(run_id: str, pid: str, device: str) -> Any:
                 seen = w.version
                 if w.error:
                     yield _event("status", {"error": w.error})
-                if w.snapshot is not None:
-                    if w.snapshot.workshop.participant(pid) is None:
+                if w.snapshot is not None and w.snapshot.workshop.participant(pid) is None:
+                    if w.fresh_since > opened:
                         yield _event("gone", {})
                         return
+                    w.poke.set()  # a read from before this phone joined: read the room again, then decide
+                elif w.snapshot is not None:
                     view = phone_view(w.snapshot, pid)
                     if view.digest() != sent:
                         sent = view.digest()

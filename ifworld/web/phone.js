@@ -95,8 +95,8 @@
     history.replaceState(null, "", base + "/?w=" + encodeURIComponent(token));
     app.replaceChildren(
       el("h1", { id: "proposition" }), el("p", { id: "status" }), el("p", { id: "banner", role: "status" }),
-      el("section", { id: "action" }), el("section", { id: "scenario" }), el("section", { id: "deliberation" }),
-      el("section", { id: "reveal" }),
+      el("section", { id: "action" }), el("section", { id: "reveal" }),  // the reveal first: it is the point then
+      el("section", { id: "scenario" }), el("section", { id: "deliberation" }),
       el("section", { id: "room", "aria-labelledby": "room-heading" },
         el("h2", { id: "room-heading" }), el("ol", { className: "rows" })));
     connect();
@@ -141,6 +141,10 @@
       d = el("details", { open: !!open }, el("summary", { text: title }), el("div", { className: "doc" }));
       d.dataset.title = title;
       slot.replaceChildren(d);
+    }
+    if (d.dataset.wanted !== String(!!open)) {  // opened for the review, closed after it; a hand's choice holds
+      d.dataset.wanted = String(!!open);          // until the run's state asks otherwise
+      d.open = !!open;
     }
     const doc = d.querySelector(".doc");
     if (doc.dataset.key === key) return;

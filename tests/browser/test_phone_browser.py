@@ -45,13 +45,15 @@ HOSTILE = "<img src=x onerror=alert(1)> ![pic](http://evil.example/x.png) [click
 WAIT_MS = 60_000  # a view is pushed within a poll (0.4 s); the margin is for a machine shared with a CI run
 STAY = "() => { window.__stayed = true; }"  # gone after any reload or navigation
 STAYED = "() => window.__stayed === true"
+FITS = "(s) => { const e = document.querySelector(s); return e.scrollWidth <= e.clientWidth; }"
 
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """``ifworld app --address 0.0.0.0`` (ui/asgi.py, which mounts the phone routes) with its own store and the
-    fake model. PYTHONPATH names the checkout: ui/asgi.py imports ``ui.phone_server``, which only the
-    checkout's root makes importable (see the report of issue #42's phone page)."""
+    fake model. PYTHONPATH names the checkout: ui/asgi.py imports ``ui.phone_server``, and ``streamlit run
+    ui/asgi.py`` puts only ``ui/`` on the import path, so from any other working directory the app does not
+    start (conftest's ``network_app`` runs in its own home) — until asgi.py makes that import work by itself."""
     home = tmp_path_factory.mktemp("phone")
     port = _free_port()
     with FakeOpenAI(latency=0.02) as fake:
@@ -99,10 +101,6 @@ def _phone(browser, view: tuple[dict, float] = (PHONE, 1.0)) -> Iterator[Any]:  
     ctx = browser.new_context(viewport=view[0], device_scale_factor=view[1])
     page = ctx.new_page()
     page.set_default_timeout(WAIT_MS)
-    import time as _t
-    page.on("response", lambda r: "/p/" in r.url and print(f"{_t.time():.1f} {id(page)} RESP {r.status} {r.url}"))
-    page.on("requestfailed", lambda r: print(f"{_t.time():.1f} {id(page)} FAIL {r.url} {r.failure}"))
-    page.on("framenavigated", lambda f: print(f"{_t.time():.1f} {id(page)} NAV {f.url}"))
     try:
         yield page
     finally:
@@ -216,6 +214,7 @@ def test_three_phones_from_code_to_reveal(browser, app) -> None:  # noqa: ANN001
             assert ours and all(_number(r[you]) for r in ours), (name, rows)
             assert all(all(cell.strip() for cell in r) for r in rows), (name, rows)  # "—" for none, never empty
             assert any(_number(r[you]) and _number(r[panel]) for r in rows), (name, rows)  # side by side
+            assert page.evaluate(FITS, "#reveal .scroll"), f"{name}: the table scrolls sideways at 390 px"
             body = page.locator("body").inner_text()
             bad = re.search(r"\bNone\b|\bnull\b|undefined|NaN", body)
             assert not bad, (name, body[max(0, bad.start() - 300):bad.end() + 200])
@@ -247,6 +246,8 @@ def test_a_send_whose_answer_is_lost_is_stored_once(browser, app) -> None:  # no
         box.type(" " + more)  # still typing: the answer is lost (or the room shows it first)
         page.locator("#send-status").filter(has_text="it was stored").wait_for()
         _row(page, first).wait_for()
+        page.wait_for_function("() => !document.querySelector('#send button[type=submit]').disabled")  # answered
+        assert "it was stored" in page.locator("#send-status").inner_text()  # the lost answer did not undo it
         assert box.input_value().strip() == more  # the stored text left the box, what came after stayed
         page.unroute("**/p/send")
         page.get_by_role("button", name="Send").click()
