@@ -57,7 +57,7 @@ def vote_button(page, cid: str):  # noqa: ANN001, ANN201
     return page.locator(f"#room li.row[data-id='{cid}'] .buttons button")
 
 
-VIEWS: Counter = Counter()  # page -> the views (``event: view``) its stream has brought
+VIEWS: Counter = Counter()  # page -> the views (``event: patch``) its stream has brought
 
 
 async def count_bytes(page, received: Counter) -> None:  # noqa: ANN001
@@ -69,7 +69,7 @@ async def count_bytes(page, received: Counter) -> None:  # noqa: ANN001
     cdp = await page.context.new_cdp_session(page)
 
     def on_message(event: dict) -> None:
-        if event.get("eventName") == "view":
+        if event.get("eventName") == "patch":
             VIEWS.update({page: 1})
     cdp.on("Network.dataReceived", lambda event: received.update({page: event.get("dataLength", 0)}))
     cdp.on("Network.eventSourceMessageReceived", on_message)

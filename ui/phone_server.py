@@ -4,7 +4,8 @@ Why not the Streamlit Join page for phones: each Streamlit page is 2.7 MB of scr
 compressed) and a rerun per redraw; with a class of 12 on one 2-core machine a phone waited 48–86 s (p95) to
 be in the room (``benchmarks/bench_workshop.py``). This page is one HTML document, a 10 KB script and a style
 sheet; the server reads each run's room once per change for all its phones (:class:`RunWatch`) and pushes each
-phone its own :class:`ui.phone_view.PhoneView` as JSON when it changed — nothing while the room is idle.
+phone what changed in its own :class:`ui.phone_view.PhoneView` (:class:`ui.phone_view.Patcher`) — nothing while
+the room is idle.
 
 Routes (under the app's path, ``/p``): ``GET /p/`` the page (``?w=TOKEN``: a workshop's link), ``GET
 /p/events`` the stream, ``POST /p/find`` a workshop code, ``POST /p/join``, ``/p/predict``, ``/p/send``,
@@ -33,7 +34,7 @@ from starlette.routing import Route
 from ifworld import access, whatif
 from ifworld.runs import StoreError, get_store
 from ifworld.toolkit import IFWorldError, WorkshopError, load_settings
-from ui.phone_view import PhoneView, RunSnapshot, phone_view, read_run
+from ui.phone_view import Patcher, PhoneView, RunSnapshot, phone_view, read_run
 from ui.room_list import ASSETS as ROOM_ASSETS
 
 PREFIX = "/p"
@@ -258,14 +259,14 @@ async def _stream(run_id: str, pid: str, device: str, opened: float) -> Any:
     _streams[device] = _streams.get(device, 0) + 1
     w = watch(run_id)
     w.watchers += 1
-    sent, seen = "", -1
+    patcher, seen, started = Patcher(), -1, False
     try:
         yield "retry: 2000\n\n"
         while True:
             if w.snapshot is None and not w.error:
                 seen = await w.next(seen)
                 continue
-            if seen != w.version or not sent:
+            if seen != w.version or not started:
                 seen = w.version
                 if w.error:
                     yield _event("status", {"error": w.error})
@@ -275,10 +276,10 @@ async def _stream(run_id: str, pid: str, device: str, opened: float) -> Any:
                         return
                     w.poke.set()  # a read from before this phone joined: read the room again, then decide
                 elif w.snapshot is not None:
-                    view = phone_view(w.snapshot, pid)
-                    if view.digest() != sent:
-                        sent = view.digest()
-                        yield _event("view", view.model_dump(mode="json"))
+                    started = True
+                    patch = patcher.patch(phone_view(w.snapshot, pid))
+                    if patch:
+                        yield _event("patch", patch)
             version = await w.next(seen)
             if version == seen:
                 yield ": keepalive\n\n"

@@ -67,10 +67,6 @@ class PhoneView(BaseModel):
     room_heading: str
     rows: list[RoomRow] = []
 
-    def digest(self) -> str:
-        """What identifies this view: a phone is sent a view only when it differs from the last one sent."""
-        return hashlib.blake2b(self.model_dump_json().encode(), digest_size=12).hexdigest()
-
 
 class RunSnapshot(BaseModel):
     """The run and its room as read once for every phone of a run (each phone's view is then cut from it)."""
@@ -151,6 +147,39 @@ def _reveal(snap: RunSnapshot, participant_id: str) -> RevealView | None:
     columns = list(table[0]) if table else []
     return RevealView(revealed=True, columns=columns, rows=[[row[c] for c in columns] for row in table],
                       predicted=mine is not None)
+
+
+def _digest(value: object) -> str:
+    return hashlib.blake2b(json.dumps(value, sort_keys=True).encode(), digest_size=12).hexdigest()
+
+
+class Patcher:
+    """What one phone still needs of each new view: the whole view first, then only the fields that changed, and
+    of the room only the rows that changed (by id) with the order when it moved. A class of 30 sending at once
+    changes the room a few times a second; resending every phone its whole room and report each time would be
+    megabytes a second over the school's Wi-Fi (``benchmarks/bench_workshop.py``: bytes per phone)."""
+
+    def __init__(self) -> None:
+        self.fields: dict[str, str] = {}
+        self.rows: dict[str, str] = {}
+        self.order: list[str] | None = None  # none sent yet: the first patch carries the rows, even none
+
+    def patch(self, view: PhoneView) -> dict | None:
+        """The JSON to send (``rows`` as ``{"order": ids, "changed": rows}``), or None when nothing changed."""
+        data = view.model_dump(mode="json")
+        rows = data.pop("rows")
+        out = {}
+        for key, value in data.items():
+            digest = _digest(value)
+            if self.fields.get(key) != digest:
+                out[key], self.fields[key] = value, digest
+        digests = {r["id"]: _digest(r) for r in rows}
+        order = [r["id"] for r in rows]
+        changed = [r for r in rows if self.rows.get(r["id"]) != digests[r["id"]]]
+        if changed or order != self.order:
+            out["rows"] = {"order": order, "changed": changed}
+        self.rows, self.order = digests, order
+        return out or None
 
 
 def phone_view(snap: RunSnapshot, participant_id: str) -> PhoneView:

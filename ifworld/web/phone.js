@@ -7,7 +7,7 @@
   const start = JSON.parse(document.getElementById("start").textContent);
   const base = location.pathname.replace(/\/+$/, "");  // "/p", or "/class/p" under a path prefix
   let token = start.token || "";
-  let actionKey = null, lastTried = "", source = null;
+  let actionKey = null, lastTried = "", source = null, current = null;
 
   function el(tag, attrs, ...kids) {
     const node = document.createElement(tag);
@@ -106,7 +106,8 @@
     if (source) source.close();
     source = new EventSource(base + "/events?w=" + encodeURIComponent(token));
     source.addEventListener("open", () => { document.body.dataset.live = "1"; say($("banner"), ""); });
-    source.addEventListener("view", (e) => draw(JSON.parse(e.data)));
+    current = null;  // a new stream starts with the whole view
+    source.addEventListener("patch", (e) => draw(merge(JSON.parse(e.data))));
     source.addEventListener("status", (e) => say($("banner"), JSON.parse(e.data).error, "error"));
     source.addEventListener("gone", () => { source.close(); location.reload(); });
     source.addEventListener("error", () => {
@@ -116,6 +117,20 @@
       }
       say($("banner"), "Reconnecting… what you type is kept.", "error");
     });
+  }
+
+  // A patch holds the fields that changed, and of the room the rows that changed with the rows' order
+  // (ui/phone_view.py Patcher); the first patch of a stream is the whole view.
+  function merge(patch) {
+    const rows = patch.rows;
+    delete patch.rows;
+    current = Object.assign(current || { rows: [] }, patch);
+    if (rows) {
+      const byId = new Map(current.rows.map((r) => [r.id, r]));
+      rows.changed.forEach((r) => byId.set(r.id, r));
+      current.rows = rows.order.map((id) => byId.get(id)).filter(Boolean);
+    }
+    return current;
   }
 
   function draw(v) {

@@ -78,12 +78,16 @@ def test_the_stream_sends_this_phones_view(room, store) -> None:
 
 
 def _first_view(stream) -> dict:  # noqa: ANN001
+    """The whole view a new stream starts with (its first patch: every field, every row in order)."""
     event = None
     for line in stream.iter_lines():
         if line.startswith("event: "):
             event = line[7:]
-        elif line.startswith("data: ") and event == "view":
-            return json.loads(line[6:])
+        elif line.startswith("data: ") and event == "patch":
+            view = json.loads(line[6:])
+            rows = view.pop("rows", {"order": [], "changed": []})
+            assert [r["id"] for r in rows["changed"]] == rows["order"]
+            return {**view, "rows": rows["changed"]}
     raise AssertionError("no view came")
 
 
@@ -178,9 +182,9 @@ def test_every_state_of_a_workshop_through_the_phone(room, store, settings) -> N
         "revealed": False, "columns": [], "rows": [], "predicted": False, "note": whatif.NO_GROUND_TRUTH}
     whatif.reveal_workshop(run_id, OPERATOR, store=store)
     views += [shown := _view(ada, ws.token), other := _view(bo, ws.token)]
-    table = dict(zip(shown["reveal"]["columns"], zip(*shown["reveal"]["rows"])))
+    table = dict(zip(shown["reveal"]["columns"], zip(*shown["reveal"]["rows"], strict=True), strict=True))
     assert shown["reveal"]["predicted"] and not other["reveal"]["predicted"]
-    mine_pct = dict(zip(table["Branch"], table["You (%)"]))
+    mine_pct = dict(zip(table["Branch"], table["You (%)"], strict=True))
     assert mine_pct[names[0]] == "70" and mine_pct[names[1]] == "30"
     assert all(cell.replace(".", "").isdigit() for cell in table["Panel (%)"][:len(names)])  # the panel's own %
     for view in views:
@@ -195,3 +199,22 @@ def test_one_device_may_hold_only_a_few_streams(room, monkeypatch) -> None:
     monkeypatch.setitem(phone_server._streams, device, phone_server.MAX_STREAMS_PER_DEVICE)
     reply = client.get(f"/p/events?w={ws.token}")
     assert reply.status_code == 429 and "Too many pages" in reply.json()["message"]
+
+
+def test_after_the_whole_view_a_phone_gets_only_what_changed(room, store, settings) -> None:
+    """The Patcher: the first patch is everything; an unchanged view is nothing; a new row is that row, the order
+    and the heading that counts the rows — not the room, the scenario and the rest again."""
+    from ui.phone_view import Patcher, phone_view, read_run
+
+    run_id, ws = room
+    ada = whatif.join_workshop(ws.token, "Ada", device_key=secrets.token_urlsafe(16), store=store)[0]
+    bo, bo_key = whatif.join_workshop(ws.token, "Bo", device_key=secrets.token_urlsafe(16), store=store)
+    patcher = Patcher()
+    first = patcher.patch(phone_view(read_run(run_id, store, settings), ada.id))
+    assert first is not None and {"scenario", "form", "rows", "status_line"} <= set(first)
+    assert patcher.patch(phone_view(read_run(run_id, store, settings), ada.id)) is None
+    said = whatif.contribute(run_id, bo.id, bo_key, "Ferries need tide-free charts", store=store)
+    patch = patcher.patch(phone_view(read_run(run_id, store, settings), ada.id))
+    assert patch is not None and set(patch) == {"rows", "room_heading"}
+    assert patch["rows"]["order"] == [said.id] and [r["text"] for r in patch["rows"]["changed"]] == [
+        "Ferries need tide-free charts"]
