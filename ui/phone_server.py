@@ -196,26 +196,29 @@ async def page(request: Request) -> Response:
     start: dict[str, Any] = {"screen": "code"}
     device = _device(request)
     if token:
-        start = await run_in_threadpool(_start_screen, token, device)
+        start, run_id = await run_in_threadpool(_start_screen, token, device)
+        if run_id:  # read the room now, while the person types their name: the stream then starts at once
+            watch(run_id)
     html = _SHELL.format(start=_json_for_html(start))
     return HTMLResponse(html, headers={"cache-control": "no-store"})
 
 
-def _start_screen(token: str, device: str | None) -> dict[str, Any]:
-    """What the page opens on: the room (this device joined before), the join form, or why not."""
+def _start_screen(token: str, device: str | None) -> tuple[dict[str, Any], str | None]:
+    """What the page opens on — the room (this device joined before), the join form, or why not — and the run
+    to watch (none for a closed or unknown workshop)."""
     store = get_store()
     try:
         ws = whatif.find_by_token(token, store=store)
     except WorkshopError as exc:
-        return {"screen": "code", "error": str(exc)}
+        return {"screen": "code", "error": str(exc)}, None
     known = whatif.participant_for(ws.run_id, device, store=store) if device else None
     if known is not None:
-        return {"screen": "room", "token": ws.token}
+        return {"screen": "room", "token": ws.token}, ws.run_id
     if ws.status != "open":
-        return {"screen": "closed", "message": "This workshop is closed; it accepts nothing more."}
+        return {"screen": "closed", "message": "This workshop is closed; it accepts nothing more."}, None
     return {"screen": "join", "token": ws.token, "roster": ws.is_roster, "name_help": whatif.NAME_CHARS_HELP,
             "max_name": whatif.MAX_NAME_CHARS,
-            "proposition": whatif.load_session(ws.run_id, store).proposition}
+            "proposition": whatif.load_session(ws.run_id, store).proposition}, ws.run_id
 
 
 async def asset(request: Request) -> Response:

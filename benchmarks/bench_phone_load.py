@@ -1,0 +1,280 @@
+"""What the phone page's server does for a big class: N phones as HTTP clients (no browsers) on one or more
+``ifworld app`` processes sharing one store — #42's "100 phones over 2 processes on PostgreSQL".
+
+Each phone is an ``httpx`` client with its own device cookie and its own address (``X-Forwarded-For`` through
+``IFWORLD_TRUSTED_PROXIES``, as behind docs/deploy.md's proxy), speaking the page's own protocol
+(ui/phone_server.py): it enters the code, joins, holds the server-sent-event stream open and rebuilds its view
+from the patches, as ``ifworld/web/phone.js`` does. Browsers are left out on purpose: on one 2-core machine 100
+Chromium pages would measure the browsers (``bench_workshop.py`` measures real pages, 30 at most). The
+facilitator's moves are engine calls from this process (continue, reveal), on the same store. Timed:
+
+1. join: phones arrive evenly over ``--arrive-s``; each from its first request until its stream brings its view;
+2. predict (an even split), then the run continues to round 1; how long until every phone's view offers the
+   contribution form;
+3. two contributions each: the POST's answer (the page says "Sent" on it), and until the text is in every
+   other phone's view (p95 over phones × texts);
+4. the same while round 2 runs on a model that takes ``ROUND_CALL_S`` a call;
+5. the reveal: until every phone's view holds the revealed table;
+6. idle: the bytes each stream brings in ``IDLE_S`` while nobody acts, per minute.
+
+    python benchmarks/bench_phone_load.py --phones 100 --processes 2 --store postgres   # a throwaway cluster
+    python benchmarks/bench_phone_load.py --phones 100 --processes 2 --store postgresql://user:pw@host/db
+    python benchmarks/bench_phone_load.py --phones 30                    # a new SQLite store, one process
+
+The last line: ``phones=N processes=P store=… p95_join_s=… p95_send_s=… p95_seen_s=… p95_seen_round_s=…
+reveal_last_s=… idle_bytes_per_min_median=… lost=…``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import secrets
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import psutil
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.bench_workshop import cpu_s, start_app  # noqa: E402
+from ifworld import whatif  # noqa: E402
+from ifworld.access import OPERATOR  # noqa: E402
+from ifworld.config import load_settings  # noqa: E402
+from ifworld.runs.store import RunStore  # noqa: E402
+from ifworld.whatif import service  # noqa: E402
+from ifworld.whatif.params import default_params  # noqa: E402
+from tests.fixtures.fake_openai import FakeOpenAI  # noqa: E402
+
+HEADERS = {"content-type": "application/json", "x-ifworld-phone": "1"}
+FAST_CALL_S, ROUND_CALL_S = 0.05, 4.0
+IDLE_S = 30.0
+WARM_S = 10.0
+WAIT_S = 180.0
+T0 = time.perf_counter()
+STEPS: dict[str, list[float]] = {"page": [], "code": [], "name": [], "first view": []}  # a join's steps, timed
+
+
+def log(message: str) -> None:
+    print(f"[{time.perf_counter() - T0:7.1f}s] {message}", file=sys.stderr, flush=True)
+
+
+def p95(values: list[float]) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(0.95 * len(values)))] if values else float("nan")
+
+
+class Phone:
+    """One participant's phone: its client, its stream's view and when each text first appeared in it."""
+
+    def __init__(self, i: int, url: str) -> None:
+        self.i, self.name = i, f"Student {i}"
+        self.client = httpx.AsyncClient(base_url=url, timeout=60, headers={
+            "x-forwarded-for": f"10.42.{i // 250}.{i % 250 + 1}"})
+        self.view: dict = {"rows": []}
+        self.token = ""
+        self.bytes = 0
+        self.first_view = asyncio.Event()
+        self.seen: dict[str, float] = {}  # text -> when this phone's view first held it
+        self.changed = asyncio.Event()
+        self.task: asyncio.Task | None = None
+
+    async def post(self, action: str, body: dict) -> dict:
+        reply = await self.client.post(f"/p/{action}", content=json.dumps(body), headers=HEADERS)
+        data = reply.json()
+        if not data.get("ok"):
+            raise RuntimeError(f"{self.name}: {action} refused ({reply.status_code}): {data.get('message')}")
+        return data
+
+    async def join(self, code: str) -> float:
+        began = time.perf_counter()
+        await self.client.get("/p/")  # the device cookie, as a page's first visit gets it (the code screen)
+        STEPS["page"].append(time.perf_counter() - began)
+        mark = time.perf_counter()
+        self.token = (await self.post("find", {"code": code}))["token"]
+        await self.client.get(f"/p/?w={self.token}")  # the page the code leads to: the name form
+        STEPS["code"].append(time.perf_counter() - mark)
+        mark = time.perf_counter()
+        await self.post("join", {"token": self.token, "given": self.name})
+        STEPS["name"].append(time.perf_counter() - mark)
+        mark = time.perf_counter()
+        self.task = asyncio.create_task(self.listen())
+        await asyncio.wait_for(self.first_view.wait(), WAIT_S)
+        STEPS["first view"].append(time.perf_counter() - mark)
+        return time.perf_counter() - began
+
+    async def listen(self) -> None:
+        event = ""
+        async with self.client.stream("GET", f"/p/events?w={self.token}", timeout=None) as stream:
+            async for line in stream.aiter_lines():
+                self.bytes += len(line) + 1
+                if line.startswith("event: "):
+                    event = line[7:]
+                elif line.startswith("data: ") and event == "patch":
+                    self.apply(json.loads(line[6:]))
+
+    def apply(self, patch: dict) -> None:
+        rows = patch.pop("rows", None)
+        self.view.update(patch)
+        if rows is not None:
+            by_id = {r["id"]: r for r in self.view["rows"]}
+            by_id.update({r["id"]: r for r in rows["changed"]})
+            self.view["rows"] = [by_id[i] for i in rows["order"] if i in by_id]
+        now = time.perf_counter()
+        for row in self.view["rows"]:
+            self.seen.setdefault(row["text"], now)
+        self.first_view.set()
+        self.changed.set()
+
+    async def until(self, test, what: str) -> float:  # noqa: ANN001
+        """Seconds until ``test(view)`` holds (waiting on the stream's changes)."""
+        began = time.perf_counter()
+        while not test(self.view):
+            self.changed.clear()
+            try:
+                await asyncio.wait_for(self.changed.wait(), WAIT_S - (time.perf_counter() - began))
+            except asyncio.TimeoutError:
+                raise RuntimeError(f"{self.name}: {what} not seen in {WAIT_S:.0f} s") from None
+        return time.perf_counter() - began
+
+    async def close(self) -> None:
+        if self.task:
+            self.task.cancel()
+        await self.client.aclose()
+
+
+async def send_all(phones: list[Phone], texts: dict[Phone, list[str]]) -> tuple[list[float], list[float], int]:
+    """Every phone sends its texts; (answer seconds, seconds until in every other phone's view, texts lost)."""
+    sent_at: dict[str, float] = {}
+    answers: list[float] = []
+
+    async def send(phone: Phone) -> None:
+        for text in texts[phone]:
+            began = time.perf_counter()
+            await phone.post("send", {"token": phone.token, "text": text, "kind": "claim", "tag": ""})
+            answers.append(time.perf_counter() - began)
+            sent_at[text] = began
+
+    await asyncio.gather(*(send(p) for p in phones))
+    everything = {t for ts in texts.values() for t in ts}
+    deadline = time.perf_counter() + WAIT_S
+    while time.perf_counter() < deadline and not all(everything <= set(p.seen) for p in phones):
+        await asyncio.sleep(0.2)
+    seen = [p.seen[t] - sent_at[t] for p in phones for t in everything if t in p.seen and t not in texts[p]]
+    lost = sum(t not in p.seen for p in phones for t in everything)
+    return answers, seen, lost
+
+
+async def bench(n: int, processes: int, where: str | None, arrive_s: float) -> str:
+    home = Path(tempfile.mkdtemp(prefix="bench-phone-load-"))
+    db = where or str(home / "runs.sqlite")
+    with FakeOpenAI(latency=FAST_CALL_S) as fake:
+        settings = load_settings({"base_url": fake.url, "model": "fake-model", "max_retries": 0,
+                                  "max_concurrency": 16})
+        store = RunStore(db)
+        params = default_params("What if the Moon disappeared overnight?", experts=["physics", "economics"],
+                                rounds=3, review=True, pause_between_rounds=True)
+        run_id = service.run(params, settings=settings, store=store, source="page")["run_id"]
+        room = whatif.open_workshop(run_id, caller=OPERATOR, store=store)
+        apps = [start_app(db, home, fake.url, secrets.token_urlsafe(24), f"app{i}") for i in range(processes)]
+        # each process opens the join link once before the class comes, as the facilitator trying it would: its
+        # first read of the run (the workflow's imports, 3 s on a loaded machine) is not a phone's wait
+        for _, url, _ in apps:
+            httpx.get(f"{url}/p/?w={room.token}", timeout=120)
+        time.sleep(WARM_S)
+        log(f"{processes} app process(es) on {store.label}; {n} phones")
+        phones = [Phone(i, apps[i % processes][1]) for i in range(1, n + 1)]
+        app_pids = [proc.pid for proc, _, _ in apps]
+        try:
+            cpu0 = cpu_s(app_pids)
+
+            async def arrive(phone: Phone) -> float:
+                await asyncio.sleep(arrive_s * (phone.i - 1) / n)
+                return await phone.join(room.code)
+
+            join_s = await asyncio.gather(*(arrive(p) for p in phones))
+            log(f"joined: p95 {p95(join_s):.2f} s, max {max(join_s):.2f} s; app CPU {cpu_s(app_pids) - cpu0:.1f} s; "
+                "each step, p95: " + ", ".join(f"{k} {p95(v):.2f} s" for k, v in STEPS.items()))
+            names = phones[0].view["branches"]
+            await asyncio.gather(*(p.post("predict", {"token": p.token, "probabilities": whatif.even_split(names)})
+                                   for p in phones))
+            began = time.perf_counter()
+            service.run({}, settings=settings, store=store, run_id=run_id, answer={"action": "continue"})
+            ran = time.perf_counter() - began
+            form_s = await asyncio.gather(*(p.until(lambda v: v.get("form") == "contribute", "the contribution form")
+                                            for p in phones))
+            log(f"round 1 ran {ran:.1f} s; every phone offered the form {max(form_s):.2f} s after")
+            texts = {p: [f"Point {k} from student {p.i}: tides matter" for k in (1, 2)] for p in phones}
+            answers, seen, lost = await send_all(phones, texts)
+            log(f"paused: answer p95 {p95(answers):.2f} s; in every other phone p95 {p95(seen):.2f} s; lost {lost}")
+            fake.latency = ROUND_CALL_S
+            driver = threading.Thread(target=lambda: [None for _ in whatif.continue_workshop(
+                run_id, OPERATOR, store=store, settings=settings, background=False) or ()], daemon=True)
+            driver.start()
+            await asyncio.gather(*(p.until(lambda v: v.get("form") == "contribute" and "running" in
+                                           v.get("status_line", ""), "round 2 running") for p in phones))
+            during = {p: [f"During round 2, student {p.i}: harbours"] for p in phones}
+            answers2, seen2, lost2 = await send_all(phones, during)
+            still = driver.is_alive()
+            log(f"round 2 (running to the end: {still}): answer p95 {p95(answers2):.2f} s; in every other phone "
+                f"p95 {p95(seen2):.2f} s; lost {lost2}")
+            fake.latency = FAST_CALL_S
+            await asyncio.to_thread(driver.join)
+            for _ in whatif.continue_workshop(run_id, OPERATOR, store=store, settings=settings,
+                                              background=False) or ():
+                pass
+            await asyncio.gather(*(p.until(lambda v: (v.get("reveal") or {}).get("revealed") is False,
+                                           "the report") for p in phones))
+            at_rest = [p.bytes for p in phones]
+            await asyncio.sleep(IDLE_S)  # nobody acts: what each stream still brings
+            idle_per_min = [(p.bytes - b) * 60 / IDLE_S for p, b in zip(phones, at_rest, strict=True)]
+            whatif.reveal_workshop(run_id, OPERATOR, store=store)
+            reveal_s = await asyncio.gather(*(p.until(lambda v: (v.get("reveal") or {}).get("revealed"),
+                                                      "the reveal") for p in phones))
+            log(f"reveal: on every phone within {max(reveal_s):.2f} s; idle bytes a minute per phone: median "
+                f"{statistics.median(idle_per_min):.0f}, max {max(idle_per_min):.0f}")
+            return (f"phones={n} processes={processes} store={'postgres' if db.startswith('postgres') else 'sqlite'} "
+                    f"p95_join_s={p95(join_s):.2f} p95_send_s={p95(answers + answers2):.2f} "
+                    f"p95_seen_s={p95(seen):.2f} p95_seen_round_s={p95(seen2):.2f} reveal_last_s={max(reveal_s):.2f} "
+                    f"idle_bytes_per_min_median={statistics.median(idle_per_min):.0f} lost={lost + lost2}")
+        finally:
+            await asyncio.gather(*(p.close() for p in phones), return_exceptions=True)
+            for proc, _, _ in apps:
+                for child in psutil.Process(proc.pid).children(recursive=True):
+                    child.kill()
+                proc.kill()
+            store.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--phones", type=int, default=30)
+    parser.add_argument("--processes", type=int, default=1)
+    parser.add_argument("--store", default=None, help="postgresql://… (an empty database) or a SQLite file")
+    parser.add_argument("--arrive-s", type=float, default=10.0)
+    args = parser.parse_args()
+    if args.store != "postgres":
+        print(asyncio.run(bench(args.phones, args.processes, args.store, args.arrive_s)))
+        return
+    from tests.fixtures.postgres import PgServer, pg_bindir
+
+    bindir = pg_bindir()
+    if bindir is None:
+        sys.exit("PostgreSQL's server binaries are missing (scripts/postgres.sh installs them)")
+    cluster = PgServer(bindir, durable=True)  # the product's durable defaults, as docs/deploy.md sizes them
+    cluster.start()
+    try:
+        print(asyncio.run(bench(args.phones, args.processes, cluster.create_db(), args.arrive_s)))
+    finally:
+        cluster.remove()
+
+
+if __name__ == "__main__":
+    main()
