@@ -96,10 +96,13 @@ def pressed(value: object) -> list[tuple[str, str]]:
     return list(dict.fromkeys((name, cid) for name, sep, cid in pairs if sep and name.isalpha() and cid))
 
 
-def room_list(rows: list[RoomRow], *, key: str, on_press: Callable[[list[tuple[str, str]]], list[str]]) -> None:
+def room_list(rows: list[RoomRow], *, key: str, on_press: Callable[[list[tuple[str, str]]], list[str]],
+              watch: float | None = None) -> None:
     """Draw ``rows``; presses call ``on_press([(action, contribution_id), …])`` before the fragment that holds
     the list reruns. The pairs are every press the list has not seen settled, so one may come again: skip what
-    is already done. ``on_press`` returns the entries (``"action:id"``) it refused, so their buttons come back."""
+    is already done. ``on_press`` returns the entries (``"action:id"``) it refused, so their buttons come back.
+    ``watch`` (seconds; in a fragment that redraws itself well within it): the page reloads itself when no
+    redraw has come for that long and the server is up (room_list.js)."""
     refused_key, sent_key, redraw_key = f"{key}__refused", f"{key}__sent", f"{key}__redraw"
 
     def on_change() -> None:
@@ -115,6 +118,8 @@ def room_list(rows: list[RoomRow], *, key: str, on_press: Callable[[list[tuple[s
     # contributions of a class of 12) would otherwise be told the same digest again, unchanged, and never ask
     redraw = st.session_state[redraw_key] = st.session_state.get(redraw_key, 0) + 1
     data: dict[str, Any] = {"digest": digest(dumped), "refused": refused, "redraw": redraw}
+    if watch:
+        data["watch"] = watch
     # Idle redraws of an unchanged room send the digest alone (bytes a phone pulls each minute over the school's
     # Wi-Fi: benchmarks/bench_workshop.py). A refused press needs the rows: its button comes back from them.
     if refused or st.session_state.get(sent_key) != data["digest"]:

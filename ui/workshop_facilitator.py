@@ -24,6 +24,7 @@ from ui.workshop_roster import roster_panel
 from ui.workshop_rows import AFTER_REPORT_ACTIONS, FACILITATOR_ACTIONS, already_done, facilitator_rows, kind_heading
 
 REFRESH_S = 1.0  # the facilitator's room: one page, and what the room says should reach it first
+STALL_S = 20.0  # no redraw of the room for this long (20 missed): the page reloads itself (ui/room_list.py)
 PAGE_ROWS = 150
 """Rows per kind before "Show more": a class (30 people × a few contributions) sees all of theirs, and a flooded
 room (thousands of contributions) stays one quick page."""
@@ -77,6 +78,8 @@ def _room(run_id: str) -> None:
     session = whatif.load_session(run_id, s)
     if st.session_state.get("workshop_fac_seen") != session.state.value:
         st.rerun(scope="app")  # the run moved on (continued, paused, finished): the page draws the new state
+    # the heartbeat: an empty list that the page watches — a room left undrawn this long reloads the page
+    room_list([], key="workshop_watch", on_press=lambda pairs: [], watch=STALL_S)
     notice = st.session_state.pop("workshop_notice", None)
     if notice:
         show_error(notice, st.warning)

@@ -3,8 +3,36 @@
 // starts with a digit: no icon, it keeps its words everywhere.
 const ICON = /^([^\p{L}\p{N}\s]+)\s+(.+)$/u;
 
+// A page that stops drawing heals itself (#42 item 3). A list drawn with ``watch`` (seconds) sits in a fragment
+// that redraws every second or two; when no redraw has come for that long while the tab is shown and the
+// server answers its health check, the page was left behind (a lost delta, a blank page after a press: seen
+// with a class of 10) and reloads — at most 3 times in 5 minutes. Going to another page of the app disarms it;
+// a hidden tab's timers are slowed by the browser, so a hidden tab is never judged.
+function watch(seconds) {
+  const w = window.__ifwWatch || (window.__ifwWatch = { timer: 0 });
+  Object.assign(w, { at: Date.now(), href: location.href, stallMs: seconds * 1000 });
+  if (!w.timer) w.timer = setInterval(checkStall, 2000);
+}
+
+async function checkStall() {
+  const w = window.__ifwWatch;
+  if (!w.href) return;
+  if (location.href !== w.href) { w.href = ""; return; }
+  if (document.visibilityState !== "visible") { w.at = Date.now(); return; }
+  if (Date.now() - w.at < w.stallMs) return;
+  w.at = Date.now();  // one look per stall period
+  const health = location.pathname.replace(/\/[^/]*$/, "") + "/_stcore/health";
+  const up = await fetch(health, { cache: "no-store" }).then((r) => r.ok, () => false);
+  if (!up) return;  // the server is away: Streamlit reconnects by itself when it is back
+  const recent = JSON.parse(sessionStorage.getItem("ifw-healed") || "[]").filter((t) => Date.now() - t < 300000);
+  if (recent.length >= 3) return;
+  sessionStorage.setItem("ifw-healed", JSON.stringify([...recent, Date.now()]));
+  location.reload();
+}
+
 export default function (component) {
   const { data, setTriggerValue, parentElement } = component;
+  if (data && data.watch) watch(data.watch);
   let list = parentElement.querySelector("ol.room");
   if (!list) {
     list = document.createElement("ol");

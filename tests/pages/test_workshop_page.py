@@ -19,8 +19,9 @@ from ifworld.config import load_settings
 from ifworld.runs.store import get_store
 from ifworld.whatif import State
 from ifworld.whatif.workshop import CODE_FAILURES
-from tests.pages.room_lists import all_rows, list_keys, press, rows
+from tests.pages.room_lists import HEARTBEAT, all_rows, data, list_keys, press, rows
 from tests.security.helpers import wait_for_session
+from ui.workshop_facilitator import STALL_S
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 TIMEOUT = 60
@@ -308,6 +309,7 @@ def test_list_presses_hide_show_reject_and_a_participant_cannot_press_the_facili
 
     fac.run()
     assert list_keys(fac) == ["workshop_list_concern"]
+    assert data(fac, HEARTBEAT)["watch"] == STALL_S and rows(fac, HEARTBEAT) == []  # the page watches itself
     press(fac, "workshop_list_concern", f"hide:{theirs.id}")
     [row] = rows(fac, "workshop_list_concern")
     assert row["muted"] and [a["name"] for a in row["actions"]] == ["accept", "reject", "show", "edit"]
