@@ -169,7 +169,11 @@ async def act(page, what: str, click, landed, tries: int = 4, wait_s: float = 20
     RETRIES[what] (reported); one that never lands after ``tries`` clicks ends the benchmark."""
     for _ in range(tries):
         await idle(page)
-        await click()
+        try:
+            await click()
+        except PlaywrightError:  # what to press never came (Playwright's timeout): keep the page's picture
+            await stuck(page, what.replace(" ", "-"))
+            raise
         deadline = time.perf_counter() + wait_s
         while time.perf_counter() < deadline:
             if await landed():
@@ -349,7 +353,12 @@ async def vote(page, own: set[str], targets: list[str], gate: asyncio.Semaphore)
         for cid in [t for t in dict.fromkeys(targets) if t not in own][:VOTES_EACH]:  # a class of 2 names one twice
             button = (bench_phone.vote_button(page, cid) if page in PHONE_PAGES
                       else page.locator(f"[data-act='vote:{cid}']"))
-            await button.wait_for()
+            try:
+                await button.wait_for()
+            except PlaywrightError:  # its row never drawn on this phone: the +1 is skipped (counted lost), logged
+                RETRIES["vote button never drawn"] += 1
+                await stuck(page, "vote-button")
+                continue
             # landed when the redraw says so (the button greys itself on the press, before the server hears it)
             await act(page, "vote", button.click, lambda b=button: _voted(b))
 
@@ -443,7 +452,12 @@ REVEAL_JS = """(selector) => {
 async def reveal(fac, phones: list, store, run_id: str) -> tuple[list[float], float]:  # noqa: ANN001
     """Every phone waiting for the reveal; the facilitator presses it; seconds until each phone shows it, and until
     the store has it (the facilitator's page's part of the time)."""
-    await asyncio.gather(*(pg.get_by_text(bench_phone.WAITING).first.wait_for() for pg in phones))
+    waiting = await asyncio.gather(*(pg.get_by_text(bench_phone.WAITING).first.wait_for() for pg in phones),
+                                   return_exceptions=True)
+    late = [pg for pg, w in zip(phones, waiting, strict=True) if isinstance(w, BaseException)]
+    if late:  # a phone that never came to wait for it is still timed (it may show the reveal itself)
+        log(f"{len(late)} phone(s) never said the facilitator will reveal (in {TIMEOUT_MS / 1000:.0f} s)")
+        await stuck(late[0], "waiting-for-reveal")
     for pg in phones:
         await pg.evaluate(REVEAL_JS, bench_phone.REVEALED if pg in PHONE_PAGES
                           else "text=Your prediction beside the panel's")
@@ -452,11 +466,16 @@ async def reveal(fac, phones: list, store, run_id: str) -> tuple[list[float], fl
     await button.wait_for()
 
     async def shown(pg) -> float:  # noqa: ANN001
-        await pg.wait_for_function("() => window.__revealedAt > 0", polling=500, timeout=120_000)
+        try:
+            await pg.wait_for_function("() => window.__revealedAt > 0", polling=500, timeout=120_000)
+        except PlaywrightError:
+            return float("inf")  # never shown: the reveal's figures say inf
         return await pg.evaluate("() => window.__revealedAt") / 1000 - WALL_MINUS_PERF - pressed
 
-    async def stored() -> float:
+    async def stored() -> float:  # an upper bound: this loop shares the bench's own (busy) event loop
         while not load_workshop(run_id, store=store).revealed:
+            if time.perf_counter() - pressed > 120:
+                return float("inf")
             await asyncio.sleep(0.05)
         return time.perf_counter() - pressed
     pressed = time.perf_counter()
