@@ -17,6 +17,10 @@ facilitator's moves are engine calls from this process (continue, reveal), on th
 5. the reveal: until every phone's view holds the revealed table;
 6. idle: the bytes each stream brings in ``IDLE_S`` while nobody acts, per minute.
 
+``--facilitator`` adds the facilitator's own page in one Chromium (signed in, on the run's page), which stamps
+each text when it first draws it, as in ``bench_workshop.py``: the facilitator's screen under the load of N
+phones, without N browsers on the same two cores.
+
     python benchmarks/bench_phone_load.py --phones 100 --processes 2 --store postgres   # a throwaway cluster
     python benchmarks/bench_phone_load.py --phones 100 --processes 2 --store postgresql://user:pw@host/db
     python benchmarks/bench_phone_load.py --phones 30                    # a new SQLite store, one process
@@ -44,13 +48,14 @@ import psutil
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.bench_workshop import cpu_s, start_app  # noqa: E402
+from benchmarks.bench_workshop import SEEN_JS, WALL_MINUS_PERF, cpu_s, start_app  # noqa: E402
 from ifworld import whatif  # noqa: E402
 from ifworld.access import OPERATOR  # noqa: E402
 from ifworld.config import load_settings  # noqa: E402
 from ifworld.runs.store import RunStore  # noqa: E402
 from ifworld.whatif import service  # noqa: E402
 from ifworld.whatif.params import default_params  # noqa: E402
+from tests.browser.conftest import BROWSER_ARGS, CHROMIUM  # noqa: E402
 from tests.fixtures.fake_openai import FakeOpenAI  # noqa: E402
 
 HEADERS = {"content-type": "application/json", "x-ifworld-phone": "1"}
@@ -150,8 +155,10 @@ class Phone:
         await self.client.aclose()
 
 
-async def send_all(phones: list[Phone], texts: dict[Phone, list[str]]) -> tuple[list[float], list[float], int]:
-    """Every phone sends its texts; (answer seconds, seconds until in every other phone's view, texts lost)."""
+async def send_all(phones: list[Phone], texts: dict[Phone, list[str]], fac=None,  # noqa: ANN001
+                   ) -> tuple[list[float], list[float], int, list[float]]:
+    """Every phone sends its texts; (answer seconds, seconds until in every other phone's view, texts lost, seconds
+    until on the facilitator's screen — when ``fac``, the facilitator's page, is given)."""
     sent_at: dict[str, float] = {}
     answers: list[float] = []
 
@@ -169,10 +176,39 @@ async def send_all(phones: list[Phone], texts: dict[Phone, list[str]]) -> tuple[
         await asyncio.sleep(0.2)
     seen = [p.seen[t] - sent_at[t] for p in phones for t in everything if t in p.seen and t not in texts[p]]
     lost = sum(t not in p.seen for p in phones for t in everything)
-    return answers, seen, lost
+    on_screen: list[float] = []
+    if fac is not None:  # the facilitator's page stamps each text as it first draws it (bench_workshop's SEEN_JS)
+        while time.perf_counter() < deadline:
+            stamps = await fac.evaluate("() => window.__seen")
+            if everything <= set(stamps):
+                break
+            await asyncio.sleep(1)
+        on_screen = [stamps[t] / 1000 - WALL_MINUS_PERF - sent_at[t] for t in everything if t in stamps]
+        lost += len(everything) - len(on_screen)
+    return answers, seen, lost, on_screen
 
 
-async def bench(n: int, processes: int, where: str | None, arrive_s: float) -> str:
+async def facilitator_page(p, signin: str, url: str, run_id: str):  # noqa: ANN001, ANN201
+    """The facilitator's own browser on the run's page (the last process), stamping texts as they appear."""
+    browser = await p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
+    page = await (await browser.new_context(viewport={"width": 1400, "height": 1000})).new_page()
+    page.set_default_timeout(180_000)
+    await page.goto(signin)
+    await page.goto(f"{url}/whatif?run={run_id}")
+    await page.get_by_text("Scan to join").first.wait_for()
+    await page.evaluate(SEEN_JS)
+    return page
+
+
+async def bench(n: int, processes: int, where: str | None, arrive_s: float, with_facilitator: bool = False) -> str:
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as p:
+        return await _bench(p, n, processes, where, arrive_s, with_facilitator)
+
+
+async def _bench(p, n: int, processes: int, where: str | None, arrive_s: float,  # noqa: ANN001
+                 with_facilitator: bool) -> str:
     home = Path(tempfile.mkdtemp(prefix="bench-phone-load-"))
     db = where or str(home / "runs.sqlite")
     with FakeOpenAI(latency=FAST_CALL_S) as fake:
@@ -183,7 +219,8 @@ async def bench(n: int, processes: int, where: str | None, arrive_s: float) -> s
                                 rounds=3, review=True, pause_between_rounds=True)
         run_id = service.run(params, settings=settings, store=store, source="page")["run_id"]
         room = whatif.open_workshop(run_id, caller=OPERATOR, store=store)
-        apps = [start_app(db, home, fake.url, secrets.token_urlsafe(24), f"app{i}") for i in range(processes)]
+        token = secrets.token_urlsafe(24)  # one facilitator credential for every process
+        apps = [start_app(db, home, fake.url, token, f"app{i}") for i in range(processes)]
         # each process opens the join link once before the class comes, as the facilitator trying it would: its
         # first read of the run (the workflow's imports, 3 s on a loaded machine) is not a phone's wait
         for _, url, _ in apps:
@@ -193,6 +230,8 @@ async def bench(n: int, processes: int, where: str | None, arrive_s: float) -> s
         phones = [Phone(i, apps[i % processes][1]) for i in range(1, n + 1)]
         app_pids = [proc.pid for proc, _, _ in apps]
         try:
+            fac = await facilitator_page(p, f"{apps[-1][1]}/signin?token={token}", apps[-1][1], run_id) \
+                if with_facilitator else None
             cpu0 = cpu_s(app_pids)
 
             async def arrive(phone: Phone) -> float:
@@ -212,8 +251,9 @@ async def bench(n: int, processes: int, where: str | None, arrive_s: float) -> s
                                             for p in phones))
             log(f"round 1 ran {ran:.1f} s; every phone offered the form {max(form_s):.2f} s after")
             texts = {p: [f"Point {k} from student {p.i}: tides matter" for k in (1, 2)] for p in phones}
-            answers, seen, lost = await send_all(phones, texts)
-            log(f"paused: answer p95 {p95(answers):.2f} s; in every other phone p95 {p95(seen):.2f} s; lost {lost}")
+            answers, seen, lost, fac_s = await send_all(phones, texts, fac)
+            log(f"paused: answer p95 {p95(answers):.2f} s; in every other phone p95 {p95(seen):.2f} s; on the "
+                f"facilitator's screen p95 {p95(fac_s):.2f} s; lost {lost}")
             fake.latency = ROUND_CALL_S
             driver = threading.Thread(target=lambda: [None for _ in whatif.continue_workshop(
                 run_id, OPERATOR, store=store, settings=settings, background=False) or ()], daemon=True)
@@ -221,10 +261,10 @@ async def bench(n: int, processes: int, where: str | None, arrive_s: float) -> s
             await asyncio.gather(*(p.until(lambda v: v.get("form") == "contribute" and "running" in
                                            v.get("status_line", ""), "round 2 running") for p in phones))
             during = {p: [f"During round 2, student {p.i}: harbours"] for p in phones}
-            answers2, seen2, lost2 = await send_all(phones, during)
+            answers2, seen2, lost2, fac2_s = await send_all(phones, during, fac)
             still = driver.is_alive()
             log(f"round 2 (running to the end: {still}): answer p95 {p95(answers2):.2f} s; in every other phone "
-                f"p95 {p95(seen2):.2f} s; lost {lost2}")
+                f"p95 {p95(seen2):.2f} s; on the facilitator's screen p95 {p95(fac2_s):.2f} s; lost {lost2}")
             fake.latency = FAST_CALL_S
             await asyncio.to_thread(driver.join)
             for _ in whatif.continue_workshop(run_id, OPERATOR, store=store, settings=settings,
@@ -243,7 +283,8 @@ async def bench(n: int, processes: int, where: str | None, arrive_s: float) -> s
             return (f"phones={n} processes={processes} store={'postgres' if db.startswith('postgres') else 'sqlite'} "
                     f"p95_join_s={p95(join_s):.2f} p95_send_s={p95(answers + answers2):.2f} "
                     f"p95_seen_s={p95(seen):.2f} p95_seen_round_s={p95(seen2):.2f} reveal_last_s={max(reveal_s):.2f} "
-                    f"idle_bytes_per_min_median={statistics.median(idle_per_min):.0f} lost={lost + lost2}")
+                    f"idle_bytes_per_min_median={statistics.median(idle_per_min):.0f} lost={lost + lost2}" +
+                    (f" p95_facilitator_s={p95(fac_s):.2f} p95_facilitator_round_s={p95(fac2_s):.2f}" if fac else ""))
         finally:
             await asyncio.gather(*(p.close() for p in phones), return_exceptions=True)
             for proc, _, _ in apps:
@@ -259,9 +300,11 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=1)
     parser.add_argument("--store", default=None, help="postgresql://… (an empty database) or a SQLite file")
     parser.add_argument("--arrive-s", type=float, default=10.0)
+    parser.add_argument("--facilitator", action="store_true",
+                        help="also the facilitator's page in a browser (Chromium), timed as bench_workshop.py does")
     args = parser.parse_args()
     if args.store != "postgres":
-        print(asyncio.run(bench(args.phones, args.processes, args.store, args.arrive_s)))
+        print(asyncio.run(bench(args.phones, args.processes, args.store, args.arrive_s, args.facilitator)))
         return
     from tests.fixtures.postgres import PgServer, pg_bindir
 
@@ -271,7 +314,7 @@ def main() -> None:
     cluster = PgServer(bindir, durable=True)  # the product's durable defaults, as docs/deploy.md sizes them
     cluster.start()
     try:
-        print(asyncio.run(bench(args.phones, args.processes, cluster.create_db(), args.arrive_s)))
+        print(asyncio.run(bench(args.phones, args.processes, cluster.create_db(), args.arrive_s, args.facilitator)))
     finally:
         cluster.remove()
 

@@ -2,7 +2,7 @@
 
 Why not the Streamlit Join page for phones: each Streamlit page is 2.7 MB of script on a first visit (1.1 MB
 compressed) and a rerun per redraw; with a class of 12 on one 2-core machine a phone waited 48–86 s (p95) to
-be in the room (``benchmarks/bench_workshop.py``). This page is one HTML document, a 10 KB script and a style
+be in the room (``benchmarks/bench_workshop.py``). This page is one HTML document, a 17 KB script and a style
 sheet; the server reads each run's room once per change for all its phones (:class:`RunWatch`) and pushes each
 phone what changed in its own :class:`ui.phone_view.PhoneView` (:class:`ui.phone_view.Patcher`) — nothing while
 the room is idle.
