@@ -392,6 +392,11 @@ async def watch(fac, submitted: dict[str, float], seen: dict[str, float], expect
     while (sum(t in seen for t in submitted if t.startswith(prefix)) < expected
            and time.perf_counter() < deadline):
         stamps = await fac.evaluate("() => window.__seen")
+        if stamps is None:  # the page reloaded itself (its heartbeat: no redraw for 20 s): stamp again from now
+            RETRIES["facilitator page reloaded itself"] += 1
+            log("the facilitator's page reloaded itself (no redraw for its stall time)")
+            await fac.evaluate(SEEN_JS)
+            stamps = {}
         for t in list(submitted):
             if t not in seen and t in stamps:
                 seen[t] = stamps[t] / 1000 - WALL_MINUS_PERF

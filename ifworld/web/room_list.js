@@ -6,8 +6,7 @@ const ICON = /^([^\p{L}\p{N}\s]+)\s+(.+)$/u;
 // A page that stops drawing heals itself (#42 item 3). A list drawn with ``watch`` (seconds) sits in a fragment
 // that redraws every second or two; when no redraw has come for that long while the tab is shown and the
 // server answers its health check, the page was left behind (a lost delta, a blank page after a press: seen
-// with a class of 10) and reloads — at most 3 times in 5 minutes. Going to another page of the app disarms it;
-// a hidden tab's timers are slowed by the browser, so a hidden tab is never judged.
+// with a class of 10) and reloads — at most 3 times in 5 minutes. Going to another page of the app disarms it.
 function watch(seconds) {
   const w = window.__ifwWatch || (window.__ifwWatch = { timer: 0 });
   Object.assign(w, { at: Date.now(), href: location.href, stallMs: seconds * 1000 });
@@ -18,7 +17,10 @@ async function checkStall() {
   const w = window.__ifwWatch;
   if (!w.href) return;
   if (location.href !== w.href) { w.href = ""; return; }
-  if (document.visibilityState !== "visible") { w.at = Date.now(); return; }
+  // a hidden tab (its timers slowed) is not judged, nor a page whose script is still running: a server busy
+  // with a class (12 Streamlit phones on 2 cores held the facilitator's redraw 20 s) is slow, not lost
+  const busy = document.querySelector("[data-testid=stStatusWidget]");
+  if (document.visibilityState !== "visible" || busy) { w.at = Date.now(); return; }
   if (Date.now() - w.at < w.stallMs) return;
   w.at = Date.now();  // one look per stall period
   const health = location.pathname.replace(/\/[^/]*$/, "") + "/_stcore/health";
