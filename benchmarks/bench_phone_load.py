@@ -11,8 +11,8 @@ facilitator's moves are engine calls from this process (continue, reveal), on th
 1. join: phones arrive evenly over ``--arrive-s``; each from its first request until its stream brings its view;
 2. predict (an even split), then the run continues to round 1; how long until every phone's view offers the
    contribution form;
-3. two contributions each: the POST's answer (the page says "Sent" on it), and until the text is in every
-   other phone's view (p95 over phones × texts);
+3. two contributions each (one each past 50 phones: a phone lists the latest 100), the POST's answer (the page
+   says "Sent" on it), and until the text is in every other phone's view (p95 over phones × texts);
 4. the same while round 2 runs on a model that takes ``ROUND_CALL_S`` a call;
 5. the reveal: until every phone's view holds the revealed table;
 6. idle: the bytes each stream brings in ``IDLE_S`` while nobody acts, per minute.
@@ -57,6 +57,7 @@ from ifworld.whatif import service  # noqa: E402
 from ifworld.whatif.params import default_params  # noqa: E402
 from tests.browser.conftest import BROWSER_ARGS, CHROMIUM  # noqa: E402
 from tests.fixtures.fake_openai import FakeOpenAI  # noqa: E402
+from ui.workshop_rows import PARTICIPANT_ROWS  # noqa: E402
 
 HEADERS = {"content-type": "application/json", "x-ifworld-phone": "1"}
 FAST_CALL_S, ROUND_CALL_S = 0.05, 4.0
@@ -81,8 +82,10 @@ class Phone:
 
     def __init__(self, i: int, url: str) -> None:
         self.i, self.name = i, f"Student {i}"
-        self.client = httpx.AsyncClient(base_url=url, timeout=60, headers={
-            "x-forwarded-for": f"10.42.{i // 250}.{i % 250 + 1}"})
+        # idle connections are let go after 5 s: the server closes one idle for IFWORLD_HEAD_TIMEOUT_S (10 s), and a
+        # request sent on it as it closes fails (a browser sends it again; httpx does not)
+        self.client = httpx.AsyncClient(base_url=url, timeout=60, limits=httpx.Limits(keepalive_expiry=5.0),
+                                        headers={"x-forwarded-for": f"10.42.{i // 250}.{i % 250 + 1}"})
         self.view: dict = {"rows": []}
         self.token = ""
         self.bytes = 0
@@ -156,7 +159,7 @@ class Phone:
 
 
 async def send_all(phones: list[Phone], texts: dict[Phone, list[str]], fac=None,  # noqa: ANN001
-                   ) -> tuple[list[float], list[float], int, list[float]]:
+                   kind: str = "claim") -> tuple[list[float], list[float], int, list[float]]:
     """Every phone sends its texts; (answer seconds, seconds until in every other phone's view, texts lost, seconds
     until on the facilitator's screen — when ``fac``, the facilitator's page, is given)."""
     sent_at: dict[str, float] = {}
@@ -165,7 +168,7 @@ async def send_all(phones: list[Phone], texts: dict[Phone, list[str]], fac=None,
     async def send(phone: Phone) -> None:
         for text in texts[phone]:
             began = time.perf_counter()
-            await phone.post("send", {"token": phone.token, "text": text, "kind": "claim", "tag": ""})
+            await phone.post("send", {"token": phone.token, "text": text, "kind": kind, "tag": ""})
             answers.append(time.perf_counter() - began)
             sent_at[text] = began
 
@@ -177,9 +180,10 @@ async def send_all(phones: list[Phone], texts: dict[Phone, list[str]], fac=None,
     seen = [p.seen[t] - sent_at[t] for p in phones for t in everything if t in p.seen and t not in texts[p]]
     lost = sum(t not in p.seen for p in phones for t in everything)
     on_screen: list[float] = []
+    stamps: dict[str, float] = {}
     if fac is not None:  # the facilitator's page stamps each text as it first draws it (bench_workshop's SEEN_JS)
         while time.perf_counter() < deadline:
-            stamps = await fac.evaluate("() => window.__seen")
+            stamps = await fac.evaluate("() => window.__seen") or {}
             if everything <= set(stamps):
                 break
             await asyncio.sleep(1)
@@ -250,7 +254,10 @@ async def _bench(p, n: int, processes: int, where: str | None, arrive_s: float, 
             form_s = await asyncio.gather(*(p.until(lambda v: v.get("form") == "contribute", "the contribution form")
                                             for p in phones))
             log(f"round 1 ran {ran:.1f} s; every phone offered the form {max(form_s):.2f} s after")
-            texts = {p: [f"Point {k} from student {p.i}: tides matter" for k in (1, 2)] for p in phones}
+            # a phase's new texts fit a phone's list (its latest PARTICIPANT_ROWS) and the facilitator's (a page of
+            # PAGE_ROWS per kind: the paused phase's are claims, the round's evidence), so each can be seen by all
+            each = max(1, min(2, PARTICIPANT_ROWS // n))
+            texts = {p: [f"Point {k} from student {p.i}: tides matter" for k in range(1, each + 1)] for p in phones}
             answers, seen, lost, fac_s = await send_all(phones, texts, fac)
             log(f"paused: answer p95 {p95(answers):.2f} s; in every other phone p95 {p95(seen):.2f} s; on the "
                 f"facilitator's screen p95 {p95(fac_s):.2f} s; lost {lost}")
@@ -261,7 +268,7 @@ async def _bench(p, n: int, processes: int, where: str | None, arrive_s: float, 
             await asyncio.gather(*(p.until(lambda v: v.get("form") == "contribute" and "running" in
                                            v.get("status_line", ""), "round 2 running") for p in phones))
             during = {p: [f"During round 2, student {p.i}: harbours"] for p in phones}
-            answers2, seen2, lost2, fac2_s = await send_all(phones, during, fac)
+            answers2, seen2, lost2, fac2_s = await send_all(phones, during, fac, "evidence")
             still = driver.is_alive()
             log(f"round 2 (running to the end: {still}): answer p95 {p95(answers2):.2f} s; in every other phone "
                 f"p95 {p95(seen2):.2f} s; on the facilitator's screen p95 {p95(fac2_s):.2f} s; lost {lost2}")
