@@ -398,9 +398,9 @@ def print_signin(address: str, port: int, *, forced: bool = False) -> None:
     typer.echo("Facilitator sign-in link (open it in YOUR browser; keep it off the projector — it makes whoever "
                f"opens it the facilitator):\n  {link}", err=True)
     if not access.is_loopback(address):
-        typer.echo(f"Network mode: the class joins at http://<this computer's address>:{port}/join with the code "
-                   "you open; every other browser is a participant or a visitor and reaches the Join page only.",
-                   err=True)
+        typer.echo(f"Network mode: the class joins at http://<this computer's address>:{port}/p/ with the code "
+                   "you open; every other browser is a participant or a visitor and reaches the phone page and the "
+                   "Join page only.", err=True)
 
 
 def streamlit_flags(app_root: Path) -> list[str]:
