@@ -10,13 +10,9 @@ IFWORLD_UPDATE_SCREENSHOTS=1).
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -36,8 +32,7 @@ from ifworld.whatif.workshop import (
     reveal_workshop,
 )
 from tests.browser.axe import AXE_JS, axe_available, run_axe
-from tests.browser.conftest import KNOWN_KEY, ROOT, SHOTS, _free_port, stop_served, wait_served
-from tests.fixtures.fake_openai import FakeOpenAI
+from tests.browser.conftest import KNOWN_KEY, SHOTS
 
 PHONE = {"width": 390, "height": 844}
 PROJECTOR_175 = ({"width": 731, "height": 411}, 1.75)  # 1280 × 720 at 175 %
@@ -48,31 +43,11 @@ STAYED = "() => window.__stayed === true"
 FITS = "(s) => { const e = document.querySelector(s); return e.scrollWidth <= e.clientWidth; }"
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    """``ifworld app --address 0.0.0.0`` (ui/asgi.py, which mounts the phone routes) with its own store and the
-    fake model. PYTHONPATH names the checkout: ui/asgi.py imports ``ui.phone_server``, and ``streamlit run
-    ui/asgi.py`` puts only ``ui/`` on the import path, so from any other working directory the app does not
-    start (conftest's ``network_app`` runs in its own home) — until asgi.py makes that import work by itself."""
-    home = tmp_path_factory.mktemp("phone")
-    port = _free_port()
-    with FakeOpenAI(latency=0.02) as fake:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("IFWORLD_") and k != "OPENAI_API_KEY"}
-        env.update({"IFWORLD_BASE_URL": fake.url, "IFWORLD_MODEL": "fake-model", "IFWORLD_API_KEY": KNOWN_KEY,
-                    "IFWORLD_DB": str(home / "runs.sqlite"), "IFWORLD_MAX_RETRIES": "0", "IFWORLD_TIMEOUT_S": "20",
-                    "PYTHONPATH": str(ROOT)})
-        log = (home / "app.log").open("w")
-        proc = subprocess.Popen([str(Path(sys.executable).parent / "ifworld"), "app", "--address", "0.0.0.0",
-                                 "--port", str(port)], cwd=home, env=env, stdout=log, stderr=subprocess.STDOUT)
-        url = f"http://127.0.0.1:{port}"
-        wait_served(url, proc, home / "app.log", "ifworld app")
-        yield {"url": url, "db": home / "runs.sqlite", "fake": fake}
-        stop_served(proc, log)
-
-
 @pytest.fixture
-def app(served: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    """The served app, with engine settings and a store on the same file for the facilitator's moves."""
+def app(network_app: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """``ifworld app --address 0.0.0.0`` (ui/asgi.py, which mounts the phone routes), with engine settings and a
+    store on the same file for the facilitator's moves."""
+    served = network_app
     store = RunStore(served["db"])
     settings = load_settings({"base_url": served["fake"].url, "model": "fake-model", "api_key": KNOWN_KEY,
                               "db_path": served["db"]})
