@@ -218,3 +218,19 @@ def test_after_the_whole_view_a_phone_gets_only_what_changed(room, store, settin
     assert patch is not None and set(patch) == {"rows", "room_heading"}
     assert patch["rows"]["order"] == [said.id] and [r["text"] for r in patch["rows"]["changed"]] == [
         "Ferries need tide-free charts"]
+
+
+def test_a_roster_room_takes_a_personal_code_not_a_name(room, store) -> None:
+    """The join screen of a roster room asks for the personal code; the roster's name is the one that joins, a
+    typed name is refused, and a second device cannot take a code already held."""
+    run_id, ws = room
+    codes = {c.name: c.code for c in whatif.set_roster(run_id, OPERATOR, ["Ada Lovelace", "Bo"], store=store)}
+    first, second = phone(), phone()
+    assert start_of(first.get(f"/p/?w={ws.token}").text)["roster"] is True
+    refused = post(first, "join", {"token": ws.token, "given": "Mallory"})
+    assert refused.status_code == 400
+    joined = post(first, "join", {"token": ws.token, "given": codes["Ada Lovelace"], "roster": True}).json()
+    assert joined["ok"] and joined["name"] == "Ada Lovelace"
+    taken = post(second, "join", {"token": ws.token, "given": codes["Ada Lovelace"], "roster": True})
+    assert taken.status_code == 400
+    assert [p.name for p in whatif.load_workshop(run_id, store=store).participants] == ["Ada Lovelace"]
