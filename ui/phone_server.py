@@ -262,7 +262,7 @@ async def _stream(run_id: str, pid: str, device: str, opened: float) -> Any:
     _streams[device] = _streams.get(device, 0) + 1
     w = watch(run_id)
     w.watchers += 1
-    patcher, seen, started = Patcher(), -1, False
+    patcher, seen, started, roster = Patcher(), -1, False, [""]
     try:
         yield "retry: 2000\n\n"
         while True:
@@ -278,6 +278,9 @@ async def _stream(run_id: str, pid: str, device: str, opened: float) -> Any:
                         yield _event("gone", {})
                         return
                     w.poke.set()  # a read from before this phone joined: read the room again, then decide
+                elif w.snapshot is not None and await _released(w.snapshot, run_id, device, roster):
+                    yield _event("gone", {})  # the facilitator released this device's code: it is nobody now
+                    return
                 elif w.snapshot is not None:
                     started = True
                     patch = patcher.patch(phone_view(w.snapshot, pid))
@@ -292,6 +295,16 @@ async def _stream(run_id: str, pid: str, device: str, opened: float) -> Any:
         _streams[device] = _streams.get(device, 1) - 1
         if _streams[device] <= 0:
             _streams.pop(device, None)
+
+
+async def _released(snap: RunSnapshot, run_id: str, device: str, roster: list[str]) -> bool:
+    """Whether this device no longer holds its place — asked of the store only when the roster changed (a code
+    released, a new roster), not at every change of the room. ``roster`` holds the roster this phone last saw."""
+    now = json.dumps([r.model_dump() for r in snap.workshop.roster])
+    if now == roster[0]:
+        return False
+    roster[0] = now
+    return await run_in_threadpool(whatif.participant_for, run_id, device, store=get_store()) is None
 
 
 def _event(name: str, data: Any) -> str:

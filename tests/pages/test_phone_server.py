@@ -234,3 +234,24 @@ def test_a_roster_room_takes_a_personal_code_not_a_name(room, store) -> None:
     taken = post(second, "join", {"token": ws.token, "given": codes["Ada Lovelace"], "roster": True})
     assert taken.status_code == 400
     assert [p.name for p in whatif.load_workshop(run_id, store=store).participants] == ["Ada Lovelace"]
+
+
+@pytest.mark.timeout(60)  # without the check the stream goes on forever (keepalives): fail, do not hang
+def test_a_phone_whose_code_is_released_is_told_it_left(room, store) -> None:
+    """The facilitator releases a student's code (a lost phone): that phone's stream says "gone" (the page then
+    starts again at the join screen) instead of showing a room it can no longer act in."""
+    run_id, ws = room
+    codes = {c.name: c.code for c in whatif.set_roster(run_id, OPERATOR, ["Ada Lovelace"], store=store)}
+    client = phone()
+    post(client, "join", {"token": ws.token, "given": codes["Ada Lovelace"], "roster": True})
+    events = []
+    with client.stream("GET", f"/p/events?w={ws.token}") as stream:
+        for line in stream.iter_lines():
+            if line.startswith("event: "):
+                events.append(line[7:])
+                if events == ["patch"]:
+                    whatif.release_code(run_id, OPERATOR, "Ada Lovelace", store=store)
+                if line == "event: gone":
+                    break
+    assert events[0] == "patch" and events[-1] == "gone"
+    assert start_of(client.get(f"/p/?w={ws.token}").text)["screen"] == "join"
