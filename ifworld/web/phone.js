@@ -275,16 +275,18 @@
       });
       say(status, "Saving…");
       const r = await post("predict", { token, probabilities, directions: chosen });
-      say(status, r.ok ? (r.likely ? "Saved: most likely " + r.likely + "." :
-        "Saved: no single branch is most likely in your prediction.") : r.message, r.ok ? "ok" : "error");
+      say(status, r.ok ? saved(r.likely) : r.message, r.ok ? "ok" : "error");
     } }, el("h2", { text: "🎯 Your prediction (before round 1)" }),
       el("p", { className: "help", text: "How likely is each branch? The numbers must add up to 100. Predictions lock when round 1 starts." }),
       even, v.branches.map((b, i) => el("div", { className: "branch" }, el("label", { htmlFor: "p" + i, text: b }), inputs[i])),
       total, directions.length ? el("p", { className: "help", text: "Optional: which way will each indicator move?" }) : null,
       directions, el("button", { type: "submit", className: "primary", text: "Save my prediction" }), status);
-    if (v.prediction) say(status, v.prediction.likely ? "Saved: most likely " + v.prediction.likely + "." :
-      "Saved: no single branch is most likely in your prediction.", "ok");
+    if (v.prediction) say(status, saved(v.prediction.likely), "ok");
     return form;
+  }
+
+  function saved(likely) {
+    return likely ? "Saved: most likely " + likely + "." : "Saved: no single branch is most likely in your prediction.";
   }
 
   function drawReveal(v) {
