@@ -102,13 +102,15 @@ def read_run(run_id: str, store: RunStore, settings: Settings) -> RunSnapshot:
         _scenarios[key] = whatif.scenario_of(run_id, store=store, settings=settings)
     frame = ""
     if session.state == State.BETWEEN_ROUNDS:
-        if (run_id, session.round) not in _frames:
+        frame = _frames.get((run_id, session.round), "")
+        if not frame:  # read until there is one: the pause's state can be written a moment before its frame
             if len(_frames) > 256:
                 _frames.clear()
             asks, _ = whatif.paused_state(run_id, settings, store)
             ask = whatif.parse_ask(asks[0]) if asks else None
-            _frames[(run_id, session.round)] = ask.frame if isinstance(ask, whatif.BetweenRoundsAsk) else ""
-        frame = _frames[(run_id, session.round)]
+            frame = ask.frame if isinstance(ask, whatif.BetweenRoundsAsk) else ""
+            if frame:
+                _frames[(run_id, session.round)] = frame
     record, report = None, ""
     if session.state == State.COMPLETED:
         record = store.get_run(run_id).record or {}

@@ -139,8 +139,9 @@
     $("status").textContent = v.status_line;
     drawAction(v);
     drawDetails($("scenario"), "🗺️ The refined scenario", v.scenario, v.scenario_open);
-    drawDetails($("deliberation"), v.report ? "📝 The panel's report" :
-      "🧭 The panel's shared frame after round " + v.frame_round, v.report || v.frame, false);
+    const report = v.report.length > 0;  // blocks: an empty list is "no report" (and [] is truthy in JS)
+    drawDetails($("deliberation"), report ? "📝 The panel's report" :
+      "🧭 The panel's shared frame after round " + v.frame_round, report ? v.report : v.frame, false);
     drawReveal(v);
     drawRoom(v);
     document.body.dataset.digest = String(v.rows.length) + ":" + v.form;

@@ -165,6 +165,8 @@ def test_three_phones_from_code_to_reveal(browser, app) -> None:  # noqa: ANN001
         assert [(v.participant_id, v.contribution_id) for v in load_workshop(run_id, store=store).votes] == [
             (by_text[texts["Bo"]].participant_id, by_text[texts["Cy"]].id)]
         assert _row(cy, texts["Cy"]).get_by_role("button").is_disabled()  # one's own: no +1
+        # between rounds every phone offers the frame the next round will see (read until the pause has one)
+        bo.get_by_text("The panel's shared frame after round 1").wait_for(timeout=WAIT_MS)
         SHOTS.mkdir(parents=True, exist_ok=True)
         bo.screenshot(path=str(SHOTS / "phone_room.png"), full_page=True)
 
@@ -176,6 +178,7 @@ def test_three_phones_from_code_to_reveal(browser, app) -> None:  # noqa: ANN001
         assert load_session(run_id, store).state == State.COMPLETED
         for page in phones.values():
             page.get_by_text("The facilitator will reveal the predictions").wait_for()
+            page.get_by_text("The panel's report").wait_for()  # the report, to open on the phone
             assert page.get_by_role("button", name="Send").count() == 0  # the run is over: no form
         reveal_workshop(run_id, OPERATOR, store=store)
         for name, page in phones.items():
