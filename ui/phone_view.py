@@ -189,7 +189,7 @@ def phone_view(snap: RunSnapshot, participant_id: str) -> PhoneView:
     session, ws = snap.session, snap.workshop
     person = ws.participant(participant_id)
     mine = ws.prediction_of(participant_id)
-    rows = participant_rows(ws, participant_id)
+    rows = participant_rows(ws, participant_id, ended=session.state in ENDED)
     total = sum(not c.hidden for c in ws.contributions)
     heading = (f"🗣️ What the room has said ({len(rows)}, oldest first)" if len(rows) >= total else
                f"🗣️ What the room has said (the latest {len(rows)} of {total}, and yours; oldest first)")

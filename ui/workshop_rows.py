@@ -29,10 +29,11 @@ def _byline(c: whatif.Contribution, name: str | None = None) -> str:
 
 
 # -- participant ---------------------------------------------------------------------------------------------
-def participant_rows(ws: Workshop, participant_id: str) -> list[RoomRow]:
+def participant_rows(ws: Workshop, participant_id: str, *, ended: bool = False) -> list[RoomRow]:
     """The room's contributions as ``participant_id`` sees them, in the order they were said (not by votes: a row
     that moved while someone aimed at its +1 would take the vote), each +1 greyed with why. Hidden ones are left
-    out — except the participant's own, which they see with what the facilitator decided (:func:`fate_of`)."""
+    out — except the participant's own, which they see with what the facilitator decided (:func:`fate_of`;
+    ``ended``: no later round can take one)."""
     voted = {v.contribution_id for v in ws.votes if v.participant_id == participant_id}
     rows = []
     shown = [c for c in sorted(ws.contributions, key=lambda c: c.at) if not c.hidden or c.participant_id ==
@@ -43,26 +44,27 @@ def participant_rows(ws: Workshop, participant_id: str) -> list[RoomRow]:
         if c.id not in latest and not own:
             continue
         why = _why_not(c, participant_id, voted, ws)
-        who = f"{KIND_ICONS.get(c.kind, '')} you · {fate_of(c)}" if own else _byline(c)
+        who = f"{KIND_ICONS.get(c.kind, '')} you · {fate_of(c, ended)}" if own else _byline(c)
         rows.append(RoomRow(id=c.id, who=who, text=c.final_text, muted=c.hidden,
                             actions=[RowAction(name="vote", label=f"+1 ({c.votes})", enabled=not why, title=why)]))
     return rows
 
 
-def fate_of(c: whatif.Contribution) -> str:
-    """What became of a contribution, told to its author: waiting, accepted (and into which round), edited,
-    merged, rejected, hidden."""
+def fate_of(c: whatif.Contribution, ended: bool = False) -> str:
+    """What became of a contribution, told to its author: waiting (or, once the run has ended, not taken up),
+    accepted (and into which round), edited, merged, rejected, hidden."""
     if c.hidden:
         return "hidden by the facilitator"
     if c.decision is None:
-        return "waiting for the facilitator"
+        return "not taken up: the run ended first" if ended else "waiting for the facilitator"
     if c.decision.merged_into:
         return "merged into another contribution"
     if c.decision.decision == "reject":
         return "not taken this time"
     fate = {"accept": "accepted", "edit": "accepted, edited by the facilitator",
             "merge": "accepted, merged with others by the facilitator"}[c.decision.decision]
-    return fate + (f" · went into round {c.sent_round}" if c.sent_round else " · for the next round")
+    later = " · no round was left to take it" if ended else " · for the next round"
+    return fate + (f" · went into round {c.sent_round}" if c.sent_round else later)
 
 
 def _why_not(c: whatif.Contribution, participant_id: str, voted: set[str], ws: Workshop) -> str:

@@ -243,7 +243,7 @@ def _participant_room(run_id: str, participant_id: str, key: str) -> None:
     notice = st.session_state.pop("join_notice", None)
     if notice:
         show_error(notice, st.warning)
-    rows = participant_rows(ws, participant_id)
+    rows = participant_rows(ws, participant_id, ended=session.state in ENDED)
     total = sum(not c.hidden for c in ws.contributions)
     st.markdown(f"#### 🗣️ What the room has said ({len(rows)}, oldest first)" if len(rows) >= total else
                 f"#### 🗣️ What the room has said (the latest {len(rows)} of {total}, and yours; oldest first)")

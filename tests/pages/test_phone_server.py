@@ -178,6 +178,7 @@ def test_every_state_of_a_workshop_through_the_phone(room, store, settings) -> N
     for _ in whatif.continue_workshop(run_id, OPERATOR, store=store, settings=wsettings, background=False) or ():
         pass
     views.append(done := _view(ada, ws.token))
+    assert done["rows"][0]["who"].endswith("accepted · went into round 2")  # what became of Ada's contribution
     assert done["form"] == "none" and done["report"] and done["reveal"] == {
         "revealed": False, "columns": [], "rows": [], "predicted": False, "note": whatif.NO_GROUND_TRUTH}
     whatif.reveal_workshop(run_id, OPERATOR, store=store)

@@ -7,7 +7,7 @@ import pytest
 from ifworld.whatif import Contribution
 from ifworld.whatif.workshop_models import Decision
 from ui.room_list import MAX_ENTRIES, RoomRow, RowAction, pressed
-from ui.workshop_rows import already_done
+from ui.workshop_rows import already_done, fate_of
 
 
 @pytest.mark.parametrize(("value", "expected"), [
@@ -79,3 +79,16 @@ def test_an_unchanged_list_is_sent_its_digest_alone_and_its_rows_when_they_chang
     press(at, "room", "vote:c1")  # a refused press needs the rows even unchanged: its button comes back from them
     refused = data(at, "room")
     assert refused["refused"] == ["vote:c1"] and refused["rows"] == changed["rows"]
+
+
+@pytest.mark.parametrize(("decision", "sent", "running", "ended"), [
+    (None, None, "waiting for the facilitator", "not taken up: the run ended first"),
+    ("accept", None, "accepted · for the next round", "accepted · no round was left to take it"),
+    ("accept", 2, "accepted · went into round 2", "accepted · went into round 2"),
+    ("reject", None, "not taken this time", "not taken this time"),
+])
+def test_an_author_is_told_what_became_of_their_text_once_the_run_has_ended(decision, sent, running, ended) -> None:
+    """After the report, "waiting for the facilitator" and "for the next round" would promise what cannot come."""
+    c = Contribution(id="c1", participant_id="p1", name="Ada", after_round=1, kind="claim", text="t", sent_round=sent,
+                     decision=Decision(contribution_id="c1", decision=decision) if decision else None)
+    assert (fate_of(c), fate_of(c, ended=True)) == (running, ended)
