@@ -94,14 +94,14 @@ def test_sweep_page_runs_a_small_grid(page) -> None:
     shot(page, "belief_sweep")
 
 
-def _click_until(click, shown, tries: int = 3) -> None:
+def _click_until(click, shown, tries: int = 3, wait_ms: int = 15_000) -> None:
     """Click, then wait for what the click should show. A click that lands while the chart is still being
     redrawn after the previous rerun (a fragment rerun shows no status widget to wait on) reaches no
     Streamlit handler, as for a user, who clicks again: so do we, at most ``tries`` times."""
     for attempt in range(tries):
         click()
         try:
-            shown.wait_for(timeout=15_000)
+            shown.wait_for(timeout=wait_ms)
             return
         except PlaywrightTimeout:
             if attempt == tries - 1:
@@ -161,7 +161,9 @@ def test_click_a_heatmap_cell_inspects_that_fact(page) -> None:
             page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
 
     heading = f"{label} ({'true' if true else 'false'}) after round {at_round}: {counts}"
-    _click_until(click, page.get_by_text(heading).first)
+    # a loaded machine (CI's browser tier: 2 workers, each with its browser and app) took longer than 15 s to
+    # draw the inspector after a click that landed: wait longer before clicking again
+    _click_until(click, page.get_by_text(heading).first, tries=4, wait_ms=30_000)
     page.get_by_text(re.compile(rf"Agent {agent}: confidence per fact")).first.wait_for(timeout=30_000)
     wait_idle(page)
     grid = page.locator("[data-testid=stDataFrame]").last  # who holds it, read back through its CSV download
