@@ -48,8 +48,8 @@ from ifworld.runs.store import RunStore
 from ifworld.whatif import State, service
 from ifworld.whatif.params import default_params
 from tests.browser.conftest import KNOWN_KEY, wait_idle
-from tests.pages.room_lists import HEARTBEAT
 from tests.fixtures.recording_server import recording_server
+from tests.pages.room_lists import HEARTBEAT
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
