@@ -22,9 +22,8 @@ from ifworld.toolkit import Settings
 from ifworld.whatif import NO_GROUND_TRUTH, State, Workshop
 from ui.phone_doc import Block, doc_blocks
 from ui.room_list import RoomRow
-from ui.workshop_rows import KIND_ICONS, participant_rows
+from ui.workshop_rows import ENDED, KIND_ICONS, participant_rows
 
-ENDED = frozenset({State.COMPLETED, State.CANCELLED, State.FAILED})  # no later round can take a contribution
 Form = Literal["predict", "scenario_pending", "contribute", "closed", "none"]
 
 

@@ -21,14 +21,20 @@ from ui.identity import caller
 from ui.join_card import join_card, join_link
 from ui.room_list import room_list
 from ui.workshop_roster import roster_panel
-from ui.workshop_rows import AFTER_REPORT_ACTIONS, FACILITATOR_ACTIONS, already_done, facilitator_rows, kind_heading
+from ui.workshop_rows import (
+    AFTER_REPORT_ACTIONS,
+    ENDED,
+    FACILITATOR_ACTIONS,
+    already_done,
+    facilitator_rows,
+    kind_heading,
+)
 
 REFRESH_S = 1.0  # the facilitator's room: one page, and what the room says should reach it first
 STALL_S = 20.0  # no redraw of the room for this long (20 missed): the page reloads itself (ui/room_list.py)
 PAGE_ROWS = 150
 """Rows per kind before "Show more": a class (30 people × a few contributions) sees all of theirs, and a flooded
 room (thousands of contributions) stays one quick page."""
-ENDED = frozenset({State.COMPLETED, State.CANCELLED, State.FAILED})  # no later round can take a contribution
 
 
 def _act(fn: Any, run_id: str, *args: Any, **kwargs: Any) -> None:

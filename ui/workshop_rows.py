@@ -5,9 +5,10 @@ until its effect shows, so a handler must skip what is already so)."""
 from __future__ import annotations
 
 from ifworld import whatif
-from ifworld.whatif import Workshop
+from ifworld.whatif import State, Workshop
 from ui.room_list import RoomRow, RowAction
 
+ENDED = frozenset({State.COMPLETED, State.CANCELLED, State.FAILED})  # no later round can take a contribution
 KIND_ICONS = {"claim": "💬", "concern": "⚠️", "evidence": "📎", "question": "❓"}
 KIND_PLURALS = {"claim": "Claims", "concern": "Concerns", "evidence": "Evidence", "question": "Questions"}
 

@@ -20,7 +20,7 @@ from ifworld.toolkit import WorkshopError
 from ifworld.whatif import MAX_TAG_CHARS, NO_GROUND_TRUTH, State, Workshop
 from ui.common import PARTICIPANT_WAIT_S, current_settings, inert, reconnects, show_error, store
 from ui.room_list import room_list
-from ui.workshop_rows import KIND_ICONS, participant_rows
+from ui.workshop_rows import ENDED, KIND_ICONS, participant_rows
 
 # A participant's view redraws less often than the facilitator's: each redraw costs a browser about 25 ms of CPU
 # whatever changed (Streamlit's own handling of a rerun), and a class is 30 browsers on one server. With the
@@ -28,7 +28,6 @@ from ui.workshop_rows import KIND_ICONS, participant_rows
 # 1.5 s gave 1.15 and 1.36 s. 1.5 s still shows a change within the 2 s promised.
 PARTICIPANT_REFRESH_S = 1.5
 STALL_S = 30.0  # no redraw of the room for this long (20 missed): the page reloads itself (ui/room_list.py)
-ENDED = frozenset({State.COMPLETED, State.CANCELLED, State.FAILED})  # no later round can take a contribution
 sst = inert()
 
 
