@@ -15,7 +15,8 @@ Run: ``.venv/bin/python benchmarks/bench_grader.py [--quick]``. Prints:
 
 * issue #43's classes (``tests/rws/cases/written_*.jsonl``): ours vs Math-Verify alone per class, with every
   disagreement on the maths rows (``--written`` prints only this section; ``--endings`` the same for the second
-  set of tables, ``tests/rws/cases/endings_*.jsonl``).
+  set of tables, ``tests/rws/cases/endings_*.jsonl``; ``--outside`` for the third, ``outside_*.jsonl``, written after
+  ``bench_grader_peer.py`` graded Math-Verify's own test cases).
 
 ``--quick`` skips the cold-start repeats; ``--kinds`` prints only the per-kind section.
 """
@@ -408,6 +409,8 @@ def bench_written(prefix: str = "written") -> None:
     print(f"  {'class':26s} {'n':>3s} {'look-alikes':>11s}  {'ours':>7s} {'MV alone':>8s}  {'wrong correct':>13s}")
     summary, graded = {}, {}
     for name, table in WRITTEN.items():
+        if not (CASES / f"{prefix}_{table}.jsonl").exists():  # the third set (outside_*) covers three classes
+            continue
         rows = graded[name] = _grade_kind(_kind_rows(f"{prefix}_{table}"), None)
         n = len(rows)
         right = sum(r["ours"] == r["want"] and (not r.get("exact") or r["verdict_ours"] == r["verdict"])
@@ -431,9 +434,10 @@ def main() -> None:
     if "--kinds" in sys.argv:
         bench_kinds()
         return
-    if "--written" in sys.argv or "--endings" in sys.argv:
-        bench_written("endings" if "--endings" in sys.argv else "written")
-        return
+    for flag in ("--written", "--endings", "--outside"):
+        if flag in sys.argv:
+            bench_written(flag.removeprefix("--"))
+            return
     items = bench_sample(1 if "--quick" in sys.argv else 3)
     bench_perturbations(items)
     bench_side_by_side()

@@ -14,6 +14,7 @@ from typing import Any, cast
 
 from ifworld.rws.grading.constants import DEFAULT_TIMEOUT_S, MAX_ANSWER_CHARS, MAX_GOLD_CHARS
 from ifworld.rws.grading.extract import extract_answer, gold_parts, strip_wrappers
+from ifworld.rws.grading.latexnorm import TEXT_COMMANDS
 from ifworld.rws.grading.numeric import check_numeric, hint_dimensionless, hint_unit
 from ifworld.rws.grading.result import EXTRACTION, FORMAT_VIOLATION, GOLD, READING, TEXT, CheckResult, Stage, labelled
 from ifworld.rws.grading.textual import check_textual
@@ -66,8 +67,17 @@ def identical(pred: str, answer: str, gold: str, kind: str, hint: str) -> bool:
     parser makes of it (``09:30``) — unless the item's hint asks for a unit the reference does not write."""
     if kind == "numeric" and hint and hint_unit(hint) is not None and not re.search(r"[A-Za-z%°]", gold):
         return False
-    target = squash(strip_wrappers(gold))
-    return bool(target) and target in (squash(strip_wrappers(answer)), squash(strip_wrappers(pred)))
+    target = _words(gold)
+    return bool(target) and target in (_words(answer), _words(pred))
+
+
+_TEXT_COMMAND = re.compile(r"\\(?:%s)\s*\{([^{}]*)\}" % TEXT_COMMANDS)
+
+
+def _words(text: str) -> str:
+    """The text compared by :func:`identical`: wrappers (``$…$``, ``\\boxed``) and text commands removed
+    (``\\text{Even}`` is ``Even``), whitespace normalised."""
+    return squash(_TEXT_COMMAND.sub(r"\1", strip_wrappers(text)))
 
 
 def _check(pred: str, gt: str, kind: str, units: str | None, hint: str, timeout_s: float,

@@ -113,6 +113,8 @@ def _one(literal: str | None, p: Any, g: Any) -> tuple[bool | None, str]:
     else:
         return False, ""
     try:
+        if sympy.Rational(text) == g:  # the decimal as written is the exact value (0.2 for 1/5): no rounding
+            return True, f"{text} is exactly {sympy.latex(g)}"
         exact, given = sympy.N(g, 30), sympy.Float(p, 30)
         if exact.is_real is False or exact == 0:
             return False, ""
@@ -122,7 +124,7 @@ def _one(literal: str | None, p: Any, g: Any) -> tuple[bool | None, str]:
     except (TypeError, ValueError):
         return False, ""
     shown = f"{sympy.latex(g)} ≈ {sympy.N(g, max(places + 2, 4))}"
-    if rounded and within and (significant >= MIN_SIGNIFICANT or given == exact):
+    if rounded and within and significant >= MIN_SIGNIFICANT:
         return True, f"{text} is {shown} rounded to {places} decimal place{'s' * (places != 1)}"
     if within:
         return None, f"{text} is within the RWS {REL_TOLERANCE:.0%} tolerance of {shown} but is not it rounded " \
@@ -151,3 +153,35 @@ def stated_precision(pred: Any, gold: Any, pred_text: str) -> tuple[bool | None,
     if all(ok is not False for ok, _ in outcomes):
         return None, next(note for ok, note in outcomes if ok is None)
     return False, ""
+
+
+_TIMES_TEN = r"(?:\s*(?:\\times|×|\\cdot)\s*10\^(?:\{\s*[-−]?\d+\s*\}|[-−]?\d))?"
+_PLAIN_NUMBER = r"[-+−]?(?:\d{1,3}(?:(?:,|\{,\}|\\,)\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)" + _TIMES_TEN
+_LEAD_IN = r"(?:[^\d=$\\]*\b(?:is|are|was|equals|comes to|about|approximately|roughly)\s+)?"
+"""Words before the number that name no other value ("The gap is about …")."""
+_NUMBER_THEN_UNIT = re.compile(_LEAD_IN + r"\s*(%s)\s*(?:\\[,;!:]\s*|~)?([^\d\s=<>,;.][^=<>,;]*?)\s*\.?\s*"
+                               % _PLAIN_NUMBER)
+_BARE_GOLD = re.compile(r"\s*%s\s*" % _PLAIN_NUMBER)
+
+
+def unit_on_number(answer: str, gold: str) -> tuple[str, str] | None:
+    """(the number, the unit's name) when the answer is a number followed by a unit (``1,204.5m²``,
+    ``37.5\\,\\text{km}^2``, ``88 miles``, "The gap is about 88 miles.") and the reference a bare number; else
+    None. Words before the number are allowed only when they name no other value (no digit, no ``=``).
+
+    A symbolic item's reference with no unit cannot say which unit is right, so the unit is not checked (as in
+    a numeric item) — but only a unit the field's registry reads counts: ``12 x`` stays a product.
+    """
+    match = _NUMBER_THEN_UNIT.fullmatch(answer)
+    if match is None or not _BARE_GOLD.fullmatch(gold):
+        return None
+    from ifworld.rws.grading.latexnorm import fold_confusables
+    from ifworld.rws.grading.units import UnitError, parse_unit  # pint: loaded only for such an answer
+
+    try:
+        unit = parse_unit(fold_confusables(match[2])[0])
+    except UnitError:
+        return None
+    if unit is None or unit.dimensionless:
+        return None
+    return re.sub(r"\{,\}|\\,", "", match[1]), str(unit)  # LaTeX's thousands spacing; a bare comma is left as written

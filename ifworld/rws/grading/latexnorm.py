@@ -33,6 +33,11 @@ _SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
 _SUB_RUN = re.compile(r"[₀₁₂₃₄₅₆₇₈₉]+")
 
 
+TEXT_COMMANDS = "text|textrm|textnormal|textbf|textit|textsf|textup|emph|mathrm|rm|mbox"
+"""LaTeX commands whose argument is words (a unit after a number, a textual answer), not maths (a regex
+alternation)."""
+
+
 def fold_confusables(text: str) -> tuple[str, bool]:
     """NFKC-normalise, drop invisible characters and map look-alike letters to Latin.
 

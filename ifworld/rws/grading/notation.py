@@ -23,6 +23,7 @@ import unicodedata
 from collections.abc import Callable
 
 from ifworld.errors import GradingError
+from ifworld.rws.grading.latexnorm import TEXT_COMMANDS
 from ifworld.rws.grading.result import FORMAT_VIOLATION, PARSE_FAILURE
 from ifworld.rws.grading.vectors import OpaqueVector, has_vectors, replace_vectors
 
@@ -191,7 +192,7 @@ def clean(text: str) -> str:
 
 def _strip_trailing_unit(text: str) -> str:
     """Drop a trailing ``\\,\\mathrm{m}``/``\\text{ km/s}`` (a unit after a symbolic answer)."""
-    match = re.search(r"(\\[,;]|~|\s|(?<=\d))\s*\\(?:text|mathrm|rm|textrm|mbox)\s*\{([^{}]*)\}\s*$", text)
+    match = re.search(r"(\\[,;]|~|\s|(?<=\d))\s*\\(?:%s)\s*\{([^{}]*)\}\s*$" % TEXT_COMMANDS, text)
     if match is None or not re.fullmatch(r"[\sA-Za-z/^\-0-9]+", match.group(2)):
         return text
     return text[:match.start()]

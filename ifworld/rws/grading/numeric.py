@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 
 import pint
 from pint.facets.plain import PlainUnit
@@ -254,20 +255,25 @@ def check_numeric(pred: str, gold: str, units: str | None = None, required: str 
     the decimal reading matches the gold the verdict is not_sure and the reason says the comma is ambiguous.
     """
     result = _check_values(pred, gold, units, required)
+    return comma_readings(pred, gold, result, lambda decimal: _check_values(decimal, gold, units, required))
+
+
+def comma_readings(pred: str, gold: str, result: CheckResult, regrade: Callable[[str], CheckResult]) -> CheckResult:
+    """`result` (the answer's one ``2,375`` read as thousands) said as such, or not_sure when only the decimal
+    reading — `regrade` of the answer with a decimal point there — matches the reference."""
     commas = _AMBIGUOUS_COMMA.findall(pred)
     if len(commas) != 1 or _AMBIGUOUS_COMMA.search(gold):
         return result
+    whole, part = commas[0]
     if result.verdict == "correct":  # the usual reading, but the reason says which one was taken
-        whole, part = commas[0]
         return result.with_(reason=f"{result.reason} ({whole},{part} read as {whole}{part}, a thousands separator; "
                             f"as a decimal comma it would be {whole}.{part})")
-    decimal = _check_values(_AMBIGUOUS_COMMA.sub(r"\1.\2", pred), gold, units, required)
-    if decimal.verdict != "correct":
+    if regrade(_AMBIGUOUS_COMMA.sub(r"\1.\2", pred)).verdict != "correct":
         return result
-    whole, part = commas[0]
-    return _result("not_sure", f"ambiguous comma: {whole},{part} is {whole}{part} with a thousands separator (not the "
-                   f"reference) or {whole}.{part} with a decimal comma (the reference); the answer does not say which",
-                   result.pred_norm, result.gt_norm, [NEEDS_VERIFIER]).with_(decided_by=READING)
+    reason = f"ambiguous comma: {whole},{part} is {whole}{part} with a thousands separator (not the reference) or " \
+        f"{whole}.{part} with a decimal comma (the reference); the answer does not say which"
+    return result.with_(verdict="not_sure", reason=reason, annotations=[NEEDS_VERIFIER], rel_error=None,
+                        decided_by=READING)
 
 
 def _check_values(pred: str, gold: str, units: str | None, required: str | None) -> CheckResult:

@@ -86,8 +86,12 @@ class Ctx:
 
 
 def is_name(lhs_latex: str) -> bool:
-    """True when an equation's left side only names what it defines (``v_A``, ``n(r)``, ``(p,q,r)``, ``AB``)."""
+    """True when an equation's left side only names what it defines (``v_A``, ``n(r)``, ``(p,q,r)``, ``AB``, and
+    the length or magnitude of one: ``|AB|``, ``\\overline{AB}``, ``|\\mathbf{B}|``)."""
     s = lhs_latex.strip()
+    inner = re.fullmatch(r"(?:\\lvert|\\vert|\|)(.+?)(?:\\rvert|\\vert|\|)|\\overline\s*\{([A-Z]{2,3})\}", s)
+    if inner is not None:
+        return is_name(inner[1] or inner[2])
     return bool(_NAME.fullmatch(s) or _CALL_NAME.fullmatch(s) or _TUPLE_NAME.fullmatch(s)
                 or re.fullmatch(r"[A-Z]{2,3}", s))
 

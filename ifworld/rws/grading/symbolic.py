@@ -27,6 +27,7 @@ from ifworld.errors import GradingError
 from ifworld.rws.grading import approx, forms, mathverify, notation, physics, plaintext, proportional, ratios
 from ifworld.rws.grading.constants import REL_TOLERANCE
 from ifworld.rws.grading.extract import Extraction, boxed_group, gold_parts, strip_wrappers
+from ifworld.rws.grading.numeric import comma_readings
 from ifworld.rws.grading.result import (
     ALGEBRA,
     EXTRACTION,
@@ -51,6 +52,11 @@ _DELIMITED = re.compile(r"\$|\\\(|\\\[|\\boxed")
 _NUMBERISH = re.compile(r"\s*[-+−]?(?:\d{1,3}(?:[ ,]\d{3})+(?:\.\d+)?|\d+,\d+|\d+(?:\.\d+)?)\s*%?\s*")
 """One number in a format (``7,425,000``, ``1 000``, ``2,74``): Math-Verify reads it as text, not as LaTeX
 (where ``1 000`` would be a product); a comma with a space after it separates answers (``3, 5``)."""
+_PERCENT = r"(?:\\%|%|(?:per\s?cent(?:age)?|pct)(?![A-Za-z])(?!\s*points?\b))"
+_BOXED_PERCENT = re.compile(r"(\d)\s*(?:\\[,;!]\s*)?" + _PERCENT)
+"""A percent sign or word after a number inside a box: Math-Verify reads ``\\boxed{28\\%}`` and ``\\boxed{28
+percent}`` as nothing at all (it reads ``28\\%`` elsewhere as 28), so the sign is dropped there; the percent
+convention still sees it in the answer."""
 _MATH_WORDS = frozenset(
     "sin cos tan cot sec csc exp log sqrt frac cdot times and text arcsin arccos arctan sinh cosh tanh".split()
 ) | plaintext.GREEK
@@ -79,7 +85,8 @@ def _answer_text(reply: str, extraction: Extraction, gold: str) -> str:
     """The part of the reply Math-Verify reads: the answer we found, the boxes that answer, or the reply's tail."""
     text = extraction.answer if extraction.how in ("final_line", "json", "phrase") else reply[-MAX_REPLY_MATH_CHARS:]
     if extraction.how == "boxed":  # the last box, the last run of boxes written as one list, or one box per part
-        text = ", ".join("\\boxed{%s}" % content for content in boxed_group(text, gold_parts(gold)))
+        text = ", ".join("\\boxed{%s}" % _BOXED_PERCENT.sub(r"\1", content)
+                         for content in boxed_group(text, gold_parts(gold)))
     return text
 
 
@@ -275,7 +282,8 @@ def _precision(ctx: _Ctx, pred: Any, gold: Any) -> CheckResult | None:
 def _percent(ctx: _Ctx, pred: Any, gold: Any) -> CheckResult | None:
     """One side has a percent sign, both are numbers: Math-Verify drops the sign (``35\\%`` reads 35), and a
     fraction for a percentage (0.35 for 35 %) is the same value. Either way the convention is said."""
-    pred_pct, gold_pct = "%" in ctx.extraction.answer, "%" in ctx.gold_text
+    pred_pct, gold_pct = (bool(re.search(r"\d\s*(?:\\[,;!]\s*)?" + _PERCENT, text))
+                          for text in (ctx.extraction.answer, ctx.gold_text))
     numbers = isinstance(pred, sympy.Expr) and isinstance(gold, sympy.Expr) and pred.is_number and gold.is_number
     if pred_pct == gold_pct or not numbers:
         return None
@@ -312,8 +320,15 @@ def check_symbolic(reply: str, extraction: Extraction, gold: str, hint: str = ""
     if isinstance(restated, CheckResult):
         return restated
     reply, extraction, note = restated
+    glued = forms.unit_on_number(extraction.answer, strip_wrappers(gold))
+    if glued is not None:  # a unit after a number, where the reference is a bare number: set aside, said
+        reply, unit = glued
+        extraction = replace(extraction, answer=reply, how="final_line", body=reply)
+        note += f"; the reference gives no unit, so the answer's {unit} is not checked"
     result = _graded(reply, extraction, gold, hint, deadline)
-    return result.with_(reason=result.reason + note) if note and result.verdict == "correct" else result
+    result = result.with_(reason=result.reason + note) if note and result.verdict == "correct" else result
+    return comma_readings(extraction.answer, strip_wrappers(gold), result, lambda decimal: _graded(
+        decimal, replace(extraction, answer=decimal, how="final_line", body=decimal), gold, hint, deadline))
 
 
 def _restatements(reply: str, extraction: Extraction, gold: str) -> tuple[str, Extraction, str] | CheckResult:

@@ -19,7 +19,7 @@ from pint.facets.plain import PlainUnit
 
 from ifworld.errors import GradingError
 from ifworld.rws.grading.constants import REL_TOLERANCE
-from ifworld.rws.grading.latexnorm import decimal_commas, fold_confusables
+from ifworld.rws.grading.latexnorm import TEXT_COMMANDS, decimal_commas, fold_confusables
 from ifworld.rws.grading.magnitude import MagnitudeError, find_magnitude
 
 MAX_UNIT_POWER = 12
@@ -64,7 +64,7 @@ _TOKEN_MAP = {
     "mins": "minute", "min": "minute", "years": "year", "yr": "year", "radians": "radian",
     "kelvin": "kelvin", "Kelvin": "kelvin", "nanotesla": "nanotesla", "tesla": "tesla",
 }
-_LATEX_WRAPPERS = re.compile(r"\\(?:mathrm|text|textrm|mathit|rm|operatorname|mbox|unit|si)\s*\{([^{}]*)\}")
+_LATEX_WRAPPERS = re.compile(r"\\(?:%s|mathit|operatorname|unit|si)\s*\{([^{}]*)\}" % TEXT_COMMANDS)
 _PROSE_WORDS = frozenset(
     "at in for of and or the with which is are near about from to on by as if so this that it its be "
     "approximately roughly around inside outside above below".split()
