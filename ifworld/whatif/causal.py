@@ -48,9 +48,11 @@ from ifworld.whatif.causal_layout import (
     pair_shifts,
     place_nodes,
     place_signs,
+    point_along,
     text_box_px,
     text_width_px,
 )
+from ifworld.whatif.causal_routes import route, visible
 from ifworld.whatif.records import WhatIfRecord, load_record
 from ifworld.whatif.schemas import CausalEdge, CausalMap
 
@@ -314,29 +316,34 @@ def causal_figure(graph: nx.DiGraph, highlight_cycles: bool = False, highlight_c
     boxes = {n: text_box_px(names[n].split("<br>"), FONT_SIZE) for n in graph.nodes}
     pos, plot_px = place_nodes(layout(graph, seed), sizes, boxes)
     drawn = [(u, v, d) for u, v, d in sorted(graph.edges(data=True), key=lambda e: (e[0], e[1])) if u != v]
+    edges = [(u, v) for u, v, _ in drawn]
     feet = footprints(sizes, boxes)
-    shifts = pair_shifts(pos, [(u, v) for u, v, _ in drawn])  # a two-way pair: side by side, not one over the other
-    marks = place_signs(pos, feet, [(u, v) for u, v, _ in drawn], shifts)
+    shifts = pair_shifts(pos, edges)  # a two-way pair: side by side, not one over the other
+    paths = route(pos, feet, edges, shifts, DESIGN_WIDTH_PX, plot_px)  # bent around a third node's name
+    marks = place_signs(pos, feet, edges, shifts, paths)
+    shown = {(u, v): visible(paths[u, v], feet[u], feet[v], pos[u], pos[v]) for u, v in edges}
     fig = go.Figure()
     on_cycle: set[tuple[str, str]] = set()
     if highlight_cycles:
         on_cycle = cycle_edges(loops if loops is not None else feedback_loops(graph))
-    for u, v in sorted(on_cycle):
-        if u != v:
-            _halo(fig, _between(pos, feet, u, v, shifts), CYCLE_COLOUR, 10, "feedback loop")
+    for edge in sorted(on_cycle & shown.keys()):
+        _line(fig, shown[edge], CYCLE_COLOUR, 10, "feedback loop")
     if highlight_cross_domain:
         for u, v, d in drawn:
             if d.get("cross_domain"):
-                _halo(fig, _between(pos, feet, u, v, shifts), CROSS_DOMAIN_COLOUR, 7, "cross-domain", dash="dot")
+                _line(fig, shown[u, v], CROSS_DOMAIN_COLOUR, 7, "cross-domain", dash="dot")
     annotations: list[dict[str, Any]] = []
     for u, v, d in drawn:
-        (x0, y0), (x1, y1) = _ends(pos, shifts, u, v)
+        colour, width = SIGN_COLOURS.get(d.get("sign"), SIGN_COLOURS["±"]), 0.8 + 0.9 * d.get("strength", 1)
+        (x0, y0), (x1, y1) = paths[u, v][0], paths[u, v][-1]
+        standoff, start = exit_px(feet[v], x0 - x1, y0 - y1) + 2, exit_px(feet[u], x1 - x0, y1 - y0)
+        if len(paths[u, v]) > 2:  # a curve: its body as a line, the arrow only on its last piece
+            _line(fig, shown[u, v], colour, width, "edges")
+            (x1, y1), ((x0, y0), _) = shown[u, v][-1], point_along(shown[u, v][::-1], HEAD_PX)
+            standoff, start = 0, 0
         annotations.append(dict(x=x1, y=y1, ax=x0, ay=y0, xref="x", yref="y", axref="x", ayref="y", text="",
-                                showarrow=True, arrowhead=2, arrowsize=1.1,
-                                standoff=exit_px(feet[v], x0 - x1, y0 - y1) + 2,
-                                startstandoff=exit_px(feet[u], x1 - x0, y1 - y0),
-                                arrowwidth=0.8 + 0.9 * d.get("strength", 1),
-                                arrowcolor=SIGN_COLOURS.get(d.get("sign"), SIGN_COLOURS["±"])))
+                                showarrow=True, arrowhead=2, arrowsize=1.1, standoff=standoff, startstandoff=start,
+                                arrowwidth=width, arrowcolor=colour))
     # each edge's sign is written on it: the sign is never told by colour alone
     fig.add_trace(go.Scatter(x=[marks[u, v][0] for u, v, _ in drawn], y=[marks[u, v][1] for u, v, _ in drawn],
                              hovertext=[_edge_hover(graph, u, v, d) for u, v, d in drawn], mode="markers+text",
@@ -391,27 +398,15 @@ def heatmap_legend() -> str:
     return f"{colour_name(SIGN_COLOURS['+'])} = net amplifying, {colour_name(SIGN_COLOURS['-'])} = net damping"
 
 
-def _ends(pos: dict, shifts: dict, u: str, v: str) -> tuple[tuple[float, float], tuple[float, float]]:
-    """Where the edge ``u → v`` is drawn: between the two nodes, moved by its shift (a two-way pair's)."""
-    sx, sy = shifts.get((u, v), (0.0, 0.0))
-    return (pos[u][0] + sx, pos[u][1] + sy), (pos[v][0] + sx, pos[v][1] + sy)
+HEAD_PX = 14
+"""A curved edge's arrowhead is drawn on its last this-many px (a shorter piece could point anywhere)."""
 
 
-def _between(pos: dict, feet: dict, u: str, v: str,
-             shifts: dict) -> tuple[tuple[float, float], tuple[float, float]]:
-    """The part of the line from ``u`` to ``v`` (moved by its shift) outside both nodes' markers and names (where a
-    halo is drawn)."""
-    (x0, y0), (x1, y1) = _ends(pos, shifts, u, v)
-    length = math.hypot(x1 - x0, y1 - y0) or 1.0
-    start, end = exit_px(feet[u], x1 - x0, y1 - y0) / length, 1 - exit_px(feet[v], x0 - x1, y0 - y1) / length
-    return ((x0 + start * (x1 - x0), y0 + start * (y1 - y0)), (x0 + end * (x1 - x0), y0 + end * (y1 - y0)))
-
-
-def _halo(fig: go.Figure, ends: tuple[tuple[float, float], tuple[float, float]], colour: str, width: float,
-          name: str, dash: str = "solid") -> None:
-    (x0, y0), (x1, y1) = ends
-    fig.add_trace(go.Scatter(x=[x0, x1], y=[y0, y1], mode="lines", hoverinfo="skip", showlegend=False,
-                             name=name, line=dict(color=colour, width=width, dash=dash)))
+def _line(fig: go.Figure, points: list[tuple[float, float]], colour: str, width: float, name: str,
+          dash: str = "solid") -> None:
+    """A line through ``points`` (a halo, or the body of a curved edge), not hoverable."""
+    fig.add_trace(go.Scatter(x=[x for x, _ in points], y=[y for _, y in points], mode="lines", hoverinfo="skip",
+                             showlegend=False, name=name, line=dict(color=colour, width=width, dash=dash)))
 
 
 def _node_hover(graph: nx.DiGraph, n: str) -> str:

@@ -155,11 +155,26 @@ def pair_shifts(nodes: Mapping[str, tuple[float, float]], edges: list[tuple[str,
     return shifts
 
 
+def point_along(path: list[tuple[float, float]], distance: float) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The point ``distance`` px along a path of straight pieces, and the unit direction of the piece it is on."""
+    for (x0, y0), (x1, y1) in zip(path, path[1:], strict=False):
+        piece = math.hypot(x1 - x0, y1 - y0)
+        if piece and distance <= piece:
+            t = distance / piece
+            return (x0 + t * (x1 - x0), y0 + t * (y1 - y0)), ((x1 - x0) / piece, (y1 - y0) / piece)
+        distance -= piece
+    (x0, y0), (x1, y1) = path[-2], path[-1]
+    piece = math.hypot(x1 - x0, y1 - y0) or 1.0
+    return path[-1], ((x1 - x0) / piece, (y1 - y0) / piece)
+
+
 def place_signs(nodes: Mapping[str, tuple[float, float]], feet: Mapping[str, np.ndarray],
                 edges: list[tuple[str, str]], shifts: Mapping[tuple[str, str], tuple[float, float]] | None = None,
+                paths: Mapping[tuple[str, str], list[tuple[float, float]]] | None = None,
                 ) -> dict[tuple[str, str], tuple[float, float]]:
-    """A point on each edge (moved by its ``shifts``, :func:`pair_shifts`) for its sign mark, as near its middle
-    as keeps the mark off every footprint and every mark placed before it (the middle when no point does)."""
+    """A point on each edge for its sign mark, as near its middle as keeps the mark off every footprint and every
+    mark placed before it (the middle when no point does). The edge is its path (``causal_routes.route``: bent
+    around a third node), else the straight line between its nodes moved by its ``shifts`` (:func:`pair_shifts`)."""
     # a footprint less its padding: the marker and name themselves (the padding is where sign marks go)
     taken = [(x + f[0] + PAD_PX, x + f[1] - PAD_PX, y + f[2] + PAD_PX, y + f[3] - PAD_PX)
              for n, f in feet.items() for x, y in [nodes[n]]]
@@ -167,15 +182,15 @@ def place_signs(nodes: Mapping[str, tuple[float, float]], feet: Mapping[str, np.
     found = {}
     for u, v in edges:
         sx, sy = (shifts or {}).get((u, v), (0.0, 0.0))
-        (x0, y0), (x1, y1) = (nodes[u][0] + sx, nodes[u][1] + sy), (nodes[v][0] + sx, nodes[v][1] + sy)
-        length = math.hypot(x1 - x0, y1 - y0) or 1.0
-        across = (-(y1 - y0) / length, (x1 - x0) / length)
-        places = sorted((k * SIGN_STEP_PX / length for k in range(int(length / SIGN_STEP_PX) + 1)),
-                        key=lambda t: abs(t - 0.5))
+        straight = [(nodes[u][0] + sx, nodes[u][1] + sy), (nodes[v][0] + sx, nodes[v][1] + sy)]
+        path = (paths or {}).get((u, v)) or straight
+        length = sum(math.hypot(x1 - x0, y1 - y0) for (x0, y0), (x1, y1) in zip(path, path[1:], strict=False)) or 1.0
+        places = sorted((k * SIGN_STEP_PX for k in range(int(length / SIGN_STEP_PX) + 1)),
+                        key=lambda d: abs(d - length / 2))
         # a two-way pair's mark stays on its arrow or goes outward (its right), never toward the other arrow
         offsets = [k for k in SIGN_OFFSETS_PX if k <= 0] if (u, v) in (shifts or {}) else SIGN_OFFSETS_PX
-        spots = [(x0 + t * (x1 - x0) + k * across[0], y0 + t * (y1 - y0) + k * across[1])
-                 for t in places for k in offsets]
+        spots = [(x + k * -dy, y + k * dx) for d in places for (x, y), (dx, dy) in [point_along(path, d)]
+                 for k in offsets]
         free = [(x, y) for x, y in spots
                 if not any(x + w > a and x - w < b and y + h > c and y - h < d for a, b, c, d in taken)]
         x, y = free[0] if free else spots[0]
