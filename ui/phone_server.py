@@ -307,6 +307,15 @@ async def _released(snap: RunSnapshot, run_id: str, device: str, roster: list[st
     return await run_in_threadpool(whatif.participant_for, run_id, device, store=get_store()) is None
 
 
+def _spend_shared(device: str) -> bool:
+    """The same budget counted in the store, for every process that serves the app: :func:`_spend` is per
+    process, so behind a proxy with N of them a device would get N bursts. A fixed window of
+    :data:`ACTION_BURST` presses per ``ACTION_BURST / ACTIONS_PER_S`` seconds (the bucket's burst and its rate);
+    the in-memory bucket still turns a flood away before the store is asked."""
+    window = ACTION_BURST / ACTIONS_PER_S if ACTIONS_PER_S > 0 else 3600.0
+    return get_store().hit_rate(f"phone-press:{device}", limit=ACTION_BURST, window_s=window)
+
+
 def _event(name: str, data: Any) -> str:
     return f"event: {name}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
 
@@ -325,6 +334,8 @@ async def act(request: Request) -> Response:
     if not _spend(device):
         return _refusal("Too many presses at once: wait a moment and try again.", 429)
     try:
+        if not await run_in_threadpool(_spend_shared, device):
+            return _refusal("Too many presses at once: wait a moment and try again.", 429)
         body = await _body(request)
         result = await run_in_threadpool(_ACTIONS[action], body, device, _clients(request, device))
     except WorkshopError as exc:

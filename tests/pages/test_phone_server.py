@@ -137,6 +137,22 @@ def test_a_flood_of_presses_is_held_at_the_budget(room, monkeypatch) -> None:
     assert codes[phone_server.ACTION_BURST:] == [429] * 5 and 429 not in codes[:phone_server.ACTION_BURST]
 
 
+def test_two_processes_share_one_budget(room, monkeypatch) -> None:
+    """Behind a proxy each press may reach another process, whose in-memory bucket is full: the budget also lives
+    in the store, so a device still gets one burst in all, not one per process."""
+    monkeypatch.setattr(phone_server, "ACTIONS_PER_S", 0.0)
+    run_id, ws = room
+    client = phone()
+    codes = []
+    for press in range(phone_server.ACTION_BURST + 5):
+        if press % 2:  # every other press lands on a second process: nothing of the first one's memory
+            phone_server._budgets.clear()
+        codes.append(post(client, "find", {"code": "NOPE00"}).status_code)
+    assert codes[phone_server.ACTION_BURST:] == [429] * 5 and 429 not in codes[:phone_server.ACTION_BURST]
+    other = phone()  # another device has its own budget
+    assert post(other, "find", {"code": "NOPE00"}).status_code != 429
+
+
 def test_the_page_carries_hostile_text_only_as_json_data(room, store) -> None:
     run_id, ws = room
     client = phone()
