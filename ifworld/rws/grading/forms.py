@@ -16,11 +16,13 @@ Runs in the grading worker, on text (before Math-Verify parses) and on Math-Veri
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 import sympy
 
 from ifworld.rws.grading.constants import REL_TOLERANCE
+from ifworld.rws.grading.latexnorm import TEXT_COMMANDS
 
 MIN_SIGNIFICANT = 2
 """A decimal answer must state at least this many significant digits to count as a rounding (``0.7`` does not
@@ -164,13 +166,32 @@ _NUMBER_THEN_UNIT = re.compile(_LEAD_IN + r"\s*(%s)\s*(?:\\[,;!:]\s*|~)?([^\d\s=
 _BARE_GOLD = re.compile(r"\s*%s\s*" % _PLAIN_NUMBER)
 
 
-def unit_on_number(answer: str, gold: str) -> tuple[str, str] | None:
-    """(the number, the unit's name) when the answer is a number followed by a unit (``1,204.5m²``,
-    ``37.5\\,\\text{km}^2``, ``88 miles``, "The gap is about 88 miles.") and the reference a bare number; else
+_CONSTANTS = frozenset("elementary_charge speed_of_light electron_mass proton_mass neutron_mass standard_gravity "
+                       "avogadro_number bohr_radius vacuum_permeability vacuum_permittivity hartree "
+                       "impedance_of_free_space".split())
+"""Physical constants pint can read as units (``2 e``, ``4 c``): after a number in a symbolic answer they are
+factors (2·e, 4·c), never a unit. So is every ``…_constant`` (``k``, ``R``, ``hbar``)."""
+_TEXT_WRAPPED = re.compile(r"\\(?:%s)\s*\{" % TEXT_COMMANDS)
+
+
+@dataclass(frozen=True)
+class GluedUnit:
+    """A number with a unit after it, in an answer whose reference is a bare number."""
+
+    number: str
+    unit: str
+    one_letter: bool
+    """The unit is one letter written as maths (``2 m``, ``1,204.5m²``): metres, or the symbol m? Not decided."""
+
+
+def unit_on_number(answer: str, gold: str) -> GluedUnit | None:
+    """The number and its unit when the answer is a number followed by a unit (``1,204.5 km²``,
+    ``37.5\\,\\text{m}^2``, ``88 miles``, "The gap is about 88 miles.") and the reference a bare number; else
     None. Words before the number are allowed only when they name no other value (no digit, no ``=``).
 
     A symbolic item's reference with no unit cannot say which unit is right, so the unit is not checked (as in
-    a numeric item) — but only a unit the field's registry reads counts: ``12 x`` stays a product.
+    a numeric item) — but only a unit the field's registry reads counts (``12 x`` stays a product), never a
+    physical constant (``2 e`` is 2·e), and a lone letter outside ``\\text{}`` is marked as undecided.
     """
     match = _NUMBER_THEN_UNIT.fullmatch(answer)
     if match is None or not _BARE_GOLD.fullmatch(gold):
@@ -184,4 +205,9 @@ def unit_on_number(answer: str, gold: str) -> tuple[str, str] | None:
         return None
     if unit is None or unit.dimensionless:
         return None
-    return re.sub(r"\{,\}|\\,", "", match[1]), str(unit)  # LaTeX's thousands spacing; a bare comma is left as written
+    names = set(getattr(unit, "_units", {}))
+    if names & _CONSTANTS or any(name.endswith("_constant") for name in names):
+        return None
+    one_letter = len(re.findall(r"[A-Za-z]", match[2])) == 1 and not _TEXT_WRAPPED.search(match[2])
+    number = re.sub(r"\{,\}|\\,", "", match[1])  # LaTeX's thousands spacing; a bare comma is left as written
+    return GluedUnit(number, str(unit), one_letter)

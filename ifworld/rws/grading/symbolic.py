@@ -322,10 +322,14 @@ def check_symbolic(reply: str, extraction: Extraction, gold: str, hint: str = ""
     reply, extraction, note = restated
     glued = forms.unit_on_number(extraction.answer, strip_wrappers(gold))
     if glued is not None:  # a unit after a number, where the reference is a bare number: set aside, said
-        reply, unit = glued
+        reply = glued.number
         extraction = replace(extraction, answer=reply, how="final_line", body=reply)
-        note += f"; the reference gives no unit, so the answer's {unit} is not checked"
+        note += f"; the reference gives no unit, so the answer's {glued.unit} is not checked"
     result = _graded(reply, extraction, gold, hint, deadline)
+    if glued is not None and glued.one_letter and result.verdict == "correct":
+        return result.with_(verdict="not_sure", decided_by=READING, annotations=[NEEDS_VERIFIER],
+                            reason=f"the number is the reference, but the one letter after it may be the unit "
+                            f"{glued.unit} or a symbol multiplying it; the reference gives no unit to tell")
     result = result.with_(reason=result.reason + note) if note and result.verdict == "correct" else result
     return comma_readings(extraction.answer, strip_wrappers(gold), result, lambda decimal: _graded(
         decimal, replace(extraction, answer=decimal, how="final_line", body=decimal), gold, hint, deadline))
