@@ -60,3 +60,14 @@ def test_word_lists_are_data(tmp_path, monkeypatch) -> None:
     finally:
         for cached in (wording.opposites, wording.abbreviations, wording._abbreviation_re):
             cached.cache_clear()
+
+
+def test_a_comma_between_numbers_in_brackets_separates_them() -> None:
+    """The ambiguous-comma rule is for one number: in a pair, a set or a call the comma separates values."""
+    from ifworld.rws.grading.grader import check
+
+    for pred, gold in (("(4,125)", "(4, 125)"), ("\\{3,250\\}", "\\{3, 250\\}"), ("g(1,500)", "g(1, 500)")):
+        result = check(pred, gold, "symbolic")
+        assert result.verdict == "correct" and "thousands" not in result.reason, (pred, result)
+    lone = check("4,125", "4.125", "symbolic")
+    assert lone.verdict == "not_sure" and lone.reason.startswith("reading the answer: ambiguous comma"), lone

@@ -331,6 +331,8 @@ def check_symbolic(reply: str, extraction: Extraction, gold: str, hint: str = ""
                             reason=f"the number is the reference, but the one letter after it may be the unit "
                             f"{glued.unit} or a symbol multiplying it; the reference gives no unit to tell")
     result = result.with_(reason=result.reason + note) if note and result.verdict == "correct" else result
+    if not (_NUMBERISH.fullmatch(extraction.answer) and _NUMBERISH.fullmatch(strip_wrappers(gold))):
+        return result  # a comma between numbers in a tuple, set or call separates them
     return comma_readings(extraction.answer, strip_wrappers(gold), result, lambda decimal: _graded(
         decimal, replace(extraction, answer=decimal, how="final_line", body=decimal), gold, hint, deadline))
 
