@@ -66,10 +66,25 @@ def test_full_run_record_and_export(store: RunStore, settings) -> None:
 
 
 def test_failed_sibling_resumes_only_itself(store: RunStore, settings, fake_server) -> None:
+    """Worker 1 fails after its siblings have finished (its reply is held until both are done: on a loaded machine
+    a failure that came first ended the step before their writes were saved, and they ran again)."""
     fake_server.inject("500", times=1, match="demo worker 1")
-    events = []
+    fake_server.hold(match="demo worker 1")
+    events: list = []
+
+    def release_once_siblings_finished() -> None:
+        deadline = time.monotonic() + 120
+        while sum(e.type == "step_finished" and e.node == "worker" for e in list(events)) < 2:
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        fake_server.release()
+
+    releaser = threading.Thread(target=release_once_siblings_finished, daemon=True)
+    releaser.start()
     with pytest.raises(runs.RunFailed, match="resume"):
         runs.execute("demo.fanout", demo_params(), store=store, settings=settings, on_event=events.append)
+    releaser.join(5)
     run_id = store.list_runs()[0].id
     assert store.get_run(run_id).status == "failed"
     assert any(e.type == "run_failed" for e in events)
