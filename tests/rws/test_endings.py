@@ -16,7 +16,7 @@ from tests.rws.conftest import check_row, load_tables
 
 ENDINGS = ("endings_closing", "endings_boxes", "endings_numbers", "endings_identical", "endings_symbols",
            "endings_text", "endings_chains")
-OUTSIDE = ("outside_numbers", "outside_identical", "outside_symbols")
+OUTSIDE = ("outside_closing", "outside_numbers", "outside_identical", "outside_symbols")
 """A third set, written after our grader was run on answers nobody here wrote (Math-Verify's own test cases,
 ``benchmarks/bench_grader_peer.py``): the kinds of miss found there, in our own numbers and words — a unit on a
 symbolic answer whose reference is a bare number, a percentage in a box, units in ``\\textbf``/``\\textnormal``, an

@@ -34,10 +34,11 @@ _HTML_BLOCK = re.compile(r"<(script|style)\b[^>]{0,200}>.*?</\1\s*>", re.S | re.
 _HTML_TAG = re.compile(r"</?[a-zA-Z][a-zA-Z0-9]{0,15}(?:\s[^<>]{0,200})?/?>")
 """HTML in a reply is markup, not the answer: script/style blocks go, other tags leave their text."""
 _END_OF_TURN = re.compile(r"<\|(?:im_end|eot_id|endoftext|end|eom_id|end_of_turn)\|>|</s>|<end_of_turn>"
-                         r"|<\|im_start\|>\s*(?:user|system)|<\|start_header_id\|>\s*(?:user|system)")
-"""Chat-template tokens that end the model's turn: what follows is another turn (the user's next question)."""
+                         r"|<\|im_start\|>\s*(?:user|system)|<\|start_header_id\|>\s*(?:user|system)|\[INST\]")
+"""Chat-template tokens that end the model's turn: what follows is another turn (the user's next question;
+``[INST]`` opens one in the Llama 2 and Mistral templates)."""
 _TEMPLATE_TOKEN = re.compile(r"<\|(?:im_start|start_header_id)\|>\s*assistant\s*(?:<\|end_header_id\|>)?"
-                             r"|<\|[a-z_]{1,30}\|>|<s>|<start_of_turn>\s*model")
+                             r"|<\|[a-z_]{1,30}\|>|<s>|<start_of_turn>\s*model|\[/INST\]")
 """Any other template token left in a reply (an assistant header before the answer): markup, not the answer."""
 _HOPE = re.compile(r"(?i)(?<=\S)[\s.]*\bI\s+hope\s+(?:it|this|that)\s+is\s+correct\b[.!]?")
 """The Minerva closing ("… The final answer is $X$. I hope it is correct."): words after the answer, not its unit."""
@@ -182,7 +183,7 @@ def extract_answer(text: str, kind: str | None = None, parts: int = 1) -> Extrac
     s = text[-MAX_INPUT_CHARS:] if truncated else text
     s = _THINK.sub("", s)
     s = re.sub(r"^.*</think>", "", s, flags=re.S).strip()
-    s = end_of_turn(s) if "<" in s or "hope" in s else s
+    s = end_of_turn(s) if "<" in s or "hope" in s or "INST]" in s else s
     s = _HTML_TAG.sub(" ", _HTML_BLOCK.sub(" ", s)).strip() if "<" in s else s
     found = _json_answer(s)
     lines = [next((g for g in groups if g), "").strip() for groups in _FINAL_LINE.findall(s)]
