@@ -12,7 +12,7 @@ system binary.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -54,92 +54,99 @@ def segment_hits_box(p: Point, q: Point, box: tuple[float, float, float, float])
     return True
 
 
-def _hits(path: list[Point], boxes: list[tuple[float, float, float, float]]) -> bool:
-    """Does any piece of the path pass through any of the boxes? (:func:`segment_hits_box` for all pieces and
-    boxes at once: a curve is tried against every node, many times, while a map is drawn.)"""
-    if not boxes or len(path) < 2:
-        return False
-    points, box = np.asarray(path, dtype=float), np.asarray(boxes, dtype=float)
-    start, step = points[:-1, None, :], (points[1:] - points[:-1])[:, None, :]
-    low, high = np.zeros((len(points) - 1, len(box))), np.ones((len(points) - 1, len(box)))
+def _hit_counts(curves: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """How many of the boxes (M × [left, right, below, above]) each curve (K × P points × 2) passes through:
+    :func:`segment_hits_box` for every piece of every curve against every box at once (a map tries about a
+    hundred curves for each of its crossing edges)."""
+    if not len(boxes):
+        return np.zeros(len(curves), dtype=int)
+    start = curves[:, :-1, None, :]
+    step = (curves[:, 1:] - curves[:, :-1])[:, :, None, :]
+    low = np.zeros(start.shape[:2] + (len(boxes),))
+    high = np.ones_like(low)
     with np.errstate(divide="ignore", invalid="ignore"):
         for axis in (0, 1):
-            lo, hi = box[None, :, 2 * axis], box[None, :, 2 * axis + 1]
+            lo, hi = boxes[None, None, :, 2 * axis], boxes[None, None, :, 2 * axis + 1]
             s, d = start[..., axis], step[..., axis]
             flat = np.abs(d) < 1e-12
-            t0, t1 = (lo - s) / np.where(flat, 1.0, d), (hi - s) / np.where(flat, 1.0, d)
+            safe = np.where(flat, 1.0, d)
+            t0, t1 = (lo - s) / safe, (hi - s) / safe
             inside = (s > lo) & (s < hi)
             low = np.maximum(low, np.where(flat, np.where(inside, -np.inf, np.inf), np.minimum(t0, t1)))
             high = np.minimum(high, np.where(flat, np.where(inside, np.inf, -np.inf), np.maximum(t0, t1)))
-    return bool((low < high).any())
+    return (low < high).any(axis=1).sum(axis=1)
 
 
-def _curve(p: Point, q: Point, bend: float) -> list[Point]:
-    """A quadratic curve from p to q whose middle lies ``bend`` px to the right of the straight line's middle."""
-    (x0, y0), (x1, y1) = p, q
-    length = math.hypot(x1 - x0, y1 - y0) or 1.0
-    nx, ny = (y1 - y0) / length, -(x1 - x0) / length
-    cx, cy = (x0 + x1) / 2 + 2 * bend * nx, (y0 + y1) / 2 + 2 * bend * ny  # the curve reaches half its control
-    ts = np.linspace(0.0, 1.0, CURVE_POINTS)
-    xs = (1 - ts) ** 2 * x0 + 2 * (1 - ts) * ts * cx + ts ** 2 * x1
-    ys = (1 - ts) ** 2 * y0 + 2 * (1 - ts) * ts * cy + ts ** 2 * y1
-    return [(float(x), float(y)) for x, y in zip(xs, ys, strict=True)]
+def _hits(path: list[Point], boxes: list[tuple[float, float, float, float]]) -> bool:
+    return bool(_hit_counts(np.asarray([path], dtype=float), np.asarray(boxes, dtype=float).reshape(-1, 4))[0])
 
 
-def _s_curve(p: Point, q: Point, first: float, second: float) -> list[Point]:
-    """A cubic curve from p to q whose control points lie ``first`` and ``second`` px to the right of the points a
-    third and two thirds along the straight line: it can pass one node on one side and the next on the other."""
-    (x0, y0), (x1, y1) = p, q
-    length = math.hypot(x1 - x0, y1 - y0) or 1.0
-    nx, ny = (y1 - y0) / length, -(x1 - x0) / length
-    c1 = (x0 + (x1 - x0) / 3 + first * nx, y0 + (y1 - y0) / 3 + first * ny)
-    c2 = (x0 + 2 * (x1 - x0) / 3 + second * nx, y0 + 2 * (y1 - y0) / 3 + second * ny)
-    ts = np.linspace(0.0, 1.0, CURVE_POINTS)
-    xs = (1 - ts) ** 3 * x0 + 3 * (1 - ts) ** 2 * ts * c1[0] + 3 * (1 - ts) * ts ** 2 * c2[0] + ts ** 3 * x1
-    ys = (1 - ts) ** 3 * y0 + 3 * (1 - ts) ** 2 * ts * c1[1] + 3 * (1 - ts) * ts ** 2 * c2[1] + ts ** 3 * y1
-    return [(float(x), float(y)) for x, y in zip(xs, ys, strict=True)]
+def _bends(paired: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The curves tried, least bent first, as (first, second) control offsets in px to the right of the line: a
+    quadratic curve is the cubic whose two offsets are equal, an S-curve has them on opposite sides. One arrow of a
+    two-way pair (``paired``) bends only to its own right."""
+    steps = [k * BEND_STEP_PX / 0.75 for k in range(1, MAX_BENDS + 1)]  # the middle moves 3/4 of equal offsets
+    single = [(b, b) for k in steps for b in ((k,) if paired else (k, -k))]
+    doubled = [k * BEND_STEP_PX * 2 for k in range(-S_BENDS, S_BENDS + 1)]
+    twisted = [] if paired else sorted(((a, b) for a in doubled for b in doubled if a * b < 0),
+                                       key=lambda ab: abs(ab[0]) + abs(ab[1]))
+    offsets = np.array(single + twisted, dtype=float)
+    return offsets[:, 0], offsets[:, 1]
+
+
+def _curves(p: Point, q: Point, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Cubic curves from p to q (K × :data:`CURVE_POINTS` × 2) whose control points lie ``first`` and ``second``
+    px to the right of the points a third and two thirds along the line. With equal offsets the middle moves by
+    three quarters of them, as a bend; with opposite ones the curve passes one node on each side."""
+    p_, q_ = np.asarray(p, dtype=float), np.asarray(q, dtype=float)
+    d = q_ - p_
+    normal = np.array([d[1], -d[0]]) / (float(np.hypot(*d)) or 1.0)
+    c1 = p_ + d / 3 + first[:, None] * normal
+    c2 = p_ + 2 * d / 3 + second[:, None] * normal
+    t = np.linspace(0.0, 1.0, CURVE_POINTS)[None, :, None]
+    return ((1 - t) ** 3 * p_ + 3 * (1 - t) ** 2 * t * c1[:, None, :] + 3 * (1 - t) * t ** 2 * c2[:, None, :]
+            + t ** 3 * q_)
 
 
 def route(nodes: Mapping[str, Point], feet: Mapping[str, np.ndarray], edges: list[Edge],
           shifts: Mapping[Edge, Point], width: float, height: float) -> dict[Edge, list[Point]]:
     """Each edge's path between its nodes' centres (moved by its ``shifts``): two points when straight, or
     :data:`CURVE_POINTS` when bent around a third node (see the module docstring)."""
+    names = list(feet)
+    near = np.array([inner_box(nodes[n], feet[n], CLEARANCE_PX) for n in names]).reshape(-1, 4)
+    touching = np.array([inner_box(nodes[n], feet[n]) for n in names]).reshape(-1, 4)
+    bends = {paired: _bends(paired) for paired in (False, True)}
     paths = {}
     for u, v in edges:
         sx, sy = shifts.get((u, v), (0.0, 0.0))
         p, q = (nodes[u][0] + sx, nodes[u][1] + sy), (nodes[v][0] + sx, nodes[v][1] + sy)
-        others = [(nodes[n], foot) for n, foot in feet.items() if n not in (u, v)]
-        paths[(u, v)] = _gentlest(p, q, others, width, height, (u, v) in shifts)
+        others = np.array([n not in (u, v) for n in names], dtype=bool)
+        paths[(u, v)] = _gentlest(p, q, near[others], touching[others], bends[(u, v) in shifts], width, height)
     return paths
 
 
-def _gentlest(p: Point, q: Point, others: list[tuple[Point, np.ndarray]], width: float, height: float,
-              paired: bool) -> list[Point]:
-    """The straight line p→q if it misses every other node by :data:`CLEARANCE_PX`; else the least bent curve that
-    does — or, failing that, that misses them at all, or that crosses the fewest (the straight line on a tie). One
-    arrow of a two-way pair (``paired``) bends only to its own side, away from the other arrow."""
-    near = [inner_box(at, foot, CLEARANCE_PX) for at, foot in others]
-    if not _hits([p, q], near):
+def _gentlest(p: Point, q: Point, near: np.ndarray, touching: np.ndarray, bends: tuple[np.ndarray, np.ndarray],
+              width: float, height: float) -> list[Point]:
+    """The straight line p→q if it misses every other node by :data:`CLEARANCE_PX` (``near``); else the least bent
+    curve that does — or, failing that, that misses them at all (``touching``), or that crosses the fewest (the
+    straight line on a tie)."""
+    straight = np.asarray([[p, q]], dtype=float)
+    if not _hit_counts(straight, near)[0]:
         return [p, q]
-    touching = [inner_box(at, foot) for at, foot in others]
-    steps = [k * BEND_STEP_PX * 2 for k in range(-S_BENDS, S_BENDS + 1)]
-    s_bends = sorted(((a, b) for a in steps for b in steps if a * b < 0), key=lambda ab: abs(ab[0]) + abs(ab[1]))
-
-    def curves() -> Iterator[list[Point]]:  # the least bent first; made only as far as they are needed
-        for step in range(1, MAX_BENDS + 1):
-            for sign in (1,) if paired else (1, -1):
-                yield _curve(p, q, sign * step * BEND_STEP_PX)
-        for first, second in () if paired else s_bends:
-            yield _s_curve(p, q, first, second)
-
-    def framed(curve: list[Point]) -> bool:
-        return all(0 <= x <= width and 0 <= y <= height for x, y in curve)
-
-    for boxes in (near, touching):
-        clear = next((c for c in curves() if framed(c) and not _hits(c, boxes)), None)
-        if clear is not None:
-            return clear
-    return min([[p, q], *(c for c in curves() if framed(c))], key=lambda c: sum(_hits(c, [box]) for box in touching))
+    curves = _curves(p, q, *bends)
+    framed = ((curves[..., 0] >= 0) & (curves[..., 0] <= width) & (curves[..., 1] >= 0)
+              & (curves[..., 1] <= height)).all(axis=1)
+    (left, below), (right, above) = curves.min(axis=(0, 1)), curves.max(axis=(0, 1))
+    reach = (near[:, 1] > left) & (near[:, 0] < right) & (near[:, 3] > below) & (near[:, 2] < above)
+    near, touching = near[reach], touching[reach]  # only the nodes some curve could pass: a tall map has many
+    touched = _hit_counts(curves, touching)
+    for clear in (framed & (_hit_counts(curves, near) == 0), framed & (touched == 0)):
+        if clear.any():
+            return [(float(x), float(y)) for x, y in curves[int(np.argmax(clear))]]
+    best = int(np.argmin(np.where(framed, touched, np.iinfo(int).max)))
+    if not framed[best] or touched[best] >= _hit_counts(straight, touching)[0]:
+        return [p, q]
+    return [(float(x), float(y)) for x, y in curves[best]]
 
 
 def crossings(nodes: Mapping[str, Point], feet: Mapping[str, np.ndarray],
