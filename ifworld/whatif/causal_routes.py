@@ -134,8 +134,8 @@ def _gentlest(p: Point, q: Point, near: np.ndarray, touching: np.ndarray, bends:
     if not _hit_counts(straight, near)[0]:
         return [p, q]
     curves = _curves(p, q, *bends)
-    framed = ((curves[..., 0] >= 0) & (curves[..., 0] <= width) & (curves[..., 1] >= 0)
-              & (curves[..., 1] <= height)).all(axis=1)
+    inside = (curves[..., 0] >= 0) & (curves[..., 0] <= width) & (curves[..., 1] >= 0) & (curves[..., 1] <= height)
+    framed = np.asarray(inside.all(axis=1), dtype=bool)
     (left, below), (right, above) = curves.min(axis=(0, 1)), curves.max(axis=(0, 1))
     reach = (near[:, 1] > left) & (near[:, 0] < right) & (near[:, 3] > below) & (near[:, 2] < above)
     near, touching = near[reach], touching[reach]  # only the nodes some curve could pass: a tall map has many
@@ -144,7 +144,7 @@ def _gentlest(p: Point, q: Point, near: np.ndarray, touching: np.ndarray, bends:
         if clear.any():
             return [(float(x), float(y)) for x, y in curves[int(np.argmax(clear))]]
     best = int(np.argmin(np.where(framed, touched, np.iinfo(int).max)))
-    if not framed[best] or touched[best] >= _hit_counts(straight, touching)[0]:
+    if not bool(framed[best]) or int(touched[best]) >= int(_hit_counts(straight, touching)[0]):
         return [p, q]
     return [(float(x), float(y)) for x, y in curves[best]]
 

@@ -32,8 +32,10 @@ def test_the_token_never_stays_in_history_and_signout_ends_a_copied_cookie(brows
         try:
             fac.go_back(wait_until="commit")
         except PlaywrightError as exc:  # the entry's own page navigated on (the sign-in exchange posts and moves
-            if "ERR_ABORTED" not in str(exc):  # on): the history step was still taken — read where it is
+            # on), or the page was between documents when asked: the history step was still taken — read where it is
+            if "ERR_ABORTED" not in str(exc) and "Not attached to an active page" not in str(exc):
                 raise
+            fac.wait_for_load_state("domcontentloaded")
         seen.append(fac.url)
     assert not any(token in url for url in seen), seen
     cookie: Any = next(c for c in ctx.cookies() if c["name"] == access.FACILITATOR_COOKIE)
