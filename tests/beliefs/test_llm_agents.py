@@ -97,10 +97,18 @@ def test_malformed_then_valid_repair_is_not_counted(fake_server, settings, store
 
 
 def test_resume_reruns_only_the_failed_agent(fake_server, settings, store):
-    fake_server.inject("500", times=1, match=r"You are agent 3,.*round 2\.")
+    """Agent 3 fails in round 2 after the other three have finished it (its reply is held until then: on a loaded
+    machine a failure that came first ended the round before their writes were saved, and they ran again)."""
+    failing = r"You are agent 3,.*round 2\."
+    fake_server.inject("500", times=1, match=failing)
+    fake_server.hold(match=failing)
     run_id = runs.start_run("beliefs.llm", la.make_params(SMALL, seed=2), store=store)
+    events: list = []
+    releaser = fake_server.release_when(lambda: sum(e.type == "step_finished" and e.node == "agent"
+                                                     for e in list(events)) >= 4 + 3)  # round 1, then 3 of round 2
     with pytest.raises(runs.RunFailed):
-        runs.drive(run_id, store=store, settings=settings)
+        runs.drive(run_id, store=store, settings=settings, on_event=events.append)
+    releaser.join(5)
     assert fake_server.count(None, None) == 8 and fake_server.count(None, 500) == 1
     assert store.get_run(run_id).status == "failed"
     fake_server.reset()

@@ -71,17 +71,8 @@ def test_failed_sibling_resumes_only_itself(store: RunStore, settings, fake_serv
     fake_server.inject("500", times=1, match="demo worker 1")
     fake_server.hold(match="demo worker 1")
     events: list = []
-
-    def release_once_siblings_finished() -> None:
-        deadline = time.monotonic() + 120
-        while sum(e.type == "step_finished" and e.node == "worker" for e in list(events)) < 2:
-            if time.monotonic() > deadline:
-                break
-            time.sleep(0.05)
-        fake_server.release()
-
-    releaser = threading.Thread(target=release_once_siblings_finished, daemon=True)
-    releaser.start()
+    releaser = fake_server.release_when(
+        lambda: sum(e.type == "step_finished" and e.node == "worker" for e in list(events)) >= 2)
     with pytest.raises(runs.RunFailed, match="resume"):
         runs.execute("demo.fanout", demo_params(), store=store, settings=settings, on_event=events.append)
     releaser.join(5)
