@@ -307,6 +307,9 @@ async def _released(snap: RunSnapshot, run_id: str, device: str, roster: list[st
     return await run_in_threadpool(whatif.participant_for, run_id, device, store=get_store()) is None
 
 
+TOO_MANY_PRESSES = "Too many presses at once: wait a moment and try again."
+
+
 def _spend_shared(device: str) -> bool:
     """The same budget counted in the store, for every process that serves the app: :func:`_spend` is per
     process, so behind a proxy with N of them a device would get N bursts. A fixed window of
@@ -332,10 +335,10 @@ async def act(request: Request) -> Response:
     if device is None:
         return _refusal("This browser has no device cookie: reload the page.", 403)
     if not _spend(device):
-        return _refusal("Too many presses at once: wait a moment and try again.", 429)
+        return _refusal(TOO_MANY_PRESSES, 429)
     try:
         if not await run_in_threadpool(_spend_shared, device):
-            return _refusal("Too many presses at once: wait a moment and try again.", 429)
+            return _refusal(TOO_MANY_PRESSES, 429)
         body = await _body(request)
         result = await run_in_threadpool(_ACTIONS[action], body, device, _clients(request, device))
     except WorkshopError as exc:

@@ -39,25 +39,10 @@ def inner_box(xy: Point, foot: np.ndarray, margin: float = 0.0) -> tuple[float, 
             y + foot[2] + PAD_PX - margin, y + foot[3] - PAD_PX + margin)
 
 
-def segment_hits_box(p: Point, q: Point, box: tuple[float, float, float, float]) -> bool:
-    """Does the segment p→q pass through the box (left, right, below, above)? (Liang–Barsky clipping.)"""
-    low, high = 0.0, 1.0
-    for step, start, lo, hi in ((q[0] - p[0], p[0], box[0], box[1]), (q[1] - p[1], p[1], box[2], box[3])):
-        if abs(step) < 1e-12:
-            if start <= lo or start >= hi:
-                return False
-            continue
-        t0, t1 = sorted(((lo - start) / step, (hi - start) / step))
-        low, high = max(low, t0), min(high, t1)
-        if low >= high:
-            return False
-    return True
-
-
 def _hit_counts(curves: np.ndarray, boxes: np.ndarray) -> np.ndarray:
     """How many of the boxes (M × [left, right, below, above]) each curve (K × P points × 2) passes through:
-    :func:`segment_hits_box` for every piece of every curve against every box at once (a map tries about a
-    hundred curves for each of its crossing edges)."""
+    Liang–Barsky clipping of every piece of every curve against every box at once (a map tries about a hundred
+    curves for each of its crossing edges)."""
     if not len(boxes):
         return np.zeros(len(curves), dtype=int)
     start = curves[:, :-1, None, :]

@@ -22,7 +22,7 @@ from typing import Any
 import sympy
 
 from ifworld.rws.grading.constants import REL_TOLERANCE
-from ifworld.rws.grading.latexnorm import TEXT_COMMANDS
+from ifworld.rws.grading.latexnorm import TEXT_COMMANDS, fold_confusables
 
 MIN_SIGNIFICANT = 2
 """A decimal answer must state at least this many significant digits to count as a rounding (``0.7`` does not
@@ -196,7 +196,6 @@ def unit_on_number(answer: str, gold: str) -> GluedUnit | None:
     match = _NUMBER_THEN_UNIT.fullmatch(answer)
     if match is None or not _BARE_GOLD.fullmatch(gold):
         return None
-    from ifworld.rws.grading.latexnorm import fold_confusables
     from ifworld.rws.grading.units import UnitError, parse_unit  # pint: loaded only for such an answer
 
     try:

@@ -52,11 +52,9 @@ _DELIMITED = re.compile(r"\$|\\\(|\\\[|\\boxed")
 _NUMBERISH = re.compile(r"\s*[-+−]?(?:\d{1,3}(?:[ ,]\d{3})+(?:\.\d+)?|\d+,\d+|\d+(?:\.\d+)?)\s*%?\s*")
 """One number in a format (``7,425,000``, ``1 000``, ``2,74``): Math-Verify reads it as text, not as LaTeX
 (where ``1 000`` would be a product); a comma with a space after it separates answers (``3, 5``)."""
-_PERCENT = r"(?:\\%|%|(?:per\s?cent(?:age)?|pct)(?![A-Za-z])(?!\s*points?\b))"
-_BOXED_PERCENT = re.compile(r"(\d)\s*(?:\\[,;!]\s*)?" + _PERCENT)
-"""A percent sign or word after a number inside a box: Math-Verify reads ``\\boxed{28\\%}`` and ``\\boxed{28
-percent}`` as nothing at all (it reads ``28\\%`` elsewhere as 28), so the sign is dropped there; the percent
-convention still sees it in the answer."""
+_NUMBER_PERCENT = re.compile(r"(\d)\s*(?:\\[,;!]\s*)?(?:\\%|%|(?:per\s?cent(?:age)?|pct)(?![A-Za-z])(?!\s*points?\b))")
+"""A percent sign or word after a number: the percent convention looks for it, and inside a box it is dropped —
+Math-Verify reads ``\\boxed{28\\%}`` and ``\\boxed{28 percent}`` as nothing at all (``28\\%`` elsewhere as 28)."""
 _MATH_WORDS = frozenset(
     "sin cos tan cot sec csc exp log sqrt frac cdot times and text arcsin arccos arctan sinh cosh tanh".split()
 ) | plaintext.GREEK
@@ -85,7 +83,7 @@ def _answer_text(reply: str, extraction: Extraction, gold: str) -> str:
     """The part of the reply Math-Verify reads: the answer we found, the boxes that answer, or the reply's tail."""
     text = extraction.answer if extraction.how in ("final_line", "json", "phrase") else reply[-MAX_REPLY_MATH_CHARS:]
     if extraction.how == "boxed":  # the last box, the last run of boxes written as one list, or one box per part
-        text = ", ".join("\\boxed{%s}" % _BOXED_PERCENT.sub(r"\1", content)
+        text = ", ".join("\\boxed{%s}" % _NUMBER_PERCENT.sub(r"\1", content)
                          for content in boxed_group(text, gold_parts(gold)))
     return text
 
@@ -282,8 +280,7 @@ def _precision(ctx: _Ctx, pred: Any, gold: Any) -> CheckResult | None:
 def _percent(ctx: _Ctx, pred: Any, gold: Any) -> CheckResult | None:
     """One side has a percent sign, both are numbers: Math-Verify drops the sign (``35\\%`` reads 35), and a
     fraction for a percentage (0.35 for 35 %) is the same value. Either way the convention is said."""
-    pred_pct, gold_pct = (bool(re.search(r"\d\s*(?:\\[,;!]\s*)?" + _PERCENT, text))
-                          for text in (ctx.extraction.answer, ctx.gold_text))
+    pred_pct, gold_pct = (bool(_NUMBER_PERCENT.search(text)) for text in (ctx.extraction.answer, ctx.gold_text))
     numbers = isinstance(pred, sympy.Expr) and isinstance(gold, sympy.Expr) and pred.is_number and gold.is_number
     if pred_pct == gold_pct or not numbers:
         return None
