@@ -4,9 +4,10 @@ The folder is not called ``pages/``: Streamlit would also serve those files on t
 skipping this router and its sidebar.
 
 Who is who is decided first (:mod:`ui.identity`): the facilitator gets every page and the sidebar (model
-connection, run store); anyone else — a participant or a visitor — gets the Join page only, with no sidebar
-and no navigation, and every other page's address answers that it is for the facilitator and draws nothing
-else (so no widget of it exists in that session to be pressed).
+connection, run store); anyone else — a participant or a visitor — gets no sidebar and no navigation, and
+every page's address answers that it is for the facilitator and draws nothing else (so no widget of it exists
+in that session to be pressed). Participants take part on the phone page (``/p/``, :mod:`ui.phone_server`), which
+the app's server serves beside this script.
 """
 
 import streamlit as st
@@ -14,7 +15,7 @@ import streamlit as st
 from ifworld.runs import StoreError
 from ui.common import init_state, reconnecting, store_problem
 from ui.connection_view import sidebar
-from ui.identity import for_facilitator_only, is_facilitator
+from ui.identity import for_facilitator_only, is_facilitator, phone_page_link
 from ui.not_found import show_not_found, unknown_page
 from ui.warmup import start_warmup
 
@@ -34,7 +35,6 @@ PAGES = {
         st.Page("app_pages/whatif.py", title="What-if", icon="🌋", url_path="whatif"),
         st.Page("app_pages/causal_map.py", title="Causal map", icon="🕸️", url_path="causal_map"),
         st.Page("app_pages/runs.py", title="Runs", icon="🗂️", url_path="runs"),
-        st.Page("app_pages/join.py", title="Join a workshop", icon="👥", url_path="join"),
     ],
     "Reasoning With a Star": [
         st.Page("app_pages/rws_browse.py", title="RWS browse", icon="☀️", url_path="rws_browse"),
@@ -47,19 +47,14 @@ PAGES = {
     "Settings": [st.Page("app_pages/settings.py", title="About & settings", icon="⚙️", url_path="settings")],
 }
 
-JOIN = "join"
-
 
 def room_pages(pages: dict[str, list]) -> dict[str, list]:
-    """The same addresses for a participant or visitor: Join as it is, every other page (the home address too)
-    replaced by a notice that it is for the facilitator, with a link to Join."""
+    """The same addresses for a participant or visitor, each page (the home address too) replaced by a notice that
+    it is for the facilitator, with a link to the phone page."""
     out: dict[str, list] = {}
     for section, items in pages.items():
         out[section] = []
         for page in items:
-            if page.url_path == JOIN:
-                out[section].append(page)
-                continue
             title = page.title
 
             def notice(title: str = title) -> None:
@@ -83,8 +78,9 @@ else:
     missing = unknown_page(shown)
 try:
     if missing is not None:  # the router fell back to Home without a word: say the address was wrong
-        show_not_found(missing, PAGES if is_facilitator() else {"": [p for p in PAGES["What-if scenarios"]
-                                                                       if p.url_path == JOIN]})
+        show_not_found(missing, PAGES if is_facilitator() else {})
+        if not is_facilitator():
+            phone_page_link()
     else:
         page.run()
 except StoreError as exc:  # disk full, read-only or corrupt store mid-page: say so, keep the app usable

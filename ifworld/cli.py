@@ -399,8 +399,8 @@ def print_signin(address: str, port: int, *, forced: bool = False) -> None:
                f"opens it the facilitator):\n  {link}", err=True)
     if not access.is_loopback(address):
         typer.echo(f"Network mode: the class joins at http://<this computer's address>:{port}/p/ with the code "
-                   "you open; every other browser is a participant or a visitor and reaches the phone page and the "
-                   "Join page only.", err=True)
+                   "you open; every other browser is a participant or a visitor and reaches the phone page only.",
+                   err=True)
 
 
 def streamlit_flags(app_root: Path) -> list[str]:

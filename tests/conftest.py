@@ -42,6 +42,17 @@ def app_binds_loopback() -> None:
     config.set_option("server.address", "127.0.0.1")
 
 
+@pytest.fixture(autouse=True)
+def app_serves_phone_page(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Page tests (AppTest) run ``app.py`` as ``ifworld app`` serves it, with the phone page mounted beside it
+    (``ui/asgi.py`` sets the flag): the facilitator is offered a workshop and its link leads to ``/p/``. The one
+    test of plain ``streamlit run app.py`` turns it off again."""
+    if request.path.parent.name in ("pages", "security"):
+        from ui import phone_server
+
+        monkeypatch.setattr(phone_server, "SERVED", True)
+
+
 @pytest.fixture
 def fake_server() -> Iterator[FakeOpenAI]:
     """A fresh fake OpenAI-compatible server on 127.0.0.1 with all subsystem scripts loaded."""

@@ -4,11 +4,8 @@ and errors (:func:`safe_md`, :func:`show_error`)."""
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any, ParamSpec
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 import streamlit as st
@@ -25,8 +22,6 @@ from ifworld.toolkit import (
     safe_error,
 )
 from ui.identity import caller, is_facilitator
-
-P = ParamSpec("P")
 
 if TYPE_CHECKING:
     from ifworld.runs import RunStore
@@ -117,40 +112,6 @@ def reconnecting() -> None:
             return
         st.rerun(scope="app")
     retry()
-
-
-@contextmanager
-def participant_store(*, retry: bool = True) -> Iterator[None]:
-    """A participant's page (or one of its fragments) inside: its store calls wait at most
-    :data:`PARTICIPANT_WAIT_S`, and an unreachable store shows :func:`reconnecting` (``retry``: the page's own
-    retrying line; a fragment that refreshes itself shows the line alone and retries on its next redraw)."""
-    from ifworld.runs import StoreError, store_patience
-
-    page = _PAGE_GUARD.set(retry) if retry else None
-    with store_patience(PARTICIPANT_WAIT_S):
-        try:
-            yield
-        except StoreError:
-            if not retry and _PAGE_GUARD.get():  # a fragment drawn inside the page's run: the page says it once
-                raise                              # (its other store calls would each wait again)
-            reconnecting() if retry else st.info(RECONNECTING, icon="🔄")
-        finally:
-            if page is not None:
-                _PAGE_GUARD.reset(page)
-
-
-_PAGE_GUARD: ContextVar[bool] = ContextVar("ifworld_participant_page", default=False)
-"""Set while a participant page's whole run is inside :func:`participant_store` (not in a fragment's own rerun)."""
-
-
-def reconnects(fragment_body: Callable[P, None]) -> Callable[P, None]:
-    """:func:`participant_store` around a participant fragment's body (put it under ``@st.fragment``): in its own
-    rerun it says "reconnecting" and retries on its next redraw; inside the page's run the page handles it."""
-    @functools.wraps(fragment_body)
-    def guarded(*args: P.args, **kwargs: P.kwargs) -> None:
-        with participant_store(retry=False):
-            fragment_body(*args, **kwargs)
-    return guarded
 
 
 def store_problem(exc: BaseException) -> None:

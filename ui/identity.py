@@ -9,15 +9,14 @@
   holds the sign-in cookie (``/signin?token=…`` sets it), or — when the script is served without the app's
   server routes (``streamlit run app.py``) — when this session opened ``?token=…`` itself (then it lasts for
   the session only; the token is taken out of the address at once).
-- A participant is a session that joined a workshop on the Join page; their device credential is the device
-  cookie the app's server sets (a random id per browser), so reloads, new tabs and an app restart keep them the
-  same person. Without that cookie (plain ``streamlit run app.py``) the credential lives in the session.
+- Anyone else is a visitor here: participants take part on the phone page (:mod:`ui.phone_server`, ``/p/``),
+  which the app's server serves beside this script and which checks their device cookie itself. On these
+  pages a visitor reads only :func:`for_facilitator_only`.
 """
 
 from __future__ import annotations
 
 import os
-import secrets
 import time
 
 import streamlit as st
@@ -25,12 +24,10 @@ import streamlit as st
 from ifworld import access
 from ifworld.access import Caller, Role, edge, signin
 from ifworld.toolkit import load_settings
+from ui import phone_server
 
 REQUIRE_SIGNIN_ENV = "IFWORLD_REQUIRE_SIGNIN"
 _SESSION_SIGNIN = "_identity_signin"
-_SESSION_DEVICE = "_identity_device"
-JOINED = "join_me"
-"""Session key of the participant this browser joined as (id, key, run, name)."""
 
 
 def signin_required() -> bool:
@@ -119,41 +116,22 @@ def caller() -> Caller:
     """This session as the engines' front doors see it."""
     if is_facilitator():
         return Caller(role=Role.FACILITATOR, via="browser")
-    me = st.session_state.get(JOINED)
-    if isinstance(me, dict) and me.get("id"):
-        return Caller(role=Role.PARTICIPANT, participant=str(me["id"]), via="browser")
     return access.VISITOR
 
 
-def client_address() -> str:
-    """The address this browser session comes from, as the app's server decided it
-    (:func:`ifworld.edge.client_address`: the socket peer, loopback included; ``X-Forwarded-For`` only from
-    ``IFWORLD_TRUSTED_PROXIES``). Served without the app's server (``streamlit run app.py``): Streamlit's own
-    idea, which is empty for loopback peers."""
-    try:
-        decided = st.context.headers.get(edge.CLIENT_HEADER)
-    except Exception:  # noqa: BLE001 — no request context (bare mode)
-        decided = None
-    if decided:
-        return str(decided)
-    return str(getattr(st.context, "ip_address", None) or "")
-
-
-def device_key() -> str:
-    """This browser's device credential: the app server's cookie (it outlives the session), else one kept for
-    this session only (served without the app's server routes)."""
-    cookie = _cookie(access.DEVICE_COOKIE)
-    if cookie and len(cookie) >= access.MIN_TOKEN_CHARS:
-        return cookie
-    return str(st.session_state.setdefault(_SESSION_DEVICE, secrets.token_urlsafe(access.TOKEN_BYTES)))
-
-
 def for_facilitator_only(page_title: str) -> None:
-    """What any page but Join says to a participant or visitor who opened it by its address."""
+    """What every page says to a participant or visitor who opened it by its address: it is the facilitator's,
+    and the room's own page is the phone page — linked when this app's server serves it (``ifworld app``)."""
     st.title(page_title)
     notice = st.session_state.pop("identity_notice", None)
     if notice:
         st.error(notice, icon="🔑")
-    st.warning("**This page is for the facilitator.** Participants take part from the Join page, with the code "
-               "or link the facilitator shows.", icon="🔒")
-    st.page_link("app_pages/join.py", label="Go to the Join page", icon="👥")
+    st.warning("**This page is for the facilitator.** Participants take part on the workshop's own page, with the "
+               "code or link the facilitator shows.", icon="🔒")
+    phone_page_link()
+
+
+def phone_page_link() -> None:
+    """A button to the phone page, where participants join — when this app's server serves it (``ifworld app``)."""
+    if phone_server.SERVED:
+        st.link_button("👥 Join a workshop", f"{phone_server.PREFIX}/", type="primary")

@@ -19,7 +19,6 @@ import streamlit as st
 
 from ifworld import access
 from ifworld.whatif import Workshop
-from ui import phone_server
 from ui.phone_server import PREFIX
 
 QR_ALT = "QR code of the join link"
@@ -58,10 +57,8 @@ def network_address() -> str:
 
 
 def join_link(token: str) -> str:
-    """The link the room opens: the phone page (:mod:`ui.phone_server`) when this app's server serves it (``ifworld
-    app``), else the Join page (``streamlit run app.py`` has no routes of its own)."""
-    page = f"{PREFIX.strip('/')}/" if phone_server.SERVED else "join"
-    return f"{app_origin()}/{page}?{urlencode({'w': token})}"
+    """The link the room opens: the phone page (:mod:`ui.phone_server`), which this app's server serves."""
+    return f"{app_origin()}{PREFIX}/?{urlencode({'w': token})}"
 
 
 def qr_png(url: str) -> bytes:
@@ -74,7 +71,7 @@ def qr_png(url: str) -> bytes:
 
 
 def join_address(link: str) -> str:
-    """The short address people type: host, port and the Join page, without the scheme or the token."""
+    """The short address people type: host, port and the phone page's path, without the scheme or the token."""
     parts = urlsplit(link)
     return f"{parts.netloc}{parts.path}" if parts.netloc else ""
 
@@ -86,9 +83,9 @@ def _qr_img(link: str, style: str = "") -> str:
 
 
 def go_line(ws: Workshop, link: str) -> str:
-    """"Go to ADDRESS and enter the code CODE", or the Join page's name when the address is not known."""
+    """"Go to ADDRESS and enter the code CODE", or the phone page's path when the address is not known."""
     address = join_address(link)
-    where = f"go to {address}" if address else "open the Join page of this app"
+    where = f"go to {address}" if address else f"open {PREFIX}/ at this app's address"
     return f"To join, {where} and enter the code {ws.code}"
 
 
@@ -123,7 +120,7 @@ def join_slide(code: str, link: str) -> None:
     """The projector's slide: it fits one 1280×720 screen at 175 % (sizes follow the screen's height)."""
     address = join_address(link)
     go = (f"Go to <strong>{html.escape(address)}</strong><br>and enter the code" if address else
-          "Open the <strong>Join</strong> page and enter the code")
+          f"Open <strong>{PREFIX}/</strong> at this app's address and enter the code")
     st.markdown(f"{_SLIDE_CSS}<div class='ifw-slide'><div class='ifw-words'><p class='ifw-go'>{go}</p>"
                 f"<p class='ifw-code'>{html.escape(code)}</p></div>{_qr_img(link)}</div>",
                 unsafe_allow_html=True)  # the address is escaped; the code is ours (CODE_ALPHABET)

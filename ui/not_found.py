@@ -34,7 +34,8 @@ def show_not_found(path: str, pages: dict[str, list[StreamlitPage]]) -> None:
     st.title("Page not found")
     st.markdown("There is no page at this address:")
     st.code("/" + path, language=None)  # shown as text, whatever the address holds
-    st.markdown("These are the app's pages:")
+    if pages:
+        st.markdown("These are the app's pages:")
     for section, group in pages.items():
         if section:
             st.markdown(f"**{section}**")

@@ -1,6 +1,8 @@
-"""The participant's phone page: a small server-rendered page with server-sent events, on the app's own server.
+"""The participant's page (phone or laptop): a small server-rendered page with server-sent events, on the app's
+own server. It is the room's only page: the Streamlit Join page it replaced is gone, and its address (``/join``)
+leads here.
 
-Why not the Streamlit Join page for phones: each Streamlit page is 2.7 MB of script on a first visit (1.1 MB
+Why not a Streamlit page for the room: each Streamlit page is 2.7 MB of script on a first visit (1.1 MB
 compressed) and a rerun per redraw; with a class of 12 on one 2-core machine a phone waited 48–86 s (p95) to
 be in the room (``benchmarks/bench_workshop.py``). This page is one HTML document, a 17 KB script and a style
 sheet; the server reads each run's room once per change for all its phones (:class:`RunWatch`) and pushes each
@@ -9,11 +11,11 @@ the room is idle.
 
 Routes (under the app's path, ``/p``): ``GET /p/`` the page (``?w=TOKEN``: a workshop's link), ``GET
 /p/events`` the stream, ``POST /p/find`` a workshop code, ``POST /p/join``, ``/p/predict``, ``/p/send``,
-``/p/vote``. Who a phone is: the device cookie the app's server sets (:class:`ui.asgi.Identity`), the same
-credential as on the Join page — the engine checks it on every action (``whatif.predict``/``contribute``/
-``vote``), as it does for the Streamlit page. A POST must carry :data:`ACTION_HEADER` (a page of another site
-cannot send it without a CORS preflight, which this server never grants) and a same-origin ``Origin``; each
-device has an action budget (:data:`ACTIONS_PER_S`) and a bounded number of streams.
+``/p/vote``; ``GET /join`` (the old Join page's address) leads to ``/p/``. Who a phone is: the device cookie the
+app's server sets (:class:`ui.asgi.Identity`) — the engine checks it on every action (``whatif.predict``/
+``contribute``/``vote``). A POST must carry :data:`ACTION_HEADER` (a page of another site cannot send it
+without a CORS preflight, which this server never grants) and a same-origin ``Origin``; each device has an
+action budget (:data:`ACTIONS_PER_S`) and a bounded number of streams.
 """
 
 from __future__ import annotations
@@ -39,7 +41,8 @@ from ui.room_list import ASSETS as ROOM_ASSETS
 
 PREFIX = "/p"
 SERVED = False
-"""Set by ``ui/asgi.py`` when it mounts :data:`ROUTES`: the join card then links here, not to the Join page."""
+"""Set by ``ui/asgi.py`` when it mounts :data:`ROUTES`; without them (``streamlit run app.py``) the room has no page,
+so the facilitator is not offered a workshop."""
 ACTION_HEADER = "x-ifworld-phone"
 POLL_S = 0.4  # how often a watched run's room is read while phones are connected (once per run, not per phone)
 KEEPALIVE_S = 15.0  # a comment line on a quiet stream, so proxies and phones keep it open
@@ -175,8 +178,7 @@ _SHELL = """<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>Join a workshop · IF-World</title>
 <link rel="stylesheet" href="phone.css"></head><body>
 <main id="app" aria-live="polite"><h1>👥 Join a workshop</h1><p>Loading…</p></main>
-<noscript><p>This page needs JavaScript. The app's own Join page works too:
-<a href="../join">Join</a>.</p></noscript>
+<noscript><p>This page needs JavaScript: turn it on in the browser's settings and reload.</p></noscript>
 <script type="application/json" id="start">{start}</script>
 <script src="phone.js"></script></body></html>"""
 
@@ -401,7 +403,15 @@ def _vote(body: dict[str, Any], device: str, clients: list[str]) -> dict[str, An
 
 _ACTIONS = {"find": _find, "join": _join, "predict": _predict, "send": _send, "vote": _vote}
 
-ROUTES = [Route(PREFIX, page, name="phone_bare"), Route(PREFIX + "/", page, name="phone"),
+async def old_join(request: Request) -> Response:
+    """The address of the Streamlit Join page this page replaced (``/join?w=…&personal=…``): links and printed
+    cards made before it lead here, their query kept."""
+    query = f"?{request.url.query}" if request.url.query else ""
+    return RedirectResponse(f"{PREFIX.rsplit('/', 1)[-1]}/{query}", status_code=308)
+
+
+ROUTES = [Route("/join", old_join, name="old_join"),
+          Route(PREFIX, page, name="phone_bare"), Route(PREFIX + "/", page, name="phone"),
           Route(PREFIX + "/events", events, name="phone_events"),
           Route(PREFIX + "/{name:str}", asset, methods=["GET"], name="phone_asset"),
           Route(PREFIX + "/{action:str}", act, methods=["POST"], name="phone_act")]

@@ -2,9 +2,9 @@
 
 The phone page (:mod:`ui.phone_server`) sends this object as JSON and its script (``ifworld/web/phone.js``) draws
 it with ``textContent`` only: whatever a participant or a model wrote reaches the phone as data, never as
-markup. The same engine functions as the Streamlit Join page build it (``whatif.load_session``,
-``whatif.load_workshop``, :func:`ui.workshop_rows.participant_rows`, ``whatif.compare_room``), so the two views
-cannot disagree about the room. No Streamlit call is made here: this runs in the server's thread pool.
+markup. The same engine functions as the facilitator's room build it (``whatif.load_session``,
+``whatif.load_workshop``, :mod:`ui.workshop_rows`, ``whatif.compare_room``), so the two views cannot disagree
+about the room. No Streamlit call is made here: this runs in the server's thread pool.
 """
 
 from __future__ import annotations

@@ -48,7 +48,7 @@ def sheet_html(cards: Iterable[Card], link_for: Callable[[str], str], *, room_co
                title: str = "Workshop") -> str:
     """A printable HTML page of the cards. ``link_for(code)`` is the join link carrying that personal code."""
     e = html.escape  # names and the title are text: & < > " ' all escaped
-    how = ("Scan your QR code with your phone's camera, or open the Join page"
+    how = ("Scan your QR code with your phone's camera, or open the workshop's address on the projector"
            + (f", type the workshop code <b>{e(room_code)}</b>" if room_code else "")
            + " and then your personal code. Keep your code to yourself: it signs you in as you.")
     rows = []

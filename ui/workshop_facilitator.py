@@ -16,6 +16,7 @@ from ifworld import whatif
 from ifworld.access import AccessDenied
 from ifworld.toolkit import WorkshopError
 from ifworld.whatif import NO_GROUND_TRUTH, SessionError, State, Workshop
+from ui import phone_server
 from ui.common import current_settings, show_error, store
 from ui.identity import caller
 from ui.join_card import join_card, join_link
@@ -53,7 +54,10 @@ def facilitator_panel(run_id: str, state: State) -> bool:
     if state == State.DRAFT:
         return False
     if not whatif.has_workshop(run_id, store=store()):
-        if state in whatif.RUNNING | whatif.PAUSED and st.button("👥 Open workshop", key="workshop_open",
+        if state in whatif.RUNNING | whatif.PAUSED and not phone_server.SERVED:  # no page the room could open
+            st.caption("👥 A workshop lets the room join from their phones; their page is served by the app's own "
+                       "server. Start the app with `ifworld app` (or `bash scripts/app.sh`) to open one.")
+        elif state in whatif.RUNNING | whatif.PAUSED and st.button("👥 Open workshop", key="workshop_open",
                      help="Let the people in the room join from their phones: a link, a short code and a QR code."):
             try:
                 whatif.open_workshop(run_id, caller=caller(), store=store())

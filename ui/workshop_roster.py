@@ -25,7 +25,7 @@ from ui.roster_sheet import sheet_html
 CODES = "workshop_roster_codes"
 """Session key: {"run_id", "codes": [{id, name, code}]} — the codes this session made, for the table and sheet."""
 PERSONAL_PARAM = "personal"
-"""The join link's query parameter carrying a personal code (read, then dropped, by the Join page)."""
+"""The join link's query parameter carrying a personal code (the phone page fills its field with it)."""
 
 
 def personal_link(join_link: str, code: str) -> str:

@@ -1,4 +1,5 @@
-"""Real-browser fixtures: the fake model server, `streamlit run app.py`, and Debian's Chromium via Playwright.
+"""Real-browser fixtures: the fake model server, `ifworld app` (the app as users start it, with its server's own
+routes: the phone page, sign-in, device cookies), and Debian's Chromium via Playwright.
 
 Streamlit renders over a websocket, so tests wait for real completion (expected text visible and the
 running-status widget gone), never for a fixed time.
@@ -54,21 +55,19 @@ def e2e_fake() -> Iterator[FakeOpenAI]:
 
 @pytest.fixture(scope="session")
 def app_url(e2e_fake: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """`streamlit run app.py` on a free port, talking to the fake server with a known fake key."""
+    """`ifworld app` (loopback mode: every browser here is the facilitator) on a free port, talking to the fake
+    server with a known fake key."""
     port = _free_port()
     home = tmp_path_factory.mktemp("e2e")
     env = {k: v for k, v in os.environ.items() if not k.startswith("IFWORLD_") and k != "OPENAI_API_KEY"}
     env.update({"IFWORLD_BASE_URL": e2e_fake.url, "IFWORLD_MODEL": "fake-model", "IFWORLD_API_KEY": KNOWN_KEY,
                 "IFWORLD_DB": str(home / "runs.sqlite"), "IFWORLD_MAX_RETRIES": "0", "IFWORLD_TIMEOUT_S": "20",
                 "IFWORLD_MAX_CONCURRENCY": "8", "PYTHONPATH": str(ROOT)})
-    log = (home / "streamlit.log").open("w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.headless", "true",
-         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )
+    log = (home / "app.log").open("w")
+    proc = subprocess.Popen([str(Path(sys.executable).parent / "ifworld"), "app", "--port", str(port)],
+                            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
-    wait_served(url, proc, home / "streamlit.log", "streamlit")
+    wait_served(url, proc, home / "app.log", "ifworld app")
     os.environ["IFWORLD_E2E_DB"] = env["IFWORLD_DB"]
     yield url
     stop_served(proc, log)
