@@ -104,7 +104,7 @@ def test_everything_else_is_left_to_streamlit(served, case: str) -> None:  # noq
         "range": ("/static/js/index.abc123.js", ((b"range", b"bytes=0-99"),), "GET", b""),
         "head": ("/static/js/index.abc123.js", (), "HEAD", b""),
         "query": ("/static/js/index.abc123.js", (), "GET", b"v=2"),
-        "outside": ("/join", (), "GET", b""),
+        "outside": ("/whatif", (), "GET", b""),
     }[case]
     for _ in range(3):
         status, got, _ = get(cache, path, *headers, GZIP, method=method, query=query)

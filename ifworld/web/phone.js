@@ -324,19 +324,37 @@
       li.classList.toggle("muted", !!row.muted);
       li.querySelector(".who").textContent = row.who;
       li.querySelector(".text").textContent = row.text;
-      const buttons = li.querySelector(".buttons");
-      buttons.replaceChildren(...row.actions.map((a) => el("button", { type: "button", text: a.label,
-        disabled: !a.enabled, title: a.title || "", "aria-label": a.label + " · " + row.who,
-        onclick: async (e) => {
-          e.currentTarget.disabled = true;
-          const r = await post(a.name, { token, contribution_id: row.id });
-          if (!r.ok) say($("banner"), r.message, "error");
-        } })));
+      drawButtons(li.querySelector(".buttons"), row);
       if (list.children[i] !== li) list.insertBefore(li, list.children[i] || null);
       present.delete(row.id);
     });
     present.forEach((li) => li.remove());
     reconcile(v);
+  }
+
+  // A row's buttons are kept and changed in place: a redraw (someone else sent or voted) must not take the focus
+  // from the +1 a keyboard user is on, nor replace the button under a finger that is pressing it.
+  function drawButtons(slot, row) {
+    const have = new Map([...slot.children].map((b) => [b.dataset.action, b]));
+    row.actions.forEach((a, j) => {
+      let b = have.get(a.name);
+      if (!b) {
+        b = el("button", { type: "button", onclick: async (e) => {
+          e.currentTarget.disabled = true;
+          const r = await post(a.name, { token, contribution_id: row.id });
+          if (!r.ok) say($("banner"), r.message, "error");
+        } });
+        b.dataset.action = a.name;
+      }
+      const label = a.label + " · " + row.who;
+      if (b.textContent !== a.label) b.textContent = a.label;
+      if (b.disabled !== !a.enabled) b.disabled = !a.enabled;
+      if (b.title !== (a.title || "")) b.title = a.title || "";
+      if (b.getAttribute("aria-label") !== label) b.setAttribute("aria-label", label);
+      if (slot.children[j] !== b) slot.insertBefore(b, slot.children[j] || null);
+      have.delete(a.name);
+    });
+    have.forEach((b) => b.remove());
   }
 
   if (start.screen === "room") room();

@@ -317,3 +317,30 @@ def test_axe_and_the_keyboard_alone(browser, app) -> None:  # noqa: ANN001
         _no_blocking(page, "room with a contribution (phone)")
         _no_blocking(big, "room with a contribution (175 %)")
         assert page.evaluate(STAYED)
+
+
+def test_a_focused_plus_one_keeps_the_focus_while_the_room_changes(browser, app) -> None:  # noqa: ANN001
+    """A keyboard user on someone's +1 stays on it while others send and vote (each a redraw of the room), and
+    Enter then votes: the row's buttons are changed in place, never rebuilt (ifworld/web/phone.js drawButtons)."""
+    from ifworld.whatif import contribute, join_workshop, vote
+
+    run_id, ws = _run_at_review(app, "What if lifts were banned above ten floors?")
+    _to_round_1(app, run_id)
+    store = app["store"]
+    bo, bo_key = join_workshop(ws.token, "Bo", device_key="bo-device-key-0123456789", store=store)
+    cy, cy_key = join_workshop(ws.token, "Cy", device_key="cy-device-key-0123456789", store=store)
+    target = contribute(run_id, bo.id, bo_key, "Stairs would decide who lives high up", store=store)
+    with _phone(browser) as page:
+        _join(page, app["url"], ws.code, "Ada")
+        plus_one = _row(page, target.text).get_by_role("button", name=re.compile(r"^\+1 \(0\) · .*Bo$"))
+        plus_one.focus()
+        page.evaluate("() => { window.__aimed = document.activeElement; }")
+        contribute(run_id, cy.id, cy_key, "Ground floors would cost the most", store=store)
+        _row(page, "Ground floors would cost the most").wait_for()  # a new row: the list was redrawn
+        vote(run_id, cy.id, cy_key, target.id, store=store)
+        _row(page, target.text).get_by_role("button", name=re.compile(r"^\+1 \(1\) · ")).wait_for()  # relabelled
+        assert page.evaluate("() => document.activeElement === window.__aimed"), "the redraw took the focus"
+        page.keyboard.press("Enter")
+        _wait_engine(page, lambda: next(c for c in load_workshop(run_id, store=store).contributions
+                                        if c.id == target.id).votes == 2, "Ada's +1")
+        assert page.evaluate(STAYED)

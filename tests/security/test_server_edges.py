@@ -254,7 +254,7 @@ def test_streamlits_assets_are_sent_compressed_from_memory_with_every_header(net
     import gzip
     import re
 
-    page = httpx.get(f"{network['url']}/join", timeout=10).text
+    page = httpx.get(f"{network['url']}/whatif", timeout=10).text  # a Streamlit page's shell
     assets = re.findall(r'(?:src|href)="\.?/?(static/[^"]+\.(?:js|css))"', page)
     assert assets, page[:500]
     sizes = []

@@ -224,7 +224,7 @@ def test_markdown_names_are_stored_as_text_and_the_sheet_escapes_every_name(room
     assert [c.name for c in made] == ["_Ada_", "O'Brien", "Zoë-Ann"]
     hostile = [whatif.RosterCode(id="x1", name='<img src=x onerror=alert(1)>"\'', code="ABCDEFGH"),
                whatif.RosterCode(id="x2", name="<script>alert(2)</script>", code="HGFEDCBA"), *made]
-    page = sheet_html(hostile, lambda code: f"http://10.0.0.1:8501/join?w={room.token}&personal={code}",
+    page = sheet_html(hostile, lambda code: f"http://10.0.0.1:8501/p/?w={room.token}&personal={code}",
                       room_code=room.code, title="<b>Moon</b>")
     parsed = _Tags()
     parsed.feed(page)
