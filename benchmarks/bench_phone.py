@@ -1,4 +1,4 @@
-"""The phone page's side of ``bench_workshop.py --view phone``: what a person does on /p/ (ui/phone_server.py,
+"""The phone page's side of ``bench_workshop.py``: what a person does on /p/ (ui/phone_server.py,
 ifworld/web/phone.js), step by step, and how the bytes a phone receives are counted there.
 
 The page draws everything in its own DOM (no Streamlit, no shadow roots): the code form ``#find``, the join form
@@ -13,7 +13,8 @@ from __future__ import annotations
 import time
 from collections import Counter
 
-# In the room: the prediction form is drawn (the figure "in the room" stops here, as on the Join page).
+# In the room: the prediction form is drawn (the figure "in the room" stops here, as it did on the Streamlit Join
+# page, since removed, when the two were compared).
 IN_ROOM = "#predict"
 # "Sent": the box emptied and the status saying so — the press sets "Sending…" first (synchronously, in the
 # submit handler), so an earlier Send's "✅ Sent" never counts for this one. Waited for inside the page.

@@ -7,24 +7,29 @@ then the run. The phones (Playwright contexts of 390×844 in a second Debian Chr
 address through a trusted proxy, as behind docs/deploy.md's proxies) go through every moment of #42's targets:
 
 1. join: they arrive evenly over ``--arrive-s``, at most ``--concurrency`` loading at once; each is timed from
-   opening /p/ (or /join) until its prediction form is drawn; the app's and the browsers' CPU seconds beside;
+   opening /p/ until its prediction form is drawn; the app's and the browsers' CPU seconds beside;
 2. predict (an even split), then — paused after round 1 — 2 contributions each (Send → "Sent", waited for in
    the page, and → on the facilitator's self-refreshing page, which stamps each text when it first appears) and
    3 +1s; whether each phone's own list shows its texts 15 s later; the bytes each page receives while idle;
 3. while round 2 runs on a model that takes ROUND_CALL_S a call: one contribution each, timed the same way;
 4. the reveal: the facilitator presses it; each phone is timed until it shows its prediction beside the panel's.
 
-    python benchmarks/bench_workshop.py --participants 30                    # the phones on /p/ (default)
-    python benchmarks/bench_workshop.py --participants 12 --view streamlit   # the phones on Streamlit's /join
+    python benchmarks/bench_workshop.py --participants 30
     python benchmarks/bench_workshop.py --processes 2 --store postgresql://user:pw@127.0.0.1:5432/db
 
-``--view``: the participants' page, timed the same way through the same moments so the two compare line by
-line — ``phone`` (default): the server-rendered page /p/ (ui/phone_server.py) with server-sent events, where a
-phone types the code and its name, presses ⚖️ Even split and Save, Send (until "✅ Sent"), +1 on the room's rows,
-and waits for the reveal's table (its steps in benchmarks/bench_phone.py; the bytes it receives are its
-responses' body bytes, the stream's as they arrive); ``streamlit``: the Join page /join (websocket payload bytes).
-The facilitator is on the Streamlit page either way. The reveal is stamped by each phone's page itself and the
-moment the store has it is printed beside (``reveal_in_store_s``: the facilitator's page's share).
+The phones are on the phone page /p/ (ui/phone_server.py, server-rendered, server-sent events): each types the
+code and its name, presses ⚖️ Even split and Save, Send (until "✅ Sent"), +1 on the room's rows, and waits for
+the reveal's table (its steps in benchmarks/bench_phone.py; the bytes it receives are its responses' body bytes,
+the stream's as they arrive). The facilitator is on the Streamlit What-if page (websocket payload bytes). The
+reveal is stamped by each phone's page itself and the moment the store has it is printed beside
+(``reveal_in_store_s``: the facilitator's page's share).
+
+Why only the phone page: #42 asked to compare the two participant pages side by side before keeping one. This
+benchmark did (2026-11-29 13:00–13:05, quiet 2-core machine, ``--view streamlit`` against ``--view phone``, the
+facilitator on Streamlit in both): 12 phones in the room p95 43.9 s on the Streamlit Join page against 13.3 s on
+the phone page (30 phones 18.8 s on the phone page; the Streamlit page's run did not finish); Send → "Sent" 3.37
+against 1.16 s; idle bytes a minute per phone 70–82 KB against 0.05 KB (benchmarks/README.md, docs/workshop.md).
+The phone page was kept and the Streamlit Join page removed after it, and ``--view streamlit`` with it.
 
 ``--processes 2``: two ``ifworld app`` processes on one store (as behind a reverse proxy with sticky sessions,
 docs/deploy.md), one ``IFWORLD_FACILITATOR_TOKEN``; participants alternate between them and the facilitator is
@@ -33,8 +38,7 @@ on the last one, so most of what the facilitator sees was written by the other p
 
 Each phase logs its figures as it ends (a run stopped later keeps them). Printed at the end: a line of detail,
 ``targets (#42): …`` against each target, and last ``participants=N contributions=C votes=V lost=L duplicated=D
-p95_visible_s=S processes=P store=sqlite|postgres view=phone|streamlit`` (lost: never stored, or never on the
-facilitator's screen).
+p95_visible_s=S processes=P store=sqlite|postgres`` (lost: never stored, or never on the facilitator's screen).
 """
 
 from __future__ import annotations
@@ -59,7 +63,7 @@ from playwright.async_api import Error as PlaywrightError
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import bench_phone  # noqa: E402 — the phone page's steps (--view phone), beside this file
+import bench_phone  # noqa: E402 — the phone page's steps, beside this file
 
 from ifworld.config import load_settings  # noqa: E402
 from ifworld.runs.store import RunStore  # noqa: E402
@@ -74,7 +78,7 @@ TIMEOUT_MS = 180_000
 WALL_MINUS_PERF = time.time() - time.perf_counter()  # the store and the page stamp with the wall clock
 RETRIES: Counter[str] = Counter()
 CONSOLE: dict = {}  # page -> its console messages (printed when a participant's page gets stuck)
-RECEIVED: Counter = Counter()  # page -> websocket bytes it received (what a phone pulls over the school's Wi-Fi)
+RECEIVED: Counter = Counter()  # page -> bytes it received (what a phone pulls over the school's Wi-Fi)
 IDLE_S = 30.0  # the idle window over which bytes per minute are measured (nobody acts; the pages redraw)
 # How often a participant's driver looks at its page (idle? landed?). Each look is a DevTools round trip through
 # the browser process; 30 drivers looking 5 times a second cost the shared 2 cores more than the app did.
@@ -87,8 +91,6 @@ WAITED: list[float] = []  # seconds each phone waited for the benchmark's own br
 PHONE_ADDRESS = "10.42.{}.7"  # phone i's address on the class's Wi-Fi (see start_app)
 FAST_CALL_S = 0.05  # the fake model's reply time, except while round 2 runs
 ROUND_CALL_S = 4.0  # while round 2 runs: its calls last long enough for the whole class to send meanwhile
-VIEW = "phone"  # the participants' page: "phone" (/p/, server-sent events) or "streamlit" (/join); see --view
-PHONE_PAGES: set = set()  # the participants' pages on /p/ (no Streamlit: nothing to wait for between presses)
 
 
 T0 = time.perf_counter()
@@ -152,10 +154,8 @@ def start_app(db: str, home: Path, fake_url: str, token: str, name: str = "app")
 
 
 async def idle(page) -> None:  # noqa: ANN001
-    """Streamlit finished running the script (its status widget gone, twice in a row). A phone page (/p/) has no
-    script to rerun: it is always ready."""
-    if page in PHONE_PAGES:
-        return
+    """The facilitator's Streamlit page finished running its script (its status widget gone, twice in a row). A
+    phone page (/p/) has no script to rerun: it is always ready, so the phones never wait here."""
     for _ in range(600):
         if await page.locator("[data-testid=stStatusWidget]").count() == 0:
             await asyncio.sleep(LOOK_S)
@@ -165,10 +165,9 @@ async def idle(page) -> None:  # noqa: ANN001
 
 
 async def act(page, what: str, click, landed, tries: int = 4, wait_s: float = 20) -> None:  # noqa: ANN001
-    """Click until ``landed()`` holds, as a person would: a click that did nothing is repeated and counted in
-    RETRIES[what] (reported); one that never lands after ``tries`` clicks ends the benchmark."""
+    """Click on a phone until ``landed()`` holds, as a person would: a click that did nothing is repeated and
+    counted in RETRIES[what] (reported); one that never lands after ``tries`` clicks ends the benchmark."""
     for _ in range(tries):
-        await idle(page)
         try:
             await click()
         except PlaywrightError:  # what to press never came (Playwright's timeout): keep the page's picture
@@ -180,8 +179,7 @@ async def act(page, what: str, click, landed, tries: int = 4, wait_s: float = 20
                 return
             await asyncio.sleep(LOOK_S)
         RETRIES[what] += 1
-        said = (await bench_phone.said(page) if page in PHONE_PAGES
-                else await page.locator("[data-testid=stAlert]").all_inner_texts())
+        said = await bench_phone.said(page)
         log(f"{what}: no effect after {wait_s:.0f} s; clicking again (the page said: {said or 'nothing'})")
     await stuck(page, what)
     raise RuntimeError(f"{what}: no effect after {tries} clicks")
@@ -219,59 +217,34 @@ async def _join(browser, url: str, code: str, i: int):  # noqa: ANN001, ANN202
     page.on("console", lambda m, p=page: CONSOLE[p].append(f"{m.type}: {m.text}"[:300]))
     page.on("pageerror", lambda e, p=page: CONSOLE[p].append(f"pageerror: {e}"[:300]))
     page.set_default_timeout(TIMEOUT_MS)
-    if VIEW == "phone":
-        PHONE_PAGES.add(page)
-        await bench_phone.count_bytes(page, RECEIVED)
-        start = time.perf_counter()
-        for attempt in range(3):  # as below: a page that did not load is loaded again (timed from the first)
-            try:
-                await bench_phone.join(page, url, code, f"Student {i:02d}")
-                break
-            except PlaywrightError as exc:
-                RETRIES["join reload"] += 1
-                log(f"phone {i}: joining did not go through ({str(exc).splitlines()[0]}); starting again")
-                if attempt == 2:
-                    await stuck(page, f"join-{i}")
-                    raise
-        return ctx, page, time.perf_counter() - start
-    count_bytes(page)
+    await bench_phone.count_bytes(page, RECEIVED)
     start = time.perf_counter()
-    for attempt in range(3):  # a page that did not load is reloaded, as a person would (counted, timed from the first)
+    # a page that did not load is loaded again, as a person would (counted, and timed from the first try)
+    for attempt in range(3):
         try:
-            await page.goto(f"{url}/join")
+            await bench_phone.join(page, url, code, f"Student {i:02d}")
             break
         except PlaywrightError as exc:
             RETRIES["join reload"] += 1
-            log(f"phone {i}: the join page did not load ({str(exc).splitlines()[0]}); reloading")
+            log(f"phone {i}: joining did not go through ({str(exc).splitlines()[0]}); starting again")
             if attempt == 2:
+                await stuck(page, f"join-{i}")
                 raise
-    try:
-        await page.get_by_label("Workshop code").fill(code)
-        await page.get_by_role("button", name="Find the workshop").click()
-        await page.get_by_label("Your display name").fill(f"Student {i:02d}")
-        await page.get_by_role("button", name="Join", exact=True).click()
-        await page.get_by_text("Your prediction (before round 1)").first.wait_for()
-    except PlaywrightError:
-        await stuck(page, f"join-{i}")
-        raise
     return ctx, page, time.perf_counter() - start
 
 
 async def predict(page, gate: asyncio.Semaphore) -> None:  # noqa: ANN001
     async with gate:
-        numbers_set = (bench_phone.NUMBERS_SET_JS if page in PHONE_PAGES else
-                       "() => [...document.querySelectorAll('input[type=number]')].some(i => parseFloat(i.value) > 0)")
         await act(page, "even split", page.get_by_role("button", name="Even split").click,
-                  lambda: page.evaluate(numbers_set))
-        saved = (page.locator("#predict-status", has_text="Saved: ") if page in PHONE_PAGES
-                 else page.get_by_text("Saved: "))
+                  lambda: page.evaluate(bench_phone.NUMBERS_SET_JS))
+        saved = page.locator("#predict-status", has_text="Saved: ")
         await act(page, "save prediction", page.get_by_role("button", name="Save my prediction").click,
                   lambda: saved.count())
 
 
 def count_bytes(page) -> None:  # noqa: ANN001
-    """Add every websocket frame the page receives to RECEIVED[page] (Streamlit's deltas arrive this way; a phone
-    page's stream is counted by :func:`bench_phone.count_bytes`)."""
+    """Add every websocket frame the facilitator's page receives to RECEIVED[page] (Streamlit's deltas arrive this
+    way; a phone page's stream is counted by :func:`bench_phone.count_bytes`)."""
     def on_socket(ws) -> None:  # noqa: ANN001
         ws.on("framereceived", lambda payload: RECEIVED.update({page: len(payload)}))
     page.on("websocket", on_socket)
@@ -282,22 +255,12 @@ async def idle_bytes(pages: list, fac) -> tuple[float, float, float]:  # noqa: A
     before, views = dict(RECEIVED), dict(bench_phone.VIEWS)
     log("idle: nobody acts")
     await asyncio.sleep(IDLE_S)
-    if VIEW == "phone":
-        pushed = sorted(bench_phone.VIEWS[p] - views.get(p, 0) for p in pages)
-        live = [await pg.evaluate("() => document.body.dataset.live") == "1" for pg in pages]
-        log(f"idle {IDLE_S:.0f} s: views pushed to a phone: median {statistics.median(pushed)}, most {pushed[-1]}; "
-            f"streams open (body data-live=1): {sum(live)} of {len(pages)}")
+    pushed = sorted(bench_phone.VIEWS[p] - views.get(p, 0) for p in pages)
+    live = [await pg.evaluate("() => document.body.dataset.live") == "1" for pg in pages]
+    log(f"idle {IDLE_S:.0f} s: views pushed to a phone: median {statistics.median(pushed)}, most {pushed[-1]}; "
+        f"streams open (body data-live=1): {sum(live)} of {len(pages)}")
     per_min = sorted((RECEIVED[p] - before.get(p, 0)) * 60 / IDLE_S for p in pages)
     return statistics.median(per_min), per_min[-1], (RECEIVED[fac] - before.get(fac, 0)) * 60 / IDLE_S
-
-
-# "Sent": the box emptied and the page saying so, in the same redraw (the caption of an earlier Send stays drawn,
-# so the empty box tells this one's apart). Waited for inside the page: asking over DevTools every LOOK_S would
-# add up to LOOK_S to a figure whose target is 1 s.
-SENT_JS = """() => {
-  const box = document.querySelector('textarea[aria-label="Your contribution"]');
-  return box !== null && box.value === "" && document.body.innerText.includes("Sent to the facilitator");
-}"""
 
 
 async def contribute(page, texts: list[str], submitted: dict[str, float], sent: list[float],  # noqa: ANN001
@@ -314,12 +277,13 @@ async def contribute(page, texts: list[str], submitted: dict[str, float], sent: 
             async def send(text: str = text) -> None:
                 await page.get_by_label("Your contribution").fill(text)
                 pressed = time.perf_counter()
-                await page.get_by_role("button", name="Send", exact=page in PHONE_PAGES).click()
+                await page.get_by_role("button", name="Send", exact=True).click()
                 if text not in submitted:
                     submitted[text] = pressed
                     try:
-                        await page.wait_for_function(bench_phone.SENT_JS if page in PHONE_PAGES else SENT_JS,
-                                                     polling=50, timeout=20_000)
+                        # waited for inside the page: asking over DevTools every LOOK_S would add up to LOOK_S
+                        # to a figure whose target is 1 s
+                        await page.wait_for_function(bench_phone.SENT_JS, polling=50, timeout=20_000)
                         sent.append(time.perf_counter() - pressed)
                         SAID.add(text)
                     except Exception:  # noqa: BLE001 — never said; act() sees the list and presses again
@@ -332,8 +296,8 @@ async def _landed(text: str, shown) -> bool:  # noqa: ANN001
 
 
 async def own_missing(phones: list[tuple[object, list[str]]], wait_s: float = 15) -> int:
-    """How many sent texts a phone's own room list still lacks ``wait_s`` after the last Send (each list
-    redraws itself every 1.5 s, so every one should be there)."""
+    """How many sent texts a phone's own room list still lacks ``wait_s`` after the last Send (the server pushes
+    each phone its view when the room changes, so every one should be there)."""
     await asyncio.sleep(wait_s)
     missing = 0
     for page, texts in phones:
@@ -351,8 +315,7 @@ async def vote(page, own: set[str], targets: list[str], gate: asyncio.Semaphore)
     """+1 each target (its button in the room's list, by contribution id)."""
     async with gate:
         for cid in [t for t in dict.fromkeys(targets) if t not in own][:VOTES_EACH]:  # a class of 2 names one twice
-            button = (bench_phone.vote_button(page, cid) if page in PHONE_PAGES
-                      else page.locator(f"[data-act='vote:{cid}']"))
+            button = bench_phone.vote_button(page, cid)
             try:
                 await button.wait_for()
             except PlaywrightError:  # its row never drawn on this phone: the +1 is skipped (counted lost), logged
@@ -464,8 +427,7 @@ async def reveal(fac, phones: list, store, run_id: str) -> tuple[list[float], fl
         log(f"{len(late)} phone(s) never said the facilitator will reveal (in {TIMEOUT_MS / 1000:.0f} s)")
         await stuck(late[0], "waiting-for-reveal")
     for pg in phones:
-        await pg.evaluate(REVEAL_JS, bench_phone.REVEALED if pg in PHONE_PAGES
-                          else "text=Your prediction beside the panel's")
+        await pg.evaluate(REVEAL_JS, bench_phone.REVEALED)
     await idle(fac)
     button = fac.get_by_role("button", name="Reveal predictions to the room")
     await button.wait_for()
@@ -490,11 +452,8 @@ async def reveal(fac, phones: list, store, run_id: str) -> tuple[list[float], fl
 
 
 async def bench(n: int, concurrency: int, processes: int = 1, where: str | None = None,
-                arrive_s: float = 10.0, view: str = "phone") -> str:
+                arrive_s: float = 10.0) -> str:
     from playwright.async_api import async_playwright
-
-    global VIEW
-    VIEW = view
 
     home = Path(tempfile.mkdtemp(prefix="bench-workshop-"))
     db = where or str(home / "runs.sqlite")
@@ -510,7 +469,7 @@ async def bench(n: int, concurrency: int, processes: int = 1, where: str | None 
         urls = [u for _, u, _ in apps]
         url = apps[-1][1]  # the facilitator's process; participants alternate over all of them
         signin = f"{url}/signin?token={token}"  # the printed link masks a token given in the environment
-        log(f"{processes} app process(es) on {store.label}; the participants' page: {view}")
+        log(f"{processes} app process(es) on {store.label}; the phones on the phone page (/p/)")
         try:
             async with async_playwright() as p:
                 # the facilitator's own browser, as on their own laptop: one Chromium's browser process carries
@@ -542,9 +501,8 @@ async def bench(n: int, concurrency: int, processes: int = 1, where: str | None 
                 join_cpu = tuple(b - a for a, b in zip(cpu0, cpu1, strict=True))
                 log(f"{n} joined over {arrive_s:.0f} s: p95 {_p95(join_s):.2f} s in the room; CPU s: app "
                     f"{join_cpu[0]:.0f}, browsers {join_cpu[1]:.0f} over {join_cpu[2]:.0f} s")
-                if view == "phone":
-                    log("each step of a join, p95: " + ", ".join(f"{step} {_p95(sorted(s)):.2f} s"
-                                                                 for step, s in bench_phone.STEPS.items()))
+                log("each step of a join, p95: " + ", ".join(f"{step} {_p95(sorted(s)):.2f} s"
+                                                             for step, s in bench_phone.STEPS.items()))
                 began = time.perf_counter()
                 await asyncio.gather(*(predict(pg, gate) for _, pg in people))
                 log(f"{n} predicted in {time.perf_counter() - began:.1f} s")
@@ -632,8 +590,7 @@ async def bench(n: int, concurrency: int, processes: int = 1, where: str | None 
         backend = store.backend
         store.close()
         return (f"participants={len(ws.participants)} contributions={len(ws.contributions)} votes={len(ws.votes)} "
-                f"lost={lost} duplicated={duplicated} p95_visible_s={p95:.2f} processes={processes} store={backend} "
-                f"view={view}")
+                f"lost={lost} duplicated={duplicated} p95_visible_s={p95:.2f} processes={processes} store={backend}")
 
 
 def main() -> None:
@@ -643,13 +600,10 @@ def main() -> None:
     ap.add_argument("--processes", type=int, default=1, help="ifworld app processes on the one store")
     ap.add_argument("--store", help="postgresql:// URL (an empty database) or SQLite file; default: a new file")
     ap.add_argument("--arrive-s", type=float, default=10.0, help="the phones arrive evenly over these seconds")
-    ap.add_argument("--view", choices=["phone", "streamlit"], default="phone",
-                    help="the participants' page: /p/ (server-rendered, server-sent events) or Streamlit's /join")
     args = ap.parse_args()
     if not Path(CHROMIUM).exists():
         raise SystemExit("Chromium is not installed (scripts/browser.sh installs Debian's chromium)")
-    print(asyncio.run(bench(args.participants, args.concurrency, args.processes, args.store, args.arrive_s,
-                            args.view)))
+    print(asyncio.run(bench(args.participants, args.concurrency, args.processes, args.store, args.arrive_s)))
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ Front door: pages, ``ui/`` and the CLI import only the names in ``__all__`` (lis
   contributions, votes and the facilitator's decisions (every facilitator action takes the caller,
   :mod:`ifworld.access`), the folded event log, the reveal and the export section; ``workshop_roster`` — roster
   mode (a class list, one personal code per student, one device each).
-- ``room`` — one typed room contribution from the Join page to the prompt, fenced and escaped as data.
+- ``room`` — one typed room contribution from the phone page to the prompt, fenced and escaped as data.
 - ``review`` — human-in-the-loop pauses (review of the scenario, contributions between rounds).
 - ``report``, ``export``, ``consistency`` — the report, its exports and its deterministic checks.
 - ``budget`` — matched token budgets of the tree and debate baselines (§3.1).

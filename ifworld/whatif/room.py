@@ -1,4 +1,4 @@
-"""The room's voice in a what-if run: one typed contribution from the Join page to the expert prompt.
+"""The room's voice in a what-if run: one typed contribution from the phone page to the expert prompt.
 
 A contribution accepted in a workshop (or typed by the facilitator at a between-rounds pause) travels as a
 :class:`RoomContribution` — author, kind, tag, votes and text as separate, bounded fields — through the run's

@@ -4,7 +4,7 @@ A workshop hangs off one what-if run. Every facilitator function here takes the 
 (:class:`~ifworld.access.Caller`) and refuses anyone but the facilitator (:func:`~ifworld.access.require_facilitator`),
 so a participant's browser session, a forged widget press or a typed URL cannot act for the facilitator.
 Participants join without an account (a join token of 128 random bits in the link, or a short code typed on the
-Join page — rate-limited per client) with a display name; their identity is their *device key* (the app server's
+phone page — rate-limited per client) with a display name; their identity is their *device key* (the app server's
 per-browser cookie, stored hashed), so a reload, a second tab or an app restart is the same person with the same
 one vote per contribution, and joining again from the same device returns that person. A *roster room*
 (:mod:`ifworld.whatif.workshop_roster`) takes personal codes from the facilitator's class list instead of names.

@@ -1,6 +1,9 @@
-"""A phone's room list while nobody acts (issue #42 item 2): its script and style come as files, its rows only
-when they change, and a list that does not hold the rows it is told about asks for them. In a real browser,
-because the list is a script: AppTest never runs it (tests/pages/test_room_list.py checks the server's side)."""
+"""The facilitator's room list while nobody acts (issue #42 item 2): the room redraws itself every second (a
+fragment), and each redraw names the list's script and style as files and carries its rows only when they
+changed — otherwise their digest alone; a list that does not hold the rows it is told about asks for them. In a
+real browser, because the list is a script: AppTest never runs it (tests/pages/test_room_list.py checks the
+server's side). Participants' phones no longer draw this list (their page, ``/p/``, is pushed only what changed:
+tests/pages/test_phone_server.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ import time
 from pathlib import Path
 
 from ifworld.runs.store import RunStore
-from ifworld.whatif.workshop import load_workshop
+from ifworld.whatif.workshop import contribute, join_workshop, load_workshop
 from tests.browser.conftest import wait_idle
 from tests.browser.test_workshop_closing_browser import room_between_rounds
 
@@ -22,7 +25,14 @@ ROOM_TEXTS = """() => [...document.querySelectorAll('[data-testid=stMain] *')].f
 def test_an_idle_room_list_is_sent_neither_its_rows_nor_its_script(
         browser, app_url, e2e_fake, tmp_path_factory) -> None:  # noqa: ANN001
     db, run_id, room = room_between_rounds(e2e_fake, tmp_path_factory)
-    ctx = browser.new_context(viewport={"width": 390, "height": 844})
+    store = RunStore(db)
+    try:
+        person, key = join_workshop(room.token, "Ines", device_key="ines-device-key-0123456789abcdef", store=store)
+        contribute(run_id, person.id, key, TEXT, "claim", store=store)
+        assert [c.text for c in load_workshop(run_id, store=store).contributions] == [TEXT]
+    finally:
+        store.close()
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
     page = ctx.new_page()
     page.set_default_timeout(120_000)
     frames: list[bytes | str] = []
@@ -31,22 +41,14 @@ def test_an_idle_room_list_is_sent_neither_its_rows_nor_its_script(
     page.on("requestfailed", lambda r: said.append(f"failed: {r.url}"))
     page.on("response", lambda r: said.append(f"{r.status}: {r.url}") if r.status >= 400 or "bidi" in r.url else None)
     page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append(payload)))
-    page.goto(f"{app_url}/join?w={room.token}", wait_until="commit")
-    page.get_by_label("Your display name").fill("Ines")
-    page.get_by_role("button", name="Join", exact=True).click()
-    page.get_by_label("Your contribution").fill(TEXT)
-    page.get_by_role("button", name="Send").click()
+    page.goto(f"{app_url}/whatif?run={run_id}", wait_until="commit")  # loopback: this browser is the facilitator
+    page.get_by_text("Paused after round 1").first.wait_for()
     _wait_for_text(page, said)  # the rows came, with the code
-    store = RunStore(db)
-    try:
-        assert [c.text for c in load_workshop(run_id, store=store).contributions] == [TEXT]
-    finally:
-        store.close()
     wait_idle(page)
 
     seen = len(frames)
-    # three redraws of the unchanged room (the fragment redraws itself every 1.5 s): each names the list's digest,
-    # never its rows nor its script
+    # three redraws of the unchanged room (the fragment redraws itself every second): each names the lists'
+    # digests, never their rows nor their script
     _wait_for_redraws(page, frames, seen, 3)
     idle = [bytes(f) if isinstance(f, bytes) else f.encode() for f in frames[seen:]]
     lists = [f for f in idle if b"room_list" in f]
@@ -75,7 +77,6 @@ def _wait_for_text(page, said: list[str]) -> None:  # noqa: ANN001
             h.shadowRoot ? [h.shadowRoot.innerHTML.slice(0, 400)] : [])""")
         raise AssertionError(f"the room list never showed the contribution; the page said {said}; "
                              f"the lists hold {lists}") from exc
-
 
 
 LIST_JS = Path(__file__).resolve().parents[2] / "ifworld/web/room_list.js"

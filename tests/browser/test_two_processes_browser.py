@@ -1,8 +1,8 @@
 """Two app processes, one room, one PostgreSQL: ``ifworld app --address 0.0.0.0`` twice (as behind a reverse
 proxy with sticky sessions, docs/deploy.md), both on one ``postgresql://`` store and one
-``IFWORLD_FACILITATOR_TOKEN``. A participant on process A and the facilitator on process B see each other within
-the 2 s promise (plus a loaded machine's rerun); votes and decisions made on both land exactly once; the
-facilitator's sign-in cookie from B is accepted by A."""
+``IFWORLD_FACILITATOR_TOKEN``. A participant on process A's phone page (``/p/``) and the facilitator on process
+B's Streamlit page see each other within the 2 s promise (plus a loaded machine's rerun); votes and decisions
+made on both land exactly once; the facilitator's sign-in cookie from B is accepted by A."""
 
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ import pytest
 from ifworld.runs.store import RunStore
 from ifworld.whatif import load_workshop
 from tests.browser.conftest import _free_port, stop_served, wait_idle, wait_served
-from tests.browser.test_workshop_browser import EVEN_SPLIT_SHOWN, VISIBLE_S, _click_until
+from tests.browser.phone_steps import PHONE, STAYED, WAIT_MS, join, predict_even, row, send, vote
+from tests.browser.test_workshop_browser import VISIBLE_S, _click_until
 from tests.fixtures.fake_openai import FakeOpenAI
 from tests.fixtures.postgres import PASSWORD
 
@@ -60,21 +61,12 @@ def _context(browser: Any) -> tuple[Any, Any]:  # noqa: ANN401
 
 
 def _join(browser: Any, base: str, code: str, name: str) -> tuple[Any, Any]:  # noqa: ANN401
-    ctx, p = _context(browser)
-    p.goto(f"{base}/join", wait_until="commit")
-    p.get_by_text("Join a workshop").first.wait_for()
-    wait_idle(p)
-    p.get_by_label("Workshop code").fill(code)
-    p.get_by_role("button", name="Find the workshop").click()
-    p.get_by_label("Your display name").fill(name)
-    p.get_by_role("button", name="Join", exact=True).click()
-    p.get_by_text("Your prediction (before round 1)").first.wait_for()
-    wait_idle(p)
-    p.get_by_role("button", name="Even split").click()
-    p.wait_for_function(EVEN_SPLIT_SHOWN)
-    wait_idle(p)
-    p.get_by_role("button", name="Save my prediction").click()
-    p.get_by_text("Saved: ").first.wait_for()
+    """A phone (a browser context of its own) on the phone page of ``base``: joined by code, prediction saved."""
+    ctx = browser.new_context(viewport=PHONE)
+    p = ctx.new_page()
+    p.set_default_timeout(WAIT_MS)
+    join(p, base, code, name)
+    predict_even(p)
     return ctx, p
 
 
@@ -119,12 +111,8 @@ def test_participant_on_a_facilitator_on_b(browser, two_apps) -> None:  # noqa: 
     fac.get_by_text("Paused after round 1").first.wait_for()
     texts = {"Ada": "Point A: the tides stop", "Bo": "Point B: ferries need new charts"}
     for name, p in (("Ada", ada), ("Bo", bo)):
-        p.get_by_text("Add to the deliberation").first.wait_for()  # A's view moved on by itself
-        wait_idle(p)
-        p.get_by_label("Your contribution").fill(texts[name])
-        p.get_by_role("button", name="Send").click()
-        p.locator("li.row .text").filter(has_text=texts[name]).first.wait_for()
-        wait_idle(p)
+        p.get_by_text("Add to the deliberation").wait_for()  # A's view moved on by itself
+        send(p, texts[name])
     room = _room(db, run_id)
     assert sorted(c.text for c in room.contributions) == sorted(texts.values())
     start = time.monotonic()
@@ -132,14 +120,13 @@ def test_participant_on_a_facilitator_on_b(browser, two_apps) -> None:  # noqa: 
         fac.locator(f"li.row[data-id='{c.id}']").wait_for(timeout=VISIBLE_S)
     seen_contribution_s = time.monotonic() - start
     for p, other in ((ada, "Bo"), (bo, "Ada")):  # each +1s the other's, across the two processes
-        c = next(c for c in room.contributions if c.name == other)
-        button = p.locator(f"[data-act='vote:{c.id}']")
-        button.wait_for(timeout=VISIBLE_S)
-        _click_until(p, button, lambda b=button: b.get_attribute("title") == "you have +1'd it")
+        row(p, texts[other]).wait_for(timeout=VISIBLE_S)
+        vote(p, texts[other])
     ada_c = next(c for c in room.contributions if c.name == "Ada")
     wait_idle(fac)
     _click_until(fac, fac.locator(f"[data-act='accept:{ada_c.id}']"),
                  lambda: next(x for x in _room(db, run_id).contributions if x.id == ada_c.id).accepted)
+    row(ada, texts["Ada"]).get_by_text("you · accepted").wait_for(timeout=VISIBLE_S)  # B's decision, on A's phone
     after = _room(db, run_id)
     assert len(after.votes) == 2 and all(c.votes == 1 for c in after.contributions)
     assert [c.name for c in after.contributions if c.accepted] == ["Ada"]
@@ -152,6 +139,7 @@ def test_participant_on_a_facilitator_on_b(browser, two_apps) -> None:  # noqa: 
     assert PASSWORD not in shown and "[redacted]" in shown
     print(f"\n[two processes] join seen on B after {seen_join_s:.2f} s; contributions after "
           f"{seen_contribution_s:.2f} s")
+    assert ada.evaluate(STAYED) and bo.evaluate(STAYED), "a phone reloaded"
     for ctx in (fctx, actx, bctx):
         ctx.close()
     assert not re.search(PASSWORD, (two_apps["home"] / "a.log").read_text() + (two_apps["home"] / "b.log").read_text())
