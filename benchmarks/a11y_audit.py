@@ -1,9 +1,11 @@
 """Accessibility audit: axe-core's WCAG 2 A/AA rules in Chromium over every page (issue #35).
 
-Starts ``streamlit run app.py`` twice against the fake model server — once as the app is run on one's own machine
-(the facilitator: sidebar and navigation) and once with ``IFWORLD_REQUIRE_SIGNIN=1`` (a participant: the Join
-page only) — opens every page in a fresh tab, injects axe-core (``scripts/browser.sh`` installs it from npm into
-``.cache/axe``) and prints, per page, the serious and critical violations: rule id and how many elements.
+Starts ``ifworld app`` twice against the fake model server — once as the app is run on one's own machine (the
+facilitator: sidebar and navigation) and once with ``--require-signin`` (a participant or visitor: the phone page
+``/p/``, the facilitator-only notice every Streamlit page answers with, and "Page not found") — opens every page
+in a fresh tab, injects axe-core (``scripts/browser.sh`` installs it from npm into ``.cache/axe``) and prints, per
+page, the serious and critical violations: rule id and how many elements. The phone page's later screens (the
+room, the reveal) need a workshop: tests/browser/test_a11y_states_browser.py walks them.
 
     python benchmarks/a11y_audit.py [--all-impacts] [--verbose]
 """
@@ -21,10 +23,12 @@ sys.path.insert(0, str(ROOT))
 from tests.browser.axe import (  # noqa: E402
     AXE_JS,
     PAGES,
+    ROOM_PAGES,
     axe_available,
     fill_store,
     run_axe,
     settle,
+    settle_phone,
     start_app,
     stop_app,
 )
@@ -37,7 +41,9 @@ def audit_one(browser, address: str, title: str, all_impacts: bool, verbose: boo
     page = context.new_page()
     page.set_default_timeout(90_000)
     page.goto(address)
-    if address.startswith("http"):
+    if "/p/" in address:
+        settle_phone(page)  # the phone page: no Streamlit
+    elif address.startswith("http"):
         settle(page)  # a Streamlit page; the HTML export is a plain file
     found = run_axe(page, blocking_only=not all_impacts)
     rules = ", ".join(f"{v.rule}×{v.count}" for v in found) or "none"
@@ -58,7 +64,8 @@ def main() -> None:
     parser.add_argument("--all-impacts", action="store_true", help="also minor and moderate violations")
     parser.add_argument("--verbose", action="store_true", help="print each rule's help and sample elements")
     parser.add_argument("--pages", help="comma-separated addresses to audit (default: every page; 'home' for Home)")
-    parser.add_argument("--app", default="app.py", help="the entry file to serve (to compare a layout)")
+    parser.add_argument("--app", help="serve this entry file with streamlit run instead of ifworld app (to compare "
+                                      "a layout; it has no phone page)")
     parser.add_argument("--filled", action="store_true",
                         help="fill the facilitator's store first (a what-if run, a belief simulation, a sweep) and "
                              "also audit the run's HTML export")
@@ -74,7 +81,8 @@ def main() -> None:
         if args.pages:
             keep = {"" if a == "home" else a for a in args.pages.split(",")}
             wanted = {path: title for path, title in PAGES.items() if path in keep}
-        for who, participant, paths in (("facilitator", False, wanted), ("participant", True, {"join": PAGES["join"]})):
+        room = {p: t for p, t in ROOM_PAGES.items() if not (args.app and p.startswith("p/"))}
+        for who, participant, paths in (("facilitator", False, wanted), ("participant", True, room)):
             home = Path(tmp) / who
             home.mkdir()
             export = fill_store(home, fake.url) if args.filled and not participant else None

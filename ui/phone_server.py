@@ -34,7 +34,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 
 from ifworld import access, whatif
-from ifworld.runs import StoreError, get_store
+from ifworld.runs import StoreError, get_store, store_patience
 from ifworld.toolkit import IFWorldError, WorkshopError, load_settings
 from ui.phone_view import Patcher, PhoneView, RunSnapshot, phone_view, read_run
 from ui.room_list import ASSETS as ROOM_ASSETS
@@ -48,10 +48,26 @@ POLL_S = 0.4  # how often a watched run's room is read while phones are connecte
 KEEPALIVE_S = 15.0  # a comment line on a quiet stream, so proxies and phones keep it open
 IDLE_WATCH_S = 30.0  # a run nobody watches is read no more after this
 MAX_BODY = 16 * 1024
+READ_WAIT_S = 1.5
+"""How long a read for the phones waits for an unreachable store before they are told (the backend's own wait is
+30 s: every phone of the run would show nothing that long while the server restarts)."""
+PRESS_WAIT_S = 5.0
+"""How long a press waits for the store: longer than a read, since a class's burst of Sends queues for the pool's
+connections (8 per process), and shorter than a person waits before pressing again."""
+UNREACHABLE = "The workshop cannot be reached just now; the page carries on by itself."
 log = logging.getLogger(__name__)
 ACTIONS_PER_S, ACTION_BURST = 4.0, 20  # one device's presses: a person taps far slower; a script is held here
 MAX_STREAMS_PER_DEVICE, MAX_STREAMS = 4, 2000
 ASSETS = ROOM_ASSETS  # ifworld/web, where the room list's files are
+
+
+async def _in_thread(wait_s: float, fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """``fn`` in the server's thread pool, its store calls waiting at most ``wait_s`` for the store
+    (:func:`ifworld.runs.store_patience` is per thread, so it is set inside)."""
+    def patient() -> Any:
+        with store_patience(wait_s):
+            return fn(*args, **kwargs)
+    return await run_in_threadpool(patient)
 
 
 # -- one reader per run ----------------------------------------------------------------------------------------
@@ -75,10 +91,10 @@ class RunWatch:
         while self.watchers or time.monotonic() - self.idle_since < IDLE_WATCH_S:
             began = time.monotonic()
             try:
-                snap = await run_in_threadpool(read_run, self.run_id, get_store(), load_settings())
+                snap = await _in_thread(READ_WAIT_S, lambda: read_run(self.run_id, get_store(), load_settings()))
                 error, self.fresh_since = "", began
             except IFWorldError:  # an unreachable store: phones say so and keep what they hold; nothing is lost
-                snap, error = None, "The workshop cannot be reached just now; the page carries on by itself."
+                snap, error = None, UNREACHABLE
             except Exception:  # noqa: BLE001 — the reader must outlive one bad read, or every phone of the run hangs
                 log.exception("reading run %s for its phones failed", self.run_id)
                 snap, error = None, "The workshop cannot be read just now; the page carries on by itself."
@@ -198,7 +214,10 @@ async def page(request: Request) -> Response:
     start: dict[str, Any] = {"screen": "code"}
     device = _device(request)
     if token:
-        start, run_id = await run_in_threadpool(_start_screen, token, device)
+        try:
+            start, run_id = await _in_thread(READ_WAIT_S, _start_screen, token, device)
+        except IFWorldError:  # the store is down: say so, and the page tries again by itself (ifworld/web/phone.js)
+            start, run_id = {"screen": "retry", "message": UNREACHABLE}, None
         if run_id:  # read the room now, while the person types their name: the stream then starts at once
             watch(run_id)
     html = _SHELL.format(start=_json_for_html(start))
@@ -247,9 +266,11 @@ async def events(request: Request) -> Response:
     opened = time.monotonic()
     device = _device(request)
     try:
-        run_id, pid = await run_in_threadpool(_participant, request.query_params.get("w", "")[:100], device)
-    except (WorkshopError, StoreError) as exc:
+        run_id, pid = await _in_thread(READ_WAIT_S, _participant, request.query_params.get("w", "")[:100], device)
+    except WorkshopError as exc:
         return _refusal(str(exc), 403)
+    except IFWorldError:  # never the store's own words (its address) to a phone; the page's stream tries again
+        return _refusal(UNREACHABLE, 503)
     assert device is not None
     if _streams.get(device, 0) >= MAX_STREAMS_PER_DEVICE or sum(_streams.values()) >= MAX_STREAMS:
         return _refusal("Too many pages open from this device: close one.", 429)
@@ -264,7 +285,7 @@ async def _stream(run_id: str, pid: str, device: str, opened: float) -> Any:
     _streams[device] = _streams.get(device, 0) + 1
     w = watch(run_id)
     w.watchers += 1
-    patcher, seen, started, roster = Patcher(), -1, False, [""]
+    patcher, seen, started, roster, told = Patcher(), -1, False, [""], ""
     try:
         yield "retry: 2000\n\n"
         while True:
@@ -273,7 +294,8 @@ async def _stream(run_id: str, pid: str, device: str, opened: float) -> Any:
                 continue
             if seen != w.version or not started:
                 seen = w.version
-                if w.error:
+                if w.error != told:  # the store went away, or came back (the line is taken away again)
+                    told = w.error
                     yield _event("status", {"error": w.error})
                 if w.snapshot is not None and w.snapshot.workshop.participant(pid) is None:
                     if w.fresh_since > opened:
@@ -306,7 +328,11 @@ async def _released(snap: RunSnapshot, run_id: str, device: str, roster: list[st
     if now == roster[0]:
         return False
     roster[0] = now
-    return await run_in_threadpool(whatif.participant_for, run_id, device, store=get_store()) is None
+    try:
+        return await _in_thread(READ_WAIT_S, lambda: whatif.participant_for(run_id, device, store=get_store())) is None
+    except IFWorldError:  # cannot tell now: the phone keeps its place, and the next change of the roster asks again
+        roster[0] = ""
+        return False
 
 
 TOO_MANY_PRESSES = "Too many presses at once: wait a moment and try again."
@@ -339,10 +365,10 @@ async def act(request: Request) -> Response:
     if not _spend(device):
         return _refusal(TOO_MANY_PRESSES, 429)
     try:
-        if not await run_in_threadpool(_spend_shared, device):
+        if not await _in_thread(PRESS_WAIT_S, _spend_shared, device):
             return _refusal(TOO_MANY_PRESSES, 429)
         body = await _body(request)
-        result = await run_in_threadpool(_ACTIONS[action], body, device, _clients(request, device))
+        result = await _in_thread(PRESS_WAIT_S, _ACTIONS[action], body, device, _clients(request, device))
     except WorkshopError as exc:
         return _refusal(str(exc))
     except StoreError:
@@ -402,6 +428,7 @@ def _vote(body: dict[str, Any], device: str, clients: list[str]) -> dict[str, An
 
 
 _ACTIONS = {"find": _find, "join": _join, "predict": _predict, "send": _send, "vote": _vote}
+
 
 async def old_join(request: Request) -> Response:
     """The address of the Streamlit Join page this page replaced (``/join?w=…&personal=…``): links and printed

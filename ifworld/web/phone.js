@@ -361,5 +361,9 @@
   else if (start.screen === "join") joinScreen(start);
   else if (start.screen === "closed") app.replaceChildren(el("h1", { text: "👥 Join a workshop" }),
     el("p", { className: "say error", text: start.message }));
+  else if (start.screen === "retry") {  // the store could not be read: say so, and try again by itself
+    app.replaceChildren(el("h1", { text: "👥 Join a workshop" }), el("p", { className: "say error", text: start.message }));
+    setTimeout(() => location.reload(), 3000);
+  }
   else codeScreen(start.error);
 })();

@@ -1,7 +1,8 @@
 """axe-core in Chromium: the WCAG 2 A/AA rules run over a page Playwright has open (issue #35).
 
 axe-core comes from the npm registry, installed by ``scripts/browser.sh`` into ``.cache/axe`` (the project's own
-setup; nothing global). Used by ``tests/browser/test_a11y_browser.py`` and ``benchmarks/a11y_audit.py``.
+setup; nothing global). Used by ``tests/browser/test_a11y_browser.py``, ``tests/browser/test_a11y_states_browser.py``
+and ``benchmarks/a11y_audit.py``.
 """
 
 from __future__ import annotations
@@ -22,18 +23,23 @@ AXE_JS = ROOT / ".cache/axe/node_modules/axe-core/axe.min.js"
 WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 BLOCKING = ("serious", "critical")
 
-# address: the page's title in the navigation (what the audit prints)
+# address: the page's title in the navigation (what the audit prints) — the facilitator's Streamlit pages
 PAGES = {
     "": "Home",
     "whatif": "What-if",
     "causal_map": "Causal map",
     "runs": "Runs",
-    "join": "Join a workshop",
     "rws_browse": "RWS browse",
     "rws_benchmark": "RWS benchmark",
     "beliefs": "Belief exchange",
     "belief_sweep": "Belief sweep",
     "settings": "About & settings",
+}
+# what a participant or visitor meets: address (under the app's) → what it is (what the audit prints)
+ROOM_PAGES = {
+    "p/": "Phone page: code",
+    "whatif": "Visitor's notice",
+    "no_such_page": "Page not found",
 }
 
 
@@ -68,6 +74,12 @@ def settle(page, timeout_s: float = 120) -> None:
     page.wait_for_timeout(500)  # late paints (charts, iframes' own layout)
 
 
+def settle_phone(page) -> None:
+    """Wait until the phone page (``/p/``, no Streamlit) has drawn a screen in place of its "Loading…"."""
+    page.wait_for_function("() => { const a = document.querySelector('#app');"
+                           " return a && a.querySelector('h1') && !a.innerText.includes('Loading…'); }")
+
+
 def run_axe(page, blocking_only: bool = True) -> list[Violation]:
     """Run axe-core's WCAG 2.0/2.1 A and AA rules on the page as it is now; serious and critical ones by default."""
     if not page.evaluate("() => typeof window.axe !== 'undefined'"):
@@ -87,19 +99,26 @@ def run_axe(page, blocking_only: bool = True) -> list[Violation]:
     return [v for v in out if v.impact in BLOCKING] if blocking_only else out
 
 
-def start_app(home: Path, fake_url: str, participant: bool = False, app: str = "app.py",
+def start_app(home: Path, fake_url: str, participant: bool = False, app: str | None = None,
               timeout_s: float = 90) -> tuple[subprocess.Popen, str]:
-    """``streamlit run app.py`` on a free port with its own store in ``home``, talking to the fake model server;
-    ``participant`` requires sign-in, so every browser is a participant or visitor (the Join page only)."""
+    """``ifworld app`` (the app as users start it: its server also serves the phone page, ``/p/``) on a free port
+    with its own store in ``home``, talking to the fake model server. ``participant`` asks for the sign-in link
+    (``--require-signin``), so every browser is a participant or visitor: on the Streamlit pages it reads only the
+    facilitator-only notice. ``app``: another entry file served with ``streamlit run`` instead (to compare a
+    layout; it has no phone page)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     env = app_env(home, fake_url)
-    if participant:
-        env["IFWORLD_REQUIRE_SIGNIN"] = "1"
+    if app is None:
+        cmd = [str(Path(sys.executable).parent / "ifworld"), "app", "--port", str(port),
+               *(["--require-signin"] if participant else [])]
+    else:
+        if participant:
+            env["IFWORLD_REQUIRE_SIGNIN"] = "1"
+        cmd = [sys.executable, "-m", "streamlit", "run", app, "--server.port", str(port), "--server.headless", "true"]
     log = (home / f"app-{port}.log").open("w")
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", app, "--server.port", str(port),
-                             "--server.headless", "true"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     log.close()
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + timeout_s
@@ -110,7 +129,7 @@ def start_app(home: Path, fake_url: str, participant: bool = False, app: str = "
         except httpx.HTTPError:
             time.sleep(0.3)
     proc.kill()
-    raise RuntimeError(f"streamlit did not start: {(home / f'app-{port}.log').read_text()[-2000:]}")
+    raise RuntimeError(f"the app did not start: {(home / f'app-{port}.log').read_text()[-2000:]}")
 
 
 def stop_app(proc: subprocess.Popen) -> None:

@@ -1,7 +1,8 @@
 """WCAG 2.1 AA in a real browser (issue #35): axe-core's WCAG 2 A/AA rules over every page the facilitator sees
-and over what a participant sees (the Join page, on a laptop and on a phone, and the facilitator-only notice a
-typed address answers with). Any serious or critical violation fails the test, with the rule, how many elements
-and axe's own message (for colour contrast: the two colours and the ratio).
+and over what a participant or visitor sees, on a laptop and on a phone: the phone page's code and join screens
+(``/p/``, the room's only page), the facilitator-only notice a typed Streamlit address answers with, and the
+"Page not found" an unknown address answers with. Any serious or critical violation fails the test, with the
+rule, how many elements and axe's own message (for colour contrast: the two colours and the ratio).
 
 A second app serves a store with a completed what-if run, a belief simulation and a sweep, so the pages that draw
 run views, tables and figures are checked with them drawn, and so is the run's HTML export.
@@ -21,13 +22,31 @@ from pathlib import Path
 
 import pytest
 
+from ifworld.config import load_settings
 from ifworld.figstyle import MIN_TEXT_PX
-from tests.browser.axe import AXE_JS, PAGES, axe_available, fill_store, run_axe, settle, start_app, stop_app
+from ifworld.runs.store import RunStore
+from ifworld.whatif import open_workshop, service
+from ifworld.whatif.params import default_params
+from tests.browser.axe import (
+    AXE_JS,
+    PAGES,
+    axe_available,
+    fill_store,
+    run_axe,
+    settle,
+    settle_phone,
+    start_app,
+    stop_app,
+)
+from tests.browser.keyboard import focused, named, press_on, tab_to
 from tests.fixtures.fake_openai import FakeOpenAI
 
 PHONE = {"width": 390, "height": 844}
 FILLED = ["whatif", "causal_map", "runs", "beliefs", "belief_sweep"]  # pages that draw more once runs exist
-PARTICIPANT = [("join", "Workshop code"), ("whatif", "This page is for the facilitator")]  # path, text it shows
+NOTICE = "This page is for the facilitator"
+# path ({token}: an open workshop's), text it shows; the first two are the phone page's screens
+PARTICIPANT = [("p/", "Workshop code"), ("p/?w={token}", "Your display name"), ("whatif", NOTICE),
+               ("no_such_page", "Page not found")]
 
 
 @pytest.fixture(autouse=True)
@@ -54,11 +73,22 @@ def test_facilitator_page_has_no_serious_violation(page, path: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def participant_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """``streamlit run app.py`` with sign-in required: every browser below is a participant or visitor."""
+def participant_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+    """``ifworld app --require-signin``: every browser below is a participant or visitor. With a what-if run paused
+    in review and its workshop open (made through the engine): (the app's address, the workshop's token)."""
     with FakeOpenAI(latency=0.02) as fake:
-        proc, url = start_app(tmp_path_factory.mktemp("a11y_room"), fake.url, participant=True)
-        yield url
+        home = tmp_path_factory.mktemp("a11y_room")
+        proc, url = start_app(home, fake.url, participant=True)
+        store = RunStore(home / "runs.sqlite")
+        try:
+            settings = load_settings({"base_url": fake.url, "model": "fake-model", "api_key": "sk-a11y-fake",
+                                      "db_path": home / "runs.sqlite"})
+            params = default_params("What if trains ran all night?", "ifworld", rounds=1, review=True)
+            run_id = service.run(params, settings=settings, store=store)["run_id"]
+            token = open_workshop(run_id, store=store).token
+        finally:
+            store.close()
+        yield url, token
         stop_app(proc)
 
 
@@ -102,53 +132,32 @@ def test_html_export_has_no_serious_violation(browser, filled) -> None:
 
 
 @pytest.mark.parametrize("viewport", [{"width": 1400, "height": 1000}, PHONE], ids=["laptop", "phone"])
-@pytest.mark.parametrize(("path", "expect"), PARTICIPANT, ids=["join", "notice"])
-def test_participant_view_has_no_serious_violation(browser, participant_url: str, path: str, expect: str,
-                                                   viewport: dict[str, int]) -> None:
+@pytest.mark.parametrize(("path", "expect"), PARTICIPANT, ids=["code", "join", "notice", "not_found"])
+def test_participant_view_has_no_serious_violation(browser, participant_url: tuple[str, str], path: str,
+                                                   expect: str, viewport: dict[str, int]) -> None:
+    url, token = participant_url
+    path = path.format(token=token)
     context = browser.new_context(viewport=viewport)
     page = context.new_page()
     page.set_default_timeout(60_000)
     try:
-        page.goto(f"{participant_url}/{path}")
+        page.goto(f"{url}/{path}")
         page.get_by_text(expect).first.wait_for()
-        settle(page)
-        assert page.locator("[data-testid=stSidebarNav]").count() == 0  # still a participant's view
+        if path.startswith("p/"):
+            settle_phone(page)
+        else:  # a Streamlit page: still a participant's view, with the way to the phone page
+            settle(page)
+            assert page.locator("[data-testid=stSidebarNav]").count() == 0
+            assert page.get_by_role("link", name="Join a workshop").count() == 1
         assert_no_blocking(page, f"/{path} (participant, {viewport['width']} px wide)")
     finally:
         context.close()
 
 
-FOCUSED = """() => { const e = document.activeElement; if (!e || e === document.body) return null;
-    return {tag: e.tagName, label: e.getAttribute('aria-label') || '',
-            text: (e.innerText || '').trim().slice(0, 60)}; }"""
-RING = """async () => { const e = document.activeElement;
-    const look = () => { const out = []; let n = e;
-        for (let i = 0; n && i < 8; i++, n = n.parentElement) { const s = getComputedStyle(n);
-            out.push([s.outlineStyle, s.outlineWidth, s.outlineColor, s.boxShadow, s.borderColor].join('|')); }
-        return out.join(';'); };
-    const pause = () => new Promise(r => setTimeout(r, 400));  // let Streamlit's border transitions finish
-    await pause(); const focused = look(); e.blur(); await pause(); const blurred = look(); e.focus(); await pause();
-    return focused !== blurred; }"""
-
-
-def tab_to(page, matches, limit: int = 60) -> dict:
-    """Press Tab (only the keyboard) until the focused element ``matches``; focus must be visible: the element or
-    a wrapper around it (Streamlit rings an input's box) looks different focused than not."""
-    seen = []
-    for _ in range(limit):
-        page.keyboard.press("Tab")
-        el = page.evaluate(FOCUSED)
-        seen.append(el)
-        if el and matches(el):
-            assert page.evaluate(RING), f"no visible focus on {el}"
-            return el
-    raise AssertionError(f"{limit} Tab presses did not reach the element; focus went to {seen[:25]}")
-
-
 def test_participant_path_by_keyboard_alone(browser, filled) -> None:
-    """Join by code, take the even split and save the prediction with the keyboard alone (Tab, typing, Enter),
-    each control showing its focus; axe then finds no serious violation in the participant's workshop view
-    on a phone, nor in the facilitator's open workshop."""
+    """Join by code on the phone page, take the even split and save the prediction with the keyboard alone (Tab,
+    typing, Enter), each control showing its focus; axe then finds no serious violation in the participant's
+    room on a phone, nor in the facilitator's open workshop."""
     url, _ = filled
     fctx = browser.new_context(viewport={"width": 1400, "height": 1000})
     fac = fctx.new_page()
@@ -170,29 +179,20 @@ def test_participant_path_by_keyboard_alone(browser, filled) -> None:
         assert_no_blocking(fac, "the facilitator's open workshop")
         code = fac.locator("text=/^[A-Z0-9]{6}$/").first.inner_text().strip()
 
-        p.goto(f"{url}/join")
-        p.get_by_text("Workshop code").first.wait_for()
-        settle(p)
-        tab_to(p, lambda e: e["tag"] == "INPUT" and "code" in e["label"].lower())
+        p.goto(f"{url}/p/")  # the phone page: the room's only page
+        p.get_by_label("Workshop code").wait_for()
+        tab_to(p, lambda e: e["tag"] == "INPUT" and "code" in e["name"].lower())
         p.keyboard.type(code.lower())
         p.keyboard.press("Enter")
         p.get_by_label("Your display name").wait_for()
-        settle(p)
-        tab_to(p, lambda e: e["tag"] == "INPUT" and "display name" in e["label"].lower())
+        assert (focused(p) or {}).get("id") == "given"  # the name box has the focus: no Tab needed
         p.keyboard.type("Kim")
-        tab_to(p, lambda e: e["tag"] == "BUTTON" and e["text"].endswith("Join"))
-        p.keyboard.press("Enter")
-        p.get_by_text("Your prediction (before round 1)").first.wait_for()
-        settle(p)
-        tab_to(p, lambda e: e["tag"] == "BUTTON" and e["text"].endswith("Even split"))
-        p.keyboard.press("Enter")
-        p.wait_for_function("() => [...document.querySelectorAll('input[type=number]')]"
-                            ".some(i => parseFloat(i.value) > 0)")
-        settle(p)
-        tab_to(p, lambda e: e["tag"] == "BUTTON" and e["text"].endswith("Save my prediction"))
-        p.keyboard.press("Enter")
-        p.get_by_text("Saved: ").first.wait_for()
-        settle(p)
+        press_on(p, named("Join"))
+        p.get_by_text("Your prediction (before round 1)").wait_for()
+        press_on(p, named("Even split"))
+        p.locator("#total").filter(has_text="Total: 100 of 100").wait_for()
+        press_on(p, named("Save my prediction"))
+        p.locator("#predict-status").filter(has_text="Saved: ").wait_for()
         assert_no_blocking(p, "the participant's workshop view after the prediction (phone)")
     finally:
         pctx.close()

@@ -1,13 +1,15 @@
 """WCAG 2.1 AA over every *state* a teacher or a participant sees (issue #35), walked with the keyboard alone.
 
 One workshop run, start to reveal, in two browsers: the facilitator on a projector-sized window (1280 × 720) and
-a participant on a phone (390 × 844). Nobody clicks: every control is reached with Tab / Shift+Tab and pressed
-with Enter or Space, and at each stop the focused control must look focused (WCAG 2.4.7) and focus must move on
-every press (no trap, 2.1.2). At each state axe-core's WCAG 2 A/AA rules run on both screens and any serious or
-critical violation fails: the What-if draft, the review pause, the run while it runs, the pause between rounds
-(with the room's contributions, a +1, an accept and a reject), the completed run, the reveal — and the run's HTML
-export opened in Chromium. At 200 % zoom of a 1280-px screen (a 640 × 360 window) and on the phone the
-participant's view must fit: no horizontal scrolling, every control inside the window.
+a participant on a phone (390 × 844), on the phone page (``/p/``, the room's only page). Nobody clicks: every
+control is reached with Tab / Shift+Tab and pressed with Enter or Space, and at each stop the focused control must
+look focused (WCAG 2.4.7) and focus must move on every press (no trap, 2.1.2). At each state axe-core's WCAG 2
+A/AA rules run on both screens and any serious or critical violation fails: the What-if draft, the review pause,
+the run while it runs, the pause between rounds (with the room's contributions, a +1, an accept and a reject),
+the completed run, the reveal; on the phone its code and join screens, the room with the prediction form, the
+contribution form while the run runs and between rounds, the report before the reveal and the reveal — and the
+run's HTML export opened in Chromium. At 200 % zoom of a 1280-px screen (a 640 × 360 window) and on the phone
+the participant's view must fit: no horizontal scrolling, every control inside the window.
 
 A second participant (who only contributes, so the first has someone else's contribution to +1) joins through
 the engine's front door, not a browser.
@@ -26,8 +28,8 @@ import pytest
 from ifworld.runs.store import RunStore
 from ifworld.whatif import load_session, load_workshop
 from ifworld.whatif.workshop import contribute, join_workshop
-from tests.browser.axe import AXE_JS, ROOT, app_env, axe_available, run_axe, settle, start_app, stop_app
-from tests.browser.keyboard import named, no_trap, press_on, tab_to
+from tests.browser.axe import AXE_JS, ROOT, app_env, axe_available, run_axe, settle, settle_phone, start_app, stop_app
+from tests.browser.keyboard import focused, named, no_trap, press_on, tab_to
 from tests.fixtures.fake_openai import FakeOpenAI
 
 PROJECTOR = {"width": 1280, "height": 720}
@@ -53,6 +55,8 @@ def room_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Pa
 
 
 def check(page, where: str, app: bool = True) -> None:  # noqa: ANN001
+    """axe over the page as it is; ``app``: a Streamlit page, drawn once its script run ended (the phone page and
+    the export are waited on by the caller, for the text their state shows)."""
     if app:
         settle(page)
     found = run_axe(page)
@@ -61,10 +65,10 @@ def check(page, where: str, app: bool = True) -> None:  # noqa: ANN001
 
 
 FITS = """() => { const main = document.querySelector('[data-testid=stMain]') || document.documentElement;
+    const scope = document.querySelector('[data-testid=stMain]') || document.body;  // Streamlit's, or the phone page
     const w = document.documentElement.clientWidth;
-    const all = [...document.querySelectorAll('[data-testid=stMain] button, [data-testid=stMain] input,'
-                                          + '[data-testid=stMain] textarea, [data-testid=stMain] [role=radio]')];
-    document.querySelectorAll('[data-testid=stMain] *').forEach(h => { if (h.shadowRoot)
+    const all = [...scope.querySelectorAll('button, input, textarea, [role=radio]')];
+    scope.querySelectorAll('*').forEach(h => { if (h.shadowRoot)
         all.push(...h.shadowRoot.querySelectorAll('button')); });
     const shown = e => e.checkVisibility({opacityProperty: true, visibilityProperty: true});  // not hover toolbars
     const out = all.filter(e => { const r = e.getBoundingClientRect();
@@ -78,9 +82,13 @@ def fits(page, where: str, views: tuple[dict[str, int], ...] = ()) -> None:  # n
     """At the phone's width and at 200 % zoom (or ``views``): no horizontal scrolling, no control cut off at the
     sides."""
     size = page.viewport_size
+    streamlit = page.locator("[data-testid=stApp]").count() > 0
     for view in views or (PHONE, ZOOM_200):
         page.set_viewport_size(view)
-        settle(page)
+        if streamlit:
+            settle(page)
+        else:  # the phone page lays out in the browser alone: two frames after the resize it has
+            page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
         got = page.evaluate(FITS)
         assert got["scroll"] <= 1, f"{where} at {view['width']} px scrolls sideways by {got['scroll']} px"
         assert not got["outside"], f"{where} at {view['width']} px: controls cut off: {got['outside']}"
@@ -122,25 +130,25 @@ def _start_by_keyboard(fac) -> None:  # noqa: ANN001
 
 
 def _join_and_predict(p, url: str, code: str) -> None:  # noqa: ANN001
-    p.goto(f"{url}/join")
-    p.get_by_text("Workshop code").first.wait_for()
-    settle(p)
-    check(p, "Join page (participant, phone)")
+    """On the phone page: the code, the name, the even split and Save, by keyboard, each screen checked."""
+    p.goto(f"{url}/p/")
+    p.get_by_label("Workshop code").wait_for()
+    settle_phone(p)
+    check(p, "Phone: code screen (participant, phone)", app=False)
     tab_to(p, lambda e: e["tag"] == "INPUT" and "code" in e["name"].lower())
     p.keyboard.type(code.lower())
     p.keyboard.press("Enter")
     p.get_by_label("Your display name").wait_for()
-    settle(p)
-    tab_to(p, lambda e: e["tag"] == "INPUT" and "display name" in e["name"].lower())
+    check(p, "Phone: join screen (participant, phone)", app=False)
+    assert (focused(p) or {}).get("id") == "given"  # the name box has the focus
     p.keyboard.type("Kim")
-    press_on(p, lambda e: e["tag"] == "BUTTON" and e["text"].endswith("Join"))
-    p.get_by_text("Your prediction (before round 1)").first.wait_for()
-    settle(p)
+    press_on(p, named("Join"))
+    p.get_by_text("Your prediction (before round 1)").wait_for()
+    check(p, "Phone: review, the prediction form (participant, phone)", app=False)
     press_on(p, named("Even split"))
-    p.wait_for_function("() => [...document.querySelectorAll('input[type=number]')].some(i => parseFloat(i.value) > 0)")
-    settle(p)
+    p.locator("#total").filter(has_text="Total: 100 of 100").wait_for()
     press_on(p, named("Save my prediction"))
-    p.get_by_text("Saved: ").first.wait_for()
+    p.locator("#predict-status").filter(has_text="Saved: ").wait_for()
 
 
 def test_every_state_by_keyboard_alone(browser, room_app) -> None:  # noqa: ANN001
@@ -166,15 +174,15 @@ def test_every_state_by_keyboard_alone(browser, room_app) -> None:  # noqa: ANN0
         code = _room(db, run_id).code
 
         _join_and_predict(p, url, code)
-        check(p, "Workshop: predicting (participant, phone)")
+        check(p, "Phone: prediction saved (participant, phone)", app=False)
         fits(p, "the participant's prediction form")
 
         fake.latency = 2.5  # each model call takes a while: the run is seen while it runs
         press_on(fac, named("Continue unchanged"))
         fac.get_by_role("button", name="Cancel run").wait_for()
         check(fac, "What-if: running (facilitator)")
-        p.get_by_text("Add to the deliberation").first.wait_for()
-        check(p, "Workshop: running, contribute (participant, phone)")
+        p.get_by_text("Add to the deliberation").wait_for()
+        check(p, "Phone: running, the contribution form (participant, phone)", app=False)
         fake.latency = 0.02
         _until(lambda: _state(db, run_id) == "between_rounds", "the pause after round 1")
         fac.get_by_text("Paused after round 1").first.wait_for()
@@ -183,7 +191,7 @@ def test_every_state_by_keyboard_alone(browser, room_app) -> None:  # noqa: ANN0
         tab_to(p, lambda e: e["tag"] == "TEXTAREA" and "contribution" in e["name"].lower())
         p.keyboard.type("The ferry can carry 400 people a day.")
         press_on(p, named("Send"))
-        p.get_by_text("Sent to the facilitator").first.wait_for()
+        p.locator("#send-status").filter(has_text="Sent to the facilitator").wait_for()
         s = RunStore(db)
         try:  # a second participant, through the front door: someone else's contribution to +1
             ws = load_workshop(run_id, store=s)
@@ -191,11 +199,12 @@ def test_every_state_by_keyboard_alone(browser, room_app) -> None:  # noqa: ANN0
             theirs = contribute(run_id, other.id, key, "Schools could close for a week.", store=s)
         finally:
             s.close()
-        p.locator(f"[data-act='vote:{theirs.id}']:enabled").wait_for()  # the room list has redrawn with it
-        vote = press_on(p, lambda e: e["tag"] == "BUTTON" and e["name"].startswith("+1") and "Bo" in e["name"])
-        assert vote["id"] == f"vote:{theirs.id}", vote
+        p.locator(f"li.row[data-id='{theirs.id}'] button:enabled").wait_for()  # the room has redrawn with it
+        press_on(p, lambda e: e["tag"] == "BUTTON" and e["name"].startswith("+1") and "Bo" in e["name"])
         _until(lambda: len(_room(db, run_id).votes) == 1, "the +1")
-        check(p, "Workshop: between rounds, contributed and +1'd (participant, phone)")
+        assert _room(db, run_id).votes[0].contribution_id == theirs.id  # Bo's, the one pressed
+        p.locator(f"li.row[data-id='{theirs.id}'] button").filter(has_text="+1 (1)").wait_for()
+        check(p, "Phone: between rounds, contributed and +1'd (participant, phone)", app=False)
         fits(p, "the participant's contribution form and room")
         assert no_trap(p) > 5
 
@@ -213,15 +222,15 @@ def test_every_state_by_keyboard_alone(browser, room_app) -> None:  # noqa: ANN0
         _until(lambda: _state(db, run_id) == "completed", "the report")
         fac.get_by_text("Calibration ranges").first.wait_for()
         check(fac, "What-if: completed (facilitator)")
-        p.get_by_text("The facilitator will reveal the predictions").first.wait_for()
-        check(p, "Workshop: completed, before the reveal (participant, phone)")
+        p.get_by_text("The facilitator will reveal the predictions").wait_for()
+        check(p, "Phone: completed, before the reveal (participant, phone)", app=False)
 
         press_on(fac, named("Reveal predictions"))
         fac.get_by_text("The room against the panel").first.wait_for()
         check(fac, "What-if: the reveal (facilitator)")
         fits(fac, "the facilitator's reveal", (PROJECTOR_175,))
-        p.get_by_text("Your prediction beside the panel's").first.wait_for()
-        check(p, "Workshop: the reveal (participant, phone)")
+        p.get_by_role("table", name="Your prediction beside the panel's").wait_for()
+        check(p, "Phone: the reveal (participant, phone)", app=False)
         fits(p, "the participant's reveal")
     finally:
         pctx.close()

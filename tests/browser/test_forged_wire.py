@@ -5,13 +5,17 @@ protobufs (a ``rerun_script`` carries the page's script hash, its query string a
 server answers with ``ForwardMsg`` protobufs (the elements it drew, each widget with its id). Element ids are
 derived from keys and labels, so a participant who once saw a facilitator's traffic — or guessed — can name the
 facilitator's buttons. This test takes the ids from a signed-in facilitator's real frames (``framereceived``),
-then, as a participant who joined by code (only their device cookie), presses every one of them in forged
-``rerun_script`` messages with the What-if page's script hash and ``?run=ID`` — from the participant's own
-browser session (frames injected into its websocket with ``page.route_web_socket``) and from a raw
-``websockets`` client speaking the protocol (plus reruns of the facilitator's room fragment alone, a
-``clear_cache``, the facilitator's Streamlit session id in the reconnect header, and Streamlit's HTTP agent
-API). In review, between rounds and after the report: nothing moves in the store, no request reaches the model
-or the attacker's server, and the participant receives only the "for the facilitator" notice.
+then, as a participant who joined by code on the phone page (``/p/``: only their device cookie) and then opened
+the What-if page's address in the same browser (where they are a visitor: the room has no Streamlit page),
+presses every one of them in forged ``rerun_script`` messages with the What-if page's script hash and ``?run=ID``
+— from the participant's own browser session (frames injected into its websocket with
+``page.route_web_socket``) and from a raw ``websockets`` client speaking the protocol (plus reruns of the
+facilitator's room fragment alone, a ``clear_cache``, the facilitator's Streamlit session id in the reconnect
+header, Streamlit's HTTP agent API, and the facilitator's actions posted to the phone page's own action route
+with the page's header, which has no such action). In review, between rounds and after the report: nothing moves
+in the store, no request reaches the model or the attacker's server, and the participant receives only the "for
+the facilitator" notice. (What the phone page's routes refuse — no header, another origin, no device cookie —
+is tests/pages/test_phone_server.py::test_forged_presses_do_nothing.)
 
 The control: the same raw client and the same forged frames with the facilitator's cookie do accept a
 contribution, continue the run (twice), reveal, send a Test connection to the forged Base URL (without the
@@ -50,6 +54,7 @@ from ifworld.whatif.params import default_params
 from tests.browser.conftest import KNOWN_KEY, wait_idle
 from tests.fixtures.recording_server import recording_server
 from tests.pages.room_lists import HEARTBEAT
+from ui.phone_server import ACTION_HEADER
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -291,22 +296,23 @@ def facilitator_sees(fctx: Any, base: str, run_id: str, labels: list[str]) -> li
 
 
 def join_by_code(browser: Any, base: str, code: str, name: str) -> tuple[Any, Any, BrowserForger]:
+    """A phone that joined on the phone page; its Streamlit websocket (once it opens a Streamlit address) is ours."""
     ctx, page = new_page(browser, width=390)
     forger = BrowserForger(page)
-    page.goto(f"{base}/join", wait_until="commit")
+    page.goto(f"{base}/p/", wait_until="commit")
     page.get_by_label("Workshop code").fill(code)
     page.get_by_role("button", name="Find the workshop").click()
     page.get_by_label("Your display name").fill(name)
     page.get_by_role("button", name="Join", exact=True).click()
-    page.get_by_text(f"You are {name}").first.wait_for()
-    wait_idle(page)
+    page.get_by_text(f"You are {name} · ").wait_for()
     return ctx, page, forger
 
 
 @pytest.fixture(scope="module")
 def room(browser: Any, network_app: dict[str, Any]) -> Iterator[dict[str, Any]]:
     """A what-if run paused in review with an open workshop (made through the engine), a contribution from Bo
-    (joined through the engine), Ada joined in her phone's browser by code, and the facilitator signed in."""
+    (joined through the engine), Ada joined in her phone's browser by code on the phone page, and the facilitator
+    signed in."""
     app, base = network_app, network_app["url"]
     store = RunStore(app["db"])
     settings = load_settings({"base_url": app["fake"].url, "model": "fake-model", "max_retries": 0, "timeout_s": 20})
@@ -347,12 +353,11 @@ def attack(app: dict[str, Any], room: dict[str, Any], seen: list[Any], attacker:
     before, calls = snapshot(db, run_id), len(app["fake"].requests)
 
     ada, forger = room["ada"], room["forger"]
-    join_hash, join_query = page_hash(fac_msgs, "join"), f"w={room['token']}"
-    ada.goto(f"{base}/join?{join_query}", wait_until="commit")  # a fresh session: the device finds Ada again
-    ada.get_by_text("You are Ada").first.wait_for()
+    ada.goto(f"{base}/whatif?{query}", wait_until="commit")  # a fresh session, at the facilitator's address
+    ada.get_by_text(NOTICE).first.wait_for()  # she is a visitor here
     wait_idle(ada)
     start = len(forger.received)
-    for states in forged:  # into Ada's own session (a participant's), through her browser's own websocket
+    for states in forged:  # into Ada's own session (a visitor's), through her browser's own websocket
         forger.send(rerun(query, script_hash, states))
     got = forger.wait(lambda msgs: True, start)
     ada.get_by_text(NOTICE).first.wait_for()
@@ -362,9 +367,8 @@ def attack(app: dict[str, Any], room: dict[str, Any], seen: list[Any], attacker:
     cookies = cookies_of(room["pctx"])
     assert DEVICE_COOKIE in cookies and FACILITATOR_COOKIE not in cookies
     with RawClient(base, cookies) as raw:
-        # the first message, as the browser sends it: the Join page with the workshop's link makes this a
-        # participant's session (the device cookie finds Ada)
-        assert "You are Ada" in texts(raw.send(rerun(join_query, join_hash)))
+        # the first message, as the browser sends it: Ada's cookies make this a visitor's session
+        assert NOTICE in texts(raw.send(rerun(query, script_hash)))
         for states in forged:
             got += raw.send(rerun(query, script_hash, states))
         for fragment in frags:  # a rerun of the facilitator's room fragment alone (it would skip the router)
@@ -383,6 +387,11 @@ def attack(app: dict[str, Any], room: dict[str, Any], seen: list[Any], attacker:
     agent = httpx.post(f"{base}/_stcore/agent/interact", cookies=cookies, timeout=30,
                        json={"page": "whatif", "query": query, "widgets": [{"id": w, "value": True} for w in found]})
     assert agent.status_code >= 400, agent.text[:300]
+    # the phone page's action route, from Ada's page with its header: it has no facilitator's action to name
+    for action in ("decide", "accept", "continue", "reveal", "close"):
+        reply = httpx.post(f"{base}/p/{action}", cookies=cookies, timeout=30, headers={ACTION_HEADER: "1"},
+                           json={"token": room["token"], "contribution_id": room["contribution"], "action": "accept"})
+        assert reply.status_code == 404, (action, reply.status_code, reply.text[:300])
 
     assert snapshot(db, run_id) == before, "a forged press changed the run or the workshop"
     assert len(app["fake"].requests) == calls, "a forged press reached the model"

@@ -5,7 +5,8 @@
   node names, edge sign marks or a name and another node's marker overlap, and no name is cut by the chart's edge;
   the domain heatmap's tick labels and cell numbers do not collide either. The boxes are the ones Chromium drew
   (:mod:`tests.browser.labels`).
-* Every page's buttons at 175 %: no button's text overflows its box or is cut with an ellipsis.
+* Every page's buttons at 175 % (the phone page's first screen, ``/p/``, too): no button's text overflows its box
+  or is cut with an ellipsis.
 
 The causal map at 175 % is saved as docs/screenshots/causal_map_175.png with IFWORLD_UPDATE_SCREENSHOTS=1.
 """
@@ -21,12 +22,11 @@ from tests.whatif.records import large_record
 
 PROJECTOR_175 = ({"width": 731, "height": 411}, 1.75)
 DESKTOP_100 = ({"width": 1280, "height": 720}, 1.0)
-PAGES = ("", "whatif", "causal_map", "runs", "beliefs", "belief_sweep", "rws_benchmark", "rws_browse", "settings",
-         "join")
+PAGES = ("", "whatif", "causal_map", "runs", "beliefs", "belief_sweep", "rws_benchmark", "rws_browse", "settings")
 
 CUT = r"""() => {
   const cut = [];
-  for (const b of document.querySelectorAll('[data-testid=stApp] button')) {
+  for (const b of document.querySelectorAll('[data-testid=stApp] button, #app button')) {  // Streamlit's, the phone's
     if (!b.checkVisibility({opacityProperty: true, visibilityProperty: true})) continue;
     const text = (b.innerText || '').trim();
     const r = b.getBoundingClientRect();
@@ -124,9 +124,9 @@ def test_no_button_text_is_cut_at_175_percent(browser, app_url, large_run) -> No
     ctx, page = _page(browser, app_url, PROJECTOR_175)
     cut: dict[str, list[str]] = {}
     try:
-        for path in (*PAGES, f"whatif?run={large_run}", f"runs?run={large_run}"):
+        for path in (*PAGES, f"whatif?run={large_run}", f"runs?run={large_run}", "p/"):
             page.goto(f"{app_url}/{path}")
-            page.locator("[data-testid=stMain] h1").first.wait_for()  # the page's own title: it has rendered
+            page.locator("[data-testid=stMain] h1, #app form button").first.wait_for()  # the page has rendered
             wait_idle(page)
             found = _cut_buttons(page)
             opener = page.locator("[data-testid=stExpandSidebarButton], [data-testid=stSidebarCollapsedControl] button")

@@ -2,11 +2,13 @@
 --address 0.0.0.0`` (network mode). Every browser below reaches it over 127.0.0.1 — and network mode trusts no
 address, so that gives none of them the facilitator's role.
 
-The facilitator signs in with the link ``ifworld app`` printed; three participants and one visitor never reach a
-page but Join: every other page's address, typed by hand, answers that it is for the facilitator, with no
-sidebar, no navigation and no control; their reloads and second tabs stay the same person; and the run they
-tried to move stays exactly as it was in the store. A second test points the facilitator's sidebar at another
-server and checks that the configured key never reaches it.
+The facilitator signs in with the link ``ifworld app`` printed; three participants join on the phone page (``/p/``,
+the room's only page) and, like a visitor, never reach a Streamlit page of the facilitator's: every page's
+address, typed by hand, answers that it is for the facilitator — with no sidebar, no navigation and no control,
+only a link to the phone page (which leads there) — and an unknown address answers "Page not found" with the same
+link. A participant's reloads, second tabs and the old Join page's address (``/join?w=…``) stay the same person;
+and the run they tried to move stays exactly as it was in the store. A second test points the facilitator's
+sidebar at another server and checks that the configured key never reaches it.
 """
 
 from __future__ import annotations
@@ -50,16 +52,49 @@ def _snapshot(db: Path, run_id: str) -> str:
         s.close()
 
 
+def _join_link(page: Any):  # noqa: ANN202
+    return page.locator("[data-testid=stMain]").get_by_role("link", name="Join a workshop")
+
+
 def _assert_room_only(page: Any, base: str) -> None:
-    """Every page but Join says it is for the facilitator, with no sidebar, navigation, control or store path."""
-    for path in PAGES:
-        _go(page, f"{base}/{path}", NOTICE)
+    """Every page says it is for the facilitator, with no sidebar, navigation, control or store path — only the
+    link to the phone page; an unknown address says so, with the same link."""
+    for path in (*PAGES, "no_such_page"):
+        _go(page, f"{base}/{path}", "Page not found" if path == "no_such_page" else NOTICE)
         assert page.locator("[data-testid=stSidebar]").count() == 0, f"/{path} draws a sidebar"
         assert page.locator("[data-testid=stSidebarNav]").count() == 0
         buttons = [t for t in page.locator("[data-testid=stMain] button").all_inner_texts() if t.strip()]
         assert not buttons, f"/{path} offers {buttons}"
+        hrefs = [a.get_attribute("href") or "" for a in page.locator("[data-testid=stMain] a").all()]
+        assert [h for h in hrefs if not h.startswith("#")] == ["/p/"], f"/{path} links to {hrefs}"  # (# : a heading's)
         html = page.content()
         assert "Model connection" not in html and "runs.sqlite" not in html and KNOWN_KEY not in html
+
+
+def _follow_join_link(page: Any) -> Any:
+    """Press the notice's "Join a workshop" (it may open a tab of its own): the page it leads to."""
+    link = _join_link(page)
+    if link.get_attribute("target") == "_blank":
+        with page.context.expect_page() as opened:
+            link.click()
+        reached = opened.value
+        reached.set_default_timeout(120_000)
+    else:
+        link.click()
+        reached = page
+    reached.get_by_label("Workshop code").wait_for()  # the phone page's first screen
+    assert reached.url.split("?")[0].endswith("/p/"), reached.url
+    return reached
+
+
+def _join(page: Any, base: str, code: str, name: str) -> None:
+    """On the phone page, as a participant does: the code, then the name."""
+    page.goto(f"{base}/p/", wait_until="commit")
+    page.get_by_label("Workshop code").fill(code)
+    page.get_by_role("button", name="Find the workshop").click()
+    page.get_by_label("Your display name").fill(name)
+    page.get_by_role("button", name="Join", exact=True).click()
+    page.get_by_text(f"You are {name} · ").wait_for()
 
 
 def _sign_in(browser: Any, app: dict[str, Any]) -> tuple[Any, Any]:
@@ -71,7 +106,7 @@ def _sign_in(browser: Any, app: dict[str, Any]) -> tuple[Any, Any]:
     return ctx, fac
 
 
-def test_only_the_signed_in_facilitator_drives_and_everyone_else_reaches_join_only(browser, network_app) -> None:  # noqa: ANN001
+def test_only_the_signed_in_facilitator_drives_and_everyone_else_reaches_the_phone_page(browser, network_app) -> None:  # noqa: ANN001
     app, base = network_app, network_app["url"]
     vctx, visitor = _context(browser, width=390)  # a phone
     _assert_room_only(visitor, base)
@@ -79,6 +114,8 @@ def test_only_the_signed_in_facilitator_drives_and_everyone_else_reaches_join_on
     _go(visitor, f"{base}/whatif", NOTICE)
     SHOTS.mkdir(parents=True, exist_ok=True)
     visitor.screenshot(path=str(SHOTS / "roles_visitor_notice.png"))
+    reached = _follow_join_link(visitor)  # the notice's link leads to the phone page
+    assert reached.get_by_text("Model connection").count() == 0 and KNOWN_KEY not in reached.content()
 
     fctx, fac = _sign_in(browser, app)
     fac.reload(wait_until="commit")
@@ -102,25 +139,23 @@ def test_only_the_signed_in_facilitator_drives_and_everyone_else_reaches_join_on
     people = []
     for name in ("Ada", "Bo", "Cy"):
         ctx, p = _context(browser, width=390)
-        _go(p, f"{base}/join", "Join a workshop")
-        p.get_by_label("Workshop code").fill(room.code)
-        p.get_by_role("button", name="Find the workshop").click()
-        p.get_by_label("Your display name").fill(name)
-        p.get_by_role("button", name="Join", exact=True).click()
-        p.get_by_text(f"You are {name}").first.wait_for()
-        wait_idle(p)
+        _join(p, base, room.code, name)
         people.append((ctx, p))
     ada = people[0][1]
-    join_url = ada.url
     ada.reload(wait_until="commit")  # a reload is the same person
-    ada.get_by_text("You are Ada").first.wait_for()
-    second = people[0][0].new_page()  # and so is a second tab
-    _go(second, join_url, "You are Ada")
+    ada.get_by_text("You are Ada · ").wait_for()
+    second = people[0][0].new_page()  # and so is a second tab, opened at the old Join page's address
+    second.goto(f"{base}/join?w={room.token}", wait_until="commit")
+    second.get_by_text("You are Ada · ").wait_for()
+    assert second.url.split("?")[0].endswith("/p/"), second.url
     second.close()
     for _, p in people:
         for path in (f"whatif?run={run_id}", "runs", f"runs?run={run_id}", "settings", f"causal_map?run={run_id}"):
             _go(p, f"{base}/{path}", NOTICE)
             assert not [t for t in p.locator("[data-testid=stMain] button").all_inner_texts() if t.strip()]
+    back = _follow_join_link(people[2][1])  # from a notice the link leads back to the phone page, where
+    back.goto(f"{base}/p/?w={room.token}", wait_until="commit")  # the workshop's link still finds Cy
+    back.get_by_text("You are Cy · ").wait_for()
     _assert_room_only(people[1][1], base)
     after = load_workshop(run_id, store=RunStore(app["db"]))
     assert sorted(p.name for p in after.participants) == ["Ada", "Bo", "Cy"]  # three people, whatever the tabs

@@ -20,8 +20,8 @@ def test_the_token_never_stays_in_history_and_signout_ends_a_copied_cookie(brows
     ctx = browser.new_context(viewport={"width": 1300, "height": 1000})
     fac = ctx.new_page()
     fac.set_default_timeout(120_000)
-    fac.goto(f"{base}/join", wait_until="commit")  # something before, so "back" has somewhere to go
-    fac.get_by_text("Join a workshop").first.wait_for()
+    fac.goto(f"{base}/p/", wait_until="commit")  # something before, so "back" has somewhere to go
+    fac.get_by_label("Workshop code").wait_for()  # the phone page (a visitor's Streamlit page would be a notice)
     fac.goto(app["signin"], wait_until="commit")
     fac.get_by_text("Model connection").first.wait_for()
     wait_idle(fac)

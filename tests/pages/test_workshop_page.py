@@ -1,17 +1,22 @@
-"""AppTest: the facilitator opens a workshop on the What-if page; participants join on the Join page.
+"""The facilitator's What-if page (AppTest) opens a workshop and runs it; participants take part on the phone page
+(ui/phone_server.py, driven in-process with a TestClient as tests/pages/test_phone_server.py does).
 
 Sign-in is required here (``IFWORLD_REQUIRE_SIGNIN=1``, as in network mode): the facilitator's session signs in
-with the token once, every other session is a participant or a visitor. A participant's session never draws a
-facilitator control, and the engine refuses a forged one; what a participant types is shown as plain text
-(``st.text``), never as Markdown.
+with the token once, every other session is a visitor. A participant's phone is offered no facilitator action —
+its view's rows carry +1 only, and a forged facilitator press is refused by the server and by the engine; what a
+participant types reaches every page as data (the phone draws it with ``textContent``, the facilitator's list as
+text), never as Markdown.
 """
 
 from __future__ import annotations
 
+import json
 import secrets
 from pathlib import Path
 
 import pytest
+from starlette.applications import Starlette
+from starlette.testclient import TestClient
 from streamlit.testing.v1 import AppTest
 
 from ifworld import access, whatif
@@ -20,7 +25,9 @@ from ifworld.runs.store import get_store
 from ifworld.whatif import State
 from ifworld.whatif.workshop import CODE_FAILURES
 from tests.pages.room_lists import HEARTBEAT, all_rows, data, list_keys, press, rows
+from tests.pages.test_phone_server import _view, phone, post, start_of
 from tests.security.helpers import wait_for_session
+from ui import phone_server
 from ui.workshop_facilitator import STALL_S
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -28,11 +35,14 @@ TIMEOUT = 60
 HOSTILE = "<img src=x onerror=alert(1)> ![pic](http://evil.example/x.png) [click](http://evil.example/)"
 FACILITATOR_ONLY = {"✅ Accept", "❌ Reject", "🙈 Hide", "🙈 Show", "✏️ Edit or merge", "🔒 Close workshop",
                     "🔍 Reveal predictions to the room", "👥 Open workshop"}
+FORGED = ("accept", "reject", "hide", "show", "edit", "decide", "close", "reveal", "continue", "allow")
+"""Facilitator actions a forged phone press might name: the phone server knows none of them."""
 
 
 @pytest.fixture(autouse=True)
 def signin_required(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("IFWORLD_REQUIRE_SIGNIN", "1")
+    phone_server._budgets.clear()
 
 
 def _token() -> str:
@@ -79,12 +89,29 @@ def _facilitator_between_rounds() -> tuple[AppTest, str, str]:
     return fac, run_id, whatif.load_workshop(run_id, store=get_store()).token
 
 
-def _join(token: str, name: str) -> AppTest:
-    at = _page("app_pages/join.py", {"w": token})
-    at.text_input(key="join_name_text").set_value(name)
-    _button(at, "Join").click().run()
-    assert not at.exception, at.exception
-    return at
+def _join(token: str, name: str) -> TestClient:
+    """A phone that joined the workshop ``token`` as ``name`` (the phone page's join form)."""
+    you = phone()
+    joined = post(you, "join", {"token": token, "given": name})
+    assert joined.json() == {"ok": True, "token": token, "name": name}, joined.text
+    return you
+
+
+def _pid(run_id: str, name: str) -> str:
+    return next(p.id for p in whatif.load_workshop(run_id, store=get_store()).participants if p.name == name)
+
+
+def _no_facilitator_action(view: dict) -> None:
+    """The phone's view offers +1 only: no row carries a facilitator action, no text names one."""
+    assert {a["name"] for r in view["rows"] for a in r["actions"]} <= {"vote"}
+    shown = json.dumps(view, ensure_ascii=False)
+    assert not [label for label in FACILITATOR_ONLY if label in shown]
+
+
+def _forged_presses_refused(you: TestClient, token: str, cid: str) -> None:
+    for action in FORGED:
+        reply = post(you, action, {"token": token, "contribution_id": cid, "action": action})
+        assert reply.status_code == 404 and not reply.json()["ok"], action
 
 
 def test_open_join_predict_contribute_and_participants_never_see_facilitator_controls(llm_env) -> None:  # noqa: ANN001
@@ -92,39 +119,37 @@ def test_open_join_predict_contribute_and_participants_never_see_facilitator_con
     room = whatif.load_workshop(run_id, store=get_store())
     assert any(room.code in m.value for m in fac.markdown)  # the big code
     assert any("alt='QR code of the join link'" in m.value for m in fac.markdown), "no QR code image with alt text"
-    assert any(f"/join?w={room.token}" in c.value for c in fac.code)
+    assert any(f"/p/?w={room.token}" in c.value for c in fac.code)  # the link leads to the phone page
     shown = " ".join(str(e.value) for kind in ("code", "markdown", "caption", "text") for e in getattr(fac, kind))
     assert _token() not in shown  # nothing on the projected panel signs anyone in
 
-    with_markup = _page("app_pages/join.py", {"w": room.token})
-    with_markup.text_input(key="join_name_text").set_value(HOSTILE[:40])
-    _button(with_markup, "Join").click().run()
-    assert any("display name may use" in e.value for e in with_markup.error)
+    with_markup = phone()
+    refused = post(with_markup, "join", {"token": room.token, "given": HOSTILE[:40]})
+    assert refused.status_code == 400 and "display name may use" in refused.json()["message"]
     you = _join(room.token, "Ada")
-    assert not (_labels(you) & FACILITATOR_ONLY)
-    _button(you, "⚖️ Even split").click().run()
-    _button(you, "Save my prediction").click().run()
-    assert not you.exception, you.exception
-    me = you.session_state["join_me"]
-    assert whatif.load_workshop(run_id, store=get_store()).prediction_of(me["id"]) is not None
+    view = _view(you, room.token)
+    assert view["form"] == "predict" and view["branches"]
+    _no_facilitator_action(view)
+    even = whatif.even_split(view["branches"])
+    assert post(you, "predict", {"token": room.token, "probabilities": even}).json()["ok"]
+    me = _pid(run_id, "Ada")
+    assert whatif.load_workshop(run_id, store=get_store()).prediction_of(me) is not None
 
     fac.run()
     _button(fac, "▶️ Continue unchanged").click().run()
     assert wait_for_session(fac).state == State.BETWEEN_ROUNDS
-    you.run()
-    you.text_area(key="join_text").set_value(HOSTILE)
-    _button(you, "Send").click().run()
-    assert not you.exception, you.exception
-    assert not (_labels(you) & FACILITATOR_ONLY)
-    me = you.session_state["join_me"]
-    [mine] = rows(you, "join_room")  # what the room list draws
+    sent = post(you, "send", {"token": room.token, "text": HOSTILE})
+    assert sent.json()["ok"], sent.text
+    view = _view(you, room.token)
+    _no_facilitator_action(view)
+    [mine] = view["rows"]  # what the phone draws, as data (textContent): the very text typed
     assert (mine["text"], mine["actions"]) == (HOSTILE, [{"name": "vote", "label": "+1 (0)", "enabled": False,
                                                           "title": "your own contribution"}])
-    everything = " ".join(m.value for m in [*you.markdown, *you.caption, *you.info, *you.warning, *you.error])
-    assert "evil.example" not in everything and "<img" not in everything
-    press(you, "join_room", f"vote:{mine['id']}")  # forged: the button is greyed, and the engine refuses it too
-    assert any("your own contribution" in w.value for w in you.warning)
+    own = post(you, "vote", {"token": room.token, "contribution_id": mine["id"]})  # forged: the button is greyed
+    assert own.status_code == 400 and "your own contribution" in own.json()["message"]
+    _forged_presses_refused(you, room.token, mine["id"])
     assert not whatif.load_workshop(run_id, store=get_store()).votes
+    assert whatif.load_workshop(run_id, store=get_store()).contributions[0].decision is None
 
     fac.run()
     [row] = all_rows(fac)
@@ -133,21 +158,20 @@ def test_open_join_predict_contribute_and_participants_never_see_facilitator_con
     press(fac, "workshop_list_claim", f"accept:{row['id']}", f"accept:{row['id']}")  # a re-sent press is skipped
     assert not fac.exception, fac.exception
     assert whatif.load_workshop(run_id, store=get_store()).pending()
-    you.run()
-    assert rows(you, "join_room")[0]["who"].endswith("you · accepted · for the next round")  # the author is told
+    assert _view(you, room.token)["rows"][0]["who"].endswith("you · accepted · for the next round")  # told
     _button(fac, "▶️ Continue with 1 accepted").click().run()
     assert wait_for_session(fac).state == State.COMPLETED
-    you.run()
-    assert rows(you, "join_room")[0]["who"].endswith("you · accepted · went into round 2")
+    assert _view(you, room.token)["rows"][0]["who"].endswith("you · accepted · went into round 2")
     said = [p["text"] for p in get_store().get_run(run_id).record["participants"]]
     assert " ".join(HOSTILE.split()) in said
 
     # after the report no round can take a contribution: a late one can be hidden, not accepted
-    late = whatif.contribute(run_id, me["id"], you.session_state["join_me"]["key"], "A late thought", store=get_store())
+    late = post(you, "send", {"token": room.token, "text": "A late thought"}).json()
+    assert late["ok"]
     fac.run()
-    sent, unsent = rows(fac, "workshop_list_claim")
-    assert (sent["actions"], [a["name"] for a in unsent["actions"]]) == ([], ["hide"])
-    press(fac, "workshop_list_claim", f"accept:{late.id}")
+    sent_row, unsent = rows(fac, "workshop_list_claim")
+    assert (sent_row["actions"], [a["name"] for a in unsent["actions"]]) == ([], ["hide"])
+    press(fac, "workshop_list_claim", f"accept:{late['id']}")
     assert not whatif.load_workshop(run_id, store=get_store()).pending()
 
 
@@ -166,29 +190,30 @@ def test_a_visitor_or_a_wrong_token_gets_no_facilitator_page_and_the_right_token
 
 
 def test_join_by_code_and_wrong_codes_are_limited(llm_env) -> None:  # noqa: ANN001
+    """Wrong codes are counted per device and per address: past the limit the right code is refused too, from
+    that device and from another device on the same connection; a device elsewhere finds the workshop."""
     fac, run_id = _facilitator_at_review()
-    code = whatif.load_workshop(run_id, store=get_store()).code
-    at = _page("app_pages/join.py")
+    room = whatif.load_workshop(run_id, store=get_store())
+    guesser = phone()
     for _ in range(CODE_FAILURES):
-        at.text_input(key="join_code_text").set_value("AAAAAA")
-        _button(at, "Find the workshop").click().run()
-        assert any("no workshop has this code" in e.value for e in at.error)
-    at.text_input(key="join_code_text").set_value(code)
-    _button(at, "Find the workshop").click().run()
-    assert any("too many wrong codes" in e.value for e in at.error)
-    fresh = _page("app_pages/join.py")
-    fresh.text_input(key="join_code_text").set_value(code.lower())
-    _button(fresh, "Find the workshop").click().run()
-    assert fresh.text_input(key="join_name_text") is not None and not fresh.error
+        wrong = post(guesser, "find", {"code": "AAAAAA"})
+        assert wrong.status_code == 400 and "no workshop has this code" in wrong.json()["message"]
+    for who in (guesser, phone()):
+        limited = post(who, "find", {"code": room.code})
+        assert limited.status_code == 400 and "too many wrong codes" in limited.json()["message"]
+    elsewhere = TestClient(Starlette(routes=phone_server.ROUTES), base_url="http://class.example",
+                           client=("198.51.100.7", 50000))
+    elsewhere.cookies.set(access.DEVICE_COOKIE, _device())
+    found = post(elsewhere, "find", {"code": room.code.lower()})
+    assert found.json() == {"ok": True, "token": room.token}
+    assert start_of(elsewhere.get(f"/p/?w={room.token}").text)["screen"] == "join"  # the name form comes next
 
 
 def test_the_facilitator_edits_and_merges_and_a_refused_contribution_keeps_its_text(llm_env) -> None:  # noqa: ANN001
     fac, run_id, token = _facilitator_between_rounds()
     you = _join(token, "Ada")
     other, other_key = whatif.join_workshop(token, "Bo", device_key=_device(), store=get_store())
-    you.text_area(key="join_text").set_value("Tides stop")
-    _button(you, "Send").click().run()
-    assert you.text_area(key="join_text").value == ""  # emptied once stored
+    assert post(you, "send", {"token": token, "text": "Tides stop"}).json()["ok"]
     whatif.contribute(run_id, other.id, other_key, "Harbours silt up", store=get_store())
     first, second = sorted(whatif.load_workshop(run_id, store=get_store()).contributions, key=lambda c: c.at)
 
@@ -207,13 +232,13 @@ def test_the_facilitator_edits_and_merges_and_a_refused_contribution_keeps_its_t
     assert [c.id for c in room.pending()] == [first.id]
     assert not [t for t in fac.text_area if t.key.startswith("we_t_")]  # the editor closed
 
-    you.run()
-    you.text_area(key="join_text").set_value("A late thought")
+    assert _view(you, token)["form"] == "contribute"
     _button(fac, "🔒 Close workshop").click().run()
-    _button(you, "Send").click().run()
-    assert any("closed" in e.value for e in you.error)
-    assert you.text_area(key="join_text").value == "A late thought"  # what they typed is still in the box
-    assert _button(you, "Send").disabled and any("was not sent" in w.value for w in you.warning)
+    late = post(you, "send", {"token": token, "text": "A late thought"})  # pressed before the phone heard
+    assert late.status_code == 400 and "closed" in late.json()["message"]  # the page shows it; the box keeps
+    # its text (ifworld/web/phone.js clears the box on a stored Send only; tests/browser/test_phone_browser.py
+    # test_closing_keeps_what_was_typed watches the box across the closing)
+    assert _view(you, token)["form"] == "closed"  # the box stays, Send off
     assert len(whatif.load_workshop(run_id, store=get_store()).contributions) == 2
 
 
@@ -233,61 +258,20 @@ def test_accept_all_shown_and_a_main_button_that_says_what_it_does(llm_env) -> N
     assert [room[i].accepted for i in ids] == [False, False, True, True]  # hidden and rejected stay out
     assert _button(fac, "▶️ Continue").label == "▶️ Continue with 2 accepted contributions"
     assert not [b for b in fac.button if b.label.startswith("✅ Accept all")]
-    you = _join(token, "Eve")
-    assert not [b for b in you.button if "Accept" in b.label]  # a participant never sees it
+    view = _view(_join(token, "Eve"), token)  # a participant never sees it
+    assert len(view["rows"]) == 3  # the hidden one is not the room's
+    _no_facilitator_action(view)
 
 
-def _in_order(node) -> list[str]:  # noqa: ANN001
-    """The page's texts and expander labels in document order."""
-    out = [str(getattr(node, "value", None) or getattr(node, "label", ""))]
-    for child in getattr(node, "children", {}).values():
-        out += _in_order(child)
-    return [t for t in out if t]
-
-
-def test_a_phone_in_review_sees_the_prediction_form_before_the_scenario(llm_env) -> None:  # noqa: ANN001
+def test_a_phone_in_review_is_offered_the_prediction_form_with_the_scenario_open(llm_env) -> None:  # noqa: ANN001
+    """In review the phone's one form is the prediction over the refined scenario's branches (the page draws its
+    form above the scenario: ifworld/web/phone.js ``room``), and the scenario is open to read beside it."""
     fac, run_id = _facilitator_at_review()
-    you = _join(whatif.load_workshop(run_id, store=get_store()).token, "Ada")
-    texts = _in_order(you.main)
-    form = next(i for i, t in enumerate(texts) if "Your prediction" in t)
-    scenario = next(i for i, t in enumerate(texts) if "The refined scenario" in t)
-    assert form < scenario, texts[:12]
-
-
-def test_closing_the_workshop_keeps_the_box_and_says_it_was_not_sent(llm_env) -> None:  # noqa: ANN001
-    fac, run_id, token = _facilitator_between_rounds()
-    you = _join(token, "Ada")
-    # AppTest holds a form's typed text until Send, as the browser does; that the browser keeps it in the box
-    # across the closing is tests/browser/test_workshop_browser.py's check: here, the same box stays, Send off
-    _button(fac, "🔒 Close workshop").click().run()
-    you.run()
-    assert you.text_area(key="join_text") is not None and _button(you, "Send").disabled
-    assert [w.value for w in you.warning if "not sent" in w.value] == [
-        "The workshop is closed: what is in the box below was not sent. Copy it if you want to keep it."]
-    _button(you, "Done, take the box away").click().run()
-    assert not [t for t in you.text_area if t.key == "join_text"] and not you.exception
-    assert whatif.load_workshop(run_id, store=get_store()).contributions == []
-
-
-def test_a_send_the_page_never_confirmed_is_not_merged_into_the_next(llm_env) -> None:  # noqa: ANN001
-    """The reply that empties the box is lost (a redraw the browser never got): the box still shows the stored
-    text and the participant types on. The next Send stores only what was typed after it; the same text sent
-    again is shown as sent and stored once."""
-    fac, run_id, token = _facilitator_between_rounds()
-    you = _join(token, "Ada")
-    you.text_area(key="join_text").set_value("Ferries need new charts")
-    _button(you, "Send").click().run()
-    you.text_area(key="join_text").set_value("Ferries need new charts")  # what the browser still showed
-    _button(you, "Send").click().run()
-    assert any("Sent to the facilitator" in c.value for c in you.caption)
-    you.text_area(key="join_text").set_value("Ferries need new charts and pilots who know the new shoals")
-    _button(you, "Send").click().run()
-    texts = [c.text for c in sorted(whatif.load_workshop(run_id, store=get_store()).contributions,
-                                    key=lambda c: c.at)]
-    assert texts == ["Ferries need new charts", "and pilots who know the new shoals"]
-    you.text_area(key="join_text").set_value("Ferries need new charts too, said twice on purpose")
-    _button(you, "Send").click().run()
-    assert len(whatif.load_workshop(run_id, store=get_store()).contributions) == 3
+    token = whatif.load_workshop(run_id, store=get_store()).token
+    view = _view(_join(token, "Ada"), token)
+    assert view["form"] == "predict" and view["scenario_open"] and view["scenario"]
+    assert view["branches"] == whatif.branches(whatif.scenario_of(run_id, store=get_store()))
+    assert view["prediction"] is None
 
 
 def test_list_presses_hide_show_reject_and_a_participant_cannot_press_the_facilitators_actions(llm_env) -> None:  # noqa: ANN001
@@ -296,16 +280,15 @@ def test_list_presses_hide_show_reject_and_a_participant_cannot_press_the_facili
     bo, bo_key = whatif.join_workshop(token, "Bo", device_key=_device(), store=get_store())
     theirs = whatif.contribute(run_id, bo.id, bo_key, "Night fishing changes", "concern", store=get_store())
 
-    # a participant's list only knows +1: a forged facilitator press is refused and changes nothing
-    you.run()
-    press(you, "join_room", f"accept:{theirs.id}", f"hide:{theirs.id}")
-    assert any("only +1" in w.value for w in you.warning)
+    # a phone only knows +1: a forged facilitator press is refused and changes nothing
+    _forged_presses_refused(you, token, theirs.id)
     assert not whatif.load_workshop(run_id, store=get_store()).contributions[0].decision
-    press(you, "join_room", f"vote:{theirs.id}", f"vote:{theirs.id}")  # the same press re-sent: one vote
-    press(you, "join_room", f"vote:{theirs.id}")
+    assert post(you, "vote", {"token": token, "contribution_id": theirs.id}).json()["ok"]
+    again = post(you, "vote", {"token": token, "contribution_id": theirs.id})  # the same press re-sent: one vote
+    assert again.status_code == 400 and "already voted" in again.json()["message"]
     assert len(whatif.load_workshop(run_id, store=get_store()).votes) == 1
-    assert rows(you, "join_room")[0]["actions"][0] == {"name": "vote", "label": "+1 (1)", "enabled": False,
-                                                        "title": "you have +1'd it"}
+    assert _view(you, token)["rows"][0]["actions"][0] == {"name": "vote", "label": "+1 (1)", "enabled": False,
+                                                          "title": "you have +1'd it"}
 
     fac.run()
     assert list_keys(fac) == ["workshop_list_concern"]
@@ -313,12 +296,10 @@ def test_list_presses_hide_show_reject_and_a_participant_cannot_press_the_facili
     press(fac, "workshop_list_concern", f"hide:{theirs.id}")
     [row] = rows(fac, "workshop_list_concern")
     assert row["muted"] and [a["name"] for a in row["actions"]] == ["accept", "reject", "show", "edit"]
-    you.run()
-    assert rows(you, "join_room") == []  # hidden from the room
-    bo_view = _page("app_pages/join.py", {"w": token})
-    bo_view.session_state["join_me"] = {"run_id": run_id, "token": token, "id": bo.id, "key": bo_key, "name": "Bo"}
-    bo_view.run()
-    [own] = rows(bo_view, "join_room")  # its author still sees it, and why
+    assert _view(you, token)["rows"] == []  # hidden from the room
+    bo_phone = phone()
+    bo_phone.cookies.set(access.DEVICE_COOKIE, bo_key)  # Bo's own device
+    [own] = _view(bo_phone, token)["rows"]  # its author still sees it, and why
     assert own["muted"] and own["who"].endswith("you · hidden by the facilitator")
     press(fac, "workshop_list_concern", f"show:{theirs.id}", f"reject:{theirs.id}")
     [row] = rows(fac, "workshop_list_concern")

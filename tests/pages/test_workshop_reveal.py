@@ -1,9 +1,11 @@
-"""AppTest (issue #42, item 1): with the demo model the reveal shows the room's and the panel's numbers side by
-side, joined on the variant ids (V1, V2, …), on the facilitator's page and on a phone; every reveal state —
-before the reveal, a participant with no prediction, the export's workshop section — shows "—" for a missing
-figure and never "None"."""
+"""Issue #42, item 1: with the demo model the reveal shows the room's and the panel's numbers side by side, joined
+on the variant ids (V1, V2, …), on the facilitator's page (AppTest) and on a phone (the phone page's view, read
+from its stream); every reveal state — before the reveal, a participant with no prediction, the export's workshop
+section — shows "—" for a missing figure and never "None"."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -12,6 +14,7 @@ from ifworld import whatif
 from ifworld.runs.store import get_store
 from ifworld.whatif import State
 from ifworld.whatif.workshop_export import workshop_markdown, workshop_record
+from tests.pages.test_phone_server import _view, post
 from tests.pages.test_workshop_page import _button, _facilitator_at_review, _join
 from tests.security.helpers import wait_for_session
 
@@ -29,6 +32,11 @@ def _shown(at: AppTest) -> str:
     return "\n".join([*texts, *tables])
 
 
+def _phone_table(view: dict) -> list[dict[str, str]]:
+    reveal = view["reveal"]
+    return [dict(zip(reveal["columns"], row, strict=True)) for row in reveal["rows"]]
+
+
 def _table(at: AppTest) -> list[dict[str, str]]:
     [df] = [d for d in at.dataframe if "Panel (%)" in d.value.columns]  # the reveal's table
     return df.value.astype(str).to_dict("records")
@@ -38,9 +46,8 @@ def test_the_reveal_shows_room_and_panel_side_by_side_and_never_none(llm_env) ->
     fac, run_id = _facilitator_at_review()
     token = whatif.load_workshop(run_id, store=get_store()).token
     ada, bo = _join(token, "Ada"), _join(token, "Bo")
-    _button(ada, "⚖️ Even split").click().run()
-    _button(ada, "Save my prediction").click().run()
-    assert not ada.exception, ada.exception
+    branches = _view(ada, token)["branches"]
+    assert post(ada, "predict", {"token": token, "probabilities": whatif.even_split(branches)}).json()["ok"]
     fac.run()
     _button(fac, "▶️ Continue unchanged").click().run()
     assert wait_for_session(fac).state == State.BETWEEN_ROUNDS
@@ -49,8 +56,10 @@ def test_the_reveal_shows_room_and_panel_side_by_side_and_never_none(llm_env) ->
     assert wait_for_session(fac).state == State.COMPLETED
 
     fac.run()
-    ada.run()
-    assert any("will reveal" in i.value for i in ada.info) and "None" not in _shown(ada)  # before the reveal
+    before = _view(ada, token)  # before the reveal: the phone says it will come, and shows no figure
+    assert before["reveal"] == {"revealed": False, "columns": [], "rows": [], "predicted": False,
+                                "note": whatif.NO_GROUND_TRUTH}
+    assert "None" not in json.dumps(before)
     assert "None" not in _shown(fac)
     _button(fac, "🔍 Reveal predictions to the room").click().run()
     assert not fac.exception, fac.exception
@@ -66,13 +75,18 @@ def test_the_reveal_shows_room_and_panel_side_by_side_and_never_none(llm_env) ->
         assert r["Gap (points)"] != "—"
     assert "None" not in _shown(fac)
 
-    ada.run()
-    mine = [r for r in _table(ada) if r["Id"] in ids]
+    shown = _view(ada, token)
+    assert shown["reveal"]["revealed"] and shown["reveal"]["predicted"]
+    mine = [r for r in _phone_table(shown) if r["Id"] in ids]
     assert len(mine) == len(ids) and all(r["You (%)"] != "—" and r["Panel (%)"] != "—" for r in mine)
-    assert "None" not in _shown(ada)
-    bo.run()  # made no prediction: the panel's figures, "—" for his own
-    assert any("no prediction" in c.value for c in bo.caption)
-    assert all(r["You (%)"] == "—" for r in _table(bo)) and "None" not in _shown(bo)
+    for r in mine:  # the panel's own numbers, side by side with hers
+        assert float(r["Panel (%)"]) == panel[r["Id"]] and float(r["You (%)"]) > 0
+    assert "None" not in json.dumps(shown) and "null" not in json.dumps(shown["reveal"])  # no cell without text
+    theirs = _view(bo, token)  # made no prediction: the panel's figures, "—" for his own
+    assert theirs["reveal"]["revealed"] and not theirs["reveal"]["predicted"]
+    assert _phone_table(theirs) and all(r["You (%)"] == "—" for r in _phone_table(theirs))
+    assert all(r["Panel (%)"] != "—" for r in _phone_table(theirs) if r["Id"] in ids)
+    assert "None" not in json.dumps(theirs) and "null" not in json.dumps(theirs["reveal"])
 
     for anonymise in (False, True):
         rec = workshop_record(run_id, store=get_store(), anonymise=anonymise)

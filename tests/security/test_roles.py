@@ -158,16 +158,19 @@ def test_loopback_addresses_and_cookies() -> None:
 
 
 def test_a_forged_connection_in_a_visitors_session_is_ignored(fake_server, monkeypatch) -> None:  # noqa: ANN001
-    """Widget state a participant's browser forges for the sidebar's fields (which it is never drawn) changes
-    nothing: only the facilitator's session carries a connection override."""
+    """Widget state a visitor's browser forges for the sidebar's fields (which it is never drawn) changes
+    nothing, on any page it opens by its address: only the facilitator's session carries a connection override."""
     monkeypatch.setenv("IFWORLD_REQUIRE_SIGNIN", "1")
     monkeypatch.setenv("IFWORLD_BASE_URL", fake_server.url)
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.session_state["conn_base_url"] = "http://127.0.0.1:9/v1"
-    at.switch_page("app_pages/join.py")
-    at.run()
-    assert not at.exception and not at.sidebar.text_input and not at.sidebar.button
-    assert not any("Model connection" in str(e.label) for e in at.sidebar.expander)
+    for page in ("app_pages/whatif.py", "app_pages/settings.py"):
+        at = AppTest.from_file(APP, default_timeout=60)
+        at.session_state["conn_base_url"] = "http://127.0.0.1:9/v1"
+        at.switch_page(page)
+        at.run()
+        assert not at.exception and not at.sidebar.text_input and not at.sidebar.button
+        assert not any("Model connection" in str(e.label) for e in at.sidebar.expander)
+        assert "This page is for the facilitator" in " ".join(w.value for w in at.warning)
+        assert load_settings().base_url == fake_server.url  # the forged field reached no one's settings
 
 
 def _calls_without_caller(path: Path) -> list[str]:
