@@ -18,7 +18,7 @@ def test_the_join_slide_fits_one_projector_screen(browser, app_url, e2e_fake, tm
     page.goto(f"{app_url}/whatif?run={run_id}", wait_until="commit")
     line = page.get_by_text("To join, go to 127.0.0.1:").first
     line.wait_for()
-    assert line.inner_text().endswith(f"/join and enter the code {room.code}")
+    assert line.inner_text().endswith(f"/p/ and enter the code {room.code}")
     wait_idle(page)
     page.get_by_role("button", name="Show the join slide").click()
     dialog = page.get_by_role("dialog")
