@@ -21,12 +21,19 @@ facilitator's moves are engine calls from this process (continue, reveal), on th
 each text when it first draws it, as in ``bench_workshop.py``: the facilitator's screen under the load of N
 phones, without N browsers on the same two cores.
 
+``--browsers K`` makes K of the N phones real phone pages in one Chromium (390×844,
+``benchmarks/browser_phones.py``), spread over the arrivals and timed where a person sees each moment — open →
+in the room, Send → "Sent", a text drawn in the other real pages' rooms, the reveal's table — under the load of
+the other N − K: #42's targets "with browsers on the same machine", without 30 Chromium pages taking the two
+cores from the server they measure (a page costs ~0.8 CPU second to open, whatever it shows).
+
+    python benchmarks/bench_phone_load.py --phones 30 --browsers 5 --facilitator
     python benchmarks/bench_phone_load.py --phones 100 --processes 2 --store postgres   # a throwaway cluster
     python benchmarks/bench_phone_load.py --phones 100 --processes 2 --store postgresql://user:pw@host/db
     python benchmarks/bench_phone_load.py --phones 30                    # a new SQLite store, one process
 
 The last line: ``phones=N processes=P store=… p95_join_s=… p95_send_s=… p95_seen_s=… p95_seen_round_s=…
-reveal_last_s=… idle_bytes_per_min_median=… lost=…``.
+reveal_last_s=… idle_bytes_per_min_median=… lost=…``, then the facilitator's and the real pages' figures when asked.
 """
 
 from __future__ import annotations
@@ -49,6 +56,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_workshop import SEEN_JS, WALL_MINUS_PERF, cpu_s, start_app  # noqa: E402
+from benchmarks.browser_phones import BrowserPhone  # noqa: E402
 from ifworld import whatif  # noqa: E402
 from ifworld.access import OPERATOR  # noqa: E402
 from ifworld.config import load_settings  # noqa: E402
@@ -158,12 +166,16 @@ class Phone:
         await self.client.aclose()
 
 
-async def send_all(phones: list[Phone], texts: dict[Phone, list[str]], fac=None,  # noqa: ANN001
-                   kind: str = "claim") -> tuple[list[float], list[float], int, list[float]]:
-    """Every phone sends its texts; (answer seconds, seconds until in every other phone's view, texts lost, seconds
-    until on the facilitator's screen — when ``fac``, the facilitator's page, is given)."""
+async def send_all(phones: list[Phone], texts: dict, fac=None,  # noqa: ANN001
+                   kind: str = "claim", pages: list[BrowserPhone] = ()) -> tuple[list[float], list[float], int,
+                                                                               list[float], dict[str, list[float]]]:
+    """Every phone sends its texts (``pages``, the real phone pages, through their own form); (answer seconds,
+    seconds until in every other phone's view, texts lost, seconds until on the facilitator's screen — when
+    ``fac``, the facilitator's page, is given —, and the real pages' figures: "sent" until the page said so,
+    "seen" until a text was drawn in another real page's room)."""
     sent_at: dict[str, float] = {}
     answers: list[float] = []
+    on_pages: dict[str, list[float]] = {"sent": [], "seen": []}
 
     async def send(phone: Phone) -> None:
         for text in texts[phone]:
@@ -172,13 +184,22 @@ async def send_all(phones: list[Phone], texts: dict[Phone, list[str]], fac=None,
             answers.append(time.perf_counter() - began)
             sent_at[text] = began
 
-    await asyncio.gather(*(send(p) for p in phones))
+    async def press(page: BrowserPhone) -> None:
+        for text in texts[page]:
+            sent_at[text], took = await page.send(text)
+            on_pages["sent"].append(took)
+
+    await asyncio.gather(*(send(p) for p in phones), *(press(p) for p in pages))
     everything = {t for ts in texts.values() for t in ts}
     deadline = time.perf_counter() + WAIT_S
     while time.perf_counter() < deadline and not all(everything <= set(p.seen) for p in phones):
         await asyncio.sleep(0.2)
     seen = [p.seen[t] - sent_at[t] for p in phones for t in everything if t in p.seen and t not in texts[p]]
     lost = sum(t not in p.seen for p in phones for t in everything)
+    for page in pages:
+        drawn = await page.seen()
+        on_pages["seen"] += [drawn[t] - sent_at[t] for t in everything if t in drawn and t not in texts[page]]
+        lost += sum(t not in drawn for t in everything)
     on_screen: list[float] = []
     stamps: dict[str, float] = {}
     if fac is not None:  # the facilitator's page stamps each text as it first draws it (bench_workshop's SEEN_JS)
@@ -189,7 +210,7 @@ async def send_all(phones: list[Phone], texts: dict[Phone, list[str]], fac=None,
             await asyncio.sleep(1)
         on_screen = [stamps[t] / 1000 - WALL_MINUS_PERF - sent_at[t] for t in everything if t in stamps]
         lost += len(everything) - len(on_screen)
-    return answers, seen, lost, on_screen
+    return answers, seen, lost, on_screen, on_pages
 
 
 async def facilitator_page(p, signin: str, url: str, run_id: str):  # noqa: ANN001, ANN201
@@ -204,15 +225,21 @@ async def facilitator_page(p, signin: str, url: str, run_id: str):  # noqa: ANN0
     return page
 
 
-async def bench(n: int, processes: int, where: str | None, arrive_s: float, with_facilitator: bool = False) -> str:
+async def bench(n: int, processes: int, where: str | None, arrive_s: float, with_facilitator: bool = False,
+                browsers: int = 0) -> str:
     from playwright.async_api import async_playwright
 
     async with async_playwright() as p:
-        return await _bench(p, n, processes, where, arrive_s, with_facilitator)
+        return await _bench(p, n, processes, where, arrive_s, with_facilitator, browsers)
+
+
+def _pages_at(n: int, browsers: int) -> set[int]:
+    """Which of the phones 1..n are real pages: spread evenly over the arrivals."""
+    return {min(n, max(1, round((j + 0.5) * n / browsers))) for j in range(browsers)} if browsers else set()
 
 
 async def _bench(p, n: int, processes: int, where: str | None, arrive_s: float,  # noqa: ANN001
-                 with_facilitator: bool) -> str:
+                 with_facilitator: bool, browsers: int) -> str:
     home = Path(tempfile.mkdtemp(prefix="bench-phone-load-"))
     db = where or str(home / "runs.sqlite")
     with FakeOpenAI(latency=FAST_CALL_S) as fake:
@@ -231,47 +258,58 @@ async def _bench(p, n: int, processes: int, where: str | None, arrive_s: float, 
             httpx.get(f"{url}/p/?w={room.token}", timeout=120)
         time.sleep(WARM_S)
         log(f"{processes} app process(es) on {store.label}; {n} phones")
-        phones = [Phone(i, apps[i % processes][1]) for i in range(1, n + 1)]
+        real = _pages_at(n, browsers)
+        phones = [Phone(i, apps[i % processes][1]) for i in range(1, n + 1) if i not in real]
+        pages: list[BrowserPhone] = []
         app_pids = [proc.pid for proc, _, _ in apps]
         try:
             fac = await facilitator_page(p, f"{apps[-1][1]}/signin?token={token}", apps[-1][1], run_id) \
                 if with_facilitator else None
+            if real:  # one Chromium for the real pages, apart from the facilitator's
+                chromium = await p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
+                pages = [BrowserPhone(i, apps[i % processes][1], chromium) for i in sorted(real)]
             cpu0 = cpu_s(app_pids)
 
-            async def arrive(phone: Phone) -> float:
+            async def arrive(phone: Phone | BrowserPhone) -> float:
                 await asyncio.sleep(arrive_s * (phone.i - 1) / n)
                 return await phone.join(room.code)
 
-            join_s = await asyncio.gather(*(arrive(p) for p in phones))
+            arrived = await asyncio.gather(*(arrive(p) for p in [*phones, *pages]))
+            join_s, page_join_s = arrived[:len(phones)], arrived[len(phones):]
             log(f"joined: p95 {p95(join_s):.2f} s, max {max(join_s):.2f} s; app CPU {cpu_s(app_pids) - cpu0:.1f} s; "
-                "each step, p95: " + ", ".join(f"{k} {p95(v):.2f} s" for k, v in STEPS.items()))
+                "each step, p95: " + ", ".join(f"{k} {p95(v):.2f} s" for k, v in STEPS.items()) +
+                (f"; the real pages, open → in the room: {', '.join(f'{s:.2f}' for s in page_join_s)} s"
+                 if pages else ""))
             names = phones[0].view["branches"]
             await asyncio.gather(*(p.post("predict", {"token": p.token, "probabilities": whatif.even_split(names)})
-                                   for p in phones))
+                                   for p in phones), *(pg.predict() for pg in pages))
             began = time.perf_counter()
             service.run({}, settings=settings, store=store, run_id=run_id, answer={"action": "continue"})
             ran = time.perf_counter() - began
             form_s = await asyncio.gather(*(p.until(lambda v: v.get("form") == "contribute", "the contribution form")
                                             for p in phones))
+            await asyncio.gather(*(pg.contribute_form() for pg in pages))
             log(f"round 1 ran {ran:.1f} s; every phone offered the form {max(form_s):.2f} s after")
             # a phase's new texts fit a phone's list (its latest PARTICIPANT_ROWS) and the facilitator's (a page of
             # PAGE_ROWS per kind: the paused phase's are claims, the round's evidence), so each can be seen by all
             each = max(1, min(2, PARTICIPANT_ROWS // n))
-            texts = {p: [f"Point {k} from student {p.i}: tides matter" for k in range(1, each + 1)] for p in phones}
-            answers, seen, lost, fac_s = await send_all(phones, texts, fac)
+            texts = {p: [f"Point {k} from student {p.i}: tides matter" for k in range(1, each + 1)]
+                     for p in [*phones, *pages]}
+            answers, seen, lost, fac_s, on_pages = await send_all(phones, texts, fac, pages=pages)
             log(f"paused: answer p95 {p95(answers):.2f} s; in every other phone p95 {p95(seen):.2f} s; on the "
-                f"facilitator's screen p95 {p95(fac_s):.2f} s; lost {lost}")
+                f"facilitator's screen p95 {p95(fac_s):.2f} s; lost {lost}" + _pages_said(on_pages))
             fake.latency = ROUND_CALL_S
             driver = threading.Thread(target=lambda: [None for _ in whatif.continue_workshop(
                 run_id, OPERATOR, store=store, settings=settings, background=False) or ()], daemon=True)
             driver.start()
             await asyncio.gather(*(p.until(lambda v: v.get("form") == "contribute" and "running" in
                                            v.get("status_line", ""), "round 2 running") for p in phones))
-            during = {p: [f"During round 2, student {p.i}: harbours"] for p in phones}
-            answers2, seen2, lost2, fac2_s = await send_all(phones, during, fac, "evidence")
+            during = {p: [f"During round 2, student {p.i}: harbours"] for p in [*phones, *pages]}
+            answers2, seen2, lost2, fac2_s, on_pages2 = await send_all(phones, during, fac, "evidence", pages)
             still = driver.is_alive()
             log(f"round 2 (running to the end: {still}): answer p95 {p95(answers2):.2f} s; in every other phone "
-                f"p95 {p95(seen2):.2f} s; on the facilitator's screen p95 {p95(fac2_s):.2f} s; lost {lost2}")
+                f"p95 {p95(seen2):.2f} s; on the facilitator's screen p95 {p95(fac2_s):.2f} s; lost {lost2}" +
+                _pages_said(on_pages2))
             fake.latency = FAST_CALL_S
             await asyncio.to_thread(driver.join)
             for _ in whatif.continue_workshop(run_id, OPERATOR, store=store, settings=settings,
@@ -282,23 +320,37 @@ async def _bench(p, n: int, processes: int, where: str | None, arrive_s: float, 
             at_rest = [p.bytes for p in phones]
             await asyncio.sleep(IDLE_S)  # nobody acts: what each stream still brings
             idle_per_min = [(p.bytes - b) * 60 / IDLE_S for p, b in zip(phones, at_rest, strict=True)]
+            pressed = time.perf_counter()
             whatif.reveal_workshop(run_id, OPERATOR, store=store)
             reveal_s = await asyncio.gather(*(p.until(lambda v: (v.get("reveal") or {}).get("revealed"),
                                                       "the reveal") for p in phones))
+            page_reveal_s = [await pg.revealed() - pressed for pg in pages]
             log(f"reveal: on every phone within {max(reveal_s):.2f} s; idle bytes a minute per phone: median "
                 f"{statistics.median(idle_per_min):.0f}, max {max(idle_per_min):.0f}")
             return (f"phones={n} processes={processes} store={'postgres' if db.startswith('postgres') else 'sqlite'} "
                     f"p95_join_s={p95(join_s):.2f} p95_send_s={p95(answers + answers2):.2f} "
                     f"p95_seen_s={p95(seen):.2f} p95_seen_round_s={p95(seen2):.2f} reveal_last_s={max(reveal_s):.2f} "
                     f"idle_bytes_per_min_median={statistics.median(idle_per_min):.0f} lost={lost + lost2}" +
-                    (f" p95_facilitator_s={p95(fac_s):.2f} p95_facilitator_round_s={p95(fac2_s):.2f}" if fac else ""))
+                    (f" p95_facilitator_s={p95(fac_s):.2f} p95_facilitator_round_s={p95(fac2_s):.2f}" if fac else "") +
+                    (f" pages={len(pages)} pages_p95_join_s={p95(page_join_s):.2f} "
+                     f"pages_p95_sent_s={p95(on_pages['sent'] + on_pages2['sent']):.2f} "
+                     f"pages_p95_seen_s={p95(on_pages['seen']):.2f} "
+                     f"pages_p95_seen_round_s={p95(on_pages2['seen']):.2f} "
+                     f"pages_reveal_last_s={max(page_reveal_s):.2f}" if pages else ""))
         finally:
-            await asyncio.gather(*(p.close() for p in phones), return_exceptions=True)
+            await asyncio.gather(*(p.close() for p in [*phones, *pages]), return_exceptions=True)
             for proc, _, _ in apps:
                 for child in psutil.Process(proc.pid).children(recursive=True):
                     child.kill()
                 proc.kill()
             store.close()
+
+
+def _pages_said(figures: dict[str, list[float]]) -> str:
+    if not figures["sent"]:
+        return ""
+    return (f"; the real pages: Sent p95 {p95(figures['sent']):.2f} s, drawn in the other pages' rooms p95 "
+            f"{p95(figures['seen']):.2f} s")
 
 
 def main() -> None:
@@ -309,9 +361,14 @@ def main() -> None:
     parser.add_argument("--arrive-s", type=float, default=10.0)
     parser.add_argument("--facilitator", action="store_true",
                         help="also the facilitator's page in a browser (Chromium), timed as bench_workshop.py does")
+    parser.add_argument("--browsers", type=int, default=0,
+                        help="how many of the phones are real phone pages in Chromium (benchmarks/browser_phones.py)")
     args = parser.parse_args()
+    if not 0 <= args.browsers < args.phones:
+        sys.exit("--browsers: from 0 to one less than --phones (the HTTP phones carry the class's load)")
     if args.store != "postgres":
-        print(asyncio.run(bench(args.phones, args.processes, args.store, args.arrive_s, args.facilitator)))
+        print(asyncio.run(bench(args.phones, args.processes, args.store, args.arrive_s, args.facilitator,
+                                args.browsers)))
         return
     from tests.fixtures.postgres import PgServer, pg_bindir
 
@@ -321,7 +378,8 @@ def main() -> None:
     cluster = PgServer(bindir, durable=True)  # the product's durable defaults, as docs/deploy.md sizes them
     cluster.start()
     try:
-        print(asyncio.run(bench(args.phones, args.processes, cluster.create_db(), args.arrive_s, args.facilitator)))
+        print(asyncio.run(bench(args.phones, args.processes, cluster.create_db(), args.arrive_s, args.facilitator,
+                                args.browsers)))
     finally:
         cluster.remove()
 
