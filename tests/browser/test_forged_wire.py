@@ -52,6 +52,7 @@ from ifworld.runs.store import RunStore
 from ifworld.whatif import State, service
 from ifworld.whatif.params import default_params
 from tests.browser.conftest import KNOWN_KEY, wait_idle
+from tests.browser.phone_steps import join
 from tests.fixtures.recording_server import recording_server
 from tests.pages.room_lists import HEARTBEAT
 from ui.phone_server import ACTION_HEADER
@@ -299,12 +300,7 @@ def join_by_code(browser: Any, base: str, code: str, name: str) -> tuple[Any, An
     """A phone that joined on the phone page; its Streamlit websocket (once it opens a Streamlit address) is ours."""
     ctx, page = new_page(browser, width=390)
     forger = BrowserForger(page)
-    page.goto(f"{base}/p/", wait_until="commit")
-    page.get_by_label("Workshop code").fill(code)
-    page.get_by_role("button", name="Find the workshop").click()
-    page.get_by_label("Your display name").fill(name)
-    page.get_by_role("button", name="Join", exact=True).click()
-    page.get_by_text(f"You are {name} · ").wait_for()
+    join(page, base, code, name)
     return ctx, page, forger
 
 

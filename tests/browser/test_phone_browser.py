@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -33,13 +32,11 @@ from ifworld.whatif.workshop import (
 )
 from tests.browser.axe import AXE_JS, axe_available, run_axe
 from tests.browser.conftest import KNOWN_KEY, SHOTS
+from tests.browser.phone_steps import PHONE, STAY, STAYED, join, phone
 
-PHONE = {"width": 390, "height": 844}
 PROJECTOR_175 = ({"width": 731, "height": 411}, 1.75)  # 1280 × 720 at 175 %
 HOSTILE = "<img src=x onerror=alert(1)> ![pic](http://evil.example/x.png) [click](http://evil.example/)"
 WAIT_MS = 60_000  # a view is pushed within a poll (0.4 s); the margin is for a machine shared with a CI run
-STAY = "() => { window.__stayed = true; }"  # gone after any reload or navigation
-STAYED = "() => window.__stayed === true"
 FITS = "(s) => { const e = document.querySelector(s); return e.scrollWidth <= e.clientWidth; }"
 
 
@@ -69,28 +66,6 @@ def _to_round_1(app: dict[str, Any], run_id: str) -> None:
     """The review, unchanged: round 1 runs, then the run pauses for the room."""
     service.continue_run(run_id, settings=app["settings"], store=app["store"])
     assert load_session(run_id, app["store"]).state == State.BETWEEN_ROUNDS
-
-
-@contextmanager
-def _phone(browser, view: tuple[dict, float] = (PHONE, 1.0)) -> Iterator[Any]:  # noqa: ANN001
-    ctx = browser.new_context(viewport=view[0], device_scale_factor=view[1])
-    page = ctx.new_page()
-    page.set_default_timeout(WAIT_MS)
-    try:
-        yield page
-    finally:
-        ctx.close()
-
-
-def _join(page, url: str, code: str, name: str) -> None:  # noqa: ANN001
-    """Code, then name, as a participant does; the page is in the room after it (marked: no reload from here)."""
-    page.goto(f"{url}/p/")
-    page.get_by_label("Workshop code").fill(code.lower())
-    page.get_by_role("button", name="Find the workshop").click()
-    page.get_by_label("Your display name").fill(name)
-    page.evaluate(STAY)
-    page.get_by_role("button", name="Join", exact=True).click()
-    page.get_by_text(f"You are {name} · ").wait_for()
 
 
 def _row(page, text: str):  # noqa: ANN001, ANN202
@@ -125,10 +100,10 @@ def _number(cell: str) -> bool:
 def test_three_phones_from_code_to_reveal(browser, app) -> None:  # noqa: ANN001
     run_id, ws = _run_at_review(app)
     store, url = app["store"], app["url"]
-    with _phone(browser) as ada, _phone(browser) as bo, _phone(browser) as cy:
+    with phone(browser) as ada, phone(browser) as bo, phone(browser) as cy:
         phones = {"Ada": ada, "Bo": bo, "Cy": cy}
         for name, page in phones.items():
-            _join(page, url, ws.code, name)
+            join(page, url, ws.code, name)
             page.get_by_text("Your prediction (before round 1)").wait_for()
             inputs = page.locator("#predict input[type=number]")
             if name == "Ada":
@@ -213,8 +188,8 @@ def test_a_send_whose_answer_is_lost_is_stored_once(browser, app) -> None:  # no
         reached.append(route.fetch().status)  # the server stores it ...
         route.abort("connectionreset")  # ... and the page never hears back
 
-    with _phone(browser) as page:
-        _join(page, app["url"], ws.code, "Dee")
+    with phone(browser) as page:
+        join(page, app["url"], ws.code, "Dee")
         page.route("**/p/send", lose_the_answer)
         box = page.get_by_label("Your contribution")
         box.fill(first)
@@ -239,8 +214,8 @@ def test_closing_keeps_what_was_typed(browser, app) -> None:  # noqa: ANN001
     run_id, ws = _run_at_review(app, "What if every bus were free?")
     _to_round_1(app, run_id)
     draft = "Half-written: the depots would need"
-    with _phone(browser) as page:
-        _join(page, app["url"], ws.code, "Eli")
+    with phone(browser) as page:
+        join(page, app["url"], ws.code, "Eli")
         box = page.get_by_label("Your contribution")
         box.fill(draft)
         close_workshop(run_id, OPERATOR, store=app["store"])
@@ -273,7 +248,7 @@ def test_axe_and_the_keyboard_alone(browser, app) -> None:  # noqa: ANN001
     run_id, ws = _run_at_review(app, "What if trains ran all night?")
     url = app["url"]
     for view, where in (((PHONE, 1.0), "phone"), (PROJECTOR_175, "175 %")):
-        with _phone(browser, view) as page:
+        with phone(browser, *view) as page:
             page.goto(f"{url}/p/")
             page.get_by_label("Workshop code").wait_for()
             _no_blocking(page, f"code screen ({where})")
@@ -284,7 +259,7 @@ def test_axe_and_the_keyboard_alone(browser, app) -> None:  # noqa: ANN001
                 SHOTS.mkdir(parents=True, exist_ok=True)
                 page.screenshot(path=str(SHOTS / "phone_join.png"), full_page=True)
 
-    with _phone(browser) as page, _phone(browser, PROJECTOR_175) as big:
+    with phone(browser) as page, phone(browser, *PROJECTOR_175) as big:
         page.goto(f"{url}/p/")
         _tab_to(page, "#code")
         page.keyboard.type(ws.code)
@@ -303,7 +278,7 @@ def test_axe_and_the_keyboard_alone(browser, app) -> None:  # noqa: ANN001
         page.keyboard.press("Enter")
         page.locator("#predict-status").filter(has_text="Saved: ").wait_for()
 
-        _join(big, url, ws.code, "Lou")
+        join(big, url, ws.code, "Lou")
         big.get_by_text("Your prediction (before round 1)").wait_for()
         _no_blocking(big, "room, prediction (175 %)")
         _to_round_1(app, run_id)
@@ -330,8 +305,8 @@ def test_a_focused_plus_one_keeps_the_focus_while_the_room_changes(browser, app)
     bo, bo_key = join_workshop(ws.token, "Bo", device_key="bo-device-key-0123456789", store=store)
     cy, cy_key = join_workshop(ws.token, "Cy", device_key="cy-device-key-0123456789", store=store)
     target = contribute(run_id, bo.id, bo_key, "Stairs would decide who lives high up", store=store)
-    with _phone(browser) as page:
-        _join(page, app["url"], ws.code, "Ada")
+    with phone(browser) as page:
+        join(page, app["url"], ws.code, "Ada")
         plus_one = _row(page, target.text).get_by_role("button", name=re.compile(r"^\+1 \(0\) · .*Bo$"))
         plus_one.focus()
         page.evaluate("() => { window.__aimed = document.activeElement; }")

@@ -21,6 +21,7 @@ from typing import Any
 from ifworld.runs.store import RunStore
 from ifworld.whatif import load_workshop
 from tests.browser.conftest import KNOWN_KEY, SHOTS, wait_idle
+from tests.browser.phone_steps import join
 from tests.fixtures.recording_server import recording_server
 
 PAGES = ("", "whatif", "causal_map", "runs", "rws_browse", "rws_benchmark", "beliefs", "belief_sweep", "settings")
@@ -87,16 +88,6 @@ def _follow_join_link(page: Any) -> Any:
     return reached
 
 
-def _join(page: Any, base: str, code: str, name: str) -> None:
-    """On the phone page, as a participant does: the code, then the name."""
-    page.goto(f"{base}/p/", wait_until="commit")
-    page.get_by_label("Workshop code").fill(code)
-    page.get_by_role("button", name="Find the workshop").click()
-    page.get_by_label("Your display name").fill(name)
-    page.get_by_role("button", name="Join", exact=True).click()
-    page.get_by_text(f"You are {name} · ").wait_for()
-
-
 def _sign_in(browser: Any, app: dict[str, Any]) -> tuple[Any, Any]:
     ctx, fac = _context(browser)
     fac.goto(app["signin"], wait_until="commit")
@@ -139,7 +130,7 @@ def test_only_the_signed_in_facilitator_drives_and_everyone_else_reaches_the_pho
     people = []
     for name in ("Ada", "Bo", "Cy"):
         ctx, p = _context(browser, width=390)
-        _join(p, base, room.code, name)
+        join(p, base, room.code, name)
         people.append((ctx, p))
     ada = people[0][1]
     ada.reload(wait_until="commit")  # a reload is the same person
