@@ -87,13 +87,14 @@ def store() -> RunStore:
 
 RECONNECT_EVERY_S = 2.0
 PARTICIPANT_WAIT_S = 1.5
-"""How long a participant's page waits for an unreachable store before it says "reconnecting" (the backend's own
-wait is 30 s: every redraw of every phone would hang that long while the server restarts)."""
+"""How long a visitor's page here waits for an unreachable store before it says "reconnecting" (the backend's own
+wait is 30 s). The room's own page, the phone page, bounds its waits itself (``ui.phone_server.READ_WAIT_S``)."""
 RECONNECTING = "Reconnecting to the workshop… this page comes back by itself."
 
 
 def reconnecting() -> None:
-    """What a participant or visitor reads while the run store cannot be reached: one friendly line — never the
+    """What a visitor (a participant who opened one of these pages) reads while the run store cannot be reached:
+    one friendly line — never the
     store's address, user or error — and the page tries again every :data:`RECONNECT_EVERY_S` seconds, coming
     back by itself (with what was typed still in its boxes: widget state outlives the stop)."""
     st.info(RECONNECTING, icon="🔄")

@@ -132,7 +132,8 @@ _watches: dict[str, RunWatch] = {}
 
 def watch(run_id: str) -> RunWatch:
     w = _watches.get(run_id)
-    if w is None or w.task is None or w.task.done():
+    loop = asyncio.get_running_loop()  # one in a served app; a test's clients each run their own
+    if w is None or w.task is None or w.task.done() or w.task.get_loop() is not loop:
         w = _watches[run_id] = RunWatch(run_id)
         w.task = asyncio.get_running_loop().create_task(w.run())
     return w
