@@ -41,6 +41,36 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.slow)
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Iterator[None]:
+    """A browser test that fails leaves its evidence in test-artifacts/failures/: a screenshot of every page its
+    browser holds and the end of the app's log — a failure on a loaded CI machine is seldom seen twice."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "call" and report.failed and "/browser/" in str(item.fspath):
+        keep_evidence(item)
+
+
+def keep_evidence(item: pytest.Item) -> None:
+    where = ROOT / "test-artifacts" / "failures"
+    where.mkdir(parents=True, exist_ok=True)
+    stem = re.sub(r"[^\w.-]+", "_", item.name)[:80]
+    funcargs = getattr(item, "funcargs", {})
+    browser = funcargs.get("browser")
+    pages = [pg for ctx in getattr(browser, "contexts", []) for pg in ctx.pages]
+    for i, pg in enumerate(pages):
+        try:
+            pg.screenshot(path=str(where / f"{stem}-{i}.png"), full_page=True, timeout=10_000)
+            (where / f"{stem}-{i}.url").write_text(pg.url)
+        except Exception:  # noqa: BLE001 — evidence is best effort: the page may be gone
+            continue
+    if APP_LOG[0] is not None and APP_LOG[0].is_file():
+        (where / f"{stem}-app.log").write_text(APP_LOG[0].read_text(errors="replace")[-20_000:])
+
+
+APP_LOG: list[Path | None] = [None]  # the e2e app's log (app_url), for keep_evidence
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -68,6 +98,7 @@ def app_url(e2e_fake: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory) -> I
                             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     wait_served(url, proc, home / "app.log", "ifworld app")
+    APP_LOG[0] = home / "app.log"
     os.environ["IFWORLD_E2E_DB"] = env["IFWORLD_DB"]
     yield url
     stop_served(proc, log)
