@@ -25,7 +25,7 @@ phones, without N browsers on the same two cores.
 ``benchmarks/browser_phones.py``), spread over the arrivals and timed where a person sees each moment — open →
 in the room, Send → "Sent", a text drawn in the other real pages' rooms, the reveal's table — under the load of
 the other N − K: #42's targets "with browsers on the same machine", without 30 Chromium pages taking the two
-cores from the server they measure (a page costs ~0.8 CPU second to open, whatever it shows).
+cores from the server they measure (a page's join costs the browser 1.2–1.3 CPU s: ``bench_browser_cost.py``).
 
     python benchmarks/bench_phone_load.py --phones 30 --browsers 5 --facilitator
     python benchmarks/bench_phone_load.py --phones 100 --processes 2 --store postgres   # a throwaway cluster

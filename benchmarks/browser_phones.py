@@ -1,9 +1,10 @@
 """Real phone pages among ``bench_phone_load.py``'s HTTP phones: a few Chromium pages (390×844), timed where a person
 sees each moment, while the other phones make the class's load without a browser each.
 
-Why a few and not all: on one 2-core machine a Chromium page costs about 0.8 CPU second to open whatever it shows
-(a blank page in a new context: 0.79 s; the phone page's join: 0.8–1.0 s; measured 2026-11-29), so 30 of them
-arriving within 10 s ask the two cores for more than they have and the figure would be the browsers' own queue.
+Why a few and not all: on one 2-core machine a Chromium page costs Chromium and Playwright's driver 0.5–0.65 CPU
+second to open blank and 1.2–1.3 s for the phone page's whole join (``bench_browser_cost.py``, 2026-11-29), so 30
+of them arriving within 10 s ask the two cores for more than they have and the figure would be the browsers' own
+queue.
 A handful of real pages under the full class's load measures what a phone's owner sees: the page drawn, the
 server's answer, the script's work — on the same two cores as the server.
 
