@@ -48,13 +48,14 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Itera
     outcome = yield
     report = outcome.get_result()
     if report.when == "call" and report.failed and "/browser/" in str(item.fspath):
-        keep_evidence(item)
+        keep_evidence(item, report.longreprtext)
 
 
-def keep_evidence(item: pytest.Item) -> None:
+def keep_evidence(item: pytest.Item, error: str) -> None:
     where = ROOT / "test-artifacts" / "failures"
     where.mkdir(parents=True, exist_ok=True)
     stem = re.sub(r"[^\w.-]+", "_", item.name)[:80]
+    (where / f"{stem}-error.txt").write_text(error[-20_000:])
     funcargs = getattr(item, "funcargs", {})
     browser = funcargs.get("browser")
     pages = [pg for ctx in getattr(browser, "contexts", []) for pg in ctx.pages]

@@ -16,7 +16,7 @@ def test_the_join_slide_fits_one_projector_screen(browser, app_url, e2e_fake, tm
     page.set_default_timeout(120_000)
     page.app_url = app_url
     page.goto(f"{app_url}/whatif?run={run_id}", wait_until="commit")
-    line = page.get_by_text("To join, go to 127.0.0.1:").first
+    line = page.get_by_text("To join, go to 127.0.0.1:").filter(visible=True).first
     line.wait_for()
     assert line.inner_text().endswith(f"/p/ and enter the code {room.code}")
     wait_idle(page)

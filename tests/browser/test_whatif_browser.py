@@ -44,7 +44,8 @@ def test_causal_map_page_shows_the_run(page, finished_run) -> None:
 
 def test_runs_page_reopens_replays_exports(page, finished_run) -> None:
     open_page(page, "runs", expect="Runs")
-    page.get_by_text("What-if (ifworld)").first.wait_for()
+    # visible: the run list's grid carries the same words in hidden accessibility cells, first in the page
+    page.get_by_text("What-if (ifworld)").filter(visible=True).first.wait_for()
     page.get_by_role("button", name="Markdown").first.wait_for()
     with page.expect_download() as download:
         page.get_by_role("button", name="Markdown").first.click()
@@ -135,7 +136,8 @@ def _start_quick_run(page) -> None:
     page.get_by_role("button", name="Quick preset: 2 experts, 1 round").click()
     wait_idle(page)
     page.get_by_role("button", name="Start run").click()
-    page.get_by_text("Round 1 running").first.wait_for()  # the live panel's state line: experts are running
+    # the live panel's state line (experts are running); a hidden copy of the words may come first in the page
+    page.get_by_text("Round 1 running").filter(visible=True).first.wait_for()
 
 
 def test_cancel_a_running_run_then_resume_it(page, slow_model) -> None:
