@@ -94,9 +94,8 @@ RECONNECTING = "Reconnecting to the workshop… this page comes back by itself."
 
 def reconnecting() -> None:
     """What a visitor (a participant who opened one of these pages) reads while the run store cannot be reached:
-    one friendly line — never the
-    store's address, user or error — and the page tries again every :data:`RECONNECT_EVERY_S` seconds, coming
-    back by itself (with what was typed still in its boxes: widget state outlives the stop)."""
+    one friendly line — never the store's address, user or error — and the page tries again every
+    :data:`RECONNECT_EVERY_S` seconds, coming back by itself."""
     st.info(RECONNECTING, icon="🔄")
     st.session_state["_reconnect_drawn"] = True
 

@@ -209,8 +209,7 @@ async def page(request: Request) -> Response:
     """The page; its links are relative (``phone.js``), so the app's path prefix needs no telling. ``/p`` is sent
     to ``/p/`` for that."""
     if not request.url.path.endswith("/"):
-        query = f"?{request.url.query}" if request.url.query else ""
-        return RedirectResponse(f"{PREFIX.rsplit('/', 1)[-1]}/{query}", status_code=307)
+        return _to_page(request, 307)
     token = request.query_params.get("w", "")[:100]
     start: dict[str, Any] = {"screen": "code"}
     device = _device(request)
@@ -434,8 +433,13 @@ _ACTIONS = {"find": _find, "join": _join, "predict": _predict, "send": _send, "v
 async def old_join(request: Request) -> Response:
     """The address of the Streamlit Join page this page replaced (``/join?w=…&personal=…``): links and printed
     cards made before it lead here, their query kept."""
+    return _to_page(request, 308)
+
+
+def _to_page(request: Request, status: int) -> Response:
+    """To ``p/`` relative to where the request was (so under the app's path prefix too), its query kept."""
     query = f"?{request.url.query}" if request.url.query else ""
-    return RedirectResponse(f"{PREFIX.rsplit('/', 1)[-1]}/{query}", status_code=308)
+    return RedirectResponse(f"{PREFIX.rsplit('/', 1)[-1]}/{query}", status_code=status)
 
 
 ROUTES = [Route("/join", old_join, name="old_join"),
