@@ -319,3 +319,28 @@ def test_a_focused_plus_one_keeps_the_focus_while_the_room_changes(browser, app)
         _wait_engine(page, lambda: next(c for c in load_workshop(run_id, store=store).contributions
                                         if c.id == target.id).votes == 2, "Ada's +1")
         assert page.evaluate(STAYED)
+
+
+def test_a_page_opened_while_the_store_is_down_says_so_and_tries_again_by_itself(browser, app) -> None:  # noqa: ANN001
+    """The start screen the server sends when the store cannot be read (ui/phone_server.py, screen "retry"):
+    the phone reads the friendly line, no server detail, and the page loads itself again (then the room's form)."""
+    from ui.phone_server import _SHELL, UNREACHABLE, _json_for_html
+
+    _, ws = _run_at_review(app, "What if ferries ran all night?")
+    down = _SHELL.format(start=_json_for_html({"screen": "retry", "message": UNREACHABLE}))
+    served: list[str] = []
+
+    def first_down(route) -> None:  # noqa: ANN001
+        if not served:  # the store is down for the first load only
+            served.append(route.request.url)
+            route.fulfill(status=200, content_type="text/html", body=down)
+        else:
+            route.continue_()
+
+    with phone(browser) as page:
+        page.route(f"**/p/?w={ws.token}", first_down)
+        page.goto(f"{app['url']}/p/?w={ws.token}")
+        page.get_by_text(UNREACHABLE).wait_for()
+        assert "postgres" not in page.content() and "Traceback" not in page.content()
+        page.get_by_label("Your display name").wait_for()  # reloaded by itself: the join form of the workshop
+        assert served == [f"{app['url']}/p/?w={ws.token}"]
