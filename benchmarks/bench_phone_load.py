@@ -28,6 +28,7 @@ the other N − K: #42's targets "with browsers on the same machine", without 30
 cores from the server they measure (a page's join costs the browser 1.2–1.3 CPU s: ``bench_browser_cost.py``).
 
     python benchmarks/bench_phone_load.py --phones 30 --browsers 5 --facilitator
+    python benchmarks/bench_phone_load.py --phones 30 --browsers 5 --facilitator --pulse both   # without, then with
     python benchmarks/bench_phone_load.py --phones 100 --processes 2 --store postgres   # a throwaway cluster
     python benchmarks/bench_phone_load.py --phones 100 --processes 2 --store postgresql://user:pw@host/db
     python benchmarks/bench_phone_load.py --phones 30                    # a new SQLite store, one process
@@ -213,11 +214,15 @@ async def send_all(phones: list[Phone], texts: dict, fac=None,  # noqa: ANN001
     return answers, seen, lost, on_screen, on_pages
 
 
-async def facilitator_page(p, signin: str, url: str, run_id: str):  # noqa: ANN001, ANN201
-    """The facilitator's own browser on the run's page (the last process), stamping texts as they appear."""
+async def facilitator_page(p, signin: str, url: str, run_id: str, pulse: bool = True):  # noqa: ANN001, ANN201
+    """The facilitator's own browser on the run's page (the last process), stamping texts as they appear;
+    ``pulse=False`` refuses the page its room's pulse (ui/room_pulse.py): the room is then redrawn on its timer alone,
+    as before the pulse, or behind a proxy that holds the stream back."""
     browser = await p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
     page = await (await browser.new_context(viewport={"width": 1400, "height": 1000})).new_page()
     page.set_default_timeout(180_000)
+    if not pulse:
+        await page.route("**/p/pulse*", lambda route: route.abort())
     await page.goto(signin)
     await page.goto(f"{url}/whatif?run={run_id}")
     await page.get_by_text("Scan to join").first.wait_for()
@@ -226,11 +231,11 @@ async def facilitator_page(p, signin: str, url: str, run_id: str):  # noqa: ANN0
 
 
 async def bench(n: int, processes: int, where: str | None, arrive_s: float, with_facilitator: bool = False,
-                browsers: int = 0) -> str:
+                browsers: int = 0, pulse: bool = True) -> str:
     from playwright.async_api import async_playwright
 
     async with async_playwright() as p:
-        return await _bench(p, n, processes, where, arrive_s, with_facilitator, browsers)
+        return await _bench(p, n, processes, where, arrive_s, with_facilitator, browsers, pulse)
 
 
 def _pages_at(n: int, browsers: int) -> set[int]:
@@ -239,7 +244,7 @@ def _pages_at(n: int, browsers: int) -> set[int]:
 
 
 async def _bench(p, n: int, processes: int, where: str | None, arrive_s: float,  # noqa: ANN001
-                 with_facilitator: bool, browsers: int) -> str:
+                 with_facilitator: bool, browsers: int, pulse: bool) -> str:
     home = Path(tempfile.mkdtemp(prefix="bench-phone-load-"))
     db = where or str(home / "runs.sqlite")
     with FakeOpenAI(latency=FAST_CALL_S) as fake:
@@ -263,7 +268,7 @@ async def _bench(p, n: int, processes: int, where: str | None, arrive_s: float, 
         pages: list[BrowserPhone] = []
         app_pids = [proc.pid for proc, _, _ in apps]
         try:
-            fac = await facilitator_page(p, f"{apps[-1][1]}/signin?token={token}", apps[-1][1], run_id) \
+            fac = await facilitator_page(p, f"{apps[-1][1]}/signin?token={token}", apps[-1][1], run_id, pulse) \
                 if with_facilitator else None
             if real:  # one Chromium for the real pages, apart from the facilitator's
                 chromium = await p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
@@ -331,7 +336,8 @@ async def _bench(p, n: int, processes: int, where: str | None, arrive_s: float, 
                     f"p95_join_s={p95(join_s):.2f} p95_send_s={p95(answers + answers2):.2f} "
                     f"p95_seen_s={p95(seen):.2f} p95_seen_round_s={p95(seen2):.2f} reveal_last_s={max(reveal_s):.2f} "
                     f"idle_bytes_per_min_median={statistics.median(idle_per_min):.0f} lost={lost + lost2}" +
-                    (f" p95_facilitator_s={p95(fac_s):.2f} p95_facilitator_round_s={p95(fac2_s):.2f}" if fac else "") +
+                    (f" pulse={'on' if pulse else 'off'} p95_facilitator_s={p95(fac_s):.2f} "
+                     f"p95_facilitator_round_s={p95(fac2_s):.2f}" if fac else "") +
                     (f" pages={len(pages)} pages_p95_join_s={p95(page_join_s):.2f} "
                      f"pages_p95_sent_s={p95(on_pages['sent'] + on_pages2['sent']):.2f} "
                      f"pages_p95_seen_s={p95(on_pages['seen']):.2f} "
@@ -363,12 +369,22 @@ def main() -> None:
                         help="also the facilitator's page in a browser (Chromium), timed as bench_workshop.py does")
     parser.add_argument("--browsers", type=int, default=0,
                         help="how many of the phones are real phone pages in Chromium (benchmarks/browser_phones.py)")
+    parser.add_argument("--pulse", choices=["on", "off", "both"], default="on",
+                        help="the facilitator's page with its room's pulse, without it (the room on its timer "
+                             "alone), or a run of each, one after the other (with --facilitator)")
     args = parser.parse_args()
     if not 0 <= args.browsers < args.phones:
         sys.exit("--browsers: from 0 to one less than --phones (the HTTP phones carry the class's load)")
+    if args.pulse != "on" and not args.facilitator:
+        sys.exit("--pulse: the pulse is the facilitator's page's; add --facilitator")
+    for pulse in {"on": [True], "off": [False], "both": [False, True]}[args.pulse]:
+        _one_run(args, pulse)
+
+
+def _one_run(args: argparse.Namespace, pulse: bool) -> None:
     if args.store != "postgres":
         print(asyncio.run(bench(args.phones, args.processes, args.store, args.arrive_s, args.facilitator,
-                                args.browsers)))
+                                args.browsers, pulse)), flush=True)
         return
     from tests.fixtures.postgres import PgServer, pg_bindir
 
@@ -379,7 +395,7 @@ def main() -> None:
     cluster.start()
     try:
         print(asyncio.run(bench(args.phones, args.processes, cluster.create_db(), args.arrive_s, args.facilitator,
-                                args.browsers)))
+                                args.browsers, pulse)), flush=True)
     finally:
         cluster.remove()
 

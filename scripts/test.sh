@@ -4,7 +4,7 @@
 #   fast     plain `pytest`: unit and page (AppTest) tests            (what to run while working)
 #   slow     tests/reliability and other `slow` tests (processes, kills, fault injection, statistics)
 #   postgres the store contract, resume across processes and a Postgres restart on a throwaway cluster
-#   browser  Chromium + Playwright against `streamlit run`            (tests/browser)
+#   browser  Chromium + Playwright against `ifworld app` (the app as users start it)   (tests/browser)
 #   realserver  llama-cpp-python + a 270M GGUF model                  (tests/realserver)
 # Extra arguments go to every pytest call (e.g. -x, -k name).
 # Two cores: the realserver tier (one llama.cpp thread) runs beside the checks and the fast tier, its output

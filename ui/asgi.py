@@ -55,7 +55,7 @@ from ifworld.toolkit import load_settings
 APP_SCRIPT = Path(__file__).resolve().parents[1] / "app.py"
 if str(APP_SCRIPT.parent) not in sys.path:  # `streamlit run ui/asgi.py` puts only ui/ on the path, from any cwd
     sys.path.insert(0, str(APP_SCRIPT.parent))
-from ui import phone_server  # noqa: E402 — importable only once the app's directory is on the path
+from ui import phone_server, room_pulse  # noqa: E402 — importable only once the app's directory is on the path
 
 # Same origin only: Streamlit's own bundle, websocket and media; inline data/blob images and fonts (charts,
 # downloads); component iframes from srcdoc/blob; scripts from blob: because Streamlit loads an st.components.v2
@@ -403,5 +403,6 @@ app = st.App(APP_SCRIPT, middleware=[Middleware(Edges), Middleware(ContentSecuri
              routes=[Route(access.SIGNIN_PATH, signin, methods=["GET", "POST"], name="signin"),
                      Route(access.SIGNIN_PATH + "/exchange.js", exchange_js, name="signin_js"),
                      Route("/signout", signout, methods=["GET", "POST"], name="signout"),
+                     room_pulse.route(_facilitator_request),  # before /p/{name}, which would take /p/pulse
                      *phone_server.ROUTES])
 phone_server.SERVED = True  # the join card links to the phone page

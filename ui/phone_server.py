@@ -61,7 +61,7 @@ MAX_STREAMS_PER_DEVICE, MAX_STREAMS = 4, 2000
 ASSETS = ROOM_ASSETS  # ifworld/web, where the room list's files are
 
 
-async def _in_thread(wait_s: float, fn: Any, *args: Any, **kwargs: Any) -> Any:
+async def in_thread(wait_s: float, fn: Any, *args: Any, **kwargs: Any) -> Any:
     """``fn`` in the server's thread pool, its store calls waiting at most ``wait_s`` for the store
     (:func:`ifworld.runs.store_patience` is per thread, so it is set inside)."""
     def patient() -> Any:
@@ -91,7 +91,7 @@ class RunWatch:
         while self.watchers or time.monotonic() - self.idle_since < IDLE_WATCH_S:
             began = time.monotonic()
             try:
-                snap = await _in_thread(READ_WAIT_S, lambda: read_run(self.run_id, get_store(), load_settings()))
+                snap = await in_thread(READ_WAIT_S, lambda: read_run(self.run_id, get_store(), load_settings()))
                 error, self.fresh_since = "", began
             except IFWorldError:  # an unreachable store: phones say so and keep what they hold; nothing is lost
                 snap, error = None, UNREACHABLE
@@ -215,7 +215,7 @@ async def page(request: Request) -> Response:
     device = _device(request)
     if token:
         try:
-            start, run_id = await _in_thread(READ_WAIT_S, _start_screen, token, device)
+            start, run_id = await in_thread(READ_WAIT_S, _start_screen, token, device)
         except IFWorldError:  # the store is down: say so, and the page tries again by itself (ifworld/web/phone.js)
             start, run_id = {"screen": "retry", "message": UNREACHABLE}, None
         if run_id:  # read the room now, while the person types their name: the stream then starts at once
@@ -266,7 +266,7 @@ async def events(request: Request) -> Response:
     opened = time.monotonic()
     device = _device(request)
     try:
-        run_id, pid = await _in_thread(READ_WAIT_S, _participant, request.query_params.get("w", "")[:100], device)
+        run_id, pid = await in_thread(READ_WAIT_S, _participant, request.query_params.get("w", "")[:100], device)
     except WorkshopError as exc:
         return _refusal(str(exc), 403)
     except IFWorldError:  # never the store's own words (its address) to a phone; the page's stream tries again
@@ -296,20 +296,20 @@ async def _stream(run_id: str, pid: str, device: str, opened: float) -> Any:
                 seen = w.version
                 if w.error != told:  # the store went away, or came back (the line is taken away again)
                     told = w.error
-                    yield _event("status", {"error": w.error})
+                    yield sse_event("status", {"error": w.error})
                 if w.snapshot is not None and w.snapshot.workshop.participant(pid) is None:
                     if w.fresh_since > opened:
-                        yield _event("gone", {})
+                        yield sse_event("gone", {})
                         return
                     w.poke.set()  # a read from before this phone joined: read the room again, then decide
                 elif w.snapshot is not None and await _released(w.snapshot, run_id, device, roster):
-                    yield _event("gone", {})  # the facilitator released this device's code: it is nobody now
+                    yield sse_event("gone", {})  # the facilitator released this device's code: it is nobody now
                     return
                 elif w.snapshot is not None:
                     started = True
                     patch = patcher.patch(phone_view(w.snapshot, pid))
                     if patch:
-                        yield _event("patch", patch)
+                        yield sse_event("patch", patch)
             version = await w.next(seen)
             if version == seen:
                 yield ": keepalive\n\n"
@@ -329,7 +329,7 @@ async def _released(snap: RunSnapshot, run_id: str, device: str, roster: list[st
         return False
     roster[0] = now
     try:
-        return await _in_thread(READ_WAIT_S, lambda: whatif.participant_for(run_id, device, store=get_store())) is None
+        return await in_thread(READ_WAIT_S, lambda: whatif.participant_for(run_id, device, store=get_store())) is None
     except IFWorldError:  # cannot tell now: the phone keeps its place, and the next change of the roster asks again
         roster[0] = ""
         return False
@@ -347,7 +347,7 @@ def _spend_shared(device: str) -> bool:
     return get_store().hit_rate(f"phone-press:{device}", limit=ACTION_BURST, window_s=window)
 
 
-def _event(name: str, data: Any) -> str:
+def sse_event(name: str, data: Any) -> str:
     return f"event: {name}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
 
 
@@ -365,10 +365,10 @@ async def act(request: Request) -> Response:
     if not _spend(device):
         return _refusal(TOO_MANY_PRESSES, 429)
     try:
-        if not await _in_thread(PRESS_WAIT_S, _spend_shared, device):
+        if not await in_thread(PRESS_WAIT_S, _spend_shared, device):
             return _refusal(TOO_MANY_PRESSES, 429)
         body = await _body(request)
-        result = await _in_thread(PRESS_WAIT_S, _ACTIONS[action], body, device, _clients(request, device))
+        result = await in_thread(PRESS_WAIT_S, _ACTIONS[action], body, device, _clients(request, device))
     except WorkshopError as exc:
         return _refusal(str(exc))
     except StoreError:

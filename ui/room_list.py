@@ -97,12 +97,14 @@ def pressed(value: object) -> list[tuple[str, str]]:
 
 
 def room_list(rows: list[RoomRow], *, key: str, on_press: Callable[[list[tuple[str, str]]], list[str]],
-              watch: float | None = None) -> None:
+              watch: float | None = None, pulse: str | None = None) -> None:
     """Draw ``rows``; presses call ``on_press([(action, contribution_id), …])`` before the fragment that holds
     the list reruns. The pairs are every press the list has not seen settled, so one may come again: skip what
     is already done. ``on_press`` returns the entries (``"action:id"``) it refused, so their buttons come back.
     ``watch`` (seconds; in a fragment that redraws itself well within it): the page reloads itself when no
-    redraw has come for that long and the server is up (room_list.js)."""
+    redraw has come for that long and the server is up (room_list.js). ``pulse`` (an address,
+    :func:`ui.room_pulse.pulse_url`): the list listens there and redraws its fragment whenever the room changes,
+    one redraw at a time (a burst of changes is one or two redraws, not one each)."""
     refused_key, sent_key, redraw_key = f"{key}__refused", f"{key}__sent", f"{key}__redraw"
 
     def on_change() -> None:
@@ -120,9 +122,16 @@ def room_list(rows: list[RoomRow], *, key: str, on_press: Callable[[list[tuple[s
     data: dict[str, Any] = {"digest": digest(dumped), "refused": refused, "redraw": redraw}
     if watch:
         data["watch"] = watch
+    if pulse:
+        data["pulse"] = pulse
     # Idle redraws of an unchanged room send the digest alone (bytes a phone pulls each minute over the school's
     # Wi-Fi: benchmarks/bench_workshop.py). A refused press needs the rows: its button comes back from them.
     if refused or st.session_state.get(sent_key) != data["digest"]:
         data["rows"] = dumped
         st.session_state[sent_key] = data["digest"]
-    _mount()(key=key, data=data, on_act_change=on_change, on_need_change=on_need)  # ACT and NEED
+    _mount()(key=key, data=data, on_act_change=on_change, on_need_change=on_need,  # ACT, NEED and the pulse
+             on_pulse_change=_nothing)
+
+
+def _nothing() -> None:
+    """A pulse asks for nothing but the redraw its trigger already causes."""

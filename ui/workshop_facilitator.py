@@ -1,7 +1,8 @@
 """The facilitator's workshop panel on the What-if page: the code and QR to project, the room live, decisions.
 
-Renders from the store inside a fragment that reruns every second (:data:`REFRESH_S`), so two app processes on
-one store file show the same room. Every action passes this session's caller (:func:`ui.identity.caller`) to the
+Renders from the store inside a fragment that redraws as soon as the room changes (the room's pulse,
+:mod:`ui.room_pulse`) and every second besides (:data:`REFRESH_S`), so two app processes on one store file show
+the same room. Every action passes this session's caller (:func:`ui.identity.caller`) to the
 engine, which refuses anyone but the facilitator; the page is drawn for the facilitator only, and nothing on it
 signs anyone in (the projector shows the code, the join link and the QR code).
 """
@@ -16,7 +17,7 @@ from ifworld import whatif
 from ifworld.access import AccessDenied
 from ifworld.toolkit import WorkshopError
 from ifworld.whatif import NO_GROUND_TRUTH, SessionError, State, Workshop
-from ui import phone_server
+from ui import phone_server, room_pulse
 from ui.common import current_settings, show_error, store
 from ui.identity import caller
 from ui.join_card import join_card, join_link
@@ -31,7 +32,7 @@ from ui.workshop_rows import (
     kind_heading,
 )
 
-REFRESH_S = 1.0  # the facilitator's room: one page, and what the room says should reach it first
+REFRESH_S = 1.0  # the room redrawn on a timer too: the pulse's fallback (a proxy holding it back) and the heartbeat
 STALL_S = 20.0  # no redraw of the room for this long (20 missed): the page reloads itself (ui/room_list.py)
 PAGE_ROWS = 150
 """Rows per kind before "Show more": a class (30 people × a few contributions) sees all of theirs, and a flooded
@@ -88,8 +89,10 @@ def _room(run_id: str) -> None:
     session = whatif.load_session(run_id, s)
     if st.session_state.get("workshop_fac_seen") != session.state.value:
         st.rerun(scope="app")  # the run moved on (continued, paused, finished): the page draws the new state
-    # the heartbeat: an empty list that the page watches — a room left undrawn this long reloads the page
-    room_list([], key="workshop_watch", on_press=lambda pairs: [], watch=STALL_S)
+    # the heartbeat: an empty list that the page watches — a room left undrawn this long reloads the page — and
+    # that redraws this fragment as soon as the room changes (ui/room_pulse.py), when the app's server serves it
+    room_list([], key="workshop_watch", on_press=lambda pairs: [], watch=STALL_S,
+              pulse=room_pulse.pulse_url(run_id) if phone_server.SERVED else None)
     notice = st.session_state.pop("workshop_notice", None)
     if notice:
         show_error(notice, st.warning)

@@ -32,9 +32,39 @@ async function checkStall() {
   location.reload();
 }
 
+// The room's pulse (ui/room_pulse.py): the server says when the room changed, and the list asks its fragment to
+// redraw then, not at its next timed redraw. One redraw is asked at a time: a pulse that comes while one is on
+// its way is kept and asked for when that redraw arrives (a burst of 60 Sends is a redraw or two, not 60), or
+// after 3 s if it never does. The list's leaving the page (another page of the app, the room gone) closes it.
+function pulse(url, setTriggerValue) {
+  const p = window.__ifwPulse || (window.__ifwPulse = {});
+  p.trigger = setTriggerValue;  // this render's: a trigger belongs to the list instance that drew last
+  p.asked = 0;  // a redraw came: whatever was asked has been drawn, or is in this redraw
+  if (p.url !== url || !p.source || p.source.readyState === EventSource.CLOSED) {
+    if (p.source) p.source.close();
+    Object.assign(p, { url, version: "", drawn: "" });
+    p.source = new EventSource(url);
+    p.source.addEventListener("changed", (event) => { p.version = event.data; beat(p); });
+  }
+  beat(p);
+  return () => p.source.close();  // Streamlit calls the last render's cleanup when the list is unmounted
+}
+
+function beat(p) {
+  if (p.version === p.drawn || Date.now() - p.asked < 3000) return;
+  p.drawn = p.version;
+  p.asked = Date.now();
+  p.trigger("pulse", p.version);
+}
+
 export default function (component) {
-  const { data, setTriggerValue, parentElement } = component;
+  const { data, setTriggerValue } = component;
   if (data && data.watch) watch(data.watch);
+  draw(component);
+  if (data && data.pulse) return pulse(data.pulse, setTriggerValue);
+}
+
+function draw({ data, setTriggerValue, parentElement }) {
   let list = parentElement.querySelector("ol.room");
   if (!list) {
     list = document.createElement("ol");

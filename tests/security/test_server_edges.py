@@ -140,6 +140,21 @@ def test_metrics_are_for_the_facilitator_only(network: dict[str, Any]) -> None:
     assert httpx.get(f"{network['url']}/_stcore/metrics", cookies=network["cookie"], timeout=10).status_code == 200
 
 
+def test_the_rooms_pulse_is_for_the_facilitator_only(network: dict[str, Any]) -> None:
+    """ui/room_pulse.py behind the real server's rule: a visitor, a forged sign-in cookie and a spoofed address
+    are refused; the facilitator reaches the pulse itself (its own answer for a run without a workshop, not the
+    phone page's asset route that would take /p/pulse if it were mounted first)."""
+    from ifworld import access
+    from ui import room_pulse
+
+    pulse = f"{network['url']}/{room_pulse.pulse_url('abc123')}"
+    assert httpx.get(pulse, timeout=10).status_code == 403
+    assert httpx.get(pulse, cookies={access.FACILITATOR_COOKIE: "forged"}, timeout=10).status_code == 403
+    assert httpx.get(pulse, headers={"x-forwarded-for": "127.0.0.1"}, timeout=10).status_code == 403
+    mine = httpx.get(pulse, cookies=network["cookie"], timeout=10)
+    assert (mine.status_code, mine.text) == (404, "This run has no workshop.")
+
+
 def _visitor_session(url: str, cookie: str = "") -> tuple[str, dict[str, str], dict[str, str]]:
     """A visitor's live Streamlit session (its id, from the first script run over the websocket) and the XSRF
     cookie and header an attacker mints for themselves (Streamlit's check is double-submit)."""
