@@ -274,6 +274,7 @@ def stop_pool(pool: ProcessPoolExecutor) -> None:
     :data:`STOP_GRACE_S`). Leaving the ``with`` block instead waits for every submitted chunk — a sweep given
     SIGTERM went on for minutes at full CPU."""
     procs = list((getattr(pool, "_processes", None) or {}).values())  # the stdlib has no public handle < 3.14
+    manager = getattr(pool, "_executor_manager_thread", None)
     pool.shutdown(wait=False, cancel_futures=True)
     for proc in procs:
         if proc.is_alive():
@@ -284,6 +285,12 @@ def stop_pool(pool: ProcessPoolExecutor) -> None:
         if proc.is_alive():
             proc.kill()
             proc.join(1.0)
+    # The pool's manager thread closes its wake-up pipe as it ends, and the interpreter's exit hook wakes it
+    # through that pipe without a lock (CPython 3.11): ending together, the hook wrote to the closed pipe and
+    # printed "Exception ignored … Bad file descriptor" under the resume hint (once in CI, 2026-11-29). Ended
+    # here, before the exit, the hook finds the pipe closed and writes nothing.
+    if manager is not None:
+        manager.join(max(1.0, deadline - time.monotonic()))
 
 
 def _worker_init(driver_pid: int) -> None:

@@ -154,3 +154,33 @@ def test_workers_obey_sigterm(tmp_path: Path) -> None:
     os.kill(cli.pid, signal.SIGKILL)
     cli.wait()
     _assert_all_gone(procs)
+
+
+def _spin(seconds: float) -> float:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        pass
+    return seconds
+
+
+def test_a_stopped_pool_has_no_thread_left_for_the_exit_to_race() -> None:
+    """``stop_pool`` returns with the pool's manager thread ended, its wake-up pipe closed by itself: the
+    interpreter's exit hook then writes nothing to it. Left running, the thread could close the pipe while the
+    hook wrote to it, and a Ctrl-C'd sweep printed "Exception ignored … Bad file descriptor" under its resume
+    hint (tests/reliability/test_stop_signals.py caught it once in CI)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from ifworld.beliefs.sweep import _worker_init, stop_pool
+
+    pool = ProcessPoolExecutor(max_workers=2, initializer=_worker_init, initargs=(os.getpid(),))
+    futures = [pool.submit(_spin, 30.0) for _ in range(4)]
+    workers = list(pool._processes.values())
+    deadline = time.monotonic() + 60
+    while not all(w.is_alive() for w in workers) and time.monotonic() < deadline:  # both computing
+        time.sleep(0.05)
+    manager = pool._executor_manager_thread
+    assert manager is not None and manager.is_alive()
+    stop_pool(pool)
+    assert not manager.is_alive(), "the pool's manager thread outlived stop_pool"
+    assert not any(w.is_alive() for w in workers)
+    assert all(f.cancelled() or f.done() for f in futures)
