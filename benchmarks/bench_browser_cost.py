@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks import bench_phone  # noqa: E402
-from benchmarks.bench_workshop import cpu_s, start_app  # noqa: E402
+from benchmarks.bench_workshop import cpu_s, start_app, stop_app  # noqa: E402
 from ifworld.access import OPERATOR  # noqa: E402
 from ifworld.config import load_settings  # noqa: E402
 from ifworld.runs.store import RunStore  # noqa: E402
@@ -84,9 +84,7 @@ async def measure(phones: int) -> None:
                 print(f"{phones} phones joining at once: {each:.2f} CPU s per phone, "
                       f"the app {(cpu_s([proc.pid]) - app) / phones:.2f}")
         finally:
-            for child in psutil.Process(proc.pid).children(recursive=True):
-                child.kill()
-            proc.kill()
+            stop_app(proc)
             store.close()
 
 

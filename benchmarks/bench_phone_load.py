@@ -51,12 +51,11 @@ import time
 from pathlib import Path
 
 import httpx
-import psutil
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.bench_workshop import SEEN_JS, WALL_MINUS_PERF, cpu_s, start_app  # noqa: E402
+from benchmarks.bench_workshop import SEEN_JS, WALL_MINUS_PERF, cpu_s, start_app, stop_app  # noqa: E402
 from benchmarks.browser_phones import BrowserPhone  # noqa: E402
 from ifworld import whatif  # noqa: E402
 from ifworld.access import OPERATOR  # noqa: E402
@@ -346,9 +345,7 @@ async def _bench(p, n: int, processes: int, where: str | None, arrive_s: float, 
         finally:
             await asyncio.gather(*(p.close() for p in [*phones, *pages]), return_exceptions=True)
             for proc, _, _ in apps:
-                for child in psutil.Process(proc.pid).children(recursive=True):
-                    child.kill()
-                proc.kill()
+                stop_app(proc)
             store.close()
 
 

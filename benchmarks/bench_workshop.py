@@ -153,6 +153,13 @@ def start_app(db: str, home: Path, fake_url: str, token: str, name: str = "app")
     raise SystemExit("ifworld app did not start")
 
 
+def stop_app(proc: subprocess.Popen) -> None:
+    """Kill an app that :func:`start_app` started, and anything it started in turn."""
+    for child in psutil.Process(proc.pid).children(recursive=True):
+        child.kill()
+    proc.kill()
+
+
 async def idle(page) -> None:  # noqa: ANN001
     """The facilitator's Streamlit page finished running its script (its status widget gone, twice in a row). A
     phone page (/p/) has no script to rerun: it is always ready, so the phones never wait here."""

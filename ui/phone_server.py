@@ -24,6 +24,8 @@ import asyncio
 import json
 import logging
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -46,6 +48,7 @@ so the facilitator is not offered a workshop."""
 ACTION_HEADER = "x-ifworld-phone"
 POLL_S = 0.4  # how often a watched run's room is read while phones are connected (once per run, not per phone)
 KEEPALIVE_S = 15.0  # a comment line on a quiet stream, so proxies and phones keep it open
+KEEPALIVE = ": keepalive\n\n"
 IDLE_WATCH_S = 30.0  # a run nobody watches is read no more after this
 MAX_BODY = 16 * 1024
 READ_WAIT_S = 1.5
@@ -137,6 +140,19 @@ def watch(run_id: str) -> RunWatch:
         w = _watches[run_id] = RunWatch(run_id)
         w.task = asyncio.get_running_loop().create_task(w.run())
     return w
+
+
+@contextmanager
+def following(run_id: str) -> Iterator[RunWatch]:
+    """The run's reader, counted as watched while a stream follows it (a phone's, or the facilitator's pulse):
+    it reads the room while anyone follows, and for :data:`IDLE_WATCH_S` after the last one left."""
+    w = watch(run_id)
+    w.watchers += 1
+    try:
+        yield w
+    finally:
+        w.watchers -= 1
+        w.idle_since = time.monotonic()
 
 
 # -- who is asking -------------------------------------------------------------------------------------------
@@ -283,39 +299,36 @@ async def _stream(run_id: str, pid: str, device: str, opened: float) -> Any:
     phones that came first, may hold a snapshot from before this participant joined: the room is read again
     then, and only a read begun after ``opened`` without them says "gone"."""
     _streams[device] = _streams.get(device, 0) + 1
-    w = watch(run_id)
-    w.watchers += 1
     patcher, seen, started, roster, told = Patcher(), -1, False, [""], ""
     try:
-        yield "retry: 2000\n\n"
-        while True:
-            if w.snapshot is None and not w.error:
-                seen = await w.next(seen)
-                continue
-            if seen != w.version or not started:
-                seen = w.version
-                if w.error != told:  # the store went away, or came back (the line is taken away again)
-                    told = w.error
-                    yield sse_event("status", {"error": w.error})
-                if w.snapshot is not None and w.snapshot.workshop.participant(pid) is None:
-                    if w.fresh_since > opened:
-                        yield sse_event("gone", {})
+        with following(run_id) as w:
+            yield "retry: 2000\n\n"
+            while True:
+                if w.snapshot is None and not w.error:
+                    seen = await w.next(seen)
+                    continue
+                if seen != w.version or not started:
+                    seen = w.version
+                    if w.error != told:  # the store went away, or came back (the line is taken away again)
+                        told = w.error
+                        yield sse_event("status", {"error": w.error})
+                    if w.snapshot is not None and w.snapshot.workshop.participant(pid) is None:
+                        if w.fresh_since > opened:
+                            yield sse_event("gone", {})
+                            return
+                        w.poke.set()  # a read from before this phone joined: read the room again, then decide
+                    elif w.snapshot is not None and await _released(w.snapshot, run_id, device, roster):
+                        yield sse_event("gone", {})  # the facilitator released this device's code: it is nobody now
                         return
-                    w.poke.set()  # a read from before this phone joined: read the room again, then decide
-                elif w.snapshot is not None and await _released(w.snapshot, run_id, device, roster):
-                    yield sse_event("gone", {})  # the facilitator released this device's code: it is nobody now
-                    return
-                elif w.snapshot is not None:
-                    started = True
-                    patch = patcher.patch(phone_view(w.snapshot, pid))
-                    if patch:
-                        yield sse_event("patch", patch)
-            version = await w.next(seen)
-            if version == seen:
-                yield ": keepalive\n\n"
+                    elif w.snapshot is not None:
+                        started = True
+                        patch = patcher.patch(phone_view(w.snapshot, pid))
+                        if patch:
+                            yield sse_event("patch", patch)
+                version = await w.next(seen)
+                if version == seen:
+                    yield KEEPALIVE
     finally:
-        w.watchers -= 1
-        w.idle_since = time.monotonic()
         _streams[device] = _streams.get(device, 1) - 1
         if _streams[device] <= 0:
             _streams.pop(device, None)

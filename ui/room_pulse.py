@@ -17,7 +17,6 @@ class's change is read once for the phones and the facilitator together, also fr
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -28,7 +27,7 @@ from starlette.routing import Route
 from ifworld import whatif
 from ifworld.runs import get_store
 from ifworld.toolkit import IFWorldError
-from ui.phone_server import PREFIX, READ_WAIT_S, in_thread, sse_event, watch
+from ui.phone_server import KEEPALIVE, PREFIX, READ_WAIT_S, following, in_thread, sse_event
 
 PATH = PREFIX + "/pulse"
 MAX_PULSES = 16
@@ -70,20 +69,17 @@ async def _beats(run_id: str) -> AsyncIterator[str]:
     """A ``changed`` event with the room's version each time the run's reader sees it change (its first read
     included: the page may have drawn before it); a comment line while nothing happens, so proxies keep it open."""
     _open[0] += 1
-    w = watch(run_id)
-    w.watchers += 1
     seen = -1
     try:
-        yield "retry: 3000\n\n"
-        while True:
-            version = await w.next(seen)
-            if version == seen:
-                yield ": keepalive\n\n"
-                continue
-            seen = version
-            if w.snapshot is not None:  # a read that failed changes the version too: nothing to redraw
-                yield sse_event("changed", version)
+        with following(run_id) as w:
+            yield "retry: 3000\n\n"
+            while True:
+                version = await w.next(seen)
+                if version == seen:
+                    yield KEEPALIVE
+                    continue
+                seen = version
+                if w.snapshot is not None:  # a read that failed changes the version too: nothing to redraw
+                    yield sse_event("changed", version)
     finally:
-        w.watchers -= 1
-        w.idle_since = time.monotonic()
         _open[0] -= 1
